@@ -1,0 +1,143 @@
+// Package cache stores the catalog of MCP tools that the bridge has seen, so
+// that at startup every known tool can be registered with the host without
+// starting any MCP server.
+//
+// The catalog lives in one JSON file, shared by every zot session and every
+// project on the machine (see DefaultPath). Each configured server has an
+// Entry keyed by its configured name; an entry carries the fingerprint of the
+// server configuration it was built from, so a session only trusts entries
+// whose fingerprint matches its own configuration.
+//
+// Read is on the startup path and is built to be fast: tool schemas stay
+// json.RawMessage and are never decoded into maps. Update merges new entries
+// into the file under a cross-process lock and rewrites it atomically only
+// when something actually changed.
+package cache
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"time"
+)
+
+// Version is the version of the cache file format written by this package.
+// A file with any other version is ignored by Read.
+const Version = 1
+
+// FileName is the base name of the cache file inside the zot home directory.
+const FileName = "mcp-tools-cache.json"
+
+// MaxInstructionsBytes is the largest MCP initialize "instructions" text kept
+// in an Entry. Update truncates longer text (at a UTF-8 boundary).
+const MaxInstructionsBytes = 2000
+
+// DefaultPath returns the path of the cache file inside zotHome.
+func DefaultPath(zotHome string) string {
+	return filepath.Join(zotHome, FileName)
+}
+
+// Annotations are the MCP tool annotations (behaviour hints) of a tool.
+// A nil hint means the server did not say.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// Tool is one MCP tool as listed by its server.
+type Tool struct {
+	// Name is the MCP tool name as the server gives it.
+	Name string `json:"name"`
+	// Title is the human-readable title, if the server gave one.
+	Title string `json:"title,omitempty"`
+	// Description is the tool description as the server gives it.
+	Description string `json:"description,omitempty"`
+	// InputSchema is the compact, normalized input schema (see NormalizeSchema).
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is the compact output schema, if the server gave one.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Annotations are the tool's hints, if the server gave any.
+	Annotations *Annotations `json:"annotations,omitempty"`
+}
+
+// Entry is what the cache knows about one configured server.
+type Entry struct {
+	// Fingerprint identifies the server configuration the entry was built from.
+	Fingerprint string `json:"fingerprint"`
+	// Transport is the transport that worked last (for url-only servers).
+	Transport string `json:"transport,omitempty"`
+	// ServerName is the serverInfo.name the server reported.
+	ServerName string `json:"serverName,omitempty"`
+	// Instructions are the MCP initialize instructions, at most
+	// MaxInstructionsBytes long.
+	Instructions string `json:"instructions,omitempty"`
+	// UpdatedAt is when the entry was last refreshed with different content.
+	UpdatedAt time.Time `json:"updatedAt"`
+	// Tools are the server's tools, sorted by Name.
+	Tools []Tool `json:"tools"`
+}
+
+// File is the whole cache file: the format version and one Entry per
+// configured server name.
+type File struct {
+	Version int               `json:"version"`
+	Servers map[string]*Entry `json:"servers"`
+}
+
+// newFile returns an empty cache of the current version.
+func newFile() *File {
+	return &File{Version: Version, Servers: map[string]*Entry{}}
+}
+
+// SameTools reports whether two entries describe the same tool set: same
+// fingerprint, transport, instructions and tools (compared field by field,
+// schemas byte by byte). ServerName and UpdatedAt are not compared. Two nil
+// entries are the same; a nil and a non-nil entry are not.
+func SameTools(a, b *Entry) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Fingerprint != b.Fingerprint || a.Transport != b.Transport ||
+		a.Instructions != b.Instructions || len(a.Tools) != len(b.Tools) {
+		return false
+	}
+	for i := range a.Tools {
+		if !sameTool(&a.Tools[i], &b.Tools[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameEntry reports whether a and b are equal in everything but UpdatedAt.
+func sameEntry(a, b *Entry) bool {
+	return SameTools(a, b) && a.ServerName == b.ServerName
+}
+
+func sameTool(a, b *Tool) bool {
+	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
+		bytes.Equal(a.InputSchema, b.InputSchema) &&
+		bytes.Equal(a.OutputSchema, b.OutputSchema) &&
+		sameAnnotations(a.Annotations, b.Annotations)
+}
+
+func sameAnnotations(a, b *Annotations) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Title == b.Title &&
+		sameHint(a.ReadOnlyHint, b.ReadOnlyHint) &&
+		sameHint(a.DestructiveHint, b.DestructiveHint) &&
+		sameHint(a.IdempotentHint, b.IdempotentHint) &&
+		sameHint(a.OpenWorldHint, b.OpenWorldHint)
+}
+
+func sameHint(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

@@ -1,0 +1,213 @@
+package cache
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofrs/flock"
+
+	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
+)
+
+// Lock polling: TryLock is retried with a backoff growing from
+// lockMinBackoff to lockMaxBackoff until it succeeds or ctx ends.
+const (
+	lockMinBackoff = time.Millisecond
+	lockMaxBackoff = 25 * time.Millisecond
+)
+
+// Update merges entries into the cache file at path and reports whether the
+// tool set of any server changed.
+//
+// Under an exclusive lock on path+".lock" (shared by every process using this
+// package), Update re-reads the current file (a missing, corrupt or
+// unknown-version file counts as empty), sets or replaces the entries in put,
+// then deletes the names in drop (a name in both is deleted; a nil entry in
+// put is ignored), and keeps every other entry as it is: servers of other
+// projects and servers that failed to refresh this time survive.
+//
+// Entries in put are stored as copies: tools sorted by Name, input schemas
+// normalized (NormalizeSchema), output schemas compacted (dropped if
+// invalid), instructions cut to MaxInstructionsBytes, a zero UpdatedAt set to
+// now. An entry that equals the stored one in everything but UpdatedAt leaves
+// the stored one (and its UpdatedAt) in place.
+//
+// The file is written only when the result differs from what was on disk,
+// atomically (temporary file in the same directory, fsync, rename) with mode
+// 0600, creating parent directories with mode 0700.
+//
+// changed is true when a server was added or dropped, or when its
+// fingerprint, transport, instructions or tools changed (see SameTools); a
+// change of ServerName alone rewrites the file but does not count.
+//
+// Waiting for the lock honours ctx; once the lock is held the update runs to
+// completion.
+func Update(ctx context.Context, path string, put map[string]*Entry, drop []string) (changed bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false, fmt.Errorf("tool cache: %w", err)
+	}
+	unlock, err := lock(ctx, path+".lock")
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+
+	cur, rewrite, err := readForUpdate(path)
+	if err != nil {
+		return false, err
+	}
+	now := time.Now().UTC()
+	for name, e := range put {
+		if e == nil {
+			continue
+		}
+		ne := prepareEntry(e, now)
+		old := cur.Servers[name]
+		if old != nil && sameEntry(old, ne) {
+			continue
+		}
+		if !SameTools(old, ne) {
+			changed = true
+		}
+		cur.Servers[name] = ne
+		rewrite = true
+	}
+	for _, name := range drop {
+		if _, ok := cur.Servers[name]; ok {
+			delete(cur.Servers, name)
+			changed = true
+			rewrite = true
+		}
+	}
+	if !rewrite {
+		return changed, nil
+	}
+	data, err := encodeFile(cur)
+	if err != nil {
+		return false, fmt.Errorf("tool cache: encoding %s: %w", path, err)
+	}
+	if err := writeAtomic(path, data); err != nil {
+		return false, err
+	}
+	return changed, nil
+}
+
+// lock takes the exclusive cross-process lock at lockPath, polling until it
+// is acquired or ctx ends, and returns the function that releases it.
+func lock(ctx context.Context, lockPath string) (unlock func(), err error) {
+	fl := flock.New(lockPath, flock.SetPermissions(0o600))
+	backoff := lockMinBackoff
+	var timer *time.Timer
+	for {
+		ok, err := fl.TryLock()
+		if err != nil {
+			return nil, fmt.Errorf("tool cache: locking %s: %w", lockPath, err)
+		}
+		if ok {
+			if timer != nil {
+				timer.Stop()
+			}
+			return func() { _ = fl.Unlock() }, nil
+		}
+		if timer == nil {
+			timer = time.NewTimer(backoff)
+		} else {
+			timer.Reset(backoff)
+		}
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, fmt.Errorf("tool cache: waiting for lock %s: %w", lockPath, ctx.Err())
+		case <-timer.C:
+		}
+		backoff = min(backoff*2, lockMaxBackoff)
+	}
+}
+
+// readForUpdate reads the file at path for Update. rewrite is true when the
+// file exists but cannot be used as it is (corrupt or unknown version), so
+// that Update replaces it even if nothing else changes. Errors other than
+// "does not exist" from reading the file are returned: overwriting a file we
+// could not read would lose entries.
+func readForUpdate(path string) (f *File, rewrite bool, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return newFile(), false, nil
+		}
+		return nil, false, fmt.Errorf("tool cache: %w", err)
+	}
+	f, err = decodeFile(data)
+	if err != nil {
+		return newFile(), true, nil
+	}
+	return f, false, nil
+}
+
+// prepareEntry returns the copy of e that Update stores.
+func prepareEntry(e *Entry, now time.Time) *Entry {
+	ne := *e
+	ne.Instructions = capUTF8(e.Instructions, MaxInstructionsBytes)
+	if ne.UpdatedAt.IsZero() {
+		ne.UpdatedAt = now
+	} else {
+		ne.UpdatedAt = ne.UpdatedAt.UTC()
+	}
+	ne.Tools = make([]Tool, len(e.Tools))
+	for i, t := range e.Tools {
+		t.InputSchema = NormalizeSchema(t.InputSchema)
+		t.OutputSchema = compactOrNil(t.OutputSchema)
+		if t.Annotations != nil {
+			a := *t.Annotations
+			t.Annotations = &a
+		}
+		ne.Tools[i] = t
+	}
+	slices.SortStableFunc(ne.Tools, func(a, b Tool) int { return cmp.Compare(a.Name, b.Name) })
+	return &ne
+}
+
+// compactOrNil returns raw compacted, or nil if raw is empty, null or invalid.
+func compactOrNil(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil || b.String() == "null" {
+		return nil
+	}
+	return json.RawMessage(b.Bytes())
+}
+
+// capUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
+func capUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// writeAtomic replaces the cache file atomically (see fsutil.WriteFileAtomic).
+func writeAtomic(path string, data []byte) error {
+	if err := fsutil.WriteFileAtomic(path, data); err != nil {
+		return fmt.Errorf("tool cache: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,403 @@
+// Command fakemcp is a configurable fake MCP server used by mcp-bridge's
+// tests. It is built on mcp-go's server package and speaks MCP over stdio
+// (the default), streamable HTTP (-http) or legacy SSE (-sse).
+//
+// Flags select its tool set and inject misbehaviour: crashing, hanging,
+// exiting at start, writing junk or a banner to stdout, flooding stderr,
+// spawning a grandchild process, ignoring stdin close or SIGTERM, and
+// recording what it receives to a file. Run it with -h for the full list.
+//
+// Exit status: 0 on a clean exit, 1 for -exit-on-start, 2 for bad flags or
+// setup errors, 3 for -crash-after, 4 when -max-lifetime expires.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitStart    = 1 // -exit-on-start
+	exitSetup    = 2 // bad flags or setup failure
+	exitCrash    = 3 // -crash-after
+	exitLifetime = 4 // -max-lifetime expired
+)
+
+// options holds the parsed command line.
+type options struct {
+	name             string
+	noDefaultTools   bool
+	genTools         int
+	crashAfter       int
+	hangStart        bool
+	exitOnStart      bool
+	junk             bool
+	banner           bool
+	stderrBytes      int
+	grandchild       bool
+	sleepForever     bool
+	marker           string
+	ignoreStdinClose bool
+	ignoreSigterm    bool
+	record           string
+	listChangedAfter int
+	instructions     string
+	httpAddr         string
+	sseAddr          string
+	requireHeader    string
+	maxLifetime      time.Duration
+}
+
+func parseFlags(args []string) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("fakemcp", flag.ContinueOnError)
+	fs.StringVar(&o.name, "name", "fake", "server name reported in serverInfo.name")
+	fs.BoolVar(&o.noDefaultTools, "no-default-tools", false, "do not register the default tools")
+	fs.IntVar(&o.genTools, "tools", 0, "additionally register N generated tools gen_0000...")
+	fs.IntVar(&o.crashAfter, "crash-after", 0, "exit with status 3 while handling the N-th tools/call")
+	fs.BoolVar(&o.hangStart, "hang-start", false, "never answer anything (stdio: read and ignore stdin; HTTP: block every request)")
+	fs.BoolVar(&o.exitOnStart, "exit-on-start", false, `write "fatal: boom" to stderr and exit 1 immediately`)
+	fs.BoolVar(&o.junk, "junk", false, "stdio: write non-JSON junk lines to stdout before the first message and before each message")
+	fs.BoolVar(&o.banner, "banner", false, `stdio: print "Server started on stdio" to stdout before speaking MCP`)
+	fs.IntVar(&o.stderrBytes, "stderr-bytes", 0, "write N bytes of stderr noise at start, in lines of 100 bytes")
+	fs.BoolVar(&o.grandchild, "grandchild", false, "spawn a child (this binary with -sleep-forever) in the same process group, sharing stdio")
+	fs.BoolVar(&o.sleepForever, "sleep-forever", false, "do nothing but block forever (ignores stdin)")
+	fs.StringVar(&o.marker, "marker", "", "ignored; lets tests find the process tree in /proc (passed on to the grandchild)")
+	fs.BoolVar(&o.ignoreStdinClose, "ignore-stdin-close", false, "stdio: keep running after stdin closes")
+	fs.BoolVar(&o.ignoreSigterm, "ignore-sigterm", false, "ignore SIGTERM (passed on to the grandchild)")
+	fs.StringVar(&o.record, "record", "", "append one JSON line per received request/notification (and per HTTP request) to FILE")
+	fs.IntVar(&o.listChangedAfter, "list-changed-after", 0, "MS ms after notifications/initialized, add tool late_tool and send notifications/tools/list_changed")
+	fs.StringVar(&o.instructions, "instructions", "", "instructions text returned by initialize")
+	fs.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP at ADDR (loopback only), path /mcp")
+	fs.StringVar(&o.sseAddr, "sse", "", "serve legacy SSE at ADDR (loopback only), paths /sse and /message")
+	fs.StringVar(&o.requireHeader, "require-header", "", "HTTP/SSE: reject requests lacking header K with value V (K:V) with 401")
+	fs.DurationVar(&o.maxLifetime, "max-lifetime", 0, "safety net: exit with status 4 after this long (0 = never; passed on to the grandchild)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if o.httpAddr != "" && o.sseAddr != "" {
+		return nil, errors.New("-http and -sse are mutually exclusive")
+	}
+	if o.requireHeader != "" {
+		if k, _, ok := strings.Cut(o.requireHeader, ":"); !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("-require-header wants K:V, got %q", o.requireHeader)
+		}
+	}
+	if o.genTools < 0 || o.stderrBytes < 0 || o.crashAfter < 0 || o.listChangedAfter < 0 {
+		return nil, errors.New("numeric flags must not be negative")
+	}
+	return o, nil
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(exitOK)
+		}
+		fmt.Fprintln(os.Stderr, "fakemcp:", err)
+		os.Exit(exitSetup)
+	}
+	os.Exit(run(o))
+}
+
+func run(o *options) int {
+	if o.exitOnStart {
+		fmt.Fprintln(os.Stderr, "fatal: boom")
+		return exitStart
+	}
+	if o.maxLifetime > 0 {
+		time.AfterFunc(o.maxLifetime, func() {
+			fmt.Fprintln(os.Stderr, "fakemcp: max lifetime reached")
+			os.Exit(exitLifetime)
+		})
+	}
+	if o.ignoreSigterm {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	if o.sleepForever {
+		blockForever()
+	}
+	if o.stderrBytes > 0 {
+		writeStderrNoise(o.stderrBytes)
+	}
+	if o.grandchild {
+		if err := spawnGrandchild(o); err != nil {
+			fmt.Fprintln(os.Stderr, "fakemcp: spawn grandchild:", err)
+			return exitSetup
+		}
+	}
+
+	rec, err := openRecorder(o.record)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakemcp:", err)
+		return exitSetup
+	}
+	defer rec.Close()
+
+	if o.httpAddr != "" || o.sseAddr != "" {
+		return serveHTTP(o, rec)
+	}
+	return serveStdio(o, rec)
+}
+
+// blockForever never returns. It sleeps rather than using an empty select so
+// the runtime's deadlock detector never fires.
+func blockForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// writeStderrNoise writes exactly n bytes to stderr, as lines of 100 bytes
+// (99 characters and a newline); the last line may be shorter.
+func writeStderrNoise(n int) {
+	const lineLen = 100
+	line := []byte(strings.Repeat("stderr noise ", lineLen)[:lineLen-1] + "\n")
+	for n > 0 {
+		chunk := line
+		if n < lineLen {
+			chunk = append(append([]byte{}, line[:n-1]...), '\n')
+		}
+		if _, err := os.Stderr.Write(chunk); err != nil {
+			return
+		}
+		n -= len(chunk)
+	}
+}
+
+// spawnGrandchild re-executes this binary with -sleep-forever in the same
+// process group, sharing stdin/stdout/stderr, the way npx leaves node behind.
+// The child is reaped in the background should it exit before us.
+func spawnGrandchild(o *options) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	args := []string{"-sleep-forever"}
+	if o.marker != "" {
+		args = append(args, "-marker", o.marker)
+	}
+	if o.ignoreSigterm {
+		args = append(args, "-ignore-sigterm")
+	}
+	if o.maxLifetime > 0 {
+		args = append(args, "-max-lifetime", o.maxLifetime.String())
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
+
+// newServer builds the MCP server with the tools and hooks o asks for.
+func newServer(o *options, rec *recorder) *server.MCPServer {
+	var calls atomic.Int64
+	hooks := &server.Hooks{}
+	if o.crashAfter > 0 {
+		hooks.AddBeforeCallTool(func(context.Context, any, *mcp.CallToolRequest) {
+			if calls.Add(1) == int64(o.crashAfter) {
+				fmt.Fprintf(os.Stderr, "fakemcp: crashing on tools/call #%d\n", o.crashAfter)
+				os.Exit(exitCrash)
+			}
+		})
+	}
+
+	opts := []server.ServerOption{
+		server.WithToolCapabilities(true),
+		server.WithHooks(hooks),
+	}
+	if o.instructions != "" {
+		opts = append(opts, server.WithInstructions(o.instructions))
+	}
+	s := server.NewMCPServer(o.name, "1.0.0", opts...)
+
+	if !o.noDefaultTools {
+		s.AddTools(defaultTools(rec)...)
+	}
+	if o.genTools > 0 {
+		s.AddTools(generatedTools(o.genTools)...)
+	}
+
+	if o.listChangedAfter > 0 {
+		var once sync.Once
+		s.AddNotificationHandler(string(mcp.MethodNotificationInitialized), func(context.Context, mcp.JSONRPCNotification) {
+			once.Do(func() {
+				time.AfterFunc(time.Duration(o.listChangedAfter)*time.Millisecond, func() {
+					// AddTool sends notifications/tools/list_changed because
+					// the tools capability declares listChanged.
+					s.AddTool(lateTool())
+				})
+			})
+		})
+	}
+	return s
+}
+
+// serveStdio speaks MCP on stdin/stdout until stdin closes.
+func serveStdio(o *options, rec *recorder) int {
+	var out io.Writer = os.Stdout
+	if o.banner {
+		fmt.Fprintln(os.Stdout, "Server started on stdio")
+	}
+	if o.junk {
+		jw := newJunkWriter(os.Stdout)
+		jw.junkLine()
+		out = jw
+	}
+	var in io.Reader = os.Stdin
+	if rec != nil {
+		in = newLineTap(os.Stdin, rec.message)
+	}
+
+	if o.hangStart {
+		_, _ = io.Copy(io.Discard, in)
+	} else {
+		s := newServer(o, rec)
+		ss := server.NewStdioServer(s)
+		if err := ss.Listen(context.Background(), in, out); err != nil {
+			fmt.Fprintln(os.Stderr, "fakemcp: stdio:", err)
+		}
+	}
+	if o.ignoreStdinClose {
+		blockForever()
+	}
+	return exitOK
+}
+
+// serveHTTP serves streamable HTTP (-http) or SSE (-sse) on a loopback
+// address, announcing the URL as the first stdout line "LISTENING <url>".
+// It runs until SIGINT or SIGTERM.
+func serveHTTP(o *options, rec *recorder) int {
+	addr := o.httpAddr
+	if addr == "" {
+		addr = o.sseAddr
+	}
+	if err := checkLoopback(addr); err != nil {
+		fmt.Fprintln(os.Stderr, "fakemcp:", err)
+		return exitSetup
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakemcp: listen:", err)
+		return exitSetup
+	}
+	base := "http://" + ln.Addr().String()
+
+	s := newServer(o, rec)
+	mux := http.NewServeMux()
+	var url string
+	if o.httpAddr != "" {
+		mux.Handle("/mcp", server.NewStreamableHTTPServer(s))
+		url = base + "/mcp"
+	} else {
+		sse := server.NewSSEServer(s, server.WithBaseURL(base))
+		mux.Handle("/sse", sse)
+		mux.Handle("/message", sse)
+		url = base + "/sse"
+	}
+
+	srv := &http.Server{
+		Handler:           httpMiddleware(o, rec, mux),
+		ReadHeaderTimeout: 30 * time.Second,
+	}
+	fmt.Fprintln(os.Stdout, "LISTENING", url)
+
+	sigs := []os.Signal{os.Interrupt}
+	if !o.ignoreSigterm {
+		sigs = append(sigs, syscall.SIGTERM)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		_ = srv.Close()
+		return exitOK
+	case err := <-errc:
+		fmt.Fprintln(os.Stderr, "fakemcp: serve:", err)
+		return exitSetup
+	}
+}
+
+// checkLoopback refuses to listen anywhere but on a loopback address.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("bad listen address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on non-loopback address %q", addr)
+}
+
+// httpMiddleware records each HTTP request (and the JSON-RPC messages in its
+// body), enforces -require-header, and implements -hang-start for HTTP.
+func httpMiddleware(o *options, rec *recorder, next http.Handler) http.Handler {
+	var wantKey, wantVal string
+	if o.requireHeader != "" {
+		k, v, _ := strings.Cut(o.requireHeader, ":")
+		wantKey, wantVal = http.CanonicalHeaderKey(strings.TrimSpace(k)), strings.TrimSpace(v)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rejected := wantKey != "" && r.Header.Get(wantKey) != wantVal
+		if rec != nil {
+			line := recordLine{Method: "http", HTTPMethod: r.Method, Path: r.URL.Path, Rejected: rejected}
+			if wantKey != "" {
+				if vals, ok := r.Header[wantKey]; ok {
+					line.Headers = map[string][]string{wantKey: vals}
+				}
+			}
+			rec.write(line)
+		}
+		if rejected {
+			http.Error(w, "missing or wrong "+wantKey+" header", http.StatusUnauthorized)
+			return
+		}
+		if rec != nil && r.Body != nil && r.Method == http.MethodPost {
+			body, err := io.ReadAll(io.LimitReader(r.Body, 256<<20))
+			_ = r.Body.Close()
+			if err != nil {
+				http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			rec.message(body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if o.hangStart {
+			<-r.Context().Done()
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

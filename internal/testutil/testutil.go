@@ -1,0 +1,427 @@
+// Package testutil holds helpers for mcp-bridge's tests: building binaries
+// (in particular the fake MCP server in internal/fakemcp), finding the
+// processes a test started by a marker string in their argv, and reading the
+// fake server's -record files.
+package testutil
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// FakeServerPkg is the import path of the fake MCP server binary.
+const FakeServerPkg = "github.com/zot-mcp/mcp-bridge/internal/fakemcp"
+
+// FakeServer builds internal/fakemcp (once per test process) and returns the
+// path of the binary. It fails the test if the build fails.
+func FakeServer(t testing.TB) string {
+	t.Helper()
+	return BuildBinary(t, FakeServerPkg)
+}
+
+// build is the outcome of building one package.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+var (
+	buildsMu sync.Mutex
+	builds   = map[string]*build{}
+	binDir   string // shared temporary directory for all builds
+
+	rootOnce sync.Once
+	rootDir  string
+	rootErr  error
+)
+
+// BuildBinary builds the package pkg (an import path, e.g.
+// "github.com/zot-mcp/mcp-bridge" for the root main package) with
+// `go build -o`, run from the module root, once per test process, and
+// returns the path of the binary. The binary is named after the last
+// element of pkg. It fails the test if the build fails. Call RemoveBuilt
+// from TestMain to delete the binaries when the tests are done.
+func BuildBinary(t testing.TB, pkg string) string {
+	t.Helper()
+	buildsMu.Lock()
+	b, ok := builds[pkg]
+	if !ok {
+		b = &build{}
+		builds[pkg] = b
+	}
+	buildsMu.Unlock()
+
+	b.once.Do(func() { b.path, b.err = buildPackage(pkg) })
+	if b.err != nil {
+		t.Fatalf("build %s: %v", pkg, b.err)
+	}
+	return b.path
+}
+
+// RemoveBuilt deletes every binary built by BuildBinary in this process.
+// It is meant for TestMain, after m.Run; later BuildBinary calls fail.
+func RemoveBuilt() {
+	buildsMu.Lock()
+	defer buildsMu.Unlock()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+}
+
+// ModuleRoot returns the directory holding the main module's go.mod, as
+// reported by `go env GOMOD`.
+func ModuleRoot() (string, error) {
+	rootOnce.Do(func() {
+		out, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			rootErr = fmt.Errorf("go env GOMOD: %w", err)
+			return
+		}
+		gomod := strings.TrimSpace(string(out))
+		if gomod == "" || gomod == os.DevNull {
+			rootErr = errors.New("not inside a Go module")
+			return
+		}
+		rootDir = filepath.Dir(gomod)
+	})
+	return rootDir, rootErr
+}
+
+func buildPackage(pkg string) (string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	buildsMu.Lock()
+	if binDir == "" {
+		binDir, err = os.MkdirTemp("", "mcp-bridge-testbin-")
+	}
+	dir := binDir
+	buildsMu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	// A directory per package keeps the binary's name clean (it shows up in
+	// argv[0] and in process listings) without clashes between packages.
+	pkgDir, err := os.MkdirTemp(dir, "pkg-")
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(pkgDir, path.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%w\n%s", err, msg)
+	}
+	noteSources(root, pkg)
+	return out, nil
+}
+
+// noteSources stats the module's source files pkg is built from, so that
+// `go test` result caching notices when they change even though the test
+// binary itself does not depend on them.
+func noteSources(root, pkg string) {
+	cmd := exec.Command("go", "list", "-deps", "-f",
+		`{{if not .Standard}}{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{end}}`, pkg)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return
+	}
+	for _, f := range strings.Split(string(out), "\n") {
+		if f != "" && strings.HasPrefix(f, root+string(filepath.Separator)) {
+			_, _ = os.Stat(f)
+		}
+	}
+}
+
+// NewMarker returns a marker string unique to this test and process, fit for
+// the fake server's -marker flag.
+func NewMarker(t testing.TB) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(t.Name(), "_")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	return "fakemcp-marker-" + name + "-" + hex.EncodeToString(b[:])
+}
+
+// ProcsWithMarker lists the pids of live (not zombie) processes whose
+// /proc/<pid>/cmdline contains marker. The calling process is never listed.
+func ProcsWithMarker(marker string) []int {
+	if marker == "" {
+		return nil
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
+			continue
+		}
+		if st := procState(pid); st == 'Z' || st == 'X' || st == 0 {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// procState returns the state letter from /proc/<pid>/stat, or 0 if the
+// process is gone.
+func procState(pid int) byte {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name is in parentheses and may contain anything, so look
+	// after the last ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
+		return 0
+	}
+	return stat[i+2]
+}
+
+// WaitNoProcs polls until no live process carries marker and returns nil, or
+// returns the pids still alive when ctx ends.
+func WaitNoProcs(ctx context.Context, marker string) []int {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		pids := ProcsWithMarker(marker)
+		if len(pids) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return pids
+		case <-tick.C:
+		}
+	}
+}
+
+// KillProcsWithMarker sends SIGKILL to every live process carrying marker.
+// It is meant for test cleanup of processes the test itself started (use a
+// marker from NewMarker so nothing else matches).
+func KillProcsWithMarker(marker string) {
+	for _, pid := range ProcsWithMarker(marker) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// RecordLine is one line of a fake server -record file. Which fields are set
+// depends on what was recorded:
+//
+//   - a notification: Method and Params
+//     (e.g. notifications/cancelled with params {"requestId":...})
+//   - a request: Method and ID; tools/call also sets Tool and Arguments
+//   - an HTTP request (-http/-sse): Method "http", HTTPMethod, Path,
+//     Rejected, and Headers holding the -require-header key if it was sent
+//   - "fake/slow_cancelled" with Tool "slow": the slow tool saw its context
+//     cancelled
+type RecordLine struct {
+	Method     string              `json:"method"`
+	ID         json.RawMessage     `json:"id,omitempty"`
+	Tool       string              `json:"tool,omitempty"`
+	Arguments  json.RawMessage     `json:"arguments,omitempty"`
+	Params     json.RawMessage     `json:"params,omitempty"`
+	HTTPMethod string              `json:"httpMethod,omitempty"`
+	Path       string              `json:"path,omitempty"`
+	Headers    map[string][]string `json:"headers,omitempty"`
+	Rejected   bool                `json:"rejected,omitempty"`
+}
+
+// IDString returns the JSON-RPC id as compact JSON text: 3 for a numeric id,
+// "\"abc\"" for a string id, "" if there is none.
+func (l RecordLine) IDString() string {
+	return compactJSON(l.ID)
+}
+
+// RequestID returns params.requestId (as found in notifications/cancelled) as
+// compact JSON text comparable with IDString, or "" if absent.
+func (l RecordLine) RequestID() string {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(l.Params, &p) != nil {
+		return ""
+	}
+	return compactJSON(p.RequestID)
+}
+
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// ReadRecord parses the -record file at path. A missing file yields no
+// lines; a trailing line without a newline (still being written) is
+// ignored. It fails the test on a malformed line.
+func ReadRecord(t testing.TB, path string) []RecordLine {
+	t.Helper()
+	lines, err := readRecord(path)
+	if err != nil {
+		t.Fatalf("read record %s: %v", path, err)
+	}
+	return lines
+}
+
+func readRecord(path string) ([]RecordLine, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		data = data[:i+1]
+	} else {
+		data = nil
+	}
+	var lines []RecordLine
+	for n, raw := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		var l RecordLine
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, fmt.Errorf("line %d: %w: %q", n+1, err, raw)
+		}
+		lines = append(lines, l)
+	}
+	return lines, nil
+}
+
+// WaitRecord polls the -record file at path until a line satisfies match and
+// returns it. It fails the test if none appears within timeout.
+func WaitRecord(t testing.TB, path string, timeout time.Duration, match func(RecordLine) bool) RecordLine {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		lines, err := readRecord(path)
+		if err != nil {
+			t.Fatalf("read record %s: %v", path, err)
+		}
+		for _, l := range lines {
+			if match(l) {
+				return l
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no matching line in record %s after %v; have %d lines", path, timeout, len(lines))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// StartHTTP starts the fake server with args, which must include -http ADDR
+// or -sse ADDR, waits for its "LISTENING <url>" line and returns the URL
+// (http://127.0.0.1:port/mcp or .../sse). The server is killed when the test
+// ends; its stderr is logged if the test failed.
+func StartHTTP(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(FakeServer(t), args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start fake server: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("fake server %v stderr:\n%s", args, stderr.String())
+		}
+	})
+
+	type result struct {
+		url string
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		r := bufio.NewReader(stdout)
+		line, err := r.ReadString('\n')
+		if err != nil {
+			ch <- result{err: fmt.Errorf("reading LISTENING line: %w (got %q)", err, line)}
+			return
+		}
+		url, ok := strings.CutPrefix(strings.TrimSpace(line), "LISTENING ")
+		if !ok {
+			ch <- result{err: fmt.Errorf("first stdout line is %q, want LISTENING <url>", line)}
+		} else {
+			ch <- result{url: url}
+		}
+		_, _ = io.Copy(io.Discard, r)
+	}()
+	select {
+	case res := <-ch:
+		if res.err != nil {
+			t.Fatalf("fake server %v: %v\nstderr:\n%s", args, res.err, stderr.String())
+		}
+		return res.url
+	case <-time.After(30 * time.Second):
+		t.Fatalf("fake server %v did not announce its URL\nstderr:\n%s", args, stderr.String())
+		return ""
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns what has been written so far.
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
