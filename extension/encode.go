@@ -1,0 +1,232 @@
+package extension
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// maxFrame is the largest encoded frame (without its '\n') that may be
+// written: the frame plus its newline must stay below MaxLine.
+const maxFrame = MaxLine - 2
+
+// emptyObjectSchema replaces a missing or invalid tool schema.
+const emptyObjectSchema = `{"type":"object","properties":{}}`
+
+// AppendToolFrame appends the register_tool frame for t to dst and returns the
+// extended slice. It is meant for callers that cache encoded frames and pass
+// them to Session.RegisterToolFrame later. The frame is one JSON object
+// without a trailing newline; its keys come in the order type, name,
+// description, schema, then deferred, interactive and output_schema when set.
+//
+// Schemas are compacted, so a pretty-printed schema still yields a single
+// line. An empty or invalid Schema is replaced by an empty object schema and
+// an invalid OutputSchema is left out; use Session.RegisterTool to have such
+// input reported as an error instead.
+func AppendToolFrame(dst []byte, t Tool) []byte {
+	dst = append(dst, `{"type":"register_tool","name":`...)
+	dst = appendJSONString(dst, t.Name)
+	dst = append(dst, `,"description":`...)
+	dst = appendJSONString(dst, t.Description)
+	dst = append(dst, `,"schema":`...)
+	dst = appendCompactJSON(dst, t.Schema, emptyObjectSchema)
+	if t.Deferred {
+		dst = append(dst, `,"deferred":true`...)
+	}
+	if t.Interactive {
+		dst = append(dst, `,"interactive":true`...)
+	}
+	if len(bytes.TrimSpace(t.OutputSchema)) > 0 && json.Valid(t.OutputSchema) {
+		dst = append(dst, `,"output_schema":`...)
+		dst = appendCompactJSON(dst, t.OutputSchema, "{}")
+	}
+	return append(dst, '}')
+}
+
+// appendCompactJSON appends raw compacted, or fallback when raw is empty or
+// not valid JSON.
+func appendCompactJSON(dst []byte, raw json.RawMessage, fallback string) []byte {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return append(dst, fallback...)
+	}
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, raw); err != nil {
+		// The buffer never rewrites dst's first len(dst) bytes; anything it
+		// appended after them is simply overwritten.
+		return append(dst, fallback...)
+	}
+	return buf.Bytes()
+}
+
+// appendJSONString appends s as a JSON string literal. Invalid UTF-8 is
+// replaced by U+FFFD, as encoding/json does.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// marshalFrame encodes v as one compact JSON line without HTML escaping and
+// without the trailing newline.
+func marshalFrame(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// helloFrame is the first line on stdout.
+type helloFrame struct {
+	Type         string   `json:"type"`
+	Name         string   `json:"name"`
+	Version      string   `json:"version"`
+	Capabilities []string `json:"capabilities"`
+}
+
+// toolResultFrame is the wire form of a ToolResult.
+type toolResultFrame struct {
+	Type              string          `json:"type"`
+	ID                string          `json:"id"`
+	Content           []Content       `json:"content"`
+	IsError           bool            `json:"is_error,omitempty"`
+	ActivateTools     []string        `json:"activate_tools,omitempty"`
+	StructuredContent json.RawMessage `json:"structured_content,omitempty"`
+}
+
+// encodeToolResult encodes r as the tool_result frame for id. Structured
+// content is only included for GenNew hosts (and only when it is valid
+// JSON). A frame that would not fit in a line is replaced by an error result
+// saying how large it was.
+func encodeToolResult(id string, r ToolResult, gen Generation) ([]byte, error) {
+	f := toolResultFrame{
+		Type:          "tool_result",
+		ID:            id,
+		Content:       r.Content,
+		IsError:       r.IsError,
+		ActivateTools: r.ActivateTools,
+	}
+	if f.Content == nil {
+		f.Content = []Content{}
+	}
+	if gen == GenNew && len(bytes.TrimSpace(r.StructuredContent)) > 0 {
+		f.StructuredContent = r.StructuredContent
+	}
+	b, err := marshalFrame(f)
+	if err != nil && f.StructuredContent != nil {
+		// Invalid structured content must not cost the whole result.
+		f.StructuredContent = nil
+		b, err = marshalFrame(f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(b) <= maxFrame {
+		return b, nil
+	}
+	return marshalFrame(toolResultFrame{
+		Type: "tool_result",
+		ID:   id,
+		Content: []Content{{Type: "text", Text: fmt.Sprintf(
+			"tool result too large to deliver (%d bytes; the limit is %d): ask for less, e.g. a narrower query, a smaller range or fewer items",
+			len(b), maxFrame)}},
+		IsError: true,
+	})
+}
+
+// panelFrame is the wire form of a Panel.
+type panelFrame struct {
+	ID     string   `json:"id"`
+	Title  string   `json:"title,omitempty"`
+	Lines  []string `json:"lines"`
+	Footer string   `json:"footer,omitempty"`
+}
+
+// commandResponseFrame is the wire form of a CommandResponse.
+type commandResponseFrame struct {
+	Type      string      `json:"type"`
+	ID        string      `json:"id"`
+	Action    string      `json:"action"`
+	Prompt    string      `json:"prompt,omitempty"`
+	Insert    string      `json:"insert,omitempty"`
+	Display   string      `json:"display,omitempty"`
+	OpenPanel *panelFrame `json:"open_panel,omitempty"`
+	Error     string      `json:"error,omitempty"`
+}
+
+// encodeCommandResponse encodes r as the command_response frame for id. An
+// empty action becomes noop. A response that would not fit in a line is
+// replaced by a noop carrying an error, so the host is not left waiting.
+func encodeCommandResponse(id string, r CommandResponse) ([]byte, error) {
+	f := commandResponseFrame{
+		Type:    "command_response",
+		ID:      id,
+		Action:  r.Action,
+		Prompt:  r.Prompt,
+		Insert:  r.Insert,
+		Display: r.Display,
+		Error:   r.Error,
+	}
+	if f.Action == "" {
+		f.Action = "noop"
+	}
+	if r.Panel != nil {
+		p := &panelFrame{ID: r.Panel.ID, Title: r.Panel.Title, Lines: r.Panel.Lines, Footer: r.Panel.Footer}
+		if p.Lines == nil {
+			p.Lines = []string{}
+		}
+		f.OpenPanel = p
+	}
+	b, err := marshalFrame(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) <= maxFrame {
+		return b, nil
+	}
+	return marshalFrame(commandResponseFrame{
+		Type:   "command_response",
+		ID:     id,
+		Action: "noop",
+		Error:  fmt.Sprintf("command response too large to deliver (%d bytes; the limit is %d)", len(b), maxFrame),
+	})
+}

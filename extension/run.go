@@ -1,0 +1,501 @@
+package extension
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Error is the type of the errors this package defines as constants.
+type Error string
+
+// Error implements the error interface.
+func (e Error) Error() string { return string(e) }
+
+const (
+	// ErrClosed is returned by Session methods once the connection is
+	// shutting down or gone; the frame was not queued.
+	ErrClosed Error = "extension: connection closed"
+	// ErrToolCancelled is the context.Cause of a CallTool context cancelled
+	// by the host's tool_cancel frame.
+	ErrToolCancelled Error = "extension: tool call cancelled by the host"
+	// ErrShutdown is the context.Cause of handler contexts cancelled because
+	// the connection ended (shutdown frame, stdin EOF or a write failure).
+	ErrShutdown Error = "extension: connection shut down"
+)
+
+// CommandTimeout is the deadline of a RunCommand context: the host stops
+// waiting for a command_response after this long.
+const CommandTimeout = 30 * time.Second
+
+// Fixed frames and the reader's backlog.
+const (
+	readyFrame         = `{"type":"ready"}`
+	shutdownAckFrame   = `{"type":"shutdown_ack"}`
+	clearNotesFrame    = `{"type":"clear_notes"}`
+	lineChannelBacklog = 64
+)
+
+// hooks lets the package's own tests observe internal ordering points
+// deterministically. Run uses the zero value.
+type hooks struct {
+	// callStart runs in a tool call's goroutine before its context is
+	// checked and the handler is invoked.
+	callStart func(id string)
+	// callDone runs after a tool call finished; sent reports whether its
+	// tool_result frame was queued for writing.
+	callDone func(id string, sent bool)
+}
+
+// Run speaks the protocol on in (the host's frames, normally os.Stdin) and
+// out (normally os.Stdout) until the host sends shutdown, in reaches EOF, or
+// ctx is done.
+//
+// It first writes hello, then requires the first line read to be hello_ack
+// (anything else is an error), then calls h.Setup and writes ready once Setup
+// returns. Meanwhile it keeps reading in, serving each tool_call and
+// command_invoked in its own goroutine.
+//
+// On shutdown it writes shutdown_ack, cancels every in-flight handler
+// context and returns nil once everything queued has been flushed. On EOF it
+// does the same without the ack. When ctx is done it returns ctx.Err(). Other
+// errors are a bad handshake or a failed read or write. Handlers still
+// running when Run returns keep running until they notice their cancelled
+// context; whatever they send afterwards is discarded. Run does not close in
+// or out; a goroutine blocked reading in stays blocked until in delivers data
+// or fails.
+func Run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Options) error {
+	return run(ctx, in, out, h, opts, hooks{})
+}
+
+// runner is the state of one Run.
+type runner struct {
+	h     Handler
+	log   zerolog.Logger
+	w     *writer
+	sess  *Session
+	hooks hooks
+
+	connCtx    context.Context
+	cancelConn context.CancelCauseFunc
+
+	mu    sync.Mutex
+	calls map[string]*inflight
+}
+
+// inflight is one running tool call.
+type inflight struct {
+	cancel context.CancelCauseFunc
+}
+
+func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Options, hk hooks) error {
+	if h == nil {
+		return errors.New("extension: nil Handler")
+	}
+	log := opts.Log
+	caps := opts.Capabilities
+	if caps == nil {
+		caps = DefaultCapabilities()
+	}
+	hello, err := marshalFrame(helloFrame{Type: "hello", Name: opts.Name, Version: opts.Version, Capabilities: caps})
+	if err != nil {
+		return fmt.Errorf("extension: encode hello: %w", err)
+	}
+
+	connCtx, cancelConn := context.WithCancelCause(ctx)
+	defer cancelConn(ErrShutdown)
+	r := &runner{
+		h:          h,
+		log:        log,
+		w:          newWriter(log),
+		hooks:      hk,
+		connCtx:    connCtx,
+		cancelConn: cancelConn,
+		calls:      make(map[string]*inflight),
+	}
+	go r.w.loop(out)
+	r.w.send(outFrame{b: hello})
+
+	// The reader goroutine: the only code that reads in.
+	stop := make(chan struct{})
+	defer close(stop)
+	lines := make(chan []byte, lineChannelBacklog)
+	readErr := make(chan error, 1)
+	lr := newLineReader(in, func(n int) {
+		log.Error().Int("bytes", n).Int("max", MaxLine).Msg("discarding over-long line from host")
+	})
+	go readLoop(lr, lines, readErr, stop)
+
+	// Handshake: the first line must be hello_ack.
+	var first []byte
+	select {
+	case l, ok := <-lines:
+		if !ok {
+			r.finish(nil)
+			if err := pollErr(readErr); err != nil {
+				return fmt.Errorf("extension: read hello_ack: %w", err)
+			}
+			return errors.New("extension: stdin closed before hello_ack")
+		}
+		first = l
+	case <-ctx.Done():
+		r.finish(nil)
+		return ctx.Err()
+	case <-r.w.dead:
+		r.finish(nil)
+		return fmt.Errorf("extension: write hello: %w", r.w.err)
+	}
+	info, err := parseHelloAck(first)
+	if err != nil {
+		r.finish(nil)
+		return err
+	}
+	log.Debug().Int("protocol_version", info.ProtocolVersion).Strs("capabilities", info.Capabilities).
+		Stringer("generation", info.Generation()).Str("zot_version", info.ZotVersion).Msg("handshake done")
+	r.sess = &Session{w: r.w, host: info, log: log, ready: make(chan struct{})}
+	go r.setup()
+
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				r.finish(nil)
+				if err := pollErr(readErr); err != nil {
+					return fmt.Errorf("extension: read stdin: %w", err)
+				}
+				log.Debug().Msg("stdin closed; stopping")
+				return nil
+			}
+			if r.dispatch(l) {
+				if err := r.finish([]byte(shutdownAckFrame)); err != nil {
+					return fmt.Errorf("extension: write shutdown_ack: %w", err)
+				}
+				log.Debug().Msg("shutdown acknowledged")
+				return nil
+			}
+		case <-ctx.Done():
+			r.finish(nil)
+			return ctx.Err()
+		case <-r.w.dead:
+			r.finish(nil)
+			return fmt.Errorf("extension: write stdout: %w", r.w.err)
+		}
+	}
+}
+
+// finish ends the connection: no more frames are accepted (final, if
+// non-nil, is the last one written), every handler context is cancelled, and
+// finish waits until the write loop has flushed and returned. It returns the
+// write error, if any.
+func (r *runner) finish(final []byte) error {
+	r.w.close(final)
+	r.cancelConn(ErrShutdown)
+	<-r.w.done
+	select {
+	case <-r.w.dead:
+		return r.w.err
+	default:
+		return nil
+	}
+}
+
+// pollErr returns the error waiting in c, if any.
+func pollErr(c <-chan error) error {
+	select {
+	case err := <-c:
+		return err
+	default:
+		return nil
+	}
+}
+
+// readLoop feeds non-blank lines to lines until EOF, a read error (sent on
+// errc before lines is closed), or stop.
+func readLoop(lr *lineReader, lines chan<- []byte, errc chan<- error, stop <-chan struct{}) {
+	defer close(lines)
+	for {
+		l, err := lr.next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				errc <- err
+			}
+			return
+		}
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		select {
+		case lines <- l:
+		case <-stop:
+			return
+		}
+	}
+}
+
+// helloAckFrame is the wire form of hello_ack.
+type helloAckFrame struct {
+	Type            string          `json:"type"`
+	ProtocolVersion int             `json:"protocol_version"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ZotVersion      string          `json:"zot_version"`
+	Provider        string          `json:"provider"`
+	Model           string          `json:"model"`
+	Cwd             string          `json:"cwd"`
+	ExtensionDir    string          `json:"extension_dir"`
+	DataDir         string          `json:"data_dir"`
+}
+
+// parseHelloAck decodes the host's first line. A capabilities key that is
+// absent or null leaves CapabilitiesPresent false; any other value sets it,
+// and the string elements of an array become Capabilities.
+func parseHelloAck(line []byte) (HostInfo, error) {
+	var f helloAckFrame
+	if err := json.Unmarshal(line, &f); err != nil {
+		return HostInfo{}, fmt.Errorf("extension: first host frame is not valid hello_ack JSON: %w (%s)", err, prefix(line, 80))
+	}
+	if f.Type != "hello_ack" {
+		return HostInfo{}, fmt.Errorf("extension: first host frame has type %q, want hello_ack", f.Type)
+	}
+	info := HostInfo{
+		ProtocolVersion: f.ProtocolVersion,
+		ZotVersion:      f.ZotVersion,
+		Provider:        f.Provider,
+		Model:           f.Model,
+		Cwd:             f.Cwd,
+		ExtensionDir:    f.ExtensionDir,
+		DataDir:         f.DataDir,
+	}
+	raw := bytes.TrimSpace(f.Capabilities)
+	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+		info.CapabilitiesPresent = true
+		info.Capabilities = []string{}
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) == nil {
+			for _, it := range items {
+				var s string
+				if json.Unmarshal(it, &s) == nil {
+					info.Capabilities = append(info.Capabilities, s)
+				}
+			}
+		}
+	}
+	return info, nil
+}
+
+// setup runs the handler's Setup and then queues ready.
+func (r *runner) setup() {
+	if err := r.safeSetup(); err != nil {
+		r.log.Error().Err(err).Msg("extension setup failed; sending ready anyway")
+	}
+	r.w.send(outFrame{b: []byte(readyFrame), flushed: r.sess.ready})
+}
+
+func (r *runner) safeSetup() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("setup panicked: %v", p)
+			r.log.Error().Str("stack", string(debug.Stack())).Msg("setup panicked")
+		}
+	}()
+	return r.h.Setup(r.connCtx, r.sess)
+}
+
+// Host frames as far as dispatch needs them.
+type (
+	typeOnly struct {
+		Type string `json:"type"`
+	}
+	idOnly struct {
+		ID string `json:"id"`
+	}
+	toolCallFrame struct {
+		ID   string          `json:"id"`
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	}
+	commandInvokedFrame struct {
+		ID   string          `json:"id"`
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	}
+	interceptResponseFrame struct {
+		Type  string `json:"type"`
+		ID    string `json:"id"`
+		Block bool   `json:"block"`
+	}
+)
+
+// dispatch handles one host line. It never blocks for long: handlers run in
+// their own goroutines. It returns true for shutdown.
+func (r *runner) dispatch(line []byte) (shutdown bool) {
+	var t typeOnly
+	if err := json.Unmarshal(line, &t); err != nil {
+		r.log.Warn().Err(err).Str("line", prefix(line, 200)).Msg("ignoring malformed frame from host")
+		return false
+	}
+	switch t.Type {
+	case "tool_call":
+		var f toolCallFrame
+		if !r.decode(line, &f, t.Type) {
+			return false
+		}
+		if f.ID == "" {
+			r.log.Warn().Str("name", f.Name).Msg("ignoring tool_call without id")
+			return false
+		}
+		args := bytes.TrimSpace(f.Args)
+		if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+			args = []byte("{}")
+		}
+		r.startTool(ToolCall{ID: f.ID, Name: f.Name, Args: json.RawMessage(args)})
+	case "command_invoked":
+		var f commandInvokedFrame
+		if !r.decode(line, &f, t.Type) {
+			return false
+		}
+		if f.ID == "" {
+			r.log.Warn().Str("name", f.Name).Msg("ignoring command_invoked without id")
+			return false
+		}
+		cmd := Command{ID: f.ID, Name: f.Name}
+		if len(f.Args) > 0 && json.Unmarshal(f.Args, &cmd.Args) != nil {
+			cmd.Args = string(f.Args)
+		}
+		go r.serveCommand(cmd)
+	case "tool_cancel":
+		var f idOnly
+		if !r.decode(line, &f, t.Type) {
+			return false
+		}
+		r.mu.Lock()
+		c := r.calls[f.ID]
+		r.mu.Unlock()
+		if c == nil {
+			r.log.Debug().Str("id", f.ID).Msg("tool_cancel for unknown or finished call")
+			return false
+		}
+		c.cancel(ErrToolCancelled)
+	case "event_intercept":
+		var f idOnly
+		if !r.decode(line, &f, t.Type) {
+			return false
+		}
+		if f.ID == "" {
+			r.log.Warn().Msg("ignoring event_intercept without id")
+			return false
+		}
+		b, err := marshalFrame(interceptResponseFrame{Type: "event_intercept_response", ID: f.ID})
+		if err == nil {
+			r.w.send(outFrame{b: b})
+		}
+	case "shutdown":
+		return true
+	case "event", "panel_key", "panel_close", "panel_resize", "tool_result":
+		// Not used: events and panels are never subscribed to or opened with
+		// key handling, and this package issues no call_tool.
+		r.log.Debug().Str("type", t.Type).Msg("ignoring host frame")
+	case "":
+		r.log.Warn().Str("line", prefix(line, 200)).Msg("ignoring host frame without type")
+	default:
+		r.log.Warn().Str("type", t.Type).Msg("ignoring host frame of unknown type")
+	}
+	return false
+}
+
+// decode unmarshals a frame whose type is already known, logging failures.
+func (r *runner) decode(line []byte, v any, typ string) bool {
+	if err := json.Unmarshal(line, v); err != nil {
+		r.log.Warn().Err(err).Str("type", typ).Str("line", prefix(line, 200)).Msg("ignoring undecodable frame from host")
+		return false
+	}
+	return true
+}
+
+// startTool registers the call (so a tool_cancel read right after it finds
+// it) and serves it in a new goroutine.
+func (r *runner) startTool(call ToolCall) {
+	ctx, cancel := context.WithCancelCause(r.connCtx)
+	c := &inflight{cancel: cancel}
+	r.mu.Lock()
+	if _, dup := r.calls[call.ID]; dup {
+		r.log.Warn().Str("id", call.ID).Msg("tool_call id already in flight; tool_cancel will reach the newest")
+	}
+	r.calls[call.ID] = c
+	r.mu.Unlock()
+	go r.serveTool(ctx, c, call)
+}
+
+// serveTool runs one tool call and queues its result unless the host
+// cancelled it.
+func (r *runner) serveTool(ctx context.Context, c *inflight, call ToolCall) {
+	if r.hooks.callStart != nil {
+		r.hooks.callStart(call.ID)
+	}
+	sent := false
+	if ctx.Err() == nil {
+		res := r.safeCallTool(ctx, call)
+		if !errors.Is(context.Cause(ctx), ErrToolCancelled) {
+			b, err := encodeToolResult(call.ID, res, r.sess.host.Generation())
+			if err != nil {
+				r.log.Error().Err(err).Str("id", call.ID).Str("tool", call.Name).Msg("cannot encode tool result")
+				b, _ = encodeToolResult(call.ID, ToolResult{
+					Content: []Content{{Type: "text", Text: "extension could not encode the tool result: " + err.Error()}},
+					IsError: true,
+				}, GenLegacy)
+			}
+			sent = r.w.send(outFrame{b: b})
+		} else {
+			r.log.Debug().Str("id", call.ID).Str("tool", call.Name).Msg("dropping result of cancelled tool call")
+		}
+	}
+	c.cancel(nil)
+	r.mu.Lock()
+	if r.calls[call.ID] == c {
+		delete(r.calls, call.ID)
+	}
+	r.mu.Unlock()
+	if r.hooks.callDone != nil {
+		r.hooks.callDone(call.ID, sent)
+	}
+}
+
+func (r *runner) safeCallTool(ctx context.Context, call ToolCall) (res ToolResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error().Str("tool", call.Name).Str("stack", string(debug.Stack())).Msgf("tool handler panicked: %v", p)
+			res = ToolResult{Content: []Content{{Type: "text", Text: fmt.Sprintf("internal error in tool %s: %v", call.Name, p)}}, IsError: true}
+		}
+	}()
+	return r.h.CallTool(ctx, call)
+}
+
+// serveCommand runs one command and queues its response.
+func (r *runner) serveCommand(cmd Command) {
+	ctx, cancel := context.WithTimeout(r.connCtx, CommandTimeout)
+	defer cancel()
+	resp := r.safeRunCommand(ctx, cmd)
+	b, err := encodeCommandResponse(cmd.ID, resp)
+	if err != nil {
+		r.log.Error().Err(err).Str("command", cmd.Name).Msg("cannot encode command response")
+		b, _ = encodeCommandResponse(cmd.ID, CommandResponse{Error: "extension could not encode the response: " + err.Error()})
+	}
+	r.w.send(outFrame{b: b})
+}
+
+func (r *runner) safeRunCommand(ctx context.Context, cmd Command) (resp CommandResponse) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error().Str("command", cmd.Name).Str("stack", string(debug.Stack())).Msgf("command handler panicked: %v", p)
+			resp = CommandResponse{Error: fmt.Sprintf("internal error in /%s: %v", cmd.Name, p)}
+		}
+	}()
+	return r.h.RunCommand(ctx, cmd)
+}

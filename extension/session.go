@@ -1,0 +1,153 @@
+package extension
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/rs/zerolog"
+)
+
+// maxNotify is the longest notify message sent; longer ones are cut.
+const maxNotify = 64 << 10
+
+// Session is the handler's handle on the connection. All its methods are
+// safe for concurrent use. Frames queued from one goroutine are written in
+// the order they were queued.
+type Session struct {
+	w     *writer
+	host  HostInfo
+	log   zerolog.Logger
+	ready chan struct{}
+}
+
+// Host returns what the host sent in hello_ack.
+func (s *Session) Host() HostInfo {
+	h := s.host
+	h.Capabilities = slices.Clone(s.host.Capabilities)
+	return h
+}
+
+// RegisterTool queues a register_tool frame for t. It fails for an empty
+// name, a Schema or OutputSchema that is not valid JSON, a frame too long for
+// one line, or a closed connection.
+func (s *Session) RegisterTool(t Tool) error {
+	if t.Name == "" {
+		return errors.New("extension: tool without name")
+	}
+	if len(bytes.TrimSpace(t.Schema)) > 0 && !json.Valid(t.Schema) {
+		return fmt.Errorf("extension: tool %s: schema is not valid JSON", t.Name)
+	}
+	if len(bytes.TrimSpace(t.OutputSchema)) > 0 && !json.Valid(t.OutputSchema) {
+		return fmt.Errorf("extension: tool %s: output schema is not valid JSON", t.Name)
+	}
+	frame := AppendToolFrame(nil, t)
+	if len(frame) > maxFrame {
+		return fmt.Errorf("extension: tool %s: register_tool frame is %d bytes, the limit is %d", t.Name, len(frame), maxFrame)
+	}
+	return s.queue(frame)
+}
+
+// RegisterToolFrame queues a pre-encoded register_tool frame, such as one
+// produced by AppendToolFrame: one JSON object without a trailing newline
+// (Run adds it; a single trailing newline is tolerated). It is the fast path
+// for thousands of cached tools: the frame is only checked for shape (an
+// object on one line that fits in MaxLine), not parsed. The frame is copied,
+// so the caller may reuse its buffer.
+func (s *Session) RegisterToolFrame(frame []byte) error {
+	frame = bytes.TrimSuffix(frame, []byte{'\n'})
+	frame = bytes.TrimSuffix(frame, []byte{'\r'})
+	switch {
+	case len(frame) > maxFrame:
+		return fmt.Errorf("extension: register_tool frame is %d bytes, the limit is %d", len(frame), maxFrame)
+	case len(frame) < 2 || frame[0] != '{' || frame[len(frame)-1] != '}':
+		return fmt.Errorf("extension: register_tool frame is not a JSON object: %s", prefix(frame, 80))
+	case bytes.IndexByte(frame, '\n') >= 0:
+		return errors.New("extension: register_tool frame contains a newline")
+	}
+	return s.queue(bytes.Clone(frame))
+}
+
+// commandFrame is the wire form of register_command.
+type commandFrame struct {
+	Type        string `json:"type"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// RegisterCommand queues a register_command frame for the slash command
+// name (without the slash).
+func (s *Session) RegisterCommand(name, description string) error {
+	if name == "" {
+		return errors.New("extension: command without name")
+	}
+	b, err := marshalFrame(commandFrame{Type: "register_command", Name: name, Description: description})
+	if err != nil {
+		return err
+	}
+	if len(b) > maxFrame {
+		return fmt.Errorf("extension: command %s: register_command frame is %d bytes, the limit is %d", name, len(b), maxFrame)
+	}
+	return s.queue(b)
+}
+
+// notifyFrame is the wire form of notify.
+type notifyFrame struct {
+	Type    string `json:"type"`
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+// Notify shows message to the user, tagged with the extension's name. level
+// is info, success, warn or error; anything else is sent as info. Messages
+// longer than 64 KiB are cut. Nothing is sent once the connection is closed.
+func (s *Session) Notify(level, message string) {
+	switch level {
+	case "info", "success", "warn", "error":
+	default:
+		level = "info"
+	}
+	if len(message) > maxNotify {
+		cut := maxNotify
+		for cut > 0 && !utf8.RuneStart(message[cut]) {
+			cut--
+		}
+		message = message[:cut] + "… (truncated)"
+	}
+	b, err := marshalFrame(notifyFrame{Type: "notify", Level: level, Message: message})
+	if err != nil {
+		s.log.Error().Err(err).Msg("cannot encode notify")
+		return
+	}
+	if s.queue(b) != nil {
+		s.log.Debug().Str("level", level).Str("message", message).Msg("notify after close dropped")
+	}
+}
+
+// ClearNotes removes the notes this extension pushed. It sends clear_notes
+// only to GenNew hosts (an OLD host would log it as an unknown frame) and
+// does nothing otherwise.
+func (s *Session) ClearNotes() {
+	if s.host.Generation() != GenNew {
+		s.log.Debug().Msg("clear_notes not sent: legacy host")
+		return
+	}
+	_ = s.queue([]byte(clearNotesFrame))
+}
+
+// Ready returns a channel that is closed once ready has been written and
+// flushed. It is never closed if the connection ends first.
+func (s *Session) Ready() <-chan struct{} {
+	return s.ready
+}
+
+// queue hands one frame to the writer.
+func (s *Session) queue(b []byte) error {
+	if !s.w.send(outFrame{b: b}) {
+		return ErrClosed
+	}
+	return nil
+}
