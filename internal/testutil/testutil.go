@@ -425,3 +425,24 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// NPMBin returns the directory holding the npm MCP servers' bin links: $MCP_NPM_BIN, else
+// <module root>/.ci/node/node_modules/.bin (where .ci/run installs them). When they are
+// missing the test fails under CI=true (CI must never skip them) and is skipped otherwise.
+func NPMBin(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("MCP_NPM_BIN")
+	if dir == "" {
+		if root, err := ModuleRoot(); err == nil {
+			dir = filepath.Join(root, ".ci", "node", "node_modules", ".bin")
+		}
+	}
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return dir
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("npm MCP servers not installed at %q: .ci/run installs them (cd .ci/node && npm install)", dir)
+	}
+	t.Skipf("npm MCP servers not installed (run: cd .ci/node && npm install); looked in %q", dir)
+	return ""
+}

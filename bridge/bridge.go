@@ -1,0 +1,417 @@
+// Package bridge connects the host protocol (package extension) to MCP servers: it owns
+// the per-server lifecycle, the tool catalog built from the cache, routing of tool calls,
+// result conversion, the search and proxy tools, and the /mcp command.
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// Tool names the bridge registers besides the MCP tools.
+const (
+	SearchToolName = "mcp__search_tools"
+	CallToolName   = "mcp__call_tool"
+	CommandName    = "mcp"
+)
+
+// hostToolDeadline is what the host gives one tool call; we answer a little before it so
+// the model reads our explanation rather than the host's generic timeout.
+const (
+	hostToolDeadline = 60 * time.Second
+	callBudget       = hostToolDeadline - 5*time.Second
+)
+
+// Mode is how MCP tools are exposed to the model.
+type Mode string
+
+// Exposure modes.
+const (
+	ModeDeferred Mode = "deferred" // search tool + every tool registered deferred (NEW hosts)
+	ModeProxy    Mode = "proxy"    // search tool + one generic call tool (hosts without deferred tools)
+	ModeDirect   Mode = "direct"   // every tool registered eagerly (small setups)
+)
+
+// Options configure a Bridge. Zero values mean the production defaults.
+type Options struct {
+	Version    string
+	ZotHome    string // state dir holding mcp.json and the cache ("" = computed like zot)
+	CachePath  string // "" = <ZotHome>/mcp-tools-cache.json
+	LookupEnv  func(string) (string, bool)
+	Clock      Clock
+	Log        zerolog.Logger
+	Supervisor []string // argv prefix that runs the supervise helper; empty = spawn directly
+}
+
+// Bridge is the extension's handler.
+type Bridge struct {
+	opts Options
+
+	projectDir string
+	host       extension.HostInfo
+	cfg        *config.Config
+	mode       Mode
+	modeWhy    string
+	servers    map[string]*Server
+	names      []string // server names, sorted
+	deps       *serverDeps
+
+	cat      atomic.Pointer[catalog]
+	cacheErr error
+	stale    []string // usable servers whose cache entry is missing or stale
+
+	sess  atomic.Pointer[extension.Session]
+	bgCtx context.Context
+	stop  context.CancelFunc
+	bg    sync.WaitGroup
+
+	listMu      sync.Mutex
+	listPending map[string]bool
+
+	validator validator
+}
+
+// New returns a bridge; call Load (or let Setup do it) before use.
+func New(opts Options) *Bridge {
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	if opts.Clock == nil {
+		opts.Clock = SystemClock{}
+	}
+	if opts.ZotHome == "" {
+		home, _ := os.UserHomeDir()
+		opts.ZotHome = config.ZotHome(opts.LookupEnv, runtime.GOOS, home)
+	}
+	if opts.CachePath == "" {
+		opts.CachePath = cache.DefaultPath(opts.ZotHome)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}}
+}
+
+// Load reads the config and the cache for projectDir and builds the catalog. It reads two
+// or three local files and spawns nothing. gen is the host generation (for the mode).
+func (b *Bridge) Load(projectDir string, gen extension.Generation) {
+	b.projectDir = projectDir
+	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
+	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
+	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
+		onListChanged: b.listChanged}
+	b.servers = make(map[string]*Server, len(b.cfg.Servers))
+	for i := range b.cfg.Servers {
+		s := &b.cfg.Servers[i]
+		b.servers[s.Name] = newServer(s, b.deps)
+		b.names = append(b.names, s.Name)
+	}
+	sort.Strings(b.names)
+
+	file, err := cache.Read(b.opts.CachePath)
+	b.cacheErr = err
+	tools := map[string][]cache.Tool{}
+	for _, name := range b.names {
+		s := b.servers[name].cfg
+		if !s.Usable() {
+			continue
+		}
+		e := file.Servers[name]
+		if e == nil || e.Fingerprint != s.Fingerprint() {
+			b.stale = append(b.stale, name)
+			continue
+		}
+		tools[name] = filterTools(e.Tools, s.DisabledTools)
+	}
+	cat, collisions := newCatalog(tools, nil)
+	for _, c := range collisions {
+		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
+	}
+	b.cat.Store(cat)
+}
+
+func filterTools(tools []cache.Tool, disabled []string) []cache.Tool {
+	if len(disabled) == 0 {
+		return tools
+	}
+	off := make(map[string]bool, len(disabled))
+	for _, d := range disabled {
+		off[d] = true
+	}
+	out := make([]cache.Tool, 0, len(tools))
+	for _, t := range tools {
+		if !off[t.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// chooseMode applies the toolExposure setting, or detects from the host generation.
+func chooseMode(cfg *config.Config, gen extension.Generation) (Mode, string) {
+	switch cfg.ToolExposure {
+	case "deferred", "proxy", "direct":
+		return Mode(cfg.ToolExposure), fmt.Sprintf("toolExposure %q set in %s", cfg.ToolExposure, cfg.ToolExposureSource)
+	}
+	if gen == extension.GenNew {
+		return ModeDeferred, "the host announces capabilities (a newer zot), so it hides deferred tools until activated"
+	}
+	return ModeProxy, "the host announces no capabilities (zot v0.1.62 or a middle release): it may advertise deferred tools eagerly, so only the search and call tools are registered; set \"toolExposure\": \"deferred\" in mcp.json if your zot supports deferred tools"
+}
+
+// Mode reports the active exposure mode and why it was chosen.
+func (b *Bridge) Mode() (Mode, string) { return b.mode, b.modeWhy }
+
+// Config returns the loaded configuration.
+func (b *Bridge) Config() *config.Config { return b.cfg }
+
+// Server returns a configured server by name.
+func (b *Bridge) Server(name string) (*Server, bool) {
+	s, ok := b.servers[name]
+	return s, ok
+}
+
+// ServerNames lists configured servers, sorted.
+func (b *Bridge) ServerNames() []string { return b.names }
+
+// Setup is the host handshake: load local files, register, return (ready follows).
+func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
+	b.sess.Store(s)
+	b.host = s.Host()
+	dir := b.host.Cwd
+	if dir == "" {
+		b.opts.Log.Warn().Msg("hello_ack carried no cwd; project config and relative paths are unavailable")
+	}
+	b.Load(dir, b.host.Generation())
+	if err := b.register(s); err != nil {
+		return err
+	}
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		select {
+		case <-s.Ready():
+		case <-b.bgCtx.Done():
+			return
+		}
+		b.afterReady(s)
+	}()
+	return nil
+}
+
+// register sends every registration of the active mode, fastest path first.
+func (b *Bridge) register(s *extension.Session) error {
+	cat := b.cat.Load()
+	if err := s.RegisterTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(cat), Schema: searchSchema}); err != nil {
+		return err
+	}
+	if b.mode == ModeProxy {
+		if err := s.RegisterTool(extension.Tool{Name: CallToolName, Description: callToolDescription, Schema: callSchema}); err != nil {
+			return err
+		}
+	} else {
+		buf := make([]byte, 0, 4096)
+		for i := range cat.entries {
+			e := &cat.entries[i]
+			buf = extension.AppendToolFrame(buf[:0], extension.Tool{Name: e.Name, Description: Describe(e.Server, &e.Tool),
+				Schema: e.Tool.InputSchema, Deferred: b.mode == ModeDeferred})
+			if err := s.RegisterToolFrame(buf); err != nil {
+				b.opts.Log.Warn().Str("tool", e.Name).Err(err).Msg("tool not registered")
+			}
+		}
+	}
+	return s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, setup (try /mcp help)")
+}
+
+// afterReady reports problems and refreshes servers whose cache entry is missing or stale.
+func (b *Bridge) afterReady(s *extension.Session) {
+	log := b.opts.Log
+	cat := b.cat.Load()
+	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
+	var warns []string
+	for _, p := range b.cfg.Problems {
+		log.Warn().Str("problem", p.String()).Msg("config problem")
+		warns = append(warns, p.String())
+	}
+	if b.cacheErr != nil {
+		log.Warn().Err(b.cacheErr).Msg("tool cache ignored")
+	}
+	if len(warns) > 0 {
+		s.Notify("warn", "MCP config problems: "+strings.Join(warns, "; "))
+	}
+	if len(b.stale) == 0 {
+		return
+	}
+	changed, errs := b.Refresh(b.bgCtx, b.stale)
+	switch {
+	case len(errs) > 0:
+		s.Notify("warn", "MCP: could not list tools of "+strings.Join(errs, "; ")+". Details: /mcp")
+	}
+	if len(changed) > 0 {
+		s.Notify("success", fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(changed, ", ")))
+	}
+}
+
+// Refresh starts each named server (in parallel), lists its tools, and merges them into the
+// cache file. It returns the servers whose cached tools changed and one error text per
+// server that failed (naming it). The live catalog is updated either way.
+func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string, errs []string) {
+	type result struct {
+		name  string
+		entry *cache.Entry
+		err   error
+	}
+	results := make([]result, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		srv := b.servers[name]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tools, err := srv.ListTools(ctx)
+			if err != nil {
+				results[i] = result{name: name, err: err}
+				return
+			}
+			results[i] = result{name: name, entry: srv.cacheEntry(tools)}
+		}()
+	}
+	wg.Wait()
+	put := map[string]*cache.Entry{}
+	for _, r := range results {
+		if r.err != nil {
+			errs = append(errs, r.err.Error())
+			continue
+		}
+		put[r.name] = r.entry
+	}
+	if len(put) == 0 {
+		return nil, errs
+	}
+	before, _ := cache.Read(b.opts.CachePath)
+	if _, err := cache.Update(ctx, b.opts.CachePath, put, nil); err != nil {
+		errs = append(errs, "tool cache: "+err.Error())
+	}
+	for _, r := range results {
+		if r.entry != nil && !cache.SameTools(before.Servers[r.name], r.entry) {
+			changed = append(changed, r.name)
+		}
+	}
+	b.mergeLive(put)
+	return changed, errs
+}
+
+// mergeLive swaps in a catalog that includes freshly listed tools. Tools that were not
+// registered at startup stay searchable (and callable through mcp__call_tool) but are
+// marked unregistered, so deferred activation never names a tool the host does not know.
+func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
+	old := b.cat.Load()
+	tools := map[string][]cache.Tool{}
+	registered := map[ToolRef]bool{}
+	for _, e := range old.entries {
+		tools[e.Server] = append(tools[e.Server], e.Tool)
+		if e.Registered {
+			registered[ToolRef{Server: e.Server, Tool: e.Tool.Name}] = true
+		}
+	}
+	for name, e := range put {
+		tools[name] = filterTools(e.Tools, b.servers[name].cfg.DisabledTools)
+	}
+	cat, _ := newCatalog(tools, registered)
+	b.cat.Store(cat)
+}
+
+// cacheEntry converts a live tool list into a cache entry.
+func (s *Server) cacheEntry(tools []mcp.Tool) *cache.Entry {
+	s.mu.Lock()
+	info := s.info
+	s.mu.Unlock()
+	e := &cache.Entry{Fingerprint: s.cfg.Fingerprint(), ServerName: info.serverName, Instructions: info.instructions,
+		UpdatedAt: s.d.clock.Now().UTC()}
+	if s.cfg.TransportGuessed {
+		e.Transport = string(info.transport)
+	}
+	for _, t := range tools {
+		e.Tools = append(e.Tools, toCacheTool(t))
+	}
+	return e
+}
+
+func toCacheTool(t mcp.Tool) cache.Tool {
+	in := t.RawInputSchema
+	if len(in) == 0 {
+		in, _ = json.Marshal(t.InputSchema)
+	}
+	out := t.RawOutputSchema
+	if len(out) == 0 && t.OutputSchema.Type != "" {
+		out, _ = json.Marshal(t.OutputSchema)
+	}
+	ct := cache.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: cache.NormalizeSchema(in)}
+	if len(out) > 0 {
+		ct.OutputSchema = cache.NormalizeSchema(out)
+	}
+	a := t.Annotations
+	if a.Title != "" || a.ReadOnlyHint != nil || a.DestructiveHint != nil || a.IdempotentHint != nil || a.OpenWorldHint != nil {
+		ct.Annotations = &cache.Annotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
+			IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
+	}
+	return ct
+}
+
+// listChanged re-lists a server that announced a new tool list (coalescing bursts) and
+// notifies once if the cached catalog changed.
+func (b *Bridge) listChanged(name string) {
+	b.listMu.Lock()
+	if b.listPending[name] {
+		b.listMu.Unlock()
+		return
+	}
+	b.listPending[name] = true
+	b.listMu.Unlock()
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		// Let a burst of changes settle before listing.
+		t := make(chan struct{})
+		b.opts.Clock.AfterFunc(200*time.Millisecond, func() { close(t) })
+		select {
+		case <-t:
+		case <-b.bgCtx.Done():
+			return
+		}
+		b.listMu.Lock()
+		delete(b.listPending, name)
+		b.listMu.Unlock()
+		changed, errs := b.Refresh(b.bgCtx, []string{name})
+		for _, e := range errs {
+			b.opts.Log.Warn().Str("server", name).Str("error", e).Msg("re-list after list_changed failed")
+		}
+		if s := b.sess.Load(); s != nil && len(changed) > 0 {
+			s.Notify("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. Run /reload-ext to load them.", name))
+		}
+	}()
+}
+
+// Close stops background work and every server, in parallel, within ctx.
+func (b *Bridge) Close(ctx context.Context) {
+	b.stop()
+	var wg sync.WaitGroup
+	for _, s := range b.servers {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.Stop(ctx) }()
+	}
+	wg.Wait()
+}

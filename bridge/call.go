@@ -1,0 +1,82 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// CallTool routes one host tool call: the search tool, the proxy call tool, or an MCP tool
+// by its registered name.
+func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extension.ToolResult {
+	switch call.Name {
+	case SearchToolName:
+		return b.searchTool(call.Args)
+	case CallToolName:
+		e, args, bad := b.resolveProxyCall(call.Args)
+		if bad != nil {
+			return *bad
+		}
+		return b.callEntry(ctx, e, args)
+	}
+	cat := b.cat.Load()
+	e, ok := cat.lookup(call.Name)
+	if !ok {
+		return b.unknownTool(call.Name)
+	}
+	return b.callEntry(ctx, e, call.Args)
+}
+
+func (b *Bridge) unknownTool(name string) extension.ToolResult {
+	cat := b.cat.Load()
+	cands := make([]string, 0, len(cat.entries))
+	for _, e := range cat.entries {
+		cands = append(cands, e.Name)
+	}
+	return ErrorResult("Unknown MCP tool %q.%s Use %s to find the right tool.", name, suggest(name, cands), SearchToolName)
+}
+
+// CallByName calls server/tool directly (the CLI's `call`), bypassing the host.
+func (b *Bridge) CallByName(ctx context.Context, server, tool string, args json.RawMessage) extension.ToolResult {
+	// Invalid JSON would make the Marshal below fail and the call look like it named no
+	// server or tool; say what is wrong instead.
+	if len(args) == 0 {
+		args = nil
+	} else if !json.Valid(args) {
+		var v any
+		err := json.Unmarshal(args, &v)
+		return ErrorResult("arguments for %s/%s are not valid JSON (%v); pass a JSON object such as '{\"name\": \"value\"}'.", server, tool, err)
+	}
+	raw, _ := json.Marshal(callArgs{Server: server, Tool: tool, Arguments: args})
+	e, a, bad := b.resolveProxyCall(raw)
+	if bad != nil {
+		return *bad
+	}
+	return b.callEntry(ctx, e, a)
+}
+
+// callEntry wakes the tool's server if needed, forwards the call under our deadline, and
+// converts the result.
+func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) extension.ToolResult {
+	var args map[string]any
+	if err := decodeArgs(raw, &args); err != nil {
+		return ErrorResult("%s: arguments must be a JSON object: %v", e.Name, err)
+	}
+	srv, ok := b.servers[e.Server]
+	if !ok {
+		return ErrorResult("MCP server %q of tool %s is no longer configured; run /reload-ext.", e.Server, e.Name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, callBudget)
+	defer cancel()
+	res, err := srv.Call(ctx, e.Tool.Name, args, SafeToRepeat(e.Tool.Annotations))
+	if err != nil {
+		var be *Error
+		if errors.As(err, &be) {
+			return ErrorResult("%s", be.Msg)
+		}
+		return ErrorResult("MCP server %q: %v", e.Server, err)
+	}
+	return ConvertResult(res, DefaultBudget)
+}

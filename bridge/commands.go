@@ -1,0 +1,422 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/templates"
+)
+
+// commandBudget keeps command answers well inside the host's 30 s command deadline; work
+// that may take longer continues in the background and reports with notes.
+const commandBudget = 20 * time.Second
+
+const helpText = `/mcp — MCP servers bridged into zot
+  /mcp                         status of every server
+  /mcp help                    this help
+  /mcp <server>                details of one server
+  /mcp start <server|all>      start now (clears backoff and parking)
+  /mcp stop <server|all>       stop now (the next call wakes it again)
+  /mcp restart [server]        stop and start (all servers without a name)
+  /mcp refresh [server]        re-list tools and update the cache
+  /mcp setup templates         list server templates
+  /mcp setup add <template> [--global|--project] [--name <server>] [--force]
+Logs: zot ext logs mcp -f`
+
+// RunCommand serves /mcp.
+func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
+	if cmd.Name != CommandName {
+		return extension.CommandResponse{Error: "unknown command /" + cmd.Name}
+	}
+	text, err := b.Command(ctx, cmd.Args)
+	if err != nil {
+		return extension.CommandResponse{Action: "display", Display: text, Error: err.Error()}
+	}
+	return extension.CommandResponse{Action: "display", Display: text}
+}
+
+// Command runs one /mcp command line and returns its text (shared with the CLI).
+func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return b.statusText(), nil
+	}
+	sub, rest := f[0], f[1:]
+	switch sub {
+	case "help", "-h", "--help":
+		return helpText, nil
+	case "status":
+		return b.statusText(), nil
+	case "start", "stop", "restart", "refresh":
+		return b.lifecycleCommand(ctx, sub, rest)
+	case "setup":
+		return b.setupCommand(rest)
+	}
+	if _, ok := b.servers[sub]; ok && len(rest) == 0 {
+		return b.detailText(sub), nil
+	}
+	return helpText, fmt.Errorf("unknown /mcp command or server %q; commands: help, start, stop, restart, refresh, setup; servers: %s", sub, b.serverList())
+}
+
+func (b *Bridge) serverList() string {
+	if len(b.names) == 0 {
+		return "(none configured)"
+	}
+	return strings.Join(b.names, ", ")
+}
+
+// targets resolves a server argument ("all" or a name; empty = all when allowEmpty).
+func (b *Bridge) targets(sub string, args []string, allowEmpty bool) ([]string, error) {
+	if len(args) == 0 {
+		if allowEmpty {
+			return b.names, nil
+		}
+		return nil, fmt.Errorf("usage: /mcp %s <server|all>; servers: %s", sub, b.serverList())
+	}
+	if len(args) > 1 {
+		return nil, fmt.Errorf("usage: /mcp %s <server|all> (one name)", sub)
+	}
+	if args[0] == "all" {
+		return b.names, nil
+	}
+	if _, ok := b.servers[args[0]]; !ok {
+		return nil, fmt.Errorf("unknown server %q.%s Servers: %s", args[0], suggest(args[0], b.names), b.serverList())
+	}
+	return args, nil
+}
+
+// lifecycleCommand starts work in the background and waits for it only as long as the
+// host's command deadline allows; anything slower reports with a note when done.
+func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string) (string, error) {
+	names, err := b.targets(sub, args, sub == "restart" || sub == "refresh")
+	if err != nil {
+		return "", err
+	}
+	var usable []string
+	for _, n := range names {
+		if b.servers[n].cfg.Usable() {
+			usable = append(usable, n)
+		}
+	}
+	if len(usable) == 0 {
+		return "", fmt.Errorf("nothing to %s: %s is disabled or has a config error (see /mcp)", sub, strings.Join(names, ", "))
+	}
+	done := make(chan string, 1)
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		done <- b.runLifecycle(b.bgCtx, sub, usable)
+	}()
+	wait := commandBudget
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		wait = time.Until(dl)
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case out := <-done:
+		return out, nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		select {
+		case out := <-done:
+			if s := b.sess.Load(); s != nil {
+				s.Notify("info", out)
+			}
+		case <-b.bgCtx.Done():
+		}
+	}()
+	return fmt.Sprintf("/mcp %s %s is still running; a note will report the outcome.", sub, strings.Join(args, " ")), nil
+}
+
+func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) string {
+	switch sub {
+	case "stop":
+		b.each(names, func(s *Server) string { s.Stop(ctx); return "stopped" })
+		return fmt.Sprintf("Stopped %s.", strings.Join(names, ", "))
+	case "refresh":
+		changed, errs := b.Refresh(ctx, names)
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "Refreshed %d server(s).", len(names)-len(errs))
+		if len(changed) > 0 {
+			fmt.Fprintf(&sb, " Tools changed for %s: run /reload-ext to load them.", strings.Join(changed, ", "))
+		} else if len(errs) < len(names) {
+			sb.WriteString(" No tool changes; no reload needed.")
+		}
+		for _, e := range errs {
+			sb.WriteString("\n  " + e)
+		}
+		return sb.String()
+	}
+	res := b.each(names, func(s *Server) string {
+		if sub == "restart" {
+			s.Stop(ctx)
+		}
+		if err := s.Start(ctx); err != nil {
+			return "failed: " + err.Error()
+		}
+		return fmt.Sprintf("ready, %d tools", s.Status().Tools)
+	})
+	var sb strings.Builder
+	verb := map[string]string{"start": "Started", "restart": "Restarted"}[sub]
+	sb.WriteString(verb + ":")
+	for _, n := range names {
+		sb.WriteString("\n  " + n + ": " + res[n])
+	}
+	return sb.String()
+}
+
+// each runs f on the named servers in parallel.
+func (b *Bridge) each(names []string, f func(*Server) string) map[string]string {
+	out := make(map[string]string, len(names))
+	type kv struct{ k, v string }
+	ch := make(chan kv, len(names))
+	for _, n := range names {
+		s := b.servers[n]
+		go func() { ch <- kv{n, f(s)} }()
+	}
+	for range names {
+		r := <-ch
+		out[r.k] = r.v
+	}
+	return out
+}
+
+// statusText is the /mcp dashboard.
+func (b *Bridge) statusText() string {
+	var sb strings.Builder
+	cat := b.cat.Load()
+	_, counts := cat.servers()
+	fmt.Fprintf(&sb, "MCP servers (%d) — mode: %s\n", len(b.names), b.mode)
+	if len(b.names) == 0 {
+		sb.WriteString("  none configured. Add one: /mcp setup add <template> (see /mcp setup templates), or edit " +
+			config.GlobalPath(b.opts.ZotHome) + "\n")
+	}
+	for _, n := range b.names {
+		s := b.servers[n]
+		st := s.Status()
+		state := st.State.String()
+		if st.State == StateDisabled && s.cfg.Err != "" {
+			state = "config error"
+		}
+		tools := counts[n]
+		if st.Tools > tools {
+			tools = st.Tools
+		}
+		line := fmt.Sprintf("  %-20s %-12s %3d tools  %s", n, state, tools, shortSource(s.cfg))
+		if st.LastError != "" && st.State != StateReady {
+			line += "  — " + Truncate(st.LastError, 100)
+		}
+		sb.WriteString(line + "\n")
+	}
+	for _, p := range b.cfg.Problems {
+		if p.Server == "" {
+			sb.WriteString("  problem: " + p.String() + "\n")
+		}
+	}
+	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · setup · help")
+	return sb.String()
+}
+
+func shortSource(s *config.Server) string {
+	return "(" + s.Scope + ")"
+}
+
+// detailText describes one server; values that came from ${VAR} are shown as written.
+func (b *Bridge) detailText(name string) string {
+	s := b.servers[name]
+	c := s.cfg
+	st := s.Status()
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "MCP server %q — %s\n", name, st.State)
+	fmt.Fprintf(&sb, "  defined in: %s (%s)\n", c.Source, c.Scope)
+	tr := string(c.Transport)
+	if c.TransportGuessed {
+		tr += " (url only: tries streamable-http, then sse)"
+	}
+	fmt.Fprintf(&sb, "  transport:  %s\n", tr)
+	if c.Transport == config.TransportStdio {
+		fmt.Fprintf(&sb, "  command:    %s\n", strings.Join(append([]string{c.Raw.Command}, c.Raw.Args...), " "))
+		if len(c.Raw.Env) > 0 {
+			fmt.Fprintf(&sb, "  env:        %s\n", strings.Join(redactMap(c.Raw.Env), ", "))
+		}
+		dir := c.Raw.Cwd
+		if dir == "" {
+			dir = b.projectDir + " (project)"
+		}
+		fmt.Fprintf(&sb, "  cwd:        %s\n", dir)
+	} else {
+		fmt.Fprintf(&sb, "  url:        %s\n", c.Raw.URL)
+		if len(c.Raw.Headers) > 0 {
+			fmt.Fprintf(&sb, "  headers:    %s\n", strings.Join(redactMap(c.Raw.Headers), ", "))
+		}
+	}
+	idle := c.IdleTimeout.String()
+	if c.IdleTimeout == 0 {
+		idle = "never"
+	}
+	fmt.Fprintf(&sb, "  timeouts:   connect %s, request %s, idle %s\n", c.ConnectTimeout, c.RequestTimeout, idle)
+	cat := b.cat.Load()
+	_, counts := cat.servers()
+	fmt.Fprintf(&sb, "  tools:      %d cached", counts[name])
+	if st.Tools > 0 {
+		fmt.Fprintf(&sb, ", %d listed this session", st.Tools)
+	}
+	sb.WriteString("\n")
+	if !st.LastUsed.IsZero() {
+		fmt.Fprintf(&sb, "  last used:  %s\n", st.LastUsed.Format(time.RFC3339))
+	}
+	if st.LastError != "" {
+		fmt.Fprintf(&sb, "  last error: %s\n", st.LastError)
+		switch st.State {
+		case StateParked, StateBackoff:
+			fmt.Fprintf(&sb, "  next:       fix the cause, then /mcp start %s\n", name)
+		case StateDisabled:
+			fmt.Fprintf(&sb, "  next:       edit %s, then /reload-ext\n", c.Source)
+		}
+	}
+	sb.WriteString("  logs:       zot ext logs mcp -f")
+	return sb.String()
+}
+
+// redactMap shows keys with values only when they are pure ${VAR} references; literal
+// values are hidden (they are often secrets).
+func redactMap(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		v := m[k]
+		if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "${") == 1 {
+			out[i] = k + "=" + v
+		} else {
+			out[i] = k + "=<set>"
+		}
+	}
+	return out
+}
+
+const setupHelp = `/mcp setup — add an MCP server from a template
+  /mcp setup templates
+  /mcp setup add <template> [--global|--project] [--name <server>] [--force]
+The global file (%s) is the default; --project writes <project>/.zot/mcp.json.
+Secrets are never written: templates refer to ${VARS} that you set in your environment.
+After adding, run /reload-ext.`
+
+// setupCommand lists templates or adds one to a config file, keeping its comments.
+func (b *Bridge) setupCommand(args []string) (string, error) {
+	help := fmt.Sprintf(setupHelp, config.GlobalPath(b.opts.ZotHome))
+	if len(args) == 0 || args[0] == "help" {
+		return help + "\n\n" + templateList(), nil
+	}
+	switch args[0] {
+	case "templates", "list":
+		return templateList(), nil
+	case "add":
+		return b.setupAdd(args[1:])
+	}
+	return help, fmt.Errorf("unknown setup command %q; use templates or add", args[0])
+}
+
+func templateList() string {
+	ts, err := templates.All()
+	if err != nil {
+		return err.Error()
+	}
+	var sb strings.Builder
+	sb.WriteString("Templates:")
+	for _, t := range ts {
+		fmt.Fprintf(&sb, "\n  %-20s %s", t.Name, t.Description)
+		if len(t.Vars) > 0 {
+			fmt.Fprintf(&sb, " (needs %s)", strings.Join(t.Vars, ", "))
+		}
+	}
+	return sb.String()
+}
+
+const setupUsage = "usage: /mcp setup add <template> [--global|--project] [--name <server>] [--force]"
+
+func (b *Bridge) setupAdd(args []string) (string, error) {
+	var tmpl, name string
+	project, force := false, false
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; a {
+		case "--global":
+			project = false
+		case "--project":
+			project = true
+		case "--force":
+			force = true
+		case "--name":
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
+				return "", fmt.Errorf("--name requires a value; %s", setupUsage)
+			}
+			i++
+			name = args[i]
+		default:
+			if strings.HasPrefix(a, "--") {
+				return "", fmt.Errorf("unknown setup option %q; %s", a, setupUsage)
+			}
+			if tmpl != "" {
+				return "", fmt.Errorf("one template at a time; %s", setupUsage)
+			}
+			tmpl = a
+		}
+	}
+	if tmpl == "" {
+		return templateList(), fmt.Errorf("%s", setupUsage)
+	}
+	t, ok := templates.Get(tmpl)
+	if !ok {
+		var names []string
+		if ts, err := templates.All(); err == nil {
+			for _, x := range ts {
+				names = append(names, x.Name)
+			}
+		}
+		return templateList(), fmt.Errorf("unknown template %q.%s", tmpl, suggest(tmpl, names))
+	}
+	if name == "" {
+		name = t.Name
+	}
+	path := config.GlobalPath(b.opts.ZotHome)
+	if project {
+		if b.projectDir == "" {
+			return "", fmt.Errorf("--project needs the project directory, but none is known")
+		}
+		path = config.ProjectPath(b.projectDir)
+	}
+	replaced, err := config.AddServer(path, name, t.Server, force)
+	if err != nil {
+		return "", err
+	}
+	verb := "Added"
+	if replaced {
+		verb = "Replaced"
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s MCP server %q from template %q in %s.", verb, name, t.Name, path)
+	var unset []string
+	for _, v := range t.Vars {
+		if _, ok := b.opts.LookupEnv(v); !ok {
+			unset = append(unset, v)
+		}
+	}
+	if len(unset) > 0 {
+		fmt.Fprintf(&sb, "\nSet %s in the environment zot runs in (the config refers to it as ${%s}).", strings.Join(unset, ", "), unset[0])
+	}
+	sb.WriteString("\nRun /reload-ext to load its tools.")
+	return sb.String(), nil
+}

@@ -1,0 +1,198 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/supervise"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+)
+
+func TestMain(m *testing.M) {
+	supervise.MaybeRun() // this test binary doubles as the per-server supervisor
+	code := m.Run()
+	testutil.RemoveBuilt()
+	os.Exit(code)
+}
+
+// guard bounds waits so a broken test fails instead of hanging; never a measurement.
+const guard = 60 * time.Second
+
+// fakeClock is a manual clock: timers fire, synchronously, only inside Advance.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*fakeTimer
+}
+
+type fakeTimer struct {
+	c    *fakeClock
+	at   time.Time
+	f    func()
+	done bool
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return t
+}
+
+func (t *fakeTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	was := !t.done
+	t.done = true
+	return was
+}
+
+// Advance moves time forward and runs every timer that came due, in order.
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	var due []*fakeTimer
+	for _, t := range c.timers {
+		if !t.done && !t.at.After(c.now) {
+			t.done = true
+			due = append(due, t)
+		}
+	}
+	c.mu.Unlock()
+	sort.Slice(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
+	for _, t := range due {
+		t.f()
+	}
+}
+
+// pending counts timers that have not fired or been stopped.
+func (c *fakeClock) pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, t := range c.timers {
+		if !t.done {
+			n++
+		}
+	}
+	return n
+}
+
+// testEnv is a zot home with a config file, and a bridge loaded from it.
+type testEnv struct {
+	t       *testing.T
+	home    string
+	project string
+	marker  string
+	fake    string
+	clock   *fakeClock
+	env     map[string]string
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	e := &testEnv{t: t, home: t.TempDir(), project: t.TempDir(), marker: testutil.NewMarker(t), fake: testutil.FakeServer(t),
+		clock: newFakeClock(), env: map[string]string{}}
+	t.Cleanup(func() { testutil.KillProcsWithMarker(e.marker) })
+	return e
+}
+
+// server returns an mcpServers entry running the fake server with extra flags.
+func (e *testEnv) server(extra ...string) map[string]any {
+	return map[string]any{"command": e.fake, "args": append([]string{"-marker", e.marker, "-max-lifetime", "5m"}, extra...)}
+}
+
+func (e *testEnv) write(servers map[string]any, top map[string]any) {
+	doc := map[string]any{"mcpServers": servers}
+	for k, v := range top {
+		doc[k] = v
+	}
+	raw, _ := json.MarshalIndent(doc, "", "  ")
+	if err := os.WriteFile(filepath.Join(e.home, "mcp.json"), raw, 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *testEnv) lookup(k string) (string, bool) {
+	v, ok := e.env[k]
+	return v, ok
+}
+
+// bridge loads a bridge from the written config (no host).
+func (e *testEnv) bridge(gen extension.Generation) *Bridge {
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(zerolog.NewTestWriter(e.t)),
+		Supervisor: []string{os.Args[0], supervise.Arg}})
+	b.Load(e.project, gen)
+	e.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		b.Close(ctx)
+	})
+	return b
+}
+
+func (e *testEnv) srv(b *Bridge, name string) *Server {
+	s, ok := b.Server(name)
+	if !ok {
+		e.t.Fatalf("no server %q", name)
+	}
+	return s
+}
+
+func ctxGuard(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitState polls until the server reaches st (bounded by the guard).
+func waitState(t *testing.T, s *Server, st State) {
+	t.Helper()
+	ctx := ctxGuard(t)
+	for s.Status().State != st {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("server %s stuck in %s, want %s", s.Name(), s.Status().State, st)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func textOf(t *testing.T, r extension.ToolResult) string {
+	t.Helper()
+	s := ""
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			if s != "" {
+				s += "\n"
+			}
+			s += c.Text
+		}
+	}
+	return s
+}
+
+func mustExecutable() string {
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	return exe
+}

@@ -1,0 +1,370 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+)
+
+func resultText(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func mustCall(t *testing.T, s *Server, tool string, args map[string]any) string {
+	t.Helper()
+	r, err := s.Call(ctxGuard(t), tool, args, false)
+	if err != nil {
+		t.Fatalf("%s/%s: %v", s.Name(), tool, err)
+	}
+	return resultText(r)
+}
+
+func kindOf(err error) ErrKind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": mergeMap(e.server(), map[string]any{"idleTimeout": 2})}, nil)
+	b := e.bridge(extension.GenNew)
+	s := e.srv(b, "s")
+	if st := s.Status().State; st != StateAsleep {
+		t.Fatalf("initial state %s", st)
+	}
+	if got := mustCall(t, s, "echo", map[string]any{"text": "a"}); got != "a" {
+		t.Fatalf("echo = %q", got)
+	}
+	e.clock.Advance(1900 * time.Millisecond)
+	if st := s.Status().State; st != StateReady {
+		t.Fatalf("slept before its idle timeout: %s", st)
+	}
+	// A call restarts the idle period from its end.
+	mustCall(t, s, "echo", map[string]any{"text": "b"})
+	e.clock.Advance(1900 * time.Millisecond)
+	if st := s.Status().State; st != StateReady {
+		t.Fatalf("idle measured from the first call, not the last: %s", st)
+	}
+	e.clock.Advance(200 * time.Millisecond)
+	if st := s.Status().State; st != StateAsleep {
+		t.Fatalf("did not sleep at last call end + idleTimeout: %s", st)
+	}
+	if left := testutil.WaitNoProcs(ctxGuard(t), e.marker); len(left) > 0 {
+		t.Fatalf("sleeping server still has processes: %v", left)
+	}
+	// The next call wakes it.
+	if got := mustCall(t, s, "echo", map[string]any{"text": "c"}); got != "c" {
+		t.Fatalf("after wake: %q", got)
+	}
+}
+
+func TestLongCallIsNeverPutToSleep(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": mergeMap(e.server(), map[string]any{"idleTimeout": 1})}, nil)
+	b := e.bridge(extension.GenNew)
+	s := e.srv(b, "s")
+	mustCall(t, s, "echo", map[string]any{"text": "warm"})
+	done := make(chan string, 1)
+	go func() { done <- mustCall(t, s, "slow", map[string]any{"ms": 400}) }()
+	ctx := ctxGuard(t)
+	for s.Status().InFlight == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("call never went in flight")
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	e.clock.Advance(time.Hour) // far past the idle timeout while the call runs
+	if st := s.Status().State; st != StateReady {
+		t.Fatalf("server with a call in flight went to %s", st)
+	}
+	if got := <-done; got != "done" {
+		t.Fatalf("slow = %q", got)
+	}
+	e.clock.Advance(999 * time.Millisecond)
+	if st := s.Status().State; st != StateReady {
+		t.Fatalf("slept early: %s", st)
+	}
+	e.clock.Advance(time.Millisecond)
+	if st := s.Status().State; st != StateAsleep {
+		t.Fatalf("not asleep after the call ended + idle: %s", st)
+	}
+}
+
+func TestIdleZeroMeansNeverSleep(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": mergeMap(e.server(), map[string]any{"idleTimeout": 0})}, nil)
+	b := e.bridge(extension.GenNew)
+	s := e.srv(b, "s")
+	mustCall(t, s, "echo", map[string]any{"text": "x"})
+	if n := e.clock.pending(); n != 0 {
+		t.Fatalf("%d idle timers armed for idleTimeout 0", n)
+	}
+	e.clock.Advance(24 * time.Hour)
+	if st := s.Status().State; st != StateReady {
+		t.Fatalf("state %s", st)
+	}
+}
+
+func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": mergeMap(e.server("-crash-after", "2"), map[string]any{"requestTimeout": 50})}, nil)
+	b := e.bridge(extension.GenNew)
+	s := e.srv(b, "s")
+	mustCall(t, s, "echo", map[string]any{"text": "one"})
+	began := time.Now()
+	_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "two"}, false)
+	if kindOf(err) != KindCrashed {
+		t.Fatalf("second call: %v (kind %d), want a crash error", err, kindOf(err))
+	}
+	// Failing "at once" means long before the 50 s request timeout; 20 s is only a guard.
+	if time.Since(began) > 20*time.Second {
+		t.Fatalf("crash reported after %s: it waited for a timeout", time.Since(began))
+	}
+	if !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "may already have applied") {
+		t.Fatalf("crash error does not explain: %v", err)
+	}
+	waitState(t, s, StateAsleep)
+	if got := mustCall(t, s, "echo", map[string]any{"text": "three"}); got != "three" {
+		t.Fatalf("respawn: %q", got)
+	}
+}
+
+func TestBackoffThenPark(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"bad": e.server("-exit-on-start"), "good": e.server()}, nil)
+	b := e.bridge(extension.GenNew)
+	s := e.srv(b, "bad")
+	call := func() error {
+		_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true)
+		return err
+	}
+	if err := call(); kindOf(err) != KindStart || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("first failure: %v", err)
+	}
+	if err := call(); kindOf(err) != KindStart { // the first failure is retried at once
+		t.Fatalf("second attempt: %v", err)
+	}
+	// Now backing off: fails fast without spawning.
+	if err := call(); kindOf(err) != KindBackoff || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("during backoff: %v", err)
+	}
+	if st := s.Status(); st.State != StateBackoff || st.Failures != 2 {
+		t.Fatalf("status %+v", st)
+	}
+	for i := 3; i <= parkAfter; i++ {
+		e.clock.Advance(backoffDelay(i - 1))
+		if err := call(); kindOf(err) != KindStart && kindOf(err) != KindParked {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+	}
+	if st := s.Status().State; st != StateParked {
+		t.Fatalf("after %d failures: %s", parkAfter, st)
+	}
+	e.clock.Advance(time.Hour)
+	err := call()
+	if kindOf(err) != KindParked || !strings.Contains(err.Error(), "/mcp start bad") {
+		t.Fatalf("parked call: %v", err)
+	}
+	// One sick server never delays another.
+	if got := mustCall(t, e.srv(b, "good"), "echo", map[string]any{"text": "ok"}); got != "ok" {
+		t.Fatal(got)
+	}
+	// /mcp start clears parking and tries again.
+	if err := s.Start(ctxGuard(t)); kindOf(err) != KindStart {
+		t.Fatalf("start after parking: %v", err)
+	}
+	if st := s.Status(); st.Failures != 1 {
+		t.Fatalf("failures after explicit start = %d, want 1", st.Failures)
+	}
+}
+
+func TestBackoffDelays(t *testing.T) {
+	want := []time.Duration{0, 0, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
+	for n, w := range want {
+		if got := backoffDelay(n); got != w {
+			t.Errorf("backoffDelay(%d) = %s, want %s", n, got, w)
+		}
+	}
+	if got := backoffDelay(40); got != backoffMax {
+		t.Errorf("cap: %s", got)
+	}
+}
+
+func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{
+		"hung": mergeMap(e.server("-hang-start"), map[string]any{"connectTimeout": 1}),
+		"fine": e.server(),
+	}, nil)
+	b := e.bridge(extension.GenNew)
+	hungErr := make(chan error, 1)
+	go func() {
+		_, err := e.srv(b, "hung").Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true)
+		hungErr <- err
+	}()
+	for i := 0; i < 5; i++ {
+		if got := mustCall(t, e.srv(b, "fine"), "echo", map[string]any{"text": fmt.Sprint(i)}); got != fmt.Sprint(i) {
+			t.Fatal(got)
+		}
+	}
+	select {
+	case err := <-hungErr:
+		t.Fatalf("hung server answered before its healthy neighbour finished: %v", err)
+	default:
+	}
+	err := <-hungErr
+	if kindOf(err) != KindStart || !strings.Contains(err.Error(), "connectTimeout") {
+		t.Fatalf("hung start: %v", err)
+	}
+}
+
+func TestSingleFlightStart(t *testing.T) {
+	e := newTestEnv(t)
+	rec := t.TempDir() + "/rec.jsonl"
+	e.write(map[string]any{"s": e.server("-record", rec)}, nil)
+	b := e.bridge(extension.GenNew)
+	s := e.srv(b, "s")
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); mustCall(t, s, "echo", map[string]any{"text": "x"}) }()
+	}
+	wg.Wait()
+	inits := 0
+	for _, l := range testutil.ReadRecord(t, rec) {
+		if l.Method == "initialize" {
+			inits++
+		}
+	}
+	if inits != 1 {
+		t.Fatalf("20 concurrent calls on a sleeping server started it %d times", inits)
+	}
+}
+
+func TestCancellationReachesServer(t *testing.T) {
+	e := newTestEnv(t)
+	rec := t.TempDir() + "/rec.jsonl"
+	e.write(map[string]any{"s": e.server("-record", rec)}, nil)
+	b := e.bridge(extension.GenNew)
+	s := e.srv(b, "s")
+	mustCall(t, s, "echo", map[string]any{"text": "warm"})
+	ctx, cancel := context.WithCancel(ctxGuard(t))
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Call(ctx, "slow", map[string]any{"ms": 60000}, false)
+		errc <- err
+	}()
+	call := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "tools/call" && l.Tool == "slow" })
+	cancel()
+	if err := <-errc; kindOf(err) != KindCanceled {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })
+	if got.RequestID() != call.IDString() {
+		t.Fatalf("notifications/cancelled for request %q, the call was %q", got.RequestID(), call.IDString())
+	}
+}
+
+func TestConcurrentCallsAcrossServers(t *testing.T) {
+	e := newTestEnv(t)
+	servers := map[string]any{"hung": mergeMap(e.server("-hang-start"), map[string]any{"connectTimeout": 30})}
+	for i := 0; i < 10; i++ {
+		servers[fmt.Sprintf("s%d", i)] = e.server()
+	}
+	e.write(servers, nil)
+	b := e.bridge(extension.GenNew)
+	// A call stuck on a hung server must not slow the others.
+	go func() { _, _ = e.srv(b, "hung").Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true) }()
+	var wg sync.WaitGroup
+	errs := make(chan error, 200)
+	for i := 0; i < 200; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := fmt.Sprintf("s%d", i%10)
+			want := fmt.Sprintf("%s-call-%d", name, i)
+			r, err := e.srv(b, name).Call(ctxGuard(t), "echo", map[string]any{"text": want}, true)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if got := resultText(r); got != want {
+				errs <- fmt.Errorf("call %d got %q, want %q", i, got, want)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if st := e.srv(b, "hung").Status().State; st != StateStarting {
+		t.Fatalf("hung server state %s", st)
+	}
+}
+
+func TestJunkStdoutAndStderrFlood(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{
+		"junk":  e.server("-junk", "-banner"),
+		"noisy": e.server("-stderr-bytes", "3000000"),
+	}, nil)
+	b := e.bridge(extension.GenNew)
+	if got := mustCall(t, e.srv(b, "junk"), "echo", map[string]any{"text": "clean"}); got != "clean" {
+		t.Fatalf("junk server: %q", got)
+	}
+	n := e.srv(b, "noisy")
+	if got := mustCall(t, n, "echo", map[string]any{"text": "ok"}); got != "ok" {
+		t.Fatalf("noisy: %q", got)
+	}
+	total := 0
+	for _, l := range n.Status().Stderr {
+		total += len(l)
+	}
+	if total > 8<<10 {
+		t.Fatalf("kept %d bytes of stderr, cap is 8 KiB", total)
+	}
+}
+
+func TestManyToolsServer(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"big": e.server("-tools", "500")}, nil)
+	b := e.bridge(extension.GenNew)
+	changed, errs := b.Refresh(ctxGuard(t), []string{"big"})
+	if len(errs) > 0 || len(changed) != 1 {
+		t.Fatalf("refresh: changed %v errs %v", changed, errs)
+	}
+	if n := len(b.Tools("big")); n != 500+13 {
+		t.Fatalf("catalog has %d tools", n)
+	}
+}
+
+func mergeMap(a, b map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,230 @@
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+)
+
+// Stop timing: after stdin closes a well-behaved server exits at once; one that does not is
+// sent SIGTERM (through its supervisor, which then kills the whole group), then SIGKILL.
+// The sum stays inside the host's 2 s shutdown grace.
+const (
+	stdinGrace   = 400 * time.Millisecond
+	sigtermGrace = 700 * time.Millisecond
+	killGrace    = 300 * time.Millisecond
+	// stdoutLinger lets a last response written just before exit be read before the pipe
+	// is closed under the reader.
+	stdoutLinger = 200 * time.Millisecond
+	// stderrLineCap bounds one logged stderr line.
+	stderrLineCap = 4 << 10
+)
+
+// process is one running stdio server (with its supervisor when one is configured).
+type process struct {
+	cmd     *exec.Cmd
+	stdin   *os.File // our write end
+	stdout  *os.File // our read end
+	exited  chan struct{}
+	exitErr error // valid once exited is closed
+	tail    *ring
+}
+
+// spawn starts cfg's command. supervisor, when non-empty, is the argv prefix that runs the
+// supervise helper; the command follows after "--".
+func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logger) (*process, error) {
+	argv := append([]string{cfg.Command}, cfg.Args...)
+	if len(supervisor) > 0 {
+		argv = append(append(append([]string{}, supervisor...), "--"), argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = os.Environ()
+	for _, k := range sortedKeys(cfg.Env) {
+		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
+	}
+	cmd.Dir = dir
+	cmd.SysProcAttr = sysProcAttr()
+
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("command %q not found: install it or fix \"command\" in %s", cfg.Raw.Command, cfg.Source)
+		}
+		return nil, fmt.Errorf("spawn %q: %w", cfg.Raw.Command, err)
+	}
+	closeAll(inR, outW, errW) // the child holds these now
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), tail: newRing(32, 8<<10)}
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		pipeStderr(errR, cfg.Name, p.tail, log)
+	}()
+	go func() {
+		err := cmd.Wait()
+		// Give the stderr reader a moment so the tail explains the exit.
+		select {
+		case <-stderrDone:
+		case <-time.After(stdoutLinger):
+		}
+		p.exitErr = err
+		close(p.exited)
+		time.Sleep(stdoutLinger)
+		_ = outR.Close()
+		_ = errR.Close()
+	}()
+	return p, nil
+}
+
+// stop ends the process tree: close stdin, wait, SIGTERM, wait, SIGKILL of the group.
+func (p *process) stop(ctx context.Context) {
+	_ = p.stdin.Close()
+	if p.wait(ctx, stdinGrace) {
+		return
+	}
+	signalTree(p.cmd, syscall.SIGTERM)
+	if p.wait(ctx, sigtermGrace) {
+		return
+	}
+	signalTree(p.cmd, syscall.SIGKILL)
+	p.wait(context.Background(), killGrace)
+}
+
+func (p *process) wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// exitText describes how the process ended, with its last stderr lines.
+func (p *process) exitText() string {
+	s := "exited"
+	if p.exitErr != nil {
+		s = "exited: " + p.exitErr.Error()
+	} else {
+		s = "exited with status 0"
+	}
+	if t := p.tail.String(); t != "" {
+		s += "; last stderr: " + t
+	}
+	return s
+}
+
+func pipeStderr(r io.Reader, server string, tail *ring, log zerolog.Logger) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		long := errors.Is(err, bufio.ErrBufferFull)
+		if len(line) > 0 {
+			text := bytes.TrimSpace(line)
+			if len(text) > stderrLineCap {
+				text = text[:stderrLineCap]
+			}
+			if len(text) > 0 {
+				log.Info().Str("server", server).Str("stderr", string(text)).Msg("server stderr")
+				tail.add(string(text))
+			}
+		}
+		if long { // skip the rest of an over-long line
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
+}
+
+// ring keeps the last lines of a stream within a line and byte cap.
+type ring struct {
+	mu       sync.Mutex
+	lines    []string
+	maxLines int
+	maxBytes int
+	bytes    int
+}
+
+func newRing(maxLines, maxBytes int) *ring { return &ring{maxLines: maxLines, maxBytes: maxBytes} }
+
+func (r *ring) add(s string) {
+	if len(s) > r.maxBytes {
+		s = s[len(s)-r.maxBytes:]
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, s)
+	r.bytes += len(s)
+	for len(r.lines) > r.maxLines || r.bytes > r.maxBytes {
+		r.bytes -= len(r.lines[0])
+		r.lines = r.lines[1:]
+	}
+}
+
+// String returns the last few lines joined, short enough for an error message.
+func (r *ring) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	start := len(r.lines) - 3
+	if start < 0 {
+		start = 0
+	}
+	return Truncate(joinLines(r.lines[start:]), 600)
+}
+
+// Lines returns a copy of every kept line.
+func (r *ring) Lines() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.lines...)
+}
+
+func joinLines(ls []string) string {
+	var b bytes.Buffer
+	for i, l := range ls {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}

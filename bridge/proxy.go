@@ -1,0 +1,350 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// Budgets for proxy-mode search answers: each result's compacted schema, and the whole answer.
+const (
+	schemaBudget = 1200
+	answerBudget = 12000
+	propDescLen  = 100
+)
+
+const callToolDescription = "Call a tool of one of the user's MCP servers. First find the tool with mcp__search_tools, " +
+	"which returns each tool's server, name and input schema; then call this with those names and arguments that follow the schema. " +
+	"Returns the MCP tool's result. Arguments are checked against the schema before anything is sent."
+
+var callSchema = json.RawMessage(`{"type":"object","properties":{"server":{"type":"string","description":"MCP server name, as given by mcp__search_tools."},"tool":{"type":"string","description":"MCP tool name on that server, as given by mcp__search_tools."},"arguments":{"type":"object","description":"Arguments for the tool, following its input schema."}},"required":["server","tool"],"additionalProperties":false}`)
+
+// proxySearchAnswer lists tools with what the model needs to call them through
+// mcp__call_tool: server, tool, purpose, a compact schema and an example.
+func (b *Bridge) proxySearchAnswer(q string, shown []*entry) extension.ToolResult {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Found %d MCP tool(s) for %q. Call one with mcp__call_tool {\"server\": ..., \"tool\": ..., \"arguments\": {...}}:\n", len(shown), q)
+	for i, e := range shown {
+		var item strings.Builder
+		fmt.Fprintf(&item, "\n%d. server=%q tool=%q", i+1, e.Server, e.Tool.Name)
+		if h := Hints(e.Tool.Annotations); len(h) > 0 {
+			item.WriteString(" [" + strings.Join(h, ", ") + "]")
+		}
+		if p := FirstLine(firstNonEmpty(e.Tool.Description, e.Tool.Title), purposeLen*2); p != "" {
+			item.WriteString("\n   " + p)
+		}
+		schema := CompactSchema(e.Tool.InputSchema, schemaBudget)
+		fmt.Fprintf(&item, "\n   input schema: %s", schema)
+		fmt.Fprintf(&item, "\n   example: mcp__call_tool %s\n", exampleCall(e))
+		if sb.Len()+item.Len() > answerBudget {
+			fmt.Fprintf(&sb, "\n(%d more not shown to keep this short; search with narrower words.)\n", len(shown)-i)
+			break
+		}
+		sb.WriteString(item.String())
+	}
+	return TextResult(sb.String())
+}
+
+// CompactSchema shortens a JSON schema for display: property descriptions trimmed, long
+// enums cut, noise keywords ($schema, examples, default titles) dropped. If the result is
+// still over budget, nested detail is dropped, then only property names and types remain.
+func CompactSchema(raw json.RawMessage, budget int) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return `{"type":"object"}`
+	}
+	for _, depth := range []int{4, 2, 1} {
+		out, _ := json.Marshal(compactNode(v, depth))
+		if len(out) <= budget {
+			return string(out)
+		}
+	}
+	out, _ := json.Marshal(compactNode(v, 0))
+	return Truncate(string(out), budget)
+}
+
+func compactNode(v any, depth int) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := map[string]any{}
+	for k, val := range m {
+		switch k {
+		case "$schema", "examples", "title", "$id", "$comment", "additionalProperties":
+			continue
+		case "description":
+			if s, ok := val.(string); ok && depth > 0 {
+				out[k] = FirstLine(s, propDescLen)
+			}
+		case "enum":
+			if arr, ok := val.([]any); ok && len(arr) > 12 {
+				out[k] = append(arr[:12:12], "…")
+			} else {
+				out[k] = val
+			}
+		case "properties":
+			props, ok := val.(map[string]any)
+			if !ok {
+				continue
+			}
+			np := map[string]any{}
+			for name, p := range props {
+				if depth <= 0 {
+					if pm, ok := p.(map[string]any); ok {
+						np[name] = map[string]any{"type": pm["type"]}
+						continue
+					}
+				}
+				np[name] = compactNode(p, depth-1)
+			}
+			out[k] = np
+		case "items", "anyOf", "oneOf", "allOf", "$defs", "definitions":
+			if depth <= 0 {
+				continue
+			}
+			out[k] = compactAny(val, depth-1)
+		default:
+			out[k] = val
+		}
+	}
+	return out
+}
+
+func compactAny(v any, depth int) any {
+	switch t := v.(type) {
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = compactNode(x, depth)
+		}
+		return out
+	case map[string]any:
+		if _, isSchema := t["type"]; isSchema || depth < 0 {
+			return compactNode(t, depth)
+		}
+		out := map[string]any{}
+		for k, x := range t {
+			out[k] = compactNode(x, depth)
+		}
+		return out
+	}
+	return v
+}
+
+// exampleCall builds a one-line example call with placeholder values for required params.
+func exampleCall(e *entry) string {
+	var s struct {
+		Properties map[string]struct {
+			Type any   `json:"type"`
+			Enum []any `json:"enum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(e.Tool.InputSchema, &s)
+	args := map[string]any{}
+	for _, r := range s.Required {
+		p := s.Properties[r]
+		switch {
+		case len(p.Enum) > 0:
+			args[r] = p.Enum[0]
+		case p.Type == "number" || p.Type == "integer":
+			args[r] = 1
+		case p.Type == "boolean":
+			args[r] = true
+		case p.Type == "array":
+			args[r] = []any{}
+		case p.Type == "object":
+			args[r] = map[string]any{}
+		default:
+			args[r] = "<" + r + ">"
+		}
+	}
+	out, _ := json.Marshal(map[string]any{"server": e.Server, "tool": e.Tool.Name, "arguments": args})
+	return string(out)
+}
+
+type callArgs struct {
+	Server    string          `json:"server"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// resolveProxyCall validates an mcp__call_tool request without reaching any server: the
+// server and tool must exist (closest names suggested) and the arguments must satisfy the
+// tool's input schema.
+func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage, *extension.ToolResult) {
+	var a callArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		r := ErrorResult("%s: invalid arguments: %v. Expected {\"server\": \"...\", \"tool\": \"...\", \"arguments\": {...}}.", CallToolName, err)
+		return nil, nil, &r
+	}
+	if a.Server == "" || a.Tool == "" {
+		r := ErrorResult("%s: both \"server\" and \"tool\" are required; find them with %s.", CallToolName, SearchToolName)
+		return nil, nil, &r
+	}
+	if _, ok := b.servers[a.Server]; !ok {
+		r := ErrorResult("%s: unknown MCP server %q.%s Configured servers: %s.", CallToolName, a.Server, suggest(a.Server, b.names), strings.Join(b.names, ", "))
+		return nil, nil, &r
+	}
+	cat := b.cat.Load()
+	e, ok := cat.lookupRef(a.Server, a.Tool)
+	if !ok {
+		var tools []string
+		for _, x := range cat.entries {
+			if x.Server == a.Server {
+				tools = append(tools, x.Tool.Name)
+			}
+		}
+		r := ErrorResult("%s: server %q has no tool %q.%s Use %s to find the right tool.", CallToolName, a.Server, a.Tool, suggest(a.Tool, tools), SearchToolName)
+		return nil, nil, &r
+	}
+	args := a.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if msg := b.validator.check(e, args); msg != "" {
+		r := ErrorResult("%s: arguments for %s/%s do not match its input schema: %s. Schema: %s", CallToolName, a.Server, a.Tool, msg, CompactSchema(e.Tool.InputSchema, schemaBudget))
+		return nil, nil, &r
+	}
+	return e, args, nil
+}
+
+// suggest names the closest candidates to name, if any are close.
+func suggest(name string, candidates []string) string {
+	type scored struct {
+		s string
+		d int
+	}
+	var best []scored
+	ln := strings.ToLower(name)
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		d := editDistance(ln, lc)
+		if strings.Contains(lc, ln) || strings.Contains(ln, lc) {
+			d = min(d, 1)
+		}
+		if d <= max(2, len(name)/3) {
+			best = append(best, scored{c, d})
+		}
+	}
+	if len(best) == 0 {
+		return ""
+	}
+	sort.Slice(best, func(i, j int) bool {
+		if best[i].d != best[j].d {
+			return best[i].d < best[j].d
+		}
+		return best[i].s < best[j].s
+	})
+	if len(best) > 3 {
+		best = best[:3]
+	}
+	var names []string
+	for _, b := range best {
+		names = append(names, fmt.Sprintf("%q", b.s))
+	}
+	return " Did you mean " + strings.Join(names, " or ") + "?"
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// validator compiles input schemas on first use and checks arguments against them.
+type validator struct {
+	mu       sync.Mutex
+	compiled map[string]*jsonschema.Schema // by registered name; nil entry = not checkable
+}
+
+func (v *validator) check(e *entry, args json.RawMessage) string {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return "arguments are not valid JSON: " + err.Error()
+	}
+	if _, ok := inst.(map[string]any); !ok {
+		return "arguments must be a JSON object"
+	}
+	sch := v.schema(e)
+	if sch == nil {
+		return ""
+	}
+	if err := sch.Validate(inst); err != nil {
+		return validationText(err)
+	}
+	return ""
+}
+
+func (v *validator) schema(e *entry) *jsonschema.Schema {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.compiled == nil {
+		v.compiled = map[string]*jsonschema.Schema{}
+	}
+	if s, ok := v.compiled[e.Name]; ok {
+		return s
+	}
+	var sch *jsonschema.Schema
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(e.Tool.InputSchema))
+	if err == nil {
+		c := jsonschema.NewCompiler()
+		url := "mem:///" + e.Name + ".json"
+		if c.AddResource(url, doc) == nil {
+			sch, _ = c.Compile(url) // a schema we cannot compile is not checked: the server decides
+		}
+	}
+	v.compiled[e.Name] = sch
+	return sch
+}
+
+// validationText flattens a validation error into one line naming each failing location.
+func validationText(err error) string {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err.Error()
+	}
+	printer := message.NewPrinter(language.English)
+	var parts []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := "/" + strings.Join(e.InstanceLocation, "/")
+			parts = append(parts, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Strings(parts)
+	if len(parts) > 6 {
+		parts = append(parts[:6], fmt.Sprintf("and %d more", len(parts)-6))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,94 @@
+package bridge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+)
+
+func TestConvertResult(t *testing.T) {
+	big := strings.Repeat("x", 300<<10)
+	cases := []struct {
+		name      string
+		in        *mcp.CallToolResult
+		wantText  []string // substrings of the joined text
+		wantImage bool
+		isError   bool
+		structure string
+	}{
+		{"nil", nil, []string{"(no result)"}, false, false, ""},
+		{"empty", &mcp.CallToolResult{}, []string{"(empty result)"}, false, false, ""},
+		{"text", mcp.NewToolResultText("hello"), []string{"hello"}, false, false, ""},
+		{"error kept", mcp.NewToolResultError("bad input"), []string{"bad input"}, false, true, ""},
+		{"image", mcp.NewToolResultImage("see", "aGVsbG8=", "image/png"), []string{"see"}, true, false, ""},
+		{"audio", &mcp.CallToolResult{Content: []mcp.Content{mcp.AudioContent{Type: "audio", Data: "AAAA", MIMEType: "audio/wav"}}}, []string{"[audio audio/wav"}, false, false, ""},
+		{"text resource", &mcp.CallToolResult{Content: []mcp.Content{mcp.EmbeddedResource{Type: "resource", Resource: mcp.TextResourceContents{URI: "file:///a.txt", Text: "inside"}}}}, []string{"file:///a.txt", "inside"}, false, false, ""},
+		{"blob resource", &mcp.CallToolResult{Content: []mcp.Content{mcp.EmbeddedResource{Type: "resource", Resource: mcp.BlobResourceContents{URI: "file:///a.bin", Blob: "AAAA", MIMEType: "application/octet-stream"}}}}, []string{"file:///a.bin", "not shown"}, false, false, ""},
+		{"link", &mcp.CallToolResult{Content: []mcp.Content{mcp.ResourceLink{Type: "resource_link", URI: "https://x/y", Name: "y"}}}, []string{"[resource link] https://x/y (y)"}, false, false, ""},
+		{"structured", mcp.NewToolResultStructured(map[string]any{"sum": 3}, "3"), []string{"3"}, false, false, `{"sum":3}`},
+		{"structured only", mcp.NewToolResultStructuredOnly(map[string]any{"a": 1}), []string{`{"a":1}`}, false, false, `{"a":1}`},
+		{"over budget", mcp.NewToolResultText(big), []string{"[result truncated by mcp-bridge", "of 307200 bytes"}, false, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := ConvertResult(tc.in, DefaultBudget)
+			var text strings.Builder
+			image := false
+			total := 0
+			for _, c := range out.Content {
+				total += len(c.Text) + len(c.Data)
+				if c.Type == "image" {
+					image = c.MimeType == "image/png" && c.Data == "aGVsbG8="
+				}
+				text.WriteString(c.Text + "\n")
+			}
+			for _, w := range tc.wantText {
+				if !strings.Contains(text.String(), w) {
+					t.Errorf("text %q lacks %q", Truncate(text.String(), 300), w)
+				}
+			}
+			if image != tc.wantImage || out.IsError != tc.isError || string(out.StructuredContent) != tc.structure {
+				t.Errorf("image=%v is_error=%v structured=%s", image, out.IsError, out.StructuredContent)
+			}
+			if total > DefaultBudget.Text+DefaultBudget.Media+1024 {
+				t.Errorf("result of %d bytes exceeds the budget", total)
+			}
+		})
+	}
+}
+
+func TestMediaBudget(t *testing.T) {
+	in := mcp.NewToolResultImage("", strings.Repeat("A", 100), "image/png")
+	out := ConvertResult(in, Budget{Text: 1000, Media: 10})
+	if len(out.Content) != 1 || out.Content[0].Type != "text" || !strings.Contains(out.Content[0].Text, "omitted") {
+		t.Fatalf("oversized image not replaced: %+v", out.Content)
+	}
+}
+
+func TestDescribeAndHints(t *testing.T) {
+	yes, no := true, false
+	cases := []struct {
+		tool cache.Tool
+		want string
+	}{
+		{cache.Tool{Name: "t", Description: "Reads.", Annotations: &cache.Annotations{ReadOnlyHint: &yes, OpenWorldHint: &no}}, "Reads. [read-only]"},
+		{cache.Tool{Name: "t", Description: "Deletes.", Annotations: &cache.Annotations{DestructiveHint: &yes, IdempotentHint: &yes, OpenWorldHint: &yes}}, "Deletes. [destructive, idempotent, open-world]"},
+		{cache.Tool{Name: "t", Title: "Title only"}, "Title only"},
+		{cache.Tool{Name: "t"}, "Tool t of MCP server s."},
+	}
+	for _, tc := range cases {
+		if got := Describe("s", &tc.tool); got != tc.want {
+			t.Errorf("Describe = %q, want %q", got, tc.want)
+		}
+	}
+	long := cache.Tool{Name: "t", Description: strings.Repeat("é", 3000)}
+	if got := Describe("s", &long); len(got) > maxDescription || !strings.HasSuffix(got, "…") {
+		t.Errorf("long description not capped on a rune boundary: %d bytes", len(got))
+	}
+	if SafeToRepeat(nil) || !SafeToRepeat(&cache.Annotations{IdempotentHint: &yes}) {
+		t.Error("SafeToRepeat")
+	}
+}

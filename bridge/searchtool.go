@@ -1,0 +1,245 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/zot-mcp/mcp-bridge/cache/search"
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// Search limits: the default number of results, the most one call may ask for, and the
+// length of the one-line purpose shown per result.
+const (
+	defaultLimit    = 8
+	maxLimit        = 20
+	purposeLen      = 160
+	directoryBudget = 1800 // bytes of server directory in the search tool's description
+)
+
+var searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What you want to do, in a few words (e.g. \"create a github issue\", \"take a browser screenshot\"), a server name, or select:name1,name2 to load exact tool names."},"limit":{"type":"integer","minimum":1,"maximum":20,"description":"How many tools to return (default 8, at most 20)."}},"required":["query"],"additionalProperties":false}`)
+
+// searchDescription tells the model what the catalog holds and how to use the tool. It
+// carries a compact directory of servers so the model knows what exists without schemas.
+func (b *Bridge) searchDescription(cat *catalog) string {
+	var sb strings.Builder
+	sb.WriteString("Find tools from the user's MCP servers (GitHub, browsers, databases, docs, etc.) and make them callable. ")
+	sb.WriteString("Use it before any task that an installed MCP server could do and no tool you already have covers. ")
+	switch b.mode {
+	case ModeProxy:
+		sb.WriteString("Returns matching tools with their input schemas; call one through mcp__call_tool with {server, tool, arguments}. ")
+	default:
+		sb.WriteString("Returns the best matches (name, purpose, key parameters) and loads them: call a loaded tool by its mcp__<server>__<tool> name on your next step. ")
+	}
+	sb.WriteString("Search by task words or a server name; `select:<name>` loads exact names. Not needed for tools already loaded.")
+	names, counts := cat.servers()
+	if len(names) == 0 {
+		if len(b.names) == 0 {
+			sb.WriteString(" No MCP servers are configured yet: the user can add one with /mcp setup.")
+		} else {
+			sb.WriteString(" No tools are cached yet; they are being listed in the background.")
+		}
+		return sb.String()
+	}
+	sb.WriteString(" Servers: ")
+	used := 0
+	for i, n := range names {
+		item := fmt.Sprintf("%s (%d tools", n, counts[n])
+		if w := b.serverBlurb(cat, n); w != "" {
+			item += ": " + w
+		}
+		item += ")"
+		if used+len(item) > directoryBudget {
+			fmt.Fprintf(&sb, " and %d more servers.", len(names)-i)
+			return sb.String()
+		}
+		if i > 0 {
+			sb.WriteString("; ")
+		}
+		sb.WriteString(item)
+		used += len(item) + 2
+	}
+	sb.WriteString(".")
+	return sb.String()
+}
+
+// serverBlurb is a few words on what a server's tools cover: its most frequent
+// distinctive name words.
+func (b *Bridge) serverBlurb(cat *catalog, server string) string {
+	freq := map[string]int{}
+	for _, e := range cat.entries {
+		if e.Server != server {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(e.Tool.Name), func(r rune) bool { return !(r >= 'a' && r <= 'z') }) {
+			if len(w) < 3 || blurbStop[w] || strings.Contains(server, w) || seen[w] {
+				continue
+			}
+			seen[w] = true
+			freq[w]++
+		}
+	}
+	words := make([]string, 0, len(freq))
+	for w := range freq {
+		words = append(words, w)
+	}
+	sort.Slice(words, func(i, j int) bool {
+		if freq[words[i]] != freq[words[j]] {
+			return freq[words[i]] > freq[words[j]]
+		}
+		return words[i] < words[j]
+	})
+	if len(words) > 4 {
+		words = words[:4]
+	}
+	return strings.Join(words, ", ")
+}
+
+// blurbStop are verbs too common to say anything about a server.
+var blurbStop = map[string]bool{"get": true, "list": true, "create": true, "update": true, "delete": true, "set": true,
+	"add": true, "remove": true, "read": true, "write": true, "search": true, "the": true, "and": true, "for": true, "tool": true}
+
+type searchArgs struct {
+	Query string `json:"query"`
+	Limit *int   `json:"limit"`
+}
+
+// searchTool answers mcp__search_tools.
+func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
+	var a searchArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return ErrorResult("%s: invalid arguments: %v. Expected {\"query\": \"words\", \"limit\": 8}.", SearchToolName, err)
+	}
+	limit := defaultLimit
+	if a.Limit != nil {
+		if *a.Limit < 1 || *a.Limit > maxLimit {
+			return ErrorResult("%s: limit must be between 1 and %d (got %d).", SearchToolName, maxLimit, *a.Limit)
+		}
+		limit = *a.Limit
+	}
+	q := strings.TrimSpace(a.Query)
+	cat := b.cat.Load()
+	if q == "" {
+		return ErrorResult("%s: query is empty. Describe the task in a few words (e.g. \"list open pull requests\") or name a server.", SearchToolName)
+	}
+	if len(cat.entries) == 0 {
+		if len(b.names) == 0 {
+			return TextResult("No MCP servers are configured. The user can add one with `/mcp setup add <template>` (see `/mcp setup templates`) or by editing mcp.json, then run /reload-ext.")
+		}
+		return TextResult("No MCP tools are known yet: the servers' tool lists are still being fetched, or they failed (see /mcp). Try again shortly; new tools need /reload-ext before they can be loaded.")
+	}
+	// Ask for extra hits so filtering out unregistered tools still fills the page.
+	hits := cat.searchIndex().Search(q, limit+8)
+	var shown []*entry
+	hidden := 0
+	for _, h := range hits {
+		e := &cat.entries[h.Doc]
+		if b.mode != ModeProxy && !e.Registered {
+			hidden++
+			continue
+		}
+		if len(shown) < limit {
+			shown = append(shown, e)
+		}
+	}
+	if len(shown) == 0 {
+		msg := fmt.Sprintf("No MCP tools matched %q. Try other task words or a server name (servers: %s).", q, strings.Join(b.names, ", "))
+		if hidden > 0 {
+			msg += fmt.Sprintf(" %d matching tools were found after startup; the user must run /reload-ext before they can be loaded.", hidden)
+		}
+		return TextResult(msg)
+	}
+	if b.mode == ModeProxy {
+		return b.proxySearchAnswer(q, shown)
+	}
+	var sb strings.Builder
+	names := make([]string, len(shown))
+	fmt.Fprintf(&sb, "Loaded %d MCP tool(s) for %q — call them directly by name:\n", len(shown), q)
+	for i, e := range shown {
+		names[i] = e.Name
+		sb.WriteString(resultLine(e))
+	}
+	if len(hits) > len(shown)+hidden {
+		fmt.Fprintf(&sb, "More may match: search again with other words, a larger limit (max %d), or select:<name>.", maxLimit)
+	} else {
+		sb.WriteString("If none fits, search again with other words.")
+	}
+	if hidden > 0 {
+		fmt.Fprintf(&sb, " (%d more matches appeared after startup; /reload-ext loads them.)", hidden)
+	}
+	return extension.ToolResult{Content: []extension.Content{{Type: "text", Text: sb.String()}}, ActivateTools: names}
+}
+
+// resultLine is one search result: name, purpose, key parameters, hints.
+func resultLine(e *entry) string {
+	line := "- " + e.Name
+	if p := FirstLine(firstNonEmpty(e.Tool.Description, e.Tool.Title), purposeLen); p != "" {
+		line += ": " + p
+	}
+	if params := keyParams(e.Tool.InputSchema, 5); params != "" {
+		line += " (" + params + ")"
+	}
+	if h := Hints(e.Tool.Annotations); len(h) > 0 {
+		line += " [" + strings.Join(h, ", ") + "]"
+	}
+	return line + "\n"
+}
+
+// keyParams lists up to n parameter names, required ones first and marked with *.
+func keyParams(schema json.RawMessage, n int) string {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return ""
+	}
+	req := map[string]bool{}
+	var out []string
+	for _, r := range s.Required {
+		if _, ok := s.Properties[r]; ok && !req[r] {
+			req[r] = true
+			out = append(out, r+"*")
+		}
+	}
+	var rest []string
+	for p := range s.Properties {
+		if !req[p] {
+			rest = append(rest, p)
+		}
+	}
+	sort.Strings(rest)
+	out = append(out, rest...)
+	more := ""
+	if len(out) > n {
+		more = fmt.Sprintf(", +%d", len(out)-n)
+		out = out[:n]
+	}
+	return strings.Join(out, ", ") + more
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// decodeArgs decodes tool arguments; absent or null arguments decode as {}.
+func decodeArgs(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// docFor exposes a catalog entry as a search document (used by tests and benchmarks).
+func docFor(e *entry) search.Doc {
+	return search.Doc{ID: e.Name, Server: e.Server, Tool: e.Tool.Name, Title: e.Tool.Title, Description: e.Tool.Description,
+		Params: search.ParamsFromSchema(e.Tool.InputSchema)}
+}

@@ -1,0 +1,200 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/internal/supervise"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+)
+
+// loadedBridge configures two fake servers, fills the cache and returns a fresh bridge
+// loaded from it (as a new zot session would be).
+func loadedBridge(t *testing.T, gen extension.Generation, top map[string]any) (*testEnv, *Bridge) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"alpha": e.server("-name", "alpha"), "beta": e.server("-name", "beta")}, top)
+	first := e.bridge(gen)
+	if _, errs := first.Refresh(ctxGuard(t), []string{"alpha", "beta"}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return e, e.bridge(gen)
+}
+
+func runSearch(t *testing.T, b *Bridge, args any) extension.ToolResult {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	if s, ok := args.(string); ok {
+		raw = []byte(s)
+	}
+	return b.CallTool(context.Background(), extension.ToolCall{ID: "x", Name: SearchToolName, Args: raw})
+}
+
+func TestSearchTool(t *testing.T) {
+	_, b := loadedBridge(t, extension.GenNew, nil)
+	cases := []struct {
+		name     string
+		args     any
+		isError  bool
+		activate []string // exact activation list; nil means "none"
+		prefix   []string // expected first activations
+		text     string
+	}{
+		{"empty query", map[string]any{"query": "  "}, true, nil, nil, "query is empty"},
+		{"missing query", map[string]any{}, true, nil, nil, "query is empty"},
+		{"bad json", `{"query":`, true, nil, nil, "invalid arguments"},
+		{"wrong type", map[string]any{"query": 3}, true, nil, nil, "invalid arguments"},
+		{"limit too big", map[string]any{"query": "echo", "limit": 21}, true, nil, nil, "limit must be between 1 and 20"},
+		{"limit zero", map[string]any{"query": "echo", "limit": 0}, true, nil, nil, "limit must be between 1 and 20"},
+		{"no match", map[string]any{"query": "zzqqxx flurble"}, false, nil, nil, "No MCP tools matched"},
+		{"select", map[string]any{"query": "select:mcp__beta__add,mcp__alpha__echo"}, false, []string{"mcp__beta__add", "mcp__alpha__echo"}, nil, "Loaded 2"},
+		{"exact mcp name", map[string]any{"query": "echo", "limit": 2}, false, []string{"mcp__alpha__echo", "mcp__beta__echo"}, nil, ""},
+		{"exact full name", map[string]any{"query": "mcp__beta__pid", "limit": 1}, false, []string{"mcp__beta__pid"}, nil, ""},
+		{"task words, server named", map[string]any{"query": "add two numbers with beta"}, false, nil, []string{"mcp__beta__add"}, "(a*, b*)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runSearch(t, b, tc.args)
+			text := textOf(t, r)
+			if r.IsError != tc.isError || !strings.Contains(text, tc.text) {
+				t.Fatalf("is_error=%v text=%q", r.IsError, text)
+			}
+			if tc.activate != nil && strings.Join(r.ActivateTools, ",") != strings.Join(tc.activate, ",") {
+				t.Fatalf("activated %v, want %v", r.ActivateTools, tc.activate)
+			}
+			if tc.activate == nil && tc.prefix == nil && len(r.ActivateTools) > 0 {
+				t.Fatalf("activated %v, want nothing", r.ActivateTools)
+			}
+			for i, p := range tc.prefix {
+				if i >= len(r.ActivateTools) || r.ActivateTools[i] != p {
+					t.Fatalf("activated %v, want prefix %v", r.ActivateTools, tc.prefix)
+				}
+			}
+			for _, n := range r.ActivateTools {
+				if !strings.Contains(text, "- "+n) {
+					t.Fatalf("activated %s not listed in %q", n, text)
+				}
+			}
+		})
+	}
+	// Default limit and stable order.
+	r1 := runSearch(t, b, map[string]any{"query": "server"})
+	r2 := runSearch(t, b, map[string]any{"query": "server"})
+	if len(r1.ActivateTools) > defaultLimit || strings.Join(r1.ActivateTools, ",") != strings.Join(r2.ActivateTools, ",") {
+		t.Fatalf("default limit/stability: %v vs %v", r1.ActivateTools, r2.ActivateTools)
+	}
+}
+
+func TestSearchDescriptionHasDirectory(t *testing.T) {
+	_, b := loadedBridge(t, extension.GenNew, nil)
+	d := b.searchDescription(b.cat.Load())
+	for _, want := range []string{"alpha (13 tools", "beta (13 tools", "select:"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("description lacks %q: %s", want, d)
+		}
+	}
+	if len(d) > 3000 {
+		t.Errorf("description is %d bytes", len(d))
+	}
+}
+
+func TestSearchWithoutServersOrCache(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{}, nil)
+	b := e.bridge(extension.GenNew)
+	r := runSearch(t, b, map[string]any{"query": "anything"})
+	if r.IsError || !strings.Contains(textOf(t, r), "/mcp setup add") || len(r.ActivateTools) > 0 {
+		t.Fatalf("no servers: %q", textOf(t, r))
+	}
+	// Tools discovered after startup are searchable but not activated (the host does not
+	// know them until /reload-ext).
+	e.write(map[string]any{"late": e.server()}, nil)
+	b = e.bridge(extension.GenNew)
+	if _, errs := b.Refresh(ctxGuard(t), []string{"late"}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	r = runSearch(t, b, map[string]any{"query": "echo"})
+	if len(r.ActivateTools) != 0 || !strings.Contains(textOf(t, r), "/reload-ext") {
+		t.Fatalf("unregistered tools activated: %v %q", r.ActivateTools, textOf(t, r))
+	}
+}
+
+func TestUnknownToolSuggests(t *testing.T) {
+	_, b := loadedBridge(t, extension.GenNew, nil)
+	r := b.CallTool(context.Background(), extension.ToolCall{ID: "1", Name: "mcp__alpha__ecoh"})
+	if !r.IsError || !strings.Contains(textOf(t, r), `Did you mean "mcp__alpha__echo"`) {
+		t.Fatalf("%q", textOf(t, r))
+	}
+}
+
+// TestListChangedUpdatesCacheAndNotifiesOnce drives an in-process bridge through the fake
+// host; the server adds a tool after initialization and announces it.
+func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": e.server("-list-changed-after", "300")}, nil)
+	pre := e.bridge(extension.GenNew)
+	if _, errs := pre.Refresh(ctxGuard(t), []string{"s"}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	pre.Close(ctxGuard(t))
+	before, _ := cache.Read(pre.opts.CachePath)
+	for _, tl := range before.Servers["s"].Tools {
+		if tl.Name == "late_tool" {
+			t.Fatal("late_tool cached before the change was announced: the fixture is broken")
+		}
+	}
+
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: SystemClock{}, Log: zerolog.New(io.Discard),
+		Supervisor: []string{testBinary(), supervise.Arg}})
+	h, in, out := exttest.NewPipe(t)
+	ctx := ctxGuard(t)
+	done := make(chan error, 1)
+	go func() { done <- extension.Run(ctx, in, out, b, extension.Options{Name: "mcp"}) }()
+	h.ExpectHello(ctx)
+	h.Handshake(ctx, exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}})
+	if r, err := h.CallTool(ctx, "1", "mcp__s__echo", map[string]any{"text": "wake"}); err != nil || r.IsError {
+		t.Fatalf("wake: %v %s", err, r.Text())
+	}
+	n, err := h.WaitNotify(ctx, "changed its tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(n.Message, "/reload-ext") {
+		t.Fatalf("notice: %q", n.Message)
+	}
+	after, _ := cache.Read(b.opts.CachePath)
+	found := false
+	for _, tl := range after.Servers["s"].Tools {
+		found = found || tl.Name == "late_tool"
+	}
+	if !found {
+		t.Fatal("cache entry not updated with late_tool")
+	}
+	// A refresh that finds nothing new sends no second notice.
+	if r, err := h.Command(ctx, "c", "mcp", "refresh s"); err != nil || !strings.Contains(r.Display, "No tool changes") {
+		t.Fatalf("refresh: %v %q", err, r.Display)
+	}
+	if err := h.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	b.Close(ctx)
+	for _, f := range h.Pending() {
+		if f.Type == "notify" && strings.Contains(string(f.Raw), "changed its tools") {
+			t.Fatalf("second list_changed notice: %s", f.Raw)
+		}
+	}
+	if left := testutil.WaitNoProcs(ctx, e.marker); len(left) > 0 {
+		t.Fatalf("left processes: %v", left)
+	}
+}
+
+func testBinary() string { return mustExecutable() }
+

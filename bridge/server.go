@@ -1,0 +1,638 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+)
+
+// State is where a server is in its lifecycle.
+type State int
+
+// The lifecycle states. A server starts Asleep (or Disabled), wakes on demand, and goes
+// back to sleep after its idle timeout.
+const (
+	StateAsleep   State = iota // not running; the next call starts it
+	StateStarting              // spawn/connect + initialize + tools/list under way
+	StateReady                 // connected and serving calls
+	StateStopping              // being shut down
+	StateBackoff               // the last start or run failed; no new start before RetryAt
+	StateParked                // failed too often in a row; only /mcp start tries again
+	StateDisabled              // disabled in config or the config entry is broken
+)
+
+func (s State) String() string {
+	switch s {
+	case StateAsleep:
+		return "asleep"
+	case StateStarting:
+		return "starting"
+	case StateReady:
+		return "ready"
+	case StateStopping:
+		return "stopping"
+	case StateBackoff:
+		return "backing off"
+	case StateParked:
+		return "parked"
+	case StateDisabled:
+		return "disabled"
+	}
+	return "unknown"
+}
+
+// Failure policy: the first failure is retried by the next call at once, later ones wait
+// backoffBase·2^(n-2) (capped), and after parkAfter failures in a row the server is parked.
+const (
+	backoffBase = 500 * time.Millisecond
+	backoffMax  = 30 * time.Second
+	parkAfter   = 5
+)
+
+func backoffDelay(failures int) time.Duration {
+	if failures <= 1 {
+		return 0
+	}
+	d := backoffBase << (failures - 2)
+	if d > backoffMax || d <= 0 {
+		return backoffMax
+	}
+	return d
+}
+
+// ClientName and ClientVersion are what the bridge calls itself in MCP initialize.
+const (
+	ClientName    = "zot-mcp-bridge"
+	ClientVersion = "0.1.0"
+)
+
+// serverDeps is what every Server shares with the bridge.
+type serverDeps struct {
+	clock      Clock
+	log        zerolog.Logger
+	projectDir string
+	supervisor []string
+	// onListChanged is called (in its own goroutine) when a running server announces a new
+	// tool list.
+	onListChanged func(server string)
+}
+
+// Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
+// handling and backoff. All fields behind mu.
+type Server struct {
+	cfg *config.Server
+	d   *serverDeps
+
+	mu        sync.Mutex
+	state     State
+	conn      *conn
+	attempt   *attempt // the start in flight, when Starting
+	stopped   chan struct{}
+	gen       uint64 // bumped by every stop; a start of an older generation discards itself
+	inflight  int
+	idleTimer Timer
+	idleSeq   uint64
+	lastUsed  time.Time
+	failures  int
+	retryAt   time.Time
+	lastErr   string
+	lastErrAt time.Time
+	tools     []mcp.Tool
+	info      connInfo
+}
+
+type attempt struct {
+	done   chan struct{}
+	err    error
+	cancel context.CancelFunc
+}
+
+// conn is one live connection.
+type conn struct {
+	client *client.Client
+	proc   *process // nil for HTTP transports
+	info   connInfo
+}
+
+type connInfo struct {
+	transport    config.Transport
+	serverName   string
+	instructions string
+}
+
+func newServer(cfg *config.Server, d *serverDeps) *Server {
+	s := &Server{cfg: cfg, d: d, state: StateAsleep}
+	if !cfg.Usable() {
+		s.state = StateDisabled
+	}
+	return s
+}
+
+// Name is the configured server name.
+func (s *Server) Name() string { return s.cfg.Name }
+
+// Config is the server's configuration.
+func (s *Server) Config() *config.Server { return s.cfg }
+
+// Status is a snapshot for /mcp and doctor.
+type Status struct {
+	State     State
+	Tools     int // tools seen on the last successful list (0 if never listed this session)
+	InFlight  int
+	LastUsed  time.Time
+	LastError string
+	ErrorAt   time.Time
+	RetryAt   time.Time
+	Failures  int
+	Transport config.Transport
+	Stderr    []string
+}
+
+// Status returns the current state.
+func (s *Server) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{State: s.state, Tools: len(s.tools), InFlight: s.inflight, LastUsed: s.lastUsed,
+		LastError: s.lastErr, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.transport}
+	if s.state == StateDisabled && s.cfg.Err != "" {
+		st.LastError = s.cfg.Err
+	}
+	if s.conn != nil && s.conn.proc != nil {
+		st.Stderr = s.conn.proc.tail.Lines()
+	}
+	return st
+}
+
+// ErrKind classifies a failure so messages can say what to do next.
+type ErrKind int
+
+// Failure kinds.
+const (
+	KindStart    ErrKind = iota + 1 // spawn, connect, initialize or list failed
+	KindBackoff                     // not retried yet after earlier failures
+	KindParked                      // parked after repeated failures
+	KindDisabled                    // disabled or broken in config
+	KindCrashed                     // the server went away during the call
+	KindTimeout                     // our deadline passed
+	KindCanceled                    // the caller gave up
+	KindCall                        // the server answered with a protocol error
+	KindStopped                     // stopped (by /mcp stop or shutdown) while in use
+)
+
+// Error is a failure of a server operation, worded for the model and the user.
+type Error struct {
+	Kind   ErrKind
+	Server string
+	Msg    string
+	Err    error
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+func (s *Server) errorf(kind ErrKind, err error, format string, args ...any) *Error {
+	return &Error{Kind: kind, Server: s.cfg.Name, Err: err, Msg: fmt.Sprintf("MCP server %q: ", s.cfg.Name) + fmt.Sprintf(format, args...)}
+}
+
+// acquire returns a ready connection, starting the server if needed, and counts the
+// caller as in flight (pair with release).
+func (s *Server) acquire(ctx context.Context) (*conn, error) {
+	for {
+		s.mu.Lock()
+		switch s.state {
+		case StateReady:
+			s.inflight++
+			s.disarmIdle()
+			c := s.conn
+			s.mu.Unlock()
+			return c, nil
+		case StateDisabled:
+			s.mu.Unlock()
+			if s.cfg.Err != "" {
+				return nil, s.errorf(KindDisabled, nil, "config error: %s", s.cfg.Err)
+			}
+			return nil, s.errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and run /reload-ext", s.cfg.Source)
+		case StateParked:
+			msg := s.lastErr
+			s.mu.Unlock()
+			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run /mcp start %s", parkAfter, msg, s.cfg.Name)
+		case StateBackoff:
+			now := s.d.clock.Now()
+			if now.Before(s.retryAt) {
+				msg, wait := s.lastErr, s.retryAt.Sub(now).Round(100*time.Millisecond)
+				s.mu.Unlock()
+				return nil, s.errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run /mcp start %s", msg, wait, s.cfg.Name)
+			}
+			s.beginStartLocked()
+		case StateAsleep:
+			s.beginStartLocked()
+		case StateStarting:
+		case StateStopping:
+			ch := s.stopped
+			s.mu.Unlock()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return nil, s.ctxErr(ctx, "waiting for the server to stop before restarting it")
+			}
+			continue
+		}
+		a := s.attempt
+		s.mu.Unlock()
+		select {
+		case <-a.done:
+			if a.err != nil {
+				return nil, a.err
+			}
+		case <-ctx.Done():
+			return nil, s.ctxErr(ctx, "waiting for the server to start")
+		}
+	}
+}
+
+func (s *Server) ctxErr(ctx context.Context, doing string) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return s.errorf(KindTimeout, ctx.Err(), "timed out %s", doing)
+	}
+	return s.errorf(KindCanceled, ctx.Err(), "cancelled while %s", doing)
+}
+
+// release ends one in-flight use; the idle timer starts when the last one ends.
+func (s *Server) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight--
+	s.lastUsed = s.d.clock.Now()
+	if s.state == StateReady && s.inflight == 0 {
+		s.armIdleLocked()
+	}
+}
+
+func (s *Server) disarmIdle() {
+	s.idleSeq++
+	if s.idleTimer != nil {
+		s.idleTimer.Stop()
+		s.idleTimer = nil
+	}
+}
+
+func (s *Server) armIdleLocked() {
+	s.disarmIdle()
+	if s.cfg.IdleTimeout <= 0 {
+		return
+	}
+	seq := s.idleSeq
+	s.idleTimer = s.d.clock.AfterFunc(s.cfg.IdleTimeout, func() { s.idleFired(seq) })
+}
+
+func (s *Server) idleFired(seq uint64) {
+	s.mu.Lock()
+	if seq != s.idleSeq || s.state != StateReady || s.inflight > 0 {
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.d.log.Info().Str("server", s.cfg.Name).Dur("idle", s.cfg.IdleTimeout).Msg("idle timeout, putting server to sleep")
+	s.Stop(context.Background())
+}
+
+// beginStartLocked launches a start attempt shared by every caller until it finishes.
+func (s *Server) beginStartLocked() {
+	s.state = StateStarting
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ConnectTimeout)
+	a := &attempt{done: make(chan struct{}), cancel: cancel}
+	s.attempt = a
+	gen := s.gen
+	go s.runStart(ctx, gen, a)
+}
+
+func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
+	defer a.cancel()
+	began := time.Now()
+	c, tools, err := s.connect(ctx)
+	s.mu.Lock()
+	if gen != s.gen { // stopped meanwhile
+		s.mu.Unlock()
+		if c != nil {
+			c.close(context.Background())
+		}
+		a.err = s.errorf(KindStopped, nil, "stopped while starting")
+		close(a.done)
+		return
+	}
+	if err != nil {
+		a.err = s.failLocked(err)
+		s.mu.Unlock()
+		close(a.done)
+		s.d.log.Warn().Str("server", s.cfg.Name).Err(err).Msg("start failed")
+		return
+	}
+	s.conn, s.tools, s.info = c, tools, c.info
+	s.state = StateReady
+	s.attempt = nil
+	s.lastUsed = s.d.clock.Now()
+	if s.inflight == 0 {
+		s.armIdleLocked()
+	}
+	s.mu.Unlock()
+	close(a.done)
+	s.d.log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Dur("took", time.Since(began)).Msg("server ready")
+	if c.proc != nil {
+		go s.watchExit(c)
+	}
+}
+
+// failLocked records a failed start or run and moves to backoff or parked.
+func (s *Server) failLocked(err error) *Error {
+	s.failures++
+	s.lastErr = err.Error()
+	s.lastErrAt = s.d.clock.Now()
+	s.conn, s.attempt = nil, nil
+	var e *Error
+	if !errors.As(err, &e) {
+		e = s.errorf(KindStart, err, "failed to start: %s", err.Error())
+	}
+	if s.failures >= parkAfter {
+		s.state = StateParked
+		return s.errorf(KindParked, err, "%s — parked after %d failed attempts in a row; fix the cause, then run /mcp start %s", e.Msg, s.failures, s.cfg.Name)
+	}
+	if d := backoffDelay(s.failures); d > 0 {
+		s.state = StateBackoff
+		s.retryAt = s.d.clock.Now().Add(d)
+	} else {
+		s.state = StateAsleep
+	}
+	return e
+}
+
+// watchExit notices a server that exits on its own.
+func (s *Server) watchExit(c *conn) {
+	<-c.proc.exited
+	s.mu.Lock()
+	if s.conn != c {
+		s.mu.Unlock()
+		return
+	}
+	s.gen++
+	s.disarmIdle()
+	msg := c.proc.exitText()
+	s.failLocked(errors.New(msg))
+	s.mu.Unlock()
+	s.d.log.Warn().Str("server", s.cfg.Name).Str("exit", msg).Msg("server exited unexpectedly")
+	_ = c.client.Close()
+}
+
+// Start wakes the server now (clearing backoff and parking) and waits until it is ready.
+func (s *Server) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.state == StateBackoff || s.state == StateParked {
+		s.state = StateAsleep
+		s.failures = 0
+	}
+	s.mu.Unlock()
+	if _, err := s.acquire(ctx); err != nil {
+		return err
+	}
+	s.release()
+	return nil
+}
+
+// Stop closes the connection and ends the server's process tree. In-flight calls fail.
+func (s *Server) Stop(ctx context.Context) {
+	s.mu.Lock()
+	s.gen++
+	s.disarmIdle()
+	c := s.conn
+	switch s.state {
+	case StateStarting:
+		s.state = StateAsleep
+		s.attempt.cancel()
+		s.attempt = nil
+	case StateReady:
+		s.state = StateStopping
+		s.stopped = make(chan struct{})
+	}
+	s.conn = nil
+	ch := s.stopped
+	s.mu.Unlock()
+	if c == nil {
+		return
+	}
+	c.close(ctx)
+	s.mu.Lock()
+	if s.state == StateStopping {
+		s.state = StateAsleep
+	}
+	s.mu.Unlock()
+	close(ch)
+	s.d.log.Info().Str("server", s.cfg.Name).Msg("server stopped")
+}
+
+// Tools returns the tools seen on the last list.
+func (s *Server) Tools() []mcp.Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools
+}
+
+func (c *conn) close(ctx context.Context) {
+	if c.proc == nil {
+		_ = c.client.Close()
+		return
+	}
+	// Closing the client closes the server's stdin; stop escalates from there.
+	done := make(chan struct{})
+	go func() { _ = c.client.Close(); close(done) }()
+	c.proc.stop(ctx)
+	<-done
+}
+
+// connect opens a connection of the configured transport, initializes and lists tools.
+func (s *Server) connect(ctx context.Context) (*conn, []mcp.Tool, error) {
+	switch s.cfg.Transport {
+	case config.TransportStdio:
+		return s.connectStdio(ctx)
+	case config.TransportStreamableHTTP, config.TransportSSE:
+		return s.connectHTTP(ctx)
+	}
+	return nil, nil, s.errorf(KindStart, nil, "unknown transport %q", s.cfg.Transport)
+}
+
+func (s *Server) workDir() string {
+	if s.cfg.Cwd != "" {
+		return s.cfg.Cwd
+	}
+	return s.d.projectDir
+}
+
+func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
+	p, err := spawn(s.cfg, s.workDir(), s.d.supervisor, s.d.log)
+	if err != nil {
+		return nil, nil, s.errorf(KindStart, err, "%s", err.Error())
+	}
+	cl := client.NewClient(transport.NewIO(p.stdout, p.stdin, nil))
+	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}}
+	tools, err := s.handshake(ctx, c)
+	if err != nil {
+		exited := false
+		if ctx.Err() == nil { // the transport may fail a moment before the exit is reaped
+			select {
+			case <-p.exited:
+				exited = true
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		c.close(context.Background())
+		if exited {
+			return nil, nil, s.errorf(KindStart, err, "failed to start: process %s", p.exitText())
+		}
+		return nil, nil, s.errorf(KindStart, err, "failed to start: %s%s", describeStartErr(ctx, err, s.cfg.ConnectTimeout), stderrHint(p))
+	}
+	return c, tools, nil
+}
+
+func stderrHint(p *process) string {
+	if t := p.tail.String(); t != "" {
+		return "; last stderr: " + t
+	}
+	return ""
+}
+
+func describeStartErr(ctx context.Context, err error, limit time.Duration) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Sprintf("no answer within connectTimeout (%s); raise \"connectTimeout\" if the server is slow to start (a first npx run downloads packages)", limit)
+	}
+	return err.Error()
+}
+
+// handshake starts the client, initializes, subscribes to list changes and lists tools.
+func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
+	if err := c.client.Start(context.Background()); err != nil {
+		return nil, fmt.Errorf("transport: %w", err)
+	}
+	c.client.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationToolsListChanged) && s.d.onListChanged != nil {
+			go s.d.onListChanged(s.cfg.Name)
+		}
+	})
+	req := mcp.InitializeRequest{}
+	// Every server measured speaks the initialize handshake; pinning it avoids a probe
+	// round trip (server/discover) that legacy servers answer with an error.
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: ClientVersion}
+	res, err := c.client.Initialize(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	c.info.serverName = res.ServerInfo.Name
+	c.info.instructions = Truncate(strings.TrimSpace(res.Instructions), 2000)
+	if res.Capabilities.Tools == nil {
+		return nil, nil
+	}
+	var tools []mcp.Tool
+	for t, err := range c.client.IterTools(ctx, mcp.ListToolsRequest{}) {
+		if err != nil {
+			return nil, fmt.Errorf("list tools: %w", err)
+		}
+		tools = append(tools, t)
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	return tools, nil
+}
+
+// ListTools re-lists the tools of a running server (for list_changed and refresh).
+func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
+	c, err := s.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.release()
+	var tools []mcp.Tool
+	for t, err := range c.client.IterTools(ctx, mcp.ListToolsRequest{}) {
+		if err != nil {
+			return nil, s.errorf(KindCall, err, "list tools: %v", err)
+		}
+		tools = append(tools, t)
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	s.mu.Lock()
+	if s.conn == c {
+		s.tools = tools
+	}
+	s.mu.Unlock()
+	return tools, nil
+}
+
+// Call runs one tools/call with the original MCP tool name. budget bounds the whole call
+// including a cold start; safeRepeat says whether the tool is read-only or idempotent (it
+// only changes the wording of timeout errors).
+func (s *Server) Call(ctx context.Context, tool string, args map[string]any, safeRepeat bool) (*mcp.CallToolResult, error) {
+	c, err := s.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.release()
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := c.client.CallTool(cctx, req)
+	if err == nil {
+		s.mu.Lock()
+		s.failures = 0
+		s.mu.Unlock()
+		return res, nil
+	}
+	if c.proc != nil {
+		select {
+		case <-c.proc.exited:
+			return nil, s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", c.proc.exitText(), tool, repeatWarning(safeRepeat))
+		case <-time.After(50 * time.Millisecond):
+			// the transport may fail a moment before the exit is reaped
+		}
+		select {
+		case <-c.proc.exited:
+			return nil, s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", c.proc.exitText(), tool, repeatWarning(safeRepeat))
+		default:
+		}
+	}
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, s.errorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
+	case ctx.Err() != nil:
+		return nil, s.errorf(KindCanceled, err, "call to %s cancelled", tool)
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return nil, s.errorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
+	case errors.Is(err, transport.ErrTransportClosed):
+		return nil, s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+	}
+	return nil, s.errorf(KindCall, err, "%s failed: %v", tool, err)
+}
+
+func repeatWarning(safe bool) string {
+	if safe {
+		return "."
+	}
+	return ". The server may already have applied the call: check before retrying, a retry may repeat it."
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,359 @@
+package search
+
+import (
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// parallelMin is the corpus size from which New tokenises on several cores.
+const parallelMin = 2048
+
+// New builds an index over docs. docs is not retained. Large corpora are
+// tokenised on up to GOMAXPROCS goroutines; the result does not depend on
+// how many were used.
+func New(docs []Doc) *Index {
+	workers := 1
+	if len(docs) >= parallelMin {
+		workers = min(runtime.GOMAXPROCS(0), 8, len(docs)/(parallelMin/2))
+	}
+	return newIndex(docs, workers)
+}
+
+// newIndex builds the index tokenising on the given number of goroutines.
+func newIndex(docs []Doc, workers int) *Index {
+	ix := &Index{
+		docs:     make([]docMeta, len(docs)),
+		products: map[string][]int32{},
+		byID:     make(map[string][]int32, len(docs)),
+		byTool:   make(map[string][]int32, len(docs)),
+	}
+	n := len(docs)
+
+	// Servers, in order of first appearance, and the exact-name maps.
+	servers := map[string]int32{}
+	var serverWords [][]string
+	for d := range docs {
+		name := docs[d].Server
+		sid, ok := servers[name]
+		if !ok {
+			sid = int32(len(serverWords))
+			servers[name] = sid
+			serverWords = append(serverWords, partWords(name))
+		}
+		ix.docs[d] = docMeta{id: docs[d].ID, server: sid}
+		lid := strings.ToLower(docs[d].ID)
+		ix.byID[lid] = append(ix.byID[lid], int32(d))
+		lt := strings.ToLower(docs[d].Tool)
+		ix.byTool[lt] = append(ix.byTool[lt], int32(d))
+	}
+	for _, ds := range ix.byTool {
+		sort.Slice(ds, func(i, j int) bool { return ix.docs[ds[i]].id < ix.docs[ds[j]].id })
+	}
+
+	// Tokenise in shards of consecutive docs.
+	workers = max(1, min(workers, n))
+	fieldLen := make([][numFields]float32, n)
+	shards := make([]*shard, workers)
+	var wg sync.WaitGroup
+	for w := range shards {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		sh := newShard(hi - lo)
+		shards[w] = sh
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := lo; d < hi; d++ {
+				sh.doc(d, lo, &docs[d], &ix.docs[d], serverWords[ix.docs[d].server], fieldLen[d:d+1])
+			}
+		}()
+	}
+	wg.Wait()
+
+	// Merge shard vocabularies in doc order and remap their entries.
+	ix.vocab = make(map[string]int32, 4096)
+	total := 0
+	for _, sh := range shards {
+		total += len(sh.entries)
+	}
+	entries := make([]entry, 0, total)
+	docStart := make([]int32, 0, n+1)
+	for w, sh := range shards {
+		remap := make([]int32, len(sh.terms))
+		for local, t := range sh.terms {
+			id, ok := ix.vocab[t]
+			if !ok {
+				id = int32(len(ix.vocab))
+				ix.vocab[t] = id
+			}
+			remap[local] = id
+		}
+		base := int32(len(entries))
+		for i := range sh.entries {
+			sh.entries[i].term = remap[sh.entries[i].term]
+		}
+		entries = append(entries, sh.entries...)
+		sh.entries = nil
+		for _, s := range sh.docStart {
+			docStart = append(docStart, base+s)
+		}
+		lo := n * w / workers
+		for d := lo; d < lo+len(sh.docStart); d++ {
+			if v := ix.docs[d].verbTerm; v >= 0 {
+				ix.docs[d].verbTerm = remap[v]
+			}
+		}
+	}
+	docStart = append(docStart, int32(len(entries)))
+
+	ix.postings, ix.idf = postings(entries, docStart, fieldLen, len(ix.vocab))
+	ix.findProducts(serverWords)
+	return ix
+}
+
+// partWords returns the analysed words of s without the whole forms of
+// camelCase words.
+func partWords(s string) []string {
+	var words []string
+	forEachToken(s, nil, func(w []byte, whole bool) {
+		if !whole {
+			words = append(words, string(w))
+		}
+	})
+	return words
+}
+
+// entry is the per-field term frequency of one term in one document.
+type entry struct {
+	term     int32
+	tf       [numFields]uint16
+	nameWord bool
+}
+
+// shard tokenises a run of consecutive documents with its own vocabulary.
+type shard struct {
+	vocab    map[string]int32 // analysed term → local id
+	terms    []string         // local id → term
+	raw      map[string]int32 // raw word → local id, -1 for stop words
+	seenDoc  []int32          // local id → last doc+1 that used it
+	slot     []int32          // local id → index into entries for that doc
+	entries  []entry
+	docStart []int32 // per doc, index of its first entry
+	buf      []byte
+}
+
+func newShard(docs int) *shard {
+	return &shard{
+		vocab:    make(map[string]int32, 2048),
+		raw:      make(map[string]int32, 4096),
+		entries:  make([]entry, 0, docs*40),
+		docStart: make([]int32, 0, docs),
+		buf:      make([]byte, 0, 64),
+	}
+}
+
+// termID returns the local id of the analysed term w, adding it when new.
+func (sh *shard) termID(w []byte) int32 {
+	if id, ok := sh.vocab[string(w)]; ok {
+		return id
+	}
+	id := int32(len(sh.terms))
+	t := string(w)
+	sh.vocab[t] = id
+	sh.terms = append(sh.terms, t)
+	sh.seenDoc = append(sh.seenDoc, 0)
+	sh.slot = append(sh.slot, 0)
+	return id
+}
+
+// rawTerm returns the local id of the raw lower-case word w, or -1 for a stop
+// word, caching the analysis of each distinct raw word.
+func (sh *shard) rawTerm(w []byte) int32 {
+	if id, ok := sh.raw[string(w)]; ok {
+		return id
+	}
+	key := string(w)
+	id := int32(-1)
+	if t := singularBytes(w); !stopWords[string(t)] {
+		id = sh.termID(t)
+	}
+	sh.raw[key] = id
+	return id
+}
+
+// add counts one occurrence of local term id in field f of document d.
+func (sh *shard) add(d int, f int, id int32, fieldLen *[numFields]float32) *entry {
+	if sh.seenDoc[id] != int32(d)+1 {
+		sh.seenDoc[id] = int32(d) + 1
+		sh.slot[id] = int32(len(sh.entries))
+		sh.entries = append(sh.entries, entry{term: id})
+	}
+	e := &sh.entries[sh.slot[id]]
+	if e.tf[f] < math.MaxUint16 {
+		e.tf[f]++
+	}
+	fieldLen[f]++
+	return e
+}
+
+// addText indexes the words of s, cut to at most maxBytes at a word boundary
+// (0: no cap), into field f of document d.
+func (sh *shard) addText(d, f int, s string, maxBytes int, fieldLen *[numFields]float32) {
+	if maxBytes > 0 && len(s) > maxBytes {
+		cut := maxBytes
+		for cut < len(s) && s[cut] != ' ' {
+			cut++
+		}
+		s = s[:cut]
+	}
+	forEachWord(s, sh.buf, func(w []byte, _ bool) {
+		if id := sh.rawTerm(w); id >= 0 {
+			sh.add(d, f, id, fieldLen)
+		}
+	})
+}
+
+// doc tokenises document d (the lo-th of the shard's first document) into the
+// shard and fills in meta's name-derived fields; meta.verbTerm is left as a
+// local id (or -1) for New to remap.
+func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, fl [][numFields]float32) {
+	fieldLen := &fl[0]
+	sh.docStart = append(sh.docStart, int32(len(sh.entries)))
+	meta.verbTerm = -1
+
+	// Tool name: namespace prefixes (server words, "api", "kubectl", …) are
+	// indexed but do not count as the name's own words.
+	var words, wholes []string
+	forEachToken(doc.Tool, sh.buf, func(w []byte, whole bool) {
+		if whole {
+			wholes = append(wholes, string(w))
+		} else {
+			words = append(words, string(w))
+		}
+	})
+	core := 0
+	for core < len(words)-1 && (namePrefixes[words[core]] || contains(serverWords, words[core])) {
+		core++
+	}
+	for i, w := range words {
+		id := sh.termID([]byte(w))
+		e := sh.add(d, fName, id, fieldLen)
+		if i >= core && !e.nameWord {
+			e.nameWord = true
+			meta.nameWords++
+		}
+		if i >= core && i < core+2 && meta.verb == 0 {
+			if v := verbClasses[w]; v != 0 {
+				meta.verb, meta.verbTerm = v, id
+			}
+		}
+	}
+	for _, w := range wholes {
+		sh.add(d, fName, sh.termID([]byte(w)), fieldLen)
+	}
+	sh.addText(d, fTitle, doc.Title, 0, fieldLen)
+	for _, w := range serverWords {
+		sh.add(d, fServer, sh.termID([]byte(w)), fieldLen)
+	}
+	sh.addText(d, fDesc, doc.Description, maxDescBytes, fieldLen)
+	for _, p := range doc.Params {
+		sh.addText(d, fParamName, p.Name, 0, fieldLen)
+		sh.addText(d, fParamDesc, p.Description, maxParamDescBytes, fieldLen)
+	}
+}
+
+// postings turns the per-document entries into per-term postings carrying the
+// saturated BM25F term frequency, and computes each term's idf.
+func postings(entries []entry, docStart []int32, fieldLen [][numFields]float32, nt int) ([][]posting, []float64) {
+	n := len(fieldLen)
+	var avg [numFields]float64
+	for d := 0; d < n; d++ {
+		for f := 0; f < numFields; f++ {
+			avg[f] += float64(fieldLen[d][f])
+		}
+	}
+	for f := range avg {
+		if n > 0 {
+			avg[f] /= float64(n)
+		}
+		if avg[f] == 0 {
+			avg[f] = 1
+		}
+	}
+
+	df := make([]int32, nt)
+	for _, e := range entries {
+		df[e.term]++
+	}
+	post := make([][]posting, nt)
+	backing := make([]posting, len(entries))
+	off := 0
+	for t := 0; t < nt; t++ {
+		post[t] = backing[off : off : off+int(df[t])]
+		off += int(df[t])
+	}
+	idf := make([]float64, nt)
+	for t := 0; t < nt; t++ {
+		x := float64(df[t])
+		idf[t] = math.Log(1 + (float64(n)-x+0.5)/(x+0.5))
+	}
+	for d := 0; d < n; d++ {
+		var norm [numFields]float64
+		for f := 0; f < numFields; f++ {
+			norm[f] = fieldWeight[f] / (1 - fieldB[f] + fieldB[f]*float64(fieldLen[d][f])/avg[f])
+		}
+		for _, e := range entries[docStart[d]:docStart[d+1]] {
+			tf := 0.0
+			for f := 0; f < numFields; f++ {
+				if e.tf[f] != 0 {
+					tf += float64(e.tf[f]) * norm[f]
+				}
+			}
+			post[e.term] = append(post[e.term], posting{
+				doc:      int32(d),
+				sat:      float32(tf / (k1 + tf)),
+				nameWord: e.nameWord,
+			})
+		}
+	}
+	return post, idf
+}
+
+// findProducts records the product words of server names: words that are not
+// generic English and that are rare outside the servers bearing them.
+func (ix *Index) findProducts(serverWords [][]string) {
+	n := len(ix.docs)
+	for sid, words := range serverWords {
+		for _, w := range words {
+			if genericServerWords[w] || len(w) < 2 {
+				continue
+			}
+			if id, ok := ix.vocab[w]; ok {
+				inServer := 0
+				for _, p := range ix.postings[id] {
+					if contains(serverWords[ix.docs[p.doc].server], w) {
+						inServer++
+					}
+				}
+				outside := len(ix.postings[id]) - inServer
+				if others := n - inServer; others > 0 && float64(outside) > productMaxShare*float64(others) {
+					continue
+				}
+			}
+			if !containsID(ix.products[w], int32(sid)) {
+				ix.products[w] = append(ix.products[w], int32(sid))
+			}
+		}
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,191 @@
+package search
+
+import (
+	"sort"
+	"strings"
+)
+
+// Weights of query terms derived from the query's shape.
+const (
+	// joinWeight applies to adjacent query words joined into one indexed word
+	// ("roll back" → "rollback", "who am i" → "whoami").
+	joinWeight = 0.8
+	// splitWeight applies to the parts of an unknown query word split into
+	// two indexed words ("flowchart" → "flow" "chart").
+	splitWeight = 0.8
+	// shapeWeight applies to the implied kind of a file- or URL-shaped word
+	// ("notes.md" → "file", "example.com" → "url").
+	shapeWeight = 0.8
+	// shapedWordWeight applies to the words inside such a file name or URL.
+	shapedWordWeight = 0.5
+	// minJoinLen and minSplitPart bound joins and splits to avoid accidents.
+	minJoinLen   = 5
+	minSplitPart = 3
+)
+
+// fileExtensions mark a dotted word as a file name.
+var fileExtensions = map[string]bool{
+	"go": true, "md": true, "txt": true, "yaml": true, "yml": true,
+	"json": true, "py": true, "js": true, "ts": true, "tsx": true,
+	"jsx": true, "pdf": true, "png": true, "jpg": true, "jpeg": true,
+	"gif": true, "svg": true, "webp": true, "csv": true, "html": true,
+	"css": true, "toml": true, "xml": true, "sh": true, "rs": true,
+	"java": true, "c": true, "h": true, "cpp": true, "log": true,
+	"env": true, "lock": true, "zip": true, "gz": true, "tar": true,
+	"sql": true, "ipynb": true, "rb": true, "php": true, "swift": true,
+	"kt": true, "mp4": true, "mp3": true, "wav": true, "docx": true,
+	"xlsx": true, "ini": true, "conf": true, "cfg": true, "proto": true,
+	"mod": true, "sum": true, "tf": true, "dockerfile": true,
+}
+
+// webTLDs mark a dotted word as a host name.
+var webTLDs = map[string]bool{
+	"com": true, "org": true, "net": true, "io": true, "dev": true,
+	"ai": true, "app": true, "co": true, "uk": true, "de": true, "fr": true,
+	"edu": true, "gov": true, "info": true, "me": true, "sh": false,
+}
+
+// implicitReadStarts are question words that, in a query without a verb,
+// imply reading or listing ("what tables are in this base").
+var implicitReadStarts = map[string]bool{
+	"what": true, "whats": true, "which": true, "who": true, "where": true,
+	"are": true, "is": true, "any": true, "show": true,
+}
+
+// queryTerm is one analysed query term with its weight.
+type queryTerm struct {
+	term   string
+	weight float64
+	strong bool // an original word or an abbreviation of one: can name a server
+}
+
+// wordShape classifies a white-space separated query word.
+func wordShape(w string) string {
+	w = strings.Trim(w, "\"'`()[]{}<>,;:!?")
+	lw := strings.ToLower(w)
+	if strings.Contains(lw, "://") || strings.HasPrefix(lw, "www.") {
+		return "url"
+	}
+	dot := strings.LastIndexByte(lw, '.')
+	if dot < 0 || dot == len(lw)-1 {
+		return ""
+	}
+	ext := lw[dot+1:]
+	switch {
+	case fileExtensions[ext]:
+		return "file"
+	case webTLDs[ext] && dot > 0:
+		return "url"
+	}
+	return ""
+}
+
+// analyseQuery returns the weighted terms of q, sorted by term so that score
+// sums are computed in a fixed order, and the verb classes q uses. vocab is
+// the index vocabulary, used to join and split compound words.
+func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
+	weights := map[string]queryTerm{}
+	put := func(t string, w float64, strong bool) {
+		cur, ok := weights[t]
+		if !ok || w > cur.weight {
+			cur.term, cur.weight = t, w
+		}
+		cur.strong = cur.strong || strong
+		weights[t] = cur
+	}
+	inVocab := func(t string) bool { _, ok := vocab[t]; return ok }
+
+	var orig []string // original terms, in order
+	var raw []string  // raw lower-case words in order, stop words included
+	var verbs uint16
+	for _, chunk := range strings.Fields(q) {
+		shape := wordShape(chunk)
+		weight, strong := 1.0, true
+		if shape != "" {
+			weight, strong = shapedWordWeight, false
+			put(shape, shapeWeight, false)
+		}
+		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
+			var parts []string
+			forEachWord(run, nil, func(w []byte, whole bool) {
+				if !whole {
+					raw = append(raw, string(w))
+				}
+				t := string(singularBytes(w))
+				switch {
+				case stopWords[t]:
+				case !whole:
+					parts = append(parts, t)
+				case inVocab(t):
+					// A camelCase word the index knows whole ("GitHub"):
+					// search for it rather than its parts.
+					parts = []string{t}
+				}
+			})
+			for _, p := range parts {
+				orig = append(orig, p)
+				put(p, weight, strong)
+			}
+		}
+	}
+	// The first verb is the main verb of an imperative task; a phrasal use
+	// ("open a PR") is replaced by the verb tools use for it.
+	for i, t := range orig {
+		v := verbClasses[t]
+		if p, ok := phrasalVerbs[t]; ok && (v != 0 || i == 0) {
+			for _, o := range orig[i+1:] {
+				if contains(p.objects, o) {
+					put(p.means, abbrevWeight, true)
+					v = verbClasses[p.means]
+					break
+				}
+			}
+		}
+		if v != 0 {
+			verbs = v
+			break
+		}
+	}
+	if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
+		verbs = vGet | vList
+	}
+
+	// Adjacent words that the index knows as one word.
+	for i := range raw {
+		joined := raw[i]
+		for j := i + 1; j < len(raw) && j <= i+2; j++ {
+			joined += raw[j]
+			t := singular(joined)
+			if len(t) >= minJoinLen && !stopWords[t] && inVocab(t) {
+				put(t, joinWeight, true)
+			}
+		}
+	}
+	// Unknown words that split into two known words.
+	for _, t := range orig {
+		if inVocab(t) || len(t) < 2*minSplitPart {
+			continue
+		}
+		for cut := len(t) - minSplitPart; cut >= minSplitPart; cut-- {
+			a, b := t[:cut], singular(t[cut:])
+			if !stopWords[a] && !stopWords[b] && inVocab(a) && inVocab(b) {
+				put(a, splitWeight, false)
+				put(b, splitWeight, false)
+				break
+			}
+		}
+	}
+	// Synonyms and abbreviations of the original words.
+	for _, t := range orig {
+		for _, e := range expansions[t] {
+			put(e.term, e.weight, e.strong)
+		}
+	}
+
+	terms := make([]queryTerm, 0, len(weights))
+	for _, qt := range weights {
+		terms = append(terms, qt)
+	}
+	sort.Slice(terms, func(i, j int) bool { return terms[i].term < terms[j].term })
+	return terms, verbs
+}

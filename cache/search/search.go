@@ -1,0 +1,327 @@
+// Package search ranks the MCP tool catalog for mcp__search_tools.
+//
+// Ranking is layered: "select:a,b" returns exactly the named tools; a query
+// equal to a tool's full zot name or MCP name returns those tools first; the
+// rest is a field-weighted BM25 (BM25F) over the tool name (split on
+// separators and camelCase), title, server name, description and parameter
+// names and descriptions, with query expansion from a small
+// synonym/abbreviation table, a boost for tools of a server the query names
+// ("in gitlab …"), and bonuses when the query's verb matches the verb that
+// heads the tool name and when the query covers the tool name's words.
+//
+// An Index is immutable after New and safe for concurrent use.
+package search
+
+import (
+	"container/heap"
+	"strings"
+)
+
+// Param is one top-level input parameter of a tool.
+type Param struct {
+	Name, Description string
+}
+
+// Doc is one searchable tool.
+type Doc struct {
+	ID          string // the zot tool name, e.g. mcp__github__create_issue (unique)
+	Server      string // server name as configured, e.g. "github"
+	Tool        string // MCP tool name, e.g. "create_issue"
+	Title       string
+	Description string
+	Params      []Param
+}
+
+// Hit is one ranked result.
+type Hit struct {
+	Doc   int     // index into the docs given to New
+	Score float64 // higher is better; exact hits score above every ranked hit
+	Exact bool    // selected by name (select: or an exact ID / tool name)
+}
+
+// DefaultLimit is the number of hits Search returns when limit <= 0.
+const DefaultLimit = 8
+
+// Fields of a document, in BM25F order.
+const (
+	fName = iota
+	fTitle
+	fServer
+	fDesc
+	fParamName
+	fParamDesc
+	numFields
+)
+
+// Ranking parameters, tuned on testdata/queries.json.
+const (
+	k1 = 1.2
+	// serverBoost multiplies the score of tools whose server the query names.
+	serverBoost = 0.5
+	// verbBoost multiplies the score of tools whose name starts with a verb of
+	// a class the query uses.
+	verbBoost = 0.1
+	// coverBoost multiplies the score by 1 + coverBoost × the share of the
+	// tool name's words the query matches.
+	coverBoost = 0.6
+	// maxDescBytes caps the indexed description text: the first paragraphs
+	// say what a tool does; long usage manuals only add noise and build time.
+	maxDescBytes = 1000
+	// maxParamDescBytes caps each parameter description.
+	maxParamDescBytes = 160
+	// productMaxShare: a server-name word names a product only if at most
+	// this share of the other servers' tools mention it.
+	productMaxShare = 0.05
+)
+
+// fieldWeight and fieldB are the BM25F weights and length normalisation of
+// each field.
+var (
+	fieldWeight = [numFields]float64{3.0, 1.5, 1.2, 1.0, 0.6, 0.25}
+	fieldB      = [numFields]float64{0.4, 0.4, 0.2, 0.75, 0.5, 0.75}
+)
+
+// posting is one (term, document) pair: the saturated BM25F term frequency
+// (tf/(k1+tf), so a query only multiplies by idf and weight) and whether the
+// term is one of the words of the tool name proper.
+type posting struct {
+	doc      int32
+	sat      float32
+	nameWord bool
+}
+
+// docMeta holds what the re-ranking needs per document.
+type docMeta struct {
+	id        string
+	server    int32
+	verb      uint16 // verb classes of the verb heading the tool name
+	verbTerm  int32  // term id of that verb
+	nameWords int32  // distinct words of the tool name proper (without namespace prefixes)
+}
+
+// Index is a search index over a fixed set of Docs. It is immutable after New
+// and safe for concurrent Search calls.
+type Index struct {
+	docs     []docMeta
+	vocab    map[string]int32
+	idf      []float64
+	postings [][]posting
+	// products maps a product word (from server names) to the servers it names.
+	products map[string][]int32
+	byID     map[string][]int32 // lower-case ID → docs
+	byTool   map[string][]int32 // lower-case MCP tool name → docs, ID ascending
+}
+
+func hasTerm(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+func containsID(xs []int32, x int32) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Search ranks the indexed docs for query and returns at most limit hits
+// (limit <= 0 means DefaultLimit), best first, ties broken by ID ascending.
+//
+//   - "select:a,b" returns exactly the docs whose ID or MCP tool name equals
+//     a, b (case-insensitive), in that order, all Exact; unknown names are
+//     ignored.
+//   - A query equal (case-insensitive, trimmed) to a full ID or an MCP tool
+//     name returns those docs first, Exact (every server's tool of that name),
+//     followed by the ranked results.
+//   - Otherwise, and after exact hits, docs are ranked by BM25F with query
+//     expansion, server naming, verb and name-coverage bonuses; docs that
+//     match no query term are not returned. An empty query returns nil.
+func (ix *Index) Search(query string, limit int) []Hit {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	q := strings.TrimSpace(query)
+	if q == "" {
+		return nil
+	}
+	if len(q) >= 7 && strings.EqualFold(q[:7], "select:") {
+		return ix.selectNames(q[7:], limit)
+	}
+
+	lq := strings.ToLower(q)
+	var exact []int32
+	exact = append(exact, ix.byID[lq]...)
+	for _, d := range ix.byTool[lq] {
+		if !containsID(exact, d) {
+			exact = append(exact, d)
+		}
+	}
+	if len(exact) > limit {
+		exact = exact[:limit]
+	}
+	ranked := ix.rank(q, limit, exact)
+	if len(exact) == 0 {
+		return ranked
+	}
+	top := 1.0
+	if len(ranked) > 0 {
+		top = ranked[0].Score + 1
+	}
+	hits := make([]Hit, 0, len(exact)+len(ranked))
+	for _, d := range exact {
+		hits = append(hits, Hit{Doc: int(d), Score: top, Exact: true})
+	}
+	hits = append(hits, ranked...)
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits
+}
+
+// selectNames resolves "select:" lists.
+func (ix *Index) selectNames(list string, limit int) []Hit {
+	var hits []Hit
+	seen := map[int32]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" {
+			continue
+		}
+		ds := ix.byID[name]
+		if len(ds) == 0 {
+			ds = ix.byTool[name]
+		}
+		for _, d := range ds {
+			if seen[d] || len(hits) >= limit {
+				continue
+			}
+			seen[d] = true
+			hits = append(hits, Hit{Doc: int(d), Score: 1, Exact: true})
+		}
+	}
+	return hits
+}
+
+// rank scores docs with BM25F and the re-ranking bonuses and returns the best
+// limit docs not in exclude.
+func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
+	terms, verbs := analyseQuery(q, ix.vocab)
+	if len(terms) == 0 || len(ix.docs) == 0 {
+		return nil
+	}
+
+	// Servers the query names.
+	var named map[int32]float64
+	for _, t := range terms {
+		if !t.strong {
+			continue
+		}
+		for _, sid := range ix.products[t.term] {
+			if named == nil {
+				named = map[int32]float64{}
+			}
+			if t.weight > named[sid] {
+				named[sid] = t.weight
+			}
+		}
+	}
+
+	queryIDs := make([]int32, 0, len(terms))
+	for _, t := range terms {
+		if id, ok := ix.vocab[t.term]; ok {
+			queryIDs = append(queryIDs, id)
+		}
+	}
+	scores := make([]float64, len(ix.docs))
+	cover := make([]float32, len(ix.docs))
+	var touched []int32
+	for _, t := range terms {
+		id, ok := ix.vocab[t.term]
+		if !ok {
+			continue
+		}
+		w := t.weight * ix.idf[id]
+		for _, p := range ix.postings[id] {
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			scores[p.doc] += w * float64(p.sat)
+			if p.nameWord {
+				cover[p.doc] += float32(t.weight)
+			}
+		}
+	}
+
+	h := make(hitHeap, 0, limit+1)
+	for _, d := range touched {
+		if containsID(exclude, d) {
+			continue
+		}
+		m := &ix.docs[d]
+		s := scores[d]
+		if b, ok := named[m.server]; ok {
+			s *= 1 + serverBoost*b
+		}
+		c := float64(cover[d])
+		if m.verb&verbs != 0 {
+			s *= 1 + verbBoost
+			if !hasTerm(queryIDs, m.verbTerm) {
+				c++ // the query's verb covers the name's verb
+			}
+		}
+		if m.nameWords > 0 {
+			c /= float64(m.nameWords)
+			if c > 1 {
+				c = 1
+			}
+			s *= 1 + coverBoost*c
+		}
+		hit := scored{doc: d, score: s, id: m.id}
+		if len(h) < limit {
+			heap.Push(&h, hit)
+		} else if better(hit, h[0]) {
+			h[0] = hit
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]Hit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		x := heap.Pop(&h).(scored)
+		out[i] = Hit{Doc: int(x.doc), Score: x.score}
+	}
+	return out
+}
+
+type scored struct {
+	doc   int32
+	score float64
+	id    string
+}
+
+// better reports whether a ranks before b: higher score, then lower ID.
+func better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.id < b.id
+}
+
+// hitHeap is a min-heap on rank order: the root is the worst kept hit.
+type hitHeap []scored
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

@@ -1,0 +1,242 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// stopWords are dropped from documents and queries alike. The list is kept
+// small on purpose: words such as "all", "new", "show" or "open" carry
+// meaning in tool names and stay indexed.
+var stopWords = map[string]bool{
+	"a": true, "an": true, "the": true, "to": true, "of": true, "in": true,
+	"on": true, "for": true, "with": true, "and": true, "or": true, "by": true,
+	"as": true, "at": true, "be": true, "is": true, "are": true, "was": true,
+	"it": true, "its": true, "this": true, "that": true, "these": true,
+	"those": true, "from": true, "into": true, "onto": true, "me": true,
+	"my": true, "i": true, "you": true, "your": true, "we": true, "our": true,
+	"us": true, "can": true, "could": true, "should": true, "would": true,
+	"will": true, "do": true, "does": true, "did": true, "please": true,
+	"what": true, "which": true, "how": true, "there": true, "here": true, "so": true,
+	"if": true, "then": true, "than": true, "some": true, "any": true,
+	"use": true, "using": true, "used": true, "via": true, "let": true,
+	"want": true, "need": true, "have": true, "has": true, "had": true,
+	"been": true, "being": true, "s": true, "t": true, "m": true, "d": true,
+	"ll": true, "re": true, "ve": true, "am": true, "not": true, "no": true,
+	"only": true, "also": true, "just": true, "whether": true, "such": true,
+	"e": true, "g": true, "eg": true, "ie": true, "etc": true,
+	"mcp": true, "call": true, "one": true, "about": true, "called": true,
+}
+
+// pluralKeep lists words that end in "s" but are not plurals (or whose
+// naive singular would collide with an unrelated word).
+var pluralKeep = map[string]bool{
+	"news": true, "always": true, "perhaps": true, "series": true,
+	"species": true, "canvas": true, "alias": true, "atlas": true,
+	"https": true, "status": true, "analysis": true, "redis": true,
+	"kubernetes": true, "macos": true, "ios": true, "watchos": true,
+	"tvos": true, "visionos": true, "yes": true, "less": true,
+	"unless": true, "across": true, "plus": true, "bonus": true,
+	"focus": true, "previous": true, "various": true, "chaos": true,
+	"axis": true, "basis": true, "thesis": true, "gzip": true,
+	"postgres": true, "aws": true, "dns": true, "cors": true, "sms": true,
+	"gis": true, "js": true, "ts": true, "css": true, "k8s": true,
+	"its": true, "has": true, "was": true, "gas": true, "bus": true,
+	"whereas": true, "nodejs": true, "express": true, "sass": true,
+}
+
+// singular folds a lower-case English plural onto its singular with a few
+// conservative suffix rules. Stemming proper hurt ranking on the catalog;
+// plural folding only makes "issues" meet "issue".
+func singular(w string) string {
+	return string(singularBytes([]byte(w)))
+}
+
+// singularBytes is singular working in place on w; the result aliases w.
+func singularBytes(w []byte) []byte {
+	n := len(w)
+	if n < 3 || w[n-1] != 's' || pluralKeep[string(w)] {
+		return w
+	}
+	if n == 3 {
+		// Short plurals of abbreviations: PRs, MRs, IDs, DBs.
+		if isVowel(w[1]) || isVowel(w[0]) && w[1] == 's' {
+			return w
+		}
+		return w[:2]
+	}
+	switch {
+	case hasSuffix(w, "ies") && n > 4:
+		w[n-3] = 'y'
+		return w[:n-2]
+	case hasSuffix(w, "sses"), hasSuffix(w, "xes"), hasSuffix(w, "shes"),
+		hasSuffix(w, "zzes"):
+		return w[:n-2]
+	case hasSuffix(w, "ches") && string(w) != "caches" && string(w) != "niches":
+		return w[:n-2]
+	case hasSuffix(w, "ss"), hasSuffix(w, "us"), hasSuffix(w, "is"):
+		return w
+	}
+	return w[:n-1]
+}
+
+func isVowel(c byte) bool {
+	return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'
+}
+
+func hasSuffix(w []byte, suf string) bool {
+	return len(w) >= len(suf) && string(w[len(w)-len(suf):]) == suf
+}
+
+// Tokens splits s into lower-case alphanumeric words, splitting
+// snake_case, kebab-case, dotted.names and camelCase (including acronym
+// runs such as "HTMLParser" → "html", "parser", and keeping plural
+// acronyms such as "URLs" whole). Letters and digits stay together
+// ("k8s", "base64"). Stop words are dropped and plurals folded to their
+// singular. It is the analyser used for both documents and queries (the
+// index also keeps each camelCase word whole, so "GitHub" is found as
+// "github" as well as "git" "hub").
+func Tokens(s string) []string {
+	var out []string
+	forEachToken(s, nil, func(t []byte, whole bool) {
+		if !whole {
+			out = append(out, string(t))
+		}
+	})
+	return out
+}
+
+// forEachToken calls fn for every normalised, non-stop-word token of s; see
+// forEachWord for whole. The slice passed to fn is scratch space (buf is
+// reused when large enough); fn must copy it to keep it.
+func forEachToken(s string, buf []byte, fn func(w []byte, whole bool)) {
+	forEachWord(s, buf, func(w []byte, whole bool) {
+		w = singularBytes(w)
+		if !stopWords[string(w)] {
+			fn(w, whole)
+		}
+	})
+}
+
+// forEachWord calls fn with each raw lower-cased word of s, before stop-word
+// removal and plural folding. A run of letters and digits split by case
+// ("GitHub", "getFileInfo") is reported part by part with whole == false,
+// then once more in full with whole == true. The slice passed to fn is
+// scratch space.
+func forEachWord(s string, buf []byte, fn func(w []byte, whole bool)) {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf && !isAlnumASCII(c) {
+			i++
+			continue
+		}
+		// Find the run of letters and digits starting at i.
+		j, ascii, inner := i, true, false
+		for j < len(s) {
+			c := s[j]
+			if c < utf8.RuneSelf {
+				if !isAlnumASCII(c) {
+					break
+				}
+				if j > i && 'A' <= c && c <= 'Z' {
+					inner = true
+				}
+				j++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			ascii = false
+			j += size
+		}
+		if j == i {
+			// A non-ASCII separator rune.
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			continue
+		}
+		if ascii && !inner {
+			// Fast path: at most a leading capital ("Create").
+			buf = append(buf[:0], s[i:j]...)
+			if c := buf[0]; 'A' <= c && c <= 'Z' {
+				buf[0] = c + 'a' - 'A'
+			}
+			fn(buf, false)
+		} else {
+			buf = splitRun(s[i:j], buf, fn)
+		}
+		i = j
+	}
+}
+
+// splitRun reports the case-split parts of run (letters and digits only) and,
+// when there are several, the whole run; it returns buf for reuse.
+func splitRun(run string, buf []byte, fn func(w []byte, whole bool)) []byte {
+	buf = buf[:0]
+	var prev rune // previous rune of the current part, 0 at its start
+	parts := 0
+	part := func() {
+		if len(buf) > 0 {
+			fn(buf, false)
+			parts++
+			buf = buf[:0]
+		}
+	}
+	for i := 0; i < len(run); {
+		r, size := utf8.DecodeRuneInString(run[i:])
+		i += size
+		if prev != 0 && isUpper(r) && (isLower(prev) || isDigit(prev) && len(buf) > 1) {
+			// fooBar → foo | bar ; v2Api → v2 | api
+			part()
+		} else if prev != 0 && isLower(r) && isUpper(prev) && len(buf) > 1 {
+			// HTMLParser: the upper-case run ends one rune early, unless the
+			// lower-case tail is a plural "s" that ends the word (URLs, IDs).
+			next, _ := utf8.DecodeRuneInString(run[i:])
+			if !(r == 's' && (i >= len(run) || isUpper(next))) {
+				last, lastSize := utf8.DecodeLastRune(buf)
+				buf = buf[:len(buf)-lastSize]
+				part()
+				buf = utf8.AppendRune(buf[:0], last)
+			}
+		}
+		buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		prev = r
+	}
+	part()
+	if parts > 1 {
+		buf = append(buf[:0], strings.ToLower(run)...)
+		fn(buf, true)
+	}
+	return buf[:0]
+}
+
+func isAlnumASCII(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+func isUpper(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'A' <= r && r <= 'Z'
+	}
+	return unicode.IsUpper(r)
+}
+
+func isLower(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z'
+	}
+	return unicode.IsLower(r)
+}
+
+func isDigit(r rune) bool {
+	if r < utf8.RuneSelf {
+		return '0' <= r && r <= '9'
+	}
+	return unicode.IsDigit(r)
+}
+
+func isLetterOrDigit(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
