@@ -197,4 +197,3 @@ func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
 }
 
 func testBinary() string { return mustExecutable() }
-
