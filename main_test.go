@@ -324,3 +324,80 @@ func TestExposureModes(t *testing.T) {
 		})
 	}
 }
+
+// TestHostCancelReachesServer: the host's tool_cancel cancels the forwarded call (the server
+// sees notifications/cancelled for that request) and no result frame is sent.
+func TestHostCancelReachesServer(t *testing.T) {
+	e := newEnv(t)
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	e.write(map[string]any{"s": e.fake("-record", rec)}, nil)
+	if out, code := e.run("refresh"); code != 0 {
+		t.Fatalf("refresh: %s", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	h := e.start()
+	h.ExpectHello(ctx)
+	h.Handshake(ctx, newAck(e.project, []string{"call_tool"}))
+	if err := h.SendToolCall("slow-1", "mcp__s__slow", map[string]any{"ms": 60000}); err != nil {
+		t.Fatal(err)
+	}
+	call := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "tools/call" && l.Tool == "slow" })
+	if err := h.Cancel("slow-1"); err != nil {
+		t.Fatal(err)
+	}
+	got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })
+	if got.RequestID() != call.IDString() {
+		t.Fatalf("cancelled request %q, the call was %q", got.RequestID(), call.IDString())
+	}
+	// Later frames still flow, and no result for the cancelled call ever arrives.
+	if r, err := h.CallTool(ctx, "after", "mcp__s__echo", map[string]any{"text": "still here"}); err != nil || r.Text() != "still here" {
+		t.Fatalf("after cancel: %v %q", err, r.Text())
+	}
+	if err := h.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_ = h.Wait(ctx)
+	for _, f := range h.Pending() {
+		if f.Type == "tool_result" && f.ID == "slow-1" {
+			t.Fatalf("result sent for a cancelled call: %s", f.Raw)
+		}
+	}
+}
+
+// TestNoServersConfigured: the search tool and /mcp are still there and say how to add one.
+func TestNoServersConfigured(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	h := e.start()
+	h.ExpectHello(ctx)
+	frames := h.Handshake(ctx, newAck(e.project, []string{"call_tool"}))
+	eager, deferred := tools(t, frames)
+	if got := names(eager); len(got) != 1 || got[0] != "mcp__search_tools" || len(deferred) != 0 {
+		t.Fatalf("eager %v deferred %d", got, len(deferred))
+	}
+	hasCommand := false
+	for _, f := range frames {
+		if f.Type == "register_command" && strings.Contains(string(f.Raw), `"name":"mcp"`) {
+			hasCommand = true
+		}
+	}
+	if !hasCommand {
+		t.Fatal("/mcp not registered")
+	}
+	r, err := h.CallTool(ctx, "1", "mcp__search_tools", map[string]any{"query": "github issues"})
+	if err != nil || !strings.Contains(r.Text(), "/mcp setup add") {
+		t.Fatalf("%v %q", err, r.Text())
+	}
+	st, err := h.Command(ctx, "c", "mcp", "")
+	if err != nil || !strings.Contains(st.Display, "none configured") {
+		t.Fatalf("%v %q", err, st.Display)
+	}
+	if err := h.CloseStdin(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

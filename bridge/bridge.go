@@ -56,6 +56,9 @@ type Options struct {
 	Clock      Clock
 	Log        zerolog.Logger
 	Supervisor []string // argv prefix that runs the supervise helper; empty = spawn directly
+	// CallBudget bounds one tool call including a cold start (default 55 s: an answer
+	// before the host's 60 s deadline).
+	CallBudget time.Duration
 }
 
 // Bridge is the extension's handler.
@@ -83,6 +86,10 @@ type Bridge struct {
 	listMu      sync.Mutex
 	listPending map[string]bool
 
+	// cmdWait is how long a /mcp lifecycle command waits for its work before answering
+	// "still running" (commandBudget; tests lower it).
+	cmdWait time.Duration
+
 	validator validator
 }
 
@@ -98,11 +105,14 @@ func New(opts Options) *Bridge {
 		home, _ := os.UserHomeDir()
 		opts.ZotHome = config.ZotHome(opts.LookupEnv, runtime.GOOS, home)
 	}
+	if opts.CallBudget <= 0 {
+		opts.CallBudget = callBudget
+	}
 	if opts.CachePath == "" {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}}
+	return &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget}
 }
 
 // Load reads the config and the cache for projectDir and builds the catalog. It reads two
@@ -207,7 +217,7 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 		case <-b.bgCtx.Done():
 			return
 		}
-		b.afterReady(s)
+		b.afterReady()
 	}()
 	return nil
 }
@@ -237,7 +247,7 @@ func (b *Bridge) register(s *extension.Session) error {
 }
 
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.
-func (b *Bridge) afterReady(s *extension.Session) {
+func (b *Bridge) afterReady() {
 	log := b.opts.Log
 	cat := b.cat.Load()
 	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
@@ -249,20 +259,45 @@ func (b *Bridge) afterReady(s *extension.Session) {
 	if b.cacheErr != nil {
 		log.Warn().Err(b.cacheErr).Msg("tool cache ignored")
 	}
+	problems := ""
 	if len(warns) > 0 {
-		s.Notify("warn", "MCP config problems: "+strings.Join(warns, "; "))
+		problems = "MCP config problems: " + strings.Join(warns, "; ")
+		b.note("warn", problems)
 	}
 	if len(b.stale) == 0 {
 		return
 	}
 	changed, errs := b.Refresh(b.bgCtx, b.stale)
-	switch {
-	case len(errs) > 0:
-		s.Notify("warn", "MCP: could not list tools of "+strings.Join(errs, "; ")+". Details: /mcp")
+	var parts []string
+	level := "success"
+	if len(errs) > 0 {
+		level = "warn"
+		parts = append(parts, "MCP: could not list tools of "+strings.Join(errs, "; ")+". Details: /mcp")
 	}
 	if len(changed) > 0 {
-		s.Notify("success", fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(changed, ", ")))
+		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(changed, ", ")))
 	}
+	if len(parts) == 0 {
+		return
+	}
+	// The note replaces the earlier one where the host can clear notes; keep the
+	// problems in it so they stay visible.
+	if problems != "" && b.host.Generation() == extension.GenNew {
+		parts = append([]string{problems}, parts...)
+		level = "warn"
+	}
+	b.note(level, strings.Join(parts, "\n"))
+}
+
+// note shows one bridge note, replacing the bridge's earlier notes on hosts that support
+// clear_notes (older hosts keep them until the next prompt).
+func (b *Bridge) note(level, msg string) {
+	s := b.sess.Load()
+	if s == nil {
+		return
+	}
+	s.ClearNotes()
+	s.Notify(level, msg)
 }
 
 // Refresh starts each named server (in parallel), lists its tools, and merges them into the
@@ -399,8 +434,8 @@ func (b *Bridge) listChanged(name string) {
 		for _, e := range errs {
 			b.opts.Log.Warn().Str("server", name).Str("error", e).Msg("re-list after list_changed failed")
 		}
-		if s := b.sess.Load(); s != nil && len(changed) > 0 {
-			s.Notify("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. Run /reload-ext to load them.", name))
+		if len(changed) > 0 {
+			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. Run /reload-ext to load them.", name))
 		}
 	}()
 }

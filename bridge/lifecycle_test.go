@@ -368,3 +368,26 @@ func mergeMap(a, b map[string]any) map[string]any {
 	}
 	return out
 }
+
+// TestCallAnswersBeforeHostDeadline: a server whose own timeouts exceed the host's budget
+// gets our timeout error first, warning that a non-idempotent call may have been applied.
+func TestCallAnswersBeforeHostDeadline(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": mergeMap(e.server(), map[string]any{"requestTimeout": 600})}, nil)
+	pre := e.bridge(extension.GenNew)
+	if _, errs := pre.Refresh(ctxGuard(t), []string{"s"}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	b := e.bridge(extension.GenNew)
+	b.opts.CallBudget = 300 * time.Millisecond
+	r := b.CallTool(ctxGuard(t), extension.ToolCall{ID: "1", Name: "mcp__s__slow", Args: []byte(`{"ms":60000}`)})
+	text := textOf(t, r)
+	if !r.IsError || !strings.Contains(text, "before the host's deadline") || !strings.Contains(text, "may already have applied") {
+		t.Fatalf("is_error=%v %q", r.IsError, text)
+	}
+	// A read-only tool's timeout carries no such warning.
+	r = b.CallTool(ctxGuard(t), extension.ToolCall{ID: "2", Name: "mcp__s__echo", Args: []byte(`{"text":"x"}`)})
+	if r.IsError {
+		t.Fatalf("echo after timeout: %q", textOf(t, r))
+	}
+}
