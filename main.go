@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -79,6 +80,9 @@ func isTerminal(f *os.File) bool {
 
 // supervisorArgv is how the bridge re-runs itself as the per-server supervisor.
 func supervisorArgv() []string {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil

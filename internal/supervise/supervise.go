@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package supervise is the tiny process that sits between the bridge and one stdio MCP
 // server. It starts the real server command as the leader of a fresh process group with the
 // inherited stdin/stdout/stderr (no copying, so a call costs nothing extra), and makes sure
