@@ -74,12 +74,6 @@ func newIndex(docs []Doc, workers int) *Index {
 
 	// Merge shard vocabularies in doc order and remap their entries.
 	ix.vocab = make(map[string]int32, 4096)
-	total := 0
-	for _, sh := range shards {
-		total += len(sh.entries)
-	}
-	entries := make([]entry, 0, total)
-	docStart := make([]int32, 0, n+1)
 	for w, sh := range shards {
 		remap := make([]int32, len(sh.terms))
 		for local, t := range sh.terms {
@@ -90,14 +84,8 @@ func newIndex(docs []Doc, workers int) *Index {
 			}
 			remap[local] = id
 		}
-		base := int32(len(entries))
 		for i := range sh.entries {
 			sh.entries[i].term = remap[sh.entries[i].term]
-		}
-		entries = append(entries, sh.entries...)
-		sh.entries = nil
-		for _, s := range sh.docStart {
-			docStart = append(docStart, base+s)
 		}
 		lo := n * w / workers
 		for d := lo; d < lo+len(sh.docStart); d++ {
@@ -105,10 +93,10 @@ func newIndex(docs []Doc, workers int) *Index {
 				ix.docs[d].verbTerm = remap[v]
 			}
 		}
+		sh.docStart = append(sh.docStart, int32(len(sh.entries)))
 	}
-	docStart = append(docStart, int32(len(entries)))
 
-	ix.postings, ix.idf = postings(entries, docStart, fieldLen, len(ix.vocab))
+	ix.postings, ix.idf = postings(shards, fieldLen, len(ix.vocab))
 	ix.findProducts(serverWords)
 	return ix
 }
@@ -128,7 +116,7 @@ func partWords(s string) []string {
 // entry is the per-field term frequency of one term in one document.
 type entry struct {
 	term     int32
-	tf       [numFields]uint16
+	tf       [numFields]uint8
 	nameWord bool
 }
 
@@ -136,7 +124,7 @@ type entry struct {
 type shard struct {
 	vocab    map[string]int32 // analysed term → local id
 	terms    []string         // local id → term
-	raw      map[string]int32 // raw word → local id, -1 for stop words
+	raw      wordTable        // raw word → local id, -1 for stop words
 	seenDoc  []int32          // local id → last doc+1 that used it
 	slot     []int32          // local id → index into entries for that doc
 	entries  []entry
@@ -147,8 +135,8 @@ type shard struct {
 func newShard(docs int) *shard {
 	return &shard{
 		vocab:    make(map[string]int32, 2048),
-		raw:      make(map[string]int32, 4096),
-		entries:  make([]entry, 0, docs*40),
+		raw:      newWordTable(4096),
+		entries:  make([]entry, 0, docs*44),
 		docStart: make([]int32, 0, docs),
 		buf:      make([]byte, 0, 64),
 	}
@@ -171,7 +159,8 @@ func (sh *shard) termID(w []byte) int32 {
 // rawTerm returns the local id of the raw lower-case word w, or -1 for a stop
 // word, caching the analysis of each distinct raw word.
 func (sh *shard) rawTerm(w []byte) int32 {
-	if id, ok := sh.raw[string(w)]; ok {
+	h := hashWord(w)
+	if id, ok := sh.raw.get(w, h); ok {
 		return id
 	}
 	key := string(w)
@@ -179,7 +168,7 @@ func (sh *shard) rawTerm(w []byte) int32 {
 	if t := singularBytes(w); !stopWords[string(t)] {
 		id = sh.termID(t)
 	}
-	sh.raw[key] = id
+	sh.raw.put(key, h, id)
 	return id
 }
 
@@ -191,7 +180,7 @@ func (sh *shard) add(d int, f int, id int32, fieldLen *[numFields]float32) *entr
 		sh.entries = append(sh.entries, entry{term: id})
 	}
 	e := &sh.entries[sh.slot[id]]
-	if e.tf[f] < math.MaxUint16 {
+	if e.tf[f] < math.MaxUint8 {
 		e.tf[f]++
 	}
 	fieldLen[f]++
@@ -264,9 +253,10 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 	}
 }
 
-// postings turns the per-document entries into per-term postings carrying the
-// saturated BM25F term frequency, and computes each term's idf.
-func postings(entries []entry, docStart []int32, fieldLen [][numFields]float32, nt int) ([][]posting, []float64) {
+// postings turns the shards' per-document entries (with global term ids)
+// into per-term postings carrying the saturated BM25F term frequency, and
+// computes each term's idf.
+func postings(shards []*shard, fieldLen [][numFields]float32, nt int) ([][]posting, []float64) {
 	n := len(fieldLen)
 	var avg [numFields]float64
 	for d := 0; d < n; d++ {
@@ -284,11 +274,15 @@ func postings(entries []entry, docStart []int32, fieldLen [][numFields]float32, 
 	}
 
 	df := make([]int32, nt)
-	for _, e := range entries {
-		df[e.term]++
+	total := 0
+	for _, sh := range shards {
+		for _, e := range sh.entries {
+			df[e.term]++
+		}
+		total += len(sh.entries)
 	}
 	post := make([][]posting, nt)
-	backing := make([]posting, len(entries))
+	backing := make([]posting, total)
 	off := 0
 	for t := 0; t < nt; t++ {
 		post[t] = backing[off : off : off+int(df[t])]
@@ -299,23 +293,26 @@ func postings(entries []entry, docStart []int32, fieldLen [][numFields]float32, 
 		x := float64(df[t])
 		idf[t] = math.Log(1 + (float64(n)-x+0.5)/(x+0.5))
 	}
-	for d := 0; d < n; d++ {
-		var norm [numFields]float64
-		for f := 0; f < numFields; f++ {
-			norm[f] = fieldWeight[f] / (1 - fieldB[f] + fieldB[f]*float64(fieldLen[d][f])/avg[f])
-		}
-		for _, e := range entries[docStart[d]:docStart[d+1]] {
-			tf := 0.0
+	d := 0
+	for _, sh := range shards {
+		for i := 0; i+1 < len(sh.docStart); i, d = i+1, d+1 {
+			var norm [numFields]float64
 			for f := 0; f < numFields; f++ {
-				if e.tf[f] != 0 {
-					tf += float64(e.tf[f]) * norm[f]
-				}
+				norm[f] = fieldWeight[f] / (1 - fieldB[f] + fieldB[f]*float64(fieldLen[d][f])/avg[f])
 			}
-			post[e.term] = append(post[e.term], posting{
-				doc:      int32(d),
-				sat:      float32(tf / (k1 + tf)),
-				nameWord: e.nameWord,
-			})
+			for _, e := range sh.entries[sh.docStart[i]:sh.docStart[i+1]] {
+				tf := 0.0
+				for f := 0; f < numFields; f++ {
+					if e.tf[f] != 0 {
+						tf += float64(e.tf[f]) * norm[f]
+					}
+				}
+				post[e.term] = append(post[e.term], posting{
+					doc:      int32(d),
+					sat:      float32(tf / (k1 + tf)),
+					nameWord: e.nameWord,
+				})
+			}
 		}
 	}
 	return post, idf
@@ -356,4 +353,63 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// wordTable is an open-addressing hash table from words to ids, faster than
+// a map for the build's one-lookup-per-token hot path.
+type wordTable struct {
+	keys []string
+	ids  []int32
+	n    int
+}
+
+func newWordTable(size int) wordTable {
+	c := 1
+	for c < 2*size {
+		c <<= 1
+	}
+	return wordTable{keys: make([]string, c), ids: make([]int32, c)}
+}
+
+// hashWord is 32-bit FNV-1a.
+func hashWord(w []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range w {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return h
+}
+
+func (t *wordTable) get(w []byte, h uint32) (int32, bool) {
+	mask := uint32(len(t.keys) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		k := t.keys[i]
+		if k == "" {
+			return 0, false
+		}
+		if k == string(w) {
+			return t.ids[i], true
+		}
+	}
+}
+
+// put adds a key that is not in the table; keys are never empty.
+func (t *wordTable) put(key string, h uint32, id int32) {
+	if 2*(t.n+1) > len(t.keys) {
+		old := *t
+		*t = newWordTable(len(old.keys))
+		for i, k := range old.keys {
+			if k != "" {
+				t.put(k, hashWord([]byte(k)), old.ids[i])
+			}
+		}
+	}
+	mask := uint32(len(t.keys) - 1)
+	i := h & mask
+	for t.keys[i] != "" {
+		i = (i + 1) & mask
+	}
+	t.keys[i], t.ids[i] = key, id
+	t.n++
 }

@@ -26,20 +26,21 @@ func (m Metrics) String() string {
 	return fmt.Sprintf("n=%d recall@1=%.3f recall@5=%.3f MRR@10=%.3f", m.N, m.Recall1, m.Recall5, m.MRR)
 }
 
-// EvalDepth is how many hits Evaluate asks for per query (the MRR cut-off).
-const EvalDepth = 10
+// evalDepth is how many hits Evaluate asks for per query (the MRR cut-off).
+const evalDepth = 10
 
-// Evaluate runs every query through ix (asking for EvalDepth hits) and
-// measures recall@1, recall@5 and MRR against the acceptable answers. Hits
-// name docs by index into docs; a hit is acceptable when its "Server/Tool"
-// is listed in the query's Want.
+// Evaluate runs every query through ix, asking for 10 hits, and measures
+// recall@1, recall@5 and MRR@10 against the acceptable answers. Hits name
+// docs by index into docs; a hit is acceptable when its "Server/Tool" is
+// listed in the query's Want. Use it with Index.Search, or with a closure
+// over Baseline.
 func Evaluate(ix func(q string, limit int) []Hit, docs []Doc, queries []Query) Metrics {
 	m := Metrics{N: len(queries)}
 	if len(queries) == 0 {
 		return m
 	}
 	for _, q := range queries {
-		if r := FirstRelevant(ix(q.Q, EvalDepth), docs, q.Want); r > 0 {
+		if r := firstRelevant(ix(q.Q, evalDepth), docs, q.Want); r > 0 {
 			if r == 1 {
 				m.Recall1++
 			}
@@ -56,9 +57,9 @@ func Evaluate(ix func(q string, limit int) []Hit, docs []Doc, queries []Query) M
 	return m
 }
 
-// FirstRelevant returns the 1-based rank of the first hit whose
+// firstRelevant returns the 1-based rank of the first hit whose
 // "Server/Tool" is in want, or 0 when none is.
-func FirstRelevant(hits []Hit, docs []Doc, want []string) int {
+func firstRelevant(hits []Hit, docs []Doc, want []string) int {
 	for i, h := range hits {
 		if h.Doc < 0 || h.Doc >= len(docs) {
 			continue

@@ -57,7 +57,6 @@ var abbreviations = map[string][]string{
 	"pw":         {"password"},
 	"regex":      {"regular", "expression"},
 	"ci":         {"pipeline"},
-	"cd":         {"deployment"},
 	"vm":         {"virtual", "machine"},
 	"ai":         {"artificial", "intelligence"},
 }

@@ -42,7 +42,7 @@ var fileExtensions = map[string]bool{
 var webTLDs = map[string]bool{
 	"com": true, "org": true, "net": true, "io": true, "dev": true,
 	"ai": true, "app": true, "co": true, "uk": true, "de": true, "fr": true,
-	"edu": true, "gov": true, "info": true, "me": true, "sh": false,
+	"edu": true, "gov": true, "info": true, "me": true,
 }
 
 // implicitReadStarts are question words that, in a query without a verb,

@@ -14,7 +14,9 @@ package search
 
 import (
 	"container/heap"
+	"sort"
 	"strings"
+	"sync"
 )
 
 // Param is one top-level input parameter of a tool.
@@ -57,7 +59,7 @@ const (
 const (
 	k1 = 1.2
 	// serverBoost multiplies the score of tools whose server the query names.
-	serverBoost = 0.5
+	serverBoost = 0.8
 	// verbBoost multiplies the score of tools whose name starts with a verb of
 	// a class the query uses.
 	verbBoost = 0.1
@@ -110,15 +112,16 @@ type Index struct {
 	products map[string][]int32
 	byID     map[string][]int32 // lower-case ID → docs
 	byTool   map[string][]int32 // lower-case MCP tool name → docs, ID ascending
+
+	scratch sync.Pool // *scratch reused by Search (the only mutable part)
 }
 
-func hasTerm(ids []int32, id int32) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
+// scratch holds one query's per-document accumulators; they are all zero
+// between uses.
+type scratch struct {
+	scores  []float64
+	cover   []float32
+	touched []int32
 }
 
 func containsID(xs []int32, x int32) bool {
@@ -162,6 +165,8 @@ func (ix *Index) Search(query string, limit int) []Hit {
 			exact = append(exact, d)
 		}
 	}
+	// Exact hits share one score, so they follow the tie rule: ID order.
+	sort.Slice(exact, func(i, j int) bool { return ix.docs[exact[i]].id < ix.docs[exact[j]].id })
 	if len(exact) > limit {
 		exact = exact[:limit]
 	}
@@ -184,7 +189,8 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	return hits
 }
 
-// selectNames resolves "select:" lists.
+// selectNames resolves "select:" lists. Hits keep the order of the list
+// and carry descending scores (n, n-1, …, 1).
 func (ix *Index) selectNames(list string, limit int) []Hit {
 	var hits []Hit
 	seen := map[int32]bool{}
@@ -202,8 +208,11 @@ func (ix *Index) selectNames(list string, limit int) []Hit {
 				continue
 			}
 			seen[d] = true
-			hits = append(hits, Hit{Doc: int(d), Score: 1, Exact: true})
+			hits = append(hits, Hit{Doc: int(d), Exact: true})
 		}
+	}
+	for i := range hits {
+		hits[i].Score = float64(len(hits) - i)
 	}
 	return hits
 }
@@ -232,18 +241,28 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 		}
 	}
 
-	queryIDs := make([]int32, 0, len(terms))
+	// Known term ids of the query.
+	inQuery := make(map[int32]bool, len(terms))
 	for _, t := range terms {
 		if id, ok := ix.vocab[t.term]; ok {
-			queryIDs = append(queryIDs, id)
+			inQuery[id] = true
 		}
 	}
-	scores := make([]float64, len(ix.docs))
-	cover := make([]float32, len(ix.docs))
-	var touched []int32
+	sc, _ := ix.scratch.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs))}
+	}
+	scores, cover, touched := sc.scores, sc.cover, sc.touched[:0]
+	defer func() {
+		for _, d := range touched {
+			scores[d], cover[d] = 0, 0
+		}
+		sc.touched = touched[:0]
+		ix.scratch.Put(sc)
+	}()
 	for _, t := range terms {
 		id, ok := ix.vocab[t.term]
-		if !ok {
+		if !ok || t.weight <= 0 {
 			continue
 		}
 		w := t.weight * ix.idf[id]
@@ -270,9 +289,11 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 		}
 		c := float64(cover[d])
 		if m.verb&verbs != 0 {
+			// A verb of the query's class covers the name's verb when the
+			// verb itself is not a query term (expansions included).
 			s *= 1 + verbBoost
-			if !hasTerm(queryIDs, m.verbTerm) {
-				c++ // the query's verb covers the name's verb
+			if !inQuery[m.verbTerm] {
+				c++
 			}
 		}
 		if m.nameWords > 0 {

@@ -296,7 +296,7 @@ func TestEvaluate(t *testing.T) {
 		{Q: "d", Want: []string{"x/y", "linear/linear_create_issue"}}, // rank 3
 	}
 	rank := func(q string, limit int) []Hit {
-		if limit != EvalDepth {
+		if limit != evalDepth {
 			t.Errorf("Evaluate asked for %d hits", limit)
 		}
 		return []Hit{{Doc: 0}, {Doc: 1}, {Doc: 2}}

@@ -89,7 +89,7 @@ func hasSuffix(w []byte, suf string) bool {
 	return len(w) >= len(suf) && string(w[len(w)-len(suf):]) == suf
 }
 
-// Tokens splits s into lower-case alphanumeric words, splitting
+// tokens splits s into lower-case alphanumeric words, splitting
 // snake_case, kebab-case, dotted.names and camelCase (including acronym
 // runs such as "HTMLParser" → "html", "parser", and keeping plural
 // acronyms such as "URLs" whole). Letters and digits stay together
@@ -97,7 +97,7 @@ func hasSuffix(w []byte, suf string) bool {
 // singular. It is the analyser used for both documents and queries (the
 // index also keeps each camelCase word whole, so "GitHub" is found as
 // "github" as well as "git" "hub").
-func Tokens(s string) []string {
+func tokens(s string) []string {
 	var out []string
 	forEachToken(s, nil, func(t []byte, whole bool) {
 		if !whole {
@@ -126,23 +126,27 @@ func forEachToken(s string, buf []byte, fn func(w []byte, whole bool)) {
 // scratch space.
 func forEachWord(s string, buf []byte, fn func(w []byte, whole bool)) {
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf && !isAlnumASCII(c) {
+		if byteClass[s[i]] == cSep {
 			i++
 			continue
 		}
 		// Find the run of letters and digits starting at i.
-		j, ascii, inner := i, true, false
+		j, ascii, inner := i+1, true, false
+		if byteClass[s[i]] == cHigh {
+			j = i
+		}
+	scan:
 		for j < len(s) {
-			c := s[j]
-			if c < utf8.RuneSelf {
-				if !isAlnumASCII(c) {
-					break
-				}
-				if j > i && 'A' <= c && c <= 'Z' {
-					inner = true
-				}
+			switch byteClass[s[j]] {
+			case cLower:
 				j++
 				continue
+			case cUpper:
+				inner = true
+				j++
+				continue
+			case cSep:
+				break scan
 			}
 			r, size := utf8.DecodeRuneInString(s[j:])
 			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
@@ -212,8 +216,31 @@ func splitRun(run string, buf []byte, fn func(w []byte, whole bool)) []byte {
 	return buf[:0]
 }
 
+// Byte classes for the tokeniser's ASCII fast path.
+const (
+	cSep   = iota // separator (any ASCII byte that is not a letter or digit)
+	cLower        // a-z, 0-9
+	cUpper        // A-Z
+	cHigh         // first or continuation byte of a multi-byte rune
+)
+
+// byteClass classifies every byte value; it is built once and only read.
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			t[c] = cLower
+		case 'A' <= c && c <= 'Z':
+			t[c] = cUpper
+		case c >= utf8.RuneSelf:
+			t[c] = cHigh
+		}
+	}
+	return t
+}()
+
 func isAlnumASCII(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	return byteClass[c] == cLower || byteClass[c] == cUpper
 }
 
 func isUpper(r rune) bool {

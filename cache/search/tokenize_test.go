@@ -33,8 +33,8 @@ func TestTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Tokens(tt.in); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("Tokens(%q) = %q, want %q", tt.in, got, tt.want)
+			if got := tokens(tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("tokens(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
