@@ -14,6 +14,8 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
 )
 
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // emptyFile is what AddServer starts from when the target does not exist yet.
 const emptyFile = "{\n  \"mcpServers\": {}\n}\n"
 
@@ -27,19 +29,23 @@ func AddServer(path, name string, entry json.RawMessage, force bool) (replaced b
 		return false, errors.New("server name is empty")
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(entry, &obj); err != nil {
-		return false, fmt.Errorf("server entry for %q is not a JSON object: %w", name, err)
+	if err := json.Unmarshal(entry, &obj); err != nil || obj == nil {
+		return false, fmt.Errorf("server entry for %q is not a JSON object", name)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}
+	// Load accepts a UTF-8 byte order mark; keep it, but parse without it.
+	bom := bytes.HasPrefix(data, utf8BOM)
+	data = bytes.TrimPrefix(data, utf8BOM)
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte(emptyFile)
 	}
 	v, err := hujson.Parse(data)
 	if err != nil {
-		return false, fmt.Errorf("parse %s: %v; fix the file first (nothing was changed)", path, err)
+		// syntaxReason keeps the position but never echoes an unquoted token (a secret?).
+		return false, fmt.Errorf("parse %s: not valid JSON/JSONC (%s); fix the file first (nothing was changed)", path, syntaxReason(err))
 	}
 	std := v.Clone()
 	std.Standardize()
@@ -54,7 +60,8 @@ func AddServer(path, name string, entry json.RawMessage, force bool) (replaced b
 		}
 	}
 	var patch []map[string]any
-	if raw, ok := root[key]; !ok {
+	if raw, ok := root[key]; !ok || isNull(raw) {
+		// A null servers object means none (as Load reads it); "add" replaces it.
 		patch = append(patch, map[string]any{"op": "add", "path": "/" + key, "value": map[string]any{}})
 	} else {
 		var servers map[string]json.RawMessage
@@ -81,7 +88,11 @@ func AddServer(path, name string, entry json.RawMessage, force bool) (replaced b
 		return false, fmt.Errorf("patch %s: %w", path, err)
 	}
 	indentMember(&v, key, name, entry)
-	if err := fsutil.WriteFileAtomic(path, v.Pack()); err != nil {
+	out := v.Pack()
+	if bom {
+		out = append(append([]byte{}, utf8BOM...), out...)
+	}
+	if err := fsutil.WriteFileAtomic(path, out); err != nil {
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
 	return replaced, nil
@@ -117,8 +128,12 @@ func indentMember(root *hujson.Value, key, name string, entry json.RawMessage) {
 		if !ok || lit.String() != name {
 			continue
 		}
+		unit := "  "
+		if strings.HasSuffix(indent, "\t") {
+			unit = "\t"
+		}
 		var buf bytes.Buffer
-		if json.Indent(&buf, entry, indent, "  ") != nil {
+		if json.Indent(&buf, entry, indent, unit) != nil {
 			return
 		}
 		val, err := hujson.Parse(buf.Bytes())
@@ -132,7 +147,7 @@ func indentMember(root *hujson.Value, key, name string, entry json.RawMessage) {
 		kept := bytes.TrimRight(m.Name.BeforeExtra, " \t\r\n")
 		m.Name.BeforeExtra = append(append(hujson.Extra{}, kept...), "\n"+indent...)
 		if i == len(obj.Members)-1 {
-			closing := strings.TrimSuffix(indent, "  ")
+			closing := strings.TrimSuffix(indent, unit)
 			if !bytes.Contains(obj.AfterExtra, []byte("\n")) {
 				obj.AfterExtra = hujson.Extra("\n" + closing)
 			}

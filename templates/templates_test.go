@@ -1,0 +1,251 @@
+package templates
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+)
+
+var refRe = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}`)
+
+func all(t *testing.T) []Template {
+	t.Helper()
+	ts, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// stringValues collects every string value in a decoded JSON value.
+func stringValues(v any, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		*out = append(*out, x)
+	case []any:
+		for _, e := range x {
+			stringValues(e, out)
+		}
+	case map[string]any:
+		for _, e := range x {
+			stringValues(e, out)
+		}
+	}
+}
+
+func TestRequiredTemplates(t *testing.T) {
+	var names []string
+	for _, tp := range all(t) {
+		names = append(names, tp.Name)
+	}
+	for _, want := range []string{"you", "serply", "grep", "filesystem", "context7", "playwright", "github", "memory", "fetch", "sequential-thinking"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("template %q missing (have %v)", want, names)
+		}
+		if _, ok := Get(want); !ok {
+			t.Errorf("Get(%q) found nothing", want)
+		}
+	}
+	if !sort.StringsAreSorted(names) {
+		t.Errorf("All is not sorted: %v", names)
+	}
+	if _, ok := Get("no-such-template"); ok {
+		t.Error("Get found a template that does not exist")
+	}
+}
+
+func TestTemplateShape(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tp := range all(t) {
+		if seen[tp.Name] {
+			t.Errorf("duplicate template %q", tp.Name)
+		}
+		seen[tp.Name] = true
+		if tp.Name == "" || strings.ContainsAny(tp.Name, " /~\t") {
+			t.Errorf("bad template name %q", tp.Name)
+		}
+		d := tp.Description
+		if strings.TrimSpace(d) == "" || strings.ContainsAny(d, "\r\n") || d != strings.TrimSpace(d) || len(d) > 100 {
+			t.Errorf("%s: description must be one short line: %q", tp.Name, d)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(tp.Server, &obj); err != nil || obj == nil {
+			t.Errorf("%s: server is not a JSON object: %s", tp.Name, tp.Server)
+		}
+	}
+}
+
+// Templates refer to secrets only through ${VAR}: every var listed is referenced, every
+// reference is listed, and header/env values never hold literal text beyond a scheme word.
+func TestTemplatesUseVarReferences(t *testing.T) {
+	for _, tp := range all(t) {
+		var v any
+		if err := json.Unmarshal(tp.Server, &v); err != nil {
+			t.Fatal(err)
+		}
+		var vals []string
+		stringValues(v, &vals)
+		var refs []string
+		for _, s := range vals {
+			for _, m := range refRe.FindAllStringSubmatch(s, -1) {
+				if m[2] != "" {
+					t.Errorf("%s: %q has a default; a template must not carry a literal value", tp.Name, m[0])
+				}
+				if !slices.Contains(refs, m[1]) {
+					refs = append(refs, m[1])
+				}
+			}
+		}
+		for _, name := range tp.Vars {
+			if !strings.Contains(string(tp.Server), "${"+name+"}") {
+				t.Errorf("%s: var %s is listed but ${%s} does not appear in %s", tp.Name, name, name, tp.Server)
+			}
+		}
+		for _, r := range refs {
+			if !slices.Contains(tp.Vars, r) {
+				t.Errorf("%s: ${%s} is used but not listed in vars %v", tp.Name, r, tp.Vars)
+			}
+		}
+		// Header and env values are where secrets go: each must contain a reference and
+		// nothing else but an auth scheme.
+		var entry struct {
+			Env     map[string]string `json:"env"`
+			Headers map[string]string `json:"headers"`
+		}
+		_ = json.Unmarshal(tp.Server, &entry)
+		for _, m := range []map[string]string{entry.Env, entry.Headers} {
+			for k, val := range m {
+				rest := strings.TrimSpace(refRe.ReplaceAllString(val, ""))
+				if !refRe.MatchString(val) || (rest != "" && rest != "Bearer" && rest != "Token") {
+					t.Errorf("%s: %s holds a literal value %q; use a ${VAR} reference", tp.Name, k, val)
+				}
+			}
+		}
+	}
+}
+
+func TestSerplyHeader(t *testing.T) {
+	tp, ok := Get("serply")
+	if !ok {
+		t.Fatal("no serply template")
+	}
+	var e struct {
+		Headers map[string]string `json:"headers"`
+	}
+	if err := json.Unmarshal(tp.Server, &e); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Headers["X-Api-Key"]; got != "${SERPLY_API_KEY}" {
+		t.Errorf("serply X-Api-Key = %q, want ${SERPLY_API_KEY}", got)
+	}
+	if !slices.Equal(tp.Vars, []string{"SERPLY_API_KEY"}) {
+		t.Errorf("serply vars = %v", tp.Vars)
+	}
+}
+
+// Every template, written with config.AddServer, loads as a usable server once its
+// variables are set, and reports exactly its variables as missing when they are not.
+func TestTemplatesLoadAsUsable(t *testing.T) {
+	for _, tp := range all(t) {
+		t.Run(tp.Name, func(t *testing.T) {
+			home := t.TempDir()
+			path := config.GlobalPath(home)
+			if _, err := config.AddServer(path, tp.Name, tp.Server, false); err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{}
+			for _, v := range tp.Vars {
+				env[v] = "value-of-" + v
+			}
+			lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+			c := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: lookup})
+			if len(c.Problems) > 0 {
+				t.Fatalf("problems: %v", c.Problems)
+			}
+			s, ok := c.Server(tp.Name)
+			if !ok {
+				t.Fatalf("server %q not loaded from %s", tp.Name, path)
+			}
+			if !s.Usable() {
+				t.Fatalf("not usable: %s", s.Err)
+			}
+			if s.Source != path || s.Scope != config.ScopeGlobal {
+				t.Errorf("source %s (%s)", s.Source, s.Scope)
+			}
+			switch s.Transport {
+			case config.TransportStdio:
+				if s.Command == "" {
+					t.Error("stdio template without command")
+				}
+			case config.TransportStreamableHTTP, config.TransportSSE:
+				if !strings.HasPrefix(s.URL, "https://") {
+					t.Errorf("url %q is not https", s.URL)
+				}
+			default:
+				t.Errorf("transport %q", s.Transport)
+			}
+			// The values reached the expanded entry.
+			expanded := strings.Join(append(append([]string{s.Command, s.URL}, s.Args...), mapValues(s.Headers, s.Env)...), "\n")
+			for _, v := range tp.Vars {
+				if !strings.Contains(expanded, "value-of-"+v) {
+					t.Errorf("${%s} was not expanded into the entry", v)
+				}
+			}
+
+			if len(tp.Vars) == 0 {
+				return
+			}
+			// Unset: the server has a config error naming each variable, never usable.
+			c = config.Load(config.Options{ZotHome: home, LookupEnv: func(string) (string, bool) { return "", false }})
+			s, _ = c.Server(tp.Name)
+			if s.Usable() {
+				t.Fatal("usable without its variables")
+			}
+			for _, v := range tp.Vars {
+				if !strings.Contains(s.Err, v) {
+					t.Errorf("error %q does not name %s", s.Err, v)
+				}
+			}
+		})
+	}
+}
+
+// Every template written into one file, side by side, loads as usable.
+func TestAllTemplatesInOneFile(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, "mcp.json")
+	env := map[string]string{}
+	for _, tp := range all(t) {
+		if _, err := config.AddServer(path, tp.Name, tp.Server, false); err != nil {
+			t.Fatalf("%s: %v", tp.Name, err)
+		}
+		for _, v := range tp.Vars {
+			env[v] = "x"
+		}
+	}
+	c := config.Load(config.Options{ZotHome: home, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	if len(c.Servers) != len(all(t)) || len(c.Problems) > 0 {
+		t.Fatalf("servers %d, problems %v", len(c.Servers), c.Problems)
+	}
+	for _, s := range c.Servers {
+		if !s.Usable() {
+			t.Errorf("%s: %s", s.Name, s.Err)
+		}
+	}
+}
+
+func mapValues(ms ...map[string]string) []string {
+	var out []string
+	for _, m := range ms {
+		for _, v := range m {
+			out = append(out, v)
+		}
+	}
+	return out
+}
