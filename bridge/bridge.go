@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"sort"
@@ -59,6 +60,9 @@ type Options struct {
 	// CallBudget bounds one tool call including a cold start (default 55 s: an answer
 	// before the host's 60 s deadline).
 	CallBudget time.Duration
+	// Resolver resolves HTTP servers' host names (nil: the system resolver); tests use one
+	// that fails every lookup so nothing leaves the machine.
+	Resolver *net.Resolver
 }
 
 // Bridge is the extension's handler.
@@ -122,7 +126,7 @@ func (b *Bridge) Load(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver}
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	for i := range b.cfg.Servers {
 		s := &b.cfg.Servers[i]
@@ -144,6 +148,7 @@ func (b *Bridge) Load(projectDir string, gen extension.Generation) {
 			b.stale = append(b.stale, name)
 			continue
 		}
+		b.servers[name].rememberTransport(config.Transport(e.Transport))
 		tools[name] = filterTools(e.Tools, s.DisabledTools)
 	}
 	cat, collisions := newCatalog(tools, nil)

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 const commandBudget = 20 * time.Second
 
 const helpText = `/mcp — MCP servers bridged into zot
-  /mcp                         status of every server
+  /mcp [status]                status of every server
   /mcp help                    this help
   /mcp <server>                details of one server
   /mcp start <server|all>      start now (clears backoff and parking)
@@ -57,10 +58,15 @@ func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
 	case "setup":
 		return b.setupCommand(rest)
 	}
-	if _, ok := b.servers[sub]; ok && len(rest) == 0 {
+	if _, ok := b.servers[sub]; ok {
+		if len(rest) > 0 {
+			return "", fmt.Errorf("/mcp %s takes no arguments; to act on it: /mcp start|stop|restart|refresh %s", sub, sub)
+		}
 		return b.detailText(sub), nil
 	}
-	return helpText, fmt.Errorf("unknown /mcp command or server %q; commands: help, start, stop, restart, refresh, setup; servers: %s", sub, b.serverList())
+	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup"}, b.names...)
+	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup; servers: %s",
+		sub, suggest(sub, cands), b.serverList())
 }
 
 func (b *Bridge) serverList() string {
@@ -97,22 +103,35 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 	if err != nil {
 		return "", err
 	}
-	var usable []string
+	if len(names) == 0 {
+		return "", fmt.Errorf("nothing to %s: no MCP servers configured (see /mcp setup)", sub)
+	}
+	var usable, skipped []string
 	for _, n := range names {
 		if b.servers[n].cfg.Usable() {
 			usable = append(usable, n)
+		} else {
+			skipped = append(skipped, n)
 		}
 	}
 	if len(usable) == 0 {
 		return "", fmt.Errorf("nothing to %s: %s is disabled or has a config error (see /mcp)", sub, strings.Join(names, ", "))
 	}
-	done := make(chan string, 1)
+	type outcome struct {
+		text   string
+		failed bool
+	}
+	done := make(chan outcome, 1)
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
-		done <- b.runLifecycle(b.bgCtx, sub, usable)
+		text, failed := b.runLifecycle(b.bgCtx, sub, usable)
+		if len(skipped) > 0 {
+			text += "\nSkipped (disabled or config error): " + strings.Join(skipped, ", ")
+		}
+		done <- outcome{text, failed}
 	}()
-	wait := commandBudget
+	wait := b.cmdWait
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 		wait = time.Until(dl)
 	}
@@ -120,7 +139,10 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 	defer t.Stop()
 	select {
 	case out := <-done:
-		return out, nil
+		if out.failed {
+			return out.text, fmt.Errorf("%s failed for some servers; details above, logs: zot ext logs mcp -f", strings.Join(append([]string{"/mcp", sub}, args...), " "))
+		}
+		return out.text, nil
 	case <-t.C:
 	case <-ctx.Done():
 	}
@@ -129,20 +151,24 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 		defer b.bg.Done()
 		select {
 		case out := <-done:
-			if s := b.sess.Load(); s != nil {
-				s.Notify("info", out)
+			level := "success"
+			if out.failed {
+				level = "warn"
 			}
+			b.note(level, out.text)
 		case <-b.bgCtx.Done():
 		}
 	}()
-	return fmt.Sprintf("/mcp %s %s is still running; a note will report the outcome.", sub, strings.Join(args, " ")), nil
+	return strings.Join(append([]string{"/mcp", sub}, args...), " ") + " is still running; a note will report the outcome.", nil
 }
 
-func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) string {
+// runLifecycle does the work of a lifecycle command; failed reports whether any of it
+// failed.
+func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) (text string, failed bool) {
 	switch sub {
 	case "stop":
 		b.each(names, func(s *Server) string { s.Stop(ctx); return "stopped" })
-		return fmt.Sprintf("Stopped %s.", strings.Join(names, ", "))
+		return fmt.Sprintf("Stopped %s.", strings.Join(names, ", ")), false
 	case "refresh":
 		changed, errs := b.Refresh(ctx, names)
 		var sb strings.Builder
@@ -155,14 +181,14 @@ func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) s
 		for _, e := range errs {
 			sb.WriteString("\n  " + e)
 		}
-		return sb.String()
+		return sb.String(), len(errs) > 0
 	}
 	res := b.each(names, func(s *Server) string {
 		if sub == "restart" {
 			s.Stop(ctx)
 		}
 		if err := s.Start(ctx); err != nil {
-			return "failed: " + err.Error()
+			return failedPrefix + err.Error()
 		}
 		return fmt.Sprintf("ready, %d tools", s.Status().Tools)
 	})
@@ -171,9 +197,12 @@ func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) s
 	sb.WriteString(verb + ":")
 	for _, n := range names {
 		sb.WriteString("\n  " + n + ": " + res[n])
+		failed = failed || strings.HasPrefix(res[n], failedPrefix)
 	}
-	return sb.String()
+	return sb.String(), failed
 }
+
+const failedPrefix = "failed: "
 
 // each runs f on the named servers in parallel.
 func (b *Bridge) each(names []string, f func(*Server) string) map[string]string {
@@ -196,7 +225,7 @@ func (b *Bridge) statusText() string {
 	var sb strings.Builder
 	cat := b.cat.Load()
 	_, counts := cat.servers()
-	fmt.Fprintf(&sb, "MCP servers (%d) — mode: %s\n", len(b.names), b.mode)
+	fmt.Fprintf(&sb, "MCP servers (%d) — mode: %s (%s)\n", len(b.names), b.mode, b.modeWhy)
 	if len(b.names) == 0 {
 		sb.WriteString("  none configured. Add one: /mcp setup add <template> (see /mcp setup templates), or edit " +
 			config.GlobalPath(b.opts.ZotHome) + "\n")
@@ -237,7 +266,11 @@ func (b *Bridge) detailText(name string) string {
 	c := s.cfg
 	st := s.Status()
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "MCP server %q — %s\n", name, st.State)
+	state := st.State.String()
+	if st.State == StateDisabled && c.Err != "" {
+		state = "config error"
+	}
+	fmt.Fprintf(&sb, "MCP server %q — %s\n", name, state)
 	fmt.Fprintf(&sb, "  defined in: %s (%s)\n", c.Source, c.Scope)
 	tr := string(c.Transport)
 	if c.TransportGuessed {
@@ -255,7 +288,7 @@ func (b *Bridge) detailText(name string) string {
 		}
 		fmt.Fprintf(&sb, "  cwd:        %s\n", dir)
 	} else {
-		fmt.Fprintf(&sb, "  url:        %s\n", c.Raw.URL)
+		fmt.Fprintf(&sb, "  url:        %s\n", displayURL(c))
 		if len(c.Raw.Headers) > 0 {
 			fmt.Fprintf(&sb, "  headers:    %s\n", strings.Join(redactMap(c.Raw.Headers), ", "))
 		}
@@ -280,16 +313,19 @@ func (b *Bridge) detailText(name string) string {
 		switch st.State {
 		case StateParked, StateBackoff:
 			fmt.Fprintf(&sb, "  next:       fix the cause, then /mcp start %s\n", name)
+		case StateAsleep, StateStarting:
+			fmt.Fprintf(&sb, "  next:       fix the cause; the next call retries, or run /mcp start %s\n", name)
 		case StateDisabled:
 			fmt.Fprintf(&sb, "  next:       edit %s, then /reload-ext\n", c.Source)
 		}
+	} else if st.State == StateDisabled {
+		fmt.Fprintf(&sb, "  next:       to use it, set \"enabled\": true (or remove \"disabled\") in %s, then /reload-ext\n", c.Source)
 	}
 	sb.WriteString("  logs:       zot ext logs mcp -f")
 	return sb.String()
 }
 
-// redactMap shows keys with values only when they are pure ${VAR} references; literal
-// values are hidden (they are often secrets).
+// redactMap shows each key with its value redacted by detailValue.
 func redactMap(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -298,14 +334,28 @@ func redactMap(m map[string]string) []string {
 	sort.Strings(keys)
 	out := make([]string, len(keys))
 	for i, k := range keys {
-		v := m[k]
-		if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "${") == 1 {
-			out[i] = k + "=" + v
-		} else {
-			out[i] = k + "=<set>"
-		}
+		out[i] = k + "=" + detailValue(m[k])
 	}
 	return out
+}
+
+var displayVarRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}`)
+
+// detailValue shows a value only when it is exactly one ${VAR} reference without a
+// default. Literal text (a default included) is hidden, since it is often a secret; the
+// variables the value refers to are still named.
+func detailValue(v string) string {
+	if m := displayVarRef.FindStringSubmatch(v); m != nil && m[0] == v && m[2] == "" {
+		return v
+	}
+	var refs []string
+	for _, m := range displayVarRef.FindAllStringSubmatch(v, -1) {
+		refs = append(refs, "${"+m[1]+"}")
+	}
+	if len(refs) == 0 {
+		return "<set>"
+	}
+	return "<set, uses " + strings.Join(refs, " ") + ">"
 }
 
 const setupHelp = `/mcp setup — add an MCP server from a template
@@ -349,14 +399,15 @@ func templateList() string {
 const setupUsage = "usage: /mcp setup add <template> [--global|--project] [--name <server>] [--force]"
 
 func (b *Bridge) setupAdd(args []string) (string, error) {
-	var tmpl, name string
+	var tmpl, name, scope string
 	project, force := false, false
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; a {
-		case "--global":
-			project = false
-		case "--project":
-			project = true
+		case "--global", "--project":
+			if scope != "" && scope != a {
+				return "", fmt.Errorf("--global and --project exclude each other; %s", setupUsage)
+			}
+			scope, project = a, a == "--project"
 		case "--force":
 			force = true
 		case "--name":
@@ -386,7 +437,7 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 				names = append(names, x.Name)
 			}
 		}
-		return templateList(), fmt.Errorf("unknown template %q.%s", tmpl, suggest(tmpl, names))
+		return templateList(), fmt.Errorf("unknown template %q.%s Templates: %s", tmpl, suggest(tmpl, names), strings.Join(names, ", "))
 	}
 	if name == "" {
 		name = t.Name
@@ -415,7 +466,16 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 		}
 	}
 	if len(unset) > 0 {
-		fmt.Fprintf(&sb, "\nSet %s in the environment zot runs in (the config refers to it as ${%s}).", strings.Join(unset, ", "), unset[0])
+		refs := make([]string, len(unset))
+		for i, v := range unset {
+			refs[i] = "${" + v + "}"
+		}
+		it := "it"
+		if len(unset) > 1 {
+			it = "them"
+		}
+		fmt.Fprintf(&sb, "\nNot set yet: %s. Set %s in the environment zot runs in (the config refers to %s; values are never written to the file).",
+			strings.Join(unset, ", "), it, strings.Join(refs, ", "))
 	}
 	sb.WriteString("\nRun /reload-ext to load its tools.")
 	return sb.String(), nil

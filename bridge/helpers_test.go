@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -138,7 +140,7 @@ func (e *testEnv) lookup(k string) (string, bool) {
 // bridge loads a bridge from the written config (no host).
 func (e *testEnv) bridge(gen extension.Generation) *Bridge {
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(zerolog.NewTestWriter(e.t)),
-		Supervisor: []string{os.Args[0], supervise.Arg}})
+		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
 	b.Load(e.project, gen)
 	e.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -195,4 +197,12 @@ func mustExecutable() string {
 		panic(err)
 	}
 	return exe
+}
+
+// noDNS is a resolver that fails every lookup (as for an unknown host), so no test sends
+// anything beyond loopback.
+func noDNS() *net.Resolver {
+	return &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
+		return nil, errors.New("no DNS server in tests")
+	}}
 }

@@ -1,60 +1,957 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
 )
 
-// connectHTTP opens a streamable-HTTP or SSE connection with the configured headers on every
-// request. A url-only entry (TransportGuessed) tries streamable HTTP first and falls back to SSE.
-func (s *Server) connectHTTP(ctx context.Context) (*conn, []mcp.Tool, error) {
-	kinds := []config.Transport{s.cfg.Transport}
-	if s.cfg.TransportGuessed {
-		kinds = []config.Transport{config.TransportStreamableHTTP, config.TransportSSE}
+// HTTP transports (streamable HTTP and legacy SSE) through mcp-go.
+//
+//   - Headers: the configured headers (already ${VAR}-expanded by config) are added by our
+//     own http.RoundTripper, so they go on every request mcp-go makes: POSTs, the GET
+//     streams, the session DELETE and stream resumptions. They are only added to requests
+//     for the server's own origin (scheme, host and port), never to a redirect target or
+//     an OAuth endpoint elsewhere.
+//   - Every response's status and content type is noted in a probe carried by the request
+//     context, so failures are classified from what the server really answered (mcp-go
+//     folds most statuses of an initialize POST into ErrLegacySSEServer).
+//   - url-only entries try the remembered transport (else streamable HTTP) first and fall
+//     back to the other one only when the answer shows the server speaks it (4xx other
+//     than 401/403 on the initialize POST, or an SSE "endpoint" event).
+//   - Session recovery: a 404 for a request that carried our session id means the server
+//     forgot the session; the request cannot have run, so we re-initialize once and send
+//     it again. A dropped legacy SSE stream ends its session, so it drops the connection:
+//     the next use reconnects (under the server's capped start backoff), and a call in
+//     flight is only sent again when the tool is read-only or idempotent. Streamable
+//     HTTP's optional GET stream is reopened by mcp-go; we add a capped backoff while the
+//     server cannot be reached, and stop it for good if the server answers it with an
+//     error (mcp-go would retry that every second).
+//   - No secret in errors or logs: every text we produce, and every line mcp-go logs, is
+//     passed through a redactor that knows the header values and the expanded URL.
+
+// httpConn is the HTTP side of one connection.
+type httpConn struct {
+	kind     config.Transport
+	rt       *headerTransport
+	lost     chan struct{} // closed when the SSE stream dropped
+	lostOnce sync.Once
+	reinitMu sync.Mutex // one session re-initialization at a time
+}
+
+func (h *httpConn) markLost() bool {
+	first := false
+	h.lostOnce.Do(func() { close(h.lost); first = true })
+	return first
+}
+
+func (h *httpConn) isLost() bool {
+	select {
+	case <-h.lost:
+		return true
+	default:
+		return false
 	}
-	var firstErr error
-	for _, kind := range kinds {
-		c, tools, err := s.connectHTTPKind(ctx, kind)
+}
+
+func (h *httpConn) closeIdle() {
+	if h != nil {
+		h.rt.base.CloseIdleConnections()
+	}
+}
+
+// rememberTransport records the transport that worked last for a url-only server.
+func (s *Server) rememberTransport(t config.Transport) {
+	if !s.cfg.TransportGuessed || (t != config.TransportStreamableHTTP && t != config.TransportSSE) {
+		return
+	}
+	s.mu.Lock()
+	s.remembered = t
+	s.mu.Unlock()
+}
+
+// transportOrder is the list of transports to try, in order.
+func (s *Server) transportOrder() []config.Transport {
+	if !s.cfg.TransportGuessed {
+		return []config.Transport{s.cfg.Transport}
+	}
+	s.mu.Lock()
+	first := s.remembered
+	s.mu.Unlock()
+	if first == config.TransportSSE {
+		return []config.Transport{config.TransportSSE, config.TransportStreamableHTTP}
+	}
+	return []config.Transport{config.TransportStreamableHTTP, config.TransportSSE}
+}
+
+// connectHTTP opens a streamable-HTTP or SSE connection, initializes it and lists tools.
+func (s *Server) connectHTTP(ctx context.Context) (*conn, []mcp.Tool, error) {
+	order := s.transportOrder()
+	note := ""
+	for i, kind := range order {
+		c, tools, p, err := s.connectHTTPKind(ctx, kind)
 		if err == nil {
+			s.rememberTransport(kind)
+			s.d.log.Debug().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("url", displayURL(s.cfg)).Msg("connected")
 			return c, tools, nil
 		}
-		if firstErr == nil {
-			firstErr = err
+		if i+1 < len(order) && ctx.Err() == nil && wrongTransport(kind, p, err) {
+			s.d.log.Info().Str("server", s.cfg.Name).Str("tried", string(kind)).Str("answer", p.describe()).
+				Msg("url-only server does not speak this transport; trying the other one")
+			note = fmt.Sprintf(" (%s was tried first and answered %s)", kind, p.describe())
+			continue
 		}
-		if ctx.Err() != nil {
-			break
-		}
+		return nil, nil, s.startError(ctx, kind, p, err, note)
 	}
-	return nil, nil, s.errorf(KindStart, firstErr, "failed to connect to %s: %s", redactURL(s.cfg), describeStartErr(ctx, firstErr, s.cfg.ConnectTimeout))
+	return nil, nil, s.errorf(KindStart, nil, "no transport to try")
 }
 
-func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport) (*conn, []mcp.Tool, error) {
+// wrongTransport says whether a failed attempt shows that the server speaks the other
+// transport: a 4xx (other than 401/403) or an SSE endpoint event.
+func wrongTransport(kind config.Transport, p probeInfo, err error) bool {
+	if p.sseEndpoint {
+		return kind == config.TransportStreamableHTTP
+	}
+	if p.status == http.StatusUnauthorized || p.status == http.StatusForbidden {
+		return false
+	}
+	if kind == config.TransportStreamableHTTP && errors.Is(err, transport.ErrLegacySSEServer) {
+		return true
+	}
+	return p.status >= 400 && p.status < 500
+}
+
+func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport) (*conn, []mcp.Tool, probeInfo, error) {
+	rt := s.newHeaderTransport(kind)
+	hc := &http.Client{Transport: rt}
+	h := &httpConn{kind: kind, rt: rt, lost: make(chan struct{})}
+	logger := slog.New(&zlogHandler{log: s.d.log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), redact: rt.redact})
+	pctx, p := withProbe(ctx)
 	var cl *client.Client
-	var err error
 	switch kind {
 	case config.TransportSSE:
-		cl, err = client.NewSSEMCPClient(s.cfg.URL, transport.WithHeaders(s.cfg.Headers))
+		tr, err := transport.NewSSE(s.cfg.URL, transport.WithHTTPClient(hc), transport.WithSSELogger(logger),
+			transport.WithEndpointTimeout(s.cfg.ConnectTimeout),
+			// Our contexts bound every request; this only backs them up.
+			transport.WithResponseTimeout(s.cfg.RequestTimeout+s.cfg.ConnectTimeout))
+		if err != nil {
+			return nil, nil, probeInfo{}, err
+		}
+		cl = client.NewClient(tr)
 	default:
-		cl, err = client.NewStreamableHttpClient(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers))
+		tr, err := transport.NewStreamableHTTP(s.cfg.URL, transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(logger),
+			// The GET stream carries notifications such as tools/list_changed. It keeps
+			// the connection on the initialize handshake, which we pin anyway.
+			transport.WithContinuousListening()) //nolint:staticcheck // see above
+		if err != nil {
+			return nil, nil, probeInfo{}, err
+		}
+		cl = client.NewClient(tr)
 	}
-	if err != nil {
-		return nil, nil, err
+	c := &conn{client: cl, http: h, info: connInfo{transport: kind}}
+	if kind == config.TransportSSE {
+		cl.OnConnectionLost(func(err error) { s.httpLost(c, err) })
+		if err := startSSE(pctx, cl); err != nil {
+			_ = cl.Close()
+			rt.base.CloseIdleConnections()
+			return nil, nil, p.snapshot(), err
+		}
 	}
-	c := &conn{client: cl, info: connInfo{transport: kind}}
-	tools, err := s.handshake(ctx, c)
+	tools, err := s.handshake(pctx, c)
+	if err != nil && h.isLost() {
+		err = fmt.Errorf("the SSE stream closed before the handshake finished: %w", err)
+	}
 	if err != nil {
 		_ = cl.Close()
-		return nil, nil, err
+		rt.base.CloseIdleConnections()
+		return nil, nil, p.snapshot(), err
 	}
-	return c, tools, nil
+	return c, tools, p.snapshot(), nil
 }
 
-// redactURL shows the URL as written in the config (with ${VAR} references, not values).
-func redactURL(cfg *config.Server) string {
-	return cfg.Raw.URL
+// startSSE opens the SSE stream and waits for its endpoint event within ctx. The stream
+// itself must outlive ctx, so it gets a context without ctx's deadline (but its values).
+func startSSE(ctx context.Context, cl *client.Client) error {
+	done := make(chan error, 1)
+	sctx := context.WithoutCancel(ctx)
+	go func() { done <- cl.Start(sctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		_ = cl.Close()
+		<-done
+		return ctx.Err()
+	}
 }
+
+// httpLost handles an SSE stream that ended without our asking: the connection is dead
+// (legacy SSE sessions live as long as their stream), so fail what is in flight now and
+// let the next use reconnect.
+func (s *Server) httpLost(c *conn, err error) {
+	if !c.http.markLost() {
+		return
+	}
+	reason := "stream ended"
+	if err != nil && !errors.Is(err, io.EOF) {
+		reason = c.http.rt.redact(err.Error())
+	}
+	dropped := s.dropConn(c, s.httpErrorf(KindCrashed, nil, "the SSE stream from %s dropped (%s); the next call reconnects", displayURL(s.cfg), reason))
+	if dropped {
+		s.d.log.Warn().Str("server", s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
+	}
+	_ = c.client.Close() // fails requests waiting for an answer on the stream
+}
+
+// dropConn retires c if it is still the live connection: the server goes to sleep (or
+// backoff) and the next use connects again.
+func (s *Server) dropConn(c *conn, e *Error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != c {
+		return false
+	}
+	s.gen++
+	s.disarmIdle()
+	s.failLocked(e)
+	return true
+}
+
+// retire drops c (see dropConn) and closes it: the server is gone, so the next use
+// connects again.
+func (s *Server) retire(c *conn, e *Error) {
+	if s.dropConn(c, e) {
+		c.close(context.Background())
+	}
+}
+
+func (s *Server) isConn(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn == c
+}
+
+// reinit starts a new session on c after the server forgot ours, unless a concurrent
+// caller already did.
+func (s *Server) reinit(ctx context.Context, c *conn) error {
+	h := c.http
+	h.reinitMu.Lock()
+	defer h.reinitMu.Unlock()
+	if c.client.GetSessionId() != "" {
+		return nil // someone else re-initialized meanwhile
+	}
+	_, err := c.client.Initialize(ctx, initRequest())
+	return err
+}
+
+// sessionLost says whether err means the server no longer knows our session: a 404 for a
+// request that carried the session id, or mcp-go refusing to send because an earlier
+// request (or the GET stream) met that 404. Either way the request did not run.
+func sessionLost(p probeInfo, err error) bool {
+	if !errors.Is(err, transport.ErrSessionTerminated) {
+		return false
+	}
+	return p.status == 0 || (p.status == http.StatusNotFound && p.withSession)
+}
+
+// callHTTP runs one tools/call on an HTTP connection, with session recovery and error
+// classification.
+func (s *Server) callHTTP(ctx, cctx context.Context, c *conn, req mcp.CallToolRequest, safeRepeat bool) (*mcp.CallToolResult, error) {
+	tool := req.Params.Name
+	retried := false
+	for {
+		pctx, p := withProbe(cctx)
+		res, err := c.client.CallTool(pctx, req)
+		if err == nil {
+			s.mu.Lock()
+			s.failures = 0
+			s.mu.Unlock()
+			return res, nil
+		}
+		pi := p.snapshot()
+		switch {
+		case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return nil, s.httpErrorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
+		case ctx.Err() != nil:
+			return nil, s.httpErrorf(KindCanceled, err, "call to %s cancelled", tool)
+		case errors.Is(cctx.Err(), context.DeadlineExceeded):
+			return nil, s.httpErrorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
+		case c.http.isLost():
+			s.dropConn(c, s.httpErrorf(KindCrashed, nil, "the SSE stream from %s dropped; the next call reconnects", displayURL(s.cfg)))
+			if !retried && safeRepeat {
+				// The tool is read-only or idempotent: reconnect and send it again.
+				retried = true
+				s.d.log.Info().Str("server", s.cfg.Name).Str("tool", tool).Msg("SSE stream dropped during a safe call; reconnecting to send it again")
+				nc, aerr := s.acquire(ctx)
+				if aerr != nil {
+					return nil, aerr
+				}
+				defer s.release()
+				c = nc
+				if c.http == nil {
+					return nil, s.errorf(KindStopped, nil, "the server changed transport during the call to %s", tool)
+				}
+				continue
+			}
+			return nil, s.httpErrorf(KindCrashed, err, "the SSE stream from %s dropped during the call to %s. The next call reconnects%s", displayURL(s.cfg), tool, repeatWarning(safeRepeat))
+		case !s.isConn(c):
+			return nil, s.httpErrorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+		case !retried && sessionLost(pi, err):
+			retried = true
+			if rerr := s.reinit(cctx, c); rerr != nil {
+				return nil, s.callFailure(ctx, cctx, c, tool, safeRepeat, probeInfo{}, rerr, "the server forgot our session and starting a new one failed: ")
+			}
+			s.d.log.Info().Str("server", s.cfg.Name).Str("tool", tool).Msg("server forgot the session (HTTP 404); re-initialized and sending the call again")
+			continue
+		}
+		return nil, s.callFailure(ctx, cctx, c, tool, safeRepeat, pi, err, "")
+	}
+}
+
+// callFailure words a failed request on a live connection.
+func (s *Server) callFailure(ctx, cctx context.Context, c *conn, tool string, safeRepeat bool, p probeInfo, err error, prefix string) *Error {
+	if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return s.httpErrorf(KindTimeout, err, "%s%s did not answer within requestTimeout (%s)%s", prefix, tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
+	}
+	if serverAnswered(p, err) {
+		return s.httpErrorf(KindCall, err, "%s%s failed: %v", prefix, tool, err)
+	}
+	f := s.classifyHTTP(c.http.kind, p, err)
+	if f.kind == KindUnreachable {
+		s.retire(c, s.httpErrorf(f.kind, err, "%s", f.msg))
+	}
+	warn := "."
+	if f.maybeRan {
+		warn = repeatWarning(safeRepeat)
+	}
+	return s.httpErrorf(f.kind, err, "%s%s failed: %s%s", prefix, tool, f.msg, warn)
+}
+
+// listHTTP lists tools on an HTTP connection (bounded by requestTimeout), re-initializing
+// once if the server forgot the session. Listing is always safe to repeat.
+func (s *Server) listHTTP(ctx context.Context, c *conn) ([]mcp.Tool, error) {
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	defer cancel()
+	retried := false
+	for {
+		pctx, p := withProbe(lctx)
+		var tools []mcp.Tool
+		var err error
+		for t, e := range c.client.IterTools(pctx, mcp.ListToolsRequest{}) {
+			if e != nil {
+				err = e
+				break
+			}
+			tools = append(tools, t)
+		}
+		if err == nil {
+			return tools, nil
+		}
+		pi := p.snapshot()
+		if !retried && lctx.Err() == nil && sessionLost(pi, err) {
+			retried = true
+			if rerr := s.reinit(lctx, c); rerr == nil {
+				continue
+			}
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil, s.ctxErr(ctx, "listing tools")
+		case errors.Is(lctx.Err(), context.DeadlineExceeded):
+			return nil, s.httpErrorf(KindTimeout, err, "list tools: no answer within requestTimeout (%s)", s.cfg.RequestTimeout)
+		case c.http.isLost():
+			return nil, s.httpErrorf(KindCrashed, err, "list tools: the SSE stream from %s dropped; the next use reconnects", displayURL(s.cfg))
+		}
+		if serverAnswered(pi, err) {
+			return nil, s.httpErrorf(KindCall, err, "list tools: %v", err)
+		}
+		f := s.classifyHTTP(c.http.kind, pi, err)
+		if f.kind == KindUnreachable {
+			s.retire(c, s.httpErrorf(f.kind, err, "%s", f.msg))
+		}
+		return nil, s.httpErrorf(f.kind, err, "list tools: %s", f.msg)
+	}
+}
+
+// startError words a failed connect of the given transport.
+func (s *Server) startError(ctx context.Context, kind config.Transport, p probeInfo, err error, note string) *Error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && kind == config.TransportSSE && p.method == http.MethodGet && p.status == http.StatusOK {
+		return s.httpErrorf(KindTimeout, err, "%s opened an event stream but sent no SSE endpoint event within connectTimeout (%s)%s; if it is a streamable HTTP server, set \"transport\": \"streamable-http\"",
+			displayURL(s.cfg), s.cfg.ConnectTimeout, note)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return s.httpErrorf(KindTimeout, err, "no answer from %s within connectTimeout (%s)%s; check that the url is right, or raise \"connectTimeout\" in %s if the server is slow",
+			displayURL(s.cfg), s.cfg.ConnectTimeout, note, s.cfg.Source)
+	}
+	f := s.classifyHTTP(kind, p, err)
+	k := f.kind
+	if k == KindCall {
+		k = KindStart
+	}
+	return s.httpErrorf(k, err, "cannot connect to %s: %s%s", displayURL(s.cfg), f.msg, note)
+}
+
+// serverAnswered says whether err is the server's JSON-RPC error answer rather than a
+// transport failure (mcp-go wraps every transport failure of a request in transport.Error).
+func serverAnswered(p probeInfo, err error) bool {
+	var te *transport.Error
+	return !errors.As(err, &te) && p.status < 400
+}
+
+// failure is a classified HTTP-level failure.
+type failure struct {
+	kind     ErrKind
+	msg      string
+	maybeRan bool // the request may have reached the server and run
+}
+
+// classifyHTTP says what went wrong, from the error and what the server answered.
+func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) failure {
+	host := s.hostPort()
+	var dnsErr *net.DNSError
+	var addrErr *net.AddrError
+	var opErr *net.OpError
+	var unknownCA x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var certErr x509.CertificateInvalidError
+	var verifyErr *tls.CertificateVerificationError
+	var recErr tls.RecordHeaderError
+	var alert tls.AlertError
+	var notMCP *notMCPError
+	switch {
+	case errors.As(err, &dnsErr):
+		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot resolve host %q (DNS lookup failed); check the url in %s", dnsErr.Name, s.cfg.Source)}
+	case errors.As(err, &addrErr):
+		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot resolve host %q (%s); check the url in %s", addrErr.Addr, addrErr.Err, s.cfg.Source)}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return failure{kind: KindUnreachable, msg: fmt.Sprintf("connection refused by %s; is the server running and listening there?", host)}
+	case errors.As(err, &recErr), errors.Is(err, http.ErrSchemeMismatch):
+		return failure{kind: KindTLS, msg: fmt.Sprintf("TLS handshake with %s failed: the server does not speak TLS; use an http:// url if it is a plain HTTP server", host)}
+	case errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &certErr), errors.As(err, &verifyErr), errors.As(err, &alert):
+		return failure{kind: KindTLS, msg: fmt.Sprintf("TLS handshake with %s failed (%s); check the server's certificate (a self-signed or expired certificate is refused) and the url's host name", host, tlsReason(err))}
+	case p.sseEndpoint && kind == config.TransportStreamableHTTP:
+		return failure{kind: KindBadResponse, msg: "the server speaks the legacy SSE transport, not streamable HTTP; set \"transport\": \"sse\" (or remove \"transport\" to detect it)"}
+	case errors.As(err, &notMCP):
+		return failure{kind: KindBadResponse, msg: notMCP.describe(p.status)}
+	}
+	switch st := p.status; {
+	case st == http.StatusUnauthorized || st == http.StatusForbidden || errors.Is(err, transport.ErrAuthorizationRequired):
+		if st == 0 {
+			st = http.StatusUnauthorized
+		}
+		return failure{kind: KindAuth, msg: fmt.Sprintf("the server refused access (HTTP %d %s). %s", st, http.StatusText(st), s.authHint())}
+	case st == http.StatusNotFound && !p.withSession:
+		return failure{kind: KindBadResponse, msg: "nothing found at that url (HTTP 404 Not Found); check the url's path (streamable HTTP endpoints usually end in /mcp, SSE ones in /sse)"}
+	case st == http.StatusNotFound:
+		return failure{kind: KindBadResponse, msg: "the server no longer knows our session (HTTP 404) and a new one did not help"}
+	case st >= 500:
+		return failure{kind: KindBadResponse, maybeRan: true, msg: fmt.Sprintf("the server failed with HTTP %d %s; it may be down or overloaded: try again later, or check the server's logs", st, http.StatusText(st))}
+	case st >= 200 && st < 300 && isHTML(p.contentType):
+		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the url answered with an HTML page (HTTP %d), not MCP; it may point at a website, a login page or a proxy instead of the MCP endpoint", st)}
+	case st >= 200 && st < 300 && p.contentType != "" && p.contentType != "application/json" && p.contentType != "text/event-stream" && p.method == http.MethodPost:
+		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the url answered with content type %q (HTTP %d), not MCP (application/json or text/event-stream)", p.contentType, st)}
+	case st == http.StatusMethodNotAllowed && kind == config.TransportStreamableHTTP:
+		return failure{kind: KindBadResponse, msg: "the server refused the streamable HTTP POST (HTTP 405 Method Not Allowed); if it is a legacy SSE server, set \"transport\": \"sse\""}
+	case (st == http.StatusMethodNotAllowed || st == http.StatusBadRequest) && kind == config.TransportSSE && p.method == http.MethodGet:
+		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the server refused the SSE stream (HTTP %d %s); if it is a streamable HTTP server, set \"transport\": \"streamable-http\"", st, http.StatusText(st))}
+	case st >= 400:
+		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the server rejected the request (HTTP %d %s)", st, http.StatusText(st))}
+	}
+	switch {
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return failure{kind: KindUnreachable, maybeRan: true, msg: fmt.Sprintf("the connection to %s was closed before an answer came", host)}
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot connect to %s: %v", host, opErr.Err)}
+	}
+	return failure{kind: KindCall, maybeRan: true, msg: err.Error()}
+}
+
+func tlsReason(err error) string {
+	var unknownCA x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var certErr x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &unknownCA):
+		return "certificate signed by an unknown authority"
+	case errors.As(err, &hostErr):
+		return "certificate is not valid for this host name"
+	case errors.As(err, &certErr):
+		return "certificate is invalid or expired"
+	}
+	var alert tls.AlertError
+	if errors.As(err, &alert) {
+		return "the server sent TLS alert: " + alert.Error()
+	}
+	return "certificate verification failed"
+}
+
+func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xhtml+xml" }
+
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`)
+
+// authHint says how to fix a 401/403.
+func (s *Server) authHint() string {
+	var vars, keys []string
+	for _, k := range sortedKeys(s.cfg.Raw.Headers) {
+		keys = append(keys, k)
+		for _, m := range varRef.FindAllStringSubmatch(s.cfg.Raw.Headers[k], -1) {
+			vars = append(vars, "${"+m[1]+"}")
+		}
+	}
+	login := fmt.Sprintf("if the server uses OAuth, run /mcp login %s", s.cfg.Name)
+	switch {
+	case len(vars) > 0:
+		return fmt.Sprintf("Check that %s (used in \"headers\" of %s) is set, in the environment zot starts from, to a valid token, then run /mcp restart %s; or, %s.",
+			strings.Join(vars, ", "), s.cfg.Source, s.cfg.Name, login)
+	case len(keys) > 0:
+		return fmt.Sprintf("Check the credentials in \"headers\" (%s) of %s; or, %s.", strings.Join(keys, ", "), s.cfg.Source, login)
+	}
+	return fmt.Sprintf("Add the credentials it needs to \"headers\" in %s (e.g. \"Authorization\": \"Bearer ${TOKEN}\" with TOKEN set in the environment); or, %s.", s.cfg.Source, login)
+}
+
+func (s *Server) hostPort() string {
+	u, err := url.Parse(s.cfg.URL)
+	if err != nil || u.Host == "" {
+		return "the server"
+	}
+	if u.Port() != "" {
+		return u.Host
+	}
+	if u.Scheme == "https" {
+		return u.Host + ":443"
+	}
+	return u.Host + ":80"
+}
+
+// displayURL is the url as written in the config (${VAR} references, not values), without
+// user info or query (which may hold literal secrets).
+func displayURL(cfg *config.Server) string {
+	u := cfg.Raw.URL
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i] + "?…"
+	}
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest := u[i+3:]
+		end := strings.IndexByte(rest, '/')
+		if end < 0 {
+			end = len(rest)
+		}
+		if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+			u = u[:i+3] + rest[at+1:]
+		}
+	}
+	return u
+}
+
+// redactedErr keeps an error's identity for errors.Is/As but never shows its raw text, not
+// even to code that walks the chain with Unwrap (it has no Unwrap method).
+type redactedErr struct {
+	err error
+	msg string
+}
+
+func (e *redactedErr) Error() string        { return e.msg }
+func (e *redactedErr) Is(target error) bool { return errors.Is(e.err, target) }
+func (e *redactedErr) As(target any) bool   { return errors.As(e.err, target) }
+
+// httpErrorf is errorf for HTTP servers: the text and the wrapped error are redacted.
+func (s *Server) httpErrorf(kind ErrKind, err error, format string, args ...any) *Error {
+	red := newRedactor(s.cfg)
+	e := s.errorf(kind, nil, format, args...)
+	e.Msg = red(e.Msg)
+	if err != nil {
+		e.Err = &redactedErr{err: err, msg: red(err.Error())}
+	}
+	return e
+}
+
+// newRedactor returns a function that replaces every secret of cfg in a text: header values
+// (except a few harmless ones), the expanded url, its user info and the query values that
+// came from ${VAR} expansion.
+func newRedactor(cfg *config.Server) func(string) string {
+	var secrets []string
+	add := func(v string) {
+		if len(v) >= 6 {
+			secrets = append(secrets, v)
+		}
+	}
+	for k, v := range cfg.Headers {
+		switch http.CanonicalHeaderKey(k) {
+		case "Accept", "Content-Type", "User-Agent", transport.HeaderKeyProtocolVersion:
+			continue
+		}
+		add(v)
+		if f := strings.Fields(v); len(f) > 1 { // "Bearer <token>": the token, not the scheme
+			for _, tok := range f[1:] {
+				add(tok)
+			}
+		}
+	}
+	var pairs []string
+	if cfg.URL != cfg.Raw.URL && cfg.URL != "" {
+		pairs = append(pairs, cfg.URL, displayURL(cfg))
+	}
+	if u, err := url.Parse(cfg.URL); err == nil {
+		if pw, ok := u.User.Password(); ok {
+			add(pw)
+		}
+		raw, _ := url.Parse(cfg.Raw.URL)
+		for k, vs := range u.Query() {
+			for _, v := range vs {
+				if raw == nil || !contains(raw.Query()[k], v) {
+					add(v)
+				}
+				add(url.QueryEscape(v))
+			}
+		}
+	}
+	// Longest first, so a token inside a longer value never leaves the rest behind.
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, v := range secrets {
+		pairs = append(pairs, v, "[redacted]")
+	}
+	if len(pairs) == 0 {
+		return func(s string) string { return s }
+	}
+	r := strings.NewReplacer(pairs...)
+	return r.Replace
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// probe notes what the server answered to the requests made under one context.
+type probe struct {
+	mu sync.Mutex
+	probeInfo
+}
+
+type probeInfo struct {
+	method      string // HTTP method of the last response's request
+	status      int    // last HTTP status (0: no response)
+	contentType string // media type of the last response
+	withSession bool   // the request carried an Mcp-Session-Id
+	sseEndpoint bool   // a POST was answered with an SSE endpoint event (a legacy SSE server)
+}
+
+func (p probeInfo) describe() string {
+	switch {
+	case p.sseEndpoint:
+		return "with an SSE endpoint event"
+	case p.status != 0:
+		return fmt.Sprintf("HTTP %d", p.status)
+	}
+	return "nothing"
+}
+
+type probeKey struct{}
+
+func withProbe(ctx context.Context) (context.Context, *probe) {
+	p := &probe{}
+	return context.WithValue(ctx, probeKey{}, p), p
+}
+
+func probeFrom(ctx context.Context) *probe {
+	p, _ := ctx.Value(probeKey{}).(*probe)
+	return p
+}
+
+func (p *probe) snapshot() probeInfo {
+	if p == nil {
+		return probeInfo{}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.probeInfo
+}
+
+func (p *probe) record(method string, status int, ct string, withSession bool) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.method, p.status, p.contentType, p.withSession = method, status, ct, withSession
+}
+
+func (p *probe) markEndpoint() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sseEndpoint = true
+}
+
+// headerTransport adds the configured headers to every request for the server's origin and
+// notes each answer in the request's probe.
+type headerTransport struct {
+	base    *http.Transport
+	kind    config.Transport
+	scheme  string
+	host    string // host:port, lower case
+	headers map[string]string
+	redact  func(string) string
+	clock   Clock
+
+	mu          sync.Mutex
+	listenFails int // GET stream attempts in a row that could not reach the server
+}
+
+// listenRetry is mcp-go's fixed pause before it reopens a broken GET stream; listenMax
+// caps our backoff on top of it.
+const (
+	listenRetry = time.Second
+	listenMax   = time.Minute
+)
+
+// listenBackoff is the extra wait before the next GET stream attempt after fails
+// attempts in a row failed: with mcp-go's own second, 2s, 4s, 8s ... up to a minute.
+func listenBackoff(fails int) time.Duration {
+	if fails <= 0 {
+		return 0
+	}
+	total := listenMax
+	if fails < 6 {
+		total = min(listenRetry<<fails, listenMax)
+	}
+	return total - listenRetry
+}
+
+// isListen says whether req opens streamable HTTP's optional GET stream (not a resumption).
+func (t *headerTransport) isListen(req *http.Request) bool {
+	return req.Method == http.MethodGet && t.kind == config.TransportStreamableHTTP && req.Header.Get("Last-Event-ID") == ""
+}
+
+// listenWait holds a GET stream attempt back after failed ones.
+func (t *headerTransport) listenWait(ctx context.Context) error {
+	t.mu.Lock()
+	d := listenBackoff(t.listenFails)
+	t.mu.Unlock()
+	if d <= 0 {
+		return nil
+	}
+	ch := make(chan struct{})
+	tm := t.clock.AfterFunc(d, func() { close(ch) })
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		tm.Stop()
+		return ctx.Err()
+	}
+}
+
+func (t *headerTransport) listenResult(reached bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if reached {
+		t.listenFails = 0
+	} else {
+		t.listenFails++
+	}
+}
+
+func (s *Server) newHeaderTransport(kind config.Transport) *headerTransport {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.DialContext = (&net.Dialer{Timeout: s.cfg.ConnectTimeout, KeepAlive: 30 * time.Second, Resolver: s.d.resolver}).DialContext
+	base.TLSHandshakeTimeout = s.cfg.ConnectTimeout
+	t := &headerTransport{base: base, kind: kind, headers: s.cfg.Headers, redact: newRedactor(s.cfg), clock: s.d.clock}
+	if u, err := url.Parse(s.cfg.URL); err == nil {
+		t.scheme, t.host = u.Scheme, canonicalHost(u)
+	}
+	return t
+}
+
+func canonicalHost(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return strings.ToLower(u.Hostname()) + ":" + port
+}
+
+func (t *headerTransport) sameOrigin(u *url.URL) bool {
+	return u.Scheme == t.scheme && canonicalHost(u) == t.host
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 && t.sameOrigin(req.URL) {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	listen := t.isListen(req)
+	if listen {
+		if err := t.listenWait(req.Context()); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if listen {
+		t.listenResult(err == nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	p := probeFrom(req.Context())
+	p.record(req.Method, resp.StatusCode, ct, req.Header.Get(transport.HeaderKeySessionID) != "")
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	switch {
+	case listen && resp.StatusCode != http.StatusNotFound && (!ok || ct != "text/event-stream"):
+		// The optional GET stream is unusable (an error, a login page...). mcp-go would
+		// retry it every second for the life of the connection; 405 makes it stop.
+		drain(resp.Body)
+		return &http.Response{Status: "405 Method Not Allowed", StatusCode: http.StatusMethodNotAllowed, Proto: resp.Proto,
+			ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor, Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+	case req.Method == http.MethodGet && t.kind == config.TransportSSE && ok && ct != "text/event-stream":
+		// mcp-go would read an HTML page as an event stream and wait for an endpoint event
+		// until its timeout.
+		drain(resp.Body)
+		return nil, &notMCPError{contentType: ct}
+	case req.Method == http.MethodPost && t.kind == config.TransportStreamableHTTP && ok && ct == "text/event-stream":
+		resp.Body = &endpointSniffer{rc: resp.Body, p: p}
+	}
+	return resp, nil
+}
+
+func drain(rc io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(rc, 64<<10))
+	_ = rc.Close()
+}
+
+// notMCPError is an answer that is not an MCP event stream.
+type notMCPError struct{ contentType string }
+
+func (e *notMCPError) Error() string {
+	return fmt.Sprintf("not an MCP event stream (content type %q)", e.contentType)
+}
+
+func (e *notMCPError) describe(status int) string {
+	if isHTML(e.contentType) {
+		return fmt.Sprintf("the url answered with an HTML page (HTTP %d), not an MCP event stream; it may point at a website, a login page or a proxy instead of the MCP endpoint", status)
+	}
+	return fmt.Sprintf("the url answered with content type %q (HTTP %d), not an MCP event stream (text/event-stream)", e.contentType, status)
+}
+
+// errSSEEndpoint stops reading a POST answer that turned out to be a legacy SSE stream.
+var errSSEEndpoint = errors.New("the server answered with a legacy SSE endpoint event")
+
+// endpointSniffer passes an SSE body through, but fails it if its first event is a legacy
+// SSE "endpoint" event: the server ignored our POST and opened an SSE session instead.
+type endpointSniffer struct {
+	rc     io.ReadCloser
+	p      *probe
+	buf    []byte
+	fields bool
+	done   bool
+}
+
+func (s *endpointSniffer) Read(b []byte) (int, error) {
+	n, err := s.rc.Read(b)
+	if s.done || n == 0 {
+		return n, err
+	}
+	s.buf = append(s.buf, b[:n]...)
+	for !s.done {
+		i := bytes.IndexByte(s.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimRight(string(s.buf[:i]), "\r")
+		s.buf = s.buf[i+1:]
+		switch {
+		case line == "":
+			s.done = s.fields // the first event is complete
+		case strings.HasPrefix(line, ":"): // comment
+		default:
+			s.fields = true
+			if ev, ok := strings.CutPrefix(line, "event:"); ok && strings.TrimSpace(ev) == "endpoint" {
+				s.p.markEndpoint()
+				s.done = true
+				return 0, errSSEEndpoint
+			}
+		}
+	}
+	if s.done || len(s.buf) > 8<<10 {
+		s.done, s.buf = true, nil
+	}
+	return n, err
+}
+
+func (s *endpointSniffer) Close() error { return s.rc.Close() }
+
+// zlogHandler sends mcp-go's log records to our logger, redacted. mcp-go's errors become
+// warnings, its warnings info, the rest debug.
+type zlogHandler struct {
+	log    zerolog.Logger
+	redact func(string) string
+	attrs  []slog.Attr
+}
+
+func (h *zlogHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *zlogHandler) Handle(_ context.Context, r slog.Record) error {
+	var ev *zerolog.Event
+	switch {
+	case r.Level >= slog.LevelError:
+		ev = h.log.Warn()
+	case r.Level >= slog.LevelWarn:
+		ev = h.log.Info()
+	default:
+		ev = h.log.Debug()
+	}
+	var sb strings.Builder
+	add := func(a slog.Attr) bool {
+		fmt.Fprintf(&sb, " %s=%v", a.Key, a.Value)
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	if sb.Len() > 0 {
+		ev = ev.Str("detail", h.redact(strings.TrimSpace(sb.String())))
+	}
+	ev.Msg(h.redact("mcp-go: " + r.Message))
+	return nil
+}
+
+func (h *zlogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	n := *h
+	n.attrs = append(append([]slog.Attr{}, h.attrs...), attrs...)
+	return &n
+}
+
+func (h *zlogHandler) WithGroup(string) slog.Handler { return h }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 	"sync"
@@ -86,6 +87,8 @@ type serverDeps struct {
 	// onListChanged is called (in its own goroutine) when a running server announces a new
 	// tool list.
 	onListChanged func(server string)
+	// resolver resolves HTTP servers' host names (nil: the system resolver).
+	resolver *net.Resolver
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
@@ -110,6 +113,9 @@ type Server struct {
 	lastErrAt time.Time
 	tools     []mcp.Tool
 	info      connInfo
+	// remembered is, for a url-only server, the transport that worked last (from the
+	// cache or this session); the next connect tries it first.
+	remembered config.Transport
 }
 
 type attempt struct {
@@ -121,7 +127,8 @@ type attempt struct {
 // conn is one live connection.
 type conn struct {
 	client *client.Client
-	proc   *process // nil for HTTP transports
+	proc   *process  // nil for HTTP transports
+	http   *httpConn // nil for stdio
 	info   connInfo
 }
 
@@ -179,15 +186,19 @@ type ErrKind int
 
 // Failure kinds.
 const (
-	KindStart    ErrKind = iota + 1 // spawn, connect, initialize or list failed
-	KindBackoff                     // not retried yet after earlier failures
-	KindParked                      // parked after repeated failures
-	KindDisabled                    // disabled or broken in config
-	KindCrashed                     // the server went away during the call
-	KindTimeout                     // our deadline passed
-	KindCanceled                    // the caller gave up
-	KindCall                        // the server answered with a protocol error
-	KindStopped                     // stopped (by /mcp stop or shutdown) while in use
+	KindStart       ErrKind = iota + 1 // spawn, connect, initialize or list failed
+	KindBackoff                        // not retried yet after earlier failures
+	KindParked                         // parked after repeated failures
+	KindDisabled                       // disabled or broken in config
+	KindCrashed                        // the server went away during the call
+	KindTimeout                        // our deadline passed
+	KindCanceled                       // the caller gave up
+	KindCall                           // the server answered with a protocol error
+	KindStopped                        // stopped (by /mcp stop or shutdown) while in use
+	KindAuth                           // HTTP 401/403: credentials missing or refused
+	KindUnreachable                    // DNS failure, connection refused or reset
+	KindTLS                            // TLS handshake or certificate failure
+	KindBadResponse                    // HTTP 404, 5xx, an HTML page or other non-MCP answer
 )
 
 // Error is a failure of a server operation, worded for the model and the user.
@@ -449,6 +460,7 @@ func (s *Server) Tools() []mcp.Tool {
 func (c *conn) close(ctx context.Context) {
 	if c.proc == nil {
 		_ = c.client.Close()
+		c.http.closeIdle()
 		return
 	}
 	// Closing the client closes the server's stdin; stop escalates from there.
@@ -526,12 +538,7 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 			go s.d.onListChanged(s.cfg.Name)
 		}
 	})
-	req := mcp.InitializeRequest{}
-	// Every server measured speaks the initialize handshake; pinning it avoids a probe
-	// round trip (server/discover) that legacy servers answer with an error.
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: ClientVersion}
-	res, err := c.client.Initialize(ctx, req)
+	res, err := c.client.Initialize(ctx, initRequest())
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -551,6 +558,16 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 	return tools, nil
 }
 
+// initRequest is the initialize request of every connection (and of a re-initialization).
+func initRequest() mcp.InitializeRequest {
+	req := mcp.InitializeRequest{}
+	// Every server measured speaks the initialize handshake; pinning it avoids a probe
+	// round trip (server/discover) that legacy servers answer with an error.
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: ClientVersion}
+	return req
+}
+
 // ListTools re-lists the tools of a running server (for list_changed and refresh).
 func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	c, err := s.acquire(ctx)
@@ -559,11 +576,17 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	}
 	defer s.release()
 	var tools []mcp.Tool
-	for t, err := range c.client.IterTools(ctx, mcp.ListToolsRequest{}) {
-		if err != nil {
-			return nil, s.errorf(KindCall, err, "list tools: %v", err)
+	if c.http != nil {
+		if tools, err = s.listHTTP(ctx, c); err != nil {
+			return nil, err
 		}
-		tools = append(tools, t)
+	} else {
+		for t, err := range c.client.IterTools(ctx, mcp.ListToolsRequest{}) {
+			if err != nil {
+				return nil, s.errorf(KindCall, err, "list tools: %v", err)
+			}
+			tools = append(tools, t)
+		}
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	s.mu.Lock()
@@ -588,6 +611,9 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
+	if c.http != nil {
+		return s.callHTTP(ctx, cctx, c, req, safeRepeat)
+	}
 	res, err := c.client.CallTool(cctx, req)
 	if err == nil {
 		s.mu.Lock()

@@ -64,7 +64,10 @@ type options struct {
 	httpAddr         string
 	sseAddr          string
 	requireHeader    string
+	forgetAfter      int
+	sseDropAfter     int
 	maxLifetime      time.Duration
+	workers          int
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -90,6 +93,9 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP at ADDR (loopback only), path /mcp")
 	fs.StringVar(&o.sseAddr, "sse", "", "serve legacy SSE at ADDR (loopback only), paths /sse and /message")
 	fs.StringVar(&o.requireHeader, "require-header", "", "HTTP/SSE: reject requests lacking header K with value V (K:V) with 401")
+	fs.IntVar(&o.workers, "workers", 0, "stdio: run up to N tool calls at once (0 = mcp-go's default of 5)")
+	fs.IntVar(&o.forgetAfter, "forget-session-after", 0, "-http: answer the N-th tools/call with 404 before running (or recording) it and forget its session: every later request carrying that session id gets 404 too, as from a restarted server")
+	fs.IntVar(&o.sseDropAfter, "sse-drop-after", 0, "-sse: accept the N-th tools/call (recorded, answered 202, never run), then end every open SSE stream before any answer, as a dropped connection would")
 	fs.DurationVar(&o.maxLifetime, "max-lifetime", 0, "safety net: exit with status 4 after this long (0 = never; passed on to the grandchild)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -100,12 +106,15 @@ func parseFlags(args []string) (*options, error) {
 	if o.httpAddr != "" && o.sseAddr != "" {
 		return nil, errors.New("-http and -sse are mutually exclusive")
 	}
+	if err := checkFaultFlags(o); err != nil {
+		return nil, err
+	}
 	if o.requireHeader != "" {
 		if k, _, ok := strings.Cut(o.requireHeader, ":"); !ok || strings.TrimSpace(k) == "" {
 			return nil, fmt.Errorf("-require-header wants K:V, got %q", o.requireHeader)
 		}
 	}
-	if o.genTools < 0 || o.stderrBytes < 0 || o.crashAfter < 0 || o.listChangedAfter < 0 {
+	if o.genTools < 0 || o.stderrBytes < 0 || o.crashAfter < 0 || o.listChangedAfter < 0 || o.workers < 0 {
 		return nil, errors.New("numeric flags must not be negative")
 	}
 	return o, nil
@@ -280,6 +289,9 @@ func serveStdio(o *options, rec *recorder) int {
 	} else {
 		s := newServer(o, rec)
 		ss := server.NewStdioServer(s)
+		if o.workers > 0 {
+			server.WithWorkerPoolSize(o.workers)(ss)
+		}
 		if err := ss.Listen(context.Background(), in, out); err != nil {
 			fmt.Fprintln(os.Stderr, "fakemcp: stdio:", err)
 		}
@@ -323,7 +335,7 @@ func serveHTTP(o *options, rec *recorder) int {
 	}
 
 	srv := &http.Server{
-		Handler:           httpMiddleware(o, rec, mux),
+		Handler:           sessionFaults(o, rec, httpMiddleware(o, rec, mux)),
 		ReadHeaderTimeout: 30 * time.Second,
 	}
 	fmt.Fprintln(os.Stdout, "LISTENING", url)
