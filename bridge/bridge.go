@@ -95,6 +95,9 @@ type Bridge struct {
 	cmdWait time.Duration
 
 	validator validator
+
+	// oauthHooks are OAuth test seams (oauth.go); zero in production.
+	oauthHooks oauthHooks
 }
 
 // New returns a bridge; call Load (or let Setup do it) before use.
@@ -126,7 +129,7 @@ func (b *Bridge) Load(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	for i := range b.cfg.Servers {
 		s := &b.cfg.Servers[i]

@@ -25,6 +25,8 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp stop <server|all>       stop now (the next call wakes it again)
   /mcp restart [server]        stop and start (all servers without a name)
   /mcp refresh [server]        re-list tools and update the cache
+  /mcp login <server>          OAuth login for an HTTPS server (opens the browser)
+  /mcp logout <server>         forget the server's stored OAuth credentials
   /mcp setup templates         list server templates
   /mcp setup add <template> [--global|--project] [--name <server>] [--force]
 Logs: zot ext logs mcp -f`
@@ -57,6 +59,10 @@ func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
 		return b.lifecycleCommand(ctx, sub, rest)
 	case "setup":
 		return b.setupCommand(rest)
+	case "login":
+		return b.loginCommand(ctx, rest)
+	case "logout":
+		return b.logoutCommand(ctx, rest)
 	}
 	if _, ok := b.servers[sub]; ok {
 		if len(rest) > 0 {
@@ -64,8 +70,8 @@ func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
 		}
 		return b.detailText(sub), nil
 	}
-	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup"}, b.names...)
-	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup; servers: %s",
+	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout"}, b.names...)
+	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout; servers: %s",
 		sub, suggest(sub, cands), b.serverList())
 }
 
@@ -237,12 +243,19 @@ func (b *Bridge) statusText() string {
 		if st.State == StateDisabled && s.cfg.Err != "" {
 			state = "config error"
 		}
+		login := st.NeedsLogin && st.State != StateDisabled
+		if login {
+			state = "needs login"
+		}
 		tools := counts[n]
 		if st.Tools > tools {
 			tools = st.Tools
 		}
 		line := fmt.Sprintf("  %-20s %-12s %3d tools  %s", n, state, tools, shortSource(s.cfg))
-		if st.LastError != "" && st.State != StateReady {
+		switch {
+		case login:
+			line += "  — run /mcp login " + n
+		case st.LastError != "" && st.State != StateReady:
 			line += "  — " + Truncate(st.LastError, 100)
 		}
 		sb.WriteString(line + "\n")
@@ -252,7 +265,7 @@ func (b *Bridge) statusText() string {
 			sb.WriteString("  problem: " + p.String() + "\n")
 		}
 	}
-	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · setup · help")
+	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · login|logout <server> · setup · help")
 	return sb.String()
 }
 
@@ -292,6 +305,9 @@ func (b *Bridge) detailText(name string) string {
 		if len(c.Raw.Headers) > 0 {
 			fmt.Fprintf(&sb, "  headers:    %s\n", strings.Join(redactMap(c.Raw.Headers), ", "))
 		}
+		if o := s.oauthDetail(st); o != "" {
+			fmt.Fprintf(&sb, "  oauth:      %s\n", o)
+		}
 	}
 	idle := c.IdleTimeout.String()
 	if c.IdleTimeout == 0 {
@@ -310,12 +326,14 @@ func (b *Bridge) detailText(name string) string {
 	}
 	if st.LastError != "" {
 		fmt.Fprintf(&sb, "  last error: %s\n", st.LastError)
-		switch st.State {
-		case StateParked, StateBackoff:
+		switch {
+		case st.NeedsLogin && st.State != StateDisabled:
+			fmt.Fprintf(&sb, "  next:       run /mcp login %s\n", name)
+		case st.State == StateParked, st.State == StateBackoff:
 			fmt.Fprintf(&sb, "  next:       fix the cause, then /mcp start %s\n", name)
-		case StateAsleep, StateStarting:
+		case st.State == StateAsleep, st.State == StateStarting:
 			fmt.Fprintf(&sb, "  next:       fix the cause; the next call retries, or run /mcp start %s\n", name)
-		case StateDisabled:
+		case st.State == StateDisabled:
 			fmt.Fprintf(&sb, "  next:       edit %s, then /reload-ext\n", c.Source)
 		}
 	} else if st.State == StateDisabled {

@@ -51,6 +51,9 @@ import (
 //     error (mcp-go would retry that every second).
 //   - No secret in errors or logs: every text we produce, and every line mcp-go logs, is
 //     passed through a redactor that knows the header values and the expanded URL.
+//   - OAuth (oauth.go): with stored credentials the transport gets an OAuth config; a
+//     configured Authorization header never replaces the OAuth one. A 401 announcing
+//     OAuth, or no usable token, marks the server "needs login".
 
 // httpConn is the HTTP side of one connection.
 type httpConn struct {
@@ -108,10 +111,14 @@ func (s *Server) transportOrder() []config.Transport {
 
 // connectHTTP opens a streamable-HTTP or SSE connection, initializes it and lists tools.
 func (s *Server) connectHTTP(ctx context.Context) (*conn, []mcp.Tool, error) {
+	creds, err := s.storedCreds()
+	if err != nil {
+		return nil, nil, s.badCredsError()
+	}
 	order := s.transportOrder()
 	note := ""
 	for i, kind := range order {
-		c, tools, p, err := s.connectHTTPKind(ctx, kind)
+		c, tools, p, err := s.connectHTTPKind(ctx, kind, creds)
 		if err == nil {
 			s.rememberTransport(kind)
 			s.d.log.Debug().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("url", displayURL(s.cfg)).Msg("connected")
@@ -143,30 +150,48 @@ func wrongTransport(kind config.Transport, p probeInfo, err error) bool {
 	return p.status >= 400 && p.status < 500
 }
 
-func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport) (*conn, []mcp.Tool, probeInfo, error) {
+func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds) (*conn, []mcp.Tool, probeInfo, error) {
 	rt := s.newHeaderTransport(kind)
 	hc := &http.Client{Transport: rt}
 	h := &httpConn{kind: kind, rt: rt, lost: make(chan struct{})}
 	logger := slog.New(&zlogHandler{log: s.d.log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), redact: rt.redact})
 	pctx, p := withProbe(ctx)
+	var store *tokenStore
+	if creds != nil {
+		store = s.newTokenStore()
+	}
 	var cl *client.Client
 	switch kind {
 	case config.TransportSSE:
-		tr, err := transport.NewSSE(s.cfg.URL, transport.WithHTTPClient(hc), transport.WithSSELogger(logger),
+		opts := []transport.ClientOption{transport.WithHTTPClient(hc), transport.WithSSELogger(logger),
 			transport.WithEndpointTimeout(s.cfg.ConnectTimeout),
 			// Our contexts bound every request; this only backs them up.
-			transport.WithResponseTimeout(s.cfg.RequestTimeout+s.cfg.ConnectTimeout))
+			transport.WithResponseTimeout(s.cfg.RequestTimeout + s.cfg.ConnectTimeout)}
+		if store != nil {
+			opts = append(opts, transport.WithOAuth(s.oauthConfig(creds, rt, store)))
+		}
+		tr, err := transport.NewSSE(s.cfg.URL, opts...)
 		if err != nil {
 			return nil, nil, probeInfo{}, err
 		}
+		if store != nil {
+			store.handler = tr.GetOAuthHandler()
+		}
 		cl = client.NewClient(tr)
 	default:
-		tr, err := transport.NewStreamableHTTP(s.cfg.URL, transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(logger),
+		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(logger),
 			// The GET stream carries notifications such as tools/list_changed. It keeps
 			// the connection on the initialize handshake, which we pin anyway.
-			transport.WithContinuousListening()) //nolint:staticcheck // see above
+			transport.WithContinuousListening()} //nolint:staticcheck // see above
+		if store != nil {
+			opts = append(opts, transport.WithHTTPOAuth(s.oauthConfig(creds, rt, store)))
+		}
+		tr, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
 		if err != nil {
 			return nil, nil, probeInfo{}, err
+		}
+		if store != nil {
+			store.handler = tr.GetOAuthHandler()
 		}
 		cl = client.NewClient(tr)
 	}
@@ -287,6 +312,7 @@ func (s *Server) callHTTP(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 		if err == nil {
 			s.mu.Lock()
 			s.failures = 0
+			s.needsLogin = false
 			s.mu.Unlock()
 			return res, nil
 		}
@@ -457,6 +483,13 @@ func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) fai
 		return failure{kind: KindBadResponse, msg: notMCP.describe(p.status)}
 	}
 	switch st := p.status; {
+	case needsLogin(p, err):
+		s.markNeedsLogin()
+		msg := fmt.Sprintf("the server requires an OAuth login (HTTP 401 Unauthorized); run /mcp login %s", s.cfg.Name)
+		if len(s.cfg.Raw.Headers) > 0 {
+			msg += fmt.Sprintf(" (or check the credentials in \"headers\" of %s)", s.cfg.Source)
+		}
+		return failure{kind: KindAuth, msg: msg}
 	case st == http.StatusUnauthorized || st == http.StatusForbidden || errors.Is(err, transport.ErrAuthorizationRequired):
 		if st == 0 {
 			st = http.StatusUnauthorized
@@ -660,6 +693,8 @@ type probeInfo struct {
 	contentType string // media type of the last response
 	withSession bool   // the request carried an Mcp-Session-Id
 	sseEndpoint bool   // a POST was answered with an SSE endpoint event (a legacy SSE server)
+	// oauthChallenge: a 401 announced OAuth (WWW-Authenticate with resource_metadata).
+	oauthChallenge bool
 }
 
 func (p probeInfo) describe() string {
@@ -700,6 +735,15 @@ func (p *probe) record(method string, status int, ct string, withSession bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.method, p.status, p.contentType, p.withSession = method, status, ct, withSession
+}
+
+func (p *probe) markOAuth() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.oauthChallenge = true
 }
 
 func (p *probe) markEndpoint() {
@@ -806,8 +850,12 @@ func (t *headerTransport) sameOrigin(u *url.URL) bool {
 // RoundTrip implements http.RoundTripper.
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(t.headers) > 0 && t.sameOrigin(req.URL) {
+		oauth := req.Header.Get("Authorization") != "" // set by mcp-go's OAuth handler
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
+			if oauth && http.CanonicalHeaderKey(k) == "Authorization" {
+				continue
+			}
 			req.Header.Set(k, v)
 		}
 	}
@@ -827,6 +875,9 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	p := probeFrom(req.Context())
 	p.record(req.Method, resp.StatusCode, ct, req.Header.Get(transport.HeaderKeySessionID) != "")
+	if resp.StatusCode == http.StatusUnauthorized && oauthChallenge(resp.Header) {
+		p.markOAuth()
+	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	switch {
 	case listen && resp.StatusCode != http.StatusNotFound && (!ok || ct != "text/event-stream"):

@@ -89,6 +89,8 @@ type serverDeps struct {
 	onListChanged func(server string)
 	// resolver resolves HTTP servers' host names (nil: the system resolver).
 	resolver *net.Resolver
+	// oauth holds the OAuth credential store and test hooks (oauth.go); nil: no OAuth.
+	oauth *oauthEnv
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
@@ -116,6 +118,10 @@ type Server struct {
 	// remembered is, for a url-only server, the transport that worked last (from the
 	// cache or this session); the next connect tries it first.
 	remembered config.Transport
+	// needsLogin: the server answered that it wants an OAuth login (cleared by a
+	// successful connect or login).
+	needsLogin bool
+	login      *loginFlow // the /mcp login in progress, if any
 }
 
 type attempt struct {
@@ -164,6 +170,8 @@ type Status struct {
 	Failures  int
 	Transport config.Transport
 	Stderr    []string
+	// NeedsLogin: the server wants an OAuth login (/mcp login <server>).
+	NeedsLogin bool
 }
 
 // Status returns the current state.
@@ -171,7 +179,8 @@ func (s *Server) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{State: s.state, Tools: len(s.tools), InFlight: s.inflight, LastUsed: s.lastUsed,
-		LastError: s.lastErr, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.transport}
+		LastError: s.lastErr, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.transport,
+		NeedsLogin: s.needsLogin}
 	if s.state == StateDisabled && s.cfg.Err != "" {
 		st.LastError = s.cfg.Err
 	}
@@ -351,6 +360,7 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	}
 	s.conn, s.tools, s.info = c, tools, c.info
 	s.state = StateReady
+	s.needsLogin = false
 	s.attempt = nil
 	s.lastUsed = s.d.clock.Now()
 	if s.inflight == 0 {

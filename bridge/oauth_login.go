@@ -1,0 +1,569 @@
+package bridge
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+)
+
+// /mcp login and /mcp logout.
+//
+// Login answers at once with the authorization URL (or "still running" if discovery is
+// slow) and continues in the background, reporting with notes: loopback callback server
+// on 127.0.0.1:<random>/callback, resource discovery (an unauthenticated GET whose 401
+// names the protected-resource metadata), authorization-server metadata, dynamic
+// registration of a public client, PKCE (S256) and state, the browser, the code exchange,
+// then the credentials are saved and the server restarted with them. Everything must be
+// HTTPS. The whole flow ends after loginTimeout.
+
+// loginFlow is a login in progress for a server.
+type loginFlow struct {
+	cancel context.CancelFunc
+}
+
+// beginLogin registers a new login for s, cancelling one still waiting.
+func (s *Server) beginLogin(parent context.Context) (context.Context, *loginFlow) {
+	ctx, cancel := context.WithTimeout(parent, loginTimeout)
+	f := &loginFlow{cancel: cancel}
+	s.mu.Lock()
+	old := s.login
+	s.login = f
+	s.mu.Unlock()
+	if old != nil {
+		old.cancel()
+	}
+	return ctx, f
+}
+
+func (s *Server) endLogin(f *loginFlow) {
+	f.cancel()
+	s.mu.Lock()
+	if s.login == f {
+		s.login = nil
+	}
+	s.mu.Unlock()
+}
+
+// cancelLogin ends the login in progress, if any.
+func (s *Server) cancelLogin() {
+	s.mu.Lock()
+	f := s.login
+	s.login = nil
+	s.mu.Unlock()
+	if f != nil {
+		f.cancel()
+	}
+}
+
+func (s *Server) loginActive(f *loginFlow) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.login == f
+}
+
+// loginCheck says whether s can log in with OAuth.
+func (b *Bridge) loginCheck(s *Server) error {
+	c := s.cfg
+	if c.Transport != config.TransportStreamableHTTP && c.Transport != config.TransportSSE {
+		if c.Err != "" {
+			return s.errorf(KindDisabled, nil, "config error: %s", c.Err)
+		}
+		return s.errorf(KindAuth, nil, "OAuth login requires an HTTP transport (streamable-http or sse); this server runs a command")
+	}
+	if c.Err != "" {
+		return s.errorf(KindDisabled, nil, "config error: %s", c.Err)
+	}
+	if b.deps == nil || b.deps.oauth == nil || !b.deps.oauth.secureString(c.URL) {
+		return s.errorf(KindAuth, nil, "OAuth login requires an HTTPS resource URL with a host (and no user info); %s is not one", displayURL(c))
+	}
+	return nil
+}
+
+// serverArg resolves the one server name of login/logout.
+func (b *Bridge) serverArg(sub string, args []string) (*Server, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("usage: /mcp %s <server>; servers: %s", sub, b.serverList())
+	}
+	s, ok := b.servers[args[0]]
+	if !ok {
+		return nil, fmt.Errorf("unknown server %q.%s Servers: %s", args[0], suggest(args[0], b.names), b.serverList())
+	}
+	return s, nil
+}
+
+// loginStart is what the command waits for: the authorization URL or an early failure.
+type loginStart struct {
+	url string
+	err error
+}
+
+// handoff passes the login's start to the command, unless the command already answered.
+type handoff struct {
+	mu     sync.Mutex
+	gaveUp bool
+	ch     chan loginStart // buffered; written at most once
+}
+
+func (h *handoff) offer(st loginStart) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.gaveUp {
+		return false
+	}
+	h.ch <- st
+	h.gaveUp = true // one offer only
+	return true
+}
+
+// giveUp ends the command's wait; it returns a start that arrived meanwhile.
+func (h *handoff) giveUp() (loginStart, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.gaveUp = true
+	select {
+	case st := <-h.ch:
+		return st, true
+	default:
+		return loginStart{}, false
+	}
+}
+
+func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error) {
+	s, err := b.serverArg("login", args)
+	if err != nil {
+		return "", err
+	}
+	if err := b.loginCheck(s); err != nil {
+		return "", err
+	}
+	lctx, flow := s.beginLogin(b.bgCtx)
+	h := &handoff{ch: make(chan loginStart, 1)}
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		defer s.endLogin(flow)
+		b.runLogin(lctx, s, flow, h)
+	}()
+	wait := b.cmdWait
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		wait = time.Until(dl)
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	var st loginStart
+	select {
+	case st = <-h.ch:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	if st.url == "" && st.err == nil {
+		var ok bool
+		if st, ok = h.giveUp(); !ok {
+			return fmt.Sprintf("/mcp login %s is still running (discovering the server's authorization endpoints); a note will show the URL to open.", s.cfg.Name), nil
+		}
+	}
+	if st.err != nil {
+		return "", st.err
+	}
+	return fmt.Sprintf("Log in to MCP server %q: open this URL in your browser (zot is opening it for you):\n  %s\nWaiting up to %s for the authorization; a note reports the outcome.",
+		s.cfg.Name, st.url, loginTimeout), nil
+}
+
+// runLogin is the background part of /mcp login.
+func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *handoff) {
+	name := s.cfg.Name
+	env := s.d.oauth
+	log := s.d.log.With().Str("server", name).Logger()
+	red := newRedactor(s.cfg)
+	fail := func(err error) {
+		if !h.offer(loginStart{err: err}) && s.loginActive(flow) && b.bgCtx.Err() == nil {
+			b.note("warn", err.Error())
+		}
+		log.Warn().Str("error", err.Error()).Msg("OAuth login failed")
+	}
+	failf := func(format string, args ...any) {
+		e := s.errorf(KindAuth, nil, format, args...)
+		e.Msg = red(e.Msg)
+		fail(e)
+	}
+	reason := func(err error, secrets ...string) string {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "timed out"
+		}
+		return secretRedactor(secrets...)(red(Truncate(err.Error(), 300)))
+	}
+	log.Info().Msg("OAuth login started")
+
+	state, err := transport.GenerateState()
+	if err != nil {
+		failf("OAuth login: cannot generate a random state: %v", err)
+		return
+	}
+	verifier, err := transport.GenerateCodeVerifier()
+	if err != nil {
+		failf("OAuth login: cannot generate a PKCE verifier: %v", err)
+		return
+	}
+	challenge := transport.GenerateCodeChallenge(verifier)
+
+	cb, err := newCallbackServer(state)
+	if err != nil {
+		failf("OAuth login: cannot listen for the callback on 127.0.0.1: %v", err)
+		return
+	}
+	defer cb.close()
+
+	rt := s.newHeaderTransport("")
+	defer rt.base.CloseIdleConnections()
+	hc := s.oauthClient(rt)
+	mem := transport.NewMemoryTokenStore()
+	handler := transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: cb.redirectURI(), PKCEEnabled: true,
+		TokenStore: mem, HTTPClient: hc})
+	handler.SetBaseURL(resourceBase(s.cfg.URL))
+
+	// Resource discovery: an unauthenticated request whose 401 names the metadata.
+	if err := discoverResource(ctx, hc, s.cfg, handler); err != nil {
+		failf("OAuth resource discovery failed: %s", reason(err))
+		return
+	}
+	md, err := handler.GetServerMetadata(ctx)
+	if err != nil {
+		failf("OAuth authorization server discovery failed: %s", reason(err))
+		return
+	}
+	for _, ep := range []struct{ name, url string }{{"authorization", md.AuthorizationEndpoint}, {"token", md.TokenEndpoint}, {"registration", md.RegistrationEndpoint}} {
+		if ep.url != "" && !env.secureString(ep.url) {
+			failf("OAuth %s endpoint must use HTTPS", ep.name)
+			return
+		}
+	}
+	if err := handler.RegisterClient(ctx, ClientName); err != nil {
+		failf("OAuth client registration failed; the server must support dynamic public-client registration (%s)", reason(err))
+		return
+	}
+	authURL, err := handler.GetAuthorizationURL(ctx, state, challenge)
+	if err != nil {
+		failf("OAuth authorization URL discovery failed: %s", reason(err, handler.GetClientSecret()))
+		return
+	}
+	if !env.secureString(authURL) {
+		failf("OAuth authorization endpoint must use HTTPS")
+		return
+	}
+	if h.offer(loginStart{url: authURL}) {
+		b.note("info", fmt.Sprintf("MCP login for %q: waiting for the authorization in your browser (up to %s).", name, loginTimeout))
+	} else {
+		b.note("info", fmt.Sprintf("MCP login for %q: open this URL in your browser to authorize zot (waiting up to %s):\n  %s", name, loginTimeout, authURL))
+	}
+
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		octx, cancel := context.WithTimeout(ctx, openTimeout)
+		defer cancel()
+		if err := env.openBrowser(octx, authURL); err != nil && ctx.Err() == nil {
+			log.Info().Str("error", red(err.Error())).Msg("could not open a browser")
+			b.note("warn", fmt.Sprintf("MCP login for %q: could not open a browser (%s); open the URL from /mcp login yourself.", name, red(Truncate(err.Error(), 200))))
+		}
+	}()
+
+	var res callbackResult
+	select {
+	case res = <-cb.result:
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			b.note("warn", fmt.Sprintf("MCP login for %q timed out after %s without an authorization; run /mcp login %s to try again.", name, loginTimeout, name))
+			log.Warn().Msg("OAuth login timed out")
+		}
+		return
+	}
+	if res.err != nil {
+		failf("OAuth login: %v; run /mcp login %s to try again", res.err, name)
+		return
+	}
+	if err := handler.ProcessAuthorizationResponse(ctx, res.code, state, verifier); err != nil {
+		failf("OAuth code exchange failed: %s", reason(err, res.code, verifier, handler.GetClientSecret()))
+		return
+	}
+	tok, err := mem.GetToken(ctx)
+	if err != nil || tok.AccessToken == "" {
+		failf("OAuth code exchange failed: the authorization server sent no access token")
+		return
+	}
+	if !s.loginActive(flow) {
+		return // replaced by a newer login, or logged out meanwhile
+	}
+	store := s.newTokenStore()
+	creds := &oauthCreds{ClientID: handler.GetClientID(), ClientSecret: handler.GetClientSecret(),
+		AuthMethod: handler.GetTokenEndpointAuthMethod(), Token: store.stamp(tok)}
+	if err := saveCreds(ctx, store.path, creds); err != nil {
+		failf("OAuth login: cannot save the credentials: %s", reason(err))
+		return
+	}
+	log.Info().Msg("OAuth login succeeded; credentials saved")
+	if !s.loginActive(flow) {
+		return
+	}
+
+	// Servers sharing the url share the credentials: restart them with the token.
+	var names []string
+	for _, n := range b.names {
+		o := b.servers[n]
+		if o.cfg.URL != s.cfg.URL || (o.cfg.Transport != config.TransportStreamableHTTP && o.cfg.Transport != config.TransportSSE) {
+			continue
+		}
+		o.Stop(ctx)
+		o.loggedIn()
+		if o.cfg.Usable() {
+			names = append(names, n)
+		}
+	}
+	msg := fmt.Sprintf("Logged in to MCP server %q; the OAuth credentials are saved.", name)
+	level := "success"
+	if len(names) > 0 {
+		changed, errs := b.Refresh(ctx, names)
+		switch {
+		case len(errs) > 0:
+			level = "warn"
+			msg += " Listing its tools failed: " + strings.Join(errs, "; ")
+		case len(changed) > 0:
+			msg += fmt.Sprintf(" Tools listed for %s: run /reload-ext to load them.", strings.Join(changed, ", "))
+		default:
+			msg += " Its tools are unchanged."
+		}
+	}
+	b.note(level, msg)
+}
+
+// saveCreds writes a new login's credentials under the file lock, unless ctx ended (a
+// logout cancels the login before it removes the file under the same lock).
+func saveCreds(ctx context.Context, path string, c *oauthCreds) error {
+	unlock, err := lockCreds(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return writeCreds(path, c)
+}
+
+// resourceBase is the server url as mcp-go's transports give it to the OAuth handler.
+func resourceBase(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u.String()
+}
+
+// discoverResource makes an unauthenticated request to the server url (redirects not
+// followed); a 401 naming protected-resource metadata seeds the handler's discovery.
+func discoverResource(ctx context.Context, hc *http.Client, cfg *config.Server, h *transport.OAuthHandler) error {
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.URL, nil)
+	if err != nil {
+		return err
+	}
+	accept := "application/json, text/event-stream"
+	if cfg.Transport == config.TransportSSE {
+		accept = "text/event-stream"
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	// Not drained: a legacy SSE server answers with an endless stream.
+	_ = resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized {
+		h.HandleUnauthorizedResponse(resp)
+	}
+	return nil
+}
+
+// checkBrowserURL validates a URL before it goes to the platform's opener: HTTPS, a
+// host, no user info.
+func (e *oauthEnv) checkBrowserURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !e.secure(u) || strings.ContainsAny(raw, " \t\r\n\"'`") {
+		return errors.New("the authorization URL is not a plain HTTPS URL")
+	}
+	return nil
+}
+
+// openBrowser opens a validated URL with the injected or the platform's opener.
+func (e *oauthEnv) openBrowser(ctx context.Context, raw string) error {
+	if err := e.checkBrowserURL(raw); err != nil {
+		return err
+	}
+	if e.hooks.open != nil {
+		return e.hooks.open(ctx, raw)
+	}
+	name, args := openerCommand(runtime.GOOS, raw)
+	return exec.CommandContext(ctx, name, args...).Run()
+}
+
+// openerCommand is the platform's command that opens a URL in the browser.
+func openerCommand(goos, u string) (string, []string) {
+	switch goos {
+	case "darwin":
+		return "open", []string{u}
+	case "windows":
+		return "rundll32", []string{"url.dll,FileProtocolHandler", u}
+	}
+	return "xdg-open", []string{u}
+}
+
+// callbackResult is what the authorization server sent to the callback.
+type callbackResult struct {
+	code string
+	err  error
+}
+
+// callbackServer is the loopback redirect target of a login.
+type callbackServer struct {
+	state  string
+	ln     net.Listener
+	srv    *http.Server
+	result chan callbackResult // buffered; written once
+
+	mu  sync.Mutex
+	got bool
+}
+
+func newCallbackServer(state string) (*callbackServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	c := &callbackServer{state: state, ln: ln, result: make(chan callbackResult, 1)}
+	c.srv = &http.Server{Handler: c, ReadHeaderTimeout: callbackReadTimeout, ReadTimeout: callbackReadTimeout,
+		WriteTimeout: callbackReadTimeout, IdleTimeout: callbackReadTimeout, MaxHeaderBytes: 16 << 10}
+	go func() { _ = c.srv.Serve(ln) }()
+	return c, nil
+}
+
+func (c *callbackServer) redirectURI() string {
+	return "http://" + c.ln.Addr().String() + "/callback"
+}
+
+func (c *callbackServer) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if c.srv.Shutdown(ctx) != nil {
+		_ = c.srv.Close()
+	}
+}
+
+func (c *callbackServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	reply := func(status int, msg string) {
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(msg + "\n"))
+	}
+	if r.URL.Path != "/callback" {
+		reply(http.StatusNotFound, "Not found")
+		return
+	}
+	if r.Method != http.MethodGet {
+		h.Set("Allow", http.MethodGet)
+		reply(http.StatusMethodNotAllowed, "Method not allowed")
+		return
+	}
+	q := r.URL.Query()
+	if st := q.Get("state"); st == "" || subtle.ConstantTimeCompare([]byte(st), []byte(c.state)) != 1 {
+		reply(http.StatusBadRequest, "Invalid OAuth callback")
+		return
+	}
+	c.mu.Lock()
+	dup := c.got
+	c.got = true
+	c.mu.Unlock()
+	if dup {
+		reply(http.StatusConflict, "Callback already received")
+		return
+	}
+	code := q.Get("code")
+	if e := q.Get("error"); e != "" || code == "" {
+		reply(http.StatusBadRequest, "Authorization declined or missing code")
+		msg := "the authorization server sent no code"
+		if e != "" {
+			msg = fmt.Sprintf("authorization declined (%s)", safeCode(e))
+		}
+		c.result <- callbackResult{err: errors.New(msg)}
+		return
+	}
+	reply(http.StatusOK, "Authorization received. Return to zot.")
+	c.result <- callbackResult{code: code}
+}
+
+// logoutCommand forgets a server's OAuth credentials.
+func (b *Bridge) logoutCommand(ctx context.Context, args []string) (string, error) {
+	s, err := b.serverArg("logout", args)
+	if err != nil {
+		return "", err
+	}
+	if s.cfg.URL == "" || b.deps == nil || b.deps.oauth == nil {
+		return "", s.errorf(KindAuth, nil, "OAuth login requires an HTTP transport; there is nothing to log out of")
+	}
+	s.cancelLogin()
+	wctx, cancel := context.WithTimeout(ctx, b.cmdWait)
+	defer cancel()
+	removed, err := b.deps.oauth.removeCreds(wctx, s.cfg.URL)
+	if err != nil {
+		return "", s.errorf(KindAuth, nil, "logout failed: %v", err)
+	}
+	var shared []string
+	for _, n := range b.names {
+		if o := b.servers[n]; o.cfg.URL == s.cfg.URL {
+			o.Stop(wctx)
+			if n != s.cfg.Name {
+				shared = append(shared, n)
+			}
+		}
+	}
+	if !removed {
+		return fmt.Sprintf("No stored OAuth credentials for %s.", s.cfg.Name), nil
+	}
+	text := fmt.Sprintf("Logged out of %s: its stored OAuth credentials are removed (the tokens are not revoked at the server).", s.cfg.Name)
+	if len(shared) > 0 {
+		text += " They were shared with " + strings.Join(shared, ", ") + " (same url)."
+	}
+	return text, nil
+}
+
+// oauthDetail is the "oauth:" line of /mcp <server> ("" when there is nothing to say).
+func (s *Server) oauthDetail(st Status) string {
+	c, err := s.storedCreds()
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%s: run /mcp logout %s, then /mcp login %s", errBadCredFile, s.cfg.Name, s.cfg.Name)
+	case c != nil && c.Token != nil:
+		return fmt.Sprintf("logged in (credentials stored; /mcp logout %s forgets them)", s.cfg.Name)
+	case c != nil || st.NeedsLogin:
+		return fmt.Sprintf("needs login: run /mcp login %s", s.cfg.Name)
+	}
+	return ""
+}

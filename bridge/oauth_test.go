@@ -1,0 +1,734 @@
+package bridge
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// fakeOAuth is an MCP resource server and OAuth authorization server on one loopback
+// listener: /mcp answers 401 + WWW-Authenticate (resource_metadata) until a bearer token
+// it issued is presented; it publishes protected-resource and authorization-server
+// metadata, registers clients dynamically, checks PKCE (S256) at the code exchange and
+// rotates refresh tokens (a spent one is refused).
+type fakeOAuth struct {
+	t   *testing.T
+	srv *httptest.Server
+	mcp http.Handler
+
+	// Set before use.
+	firstExpiresIn int    // lifetime of the token of the code exchange
+	authEndpoint   string // advertised authorization endpoint ("": its own)
+	// refreshGate, if set, holds the first refresh_token grant until it is closed;
+	// refreshStarted is closed when that grant arrives.
+	refreshGate    chan struct{}
+	refreshStarted chan struct{}
+
+	mu          sync.Mutex
+	requests    int
+	clients     map[string]string // client_id → redirect_uri
+	registered  []map[string]any
+	authorizes  int
+	codes       map[string]fakeGrant
+	access      map[string]bool
+	refresh     map[string]bool
+	grants      []string // grant_type of every token request, refused ones too
+	refused     []string
+	pkceOK      int
+	lastBearer  string
+	issued      []string // every access token, refresh token, code and verifier seen
+	startedOnce sync.Once
+}
+
+type fakeGrant struct{ client, redirect, challenge string }
+
+func newFakeOAuth(t *testing.T) *fakeOAuth {
+	mcpSrv := server.NewMCPServer("oauth-fake", "1.0.0", server.WithToolCapabilities(true))
+	mcpSrv.AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(r.GetString("text", "")), nil
+	})
+	f := &fakeOAuth{t: t, mcp: server.NewStreamableHTTPServer(mcpSrv), firstExpiresIn: 3600,
+		clients: map[string]string{}, codes: map[string]fakeGrant{}, access: map[string]bool{}, refresh: map[string]bool{}}
+	f.srv = httptest.NewServer(f)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func randHex(prefix string) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (f *fakeOAuth) refuse(w http.ResponseWriter, status int, why string) {
+	f.refused = append(f.refused, why)
+	writeJSON(w, status, map[string]string{"error": "invalid_request", "error_description": why})
+}
+
+// issueLocked issues a token pair.
+func (f *fakeOAuth) issueLocked(expiresIn int) map[string]any {
+	at, rt := randHex("at-"), randHex("rt-")
+	f.access[at], f.refresh[rt] = true, true
+	f.issued = append(f.issued, at, rt)
+	return map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": expiresIn, "refresh_token": rt}
+}
+
+func (f *fakeOAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	base := f.srv.URL
+	f.mu.Lock()
+	f.requests++
+	if r.URL.Path == "/mcp" {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		valid := ok && f.access[tok]
+		if valid {
+			f.lastBearer = tok
+		}
+		f.mu.Unlock()
+		if !valid {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base))
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		f.mcp.ServeHTTP(w, r)
+		return
+	}
+	if r.URL.Path == "/token" && r.FormValue("grant_type") == "refresh_token" && f.refreshGate != nil {
+		gate := f.refreshGate
+		f.refreshGate = nil
+		f.mu.Unlock()
+		f.startedOnce.Do(func() { close(f.refreshStarted) })
+		<-gate
+		f.mu.Lock()
+	}
+	defer f.mu.Unlock()
+	switch r.URL.Path {
+	case "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource":
+		writeJSON(w, 200, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{base}})
+	case "/.well-known/oauth-authorization-server":
+		auth := base + "/authorize"
+		if f.authEndpoint != "" {
+			auth = f.authEndpoint
+		}
+		writeJSON(w, 200, map[string]any{"issuer": base, "authorization_endpoint": auth, "token_endpoint": base + "/token",
+			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
+			"grant_types_supported": []string{"authorization_code", "refresh_token"}, "code_challenge_methods_supported": []string{"S256"},
+			"token_endpoint_auth_methods_supported": []string{"none"}})
+	case "/register":
+		var req map[string]any
+		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&req) != nil {
+			f.refuse(w, 400, "bad registration")
+			return
+		}
+		f.registered = append(f.registered, req)
+		uris, _ := req["redirect_uris"].([]any)
+		if len(uris) != 1 || req["token_endpoint_auth_method"] != "none" {
+			f.refuse(w, 400, "registration: want one redirect uri and a public client")
+			return
+		}
+		redirect, _ := uris[0].(string)
+		if !strings.HasPrefix(redirect, "http://127.0.0.1:") || !strings.HasSuffix(redirect, "/callback") {
+			f.refuse(w, 400, "registration: redirect uri "+redirect+" is not a loopback /callback")
+			return
+		}
+		id := randHex("client-")
+		f.clients[id] = redirect
+		writeJSON(w, 201, map[string]any{"client_id": id, "redirect_uris": uris, "token_endpoint_auth_method": "none"})
+	case "/authorize":
+		q := r.URL.Query()
+		f.authorizes++
+		switch {
+		case r.Method != http.MethodGet, q.Get("response_type") != "code":
+			f.refuse(w, 400, "authorize: not a code request")
+		case f.clients[q.Get("client_id")] == "" || f.clients[q.Get("client_id")] != q.Get("redirect_uri"):
+			f.refuse(w, 400, "authorize: unknown client or redirect uri")
+		case q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("state") == "":
+			f.refuse(w, 400, "authorize: PKCE S256 challenge and state required")
+		case q.Get("resource") != base+"/mcp":
+			f.refuse(w, 400, "authorize: resource "+q.Get("resource"))
+		default:
+			code := randHex("code-")
+			f.issued = append(f.issued, code)
+			f.codes[code] = fakeGrant{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge")}
+			http.Redirect(w, r, q.Get("redirect_uri")+"?"+url.Values{"code": {code}, "state": {q.Get("state")}}.Encode(), http.StatusFound)
+		}
+	case "/token":
+		if r.Method != http.MethodPost {
+			f.refuse(w, 405, "token: not a POST")
+			return
+		}
+		gt := r.FormValue("grant_type")
+		f.grants = append(f.grants, gt)
+		switch gt {
+		case "authorization_code":
+			code, verifier := r.FormValue("code"), r.FormValue("code_verifier")
+			f.issued = append(f.issued, verifier)
+			g, ok := f.codes[code]
+			delete(f.codes, code)
+			sum := sha256.Sum256([]byte(verifier))
+			switch {
+			case !ok:
+				f.refuse(w, 400, "token: unknown code")
+			case r.FormValue("client_id") != g.client || r.FormValue("redirect_uri") != g.redirect:
+				f.refuse(w, 400, "token: client or redirect uri differ")
+			case base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge:
+				f.refuse(w, 400, "token: PKCE verifier does not match the challenge")
+			default:
+				f.pkceOK++
+				writeJSON(w, 200, f.issueLocked(f.firstExpiresIn))
+			}
+		case "refresh_token":
+			rt := r.FormValue("refresh_token")
+			if !f.refresh[rt] {
+				f.refused = append(f.refused, "token: spent or unknown refresh token")
+				writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
+				return
+			}
+			delete(f.refresh, rt) // rotation: a refresh token is good once
+			writeJSON(w, 200, f.issueLocked(3600))
+		default:
+			f.refuse(w, 400, "token: grant type "+gt)
+		}
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// fakeState is a copy of what the fake saw.
+type fakeState struct {
+	requests   int
+	registered []map[string]any
+	authorizes int
+	grants     []string
+	refused    []string
+	pkceOK     int
+	lastBearer string
+	issued     []string
+}
+
+func (f *fakeOAuth) snapshot() fakeState {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return fakeState{requests: f.requests, registered: append([]map[string]any(nil), f.registered...), authorizes: f.authorizes,
+		grants: append([]string(nil), f.grants...), refused: append([]string(nil), f.refused...), pkceOK: f.pkceOK,
+		lastBearer: f.lastBearer, issued: append([]string(nil), f.issued...)}
+}
+
+// browserVisit is what the test's "browser" saw.
+type browserVisit struct {
+	url          string
+	final        string
+	status       int
+	body         string
+	cacheControl string
+	err          error
+}
+
+// fakeBrowser is an opener that follows the authorization URL (and its redirect to our
+// callback) like a browser whose user approves at once.
+func fakeBrowser(visits chan<- browserVisit) func(ctx context.Context, u string) error {
+	return func(ctx context.Context, u string) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			visits <- browserVisit{url: u, err: err}
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			visits <- browserVisit{url: u, err: err}
+			return err
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		visits <- browserVisit{url: u, final: resp.Request.URL.String(), status: resp.StatusCode, body: string(body),
+			cacheControl: resp.Header.Get("Cache-Control")}
+		return nil
+	}
+}
+
+func credFile(home, serverURL string) string {
+	sum := sha256.Sum256([]byte(serverURL))
+	return filepath.Join(home, "mcp-oauth", hex.EncodeToString(sum[:])+".json")
+}
+
+func readCredFile(t *testing.T, path string) oauthCreds {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c oauthCreds
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func recvVisit(t *testing.T, ch <-chan browserVisit) browserVisit {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctxGuard(t).Done():
+		t.Fatal("the browser was never opened")
+	}
+	return browserVisit{}
+}
+
+// The whole flow against a local authorization server: needs login without any login
+// attempt in the background, discovery, dynamic registration, PKCE code exchange, token
+// storage with private permissions, a call with the token, refresh on expiry, logout.
+func TestOAuthLoginFlow(t *testing.T) {
+	f := newFakeOAuth(t)
+	f.firstExpiresIn = 60 // short-lived: refreshed once the clock passes half of it
+	e := newTestEnv(t)
+	srvURL := f.srv.URL + "/mcp"
+	e.write(map[string]any{"secure": map[string]any{"url": srvURL, "transport": "streamable-http"}}, nil)
+	logs := &syncBuf{}
+	visits := make(chan browserVisit, 4)
+	he := e.startHost(func(b *Bridge) {
+		b.opts.Log = zerolog.New(logs)
+		b.oauthHooks = oauthHooks{allowLoopbackHTTP: true, open: fakeBrowser(visits)}
+	})
+	var texts []string // everything shown to the user or the model
+	keep := func(s string) string { texts = append(texts, s); return s }
+	srv := he.server("secure")
+
+	// Background discovery meets the 401: needs login, and no login is attempted.
+	n, err := he.h.WaitNotify(ctxGuard(t), "could not list tools of")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep(n.Message)
+	has(t, "startup note", n.Message, "requires an OAuth login", "/mcp login secure")
+	if !srv.Status().NeedsLogin {
+		t.Fatal("a 401 with resource_metadata did not mark the server as needing login")
+	}
+	has(t, "dashboard", keep(he.ok("")), "needs login", "— run /mcp login secure", "login|logout <server>")
+	has(t, "detail", keep(he.ok("secure")), "oauth:      needs login: run /mcp login secure", "next:       run /mcp login secure")
+	if s := f.snapshot(); len(s.registered) != 0 || s.authorizes != 0 || len(s.grants) != 0 {
+		t.Fatalf("background work started a login: %+v", s)
+	}
+	select {
+	case v := <-visits:
+		t.Fatalf("browser opened without /mcp login: %+v", v)
+	default:
+	}
+
+	// Login: the command answers with the authorization URL; the browser follows it.
+	out := keep(he.ok("login secure"))
+	has(t, "login answer", out, `Log in to MCP server "secure"`, f.srv.URL+"/authorize?", "code_challenge_method=S256", "a note reports the outcome")
+	v := recvVisit(t, visits)
+	if v.err != nil || v.status != http.StatusOK || v.body != "Authorization received. Return to zot.\n" || v.cacheControl != "no-store" {
+		t.Fatalf("callback answered %+v", v)
+	}
+	if !strings.Contains(out, v.url) || !strings.HasPrefix(v.final, "http://127.0.0.1:") || !strings.Contains(v.final, "/callback?") {
+		t.Errorf("opened %q (final %q); answer:\n%s", v.url, v.final, out)
+	}
+	n, err = he.h.WaitNotify(ctxGuard(t), `Logged in to MCP server "secure"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep(n.Message)
+	if n.Level != "success" {
+		t.Errorf("login note %q: %s", n.Level, n.Message)
+	}
+	has(t, "login note", n.Message, "Tools listed for secure", "/reload-ext")
+	s := f.snapshot()
+	if len(s.registered) != 1 || s.registered[0]["client_name"] != ClientName || s.pkceOK != 1 || len(s.refused) != 0 {
+		t.Fatalf("fake server saw: registered %v, pkce ok %d, refused %v", s.registered, s.pkceOK, s.refused)
+	}
+	if strings.Join(s.grants, ",") != "authorization_code" {
+		t.Fatalf("grants %v", s.grants)
+	}
+	if srv.Status().NeedsLogin {
+		t.Error("still needs login after the login")
+	}
+
+	// Stored privately, keyed by the url.
+	path := credFile(e.home, srvURL)
+	if fi, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	} else if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("credential file mode %v, want 0600", fi.Mode().Perm())
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	} else if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o700 {
+		t.Errorf("credential dir mode %v, want 0700", fi.Mode().Perm())
+	}
+	creds := readCredFile(t, path)
+	first := creds.Token
+	if creds.ClientID == "" || first == nil || first.AccessToken != s.issued[len(s.issued)-2] || first.RefreshToken == "" {
+		t.Fatalf("stored credentials: client %q token %+v", creds.ClientID, first)
+	}
+
+	// A call with the token.
+	if got := mustCall(t, srv, "echo", map[string]any{"text": "hi"}); got != "hi" {
+		t.Fatalf("echo = %q", got)
+	}
+	if f.snapshot().lastBearer != first.AccessToken {
+		t.Error("the call did not carry the stored token")
+	}
+	has(t, "detail after login", keep(he.ok("secure")), "oauth:      logged in")
+
+	// Expiry (on the bridge's clock): the next call refreshes first.
+	e.clock.Advance(2 * time.Minute)
+	if got := mustCall(t, srv, "echo", map[string]any{"text": "again"}); got != "again" {
+		t.Fatalf("echo after expiry = %q", got)
+	}
+	s = f.snapshot()
+	if strings.Join(s.grants, ",") != "authorization_code,refresh_token" || len(s.refused) != 0 {
+		t.Fatalf("grants %v, refused %v", s.grants, s.refused)
+	}
+	second := readCredFile(t, path).Token
+	if second.AccessToken == first.AccessToken || second.RefreshToken == first.RefreshToken || s.lastBearer != second.AccessToken {
+		t.Fatal("the refreshed token was not stored and used")
+	}
+
+	// Logout removes the file; the next call needs login again.
+	has(t, "logout", keep(he.ok("logout secure")), "Logged out of secure")
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("credential file still there: %v", err)
+	}
+	_, err = srv.Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true)
+	if kindOf(err) != KindAuth || !strings.Contains(err.Error(), "/mcp login secure") || !srv.Status().NeedsLogin {
+		t.Fatalf("call after logout: %v (kind %d, needs login %v)", err, kindOf(err), srv.Status().NeedsLogin)
+	}
+	keep(err.Error())
+	has(t, "dashboard after logout", keep(he.ok("")), "needs login")
+	has(t, "second logout", keep(he.ok("logout secure")), "No stored OAuth credentials for secure")
+
+	// No secret anywhere: texts, notes, logs, the tool cache.
+	for _, fr := range he.h.Pending() {
+		texts = append(texts, string(fr.Raw))
+	}
+	texts = append(texts, logs.String())
+	if data, err := os.ReadFile(he.b.opts.CachePath); err == nil {
+		texts = append(texts, string(data))
+	}
+	for _, secret := range f.snapshot().issued {
+		for _, text := range texts {
+			if strings.Contains(text, secret) {
+				t.Errorf("secret %q leaked into: %s", secret, Truncate(text, 400))
+			}
+		}
+	}
+}
+
+// Insecure URLs are refused before anything listens for a callback or opens a browser.
+func TestOAuthLoginRejectsInsecure(t *testing.T) {
+	t.Run("http resource url", func(t *testing.T) {
+		f := newFakeOAuth(t)
+		e := newTestEnv(t)
+		e.write(map[string]any{
+			"plain": map[string]any{"url": f.srv.URL + "/mcp", "transport": "streamable-http"},
+			"local": e.server(),
+		}, nil)
+		opened := 0
+		he := e.startHost(func(b *Bridge) {
+			b.oauthHooks = oauthHooks{open: func(context.Context, string) error { opened++; return nil }}
+		})
+		has(t, "login plain", he.fail("login plain").Error, "OAuth login requires an HTTPS resource URL", "http://127.0.0.1:")
+		has(t, "login local", he.fail("login local").Error, "OAuth login requires an HTTP transport")
+		has(t, "login", he.fail("login").Error, "usage: /mcp login <server>")
+		has(t, "login nope", he.fail("login nope").Error, `unknown server "nope"`)
+		if s := f.snapshot(); len(s.registered) != 0 || s.authorizes != 0 || opened != 0 {
+			t.Fatalf("an insecure login went ahead: %+v, opened %d", s, opened)
+		}
+	})
+	t.Run("http authorization endpoint", func(t *testing.T) {
+		f := newFakeOAuth(t)
+		f.authEndpoint = "http://auth.example.invalid/authorize"
+		e := newTestEnv(t)
+		e.write(map[string]any{"secure": map[string]any{"url": f.srv.URL + "/mcp"}}, nil)
+		opened := 0
+		he := e.startHost(func(b *Bridge) {
+			b.oauthHooks = oauthHooks{allowLoopbackHTTP: true, open: func(context.Context, string) error { opened++; return nil }}
+		})
+		has(t, "login", he.fail("login secure").Error, "OAuth authorization endpoint must use HTTPS")
+		if s := f.snapshot(); len(s.registered) != 0 || s.authorizes != 0 || opened != 0 {
+			t.Fatalf("login went ahead with an http authorization endpoint: %+v, opened %d", s, opened)
+		}
+	})
+}
+
+// The loopback callback accepts one GET to /callback with the right state and a code.
+func TestOAuthCallbackServer(t *testing.T) {
+	get := func(t *testing.T, method, u string) (int, string, http.Header) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(ctxGuard(t), method, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		return resp.StatusCode, strings.TrimSpace(string(body)), resp.Header
+	}
+	noResult := func(t *testing.T, cb *callbackServer) {
+		t.Helper()
+		select {
+		case r := <-cb.result:
+			t.Fatalf("unexpected callback result %+v", r)
+		default:
+		}
+	}
+	result := func(t *testing.T, cb *callbackServer) callbackResult {
+		t.Helper()
+		select {
+		case r := <-cb.result:
+			return r
+		case <-ctxGuard(t).Done():
+			t.Fatal("no callback result")
+		}
+		return callbackResult{}
+	}
+
+	cb, err := newCallbackServer("the-state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.close()
+	uri := cb.redirectURI()
+	if !strings.HasPrefix(uri, "http://127.0.0.1:") || !strings.HasSuffix(uri, "/callback") {
+		t.Fatalf("redirect uri %q", uri)
+	}
+	if cb.srv.ReadHeaderTimeout <= 0 || cb.srv.ReadHeaderTimeout > 10*time.Second {
+		t.Errorf("header read timeout %s", cb.srv.ReadHeaderTimeout)
+	}
+	for _, tc := range []struct {
+		name, method, url string
+		status            int
+		body              string
+	}{
+		{"wrong state", "GET", uri + "?state=other&code=c1", 400, "Invalid OAuth callback"},
+		{"no state", "GET", uri + "?code=c1", 400, "Invalid OAuth callback"},
+		{"POST", "POST", uri + "?state=the-state&code=c1", 405, "Method not allowed"},
+		{"PUT", "PUT", uri + "?state=the-state&code=c1", 405, "Method not allowed"},
+		{"other path", "GET", strings.TrimSuffix(uri, "/callback") + "/other?state=the-state&code=c1", 404, "Not found"},
+	} {
+		status, body, h := get(t, tc.method, tc.url)
+		if status != tc.status || body != tc.body || h.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %d %q (Cache-Control %q), want %d %q", tc.name, status, body, h.Get("Cache-Control"), tc.status, tc.body)
+		}
+		if tc.method != "GET" && h.Get("Allow") != "GET" {
+			t.Errorf("%s: Allow %q", tc.name, h.Get("Allow"))
+		}
+	}
+	noResult(t, cb)
+	// The right state without a code ends the flow; later callbacks are refused.
+	if status, body, _ := get(t, "GET", uri+"?state=the-state"); status != 400 || body != "Authorization declined or missing code" {
+		t.Errorf("missing code: %d %q", status, body)
+	}
+	if r := result(t, cb); r.err == nil || r.code != "" || !strings.Contains(r.err.Error(), "no code") {
+		t.Errorf("missing code result %+v", r)
+	}
+	if status, body, _ := get(t, "GET", uri+"?state=the-state&code=c1"); status != 409 || body != "Callback already received" {
+		t.Errorf("second callback: %d %q", status, body)
+	}
+	noResult(t, cb)
+
+	// Declined.
+	cb2, err := newCallbackServer("s2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb2.close()
+	if status, _, _ := get(t, "GET", cb2.redirectURI()+"?state=s2&error=access_denied&error_description=<script>"); status != 400 {
+		t.Errorf("declined: %d", status)
+	}
+	if r := result(t, cb2); r.err == nil || r.err.Error() != "authorization declined (access_denied)" {
+		t.Errorf("declined result %+v", r)
+	}
+
+	// Accepted.
+	cb3, err := newCallbackServer("s3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb3.close()
+	if status, body, _ := get(t, "GET", cb3.redirectURI()+"?state=s3&code=the-code"); status != 200 || body != "Authorization received. Return to zot." {
+		t.Errorf("accepted: %d %q", status, body)
+	}
+	if r := result(t, cb3); r.err != nil || r.code != "the-code" {
+		t.Errorf("accepted result %+v", r)
+	}
+}
+
+// A credential file that cannot be parsed gives a generic error, never its contents.
+func TestOAuthCorruptCredentialFile(t *testing.T) {
+	e := newTestEnv(t)
+	const u = "https://mcp.example.invalid/mcp"
+	e.write(map[string]any{"r": map[string]any{"url": u}}, nil)
+	path := credFile(e.home, u)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"client_id": "x", "token": {"access_token": "SECRET-GARBAGE-7`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := e.bridge(extension.GenNew)
+	s := e.srv(b, "r")
+	_, err := s.Call(ctxGuard(t), "echo", nil, true)
+	if kindOf(err) != KindAuth || !strings.Contains(err.Error(), "invalid OAuth credential file") || strings.Contains(err.Error(), "SECRET-GARBAGE") {
+		t.Fatalf("call with a corrupt credential file: %v", err)
+	}
+	detail, _ := b.Command(ctxGuard(t), "r")
+	has(t, "detail", detail, "oauth:      invalid OAuth credential file")
+	hasNot(t, "detail", detail, "SECRET-GARBAGE")
+	status, _ := b.Command(ctxGuard(t), "")
+	hasNot(t, "status", status, "SECRET-GARBAGE")
+	// The store says the same to mcp-go.
+	st := &tokenStore{path: path, clock: e.clock}
+	if _, err := st.GetToken(ctxGuard(t)); !errors.Is(err, errBadCredFile) || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("GetToken: %v", err)
+	}
+	// Logout clears it.
+	if out, err := b.Command(ctxGuard(t), "logout r"); err != nil || !strings.Contains(out, "Logged out of r") {
+		t.Fatalf("logout: %q %v", out, err)
+	}
+}
+
+// Two sessions (here: two servers with the same url, so two stores on one file) whose
+// token expired at once refresh it once: the second waits for the lock and finds the new
+// token. The fake rotates refresh tokens, so a second refresh would be refused.
+func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
+	f := newFakeOAuth(t)
+	e := newTestEnv(t)
+	srvURL := f.srv.URL + "/mcp"
+	e.write(map[string]any{
+		"a": map[string]any{"url": srvURL, "transport": "streamable-http"},
+		"b": map[string]any{"url": srvURL, "transport": "streamable-http"},
+	}, nil)
+	// A client and a token from an earlier login, about to expire.
+	f.mu.Lock()
+	f.clients["client-seeded"] = "http://127.0.0.1:1/callback"
+	tok := f.issueLocked(60)
+	f.mu.Unlock()
+	env := newOAuthEnv(e.home, oauthHooks{})
+	store := &tokenStore{path: env.credPath(srvURL), clock: e.clock}
+	if err := writeCreds(store.path, &oauthCreds{ClientID: "client-seeded", Token: store.stamp(&transport.Token{
+		AccessToken: tok["access_token"].(string), RefreshToken: tok["refresh_token"].(string), TokenType: "Bearer", ExpiresIn: 60})}); err != nil {
+		t.Fatal(err)
+	}
+	b := e.bridge(extension.GenNew)
+	b.deps.oauth.hooks.allowLoopbackHTTP = true // before any use
+	e.clock.Advance(time.Hour)
+
+	f.mu.Lock()
+	f.refreshGate, f.refreshStarted = make(chan struct{}), make(chan struct{})
+	gate, started := f.refreshGate, f.refreshStarted
+	f.mu.Unlock()
+	errs := make(chan error, 2)
+	for _, name := range []string{"a", "b"} {
+		s := e.srv(b, name)
+		go func() {
+			_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": name}, true)
+			errs <- err
+		}()
+	}
+	select {
+	case <-started: // one refresh is at the authorization server, holding the lock
+	case <-ctxGuard(t).Done():
+		t.Fatal("no refresh arrived")
+	}
+	close(gate)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	s := f.snapshot()
+	if strings.Join(s.grants, ",") != "refresh_token" || len(s.refused) != 0 {
+		t.Fatalf("grants %v, refused %v", s.grants, s.refused)
+	}
+}
+
+// A refresh the authorization server refuses means "needs login", not a retry loop.
+func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
+	f := newFakeOAuth(t)
+	e := newTestEnv(t)
+	srvURL := f.srv.URL + "/mcp"
+	e.write(map[string]any{"r": map[string]any{"url": srvURL, "transport": "streamable-http"}}, nil)
+	env := newOAuthEnv(e.home, oauthHooks{})
+	store := &tokenStore{path: env.credPath(srvURL), clock: e.clock}
+	if err := writeCreds(store.path, &oauthCreds{ClientID: "client-x", Token: store.stamp(&transport.Token{
+		AccessToken: "at-unknown-1", RefreshToken: "rt-unknown-1", ExpiresIn: 60})}); err != nil {
+		t.Fatal(err)
+	}
+	b := e.bridge(extension.GenNew)
+	b.deps.oauth.hooks.allowLoopbackHTTP = true
+	e.clock.Advance(time.Hour)
+	s := e.srv(b, "r")
+	_, err := s.Call(ctxGuard(t), "echo", nil, true)
+	if kindOf(err) != KindAuth || !strings.Contains(err.Error(), "/mcp login r") || !s.Status().NeedsLogin {
+		t.Fatalf("refused refresh: %v", err)
+	}
+	hasNot(t, "error", err.Error(), "rt-unknown-1", "at-unknown-1")
+	c := readCredFile(t, store.path)
+	if c.ClientID != "client-x" || c.Token != nil {
+		t.Errorf("after a refused refresh the file holds %+v", c)
+	}
+	if g := f.snapshot().grants; len(g) != 1 {
+		t.Errorf("grants %v", g)
+	}
+}
+
+func TestOAuthBrowserOpener(t *testing.T) {
+	for goos, want := range map[string]string{
+		"darwin":  "open https://as.example/authorize?x=1",
+		"windows": "rundll32 url.dll,FileProtocolHandler https://as.example/authorize?x=1",
+		"linux":   "xdg-open https://as.example/authorize?x=1",
+		"freebsd": "xdg-open https://as.example/authorize?x=1",
+	} {
+		name, args := openerCommand(goos, "https://as.example/authorize?x=1")
+		if got := strings.Join(append([]string{name}, args...), " "); got != want {
+			t.Errorf("%s: %q, want %q", goos, got, want)
+		}
+	}
+	var opened []string
+	env := newOAuthEnv(t.TempDir(), oauthHooks{open: func(_ context.Context, u string) error { opened = append(opened, u); return nil }})
+	for _, bad := range []string{
+		"http://as.example/authorize", "https://user:pw@as.example/authorize", "https:///authorize",
+		"javascript:alert(1)", "file:///etc/passwd", "https://as.example/a b", "-https://as.example/",
+	} {
+		if err := env.openBrowser(context.Background(), bad); err == nil {
+			t.Errorf("opened %q", bad)
+		}
+	}
+	if err := env.openBrowser(context.Background(), "https://as.example/authorize?x=1"); err != nil || len(opened) != 1 {
+		t.Errorf("good url: %v, opened %v", err, opened)
+	}
+}
