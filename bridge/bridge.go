@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -79,6 +80,9 @@ type Bridge struct {
 	deps       *serverDeps
 
 	cat      atomic.Pointer[catalog]
+	catReady chan struct{} // closed once cat holds the full catalog
+	catOnce  sync.Once
+	startup  *startupSet // set when Setup registered from the startup file
 	cacheErr error
 	stale    []string // usable servers whose cache entry is missing or stale
 
@@ -119,28 +123,41 @@ func New(opts Options) *Bridge {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget}
+	return &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
+		catReady: make(chan struct{})}
 }
 
 // Load reads the config and the cache for projectDir and builds the catalog. It reads two
 // or three local files and spawns nothing. gen is the host generation (for the mode).
 func (b *Bridge) Load(projectDir string, gen extension.Generation) {
+	b.loadConfig(projectDir, gen)
+	b.loadCatalog()
+}
+
+// loadConfig reads the config files and creates one Server per entry.
+func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.projectDir = projectDir
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
 		onListChanged: b.listChanged, resolver: b.opts.Resolver, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
+	b.names = b.names[:0]
 	for i := range b.cfg.Servers {
 		s := &b.cfg.Servers[i]
 		b.servers[s.Name] = newServer(s, b.deps)
 		b.names = append(b.names, s.Name)
 	}
 	sort.Strings(b.names)
+}
 
+// loadCatalog decodes the cache file and builds the catalog from every usable server's
+// fresh entry; servers with a missing or stale entry are noted for a refresh.
+func (b *Bridge) loadCatalog() {
 	file, err := cache.Read(b.opts.CachePath)
 	b.cacheErr = err
 	tools := map[string][]cache.Tool{}
+	b.stale = nil
 	for _, name := range b.names {
 		s := b.servers[name].cfg
 		if !s.Usable() {
@@ -158,7 +175,20 @@ func (b *Bridge) Load(projectDir string, gen extension.Generation) {
 	for _, c := range collisions {
 		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
 	}
+	b.setCatalog(cat)
+}
+
+// setCatalog publishes a catalog; the first call releases everyone waiting in catalog().
+func (b *Bridge) setCatalog(cat *catalog) {
 	b.cat.Store(cat)
+	b.catOnce.Do(func() { close(b.catReady) })
+}
+
+// catalog returns the current catalog. After a fast startup the full catalog is decoded
+// in the background right after ready; the few callers that come before it wait for it.
+func (b *Bridge) catalog() *catalog {
+	<-b.catReady
+	return b.cat.Load()
 }
 
 func filterTools(tools []cache.Tool, disabled []string) []cache.Tool {
@@ -213,7 +243,13 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	if dir == "" {
 		b.opts.Log.Warn().Msg("hello_ack carried no cwd; project config and relative paths are unavailable")
 	}
-	b.Load(dir, b.host.Generation())
+	b.loadConfig(dir, b.host.Generation())
+	if b.loadStartup() {
+		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
+	} else {
+		b.loadCatalog()
+		b.startup = startupFromCatalog(b.cat.Load())
+	}
 	if err := b.register(s); err != nil {
 		return err
 	}
@@ -230,10 +266,11 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	return nil
 }
 
-// register sends every registration of the active mode, fastest path first.
+// register sends every registration of the active mode: the search tool, then the tools
+// as pre-encoded frames (deferred or eager), or the proxy call tool; then /mcp.
 func (b *Bridge) register(s *extension.Session) error {
-	cat := b.cat.Load()
-	if err := s.RegisterTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(cat), Schema: searchSchema}); err != nil {
+	set := b.startup
+	if err := s.RegisterTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.refs()), Schema: searchSchema}); err != nil {
 		return err
 	}
 	if b.mode == ModeProxy {
@@ -242,12 +279,13 @@ func (b *Bridge) register(s *extension.Session) error {
 		}
 	} else {
 		buf := make([]byte, 0, 4096)
-		for i := range cat.entries {
-			e := &cat.entries[i]
-			buf = extension.AppendToolFrame(buf[:0], extension.Tool{Name: e.Name, Description: Describe(e.Server, &e.Tool),
-				Schema: e.Tool.InputSchema, Deferred: b.mode == ModeDeferred})
+		for _, t := range set.tools {
+			if t.payload == nil {
+				continue
+			}
+			buf = appendFrame(buf[:0], t.name, t.payload, b.mode == ModeDeferred)
 			if err := s.RegisterToolFrame(buf); err != nil {
-				b.opts.Log.Warn().Str("tool", e.Name).Err(err).Msg("tool not registered")
+				b.opts.Log.Warn().Str("tool", t.name).Err(err).Msg("tool not registered")
 			}
 		}
 	}
@@ -257,7 +295,15 @@ func (b *Bridge) register(s *extension.Session) error {
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.
 func (b *Bridge) afterReady() {
 	log := b.opts.Log
-	cat := b.cat.Load()
+	if b.startup.fast {
+		b.finishStartup()
+	} else {
+		b.writeStartup()
+	}
+	b.startup = nil
+	// Hand the startup garbage (the file bytes, the frames) back to the OS.
+	debug.FreeOSMemory()
+	cat := b.catalog()
 	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
 	var warns []string
 	for _, p := range b.cfg.Problems {
@@ -347,6 +393,8 @@ func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string,
 	before, _ := cache.Read(b.opts.CachePath)
 	if _, err := cache.Update(ctx, b.opts.CachePath, put, nil); err != nil {
 		errs = append(errs, "tool cache: "+err.Error())
+	} else {
+		b.writeStartup()
 	}
 	for _, r := range results {
 		if r.entry != nil && !cache.SameTools(before.Servers[r.name], r.entry) {
@@ -361,7 +409,7 @@ func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string,
 // registered at startup stay searchable (and callable through mcp__call_tool) but are
 // marked unregistered, so deferred activation never names a tool the host does not know.
 func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
-	old := b.cat.Load()
+	old := b.catalog()
 	tools := map[string][]cache.Tool{}
 	registered := map[ToolRef]bool{}
 	for _, e := range old.entries {

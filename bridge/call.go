@@ -21,7 +21,7 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 		}
 		return b.callEntry(ctx, e, args)
 	}
-	cat := b.cat.Load()
+	cat := b.catalog()
 	e, ok := cat.lookup(call.Name)
 	if !ok {
 		return b.unknownTool(call.Name)
@@ -30,7 +30,7 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 }
 
 func (b *Bridge) unknownTool(name string) extension.ToolResult {
-	cat := b.cat.Load()
+	cat := b.catalog()
 	cands := make([]string, 0, len(cat.entries))
 	for _, e := range cat.entries {
 		cands = append(cands, e.Name)

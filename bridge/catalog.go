@@ -97,7 +97,7 @@ func (c *catalog) servers() ([]string, map[string]int) {
 
 // Tools lists the cached tools of one server (or all when server is ""), sorted by name.
 func (b *Bridge) Tools(server string) []ToolInfo {
-	cat := b.cat.Load()
+	cat := b.catalog()
 	var out []ToolInfo
 	for _, e := range cat.entries {
 		if server == "" || e.Server == server {

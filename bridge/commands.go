@@ -229,7 +229,7 @@ func (b *Bridge) each(names []string, f func(*Server) string) map[string]string 
 // statusText is the /mcp dashboard.
 func (b *Bridge) statusText() string {
 	var sb strings.Builder
-	cat := b.cat.Load()
+	cat := b.catalog()
 	_, counts := cat.servers()
 	fmt.Fprintf(&sb, "MCP servers (%d) — mode: %s (%s)\n", len(b.names), b.mode, b.modeWhy)
 	if len(b.names) == 0 {
@@ -314,7 +314,7 @@ func (b *Bridge) detailText(name string) string {
 		idle = "never"
 	}
 	fmt.Fprintf(&sb, "  timeouts:   connect %s, request %s, idle %s\n", c.ConnectTimeout, c.RequestTimeout, idle)
-	cat := b.cat.Load()
+	cat := b.catalog()
 	_, counts := cat.servers()
 	fmt.Fprintf(&sb, "  tools:      %d cached", counts[name])
 	if st.Tools > 0 {

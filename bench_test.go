@@ -1,0 +1,1096 @@
+package main
+
+// The benchmark suite behind BENCHMARKS.md (written by `go run ./internal/benchreport`).
+//
+// Binary-level benchmarks drive the real mcp-bridge binary the way zot does (hello →
+// hello_ack → registrations → ready, then tool calls) against the fake MCP server in
+// internal/fakemcp; in-process ones use the public search API on the shared catalog
+// (shared/mcp-catalog/catalog.json, found in an ancestor directory; missing is a failure).
+//
+// Besides ns/op each benchmark reports its figures with b.ReportMetric. Every figure's
+// reference is measured in the same run (often in the same loop iteration). Nothing here
+// asserts on time: a benchmark fails only when the bridge misbehaves (wrong frames, a
+// leftover process). Nothing binds a socket.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/bridge"
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/cache/search"
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+)
+
+// benchGuard bounds every wait of a benchmark: a hang guard, never a measurement.
+const benchGuard = 2 * time.Minute
+
+// typicalQueries are the task phrasings used for "after one typical search" figures.
+var typicalQueries = []string{
+	"create a github issue about the login bug",
+	"take a screenshot of the page",
+	"list pods in the default namespace",
+	"what did I change since the last commit",
+	"open an MR from feature into main",
+	"find documents in a mongo collection",
+	"search the web for the latest news",
+	"read the file config.yaml",
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared fixtures
+
+// catServer is one server of the shared catalog, its tools in cache form.
+type catServer struct {
+	Name  string       `json:"name"`
+	Tools []cache.Tool `json:"tools"`
+}
+
+var (
+	catalogOnce    sync.Once
+	catalogServers []catServer
+	catalogErr     error
+)
+
+// benchCatalog loads shared/mcp-catalog/catalog.json from the nearest ancestor that has it.
+func benchCatalog(b *testing.B) []catServer {
+	b.Helper()
+	catalogOnce.Do(func() {
+		dir, err := os.Getwd()
+		if err != nil {
+			catalogErr = err
+			return
+		}
+		for {
+			p := filepath.Join(dir, "shared", "mcp-catalog", "catalog.json")
+			if data, err := os.ReadFile(p); err == nil {
+				var c struct {
+					Servers []catServer `json:"servers"`
+				}
+				if err := json.Unmarshal(data, &c); err != nil {
+					catalogErr = fmt.Errorf("%s: %w", p, err)
+					return
+				}
+				catalogServers = c.Servers
+				return
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				catalogErr = errors.New("shared/mcp-catalog/catalog.json not found in the working directory or any ancestor")
+				return
+			}
+			dir = parent
+		}
+	})
+	if catalogErr != nil {
+		b.Fatal(catalogErr)
+	}
+	if len(catalogServers) == 0 {
+		b.Fatal("the catalog has no servers")
+	}
+	return catalogServers
+}
+
+// catalogToolCount is the number of tools in the catalog.
+func catalogToolCount(cat []catServer) int {
+	n := 0
+	for _, s := range cat {
+		n += len(s.Tools)
+	}
+	return n
+}
+
+// layout spreads nTools catalog tools over nServers servers. Servers are named after
+// catalog servers (suffixed "-2", "-3"… once the catalog's names run out); tools are taken
+// in catalog order, the catalog replicated as often as needed, so each server holds runs of
+// related tools. Repeated tool names within one server get a numeric suffix.
+func layout(cat []catServer, nServers, nTools int) ([]string, map[string][]cache.Tool) {
+	var flat []cache.Tool
+	for _, s := range cat {
+		flat = append(flat, s.Tools...)
+	}
+	names := make([]string, nServers)
+	for i := range names {
+		names[i] = cat[i%len(cat)].Name
+		if r := i / len(cat); r > 0 {
+			names[i] += "-" + strconv.Itoa(r+1)
+		}
+	}
+	tools := make(map[string][]cache.Tool, nServers)
+	next := 0
+	for i, name := range names {
+		quota := nTools / nServers
+		if i < nTools%nServers {
+			quota++
+		}
+		seen := map[string]bool{}
+		list := make([]cache.Tool, 0, quota)
+		for range quota {
+			t := flat[next%len(flat)]
+			next++
+			base := t.Name
+			for k := 2; seen[t.Name]; k++ {
+				t.Name = base + "_" + strconv.Itoa(k)
+			}
+			seen[t.Name] = true
+			list = append(list, t)
+		}
+		tools[name] = list
+	}
+	return names, tools
+}
+
+// home is one isolated zot home (ZOT_HOME) with a project directory, the bridge binary,
+// the fake server and a marker that tags every fake server process of this benchmark.
+type home struct {
+	b       *testing.B
+	bin     string
+	fake    string
+	dir     string
+	project string
+	marker  string
+	env     []string
+}
+
+func newHome(b *testing.B) *home {
+	b.Helper()
+	h := &home{b: b, bin: testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge"), fake: testutil.FakeServer(b),
+		dir: b.TempDir(), project: b.TempDir(), marker: testutil.NewMarker(b)}
+	h.env = append(os.Environ(), "ZOT_HOME="+h.dir)
+	b.Cleanup(func() { testutil.KillProcsWithMarker(h.marker) })
+	return h
+}
+
+// server is an mcpServers entry running the fake server; name keeps the args distinct.
+func (h *home) server(name string, extra ...string) map[string]any {
+	return map[string]any{"command": h.fake,
+		"args": append([]string{"-marker", h.marker, "-max-lifetime", "10m", "-name", name}, extra...)}
+}
+
+// writeConfig writes $ZOT_HOME/mcp.json; exposure "" leaves toolExposure at its default.
+func (h *home) writeConfig(servers map[string]any, exposure string) {
+	h.b.Helper()
+	top := map[string]any{"mcpServers": servers}
+	if exposure != "" {
+		top["toolExposure"] = exposure
+	}
+	raw, err := json.Marshal(top)
+	if err != nil {
+		h.b.Fatal(err)
+	}
+	if err := os.WriteFile(config.GlobalPath(h.dir), raw, 0o600); err != nil {
+		h.b.Fatal(err)
+	}
+}
+
+// fillCache writes the tool cache with cache.Update, one entry per configured server
+// carrying that server's fingerprint, so the bridge trusts every entry and spawns nothing.
+func (h *home) fillCache(tools map[string][]cache.Tool) {
+	h.b.Helper()
+	cfg := config.Load(config.Options{ZotHome: h.dir, ProjectDir: h.project})
+	if len(cfg.Problems) > 0 {
+		h.b.Fatalf("config problems: %v", cfg.Problems)
+	}
+	put := make(map[string]*cache.Entry, len(cfg.Servers))
+	for i := range cfg.Servers {
+		s := &cfg.Servers[i]
+		put[s.Name] = &cache.Entry{Fingerprint: s.Fingerprint(), ServerName: s.Name, Tools: tools[s.Name]}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), benchGuard)
+	defer cancel()
+	if _, err := cache.Update(ctx, cache.DefaultPath(h.dir), put, nil); err != nil {
+		h.b.Fatal(err)
+	}
+}
+
+// refresh fills the cache the way a user does: `mcp-bridge refresh` lists every server.
+func (h *home) refresh() {
+	h.b.Helper()
+	cmd := exec.Command(h.bin, "refresh")
+	cmd.Env = h.env
+	cmd.Dir = h.project
+	if out, err := cmd.CombinedOutput(); err != nil {
+		h.b.Fatalf("mcp-bridge refresh: %v\n%s", err, out)
+	}
+	h.noProcs("mcp-bridge refresh")
+}
+
+// noProcs fails the benchmark if a fake server process of this home is still alive.
+func (h *home) noProcs(after string) {
+	h.b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if left := testutil.WaitNoProcs(ctx, h.marker); len(left) > 0 {
+		testutil.KillProcsWithMarker(h.marker)
+		h.b.Fatalf("server processes left behind after %s: %v", after, left)
+	}
+}
+
+// capped keeps the first 64 KiB written to it (the bridge's stderr, shown on failure).
+type capped struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := 64<<10 - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
+// startHost starts the bridge under the exttest fake host and completes the handshake.
+func (h *home) startHost(ctx context.Context) (*exttest.Host, []exttest.Frame, *capped) {
+	host, frames, stderr, _ := h.startHostCmd(ctx)
+	return host, frames, stderr
+}
+
+// startHostCmd is startHost that also returns the bridge's command (for its pid).
+func (h *home) startHostCmd(ctx context.Context) (*exttest.Host, []exttest.Frame, *capped, *exec.Cmd) {
+	h.b.Helper()
+	cmd := exec.Command(h.bin)
+	cmd.Env = h.env
+	cmd.Dir = filepath.Dir(h.bin)
+	stderr := &capped{}
+	cmd.Stderr = stderr
+	host := exttest.StartProcess(h.b, cmd)
+	host.ExpectHello(ctx)
+	frames := host.Handshake(ctx, h.ack())
+	return host, frames, stderr, cmd
+}
+
+func (h *home) ack() exttest.Ack {
+	return exttest.Ack{Cwd: h.project, Capabilities: []string{"call_tool"}, ZotVersion: "0.0.0", Provider: "bench", Model: "bench"}
+}
+
+// stopHost shuts the bridge down gracefully and checks that no server outlived it.
+func (h *home) stopHost(ctx context.Context, host *exttest.Host, stderr *capped) {
+	h.b.Helper()
+	if err := host.Shutdown(ctx); err != nil {
+		h.b.Fatalf("shutdown: %v\nbridge stderr:\n%s", err, stderr)
+	}
+	if err := host.Wait(ctx); err != nil {
+		h.b.Fatalf("bridge exit: %v\nbridge stderr:\n%s", err, stderr)
+	}
+	h.noProcs("bridge shutdown")
+}
+
+// callOK calls a tool through the fake host and fails on any error result. Call it from
+// the benchmark's goroutine only; other goroutines use callErr.
+func callOK(ctx context.Context, b *testing.B, host *exttest.Host, id, name string, args any) exttest.ToolResult {
+	r, err := callErr(ctx, host, id, name, args)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+// callErr calls a tool through the fake host; an error result is an error.
+func callErr(ctx context.Context, host *exttest.Host, id, name string, args any) (exttest.ToolResult, error) {
+	r, err := host.CallTool(ctx, id, name, args)
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", name, err)
+	}
+	if r.IsError {
+		return r, fmt.Errorf("%s: error result: %s", name, r.Text())
+	}
+	return r, nil
+}
+
+// regDef is a register_tool frame's tool definition.
+type regDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+	Deferred    bool            `json:"deferred"`
+}
+
+// size is what the definition costs in a model request: name + description + schema.
+func (d regDef) size() int { return len(d.Name) + len(d.Description) + len(d.Schema) }
+
+func regDefs(b *testing.B, frames []exttest.Frame) []regDef {
+	var out []regDef
+	for _, f := range frames {
+		if f.Type != "register_tool" {
+			continue
+		}
+		var d regDef
+		if err := f.Decode(&d); err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// quantile returns the q-quantile (nearest rank) of xs; xs is sorted in place.
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	i := int(math.Ceil(q*float64(len(xs)))) - 1
+	return xs[max(0, min(i, len(xs)-1))]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// ---------------------------------------------------------------------------------------
+// Startup: hello_ack → ready, and resident memory after ready
+
+// rawBridge is the bridge binary on plain pipes: the startup benchmark reads frames with a
+// bare line reader so the measuring side adds as little as the real host does.
+type rawBridge struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	stderr *capped
+}
+
+func (h *home) spawnRaw() *rawBridge {
+	h.b.Helper()
+	cmd := exec.Command(h.bin)
+	cmd.Env = h.env
+	cmd.Dir = filepath.Dir(h.bin)
+	stderr := &capped{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		h.b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		h.b.Fatal(err)
+	}
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		h.b.Fatal(err)
+	}
+	// If the benchmark fails before stop, the bridge must not outlive it.
+	h.b.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	})
+	return &rawBridge{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20), stderr: stderr}
+}
+
+// line reads one line and returns its start (up to 64 bytes, enough to tell the frame
+// type) and its full length without the newline.
+func (r *rawBridge) line() (head []byte, n int, err error) {
+	for {
+		chunk, err := r.out.ReadSlice('\n')
+		if head == nil {
+			head = append([]byte(nil), chunk[:min(len(chunk), 64)]...)
+		}
+		n += len(chunk)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil {
+			return head, n, err
+		}
+		return bytes.TrimSuffix(head, []byte("\n")), n - 1, nil
+	}
+}
+
+// until reads lines until one equals frame; it returns the register_tool frames and bytes seen.
+func (r *rawBridge) until(frame string) (tools, bytesRead int, err error) {
+	for {
+		head, n, err := r.line()
+		if err != nil {
+			return tools, bytesRead, fmt.Errorf("reading until %s: %w", frame, err)
+		}
+		bytesRead += n + 1
+		if string(head) == frame {
+			return tools, bytesRead, nil
+		}
+		if bytes.HasPrefix(head, []byte(`{"type":"register_tool"`)) {
+			tools++
+		}
+	}
+}
+
+// stop sends shutdown, waits for the ack and the exit.
+func (r *rawBridge) stop() error {
+	if _, err := io.WriteString(r.stdin, `{"type":"shutdown"}`+"\n"); err != nil {
+		return err
+	}
+	if _, _, err := r.until(`{"type":"shutdown_ack"}`); err != nil {
+		return err
+	}
+	_ = r.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- r.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(benchGuard):
+		_ = r.cmd.Process.Kill()
+		return errors.New("bridge did not exit after shutdown")
+	}
+}
+
+// cpuTime is the user + system CPU time pid has used (/proc/<pid>/stat, clock ticks of
+// 10 ms: meaningful over thousands of calls, not one).
+func cpuTime(pid int) (time.Duration, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	i := bytes.LastIndexByte(data, ')')
+	f := strings.Fields(string(data[i+1:]))
+	if i < 0 || len(f) < 13 {
+		return 0, errors.New("short /proc/<pid>/stat")
+	}
+	// Fields after the command: state is f[0], utime f[11], stime f[12].
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("bad /proc/<pid>/stat")
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond, nil
+}
+
+// rssKB reads VmRSS of pid from /proc/<pid>/status.
+func rssKB(pid int) (float64, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			f := strings.Fields(v)
+			if len(f) > 0 {
+				return strconv.ParseFloat(f[0], 64)
+			}
+		}
+	}
+	return 0, errors.New("no VmRSS in /proc/" + strconv.Itoa(pid) + "/status")
+}
+
+// RSS of the idle bridge is read rssSettle after ready, in the first rssSamples iterations.
+const (
+	rssSettle  = 250 * time.Millisecond
+	rssSamples = 3
+)
+
+// BenchmarkStartup measures, for the real binary, the time from writing hello_ack to
+// reading ready (process spawn and hello excluded) with S configured servers and N cached
+// tools, all asleep; and the bridge's resident memory (VmRSS) right after ready and once
+// idle (rssSettle later). The host keeps
+// registrations for 250 ms after hello_ack; the target is 20 ms at 50 servers / 2,000 tools.
+// Run with -benchtime=Nx: every iteration spawns a bridge (untimed).
+func BenchmarkStartup(b *testing.B) {
+	cat := benchCatalog(b)
+	cases := []struct{ servers, tools int }{
+		{10, 100}, {10, 2000}, {10, 10000},
+		{50, 0}, {50, 100}, {50, 2000}, {50, 10000},
+	}
+	for _, c := range cases {
+		b.Run(fmt.Sprintf("servers=%d/tools=%d", c.servers, c.tools), func(b *testing.B) {
+			h := newHome(b)
+			names, tools := layout(cat, c.servers, c.tools)
+			servers := map[string]any{}
+			for _, n := range names {
+				servers[n] = h.server(n)
+			}
+			h.writeConfig(servers, "")
+			h.fillCache(tools)
+			info, err := os.Stat(cache.DefaultPath(h.dir))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ack, err := json.Marshal(map[string]any{"type": "hello_ack", "protocol_version": 1, "capabilities": []string{"call_tool"},
+				"zot_version": "0.0.0", "provider": "bench", "model": "bench", "cwd": h.project, "extension_dir": filepath.Dir(h.bin), "data_dir": h.dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ack = append(ack, '\n')
+
+			// Starts without the startup file decode the cache (the first start after a
+			// refresh by an older bridge, or after the file was removed); the bridge writes
+			// the file after ready, and every later start registers from it.
+			framesPath := cache.FramesPath(cache.DefaultPath(h.dir))
+			var decoded []float64
+			for i := 0; i < 3; i++ {
+				if err := os.Remove(framesPath); err != nil && !os.IsNotExist(err) {
+					b.Fatal(err)
+				}
+				decoded = append(decoded, h.timeStartup(ack))
+			}
+			waitForFile(b, framesPath)
+
+			var lat, rss, rssReady []float64
+			var frameBytes int
+			for b.Loop() {
+				b.StopTimer()
+				r := h.spawnRaw()
+				if head, _, err := r.line(); err != nil || !bytes.HasPrefix(head, []byte(`{"type":"hello"`)) {
+					b.Fatalf("first line %q, %v; want hello\nbridge stderr:\n%s", head, err, r.stderr)
+				}
+				b.StartTimer()
+				t0 := time.Now()
+				if _, err := r.stdin.Write(ack); err != nil {
+					b.Fatal(err)
+				}
+				n, nb, err := r.until(`{"type":"ready"}`)
+				d := time.Since(t0)
+				b.StopTimer()
+				if err != nil {
+					b.Fatalf("%v\nbridge stderr:\n%s", err, r.stderr)
+				}
+				if want := c.tools + 1; n != want {
+					b.Fatalf("%d register_tool frames before ready, want %d\nbridge stderr:\n%s", n, want, r.stderr)
+				}
+				kb, err := rssKB(r.cmd.Process.Pid)
+				if err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, ms(d))
+				rssReady = append(rssReady, kb/1024)
+				if len(rss) < rssSamples {
+					// Idle: ready sent, every server asleep, startup garbage collected.
+					time.Sleep(rssSettle)
+					if kb, err = rssKB(r.cmd.Process.Pid); err != nil {
+						b.Fatal(err)
+					}
+					rss = append(rss, kb/1024)
+				}
+				frameBytes = nb
+				if err := r.stop(); err != nil {
+					b.Fatalf("stop: %v\nbridge stderr:\n%s", err, r.stderr)
+				}
+				b.StartTimer()
+			}
+			h.noProcs("startup (no server may be spawned at startup)")
+			b.ReportMetric(quantile(lat, 0.5), "ms/ready")
+			b.ReportMetric(quantile(decoded, 0.5), "ms/ready-decoded")
+			b.ReportMetric(quantile(rss, 0.5), "rss-MB")
+			b.ReportMetric(quantile(rssReady, 0.5), "rss-at-ready-MB")
+			b.ReportMetric(float64(frameBytes), "frame-bytes")
+			b.ReportMetric(float64(info.Size()), "cache-bytes")
+		})
+	}
+}
+
+// timeStartup spawns the bridge once and returns hello_ack → ready in milliseconds; it
+// waits a moment after ready so the bridge's after-ready work (writing the startup file)
+// completes before it is stopped.
+func (h *home) timeStartup(ack []byte) float64 {
+	r := h.spawnRaw()
+	if head, _, err := r.line(); err != nil || !bytes.HasPrefix(head, []byte(`{"type":"hello"`)) {
+		h.b.Fatalf("first line %q, %v; want hello\nbridge stderr:\n%s", head, err, r.stderr)
+	}
+	t0 := time.Now()
+	if _, err := r.stdin.Write(ack); err != nil {
+		h.b.Fatal(err)
+	}
+	if _, _, err := r.until(`{"type":"ready"}`); err != nil {
+		h.b.Fatalf("%v\nbridge stderr:\n%s", err, r.stderr)
+	}
+	d := time.Since(t0)
+	time.Sleep(rssSettle)
+	if err := r.stop(); err != nil {
+		h.b.Fatalf("stop: %v\nbridge stderr:\n%s", err, r.stderr)
+	}
+	return ms(d)
+}
+
+// waitForFile waits (bounded) until path exists.
+func waitForFile(b *testing.B, path string) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%s was never written", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ---------------------------------------------------------------------------------------
+// What the model sees: tool-definition bytes in the first request and after a search
+
+// BenchmarkToolDefinitions loads the whole catalog (48 servers, 664 tools) into the real
+// binary and measures the tool definitions (name + description + schema, as sent in the
+// register_tool frames) the model sees:
+//
+//   - deferred mode: only mcp__search_tools is eager; reference: direct mode, every
+//     catalog tool eager (target: at least 99% fewer bytes);
+//   - after one typical search: the search tool plus the definitions it activates
+//     (mean over typicalQueries);
+//   - proxy mode: mcp__search_tools + mcp__call_tool (target ≤ 4 KB), and the size of a
+//     proxy-mode search answer (mean over typicalQueries).
+//
+// The timed loop is a deferred-mode search round trip through the binary (index built).
+func BenchmarkToolDefinitions(b *testing.B) {
+	cat := benchCatalog(b)
+	h := newHome(b)
+	servers := map[string]any{}
+	tools := map[string][]cache.Tool{}
+	for _, s := range cat {
+		servers[s.Name] = h.server(s.Name)
+		tools[s.Name] = s.Tools
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), benchGuard)
+	defer cancel()
+
+	// Direct mode: every tool eager — the reference.
+	h.writeConfig(servers, "direct")
+	h.fillCache(tools)
+	host, frames, stderr := h.startHost(ctx)
+	eagerAll, eagerN := 0, 0
+	for _, d := range regDefs(b, frames) {
+		if d.Deferred {
+			b.Fatalf("direct mode registered %s deferred", d.Name)
+		}
+		if d.Name != bridge.SearchToolName {
+			eagerAll += d.size()
+			eagerN++
+		}
+	}
+	if want := catalogToolCount(cat); eagerN != want {
+		b.Fatalf("direct mode registered %d MCP tools, want %d", eagerN, want)
+	}
+	h.stopHost(ctx, host, stderr)
+
+	// Proxy mode: search + call tool, and what a search answers.
+	h.writeConfig(servers, "proxy")
+	host, frames, stderr = h.startHost(ctx)
+	proxyDefs := 0
+	for _, d := range regDefs(b, frames) {
+		if d.Deferred || (d.Name != bridge.SearchToolName && d.Name != bridge.CallToolName) {
+			b.Fatalf("proxy mode registered %s (deferred %v)", d.Name, d.Deferred)
+		}
+		proxyDefs += d.size()
+	}
+	proxyAnswer := 0
+	for i, q := range typicalQueries {
+		r := callOK(ctx, b, host, "p"+strconv.Itoa(i), bridge.SearchToolName, map[string]any{"query": q})
+		proxyAnswer += len(r.Text())
+	}
+	h.stopHost(ctx, host, stderr)
+
+	// Deferred mode: what the model sees first, and after one search.
+	h.writeConfig(servers, "")
+	host, frames, stderr = h.startHost(ctx)
+	firstReq := 0
+	deferred := map[string]int{}
+	for _, d := range regDefs(b, frames) {
+		if d.Deferred {
+			deferred[d.Name] = d.size()
+		} else {
+			firstReq += d.size()
+		}
+	}
+	if len(deferred) != eagerN {
+		b.Fatalf("deferred mode registered %d deferred tools, want %d", len(deferred), eagerN)
+	}
+	t0 := time.Now()
+	callOK(ctx, b, host, "first", bridge.SearchToolName, map[string]any{"query": typicalQueries[0]}) // builds the index
+	firstSearch := time.Since(t0)
+	afterSearch, answer, activated := 0, 0, 0
+	for i, q := range typicalQueries {
+		r := callOK(ctx, b, host, "d"+strconv.Itoa(i), bridge.SearchToolName, map[string]any{"query": q})
+		if len(r.ActivateTools) == 0 {
+			b.Fatalf("search %q activated nothing: %s", q, r.Text())
+		}
+		sum := firstReq
+		for _, n := range r.ActivateTools {
+			sz, ok := deferred[n]
+			if !ok {
+				b.Fatalf("search %q activated %s, which was not registered", q, n)
+			}
+			sum += sz
+		}
+		afterSearch += sum
+		answer += len(r.Text())
+		activated += len(r.ActivateTools)
+	}
+
+	i := 0
+	for b.Loop() {
+		callOK(ctx, b, host, "s"+strconv.Itoa(i), bridge.SearchToolName, map[string]any{"query": typicalQueries[i%len(typicalQueries)]})
+		i++
+	}
+	b.StopTimer()
+	h.stopHost(ctx, host, stderr)
+
+	nq := float64(len(typicalQueries))
+	b.ReportMetric(float64(firstReq), "deferred-first-bytes")
+	b.ReportMetric(float64(eagerAll), "eager-all-bytes")
+	b.ReportMetric(100*(1-float64(firstReq)/float64(eagerAll)), "saved-%")
+	b.ReportMetric(float64(afterSearch)/nq, "after-search-bytes")
+	b.ReportMetric(float64(activated)/nq, "activated-tools")
+	b.ReportMetric(float64(answer)/nq, "deferred-answer-bytes")
+	b.ReportMetric(float64(proxyDefs), "proxy-first-bytes")
+	b.ReportMetric(float64(proxyAnswer)/nq, "proxy-answer-bytes")
+	b.ReportMetric(ms(firstSearch), "first-search-ms")
+	b.ReportMetric(float64(eagerN), "tools")
+}
+
+// ---------------------------------------------------------------------------------------
+// Calls: one forwarded call versus a direct MCP client, and concurrency
+
+// directClient starts the fake server under an mcp-go stdio client (the reference path).
+func (h *home) directClient(ctx context.Context, name string, extra ...string) *client.Client {
+	h.b.Helper()
+	args := append([]string{"-marker", h.marker, "-max-lifetime", "10m", "-name", name}, extra...)
+	c, err := client.NewStdioMCPClient(h.fake, nil, args...)
+	if err != nil {
+		h.b.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "bench-direct", Version: "0"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		h.b.Fatal(err)
+	}
+	return c
+}
+
+// directCall calls a tool with the direct client (from the benchmark's goroutine).
+func directCall(ctx context.Context, b *testing.B, c *client.Client, tool string, args map[string]any) {
+	if err := directErr(ctx, c, tool, args); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func directErr(ctx context.Context, c *client.Client, tool string, args map[string]any) error {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	r, err := c.CallTool(ctx, req)
+	if err != nil {
+		return fmt.Errorf("direct %s: %w", tool, err)
+	}
+	if r.IsError {
+		return fmt.Errorf("direct %s: error result", tool)
+	}
+	return nil
+}
+
+// BenchmarkCallRoundTrip measures one tools/call through the bridge (fake host → bridge
+// binary → fake MCP server over stdio → back) against a direct mcp-go client calling the
+// same fake server. Each iteration makes one call each way, alternating which goes first,
+// so both see the same machine state. Reported: p50 and p99 of each and their ratios, and
+// the CPU time the bridge process spends per forwarded call.
+// ns/op is the sum of the two calls.
+func BenchmarkCallRoundTrip(b *testing.B) {
+	cases := []struct {
+		name, tool string
+		args       map[string]any
+	}{
+		{"echo", "echo", map[string]any{"text": "hello"}},
+		{"slow-2ms", "slow", map[string]any{"ms": 2}},
+	}
+	for _, c := range cases {
+		b.Run("tool="+c.name, func(b *testing.B) {
+			h := newHome(b)
+			h.writeConfig(map[string]any{"fake": h.server("fake")}, "")
+			h.refresh()
+			ctx, cancel := context.WithTimeout(context.Background(), benchGuard)
+			defer cancel()
+			host, _, stderr, cmd := h.startHostCmd(ctx)
+			direct := h.directClient(ctx, "direct")
+			name := "mcp__fake__" + c.tool
+			for i := range 50 { // warm up: the first bridge call starts the server
+				callOK(ctx, b, host, "w"+strconv.Itoa(i), name, c.args)
+				directCall(ctx, b, direct, c.tool, c.args)
+			}
+			var viaBridge, viaDirect []float64
+			cpu0, err := cpuTime(cmd.Process.Pid)
+			if err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				one := func() {
+					t0 := time.Now()
+					callOK(ctx, b, host, strconv.Itoa(i), name, c.args)
+					viaBridge = append(viaBridge, us(time.Since(t0)))
+				}
+				two := func() {
+					t0 := time.Now()
+					directCall(ctx, b, direct, c.tool, c.args)
+					viaDirect = append(viaDirect, us(time.Since(t0)))
+				}
+				if i%2 == 0 {
+					one()
+					two()
+				} else {
+					two()
+					one()
+				}
+				i++
+			}
+			b.StopTimer()
+			cpu1, err := cpuTime(cmd.Process.Pid)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = direct.Close()
+			h.stopHost(ctx, host, stderr)
+
+			bp50, bp99 := quantile(viaBridge, 0.5), quantile(viaBridge, 0.99)
+			dp50, dp99 := quantile(viaDirect, 0.5), quantile(viaDirect, 0.99)
+			b.ReportMetric(bp50, "bridge-p50-us")
+			b.ReportMetric(bp99, "bridge-p99-us")
+			b.ReportMetric(dp50, "direct-p50-us")
+			b.ReportMetric(dp99, "direct-p99-us")
+			b.ReportMetric(bp50/dp50, "p50-ratio")
+			b.ReportMetric(bp99/dp99, "p99-ratio")
+			b.ReportMetric(bp50-dp50, "p50-overhead-us")
+			b.ReportMetric(us(cpu1-cpu0)/float64(len(viaBridge)), "bridge-cpu-us/call")
+		})
+	}
+}
+
+// BenchmarkConcurrentCalls sends 64 concurrent calls over 8 servers (the fake server's
+// slow tool, 50 ms each; each server runs up to 16 calls at once) through the bridge and
+// measures the wall time of the batch against one call alone (made just before) and the
+// slowest call in the batch. Reference: the same batch over 8 direct mcp-go clients.
+// ns/op is the bridge batch's wall time.
+func BenchmarkConcurrentCalls(b *testing.B) {
+	const nServers, nCalls, workMS = 8, 64, 50
+	h := newHome(b)
+	servers := map[string]any{}
+	for i := range nServers {
+		servers["s"+strconv.Itoa(i)] = h.server("s"+strconv.Itoa(i), "-workers", "16")
+	}
+	h.writeConfig(servers, "")
+	h.refresh()
+	ctx, cancel := context.WithTimeout(context.Background(), benchGuard)
+	defer cancel()
+	host, _, stderr := h.startHost(ctx)
+	directs := make([]*client.Client, nServers)
+	for i := range directs {
+		directs[i] = h.directClient(ctx, "d"+strconv.Itoa(i), "-workers", "16")
+	}
+	args := map[string]any{"ms": workMS}
+	for i := range nServers { // warm up: start every server
+		callOK(ctx, b, host, "w"+strconv.Itoa(i), "mcp__s"+strconv.Itoa(i)+"__slow", map[string]any{"ms": 1})
+		directCall(ctx, b, directs[i], "slow", map[string]any{"ms": 1})
+	}
+
+	var wall, single, slowest, directWall []float64
+	seq := 0
+	// batch runs call(0..nCalls-1) concurrently and returns the wall time; errors fail the
+	// benchmark once every call has returned.
+	batch := func(call func(k int) error) time.Duration {
+		var wg sync.WaitGroup
+		errs := make([]error, nCalls)
+		t0 := time.Now()
+		for k := range nCalls {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[k] = call(k) }()
+		}
+		wg.Wait()
+		d := time.Since(t0)
+		if err := errors.Join(errs...); err != nil {
+			b.Fatal(err)
+		}
+		return d
+	}
+	for b.Loop() {
+		b.StopTimer()
+		t0 := time.Now()
+		callOK(ctx, b, host, "one"+strconv.Itoa(seq), "mcp__s0__slow", args)
+		single = append(single, ms(time.Since(t0)))
+		seq++
+		lat := make([]time.Duration, nCalls)
+		base := seq
+		seq += nCalls
+		b.StartTimer()
+		w := batch(func(k int) error {
+			t := time.Now()
+			_, err := callErr(ctx, host, "c"+strconv.Itoa(base+k), "mcp__s"+strconv.Itoa(k%nServers)+"__slow", args)
+			lat[k] = time.Since(t)
+			return err
+		})
+		b.StopTimer()
+		wall = append(wall, ms(w))
+		slowest = append(slowest, ms(slices.Max(lat)))
+		dw := batch(func(k int) error { return directErr(ctx, directs[k%nServers], "slow", args) })
+		directWall = append(directWall, ms(dw))
+		b.StartTimer()
+	}
+	b.StopTimer()
+	for _, d := range directs {
+		_ = d.Close()
+	}
+	h.stopHost(ctx, host, stderr)
+
+	w, s := quantile(wall, 0.5), quantile(single, 0.5)
+	b.ReportMetric(w, "wall-ms")
+	b.ReportMetric(s, "single-ms")
+	b.ReportMetric(quantile(slowest, 0.5), "slowest-ms")
+	b.ReportMetric(quantile(directWall, 0.5), "direct-wall-ms")
+	b.ReportMetric(w/s, "wall/single")
+}
+
+// ---------------------------------------------------------------------------------------
+// Search: latency, index build and quality (in-process, public search API)
+
+// catalogDocs turns the catalog into search docs the way the bridge does on its first
+// search (registered name, params extracted from each cached schema).
+func catalogDocs(cat []catServer) []search.Doc {
+	var docs []search.Doc
+	for _, s := range cat {
+		for _, t := range s.Tools {
+			docs = append(docs, toolDoc(s.Name, &t))
+		}
+	}
+	return docs
+}
+
+func toolDoc(server string, t *cache.Tool) search.Doc {
+	title := t.Title
+	if title == "" && t.Annotations != nil {
+		title = t.Annotations.Title
+	}
+	return search.Doc{ID: bridge.Prefix + bridge.Sanitize(server) + "__" + bridge.Sanitize(t.Name), Server: server, Tool: t.Name,
+		Title: title, Description: t.Description, Params: search.ParamsFromSchema(t.InputSchema)}
+}
+
+// replicated returns n (server, tool) pairs: the catalog repeated under suffixed server names.
+func replicated(cat []catServer, n int) (servers []string, tools []*cache.Tool) {
+	for round := 0; len(tools) < n; round++ {
+		for _, s := range cat {
+			name := s.Name
+			if round > 0 {
+				name += "-" + strconv.Itoa(round+1)
+			}
+			for i := range s.Tools {
+				if len(tools) == n {
+					return servers, tools
+				}
+				servers = append(servers, name)
+				tools = append(tools, &s.Tools[i])
+			}
+		}
+	}
+	return servers, tools
+}
+
+func benchQuerySet(b *testing.B, file string) []search.Query {
+	b.Helper()
+	qs, err := search.LoadQueries(filepath.Join("cache", "search", "testdata", file))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return qs
+}
+
+// BenchmarkSearch measures one query (the query set's task phrasings in turn) against
+// N tools: ours (index built beforehand) versus the reference's substring scan (Baseline).
+// Target: ours ≤ 1 ms per query at 10,000 tools.
+func BenchmarkSearch(b *testing.B) {
+	cat := benchCatalog(b)
+	queries := benchQuerySet(b, "queries.json")
+	for _, n := range []int{1000, 10000} {
+		servers, tools := replicated(cat, n)
+		docs := make([]search.Doc, n)
+		for i := range docs {
+			docs[i] = toolDoc(servers[i], tools[i])
+		}
+		ix := search.New(docs)
+		b.Run(fmt.Sprintf("tools=%d/impl=ours", n), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				ix.Search(queries[i%len(queries)].Q, search.DefaultLimit)
+				i++
+			}
+		})
+		b.Run(fmt.Sprintf("tools=%d/impl=baseline", n), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				search.Baseline(docs, queries[i%len(queries)].Q, search.DefaultLimit)
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkIndexBuild measures what the bridge's first search pays before answering at
+// N tools: turning cached tools into docs (parameter names and descriptions read from
+// each schema) and building the index. The reference (Baseline) builds nothing; compare
+// with one Baseline query in BenchmarkSearch.
+func BenchmarkIndexBuild(b *testing.B) {
+	cat := benchCatalog(b)
+	for _, n := range []int{1000, 10000} {
+		servers, tools := replicated(cat, n)
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				docs := make([]search.Doc, n)
+				for i := range docs {
+					docs[i] = toolDoc(servers[i], tools[i])
+				}
+				search.New(docs)
+			}
+		})
+	}
+}
+
+// BenchmarkSearchQuality evaluates ranking quality over the catalog (664 tools) on the
+// labelled query set (cache/search/testdata/queries.json) and the held-out set: recall@1,
+// recall@5 and MRR@10 for ours and for Baseline. ns/op is one pass of ours over the set.
+func BenchmarkSearchQuality(b *testing.B) {
+	cat := benchCatalog(b)
+	docs := catalogDocs(cat)
+	ix := search.New(docs)
+	base := func(q string, limit int) []search.Hit { return search.Baseline(docs, q, limit) }
+	for _, set := range []struct{ name, file string }{{"queries", "queries.json"}, {"holdout", "holdout.json"}} {
+		queries := benchQuerySet(b, set.file)
+		b.Run("set="+set.name, func(b *testing.B) {
+			var ours search.Metrics
+			for b.Loop() {
+				ours = search.Evaluate(ix.Search, docs, queries)
+			}
+			ref := search.Evaluate(base, docs, queries)
+			b.ReportMetric(ours.Recall1, "recall@1")
+			b.ReportMetric(ours.Recall5, "recall@5")
+			b.ReportMetric(ours.MRR, "MRR")
+			b.ReportMetric(ref.Recall1, "base-recall@1")
+			b.ReportMetric(ref.Recall5, "base-recall@5")
+			b.ReportMetric(ref.MRR, "base-MRR")
+			b.ReportMetric(float64(len(queries)), "queries")
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------------------
+// Startup in-process (for profiling the startup path with -cpuprofile)

@@ -1,0 +1,180 @@
+package bridge
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"sort"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// startupTool is one tool to register at startup: its registered name and the
+// pre-encoded rest of its register_tool frame (description and schema).
+type startupTool struct {
+	ref     ToolRef
+	name    string
+	payload []byte
+}
+
+// startupSet is what Setup registers: the tools of every usable server whose cache entry
+// is fresh, in name order.
+type startupSet struct {
+	tools []startupTool
+	fast  bool // read from the startup file rather than decoded from the cache
+}
+
+// registerPrefix is the start of every register_tool frame as extension.AppendToolFrame
+// writes it for an empty name; what follows it is a tool's payload.
+const registerPrefix = `{"type":"register_tool","name":"",`
+
+// payloadFor encodes a tool's description and schema as they follow the name in its
+// register_tool frame.
+func payloadFor(server string, t *cache.Tool) []byte {
+	frame := extension.AppendToolFrame(nil, extension.Tool{Description: Describe(server, t), Schema: t.InputSchema})
+	if !bytes.HasPrefix(frame, []byte(registerPrefix)) {
+		return nil
+	}
+	return frame[len(registerPrefix) : len(frame)-1]
+}
+
+// appendFrame builds the register_tool frame for a registered name (always [A-Za-z0-9_],
+// so it needs no escaping) and a payload.
+func appendFrame(dst []byte, name string, payload []byte, deferred bool) []byte {
+	dst = append(dst, `{"type":"register_tool","name":"`...)
+	dst = append(dst, name...)
+	dst = append(dst, `",`...)
+	dst = append(dst, payload...)
+	if deferred {
+		dst = append(dst, `,"deferred":true`...)
+	}
+	return append(dst, '}')
+}
+
+// loadStartup fills the startup set from the startup file when it was made from the
+// current cache file, without decoding the cache. It reports false (and changes nothing)
+// when the file is missing, damaged or stale; the caller then decodes the cache.
+func (b *Bridge) loadStartup() bool {
+	stamp, err := cache.StampOf(b.opts.CachePath)
+	if err != nil {
+		return false
+	}
+	framesPath := cache.FramesPath(b.opts.CachePath)
+	servers, err := cache.ReadFrames(framesPath, stamp)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, cache.ErrFramesStale) {
+			b.opts.Log.Warn().Err(err).Str("file", framesPath).Msg("startup file ignored")
+		}
+		return false
+	}
+	var refs []ToolRef
+	payloads := map[ToolRef][]byte{}
+	var stale []string
+	for _, name := range b.names {
+		s := b.servers[name].cfg
+		if !s.Usable() {
+			continue
+		}
+		fs := servers[name]
+		if fs == nil || fs.Fingerprint != s.Fingerprint() {
+			stale = append(stale, name)
+			continue
+		}
+		off := make(map[string]bool, len(s.DisabledTools))
+		for _, d := range s.DisabledTools {
+			off[d] = true
+		}
+		for _, t := range fs.Tools {
+			if off[t.Name] {
+				continue
+			}
+			ref := ToolRef{Server: name, Tool: t.Name}
+			refs = append(refs, ref)
+			payloads[ref] = t.Payload
+		}
+	}
+	names, _ := AssignNames(refs)
+	set := &startupSet{fast: true, tools: make([]startupTool, 0, len(refs))}
+	for _, ref := range refs {
+		set.tools = append(set.tools, startupTool{ref: ref, name: names[ref], payload: payloads[ref]})
+	}
+	sort.Slice(set.tools, func(i, j int) bool { return set.tools[i].name < set.tools[j].name })
+	b.startup, b.stale = set, stale
+	return true
+}
+
+// startupFromCatalog is the startup set of an already decoded catalog.
+func startupFromCatalog(cat *catalog) *startupSet {
+	set := &startupSet{tools: make([]startupTool, len(cat.entries))}
+	for i := range cat.entries {
+		e := &cat.entries[i]
+		set.tools[i] = startupTool{ref: ToolRef{Server: e.Server, Tool: e.Tool.Name}, name: e.Name, payload: payloadFor(e.Server, &e.Tool)}
+	}
+	return set
+}
+
+// refs lists the set's tools.
+func (s *startupSet) refs() []ToolRef {
+	out := make([]ToolRef, len(s.tools))
+	for i, t := range s.tools {
+		out[i] = t.ref
+	}
+	return out
+}
+
+// finishStartup decodes the full catalog after a fast startup, keeping the names and the
+// registered marks of what was registered.
+func (b *Bridge) finishStartup() {
+	registered := make(map[ToolRef]bool, len(b.startup.tools))
+	for _, t := range b.startup.tools {
+		registered[t.ref] = true
+	}
+	file, err := cache.Read(b.opts.CachePath)
+	b.cacheErr = err
+	tools := map[string][]cache.Tool{}
+	for _, name := range b.names {
+		s := b.servers[name].cfg
+		e := file.Servers[name]
+		if !s.Usable() || e == nil || e.Fingerprint != s.Fingerprint() {
+			continue
+		}
+		b.servers[name].rememberTransport(config.Transport(e.Transport))
+		tools[name] = filterTools(e.Tools, s.DisabledTools)
+	}
+	cat, collisions := newCatalog(tools, registered)
+	for _, c := range collisions {
+		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
+	}
+	b.setCatalog(cat)
+}
+
+// writeStartup rewrites the startup file from the cache file as it is now. It gives up
+// quietly if the cache changes while it reads (the next refresh writes it again).
+func (b *Bridge) writeStartup() {
+	before, err := cache.StampOf(b.opts.CachePath)
+	if err != nil {
+		return
+	}
+	file, err := cache.Read(b.opts.CachePath)
+	if err != nil {
+		return
+	}
+	if after, err := cache.StampOf(b.opts.CachePath); err != nil || after != before {
+		return
+	}
+	servers := make(map[string]*cache.FrameServer, len(file.Servers))
+	for name, e := range file.Servers {
+		fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
+		for i := range e.Tools {
+			if p := payloadFor(name, &e.Tools[i]); p != nil {
+				fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: p})
+			}
+		}
+		servers[name] = fs
+	}
+	if err := cache.WriteFrames(cache.FramesPath(b.opts.CachePath), before, servers); err != nil {
+		b.opts.Log.Warn().Err(err).Msg("startup file not written")
+	}
+}

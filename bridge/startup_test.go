@@ -1,0 +1,129 @@
+package bridge
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/internal/supervise"
+)
+
+// startSession runs a bridge against the fake host and returns its registration frames,
+// a host to talk to, and the bridge. Everything is torn down when the test ends.
+func startSession(t *testing.T, e *testEnv) ([]string, *exttest.Host, *syncBuf) {
+	t.Helper()
+	logs := &syncBuf{}
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
+		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+	h, in, out := exttest.NewPipe(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- extension.Run(ctx, in, out, b, extension.Options{Name: "mcp"}) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer ccancel()
+		b.Close(cctx)
+	})
+	gctx := ctxGuard(t)
+	h.ExpectHello(gctx)
+	var frames []string
+	for _, f := range h.Handshake(gctx, exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}}) {
+		frames = append(frames, string(f.Raw))
+	}
+	return frames, h, logs
+}
+
+// TestStartupFileMatchesDecodedCache: registering from the startup file sends exactly the
+// frames that decoding the cache would, a stale or missing startup file falls back to the
+// cache and is rewritten after ready, and calls and searches work after a fast start.
+func TestStartupFileMatchesDecodedCache(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"alpha": e.server("-name", "alpha"), "beta": mergeMap(e.server("-name", "beta"), map[string]any{"disabledTools": []string{"pid"}})}, nil)
+	pre := e.bridge(extension.GenNew)
+	if _, errs := pre.Refresh(ctxGuard(t), []string{"alpha", "beta"}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	framesPath := cache.FramesPath(pre.opts.CachePath)
+	if _, err := os.Stat(framesPath); err != nil {
+		t.Fatalf("refresh did not write the startup file: %v", err)
+	}
+
+	fast, h, logs := startSession(t, e)
+	if !strings.Contains(logs.String(), "registering from the startup file") || len(fast) < 2*13 {
+		t.Fatalf("did not register from the startup file (%d frames): %s", len(fast), logs.String())
+	}
+	r, err := h.CallTool(ctxGuard(t), "1", "mcp__search_tools", map[string]any{"query": "add two numbers in beta"})
+	if err != nil || len(r.ActivateTools) == 0 || r.ActivateTools[0] != "mcp__beta__add" {
+		t.Fatalf("search after fast start: %v %v %q", err, r.ActivateTools, r.Text())
+	}
+	r, err = h.CallTool(ctxGuard(t), "2", "mcp__alpha__echo", map[string]any{"text": "fast"})
+	if err != nil || r.Text() != "fast" {
+		t.Fatalf("call after fast start: %v %q", err, r.Text())
+	}
+	for _, f := range fast {
+		if strings.Contains(f, "mcp__beta__pid") {
+			t.Fatal("a disabled tool was registered from the startup file")
+		}
+	}
+
+	// Without the startup file the cache is decoded: the same frames, byte for byte.
+	if err := os.Remove(framesPath); err != nil {
+		t.Fatal(err)
+	}
+	slow, _, slowLogs := startSession(t, e)
+	if strings.Contains(slowLogs.String(), "registering from the startup file") {
+		t.Fatal("used a startup file that was deleted")
+	}
+	if strings.Join(slow, "\n") != strings.Join(fast, "\n") {
+		t.Fatalf("fast and decoded startups differ:\nfast:\n%s\n\nslow:\n%s", strings.Join(fast, "\n"), strings.Join(slow, "\n"))
+	}
+	waitFile(t, framesPath)
+
+	// A cache file changed behind its back makes the startup file stale: fall back.
+	if _, err := cache.Update(ctxGuard(t), pre.opts.CachePath, map[string]*cache.Entry{"other-project": {Fingerprint: "x", Tools: []cache.Tool{{Name: "t"}}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	stamp, _ := cache.StampOf(pre.opts.CachePath)
+	if _, err := cache.ReadFrames(framesPath, stamp); err == nil {
+		t.Fatal("startup file still matches a changed cache file")
+	}
+	again, _, _ := startSession(t, e)
+	if strings.Join(again, "\n") != strings.Join(fast, "\n") {
+		t.Fatal("registrations changed after falling back from a stale startup file")
+	}
+	ctx := ctxGuard(t)
+	for {
+		if _, err := cache.ReadFrames(framesPath, stamp); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("stale startup file was not rewritten after ready")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	ctx := ctxGuard(t)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s never appeared", path)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}

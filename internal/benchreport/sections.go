@@ -1,0 +1,265 @@
+package main
+
+import (
+	"fmt"
+	"math"
+)
+
+// Benchmark names as `go test` prints them (without the -GOMAXPROCS suffix).
+const (
+	bStartup   = "BenchmarkStartup/servers=%d/tools=%d"
+	bDefs      = "BenchmarkToolDefinitions"
+	bCall      = "BenchmarkCallRoundTrip/tool=%s"
+	bConc      = "BenchmarkConcurrentCalls"
+	bSearch    = "BenchmarkSearch/tools=%d/impl=%s"
+	bIndex     = "BenchmarkIndexBuild/tools=%d"
+	bQuality   = "BenchmarkSearchQuality/set=%s"
+	hostWindow = 250.0 // ms the host keeps registrations after hello_ack
+)
+
+func startup(servers, tools int) string { return fmt.Sprintf(bStartup, servers, tools) }
+
+// derived builds a figure computed run by run from other figures.
+func derived(shown string, prec int, fn func(r results, i int) (float64, bool)) val {
+	return val{derive: fn, fmtUnit: shown, prec: prec}
+}
+
+// perThousand is (a − b) / ((ta − tb) / 1000) run by run, scaled.
+func perThousand(benchA, benchB, unit string, toolsA, toolsB int, scale float64) func(r results, i int) (float64, bool) {
+	return func(r results, i int) (float64, bool) {
+		a, okA := r.at(benchA, unit, i)
+		b, okB := r.at(benchB, unit, i)
+		if !okA || !okB {
+			return 0, false
+		}
+		return (a - b) * scale / (float64(toolsA-toolsB) / 1000), true
+	}
+}
+
+func ratioLE(limit float64) func(o, r float64) bool {
+	return func(o, r float64) bool { return r > 0 && o/r <= limit }
+}
+
+func sections() []section {
+	var out []section
+
+	// Startup.
+	st := section{
+		title: "Startup: hello_ack → ready",
+		intro: "Time from writing `hello_ack` to reading `ready` from the real binary (spawn and `hello` excluded), " +
+			"every server asleep, deferred mode (the search tool + every cached tool as a deferred `register_tool` frame). " +
+			"Reference: the host keeps registrations for 250 ms after `hello_ack`.",
+	}
+	for _, c := range []struct{ s, t int }{{10, 100}, {10, 2000}, {10, 10000}, {50, 0}, {50, 100}, {50, 2000}, {50, 10000}} {
+		rw := row{
+			figure: fmt.Sprintf("%d servers, %s cached tools", c.s, num(float64(c.t), 0)),
+			ours:   m(startup(c.s, c.t), "ms/ready", 1, "ms", 1),
+			ref:    constant(hostWindow, "ms", 0, "window"),
+			ratio:  "share", target: "< 250 ms", met: le(hostWindow),
+		}
+		if c.s == 50 && c.t == 2000 {
+			rw.figure = "**" + rw.figure + "**"
+			rw.target, rw.met = "≤ 20 ms", le(20)
+		}
+		st.rows = append(st.rows, rw)
+	}
+	st.rows = append(st.rows,
+		row{figure: "50 servers, 2,000 tools, from the startup file vs decoding the cache", ours: m(startup(50, 2000), "ms/ready", 1, "ms", 1),
+			ref: m(startup(50, 2000), "ms/ready-decoded", 1, "ms decoding", 1), ratio: "ours/ref"},
+		row{figure: "10,000 tools, from the startup file vs decoding the cache", ours: m(startup(50, 10000), "ms/ready", 1, "ms", 1),
+			ref: m(startup(50, 10000), "ms/ready-decoded", 1, "ms decoding", 1), ratio: "ours/ref"},
+		row{figure: "bytes written before ready (50 servers, 2,000 tools)", ours: m(startup(50, 2000), "frame-bytes", 1e-6, "MB", 2),
+			ref: m(startup(50, 2000), "cache-bytes", 1e-6, "MB cache file", 2), ratio: "ours/ref"},
+	)
+	st.limits = func(r results) string {
+		slope := (med(r, startup(50, 10000), "ms/ready") - med(r, startup(50, 100), "ms/ready")) / 9.9
+		return fmt.Sprintf("bytes moved per cached tool (≈ %s ms per 1,000): startup reads `mcp-tools-cache.startup`, which holds every tool's "+
+			"`register_tool` payload already encoded, checks that it was made from the current cache file (size and mtime), names the tools and "+
+			"writes the frames; the cache itself is decoded after `ready`. Without that file (first start after an older bridge wrote the cache) "+
+			"the cache is decoded first: %s ms at 2,000 tools. The floor is copying %s MB through a pipe plus process page faults.",
+			f(slope, 1), f(med(r, startup(50, 2000), "ms/ready-decoded"), 1), f(med(r, startup(50, 2000), "frame-bytes")/1e6, 1))
+	}
+	out = append(out, st)
+
+	// Memory.
+	mem := section{
+		title: "Memory: resident set of the bridge",
+		intro: "VmRSS from /proc/<pid>/status of the real binary with 50 servers configured, all asleep: once idle (250 ms after `ready`) " +
+			"and right at `ready`. Reference for the idle figures: the bridge with no cached tools.",
+	}
+	for _, t := range []int{0, 100, 2000, 10000} {
+		rw := row{figure: fmt.Sprintf("idle, %s cached tools", num(float64(t), 0)), ours: m(startup(50, t), "rss-MB", 1, "MB", 1),
+			ref: m(startup(50, 0), "rss-MB", 1, "MB", 1), ratio: "ours/ref"}
+		if t == 0 {
+			rw.figure = "**idle, no cached tools**"
+			rw.ref, rw.ratio = none("—"), ""
+		}
+		if t <= 2000 {
+			rw.target, rw.met = "≤ 25 MB", le(25)
+		}
+		mem.rows = append(mem.rows, rw)
+	}
+	mem.rows = append(mem.rows,
+		row{figure: "**per 1,000 cached tools** (idle, (10,000 − 0) / 10)",
+			ours:  derived("MB", 2, perThousand(startup(50, 10000), startup(50, 0), "rss-MB", 10000, 0, 1)),
+			ref:   derived("MB of cache file", 2, perThousand(startup(50, 10000), startup(50, 0), "cache-bytes", 10000, 0, 1e-6)),
+			ratio: "ours/ref", ratioLabel: "the file"},
+		row{figure: "at ready, 2,000 cached tools (before the startup garbage is returned)", ours: m(startup(50, 2000), "rss-at-ready-MB", 1, "MB", 1),
+			ref: m(startup(50, 2000), "rss-MB", 1, "MB idle", 1), ratio: "ours/ref"},
+		row{figure: "at ready, 10,000 cached tools", ours: m(startup(50, 10000), "rss-at-ready-MB", 1, "MB", 1),
+			ref: m(startup(50, 10000), "rss-MB", 1, "MB idle", 1), ratio: "ours/ref"},
+	)
+	mem.limits = func(r results) string {
+		return fmt.Sprintf("the base (%s MB) is the Go runtime and the binary's code pages; on top, the decoded tools (names, descriptions, "+
+			"schemas) and the catalog's maps stay live, ≈ %s MB per 1,000 tools. At `ready` the heap also holds the startup garbage (the file "+
+			"bytes, the frames), which the bridge hands back to the OS right after `ready` (debug.FreeOSMemory). Keeping pre-encoded frames in "+
+			"the cache and decoding tools lazily would shrink both.",
+			f(med(r, startup(50, 0), "rss-MB"), 1),
+			f((med(r, startup(50, 10000), "rss-MB")-med(r, startup(50, 0), "rss-MB"))/10, 1))
+	}
+	out = append(out, mem)
+
+	// Search speed.
+	sp := section{
+		title: "Search: latency and index build",
+		intro: "In-process, on the catalog replicated under suffixed server names; queries are the labelled set's task phrasings in turn. " +
+			"Reference: the reference bridge's substring scoring (`search.Baseline`), which needs no index but scans every tool per query.",
+	}
+	for _, n := range []int{1000, 10000} {
+		rw := row{figure: fmt.Sprintf("one query, %s tools", num(float64(n), 0)), ours: m(fmt.Sprintf(bSearch, n, "ours"), "ns/op", 1e-3, "µs", 1),
+			ref: m(fmt.Sprintf(bSearch, n, "baseline"), "ns/op", 1e-3, "µs", 0), ratio: "ref/ours", target: "≤ 1 ms", met: le(1000)}
+		if n == 10000 {
+			rw.figure = "**" + rw.figure + "**"
+		}
+		sp.rows = append(sp.rows, rw)
+	}
+	for _, n := range []int{1000, 10000} {
+		sp.rows = append(sp.rows, row{figure: fmt.Sprintf("index build (first search), %s tools", num(float64(n), 0)),
+			ours: m(fmt.Sprintf(bIndex, n), "ns/op", 1e-6, "ms", 1), ref: m(fmt.Sprintf(bSearch, n, "baseline"), "ns/op", 1e-6, "ms (one Baseline query)", 1),
+			ratio: "ours/ref"})
+	}
+	sp.rows = append(sp.rows,
+		row{figure: "first search through the binary, 664 tools (builds the index)", ours: m(bDefs, "first-search-ms", 1, "ms", 1),
+			ref: m(bDefs, "ns/op", 1e-6, "ms (later searches)", 2), ratio: "ours/ref"})
+	sp.limits = func(r results) string {
+		q1, q10 := med(r, fmt.Sprintf(bSearch, 1000, "ours"), "ns/op"), med(r, fmt.Sprintf(bSearch, 10000, "ours"), "ns/op")
+		return fmt.Sprintf("a query walks the postings of its (expanded) terms and re-ranks the top hits, so 10× the tools costs %s× the time; "+
+			"the Baseline lower-cases and substring-matches every tool's text per query. The index build is dominated by "+
+			"`search.ParamsFromSchema` (≈ 70%% of the CPU samples when profiled; the index itself is the rest), which reads every schema's "+
+			"parameters with encoding/json (a token decoder plus two Unmarshal passes per schema); extracting the parameters when the cache "+
+			"is written, or parsing them with go-json, would cut the first search at 10,000 tools several-fold.",
+			f(q10/q1, 1))
+	}
+	out = append(out, sp)
+
+	// Quality.
+	ql := section{
+		title: "Search quality",
+		intro: "Over the real catalog (664 tools): the labelled task queries (`cache/search/testdata/queries.json`) and the held-out set " +
+			"(`holdout.json`). A hit counts when its server/tool is one of the query's acceptable answers; MRR is cut at 10. Reference: `search.Baseline`.",
+	}
+	for _, set := range []string{"queries", "holdout"} {
+		for _, mt := range []struct{ unit, label string }{{"recall@1", "recall@1"}, {"recall@5", "recall@5"}, {"MRR", "MRR@10"}} {
+			ql.rows = append(ql.rows, row{figure: fmt.Sprintf("%s — %s", mt.label, set),
+				ours: m(fmt.Sprintf(bQuality, set), mt.unit, 1, "", 3), ref: m(fmt.Sprintf(bQuality, set), "base-"+mt.unit, 1, "", 3),
+				ratio: "diff", target: "> Baseline", met: func(o, r float64) bool { return o > r }})
+		}
+	}
+	ql.limits = func(r results) string {
+		return fmt.Sprintf("vocabulary, not speed: the misses are task phrasings whose words appear in no text of the right tool "+
+			"(synonyms and abbreviations beyond the expansion table, or a product the query does not name). The ranker was tuned on the "+
+			"%s labelled queries; the %s held-out queries are the fairer estimate.",
+			f(med(r, fmt.Sprintf(bQuality, "queries"), "queries"), 0), f(med(r, fmt.Sprintf(bQuality, "holdout"), "queries"), 0))
+	}
+	out = append(out, ql)
+
+	// Context bytes.
+	eager := m(bDefs, "eager-all-bytes", 1e-3, "KB (all 664 tools eager)", 1)
+	cx := section{
+		title: "What the model sees: tool definitions per request",
+		intro: "Bytes of tool definitions (name + description + JSON schema) taken from the real `register_tool` frames of the binary " +
+			"loaded with the whole catalog (48 servers, 664 tools). \"After one search\" is the search tool plus the definitions a typical search " +
+			"activates (mean over 8 task queries, default limit 8). Reference: direct mode, every tool eager.",
+		rows: []row{
+			{figure: "**first request, deferred mode** (search tool only)", ours: m(bDefs, "deferred-first-bytes", 1e-3, "KB", 2), ref: eager,
+				ratio: "saved", target: "≥ 99% fewer", met: func(o, r float64) bool { return r > 0 && 1-o/r >= 0.99 }},
+			{figure: "after one typical search (search tool + activated tools)", ours: m(bDefs, "after-search-bytes", 1e-3, "KB", 1), ref: eager,
+				ratio: "saved"},
+			{figure: "tools activated by that search", ours: m(bDefs, "activated-tools", 1, "tools", 1), ref: m(bDefs, "tools", 1, "tools", 0),
+				ratio: "share"},
+			{figure: "deferred-mode search answer (text)", ours: m(bDefs, "deferred-answer-bytes", 1e-3, "KB", 2), ref: none("—")},
+			{figure: "**first request, proxy mode** (search + call tool)", ours: m(bDefs, "proxy-first-bytes", 1e-3, "KB", 2), ref: eager,
+				ratio: "saved", target: "≤ 4 KB", met: le(4.096)},
+			{figure: "proxy-mode search answer (text with compact schemas)", ours: m(bDefs, "proxy-answer-bytes", 1e-3, "KB", 2),
+				ref: derived("KB (the same tools' definitions)", 2, func(r results, i int) (float64, bool) {
+					a, okA := r.at(bDefs, "after-search-bytes", i)
+					b, okB := r.at(bDefs, "deferred-first-bytes", i)
+					return (a - b) / 1e3, okA && okB
+				}), ratio: "ours/ref"},
+		},
+	}
+	cx.limits = func(r results) string {
+		act := med(r, bDefs, "after-search-bytes") - med(r, bDefs, "deferred-first-bytes")
+		return fmt.Sprintf("the first request is the search tool alone; most of its description is the server directory that tells the model "+
+			"what exists (budgeted in code). After a search the cost is the activated tools' own definitions (≈ %s bytes each here); "+
+			"fewer results (`limit`) is the only lever. Proxy answers inline each tool's compacted schema, capped per tool and per answer.",
+			f(act/math.Max(1, med(r, bDefs, "activated-tools")), 0))
+	}
+	out = append(out, cx)
+
+	// Calls.
+	cl := section{
+		title: "Calls: round trip through the bridge",
+		intro: "Fake host → bridge binary → fake MCP server (stdio) → back, versus a direct mcp-go client calling the same fake server; " +
+			"each iteration makes one call each way, alternating which goes first. `echo` does nothing; `slow` with ms=2 waits 2 ms.",
+	}
+	for _, tc := range []struct{ name, label string }{{"echo", "echo"}, {"slow-2ms", "slow, 2 ms"}} {
+		b := fmt.Sprintf(bCall, tc.name)
+		for _, p := range []string{"p50", "p99"} {
+			cl.rows = append(cl.rows, row{figure: fmt.Sprintf("%s %s", tc.label, p), ours: m(b, "bridge-"+p+"-us", 1, "µs", 0),
+				ref: m(b, "direct-"+p+"-us", 1, "µs direct", 0), ratio: "ours/ref", target: "≤ 1.1×", met: ratioLE(1.1)})
+		}
+		cl.rows = append(cl.rows, row{figure: tc.label + ": time the bridge adds (p50)", ours: m(b, "p50-overhead-us", 1, "µs", 0), ref: none("—")},
+			row{figure: tc.label + ": CPU time of the bridge process per call", ours: m(b, "bridge-cpu-us/call", 1, "µs", 0),
+				ref: m(b, "bridge-p50-us", 1, "µs (its p50 latency)", 0), ratio: "ours/ref"})
+	}
+	cl.limits = func(r results) string {
+		oh := med(r, fmt.Sprintf(bCall, "echo"), "p50-overhead-us")
+		d := med(r, fmt.Sprintf(bCall, "echo"), "direct-p50-us")
+		d2 := med(r, fmt.Sprintf(bCall, "slow-2ms"), "direct-p50-us")
+		return fmt.Sprintf("the physical cost of forwarding: two more pipe hops (host → bridge, bridge → host) and a JSON re-encode "+
+			"(decode the `tool_call` frame and its arguments, encode the JSON-RPC request, decode the MCP result, encode the `tool_result` frame), "+
+			"and the thread wake-ups that come with them. The JSON work is a few µs; the rest is waiting for the scheduler: a `perf` profile "+
+			"of the bridge during this benchmark (taken when the suite was written) shows about half of its CPU in the kernel's context-switch "+
+			"and wake-up paths, and GOMAXPROCS=1 made it slower. That is a fixed ≈ %s µs: %s%% of a no-op call that takes %s µs direct, so the "+
+			"1.1× target cannot be met for `echo`; for a call doing 2 ms of work (%s µs direct) it is %s%%. p99 is scheduling noise on both paths "+
+			"(2 cores shared by the host, the bridge and two servers). Only fewer goroutine hand-offs per call in the protocol loop "+
+			"(reader → dispatcher → handler → writer) would lower it.",
+			f(oh, 0), f(100*oh/d, 0), f(d, 0), f(d2, 0), f(100*oh/d2, 0))
+	}
+	out = append(out, cl)
+
+	// Concurrency.
+	cc := section{
+		title: "Concurrency: 64 calls over 8 servers",
+		intro: "64 concurrent calls through the bridge, 8 per server, each the fake server's `slow` tool with ms=50 (each server runs up to 16 " +
+			"calls at once). Wall time of the batch versus the slowest single call in it, a lone call made just before, and the same batch " +
+			"from 8 direct mcp-go clients.",
+		rows: []row{
+			{figure: "**batch wall time vs the slowest call in it**", ours: m(bConc, "wall-ms", 1, "ms", 1), ref: m(bConc, "slowest-ms", 1, "ms", 1),
+				ratio: "ours/ref", target: "≤ 1.1×", met: ratioLE(1.1)},
+			{figure: "batch wall time vs one call alone", ours: m(bConc, "wall-ms", 1, "ms", 1), ref: m(bConc, "single-ms", 1, "ms", 1), ratio: "ours/ref"},
+			{figure: "batch wall time vs the same batch from direct clients", ours: m(bConc, "wall-ms", 1, "ms", 1),
+				ref: m(bConc, "direct-wall-ms", 1, "ms", 1), ratio: "ours/ref"},
+		},
+	}
+	cc.limits = func(r results) string {
+		return fmt.Sprintf("nothing in the bridge serialises calls (different servers run in parallel; calls to one server are multiplexed on "+
+			"its connection), so the batch ends with its slowest call. What it costs over a lone 50 ms call (%s ms) is starting 64 calls and "+
+			"moving 128 messages through pipes on 2 cores — the direct clients pay the same (%s ms). mcp-go's stdio servers run 5 calls at once "+
+			"by default; with that pool, 8 calls per server would take two 50 ms waves.",
+			f(med(r, bConc, "wall-ms")-med(r, bConc, "single-ms"), 1), f(med(r, bConc, "direct-wall-ms")-med(r, bConc, "single-ms"), 1))
+	}
+	out = append(out, cc)
+	return out
+}
