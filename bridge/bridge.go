@@ -505,4 +505,11 @@ func (b *Bridge) Close(ctx context.Context) {
 		go func() { defer wg.Done(); s.Stop(ctx) }()
 	}
 	wg.Wait()
+	// Background work (refreshes, notes) sees the cancelled context; wait for it briefly.
+	done := make(chan struct{})
+	go func() { b.bg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
