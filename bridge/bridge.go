@@ -131,7 +131,7 @@ func New(opts Options) *Bridge {
 // or three local files and spawns nothing. gen is the host generation (for the mode).
 func (b *Bridge) Load(projectDir string, gen extension.Generation) {
 	b.loadConfig(projectDir, gen)
-	b.loadCatalog()
+	b.loadCatalog(nil)
 }
 
 // loadConfig reads the config files and creates one Server per entry.
@@ -152,8 +152,9 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 }
 
 // loadCatalog decodes the cache file and builds the catalog from every usable server's
-// fresh entry; servers with a missing or stale entry are noted for a refresh.
-func (b *Bridge) loadCatalog() {
+// fresh entry; servers with a missing or stale entry are noted for a refresh. registered
+// marks what the host was told about (nil: everything in the catalog).
+func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
 	file, err := cache.Read(b.opts.CachePath)
 	b.cacheErr = err
 	tools := map[string][]cache.Tool{}
@@ -171,7 +172,7 @@ func (b *Bridge) loadCatalog() {
 		b.servers[name].rememberTransport(config.Transport(e.Transport))
 		tools[name] = filterTools(e.Tools, s.DisabledTools)
 	}
-	cat, collisions := newCatalog(tools, nil)
+	cat, collisions := newCatalog(tools, registered)
 	for _, c := range collisions {
 		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
 	}
@@ -247,7 +248,7 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	if b.loadStartup() {
 		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
 	} else {
-		b.loadCatalog()
+		b.loadCatalog(nil)
 		b.startup = startupFromCatalog(b.cat.Load())
 	}
 	if err := b.register(s); err != nil {

@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
@@ -125,29 +124,14 @@ func (s *startupSet) refs() []ToolRef {
 }
 
 // finishStartup decodes the full catalog after a fast startup, keeping the names and the
-// registered marks of what was registered.
+// registered marks of what was registered. The stale servers found from the startup file
+// are the same (the file was made from this cache file).
 func (b *Bridge) finishStartup() {
 	registered := make(map[ToolRef]bool, len(b.startup.tools))
 	for _, t := range b.startup.tools {
 		registered[t.ref] = true
 	}
-	file, err := cache.Read(b.opts.CachePath)
-	b.cacheErr = err
-	tools := map[string][]cache.Tool{}
-	for _, name := range b.names {
-		s := b.servers[name].cfg
-		e := file.Servers[name]
-		if !s.Usable() || e == nil || e.Fingerprint != s.Fingerprint() {
-			continue
-		}
-		b.servers[name].rememberTransport(config.Transport(e.Transport))
-		tools[name] = filterTools(e.Tools, s.DisabledTools)
-	}
-	cat, collisions := newCatalog(tools, registered)
-	for _, c := range collisions {
-		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
-	}
-	b.setCatalog(cat)
+	b.loadCatalog(registered)
 }
 
 // writeStartup rewrites the startup file from the cache file as it is now. It gives up
