@@ -290,7 +290,7 @@ func (b *Bridge) register(s *extension.Session) error {
 			}
 		}
 	}
-	return s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, setup (try /mcp help)")
+	return s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)")
 }
 
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.

@@ -507,24 +507,6 @@ func TestSSEStreamDropSafeCallRetried(t *testing.T) {
 	}
 }
 
-// syncBuf collects log output.
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Item 6: a secret in a header (through ${VAR}) appears in no log line, error, status
 // text or cache file — also when the server echoes it back.
 func TestNoSecretLeaks(t *testing.T) {
@@ -557,7 +539,7 @@ func TestNoSecretLeaks(t *testing.T) {
 		"badquery": map[string]any{"url": "http://no-such-host.example.test/mcp?key=${CANARY}"},
 	}
 	e.write(servers, nil)
-	logs := &syncBuf{}
+	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
 		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
 	b.Load(e.project, extension.GenNew)

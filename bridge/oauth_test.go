@@ -27,6 +27,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // fakeOAuth is an MCP resource server and OAuth authorization server on one loopback
@@ -312,7 +313,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 	e := newTestEnv(t)
 	srvURL := f.srv.URL + "/mcp"
 	e.write(map[string]any{"secure": map[string]any{"url": srvURL, "transport": "streamable-http"}}, nil)
-	logs := &syncBuf{}
+	logs := &testutil.SyncBuffer{}
 	visits := make(chan browserVisit, 4)
 	he := e.startHost(func(b *Bridge) {
 		b.opts.Log = zerolog.New(logs)

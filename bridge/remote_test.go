@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,23 +52,6 @@ func freePort(t *testing.T) int {
 	return port
 }
 
-type lockedBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startEverything runs @modelcontextprotocol/server-everything in mode (streamableHttp or
 // sse) on a free loopback port, forced onto 127.0.0.1 by .ci/loopback.cjs, and returns its
 // base url once it accepts connections.
@@ -85,7 +67,7 @@ func startEverything(t *testing.T, mode string) string {
 	cmd := exec.Command(bin, mode)
 	opts := strings.TrimSpace(os.Getenv("NODE_OPTIONS") + ` --require "` + preload + `"`)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "NODE_OPTIONS="+opts)
-	out := &lockedBuf{}
+	out := &testutil.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)

@@ -13,13 +13,14 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // startSession runs a bridge against the fake host and returns its registration frames,
 // a host to talk to, and the bridge. Everything is torn down when the test ends.
-func startSession(t *testing.T, e *testEnv) ([]string, *exttest.Host, *syncBuf) {
+func startSession(t *testing.T, e *testEnv) ([]string, *exttest.Host, *testutil.SyncBuffer) {
 	t.Helper()
-	logs := &syncBuf{}
+	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
 		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
 	h, in, out := exttest.NewPipe(t)

@@ -1,7 +1,6 @@
 package extension
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,7 +9,9 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // hangGuard bounds every wait in these tests; it is a guard against hangs,
@@ -52,32 +53,13 @@ func (h *testHandler) RunCommand(ctx context.Context, c Command) CommandResponse
 	return h.cmd(ctx, c)
 }
 
-// syncBuffer is a goroutine-safe log sink (handler goroutines may outlive
-// the test, so logs must not go to t.Log).
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // harness runs one extension in-process against a fake host.
 type harness struct {
 	t    testing.TB
 	ctx  context.Context
 	host *exttest.Host
 	out  io.Writer
-	logs *syncBuffer
+	logs *testutil.SyncBuffer
 	errc chan error
 
 	once sync.Once
@@ -91,7 +73,7 @@ func startRun(t testing.TB, h Handler, opts Options, hk hooks) *harness {
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	t.Cleanup(cancel)
 	host, in, out := exttest.NewPipe(t)
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	if opts.Name == "" {
 		opts.Name = "test"
 	}
