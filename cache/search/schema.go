@@ -3,6 +3,8 @@ package search
 import (
 	"bytes"
 	"encoding/json"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // ParamsFromSchema extracts the top-level property names and descriptions of
@@ -10,16 +12,19 @@ import (
 // not an object schema with a "properties" object (including invalid JSON)
 // yields nil; a property whose value is not an object keeps its name with an
 // empty description.
+//
+// It runs once per tool when the index is built on the first search, so it uses
+// github.com/goccy/go-json (several times faster than encoding/json here).
 func ParamsFromSchema(schema json.RawMessage) []Param {
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(schema, &top); err != nil {
+	if err := gojson.Unmarshal(schema, &top); err != nil {
 		return nil
 	}
 	props, ok := top["properties"]
 	if !ok {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(props))
+	dec := gojson.NewDecoder(bytes.NewReader(props))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil
 	}
@@ -41,7 +46,7 @@ func ParamsFromSchema(schema json.RawMessage) []Param {
 		var body struct {
 			Description any `json:"description"`
 		}
-		if json.Unmarshal(raw, &body) == nil {
+		if gojson.Unmarshal(raw, &body) == nil {
 			if s, ok := body.Description.(string); ok {
 				p.Description = s
 			}
