@@ -75,32 +75,21 @@ var (
 // benchCatalog loads shared/mcp-catalog/catalog.json from the nearest ancestor that has it.
 func benchCatalog(b *testing.B) []catServer {
 	b.Helper()
+	path := testutil.CatalogPath(b)
 	catalogOnce.Do(func() {
-		dir, err := os.Getwd()
+		data, err := os.ReadFile(path)
 		if err != nil {
 			catalogErr = err
 			return
 		}
-		for {
-			p := filepath.Join(dir, "shared", "mcp-catalog", "catalog.json")
-			if data, err := os.ReadFile(p); err == nil {
-				var c struct {
-					Servers []catServer `json:"servers"`
-				}
-				if err := json.Unmarshal(data, &c); err != nil {
-					catalogErr = fmt.Errorf("%s: %w", p, err)
-					return
-				}
-				catalogServers = c.Servers
-				return
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				catalogErr = errors.New("shared/mcp-catalog/catalog.json not found in the working directory or any ancestor")
-				return
-			}
-			dir = parent
+		var c struct {
+			Servers []catServer `json:"servers"`
 		}
+		if err := json.Unmarshal(data, &c); err != nil {
+			catalogErr = fmt.Errorf("%s: %w", path, err)
+			return
+		}
+		catalogServers = c.Servers
 	})
 	if catalogErr != nil {
 		b.Fatal(catalogErr)

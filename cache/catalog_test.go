@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // catalogFile is the part of shared/mcp-catalog/catalog.json the tests use.
@@ -22,23 +23,7 @@ type catalogFile struct {
 // catalog order, with normalized schemas.
 func loadCatalog(tb testing.TB) (names []string, entries []*Entry) {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var path string
-	for {
-		p := filepath.Join(dir, "shared", "mcp-catalog", "catalog.json")
-		if _, err := os.Stat(p); err == nil {
-			path = p
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("shared/mcp-catalog/catalog.json not found in the working directory or its ancestors")
-		}
-		dir = parent
-	}
+	path := testutil.CatalogPath(tb)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)

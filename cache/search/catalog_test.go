@@ -3,9 +3,10 @@ package search
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // catalogFile is the shared catalog, looked up in every ancestor directory of
@@ -27,25 +28,8 @@ type catalogJSON struct {
 	} `json:"servers"`
 }
 
-// findCatalog walks up from the working directory looking for catalogFile.
-func findCatalog(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, filepath.FromSlash(catalogFile))
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("%s not found in any ancestor of the working directory", catalogFile)
-		}
-		dir = parent
-	}
-}
+// findCatalog locates the real tool catalog.
+func findCatalog(t testing.TB) string { return testutil.CatalogPath(t) }
 
 // sanitize replaces every rune outside [A-Za-z0-9] with '_'.
 func sanitize(s string) string {

@@ -447,3 +447,25 @@ func NPMBin(t testing.TB) string {
 	t.Skipf("npm MCP servers not installed (run: cd .ci/node && npm install); looked in %q", dir)
 	return ""
 }
+
+// CatalogPath finds shared/mcp-catalog/catalog.json (the real tool catalog the tests and
+// benchmarks use) in the working directory or its nearest ancestor that has it. It is a
+// failure, never a skip, when the catalog is missing: CI lays shared/ beside the clone.
+func CatalogPath(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "shared", "mcp-catalog", "catalog.json")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("shared/mcp-catalog/catalog.json not found in the working directory or any ancestor")
+		}
+		dir = parent
+	}
+}
