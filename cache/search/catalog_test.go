@@ -9,10 +9,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
-// catalogFile is the shared catalog, looked up in every ancestor directory of
-// the test's working directory.
-const catalogFile = "shared/mcp-catalog/catalog.json"
-
 type catalogJSON struct {
 	Servers []struct {
 		Name  string `json:"name"`

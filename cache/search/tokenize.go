@@ -239,10 +239,6 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
-func isAlnumASCII(c byte) bool {
-	return byteClass[c] == cLower || byteClass[c] == cUpper
-}
-
 func isUpper(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'A' <= r && r <= 'Z'

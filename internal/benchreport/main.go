@@ -322,7 +322,6 @@ type section struct {
 }
 
 func le(limit float64) func(o, _ float64) bool { return func(o, _ float64) bool { return o <= limit } }
-func ge(limit float64) func(o, _ float64) bool { return func(o, _ float64) bool { return o >= limit } }
 
 func (rw row) cells(r results) []string {
 	o, okO := rw.ours.stat(r)
