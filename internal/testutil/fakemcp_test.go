@@ -306,13 +306,9 @@ func TestStdioSlowAndCancel(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 60_000}}})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("cancelled slow: err = %v", err)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("cancelled slow took %v", d)
 	}
 
 	// mcp-go's client sends notifications/cancelled (asynchronously) over
