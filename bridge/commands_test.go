@@ -422,9 +422,7 @@ func TestCommandLifecycle(t *testing.T) {
 	if want := fmt.Sprintf("Started:\n  alpha: ready, %d tools", n); text != want {
 		t.Errorf("start alpha = %q, want %q", text, want)
 	}
-	if st := alpha.Status().State; st != StateReady {
-		t.Fatalf("alpha %s after start", st)
-	}
+	wantState(t, alpha, StateReady, "alpha after start")
 	if st := beta.Status().State; st != StateAsleep {
 		t.Errorf("beta %s, started with alpha", st)
 	}

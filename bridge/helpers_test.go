@@ -166,6 +166,14 @@ func ctxGuard(t *testing.T) context.Context {
 	return ctx
 }
 
+// wantState fails the test unless the server is in st now; why says what was checked.
+func wantState(t *testing.T, s *Server, st State, why string) {
+	t.Helper()
+	if got := s.Status().State; got != st {
+		t.Fatalf("%s: server %s is %s, want %s", why, s.Name(), got, st)
+	}
+}
+
 // waitState polls until the server reaches st (bounded by the guard).
 func waitState(t *testing.T, s *Server, st State) {
 	t.Helper()

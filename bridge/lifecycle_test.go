@@ -47,26 +47,18 @@ func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
 	e.write(map[string]any{"s": mergeMap(e.server(), map[string]any{"idleTimeout": 2})}, nil)
 	b := e.bridge(extension.GenNew)
 	s := e.srv(b, "s")
-	if st := s.Status().State; st != StateAsleep {
-		t.Fatalf("initial state %s", st)
-	}
+	wantState(t, s, StateAsleep, "initial state")
 	if got := mustCall(t, s, "echo", map[string]any{"text": "a"}); got != "a" {
 		t.Fatalf("echo = %q", got)
 	}
 	e.clock.Advance(1900 * time.Millisecond)
-	if st := s.Status().State; st != StateReady {
-		t.Fatalf("slept before its idle timeout: %s", st)
-	}
+	wantState(t, s, StateReady, "slept before its idle timeout")
 	// A call restarts the idle period from its end.
 	mustCall(t, s, "echo", map[string]any{"text": "b"})
 	e.clock.Advance(1900 * time.Millisecond)
-	if st := s.Status().State; st != StateReady {
-		t.Fatalf("idle measured from the first call, not the last: %s", st)
-	}
+	wantState(t, s, StateReady, "idle measured from the first call, not the last")
 	e.clock.Advance(200 * time.Millisecond)
-	if st := s.Status().State; st != StateAsleep {
-		t.Fatalf("did not sleep at last call end + idleTimeout: %s", st)
-	}
+	wantState(t, s, StateAsleep, "did not sleep at last call end + idleTimeout")
 	if left := testutil.WaitNoProcs(ctxGuard(t), e.marker); len(left) > 0 {
 		t.Fatalf("sleeping server still has processes: %v", left)
 	}
@@ -93,20 +85,14 @@ func TestLongCallIsNeverPutToSleep(t *testing.T) {
 		}
 	}
 	e.clock.Advance(time.Hour) // far past the idle timeout while the call runs
-	if st := s.Status().State; st != StateReady {
-		t.Fatalf("server with a call in flight went to %s", st)
-	}
+	wantState(t, s, StateReady, "server with a call in flight went to")
 	if got := <-done; got != "done" {
 		t.Fatalf("slow = %q", got)
 	}
 	e.clock.Advance(999 * time.Millisecond)
-	if st := s.Status().State; st != StateReady {
-		t.Fatalf("slept early: %s", st)
-	}
+	wantState(t, s, StateReady, "slept early")
 	e.clock.Advance(time.Millisecond)
-	if st := s.Status().State; st != StateAsleep {
-		t.Fatalf("not asleep after the call ended + idle: %s", st)
-	}
+	wantState(t, s, StateAsleep, "not asleep after the call ended + idle")
 }
 
 func TestIdleZeroMeansNeverSleep(t *testing.T) {
@@ -119,9 +105,7 @@ func TestIdleZeroMeansNeverSleep(t *testing.T) {
 		t.Fatalf("%d idle timers armed for idleTimeout 0", n)
 	}
 	e.clock.Advance(24 * time.Hour)
-	if st := s.Status().State; st != StateReady {
-		t.Fatalf("state %s", st)
-	}
+	wantState(t, s, StateReady, "state")
 }
 
 func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
