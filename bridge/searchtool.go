@@ -80,6 +80,7 @@ func directory(refs []ToolRef) []dirEntry {
 		freq  map[string]int
 	}
 	per := map[string]*acc{}
+	seen := map[string]bool{}
 	for _, r := range refs {
 		a := per[r.Server]
 		if a == nil {
@@ -87,7 +88,7 @@ func directory(refs []ToolRef) []dirEntry {
 			per[r.Server] = a
 		}
 		a.tools++
-		seen := map[string]bool{}
+		clear(seen)
 		for _, w := range strings.FieldsFunc(strings.ToLower(r.Tool), func(c rune) bool { return c < 'a' || c > 'z' }) {
 			if len(w) < 3 || blurbStop[w] || strings.Contains(r.Server, w) || seen[w] {
 				continue
