@@ -4,8 +4,8 @@ package main
 //
 // Binary-level benchmarks drive the real mcp-bridge binary the way zot does (hello →
 // hello_ack → registrations → ready, then tool calls) against the fake MCP server in
-// internal/fakemcp; in-process ones use the public search API on the shared catalog
-// (shared/mcp-catalog/catalog.json, found in an ancestor directory; missing is a failure).
+// internal/fakemcp; in-process ones use the public search API on the tool catalog fixture
+// (testdata/mcp-catalog/catalog.json, found in an ancestor directory; missing is a failure).
 //
 // Besides ns/op each benchmark reports its figures with b.ReportMetric. Every figure's
 // reference is measured in the same run (often in the same loop iteration). Nothing here
@@ -60,7 +60,7 @@ var typicalQueries = []string{
 // ---------------------------------------------------------------------------------------
 // Shared fixtures
 
-// catServer is one server of the shared catalog, its tools in cache form.
+// catServer is one server of the tool catalog fixture, its tools in cache form.
 type catServer struct {
 	Name  string       `json:"name"`
 	Tools []cache.Tool `json:"tools"`
@@ -72,7 +72,7 @@ var (
 	catalogErr     error
 )
 
-// benchCatalog loads shared/mcp-catalog/catalog.json from the nearest ancestor that has it.
+// benchCatalog loads testdata/mcp-catalog/catalog.json from the nearest ancestor that has it.
 func benchCatalog(b *testing.B) []catServer {
 	b.Helper()
 	path := testutil.CatalogPath(b)

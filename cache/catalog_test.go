@@ -10,7 +10,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
-// catalogFile is the part of shared/mcp-catalog/catalog.json the tests use.
+// catalogFile is the part of testdata/mcp-catalog/catalog.json the tests use.
 type catalogFile struct {
 	Servers []struct {
 		Name  string `json:"name"`
@@ -18,7 +18,7 @@ type catalogFile struct {
 	} `json:"servers"`
 }
 
-// loadCatalog finds shared/mcp-catalog/catalog.json in the working directory
+// loadCatalog finds testdata/mcp-catalog/catalog.json in the working directory
 // or one of its ancestors and returns its servers as cache entries, in
 // catalog order, with normalized schemas.
 func loadCatalog(tb testing.TB) (names []string, entries []*Entry) {

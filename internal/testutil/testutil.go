@@ -19,6 +19,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -448,24 +449,19 @@ func NPMBin(t testing.TB) string {
 	return ""
 }
 
-// CatalogPath finds shared/mcp-catalog/catalog.json (the real tool catalog the tests and
-// benchmarks use) in the working directory or its nearest ancestor that has it. It is a
-// failure, never a skip, when the catalog is missing: CI lays shared/ beside the clone.
+// CatalogPath returns the repository's copy of the real tool catalog
+// (testdata/mcp-catalog/catalog.json), which the tests and benchmarks use. It is
+// found relative to this source file, so it works from any package directory
+// and in a clone with no sibling folders. A missing file is a failure, never a skip.
 func CatalogPath(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the testutil source file to find testdata/mcp-catalog")
 	}
-	for {
-		p := filepath.Join(dir, "shared", "mcp-catalog", "catalog.json")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/mcp-catalog/catalog.json not found in the working directory or any ancestor")
-		}
-		dir = parent
+	p := filepath.Join(filepath.Dir(self), "..", "..", "testdata", "mcp-catalog", "catalog.json")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("tool catalog fixture missing: %v (it is tracked in git under testdata/mcp-catalog)", err)
 	}
+	return p
 }
