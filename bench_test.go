@@ -1008,7 +1008,7 @@ func benchQuerySet(b *testing.B, file string) []search.Query {
 // Target: ours ≤ 1 ms per query at 10,000 tools.
 func BenchmarkSearch(b *testing.B) {
 	cat := benchCatalog(b)
-	queries := benchQuerySet(b, "queries.json")
+	queries := benchQuerySet(b, "tuning.json")
 	for _, n := range []int{1000, 10000} {
 		servers, tools := replicated(cat, n)
 		docs := make([]search.Doc, n)
@@ -1062,7 +1062,7 @@ func BenchmarkSearchQuality(b *testing.B) {
 	docs := catalogDocs(cat)
 	ix := search.New(docs)
 	base := func(q string, limit int) []search.Hit { return search.Baseline(docs, q, limit) }
-	for _, set := range []struct{ name, file string }{{"queries", "queries.json"}, {"holdout", "holdout.json"}} {
+	for _, set := range []struct{ name, file string }{{"tuning", "tuning.json"}, {"report", "report.json"}} {
 		queries := benchQuerySet(b, set.file)
 		b.Run("set="+set.name, func(b *testing.B) {
 			var ours search.Metrics
