@@ -56,7 +56,8 @@ var implicitReadStarts = map[string]bool{
 type queryTerm struct {
 	term   string
 	weight float64
-	strong bool // an original word or an abbreviation of one: can name a server
+	strong bool   // an original word or an abbreviation of one: can name a server
+	origin uint64 // bits of the original query words the term stands for
 }
 
 // wordShape classifies a white-space separated query word.
@@ -85,12 +86,14 @@ func wordShape(w string) string {
 // the index vocabulary, used to join and split compound words.
 func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	weights := map[string]queryTerm{}
+	var origin uint64 // bits of the term being expanded, set before each put
 	put := func(t string, w float64, strong bool) {
 		cur, ok := weights[t]
 		if !ok || w > cur.weight {
 			cur.term, cur.weight = t, w
 		}
 		cur.strong = cur.strong || strong
+		cur.origin |= origin
 		weights[t] = cur
 	}
 	inVocab := func(t string) bool { _, ok := vocab[t]; return ok }
@@ -98,11 +101,21 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	var orig []string // original terms, in order
 	var raw []string  // raw lower-case words in order, stop words included
 	var verbs uint16
+	// bitOf is the coverage bit of an original term: its first position.
+	bitOf := func(t string) uint64 {
+		for i, o := range orig {
+			if o == t {
+				return 1 << min(i, 63)
+			}
+		}
+		return 0
+	}
 	for _, chunk := range strings.Fields(q) {
 		shape := wordShape(chunk)
 		weight, strong := 1.0, true
 		if shape != "" {
 			weight, strong = shapedWordWeight, false
+			origin = 0
 			put(shape, shapeWeight, false)
 		}
 		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
@@ -124,6 +137,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			})
 			for _, p := range parts {
 				orig = append(orig, p)
+				origin = bitOf(p)
 				put(p, weight, strong)
 			}
 		}
@@ -132,6 +146,15 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	// ("open a PR") is replaced by the verb tools use for it.
 	for i, t := range orig {
 		v := verbClasses[t]
+		if v == 0 {
+			// An everyday verb ("remember", "forget") takes the class of the
+			// first tool verb it stands for.
+			for _, to := range intentTable[t] {
+				if v = verbClasses[to]; v != 0 {
+					break
+				}
+			}
+		}
 		if p, ok := phrasalVerbs[t]; ok && (v != 0 || i == 0) {
 			for _, o := range orig[i+1:] {
 				if contains(p.objects, o) {
@@ -146,10 +169,31 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			break
 		}
 	}
+	origin = 0
 	if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
 		verbs = vGet | vList
 	}
 
+	// Everyday words and phrases, and the tool words they stand for.
+	sing := make([]string, len(raw))
+	for i, w := range raw {
+		sing[i] = singular(w)
+	}
+	for i := range sing {
+		key := ""
+		var bits uint64
+		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
+			if j > i {
+				key += " "
+			}
+			key += sing[j]
+			bits |= bitOf(sing[j])
+			origin = bits
+			for _, to := range intentTable[key] {
+				put(to, intentWeight, false)
+			}
+		}
+	}
 	// Adjacent words that the index knows as one word.
 	for i := range raw {
 		joined := raw[i]
@@ -157,6 +201,10 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			joined += raw[j]
 			t := singular(joined)
 			if len(t) >= minJoinLen && !stopWords[t] && inVocab(t) {
+				origin = 0
+				for _, w := range raw[i : j+1] {
+					origin |= bitOf(singular(w))
+				}
 				put(t, joinWeight, true)
 			}
 		}
@@ -166,6 +214,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		if inVocab(t) || len(t) < 2*minSplitPart {
 			continue
 		}
+		origin = bitOf(t)
 		for cut := len(t) - minSplitPart; cut >= minSplitPart; cut-- {
 			a, b := t[:cut], singular(t[cut:])
 			if !stopWords[a] && !stopWords[b] && inVocab(a) && inVocab(b) {
@@ -177,6 +226,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	}
 	// Synonyms and abbreviations of the original words.
 	for _, t := range orig {
+		origin = bitOf(t)
 		for _, e := range expansions[t] {
 			put(e.term, e.weight, e.strong)
 		}

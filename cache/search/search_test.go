@@ -23,9 +23,9 @@ func mk(server, tool, desc string, params ...Param) Doc {
 // fixture is a small catalog with same-named tools on several servers.
 func fixture() []Doc {
 	return []Doc{
-		mk("github", "create_issue", "Create a new issue in a GitHub repository", Param{"owner", ""}, Param{"repo", ""}, Param{"title", ""}),
-		mk("gitlab", "create_issue", "Create a new issue in a GitLab project", Param{"project_id", ""}, Param{"title", ""}),
-		mk("linear", "linear_create_issue", "Create a new issue in Linear", Param{"title", ""}, Param{"teamId", ""}),
+		mk("github", "create_issue", "Create a new issue in a GitHub repository", Param{Name: "owner", Description: ""}, Param{Name: "repo", Description: ""}, Param{Name: "title", Description: ""}),
+		mk("gitlab", "create_issue", "Create a new issue in a GitLab project", Param{Name: "project_id", Description: ""}, Param{Name: "title", Description: ""}),
+		mk("linear", "linear_create_issue", "Create a new issue in Linear", Param{Name: "title", Description: ""}, Param{Name: "teamId", Description: ""}),
 		mk("github", "create_pull_request", "Create a new pull request in a GitHub repository"),
 		mk("github", "list_pull_requests", "List and filter repository pull requests"),
 		mk("gitlab", "create_merge_request", "Create a new merge request in a GitLab project"),
@@ -33,7 +33,7 @@ func fixture() []Doc {
 		mk("desktop-commander", "read_file", "Read contents from files and URLs."),
 		mk("filesystem", "list_directory", "Get a detailed listing of all files and directories in a specified path."),
 		mk("kubernetes", "kubectl_logs", "Get logs from Kubernetes resources like pods"),
-		mk("slack", "slack_post_message", "Post a new message to a Slack channel", Param{"channel_id", "The ID of the channel"}),
+		mk("slack", "slack_post_message", "Post a new message to a Slack channel", Param{Name: "channel_id", Description: "The ID of the channel"}),
 	}
 }
 
@@ -240,10 +240,12 @@ func TestParamsFromSchema(t *testing.T) {
 		want   []Param
 	}{
 		{"ordered properties", `{"type":"object","properties":{"path":{"type":"string","description":"File path"},"head":{"type":"number"},"tail":{"description":"Last N lines"}}}`,
-			[]Param{{"path", "File path"}, {"head", ""}, {"tail", "Last N lines"}}},
+			[]Param{{Name: "path", Description: "File path"}, {Name: "head", Description: ""}, {Name: "tail", Description: "Last N lines"}}},
 		{"nested not flattened", `{"type":"object","properties":{"params":{"type":"object","description":"All","properties":{"x":{"description":"inner"}}}}}`,
-			[]Param{{"params", "All"}}},
-		{"non-string description", `{"properties":{"a":{"description":42},"b":true}}`, []Param{{"a", ""}, {"b", ""}}},
+			[]Param{{Name: "params", Description: "All"}}},
+		{"non-string description", `{"properties":{"a":{"description":42},"b":true}}`, []Param{{Name: "a", Description: ""}, {Name: "b", Description: ""}}},
+		{"enum values", `{"properties":{"op":{"type":"string","enum":["undo","status",3,""]},"kinds":{"type":"array","items":{"enum":["pod","node"]}}}}`,
+			[]Param{{Name: "op", Enum: []string{"undo", "status"}}, {Name: "kinds", Enum: []string{"pod", "node"}}}},
 		{"no properties", `{"type":"object"}`, nil},
 		{"empty properties", `{"type":"object","properties":{}}`, nil},
 		{"properties not an object", `{"properties":[1,2]}`, nil},
