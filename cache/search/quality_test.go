@@ -24,26 +24,27 @@ type qualitySet struct {
 // ranker has been tuned on); report.json is the report half: 64 queries
 // written before any tuning plus 283 written blind for issue 15 (committed
 // before the ranker changed), which no ranking change may be tuned on. The
-// report floors sit just under what the ranker reaches, so a regression
-// fails; they are not the issue's goal.
+// floors of both sit just under what the ranker reaches, so a regression
+// fails; the report floors are not the issue's goal (recall@5 0.95, MRR 0.85,
+// task recall@5 0.90), which the ranker does not reach yet.
 var qualitySets = []qualitySet{
 	{file: "tuning.json", minQueries: 200,
-		overall: floor{0.82, 0.95, 0.88},
+		overall: floor{0.86, 0.98, 0.91},
 		byKind: map[string]floor{
-			"task":    {0.80, 0.94, 0.86},
-			"product": {0.82, 0.95, 0.88},
+			"task":    {0.84, 0.98, 0.90},
+			"product": {0.89, 0.98, 0.93},
 		},
 		minGainRecall5: 0.20, minGainMRR: 0.20},
 	{file: "report.json", minQueries: 300,
-		overall: floor{0.50, 0.74, 0.60},
+		overall: floor{0.66, 0.87, 0.75},
 		byKind: map[string]floor{
-			"task":       {0.39, 0.65, 0.50},
-			"product":    {0.65, 0.90, 0.75},
+			"task":       {0.60, 0.82, 0.69},
+			"product":    {0.74, 0.97, 0.82},
 			"keyword":    {0.90, 1.00, 0.95},
-			"parameter":  {0.85, 1.00, 0.90},
+			"parameter":  {0.95, 1.00, 0.95},
 			"exact-name": {1.00, 1.00, 1.00},
 		},
-		minGainRecall5: 0.25, minGainMRR: 0.20},
+		minGainRecall5: 0.40, minGainMRR: 0.35},
 }
 
 func TestQuality(t *testing.T) {

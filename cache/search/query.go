@@ -38,6 +38,29 @@ var fileExtensions = map[string]bool{
 	"mod": true, "sum": true, "tf": true, "dockerfile": true,
 }
 
+// extensionWords name what a file extension says about the file: its language
+// or format, so "fix app.ts" meets tools that speak of TypeScript and "show
+// logo.png" tools that read images.
+var extensionWords = map[string][]string{
+	"go": {"go", "code"}, "py": {"python", "code"}, "js": {"javascript", "code"},
+	"jsx": {"javascript", "code"}, "ts": {"typescript", "code"}, "tsx": {"typescript", "code"},
+	"rb": {"ruby", "code"}, "rs": {"rust", "code"}, "java": {"java", "code"},
+	"kt": {"kotlin", "code"}, "swift": {"swift", "code"}, "php": {"php", "code"},
+	"c": {"code"}, "h": {"code"}, "cpp": {"code"}, "sh": {"shell", "script"},
+	"md": {"markdown", "text"}, "txt": {"text"}, "log": {"log", "text"},
+	"yaml": {"yaml", "configuration"}, "yml": {"yaml", "configuration"},
+	"toml": {"configuration"}, "ini": {"configuration"}, "conf": {"configuration"},
+	"cfg": {"configuration"}, "env": {"environment"},
+	"json": {"json"}, "xml": {"xml"}, "html": {"html"}, "css": {"css", "style"},
+	"csv": {"csv", "spreadsheet"}, "xlsx": {"spreadsheet"}, "sql": {"sql"},
+	"pdf": {"pdf", "document"}, "docx": {"document"},
+	"png": {"image", "media"}, "jpg": {"image", "media"}, "jpeg": {"image", "media"},
+	"gif": {"image", "media"}, "webp": {"image", "media"}, "svg": {"image"},
+	"mp3": {"audio", "media"}, "wav": {"audio", "media"}, "mp4": {"video", "media"},
+	"zip": {"archive"}, "gz": {"archive", "gzip"}, "tar": {"archive"},
+	"ipynb": {"notebook", "python"},
+}
+
 // webTLDs mark a dotted word as a host name.
 var webTLDs = map[string]bool{
 	"com": true, "org": true, "net": true, "io": true, "dev": true,
@@ -58,6 +81,16 @@ type queryTerm struct {
 	weight float64
 	strong bool   // an original word or an abbreviation of one: can name a server
 	origin uint64 // bits of the original query words the term stands for
+}
+
+// fileExtension returns the lower-case extension of a file-shaped query word,
+// or "".
+func fileExtension(w string) string {
+	w = strings.ToLower(strings.Trim(w, "\"'`()[]{}<>,;:!?"))
+	if dot := strings.LastIndexByte(w, '.'); dot >= 0 && fileExtensions[w[dot+1:]] {
+		return w[dot+1:]
+	}
+	return ""
 }
 
 // wordShape classifies a white-space separated query word.
@@ -117,6 +150,11 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			weight, strong = shapedWordWeight, false
 			origin = 0
 			put(shape, shapeWeight, false)
+			if shape == "file" {
+				for _, t := range extensionWords[fileExtension(chunk)] {
+					put(t, shapeWeight, false)
+				}
+			}
 		}
 		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
 			var parts []string

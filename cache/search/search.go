@@ -75,7 +75,7 @@ const (
 	// queryCoverBoost multiplies the score by 1 + queryCoverBoost × the
 	// idf-weighted share of the query's words the tool matches (directly or
 	// through a synonym or intent).
-	queryCoverBoost = 1.0
+	queryCoverBoost = 0.5
 	// maxDescBytes caps the indexed description text: the first paragraphs
 	// say what a tool does; long usage manuals only add noise and build time.
 	maxDescBytes = 1000

@@ -23,9 +23,9 @@ func mk(server, tool, desc string, params ...Param) Doc {
 // fixture is a small catalog with same-named tools on several servers.
 func fixture() []Doc {
 	return []Doc{
-		mk("github", "create_issue", "Create a new issue in a GitHub repository", Param{Name: "owner", Description: ""}, Param{Name: "repo", Description: ""}, Param{Name: "title", Description: ""}),
-		mk("gitlab", "create_issue", "Create a new issue in a GitLab project", Param{Name: "project_id", Description: ""}, Param{Name: "title", Description: ""}),
-		mk("linear", "linear_create_issue", "Create a new issue in Linear", Param{Name: "title", Description: ""}, Param{Name: "teamId", Description: ""}),
+		mk("github", "create_issue", "Create a new issue in a GitHub repository", Param{Name: "owner"}, Param{Name: "repo"}, Param{Name: "title"}),
+		mk("gitlab", "create_issue", "Create a new issue in a GitLab project", Param{Name: "project_id"}, Param{Name: "title"}),
+		mk("linear", "linear_create_issue", "Create a new issue in Linear", Param{Name: "title"}, Param{Name: "teamId"}),
 		mk("github", "create_pull_request", "Create a new pull request in a GitHub repository"),
 		mk("github", "list_pull_requests", "List and filter repository pull requests"),
 		mk("gitlab", "create_merge_request", "Create a new merge request in a GitLab project"),
@@ -372,9 +372,11 @@ func TestLoadQueries(t *testing.T) {
 		wantN   int
 		wantErr bool
 	}{
-		{"ok", write("ok.json", `[{"q":"a","want":["s/t"]},{"q":"b","want":["s/u","s/v"]}]`), 2, false},
-		{"empty want", write("w.json", `[{"q":"a","want":[]}]`), 0, true},
-		{"empty q", write("q.json", `[{"q":"","want":["s/t"]}]`), 0, true},
+		{"ok", write("ok.json", `[{"q":"a","kind":"task","want":["s/t"]},{"q":"b","kind":"exact-name","want":["s/u","s/v"]}]`), 2, false},
+		{"no kind", write("k.json", `[{"q":"a","want":["s/t"]}]`), 0, true},
+		{"unknown kind", write("u.json", `[{"q":"a","kind":"vibes","want":["s/t"]}]`), 0, true},
+		{"empty want", write("w.json", `[{"q":"a","kind":"task","want":[]}]`), 0, true},
+		{"empty q", write("q.json", `[{"q":"","kind":"task","want":["s/t"]}]`), 0, true},
 		{"bad json", write("bad.json", `[{`), 0, true},
 		{"missing", dir + "/missing.json", 0, true},
 	}
@@ -398,5 +400,63 @@ func TestParallelBuildMatchesSerial(t *testing.T) {
 	}
 	if got := New(nil); got == nil || len(got.Search("anything", 5)) != 0 {
 		t.Errorf("New(nil) = %v", got)
+	}
+}
+
+// TestIntentVocabulary shows the ways a request in everyday words reaches a
+// tool that uses other words: the intent lexicon (words and phrases), the
+// tool's enum values, and the language or format a file name implies.
+func TestIntentVocabulary(t *testing.T) {
+	docs := []Doc{
+		mk("maps", "maps_elevation", "Get elevation data for locations on the earth", Param{Name: "locations"}),
+		mk("maps", "maps_distance_matrix", "Calculate travel distance and time for multiple origins and destinations"),
+		mk("maps", "maps_geocode", "Convert an address into geographic coordinates", Param{Name: "address"}),
+		mk("memory", "create_entities", "Create multiple new entities in the knowledge graph"),
+		mk("memory", "delete_entities", "Delete multiple entities and their relations from the knowledge graph"),
+		mk("k8s", "node_management", "Manage Kubernetes nodes", Param{Name: "operation", Enum: []string{"cordon", "drain", "uncordon"}}),
+		mk("k8s", "kubectl_describe", "Describe Kubernetes resources such as nodes and pods"),
+		mk("fs", "read_file", "Read the complete contents of a file as text"),
+		mk("fs", "read_media_file", "Read an image or audio file and return base64 data"),
+		mk("git", "git_stash", "Save uncommitted changes temporarily in the stash", Param{Name: "mode", Enum: []string{"push", "pop", "list"}}),
+		mk("git", "git_commit", "Record changes to the repository"),
+	}
+	ix := New(docs)
+	tests := []struct{ query, first string }{
+		{"how high is Denver", "mcp__maps__maps_elevation"}, // phrase
+		{"how far is Boston from here", "mcp__maps__maps_distance_matrix"},
+		{"forget about Bob", "mcp__memory__delete_entities"}, // word + its verb class
+		{"remember that Bob likes tea", "mcp__memory__create_entities"},
+		{"uncordon worker-2", "mcp__k8s__node_management"},      // enum value
+		{"open holiday.png", "mcp__fs__read_media_file"},        // file extension → format
+		{"put my edits aside for later", "mcp__git__git_stash"}, // word
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			got := ids(docs, ix.Search(tt.query, 3))
+			if len(got) == 0 || got[0] != tt.first {
+				t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.first)
+			}
+		})
+	}
+}
+
+// TestQueryWordOrigins checks that every term derived from a query word (its
+// synonyms, abbreviations and intents) carries that word's coverage bit, and
+// only terms of a phrase carry the bits of all its words.
+func TestQueryWordOrigins(t *testing.T) {
+	terms, _ := analyseQuery("rm the repo sea level", map[string]int32{})
+	want := map[string]uint64{
+		"rm": 1, "remove": 1, "delete": 1, // rm → remove, delete
+		"repo": 2, "repository": 2,
+		"sea": 4, "level": 8, "elevation": 4 | 8, // the phrase "sea level"
+	}
+	got := map[string]uint64{}
+	for _, q := range terms {
+		got[q.term] = q.origin
+	}
+	for term, bits := range want {
+		if got[term] != bits {
+			t.Errorf("term %q: origin %b, want %b (all: %v)", term, got[term], bits, got)
+		}
 	}
 }
