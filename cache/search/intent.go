@@ -144,7 +144,6 @@ var intents = map[string][]string{
 	"recording":   {"screencast", "replay", "video"},
 	"style":       {"css", "lint"},
 	"memory leak": {"heap", "heapsnapshot"},
-	"javascript":  {"evaluate", "script", "js"},
 	"upload":      {"upload", "file", "attachment"},
 	"attach":      {"upload", "attachment"},
 

@@ -83,6 +83,41 @@ type queryTerm struct {
 	origin uint64 // bits of the original query words the term stands for
 }
 
+// lemmaWeight scales the base form of an inflected query word ("crashing" →
+// "crash") and what it expands to.
+const lemmaWeight = 0.9
+
+// lemma returns the base form of an -ing or -ed verb form w that known
+// accepts, or "" ("running" → "run", "changed" → "change", "copied" →
+// "copy"). Only query words the index does not know are lemmatised, and only
+// into words it knows, so a wrong guess costs nothing.
+func lemma(w string, known func(string) bool) string {
+	var stems []string
+	n := len(w)
+	switch {
+	case n > 5 && strings.HasSuffix(w, "ing"):
+		b := w[:n-3]
+		stems = append(stems, b, b+"e")
+		if m := len(b); m > 2 && b[m-1] == b[m-2] {
+			stems = append(stems, b[:m-1])
+		}
+	case n > 4 && strings.HasSuffix(w, "ied"):
+		stems = append(stems, w[:n-3]+"y")
+	case n > 4 && strings.HasSuffix(w, "ed"):
+		b := w[:n-2]
+		stems = append(stems, b, w[:n-1])
+		if m := len(b); m > 2 && b[m-1] == b[m-2] {
+			stems = append(stems, b[:m-1])
+		}
+	}
+	for _, s := range stems {
+		if known(s) {
+			return s
+		}
+	}
+	return ""
+}
+
 // fileExtension returns the lower-case extension of a file-shaped query word,
 // or "".
 func fileExtension(w string) string {
@@ -131,8 +166,12 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	}
 	inVocab := func(t string) bool { _, ok := vocab[t]; return ok }
 
-	var orig []string // original terms, in order
-	var raw []string  // raw lower-case words in order, stop words included
+	// known reports whether a word means something to the index: it is
+	// indexed or has synonyms or intents.
+	known := func(t string) bool { return inVocab(t) || expansions[t] != nil || intentTable[t] != nil }
+	lemmaOf := map[string]string{} // unknown inflected original term → known base form
+	var orig []string              // original terms, in order
+	var raw []string               // raw lower-case words in order, stop words included
 	var verbs uint16
 	// bitOf is the coverage bit of an original term: its first position.
 	bitOf := func(t string) uint64 {
@@ -177,12 +216,22 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 				orig = append(orig, p)
 				origin = bitOf(p)
 				put(p, weight, strong)
+				if known(p) {
+					continue
+				}
+				if l := lemma(p, known); l != "" {
+					lemmaOf[p] = l
+					put(l, weight*lemmaWeight, strong)
+				}
 			}
 		}
 	}
 	// The first verb is the main verb of an imperative task; a phrasal use
 	// ("open a PR") is replaced by the verb tools use for it.
 	for i, t := range orig {
+		if l, ok := lemmaOf[t]; ok {
+			t = l
+		}
 		v := verbClasses[t]
 		if v == 0 {
 			// An everyday verb ("remember", "forget") takes the class of the
@@ -216,6 +265,9 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	sing := make([]string, len(raw))
 	for i, w := range raw {
 		sing[i] = singular(w)
+		if l, ok := lemmaOf[sing[i]]; ok {
+			sing[i] = l
+		}
 	}
 	for i := range sing {
 		key := ""
@@ -225,7 +277,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 				key += " "
 			}
 			key += sing[j]
-			bits |= bitOf(sing[j])
+			bits |= bitOf(singular(raw[j]))
 			origin = bits
 			for _, to := range intentTable[key] {
 				put(to, intentWeight, false)
@@ -267,6 +319,11 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		origin = bitOf(t)
 		for _, e := range expansions[t] {
 			put(e.term, e.weight, e.strong)
+		}
+		if l, ok := lemmaOf[t]; ok {
+			for _, e := range expansions[l] {
+				put(e.term, e.weight*lemmaWeight, e.strong)
+			}
 		}
 	}
 

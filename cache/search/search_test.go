@@ -460,3 +460,21 @@ func TestQueryWordOrigins(t *testing.T) {
 		}
 	}
 }
+
+func TestLemma(t *testing.T) {
+	known := func(s string) bool {
+		switch s {
+		case "run", "change", "copy", "stop", "crash", "stag":
+			return true
+		}
+		return false
+	}
+	for w, want := range map[string]string{
+		"running": "run", "changed": "change", "copied": "copy", "stopped": "stop",
+		"crashing": "crash", "changing": "change", "sing": "", "walked": "", "red": "",
+	} {
+		if got := lemma(w, known); got != want {
+			t.Errorf("lemma(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
