@@ -3,11 +3,15 @@
 // Ranking is layered: "select:a,b" returns exactly the named tools; a query
 // equal to a tool's full zot name or MCP name returns those tools first; the
 // rest is a field-weighted BM25 (BM25F) over the tool name (split on
-// separators and camelCase), title, server name, description and parameter
-// names and descriptions, with query expansion from a small
-// synonym/abbreviation table, a boost for tools of a server the query names
-// ("in gitlab …"), and bonuses when the query's verb matches the verb that
-// heads the tool name and when the query covers the tool name's words.
+// separators and camelCase), title, server name, description (and, again,
+// its first sentence), parameter names and descriptions and parameter enum
+// values, with query expansion from a small synonym/abbreviation table, an
+// everyday-English intent lexicon ("how far" → distance, "forget" → delete),
+// file extensions (app.ts → typescript) and base forms of unknown inflected
+// words; a boost for tools of a server the query names ("in gitlab …"); and
+// bonuses when the query's verb matches the verb that heads the tool name,
+// when the query covers the tool name's words, and by the share of the
+// query's words a tool matches.
 //
 // An Index is immutable after New and safe for concurrent use.
 package search
@@ -61,7 +65,7 @@ const (
 	numFields
 )
 
-// Ranking parameters, tuned on testdata/queries.json.
+// Ranking parameters, tuned on testdata/tuning.json (never on report.json).
 const (
 	k1 = 1.2
 	// serverBoost multiplies the score of tools whose server the query names.
