@@ -20,21 +20,22 @@ type qualitySet struct {
 	minGainRecall5, minGainMRR float64 // ours minus Baseline
 }
 
-// qualitySets: tuning.json is the tuning half (the 233 task phrasings the
-// ranker has been tuned on); report.json is the report half: 64 queries
+// qualitySets: tuning.json is the tuning half, which the ranker is tuned on
+// (233 original queries plus 105 everyday task queries added once the first
+// ones were saturated); report.json is the report half: 64 queries
 // written before any tuning plus 283 written blind for issue 15 (committed
 // before the ranker changed), which no ranking change may be tuned on. The
 // floors of both sit just under what the ranker reaches, so a regression
 // fails; the report floors are not the issue's goal (recall@5 0.95, MRR 0.85,
 // task recall@5 0.90), which the ranker does not reach yet.
 var qualitySets = []qualitySet{
-	{file: "tuning.json", minQueries: 200,
-		overall: floor{0.86, 0.98, 0.91},
+	{file: "tuning.json", minQueries: 300,
+		overall: floor{0.74, 0.91, 0.81},
 		byKind: map[string]floor{
-			"task":    {0.84, 0.98, 0.90},
-			"product": {0.89, 0.98, 0.93},
+			"task":    {0.69, 0.89, 0.77},
+			"product": {0.84, 0.97, 0.90},
 		},
-		minGainRecall5: 0.20, minGainMRR: 0.20},
+		minGainRecall5: 0.30, minGainMRR: 0.30},
 	{file: "report.json", minQueries: 300,
 		overall: floor{0.66, 0.87, 0.75},
 		byKind: map[string]floor{
