@@ -41,9 +41,10 @@ func perThousand(benchA, benchB, unit string, toolsA, toolsB int, scale float64)
 
 // searchBefore holds recall@1, recall@5 and MRR@10 per "half/kind" of the ranker before
 // issue 15 (commit 905a070), measured with `go test -run TestQuality -v ./cache/search`
-// at that commit, where the queries were already split and labelled.
+// at that commit with the current query files copied in.
 var searchBefore = map[string][3]float64{
-	"tuning/all": {0.863, 0.983, 0.912}, "tuning/task": {0.837, 0.979, 0.894}, "tuning/product": {0.902, 0.989, 0.939},
+	"tuning/all": {0.672, 0.843, 0.743}, "tuning/task": {0.598, 0.791, 0.679}, "tuning/product": {0.847, 0.969, 0.899},
+	"tuning/keyword": {1.000, 1.000, 1.000},
 	"report/all": {0.513, 0.752, 0.618}, "report/task": {0.404, 0.661, 0.519}, "report/product": {0.663, 0.910, 0.763},
 	"report/keyword": {0.917, 1.000, 0.958}, "report/parameter": {0.875, 1.000, 0.938}, "report/exact-name": {1.000, 1.000, 1.000},
 }
@@ -179,7 +180,8 @@ func sections() []section {
 	ql := section{
 		title: "Search quality: by half and by query kind",
 		intro: "Over the real catalog (664 tools). The labelled queries are split into two halves fixed in the repo " +
-			"(`cache/search/testdata`): the **tuning half** (`tuning.json`, 233 queries the ranker was tuned on) and the **report half** " +
+			"(`cache/search/testdata`): the **tuning half** (`tuning.json`, 338 queries the ranker was tuned on: 233 older ones and 105 " +
+			"everyday task queries added when those were saturated) and the **report half** " +
 			"(`report.json`: 64 queries written before any tuning plus 283 written for issue 15 over all 48 servers and committed before the " +
 			"ranker changed; never tuned on). Kinds: *task* (everyday words, no product named), *product* (names the product or server), " +
 			"*keyword*, *parameter*, *exact-name*. A hit counts when its server/tool is one of the query's acceptable answers; MRR is cut at 10. " +
@@ -215,12 +217,14 @@ func sections() []section {
 	}
 	ql.limits = func(r results) string {
 		rep, tun := fmt.Sprintf(bQuality, "report", "all"), fmt.Sprintf(bQuality, "tuning", "all")
-		return fmt.Sprintf("vocabulary: the misses are requests whose words reach the right tool through no field, synonym or intent "+
-			"(the intent lexicon is general English written from the catalog's own words, not from these queries, so it covers only part "+
-			"of how people phrase a task). The tuning half is nearly saturated (recall@5 %s), so it no longer tells which general change "+
-			"helps; the report half (%s queries) is the estimate for requests the ranker has not seen. The reference bridge's substring "+
-			"scoring reaches recall@5 %s / MRR %s on the report half and %s / %s on the tuning half.",
-			f(med(r, tun, "recall@5"), 3), f(med(r, rep, "queries"), 0),
+		return fmt.Sprintf("vocabulary: the misses are requests whose words reach the right tool through no field, synonym or intent. "+
+			"The changes that generalise are the tools' own words (enum values, the description's first sentence), query coverage, "+
+			"lemmas, file extensions and a general-English intent lexicon; lexicon entries written for the tuning half's misses lift "+
+			"that half (recall@5 %s → %s) far more than the report half (%s → %s), so further hand-written entries are not the way to "+
+			"the goal. The report half (%s queries) is the estimate for requests the ranker has not seen. The reference bridge's "+
+			"substring scoring reaches recall@5 %s / MRR %s on the report half and %s / %s on the tuning half.",
+			f(searchBefore["tuning/all"][1], 3), f(med(r, tun, "recall@5"), 3),
+			f(searchBefore["report/all"][1], 3), f(med(r, rep, "recall@5"), 3), f(med(r, rep, "queries"), 0),
 			f(med(r, rep, "base-recall@5"), 3), f(med(r, rep, "base-MRR"), 3),
 			f(med(r, tun, "base-recall@5"), 3), f(med(r, tun, "base-MRR"), 3))
 	}
