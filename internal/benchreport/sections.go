@@ -45,7 +45,7 @@ func perThousand(benchA, benchB, unit string, toolsA, toolsB int, scale float64)
 var searchBefore = map[string][3]float64{
 	"tuning/all": {0.672, 0.843, 0.743}, "tuning/task": {0.598, 0.791, 0.679}, "tuning/product": {0.847, 0.969, 0.899},
 	"tuning/keyword": {1.000, 1.000, 1.000},
-	"report/all": {0.513, 0.752, 0.618}, "report/task": {0.404, 0.661, 0.519}, "report/product": {0.663, 0.910, 0.763},
+	"report/all":     {0.513, 0.752, 0.618}, "report/task": {0.404, 0.661, 0.519}, "report/product": {0.663, 0.910, 0.763},
 	"report/keyword": {0.917, 1.000, 0.958}, "report/parameter": {0.875, 1.000, 0.938}, "report/exact-name": {1.000, 1.000, 1.000},
 }
 
