@@ -96,7 +96,7 @@ func serve(stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv()})
-	err := extension.Run(ctx, stdin, stdout, b, extension.Options{Name: "mcp", Version: version, Log: log})
+	err := extension.Run(ctx, stdin, stdout, b, extension.Options{Name: bridge.ExtensionName, Version: version, Log: log})
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	b.Close(sctx)
 	cancel()

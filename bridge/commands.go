@@ -29,7 +29,7 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp logout <server>         forget the server's stored OAuth credentials
   /mcp setup templates         list server templates
   /mcp setup add <template> [--global|--project] [--name <server>] [--force]
-Logs: zot ext logs mcp -f`
+Logs: zot ext logs mcp-bridge -f`
 
 // RunCommand serves /mcp.
 func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
@@ -146,7 +146,7 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 	select {
 	case out := <-done:
 		if out.failed {
-			return out.text, fmt.Errorf("%s failed for some servers; details above, logs: zot ext logs mcp -f", strings.Join(append([]string{"/mcp", sub}, args...), " "))
+			return out.text, fmt.Errorf("%s failed for some servers; details above, logs: zot ext logs mcp-bridge -f", strings.Join(append([]string{"/mcp", sub}, args...), " "))
 		}
 		return out.text, nil
 	case <-t.C:
@@ -339,7 +339,7 @@ func (b *Bridge) detailText(name string) string {
 	} else if st.State == StateDisabled {
 		fmt.Fprintf(&sb, "  next:       to use it, set \"enabled\": true (or remove \"disabled\") in %s, then /reload-ext\n", c.Source)
 	}
-	sb.WriteString("  logs:       zot ext logs mcp -f")
+	sb.WriteString("  logs:       zot ext logs mcp-bridge -f")
 	return sb.String()
 }
 
