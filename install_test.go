@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zot-mcp/mcp-bridge/bridge"
+	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+)
+
+// repoURL is the clone URL the README's install block uses; the install test clones the
+// repository under test instead.
+const repoURL = "https://github.com/zot-mcp/mcp-bridge.git"
+
+// readmeInstallBlock returns the shell lines of README.md's install block: the one fenced
+// code block between the install-block markers.
+func readmeInstallBlock(readme string) (string, error) {
+	_, rest, ok := strings.Cut(readme, "<!-- install-block:")
+	if !ok {
+		return "", errors.New("README.md has no <!-- install-block: ... --> marker")
+	}
+	block, _, ok := strings.Cut(rest, "<!-- /install-block -->")
+	if !ok {
+		return "", errors.New("README.md has no <!-- /install-block --> marker")
+	}
+	m := regexp.MustCompile("(?s)\n```sh\n(.*?)```\\s*$").FindStringSubmatch(block)
+	if m == nil {
+		return "", errors.New("the install block is not exactly one ```sh fenced block")
+	}
+	return m[1], nil
+}
+
+// extNameRe finds the name the README uses with zot's extension commands.
+var extNameRe = regexp.MustCompile("zot ext (?:logs|remove|rm|disable|enable) ([A-Za-z0-9._-]+)")
+
+// readmeExtName returns the one name README.md uses with `zot ext` commands.
+func readmeExtName(readme string) (string, error) {
+	name := ""
+	for _, m := range extNameRe.FindAllStringSubmatch(readme, -1) {
+		if name != "" && m[1] != name {
+			return "", errors.New("README.md uses two names with zot ext: " + name + " and " + m[1])
+		}
+		name = m[1]
+	}
+	if name == "" {
+		return "", errors.New("README.md never names the extension in a zot ext command")
+	}
+	return name, nil
+}
+
+type manifest struct {
+	Name    string `json:"name"`
+	Exec    string `json:"exec"`
+	Enabled *bool  `json:"enabled"`
+}
+
+func readManifest(t *testing.T, dir string) manifest {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "extension.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("extension.json: %v", err)
+	}
+	return m
+}
+
+func readREADME(t *testing.T, root string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// TestOneExtensionName: zot v0.1.62 finds `zot ext logs` by the manifest name and
+// disable/enable/remove by the folder ./install creates, so the manifest, the installer,
+// hello and the README must all use one name. Also checks the README install block is
+// where the real-zot test looks for it, so CI notices a broken block without zot.
+func TestOneExtensionName(t *testing.T) {
+	root, err := testutil.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := readManifest(t, root)
+	if m.Name != bridge.ExtensionName {
+		t.Errorf("extension.json name %q, hello name %q", m.Name, bridge.ExtensionName)
+	}
+	if m.Exec != "./launch" {
+		t.Errorf("extension.json exec %q, want ./launch (the stamp check)", m.Exec)
+	}
+	script, err := os.ReadFile(filepath.Join(root, "install"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(script, []byte("\nname="+m.Name+"\n")) {
+		t.Errorf("./install does not stage the folder as %q", m.Name)
+	}
+	readme := readREADME(t, root)
+	name, err := readmeExtName(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name != m.Name {
+		t.Errorf("README.md says zot ext ... %s, the manifest name is %s", name, m.Name)
+	}
+	block, err := readmeInstallBlock(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(block, repoURL) != 1 {
+		t.Errorf("the install block should clone %s once:\n%s", repoURL, block)
+	}
+}
+
+// TestReadmeInstall installs as a new user does, with the real zot on PATH: it clones this
+// repository into an empty folder, runs README.md's install block there against a fresh
+// ZOT_HOME, starts the installed extension the way zot does, and checks that the first
+// start execs the built bridge (no compiling) and that every `zot ext` command works with
+// the README's name. It logs spawn → hello; BENCHMARKS.md records the median.
+func TestReadmeInstall(t *testing.T) {
+	zot, err := exec.LookPath("zot")
+	if err != nil {
+		t.Skip("no zot on PATH: this test needs the real zot binary")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("the install block is a POSIX shell block")
+	}
+	root, err := testutil.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := readREADME(t, root)
+	block, err := readmeInstallBlock(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, err := readmeExtName(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	zotHome := filepath.Join(t.TempDir(), "zot-home")
+	env := append(os.Environ(), "ZOT_HOME="+zotHome)
+
+	// The block exactly as written, cloning this repository's committed state instead of
+	// GitHub's.
+	sh := exec.Command("sh", "-eu", "-c", strings.Replace(block, repoURL, root, 1))
+	sh.Dir, sh.Env = work, env
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("the README install block failed with %s: %v\n%s", zot, err, out)
+	}
+
+	extDir := filepath.Join(zotHome, "extensions", name)
+	m := readManifest(t, extDir)
+	if m.Name != name {
+		t.Fatalf("installed manifest name %q, folder and README name %q", m.Name, name)
+	}
+	bin := filepath.Join(extDir, "mcp-bridge")
+	before, err := os.Stat(bin)
+	if err != nil {
+		t.Fatalf("the install left no built binary: %v", err)
+	}
+
+	// Start it as zot does: exec from the manifest, relative to the extension folder, which
+	// is also the working directory; zot's environment; stderr appended to the log file
+	// `zot ext logs` reads.
+	logPath := filepath.Join(zotHome, "logs", "ext-"+m.Name+".log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	logFile, err := os.OpenFile(logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(filepath.Join(extDir, m.Exec))
+	cmd.Dir, cmd.Env, cmd.Stderr = extDir, env, logFile
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	began := time.Now()
+	h := exttest.StartProcess(t, cmd)
+	hello := h.ExpectHello(ctx)
+	t.Logf("spawn → hello: %.1f ms (first start after the README install, %s)", float64(time.Since(began).Microseconds())/1000, zot)
+	if hello.Name != m.Name {
+		t.Errorf("hello name %q, manifest name %q", hello.Name, m.Name)
+	}
+	h.Handshake(ctx, exttest.Ack{Cwd: t.TempDir(), ExtensionDir: extDir, DataDir: zotHome})
+	if err := h.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Wait(ctx); err != nil {
+		t.Errorf("the extension did not exit cleanly after shutdown: %v", err)
+	}
+
+	after, err := os.Stat(bin)
+	if err != nil || !os.SameFile(before, after) || !before.ModTime().Equal(after.ModTime()) {
+		t.Errorf("the binary was rebuilt on the first start (stat %v)", err)
+	}
+	logs := runOK(t, env, zot, "ext", "logs", name)
+	if strings.Contains(logs, "rebuilding") || strings.Contains(logs, "go build") {
+		t.Errorf("the first start compiled:\n%s", logs)
+	}
+
+	if list := runOK(t, env, zot, "ext", "list"); !strings.Contains(list, name) || !strings.Contains(list, extDir) {
+		t.Errorf("zot ext list does not show %s in %s:\n%s", name, extDir, list)
+	}
+	runOK(t, env, zot, "ext", "disable", name)
+	if e := readManifest(t, extDir).Enabled; e == nil || *e {
+		t.Errorf("zot ext disable %s left enabled=%v", name, e)
+	}
+	runOK(t, env, zot, "ext", "enable", name)
+	if e := readManifest(t, extDir).Enabled; e == nil || !*e {
+		t.Errorf("zot ext enable %s left enabled=%v", name, e)
+	}
+	runOK(t, env, zot, "ext", "remove", name, "--yes")
+	if _, err := os.Stat(extDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("zot ext remove %s left %s (stat: %v)", name, extDir, err)
+	}
+}
+
+// runOK runs a command and fails the test unless it succeeds; it returns the combined output.
+func runOK(t *testing.T, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
