@@ -291,7 +291,7 @@ func TestCommandHelp(t *testing.T) {
 	for _, want := range []string{
 		"/mcp [status]", "/mcp help", "/mcp <server>", "/mcp start <server|all>", "/mcp stop <server|all>",
 		"/mcp restart [server]", "/mcp refresh [server]", "/mcp setup templates",
-		"/mcp setup add <template> [--global|--project] [--name <server>] [--force]", "zot ext logs mcp-bridge -f",
+		"/mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]", "zot ext logs mcp-bridge -f",
 	} {
 		has(t, "help", help, want)
 	}
