@@ -65,7 +65,7 @@ type manifest struct {
 	Enabled *bool  `json:"enabled"`
 }
 
-func readManifest(t *testing.T, dir string) manifest {
+func readManifest(t testing.TB, dir string) manifest {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "extension.json"))
 	if err != nil {
@@ -78,7 +78,7 @@ func readManifest(t *testing.T, dir string) manifest {
 	return m
 }
 
-func readREADME(t *testing.T, root string) string {
+func readREADME(t testing.TB, root string) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
@@ -127,46 +127,83 @@ func TestOneExtensionName(t *testing.T) {
 	}
 }
 
-// TestReadmeInstall installs as a new user does, with the real zot on PATH: it clones this
-// repository into an empty folder, runs README.md's install block there against a fresh
-// ZOT_HOME, starts the installed extension the way zot does, and checks that the first
-// start execs the built bridge (no compiling) and that every `zot ext` command works with
-// the README's name. It logs spawn → hello; BENCHMARKS.md records the median.
-func TestReadmeInstall(t *testing.T) {
+// readmeInstall is an extension installed by README.md's install block with the real zot.
+type readmeInstall struct {
+	zot     string   // the zot binary used
+	name    string   // the name README.md uses with zot ext commands
+	zotHome string   // the fresh ZOT_HOME
+	env     []string // zot's environment: this process's plus ZOT_HOME
+	extDir  string   // $ZOT_HOME/extensions/<name>
+	m       manifest // its extension.json
+}
+
+// installFromReadme clones this repository into an empty folder and runs README.md's
+// install block there, exactly as written except that it clones this repository's
+// committed state instead of GitHub's, with a fresh ZOT_HOME. It skips without zot on PATH.
+func installFromReadme(tb testing.TB) readmeInstall {
+	tb.Helper()
 	zot, err := exec.LookPath("zot")
 	if err != nil {
-		t.Skip("no zot on PATH: this test needs the real zot binary")
+		tb.Skip("no zot on PATH: this needs the real zot binary")
 	}
 	if runtime.GOOS == "windows" {
-		t.Skip("the install block is a POSIX shell block")
+		tb.Skip("the install block is a POSIX shell block")
 	}
 	root, err := testutil.ModuleRoot()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	readme := readREADME(t, root)
+	readme := readREADME(tb, root)
 	block, err := readmeInstallBlock(readme)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	name, err := readmeExtName(readme)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	work := t.TempDir()
-	zotHome := filepath.Join(t.TempDir(), "zot-home")
-	env := append(os.Environ(), "ZOT_HOME="+zotHome)
-
-	// The block exactly as written, cloning this repository's committed state instead of
-	// GitHub's.
+	in := readmeInstall{zot: zot, name: name, zotHome: filepath.Join(tb.TempDir(), "zot-home")}
+	in.env = append(os.Environ(), "ZOT_HOME="+in.zotHome)
 	sh := exec.Command("sh", "-eu", "-c", strings.Replace(block, repoURL, root, 1))
-	sh.Dir, sh.Env = work, env
+	sh.Dir, sh.Env = tb.TempDir(), in.env
 	if out, err := sh.CombinedOutput(); err != nil {
-		t.Fatalf("the README install block failed with %s: %v\n%s", zot, err, out)
+		tb.Fatalf("the README install block failed with %s: %v\n%s", zot, err, out)
 	}
+	in.extDir = filepath.Join(in.zotHome, "extensions", name)
+	in.m = readManifest(tb, in.extDir)
+	return in
+}
 
-	extDir := filepath.Join(zotHome, "extensions", name)
-	m := readManifest(t, extDir)
+// start starts the installed extension as zot does: exec from the manifest, relative to
+// the extension folder, which is also the working directory; zot's environment unchanged;
+// stderr appended to $ZOT_HOME/logs/ext-<manifest name>.log, the file `zot ext logs` reads.
+// It returns once hello arrived, with the time from spawn to hello.
+func (in readmeInstall) start(ctx context.Context, tb testing.TB) (*exttest.Host, exttest.Hello, time.Duration) {
+	tb.Helper()
+	logPath := filepath.Join(in.zotHome, "logs", "ext-"+in.m.Name+".log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	logFile, err := os.OpenFile(logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = logFile.Close() })
+	cmd := exec.Command(filepath.Join(in.extDir, in.m.Exec))
+	cmd.Dir, cmd.Env, cmd.Stderr = in.extDir, in.env, logFile
+	began := time.Now()
+	h := exttest.StartProcess(tb, cmd)
+	hello := h.ExpectHello(ctx)
+	return h, hello, time.Since(began)
+}
+
+// TestReadmeInstall installs as a new user does, with the real zot on PATH (README.md's
+// install block in an empty folder, fresh ZOT_HOME), starts the installed extension the way
+// zot does, and checks that the first start execs the built bridge (no compiling) and that
+// every `zot ext` command works with the README's name. BenchmarkFirstStart measures it.
+func TestReadmeInstall(t *testing.T) {
+	in := installFromReadme(t)
+	zot, name, env, extDir, m := in.zot, in.name, in.env, in.extDir, in.m
 	if m.Name != name {
 		t.Fatalf("installed manifest name %q, folder and README name %q", m.Name, name)
 	}
@@ -176,30 +213,14 @@ func TestReadmeInstall(t *testing.T) {
 		t.Fatalf("the install left no built binary: %v", err)
 	}
 
-	// Start it as zot does: exec from the manifest, relative to the extension folder, which
-	// is also the working directory; zot's environment; stderr appended to the log file
-	// `zot ext logs` reads.
-	logPath := filepath.Join(zotHome, "logs", "ext-"+m.Name+".log")
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	logFile, err := os.OpenFile(logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	cmd := exec.Command(filepath.Join(extDir, m.Exec))
-	cmd.Dir, cmd.Env, cmd.Stderr = extDir, env, logFile
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	began := time.Now()
-	h := exttest.StartProcess(t, cmd)
-	hello := h.ExpectHello(ctx)
-	t.Logf("spawn → hello: %.1f ms (first start after the README install, %s)", float64(time.Since(began).Microseconds())/1000, zot)
+	h, hello, took := in.start(ctx, t)
+	t.Logf("spawn → hello: %.1f ms (first start after the README install, %s)", float64(took.Microseconds())/1000, zot)
 	if hello.Name != m.Name {
 		t.Errorf("hello name %q, manifest name %q", hello.Name, m.Name)
 	}
-	h.Handshake(ctx, exttest.Ack{Cwd: t.TempDir(), ExtensionDir: extDir, DataDir: zotHome})
+	h.Handshake(ctx, exttest.Ack{Cwd: t.TempDir(), ExtensionDir: extDir, DataDir: in.zotHome})
 	if err := h.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
