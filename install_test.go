@@ -265,3 +265,59 @@ func runOK(t *testing.T, env []string, name string, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestInstallScriptRefuses: ./install says what is missing, or how it is used, before it
+// builds or copies anything (runs without zot: the tools are hidden from PATH).
+func TestInstallScriptRefuses(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("./install is a POSIX shell script")
+	}
+	root, err := testutil.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bin holds only the named tools, so PATH decides what ./install finds.
+	pathWith := func(tools ...string) string {
+		bin := t.TempDir()
+		for _, tool := range tools {
+			real, err := exec.LookPath(tool)
+			if err != nil {
+				t.Skipf("%s not found: %v", tool, err)
+			}
+			if err := os.Symlink(real, filepath.Join(bin, tool)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return bin
+	}
+	for _, c := range []struct {
+		name     string
+		args     []string
+		path     string
+		wantCode int
+		want     string
+	}{
+		{"unknown option", []string{"--force"}, pathWith("git", "go"), 2, "usage: ./install [--replace]"},
+		{"two arguments", []string{"--replace", "x"}, pathWith("git", "go"), 2, "usage: ./install [--replace]"},
+		{"no go", nil, pathWith("git"), 1, "go not found on PATH; mcp-bridge needs Go 1.26.8 or newer"},
+		{"no zot", nil, pathWith("git", "go"), 1, "zot not found on PATH"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			cmd := exec.Command(filepath.Join(root, "install"), c.args...)
+			cmd.Dir, cmd.Stderr = t.TempDir(), &stderr
+			cmd.Env = append(os.Environ(), "PATH="+c.path)
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != c.wantCode {
+				t.Fatalf("exit %v, want code %d; stderr:\n%s", err, c.wantCode, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("stderr lacks %q:\n%s", c.want, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "building") {
+				t.Errorf("a refused install started building:\n%s", stderr.String())
+			}
+		})
+	}
+}
