@@ -242,7 +242,7 @@ func orNone(s []string) string {
 }
 
 func cmdSetup(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("setup", "setup templates | setup add TEMPLATE [--global|--project] [--name NAME] [--force] [--cwd DIR]", stderr)
+	f := newFlags("setup", "setup templates | setup add TEMPLATE [--global|--project] [--name NAME] [--path DIR] [--force] [--cwd DIR]", stderr)
 	for _, a := range args {
 		if a == "--help" || a == "-h" || a == "-help" {
 			f.fs.Usage()

@@ -32,6 +32,12 @@ const (
 	CommandName    = "mcp"
 )
 
+// ExtensionName is the extension's one name in zot: the manifest's "name", the folder
+// ./install creates under $ZOT_HOME/extensions, and the name in hello. zot v0.1.62 finds
+// `zot ext logs` by the manifest name but `disable`, `enable` and `remove` by the folder,
+// so the two must agree for every command to work.
+const ExtensionName = "mcp-bridge"
+
 // hostToolDeadline is what the host gives one tool call; we answer a little before it so
 // the model reads our explanation rather than the host's generic timeout.
 const (

@@ -28,8 +28,8 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp login <server>          OAuth login for an HTTPS server (opens the browser)
   /mcp logout <server>         forget the server's stored OAuth credentials
   /mcp setup templates         list server templates
-  /mcp setup add <template> [--global|--project] [--name <server>] [--force]
-Logs: zot ext logs mcp -f`
+  /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
+Logs: zot ext logs mcp-bridge -f`
 
 // RunCommand serves /mcp.
 func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
@@ -146,7 +146,7 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 	select {
 	case out := <-done:
 		if out.failed {
-			return out.text, fmt.Errorf("%s failed for some servers; details above, logs: zot ext logs mcp -f", strings.Join(append([]string{"/mcp", sub}, args...), " "))
+			return out.text, fmt.Errorf("%s failed for some servers; details above, logs: zot ext logs mcp-bridge -f", strings.Join(append([]string{"/mcp", sub}, args...), " "))
 		}
 		return out.text, nil
 	case <-t.C:
@@ -339,7 +339,7 @@ func (b *Bridge) detailText(name string) string {
 	} else if st.State == StateDisabled {
 		fmt.Fprintf(&sb, "  next:       to use it, set \"enabled\": true (or remove \"disabled\") in %s, then /reload-ext\n", c.Source)
 	}
-	sb.WriteString("  logs:       zot ext logs mcp -f")
+	sb.WriteString("  logs:       zot ext logs mcp-bridge -f")
 	return sb.String()
 }
 
@@ -378,8 +378,9 @@ func detailValue(v string) string {
 
 const setupHelp = `/mcp setup — add an MCP server from a template
   /mcp setup templates
-  /mcp setup add <template> [--global|--project] [--name <server>] [--force]
+  /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
 The global file (%s) is the default; --project writes <project>/.zot/mcp.json.
+--path gives the absolute directory a template runs from (gbr: your Build Remote Agent checkout).
 Secrets are never written: templates refer to ${VARS} that you set in your environment.
 After adding, run /reload-ext.`
 
@@ -414,10 +415,10 @@ func templateList() string {
 	return sb.String()
 }
 
-const setupUsage = "usage: /mcp setup add <template> [--global|--project] [--name <server>] [--force]"
+const setupUsage = "usage: /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]"
 
 func (b *Bridge) setupAdd(args []string) (string, error) {
-	var tmpl, name, scope string
+	var tmpl, name, scope, dir string
 	project, force := false, false
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; a {
@@ -434,7 +435,20 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 			}
 			i++
 			name = args[i]
+		case "--path":
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
+				return "", fmt.Errorf("--path requires a directory; %s", setupUsage)
+			}
+			i++
+			dir = args[i]
 		default:
+			if v, ok := strings.CutPrefix(a, "--path="); ok {
+				if v == "" {
+					return "", fmt.Errorf("--path requires a directory; %s", setupUsage)
+				}
+				dir = v
+				continue
+			}
 			if strings.HasPrefix(a, "--") {
 				return "", fmt.Errorf("unknown setup option %q; %s", a, setupUsage)
 			}
@@ -460,6 +474,10 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 	if name == "" {
 		name = t.Name
 	}
+	entry, err := t.Entry(dir)
+	if err != nil {
+		return "", err
+	}
 	path := config.GlobalPath(b.opts.ZotHome)
 	if project {
 		if b.projectDir == "" {
@@ -467,7 +485,7 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 		}
 		path = config.ProjectPath(b.projectDir)
 	}
-	replaced, err := config.AddServer(path, name, t.Server, force)
+	replaced, err := config.AddServer(path, name, entry, force)
 	if err != nil {
 		return "", err
 	}
@@ -494,6 +512,9 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 		}
 		fmt.Fprintf(&sb, "\nNot set yet: %s. Set %s in the environment zot runs in (the config refers to %s; values are never written to the file).",
 			strings.Join(unset, ", "), it, strings.Join(refs, ", "))
+	}
+	for _, n := range t.Notes {
+		sb.WriteString("\n" + n)
 	}
 	sb.WriteString("\nRun /reload-ext to load its tools.")
 	return sb.String(), nil

@@ -291,7 +291,7 @@ func TestCommandHelp(t *testing.T) {
 	for _, want := range []string{
 		"/mcp [status]", "/mcp help", "/mcp <server>", "/mcp start <server|all>", "/mcp stop <server|all>",
 		"/mcp restart [server]", "/mcp refresh [server]", "/mcp setup templates",
-		"/mcp setup add <template> [--global|--project] [--name <server>] [--force]", "zot ext logs mcp -f",
+		"/mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]", "zot ext logs mcp-bridge -f",
 	} {
 		has(t, "help", help, want)
 	}
@@ -345,7 +345,7 @@ func TestCommandDetail(t *testing.T) {
 		"  cwd:        " + e.project + " (project)\n",
 		"  timeouts:   connect 2m0s, request 7.5s, idle never\n",
 		"  tools:      2 cached\n",
-		"  logs:       zot ext logs mcp -f",
+		"  logs:       zot ext logs mcp-bridge -f",
 	} {
 		has(t, "/mcp loc", text, want)
 	}
@@ -380,7 +380,7 @@ func TestCommandDetail(t *testing.T) {
 	}
 	text = he.ok("dead")
 	has(t, "/mcp dead", text, "— asleep\n", "  last error: ", "fatal: boom", "  next:       fix the cause; the next call retries, or run /mcp start dead\n",
-		"zot ext logs mcp -f")
+		"zot ext logs mcp-bridge -f")
 
 	e.failUntilParked(he.server("parked"))
 	text = he.ok("parked")
