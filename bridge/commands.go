@@ -270,7 +270,7 @@ func (b *Bridge) statusText() string {
 }
 
 func shortSource(s *config.Server) string {
-	return "(" + s.Scope + ")"
+	return "(" + s.ShortSource() + ")"
 }
 
 // detailText describes one server; values that came from ${VAR} are shown as written.
@@ -290,6 +290,7 @@ func (b *Bridge) detailText(name string) string {
 		tr += " (url only: tries streamable-http, then sse)"
 	}
 	fmt.Fprintf(&sb, "  transport:  %s\n", tr)
+	sb.WriteString(filterLines(b.cfg, c))
 	if c.Transport == config.TransportStdio {
 		fmt.Fprintf(&sb, "  command:    %s\n", strings.Join(append([]string{c.Raw.Command}, c.Raw.Args...), " "))
 		if len(c.Raw.Env) > 0 {
@@ -497,4 +498,24 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 	}
 	sb.WriteString("\nRun /reload-ext to load its tools.")
 	return sb.String(), nil
+}
+
+// filterLines shows the server's tool filters and the warnings about its entry (fields
+// the bridge ignores or does not know), so nothing in the entry goes unexplained.
+func filterLines(cfg *config.Config, c *config.Server) string {
+	var sb strings.Builder
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"disabledTools", c.DisabledTools}, {"includeTools", c.IncludeTools}, {"excludeTools", c.ExcludeTools}} {
+		if len(f.list) > 0 {
+			fmt.Fprintf(&sb, "  %-11s %s\n", f.name+":", strings.Join(f.list, ", "))
+		}
+	}
+	for _, p := range cfg.Problems {
+		if p.Server == c.Name && p.File == c.Source && p.Warning() {
+			fmt.Fprintf(&sb, "  warning:    %s: %s\n", p.Field, p.Message)
+		}
+	}
+	return sb.String()
 }
