@@ -24,6 +24,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"call":    cmdCall,
 	"refresh": cmdRefresh,
 	"setup":   cmdSetup,
+	"import":  cmdImport,
 }
 
 // exitFor maps flag parsing errors: --help is success.

@@ -270,7 +270,12 @@ func (b *Bridge) statusText() string {
 }
 
 func shortSource(s *config.Server) string {
-	return "(" + s.ShortSource() + ")"
+	// Another client's project file is named, so a server from .mcp.json is not
+	// mistaken for one of .zot/mcp.json.
+	if f := s.ShortSource(); s.Scope == config.ScopeProject && f != ".zot/mcp.json" {
+		return "(" + s.Scope + " " + f + ")"
+	}
+	return "(" + s.Scope + ")"
 }
 
 // detailText describes one server; values that came from ${VAR} are shown as written.

@@ -33,14 +33,18 @@ const InputEnvPrefix = "MCP_INPUT_"
 // InputEnvVar returns the environment variable read for ${input:ID}: InputEnvPrefix
 // followed by ID upper-cased, each character other than A-Z and 0-9 becoming "_"
 // (e.g. "github-token" → MCP_INPUT_GITHUB_TOKEN).
-func InputEnvVar(id string) string {
-	b := []byte(strings.ToUpper(id))
+func InputEnvVar(id string) string { return InputEnvPrefix + EnvVarName(id) }
+
+// EnvVarName upper-cases s and replaces every character other than A-Z, 0-9 and _
+// by "_", the way names are turned into environment variable names.
+func EnvVarName(s string) string {
+	b := []byte(strings.ToUpper(s))
 	for i, c := range b {
-		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
 			b[i] = '_'
 		}
 	}
-	return InputEnvPrefix + string(b)
+	return string(b)
 }
 
 // supportedRefs is the list of reference forms, for error messages.

@@ -217,3 +217,14 @@ func (s *Server) ShortSource() string {
 	}
 	return filepath.Base(s.Source)
 }
+
+// KnownField reports whether the bridge reads the server-entry field (in our spelling or
+// another client's).
+func KnownField(name string) bool { return slices.Contains(serverFields, name) }
+
+// IgnoredField reports whether the field is one another client defines and the bridge
+// does not implement, with what the bridge does instead.
+func IgnoredField(name string) (what string, ok bool) {
+	what, ok = ignoredFields[name]
+	return what, ok
+}
