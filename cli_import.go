@@ -88,7 +88,10 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	for _, n := range res.Notes {
 		fmt.Fprintln(stdout, "  note: "+n)
 	}
-	if !*dry {
+	switch {
+	case *dry && *secrets:
+		fmt.Fprintln(stdout, "With --include-secrets (and without --dry-run) the literal values above are copied instead; they are never shown.")
+	case !*dry:
 		fmt.Fprintf(stdout, "Imported %d of %d server(s). Check them with: mcp-bridge doctor\n", imported, len(res.Servers))
 	}
 	return boolExit(failed)

@@ -247,4 +247,3 @@ func approveProject(t *testing.T, e *env) {
 		t.Fatalf("trust --all (%d): %s", code, out)
 	}
 }
-
