@@ -24,6 +24,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"call":    cmdCall,
 	"refresh": cmdRefresh,
 	"setup":   cmdSetup,
+	"import":  cmdImport,
 }
 
 // exitFor maps flag parsing errors: --help is success.
@@ -57,9 +58,10 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	mode, why := b.Mode()
 	fmt.Fprintf(stdout, "Tool exposure: %s (%s)\n", mode, why)
 	if len(cfg.Problems) > 0 {
-		broken = true
 		fmt.Fprintln(stdout, "Problems:")
 		for _, p := range cfg.Problems {
+			// A warning (an ignored field, a likely typo) is shown but breaks nothing.
+			broken = broken || !p.Warning()
 			fmt.Fprintln(stdout, "  "+p.String())
 		}
 	}

@@ -176,7 +176,7 @@ func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
 			continue
 		}
 		b.servers[name].rememberTransport(config.Transport(e.Transport))
-		tools[name] = filterTools(e.Tools, s.DisabledTools)
+		tools[name] = filterTools(e.Tools, s)
 	}
 	cat, collisions := newCatalog(tools, registered)
 	for _, c := range collisions {
@@ -198,17 +198,12 @@ func (b *Bridge) catalog() *catalog {
 	return b.cat.Load()
 }
 
-func filterTools(tools []cache.Tool, disabled []string) []cache.Tool {
-	if len(disabled) == 0 {
-		return tools
-	}
-	off := make(map[string]bool, len(disabled))
-	for _, d := range disabled {
-		off[d] = true
-	}
+// filterTools drops the tools the server's config hides (disabledTools, includeTools,
+// excludeTools), so they are neither registered, nor searchable, nor callable.
+func filterTools(tools []cache.Tool, cfg *config.Server) []cache.Tool {
 	out := make([]cache.Tool, 0, len(tools))
 	for _, t := range tools {
-		if !off[t.Name] {
+		if ok, _ := cfg.ToolAllowed(t.Name); ok {
 			out = append(out, t)
 		}
 	}
@@ -426,7 +421,7 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 		}
 	}
 	for name, e := range put {
-		tools[name] = filterTools(e.Tools, b.servers[name].cfg.DisabledTools)
+		tools[name] = filterTools(e.Tools, b.servers[name].cfg)
 	}
 	cat, _ := newCatalog(tools, registered)
 	b.cat.Store(cat)

@@ -270,6 +270,11 @@ func (b *Bridge) statusText() string {
 }
 
 func shortSource(s *config.Server) string {
+	// Another client's project file is named, so a server from .mcp.json is not
+	// mistaken for one of .zot/mcp.json.
+	if f := s.ShortSource(); s.Scope == config.ScopeProject && f != ".zot/mcp.json" {
+		return "(" + s.Scope + " " + f + ")"
+	}
 	return "(" + s.Scope + ")"
 }
 
@@ -290,6 +295,7 @@ func (b *Bridge) detailText(name string) string {
 		tr += " (url only: tries streamable-http, then sse)"
 	}
 	fmt.Fprintf(&sb, "  transport:  %s\n", tr)
+	sb.WriteString(filterLines(b.cfg, c))
 	if c.Transport == config.TransportStdio {
 		fmt.Fprintf(&sb, "  command:    %s\n", strings.Join(append([]string{c.Raw.Command}, c.Raw.Args...), " "))
 		if len(c.Raw.Env) > 0 {
@@ -518,4 +524,24 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 	}
 	sb.WriteString("\nRun /reload-ext to load its tools.")
 	return sb.String(), nil
+}
+
+// filterLines shows the server's tool filters and the warnings about its entry (fields
+// the bridge ignores or does not know), so nothing in the entry goes unexplained.
+func filterLines(cfg *config.Config, c *config.Server) string {
+	var sb strings.Builder
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"disabledTools", c.DisabledTools}, {"includeTools", c.IncludeTools}, {"excludeTools", c.ExcludeTools}} {
+		if len(f.list) > 0 {
+			fmt.Fprintf(&sb, "  %-11s %s\n", f.name+":", strings.Join(f.list, ", "))
+		}
+	}
+	for _, p := range cfg.Problems {
+		if p.Server == c.Name && p.File == c.Source && p.Warning() {
+			fmt.Fprintf(&sb, "  warning:    %s: %s\n", p.Field, p.Message)
+		}
+	}
+	return sb.String()
 }

@@ -81,12 +81,8 @@ func (b *Bridge) loadStartup() bool {
 			stale = append(stale, name)
 			continue
 		}
-		off := make(map[string]bool, len(s.DisabledTools))
-		for _, d := range s.DisabledTools {
-			off[d] = true
-		}
 		for _, t := range fs.Tools {
-			if off[t.Name] {
+			if ok, _ := s.ToolAllowed(t.Name); !ok {
 				continue
 			}
 			ref := ToolRef{Server: name, Tool: t.Name}
