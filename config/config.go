@@ -126,6 +126,12 @@ type Server struct {
 	// DisabledTools lists MCP tool names (as the server reports them) that
 	// must not be exposed.
 	DisabledTools []string
+	// Instructions is the entry's "instructions" text for the model, as
+	// written (the bridge bounds what it shows).
+	Instructions string
+	// Replaces is the global file whose entry of the same name this
+	// non-global entry replaced, "" when it replaced nothing.
+	Replaces string
 
 	// Err is non-empty when the entry is misconfigured and the server must
 	// not be started. It names the offending field(s) and what to do, and
@@ -198,6 +204,9 @@ type Config struct {
 	// ToolExposureSource is the file that set ToolExposure, "" for the
 	// default.
 	ToolExposureSource string
+	// TrustProjectServers is the global file's "trustProjectServers": true,
+	// which lets project-file servers run without the user's approval.
+	TrustProjectServers bool
 }
 
 // Server returns the server with the given name.
@@ -328,7 +337,11 @@ func Load(opts Options) *Config {
 			c.ToolExposure = f.toolExposure
 			c.ToolExposureSource = f.status.Path
 		}
+		c.TrustProjectServers = c.TrustProjectServers || f.trustProjectServers
 		for _, d := range f.servers {
+			if prev, ok := merged[d.srv.Name]; ok && prev.srv.Scope == ScopeGlobal && d.srv.Scope != ScopeGlobal {
+				d.srv.Replaces = prev.srv.Source
+			}
 			merged[d.srv.Name] = d
 		}
 	}
