@@ -117,6 +117,8 @@ Run by zot (as an extension) it needs no arguments. From a terminal:
   mcp-bridge refresh [--server S]        start servers, list tools, update the cache
   mcp-bridge setup templates             list server templates
   mcp-bridge setup add TEMPLATE [--global|--project] [--name NAME] [--force]
+  mcp-bridge trust [SERVER|--all]        approve project servers for this project (--cwd DIR)
+  mcp-bridge untrust SERVER|--all        withdraw an approval
   mcp-bridge version
 Each command takes --help. Config: $ZOT_HOME/mcp.json and <project>/.zot/mcp.json.
 Logs go to stderr; set MCP_BRIDGE_LOG=debug for more.
