@@ -265,7 +265,7 @@ func (b *Bridge) statusText() string {
 		if login {
 			state = "needs login"
 		}
-		pending := s.pending.Load()
+		pending := s.NeedsApproval()
 		if pending {
 			state = "needs approval"
 		}
@@ -310,7 +310,7 @@ func (b *Bridge) detailText(name string) string {
 	if st.State == StateDisabled && c.Err != "" {
 		state = "config error"
 	}
-	if s.pending.Load() {
+	if s.NeedsApproval() {
 		state = "needs approval"
 	}
 	fmt.Fprintf(&sb, "MCP server %q — %s\n", name, state)

@@ -55,9 +55,10 @@ func (b *Bridge) runnable(name string) bool {
 	return s.cfg.Usable() && !s.pending.Load()
 }
 
-// NeedsApproval reports whether the server is from a project file and waits for the
-// user's approval (it is never started or contacted until then).
-func (s *Server) NeedsApproval() bool { return s.pending.Load() }
+// NeedsApproval reports whether the server is from a project file, enabled, and waits for
+// the user's approval (it is never started or contacted until then). A disabled entry is
+// not reported, though it stays gated: enabling it does not change its fingerprint.
+func (s *Server) NeedsApproval() bool { return s.pending.Load() && s.cfg.Enabled }
 
 // approvalErr is the answer to anything that would start a server awaiting approval. It
 // speaks to the user through the model: only the user can approve.
@@ -99,7 +100,7 @@ func RunsText(c *config.Server) string {
 func (b *Bridge) pendingNames() []string {
 	var out []string
 	for _, n := range b.names {
-		if b.servers[n].pending.Load() {
+		if b.servers[n].NeedsApproval() {
 			out = append(out, n)
 		}
 	}
@@ -138,7 +139,7 @@ func (b *Bridge) pendingSearch(q string) (extension.ToolResult, bool) {
 	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
 		return r == ' ' || r == ',' || r == ':' || r == '\t' || r == '"' || r == '\''
 	})
-	for _, n := range b.pendingNames() {
+	for _, n := range b.gatedNames() {
 		prefix := strings.ToLower(Prefix + Sanitize(n) + "__")
 		for _, w := range words {
 			if w == strings.ToLower(n) || strings.HasPrefix(w, prefix) {
@@ -149,9 +150,20 @@ func (b *Bridge) pendingSearch(q string) (extension.ToolResult, bool) {
 	return extension.ToolResult{}, false
 }
 
+// gatedNames lists every server that may not start for want of approval, sorted.
+func (b *Bridge) gatedNames() []string {
+	var out []string
+	for _, n := range b.names {
+		if b.servers[n].pending.Load() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // pendingTool answers a call to a registered-looking name of a server awaiting approval.
 func (b *Bridge) pendingTool(name string) (extension.ToolResult, bool) {
-	for _, n := range b.pendingNames() {
+	for _, n := range b.gatedNames() {
 		if strings.HasPrefix(name, Prefix+Sanitize(n)+"__") {
 			return ErrorResult("%s", b.servers[n].approvalErr().Msg), true
 		}

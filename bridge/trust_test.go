@@ -20,9 +20,8 @@ import (
 // callTool calls a tool the way the host does and returns the result and its text.
 func (he *hostEnv) callTool(name string, args any) (extension.ToolResult, string) {
 	he.t.Helper()
-	he.seq++
 	raw, _ := json.Marshal(args)
-	r := he.b.CallTool(ctxGuard(he.t), extension.ToolCall{ID: "c" + string(rune('a'+he.seq%26)), Name: name, Args: raw})
+	r := he.b.CallTool(ctxGuard(he.t), extension.ToolCall{ID: "call", Name: name, Args: raw})
 	return r, textOf(he.t, r)
 }
 
@@ -96,9 +95,15 @@ func TestTrustCommands(t *testing.T) {
 	e := newTestEnv(t)
 	rec := filepath.Join(t.TempDir(), "proj.jsonl")
 	e.write(map[string]any{"g": e.server()}, nil)
-	e.writeProject(map[string]any{"proj": e.server("-record", rec)})
+	e.writeProject(map[string]any{"proj": e.server("-record", rec), "off": mergeMap(e.server("-record", rec), map[string]any{"enabled": false})})
 	e.seedCache(map[string]int{"g": 1})
 	he := e.startHost(nil)
+	// A disabled project entry is shown as disabled, not as waiting, yet stays gated.
+	has(t, "/mcp off", he.ok("off"), `MCP server "off" — disabled`, "trust:      needs your approval")
+	hasNot(t, "/mcp trust (list)", he.ok("trust"), "off:")
+	if he.server("off").NeedsApproval() {
+		t.Error("a disabled entry is reported as waiting for approval")
+	}
 
 	has(t, "/mcp trust (list)", he.ok("trust"), "Project servers awaiting your approval:", "proj: runs `"+e.fake+" -marker "+e.marker, config.ProjectPath(e.project))
 	has(t, "/mcp proj", he.ok("proj"), `MCP server "proj" — needs approval`, "trust:      needs your approval", "approve with /mcp trust proj")
@@ -118,7 +123,8 @@ func TestTrustCommands(t *testing.T) {
 		t.Fatalf("the unapproved server ran (its record exists: %v)", err)
 	}
 
-	has(t, "/mcp trust all", he.ok("trust all"), "Approved for "+e.project, "proj: runs `", "Listing the tools of proj in the background")
+	has(t, "/mcp trust all", he.ok("trust all"), "Approved for "+e.project, "proj: runs `", "Listing the tools of proj in the background",
+		"off: runs `", "not usable yet")
 	if _, err := he.h.WaitNotify(ctxGuard(t), "MCP tool cache updated for proj"); err != nil {
 		t.Fatal(err)
 	}
