@@ -38,6 +38,8 @@ func (b *Bridge) searchDescription(refs []ToolRef) string {
 	if len(dir) == 0 {
 		if len(b.names) == 0 {
 			sb.WriteString(" No MCP servers are configured yet: the user can add one with /mcp setup.")
+		} else if len(b.gatedNames()) == len(b.names) {
+			sb.WriteString(" The configured MCP servers come from the project and wait for the user's approval (/mcp trust); until then they offer no tools.")
 		} else {
 			sb.WriteString(" No tools are cached yet; they are being listed in the background.")
 		}

@@ -196,6 +196,12 @@ func TestTrustFollowsTheEntry(t *testing.T) {
 		t.Errorf("/mcp trust under the opt-out: %v", err)
 	}
 	has(t, "detail under the opt-out", b.detailText("proj"), "runs without approval")
+
+	// With only unapproved servers, the search tool says why it offers nothing.
+	e.write(map[string]any{}, nil)
+	b = e.bridge(extension.GenNew)
+	has(t, "search description", b.searchDescription(nil), "wait for the user's approval (/mcp trust)")
+	hasNot(t, "search description", b.searchDescription(nil), "being listed")
 }
 
 // TestInstructions: an entry's instructions go with its search results (both modes) and,

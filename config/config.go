@@ -7,7 +7,9 @@
 //   - project: ProjectPath(projectDir) = <projectDir>/.zot/mcp.json
 //
 // Files are JSONC: comments and trailing commas are allowed. A project entry
-// replaces the whole global entry of the same name. After the merge,
+// replaces the whole global entry of the same name (Server.Replaces says so).
+// Top-level settings are read from the global file only: a project file comes
+// with a repository and must not decide how the bridge treats servers. After the merge,
 // ${VAR} and ${VAR:-default} references are expanded from the process
 // environment (see [Load] for the exact rules). Configuration files are only
 // read, never rewritten.
