@@ -25,6 +25,8 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"refresh": cmdRefresh,
 	"setup":   cmdSetup,
 	"import":  cmdImport,
+	"trust":   cmdTrust,
+	"untrust": cmdUntrust,
 }
 
 // exitFor maps flag parsing errors: --help is success.
@@ -80,6 +82,10 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	for i, n := range names {
 		s, _ := b.Server(n)
 		c := s.Config()
+		if s.NeedsApproval() {
+			results[i] = outcome{fmt.Sprintf("  %-20s NEEDS APPROVAL: %s [%s]; approve: mcp-bridge trust %s", n, bridge.RunsText(c)+bridge.ReplacesText(c), c.Source, n), true}
+			continue
+		}
 		if !c.Usable() {
 			if c.Err != "" {
 				results[i] = outcome{fmt.Sprintf("  %-20s CONFIG ERROR: %s [%s]", n, c.Err, c.Source), true}
@@ -218,6 +224,10 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	for _, n := range b.ServerNames() {
 		s, _ := b.Server(n)
 		if (*server == "" || *server == n) && s.Config().Usable() {
+			if s.NeedsApproval() {
+				fmt.Fprintf(stdout, "Skipped %s: a project server that needs your approval (mcp-bridge trust %s)\n", n, n)
+				continue
+			}
 			names = append(names, n)
 		}
 	}

@@ -118,6 +118,8 @@ Run by zot (as an extension) it needs no arguments. From a terminal:
   mcp-bridge setup templates             list server templates
   mcp-bridge setup add TEMPLATE [--global|--project] [--name NAME] [--path DIR] [--force]
   mcp-bridge import claude|cursor|vscode|gemini|codex [--from FILE] [--project] [--dry-run]
+  mcp-bridge trust [SERVER|--all]        approve project servers for this project (--cwd DIR)
+  mcp-bridge untrust SERVER|--all        withdraw an approval
   mcp-bridge version
 Each command takes --help. Config: $ZOT_HOME/mcp.json and <project>/.zot/mcp.json.
 Logs go to stderr; set MCP_BRIDGE_LOG=debug for more.

@@ -70,6 +70,8 @@ type Options struct {
 	// Resolver resolves HTTP servers' host names (nil: the system resolver); tests use one
 	// that fails every lookup so nothing leaves the machine.
 	Resolver *net.Resolver
+	// TrustPath is the store of approved project servers ("" = <ZotHome>/mcp-trust.json).
+	TrustPath string
 }
 
 // Bridge is the extension's handler.
@@ -155,6 +157,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 		b.names = append(b.names, s.Name)
 	}
 	sort.Strings(b.names)
+	b.loadTrust()
 }
 
 // loadCatalog decodes the cache file and builds the catalog from every usable server's
@@ -167,7 +170,7 @@ func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
 	b.stale = nil
 	for _, name := range b.names {
 		s := b.servers[name].cfg
-		if !s.Usable() {
+		if !b.runnable(name) {
 			continue
 		}
 		e := file.Servers[name]
@@ -318,6 +321,12 @@ func (b *Bridge) afterReady() {
 	problems := ""
 	if len(warns) > 0 {
 		problems = "MCP config problems: " + strings.Join(warns, "; ")
+	}
+	if p := b.pendingNote(); p != "" {
+		log.Warn().Strs("servers", b.pendingNames()).Msg("project servers await approval")
+		problems = strings.TrimPrefix(problems+"\n"+p, "\n")
+	}
+	if problems != "" {
 		b.note("warn", problems)
 	}
 	if len(b.stale) == 0 {

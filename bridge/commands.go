@@ -27,6 +27,8 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp refresh [server]        re-list tools and update the cache
   /mcp login <server>          OAuth login for an HTTPS server (opens the browser)
   /mcp logout <server>         forget the server's stored OAuth credentials
+  /mcp trust [server|all]      approve project servers for this project (no argument: list them)
+  /mcp untrust <server|all>    withdraw an approval (the server is stopped)
   /mcp setup templates         list server templates
   /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
 Logs: zot ext logs mcp-bridge -f`
@@ -63,6 +65,10 @@ func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
 		return b.loginCommand(ctx, rest)
 	case "logout":
 		return b.logoutCommand(ctx, rest)
+	case "trust":
+		return b.trustCommand(ctx, rest)
+	case "untrust":
+		return b.untrustCommand(ctx, rest)
 	}
 	if _, ok := b.servers[sub]; ok {
 		if len(rest) > 0 {
@@ -70,8 +76,8 @@ func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
 		}
 		return b.detailText(sub), nil
 	}
-	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout"}, b.names...)
-	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout; servers: %s",
+	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust"}, b.names...)
+	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout, trust, untrust; servers: %s",
 		sub, suggest(sub, cands), b.serverList())
 }
 
@@ -112,13 +118,22 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 	if len(names) == 0 {
 		return "", fmt.Errorf("nothing to %s: no MCP servers configured (see /mcp setup)", sub)
 	}
-	var usable, skipped []string
+	var usable, skipped, pending []string
 	for _, n := range names {
-		if b.servers[n].cfg.Usable() {
+		switch {
+		case b.servers[n].pending.Load():
+			pending = append(pending, n)
+		case b.servers[n].cfg.Usable():
 			usable = append(usable, n)
-		} else {
+		default:
 			skipped = append(skipped, n)
 		}
+	}
+	if len(usable) == 0 && len(pending) == 1 && len(names) == 1 {
+		return "", b.servers[pending[0]].approvalErr()
+	}
+	if len(usable) == 0 && len(pending) > 0 {
+		return "", fmt.Errorf("nothing to %s: %s need your approval first (review with /mcp <server>, approve with /mcp trust <server>)", sub, strings.Join(pending, ", "))
 	}
 	if len(usable) == 0 {
 		return "", fmt.Errorf("nothing to %s: %s is disabled or has a config error (see /mcp)", sub, strings.Join(names, ", "))
@@ -134,6 +149,9 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 		text, failed := b.runLifecycle(b.bgCtx, sub, usable)
 		if len(skipped) > 0 {
 			text += "\nSkipped (disabled or config error): " + strings.Join(skipped, ", ")
+		}
+		if len(pending) > 0 {
+			text += "\nSkipped (needs your approval: /mcp trust <server>): " + strings.Join(pending, ", ")
 		}
 		done <- outcome{text, failed}
 	}()
@@ -247,12 +265,21 @@ func (b *Bridge) statusText() string {
 		if login {
 			state = "needs login"
 		}
+		pending := s.NeedsApproval()
+		if pending {
+			state = "needs approval"
+		}
 		tools := counts[n]
 		if st.Tools > tools {
 			tools = st.Tools
 		}
 		line := fmt.Sprintf("  %-20s %-12s %3d tools  %s", n, state, tools, shortSource(s.cfg))
+		if s.cfg.Replaces != "" {
+			line += " replaces global"
+		}
 		switch {
+		case pending:
+			line += "  — " + RunsText(s.cfg) + "; approve: /mcp trust " + n
 		case login:
 			line += "  — run /mcp login " + n
 		case st.LastError != "" && st.State != StateReady:
@@ -265,7 +292,7 @@ func (b *Bridge) statusText() string {
 			sb.WriteString("  problem: " + p.String() + "\n")
 		}
 	}
-	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · login|logout <server> · setup · help")
+	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · login|logout <server> · trust|untrust <server|all> · setup · help")
 	return sb.String()
 }
 
@@ -288,8 +315,24 @@ func (b *Bridge) detailText(name string) string {
 	if st.State == StateDisabled && c.Err != "" {
 		state = "config error"
 	}
+	if s.NeedsApproval() {
+		state = "needs approval"
+	}
 	fmt.Fprintf(&sb, "MCP server %q — %s\n", name, state)
 	fmt.Fprintf(&sb, "  defined in: %s (%s)\n", c.Source, c.Scope)
+	if c.Replaces != "" {
+		fmt.Fprintf(&sb, "  replaces:   the entry of the same name in %s\n", c.Replaces)
+	}
+	if needsApproval(c) {
+		switch {
+		case s.pending.Load():
+			fmt.Fprintf(&sb, "  trust:      needs your approval — it %s; approve with /mcp trust %s\n", RunsText(c), name)
+		case b.cfg.TrustProjectServers:
+			sb.WriteString("  trust:      runs without approval (\"trustProjectServers\": true in the global file)\n")
+		default:
+			fmt.Fprintf(&sb, "  trust:      approved for this project (/mcp untrust %s withdraws it)\n", name)
+		}
+	}
 	tr := string(c.Transport)
 	if c.TransportGuessed {
 		tr += " (url only: tries streamable-http, then sse)"

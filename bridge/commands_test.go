@@ -194,7 +194,7 @@ type dashRow struct {
 	err   string
 }
 
-var dashLine = regexp.MustCompile(`^  (\S+)\s+(asleep|starting|ready|stopping|backing off|parked|disabled|config error)\s+(\d+) tools  \((global|project)\)(?:  — (.*))?$`)
+var dashLine = regexp.MustCompile(`^  (\S+)\s+(asleep|starting|ready|stopping|backing off|parked|disabled|config error|needs approval)\s+(\d+) tools  \((global|project)\)(?:  — (.*))?$`)
 
 // parseDashboard splits /mcp output into its first line and one row per server.
 func parseDashboard(t *testing.T, text string) (string, map[string]dashRow) {
@@ -261,7 +261,8 @@ func TestCommandDashboard(t *testing.T) {
 		wantRow(t, rows, "broken", dashRow{state: "config error", tools: 0, scope: "global", err: "MISSING_VAR"})
 		wantRow(t, rows, "off", dashRow{state: "disabled", tools: 0, scope: "global"})
 		wantRow(t, rows, "dead", dashRow{state: "parked", tools: 1, scope: "global", err: "boom"})
-		wantRow(t, rows, "proj", dashRow{state: "asleep", tools: 2, scope: "project"})
+		// A project server waits for the user's approval: its cached tools are not offered.
+		wantRow(t, rows, "proj", dashRow{state: "needs approval", tools: 0, scope: "project", err: "approve: /mcp trust proj"})
 		has(t, "dashboard", text, "\nCommands: /mcp <server>", "start|stop|restart|refresh", "help")
 	}
 }

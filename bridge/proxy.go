@@ -193,8 +193,11 @@ func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage,
 		r := ErrorResult("%s: both \"server\" and \"tool\" are required; find them with %s.", CallToolName, SearchToolName)
 		return nil, nil, &r
 	}
-	if _, ok := b.servers[a.Server]; !ok {
+	if s, ok := b.servers[a.Server]; !ok {
 		r := ErrorResult("%s: unknown MCP server %q.%s Configured servers: %s.", CallToolName, a.Server, suggest(a.Server, b.names), strings.Join(b.names, ", "))
+		return nil, nil, &r
+	} else if s.pending.Load() {
+		r := ErrorResult("%s", s.approvalErr().Msg)
 		return nil, nil, &r
 	}
 	if ok, why := b.servers[a.Server].cfg.ToolAllowed(a.Tool); !ok {

@@ -73,7 +73,7 @@ func (b *Bridge) loadStartup() bool {
 	var stale []string
 	for _, name := range b.names {
 		s := b.servers[name].cfg
-		if !s.Usable() {
+		if !b.runnable(name) {
 			continue
 		}
 		fs := servers[name]

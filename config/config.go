@@ -9,10 +9,12 @@
 //     precedence
 //
 // Files are JSONC: comments and trailing commas are allowed. A project entry
-// replaces the whole global entry of the same name, and an entry of a file
-// later in the list replaces one of an earlier file. Other clients'
-// spellings of a server entry are read too (see foreign.go), and each field
-// the bridge does not implement gets one warning. After the merge,
+// replaces the whole global entry of the same name (Server.Replaces says so),
+// and an entry of a file later in the list replaces one of an earlier file.
+// Other clients' spellings of a server entry are read too (see foreign.go),
+// and each field the bridge does not implement gets one warning. Top-level
+// settings are read from the global file only: a project file comes with a
+// repository and must not decide how the bridge treats servers. After the merge,
 // ${VAR} and ${VAR:-default} references are expanded from the process
 // environment (see [Load] for the exact rules). Configuration files are only
 // read, never rewritten.
@@ -137,6 +139,12 @@ type Server struct {
 	// ExcludeTools lists glob patterns of tools never to expose
 	// ("excludeTools"); it wins over IncludeTools. See [Server.ToolAllowed].
 	ExcludeTools []string
+	// Instructions is the entry's "instructions" text for the model, as
+	// written (the bridge bounds what it shows).
+	Instructions string
+	// Replaces is the global file whose entry of the same name this
+	// non-global entry replaced, "" when it replaced nothing.
+	Replaces string
 
 	// Err is non-empty when the entry is misconfigured and the server must
 	// not be started. It names the offending field(s) and what to do, and
@@ -231,6 +239,9 @@ type Config struct {
 	// ToolExposureSource is the file that set ToolExposure, "" for the
 	// default.
 	ToolExposureSource string
+	// TrustProjectServers is the global file's "trustProjectServers": true,
+	// which lets project-file servers run without the user's approval.
+	TrustProjectServers bool
 }
 
 // Server returns the server with the given name.
@@ -386,10 +397,20 @@ func Load(opts Options) *Config {
 			c.ToolExposure = f.toolExposure
 			c.ToolExposureSource = f.status.Path
 		}
+		c.TrustProjectServers = c.TrustProjectServers || f.trustProjectServers
 		for _, d := range f.servers {
-			if old, ok := merged[d.srv.Name]; ok && old.srv.Scope == ScopeProject && d.srv.Scope == ScopeProject {
+			prev, clash := merged[d.srv.Name]
+			if clash && prev.srv.Scope == ScopeProject && d.srv.Scope == ScopeProject {
 				c.Problems = append(c.Problems, Problem{File: d.srv.Source, Server: d.srv.Name, Level: LevelWarning,
-					Message: fmt.Sprintf("also defined in %s; this definition wins (precedence: .zot/mcp.json, .mcp.json, .cursor/mcp.json, .vscode/mcp.json)", old.srv.Source)})
+					Message: fmt.Sprintf("also defined in %s; this definition wins (precedence: .zot/mcp.json, .mcp.json, .cursor/mcp.json, .vscode/mcp.json)", prev.srv.Source)})
+			}
+			// A project entry can replace another project file's entry that had already
+			// replaced the global one: the global entry is still what is being replaced.
+			switch {
+			case clash && prev.srv.Scope == ScopeGlobal && d.srv.Scope != ScopeGlobal:
+				d.srv.Replaces = prev.srv.Source
+			case clash && d.srv.Scope != ScopeGlobal:
+				d.srv.Replaces = prev.srv.Replaces
 			}
 			merged[d.srv.Name] = d
 		}

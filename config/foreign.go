@@ -21,7 +21,7 @@ var serverFields = []string{
 	"command", "args", "env", "cwd", "url", "headers",
 	"transport", "type", "connectTimeout", "requestTimeout", "idleTimeout",
 	"enabled", "disabled", "disabledTools", "includeTools", "excludeTools",
-	"httpUrl", "serverUrl", "transportType", "timeout",
+	"httpUrl", "serverUrl", "transportType", "timeout", "instructions",
 }
 
 // ignoredFields are fields other clients define and the bridge does not implement,

@@ -23,6 +23,8 @@ type fileResult struct {
 	servers      []*draft
 	toolExposure string            // "" when not set (or invalid)
 	inputs       map[string]string // VS Code "inputs": id → description
+	// trustProjectServers is "trustProjectServers": true (global file only).
+	trustProjectServers bool
 }
 
 // draft is a server entry decoded from one file, before merge-time
@@ -95,6 +97,14 @@ func readFile(path, scope string) *fileResult {
 		fileFail("", "the top level must be a JSON object")
 		return f
 	}
+	if scope != ScopeGlobal {
+		f.problems = append(f.problems, dropSettings(path, top)...)
+	}
+	if raw, ok := top["trustProjectServers"]; ok && !isNull(raw) {
+		if json.Unmarshal(raw, &f.trustProjectServers) != nil {
+			fileFail("trustProjectServers", "must be true or false")
+		}
+	}
 
 	if raw, ok := top["toolExposure"]; ok && !isNull(raw) {
 		var s string
@@ -154,6 +164,31 @@ func readFile(path, scope string) *fileResult {
 		}
 	}
 	return f
+}
+
+// serverListKeys are the top-level keys a project file may use: its server entries and
+// what they refer to (VS Code's "inputs"), plus a schema reference editors add.
+var serverListKeys = map[string]bool{"mcpServers": true, "servers": true, "inputs": true, "$schema": true}
+
+// dropSettings removes every top-level setting from a non-global file's top level and
+// returns one problem per key. Settings decide how the bridge treats every server (tool
+// exposure, trust, environment policy), and a file that comes with a repository must not
+// decide that for the user.
+func dropSettings(path string, top map[string]json.RawMessage) []Problem {
+	var keys []string
+	for k := range top {
+		if !serverListKeys[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([]Problem, 0, len(keys))
+	for _, k := range keys {
+		delete(top, k)
+		out = append(out, Problem{File: path, Field: k,
+			Message: "ignored: settings are read only from the global file, a project file cannot change them; move it to the global mcp.json"})
+	}
+	return out
 }
 
 // syntaxReason turns a hujson error into a message that keeps the position
@@ -286,6 +321,9 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 	}
 	if v, ok := get("disabledTools"); ok {
 		d.srv.DisabledTools = d.strList("disabledTools", v)
+	}
+	if v, ok := get("instructions"); ok {
+		d.str("instructions", v, &d.srv.Instructions)
 	}
 	d.srv.IncludeTools = d.patterns(get, "includeTools")
 	d.srv.ExcludeTools = d.patterns(get, "excludeTools")
