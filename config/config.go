@@ -390,10 +390,7 @@ func Load(opts Options) *Config {
 			c.Files = append(c.Files, f.status)
 		}
 		c.Problems = append(c.Problems, f.problems...)
-		if f.toolExposure != "" && !ours[f.status.Path] {
-			c.Problems = append(c.Problems, Problem{File: f.status.Path, Field: "toolExposure", Level: LevelWarning,
-				Message: "ignored: it is read only from zot's own mcp.json files (global or .zot/mcp.json)"})
-		} else if f.toolExposure != "" {
+		if f.toolExposure != "" {
 			c.ToolExposure = f.toolExposure
 			c.ToolExposureSource = f.status.Path
 		}

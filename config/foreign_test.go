@@ -306,7 +306,7 @@ func TestProjectFilesOfOtherClients(t *testing.T) {
 		if p.Server == "clash" && strings.Contains(p.Message, "also defined in") {
 			clashes++
 		}
-		if p.Field == "toolExposure" && strings.Contains(p.Message, "read only from zot's own") {
+		if p.Field == "toolExposure" && strings.Contains(p.Message, "read only from the global file") {
 			exposure++
 		}
 	}

@@ -185,7 +185,7 @@ func dropSettings(path string, top map[string]json.RawMessage) []Problem {
 	out := make([]Problem, 0, len(keys))
 	for _, k := range keys {
 		delete(top, k)
-		out = append(out, Problem{File: path, Field: k,
+		out = append(out, Problem{File: path, Field: k, Level: LevelWarning,
 			Message: "ignored: settings are read only from the global file, a project file cannot change them; move it to the global mcp.json"})
 	}
 	return out
