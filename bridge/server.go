@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -122,6 +123,11 @@ type Server struct {
 	// successful connect or login).
 	needsLogin bool
 	login      *loginFlow // the /mcp login in progress, if any
+
+	// pending: a project server the user has not approved; nothing starts or contacts it.
+	pending atomic.Bool
+	// instructionsShown: the config's instructions went with a call result (proxy mode).
+	instructionsShown atomic.Bool
 }
 
 type attempt struct {
@@ -208,6 +214,7 @@ const (
 	KindUnreachable                    // DNS failure, connection refused or reset
 	KindTLS                            // TLS handshake or certificate failure
 	KindBadResponse                    // HTTP 404, 5xx, an HTML page or other non-MCP answer
+	KindUntrusted                      // a project server the user has not approved
 )
 
 // Error is a failure of a server operation, worded for the model and the user.
@@ -230,6 +237,10 @@ func (s *Server) errorf(kind ErrKind, err error, format string, args ...any) *Er
 func (s *Server) acquire(ctx context.Context) (*conn, error) {
 	for {
 		s.mu.Lock()
+		if s.pending.Load() {
+			s.mu.Unlock()
+			return nil, s.approvalErr()
+		}
 		switch s.state {
 		case StateReady:
 			s.inflight++

@@ -41,6 +41,7 @@ var runs = []run{
 	{`^BenchmarkCallRoundTrip$`, "2s", ""},
 	{`^Benchmark(Search|IndexBuild|SearchQuality)$`, "1s", ""},
 	{`^BenchmarkFirstSearch$`, "20x", "./bridge"},
+	{`^BenchmarkFirstStart$`, "5x", ""},
 }
 
 func (r run) args(count int) []string {

@@ -9,15 +9,16 @@ import (
 
 // Benchmark names as `go test` prints them (without the -GOMAXPROCS suffix).
 const (
-	bStartup   = "BenchmarkStartup/servers=%d/tools=%d"
-	bDefs      = "BenchmarkToolDefinitions"
-	bCall      = "BenchmarkCallRoundTrip/tool=%s"
-	bConc      = "BenchmarkConcurrentCalls"
-	bSearch    = "BenchmarkSearch/tools=%d/impl=%s"
-	bIndex     = "BenchmarkIndexBuild/tools=%d"
-	bQuality   = "BenchmarkSearchQuality/set=%s/kind=%s"
-	bFirst     = "BenchmarkFirstSearch/%s"
-	hostWindow = 250.0 // ms the host keeps registrations after hello_ack
+	bStartup     = "BenchmarkStartup/servers=%d/tools=%d"
+	bDefs        = "BenchmarkToolDefinitions"
+	bCall        = "BenchmarkCallRoundTrip/tool=%s"
+	bConc        = "BenchmarkConcurrentCalls"
+	bSearch      = "BenchmarkSearch/tools=%d/impl=%s"
+	bIndex       = "BenchmarkIndexBuild/tools=%d"
+	bQuality     = "BenchmarkSearchQuality/set=%s/kind=%s"
+	bFirstSearch = "BenchmarkFirstSearch/%s"
+	bFirst       = "BenchmarkFirstStart"
+	hostWindow   = 250.0 // ms the host keeps registrations after hello_ack
 )
 
 func startup(servers, tools int) string { return fmt.Sprintf(bStartup, servers, tools) }
@@ -158,11 +159,11 @@ func sections() []section {
 	}
 	sp.rows = append(sp.rows,
 		row{figure: "**first search after start, 664 tools** (index built in the background after ready)",
-			ours: m(fmt.Sprintf(bFirst, "after-build"), "first-search-ms", 1, "ms", 2),
-			ref:  m(fmt.Sprintf(bFirst, "after-build"), "ready-to-index-ms", 1, "ms from ready to index built", 1), ratio: "",
+			ours: m(fmt.Sprintf(bFirstSearch, "after-build"), "first-search-ms", 1, "ms", 2),
+			ref:  m(fmt.Sprintf(bFirstSearch, "after-build"), "ready-to-index-ms", 1, "ms from ready to index built", 1), ratio: "",
 			target: "≤ 5 ms", met: le(5)},
 		row{figure: "first search sent the moment ready is read (waits for the rest of the build)",
-			ours: m(fmt.Sprintf(bFirst, "right-after-ready"), "first-search-ms", 1, "ms", 1), ref: none("—"), ratio: ""},
+			ours: m(fmt.Sprintf(bFirstSearch, "right-after-ready"), "first-search-ms", 1, "ms", 1), ref: none("—"), ratio: ""},
 		row{figure: "first search through the binary, sent right after ready", ours: m(bDefs, "first-search-ms", 1, "ms", 1),
 			ref: m(bDefs, "ns/op", 1e-6, "ms (later searches)", 2), ratio: "ours/ref"})
 	sp.limits = func(r results) string {
@@ -172,7 +173,7 @@ func sections() []section {
 			"background goroutine (%s ms at 664 tools on this loaded machine), so a model's first search, which comes a model turn after "+
 			"`ready`, finds it built; only a search sent within those milliseconds waits for the rest of the build. About half of the build "+
 			"is reading every schema's parameters (`search.ParamsFromSchema`).",
-			f(q10/q1, 1), f(med(r, fmt.Sprintf(bFirst, "after-build"), "ready-to-index-ms"), 1))
+			f(q10/q1, 1), f(med(r, fmt.Sprintf(bFirstSearch, "after-build"), "ready-to-index-ms"), 1))
 	}
 	out = append(out, sp)
 
@@ -318,5 +319,26 @@ func sections() []section {
 			f(med(r, bConc, "wall-ms")-med(r, bConc, "single-ms"), 1), f(med(r, bConc, "direct-wall-ms")-med(r, bConc, "single-ms"), 1))
 	}
 	out = append(out, cc)
+
+	// First start after the install.
+	fs := section{
+		title: "First start: spawn → hello after the README install",
+		intro: "The README's install block run in a fresh clone with the real zot on `PATH` (a fresh `ZOT_HOME`), then the installed " +
+			"extension started as zot starts it (`exec` from extension.json, the extension folder as working directory, zot's environment) " +
+			"and timed from spawn to its `hello` line. zot waits for `hello` with no timeout and draws nothing meanwhile. " +
+			"Needs zot on `PATH` (n/a without it). Reference: the 200 ms target.",
+		rows: []row{
+			{figure: "**first start after the install**", ours: m(bFirst, "ms/first-hello", 1, "ms", 1), ref: constant(200, "ms", 0, "target"),
+				ratio: "share", target: "≤ 200 ms", met: le(200)},
+			{figure: "every start (median of the run's starts)", ours: m(bFirst, "ms/hello", 1, "ms", 1), ref: constant(200, "ms", 0, "target"),
+				ratio: "share", target: "≤ 200 ms", met: le(200)},
+		},
+	}
+	fs.limits = func(r results) string {
+		return "process starts, not work: `./launch` (a shell) lists the sources' sha256 (`find` + `sha256sum` over about 60 files) and " +
+			"compares it with `mcp-bridge.stamp`, then execs the bridge, whose Go runtime starts and writes `hello` before reading anything. " +
+			"Only when the sources differ from the stamp does the launcher run `go build` first (seconds), and its log says so."
+	}
+	out = append(out, fs)
 	return out
 }
