@@ -309,6 +309,9 @@ func (b *Bridge) afterReady() {
 	// Hand the startup garbage (the file bytes, the frames) back to the OS.
 	debug.FreeOSMemory()
 	cat := b.catalog()
+	// Build the search index now, off the model's path, rather than in its first search.
+	b.bg.Add(1)
+	go func() { defer b.bg.Done(); cat.searchIndex() }()
 	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
 	var warns []string
 	for _, p := range b.cfg.Problems {

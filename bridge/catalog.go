@@ -23,8 +23,9 @@ type catalog struct {
 	byName  map[string]int
 	byRef   map[ToolRef]int
 
-	once  sync.Once
-	index *search.Index
+	once    sync.Once
+	index   *search.Index
+	indexed chan struct{} // closed once index is built
 }
 
 // newCatalog names the tools of every server (deterministically, see AssignNames).
@@ -37,7 +38,7 @@ func newCatalog(tools map[string][]cache.Tool, registered map[ToolRef]bool) (*ca
 		}
 	}
 	names, collisions := AssignNames(refs)
-	c := &catalog{byName: make(map[string]int, len(names)), byRef: make(map[ToolRef]int, len(names))}
+	c := &catalog{byName: make(map[string]int, len(names)), byRef: make(map[ToolRef]int, len(names)), indexed: make(chan struct{})}
 	for server, ts := range tools {
 		for _, t := range ts {
 			ref := ToolRef{Server: server, Tool: t.Name}
@@ -69,7 +70,8 @@ func (c *catalog) lookupRef(server, tool string) (*entry, bool) {
 	return &c.entries[i], true
 }
 
-// searchIndex builds the index on first use (never on the startup path).
+// searchIndex builds the index on first use (never on the startup path: afterReady
+// starts it in the background, so a search usually finds it built).
 func (c *catalog) searchIndex() *search.Index {
 	c.once.Do(func() {
 		docs := make([]search.Doc, len(c.entries))
@@ -77,6 +79,7 @@ func (c *catalog) searchIndex() *search.Index {
 			docs[i] = docFor(&c.entries[i])
 		}
 		c.index = search.New(docs)
+		close(c.indexed)
 	})
 	return c.index
 }
