@@ -552,7 +552,10 @@ func (s *Server) cacheEntry(tools []mcp.Tool) *cache.Entry {
 
 func toCacheTool(t mcp.Tool) cache.Tool {
 	in := t.RawInputSchema
-	if len(in) == 0 {
+	if len(in) == 0 && t.InputSchema.Type != "" {
+		// Only a tool built in code has the struct form; a missing schema stays missing
+		// (NormalizeSchema makes it the empty object schema) rather than becoming
+		// {"type":"","properties":{},"required":[]}.
 		in, _ = json.Marshal(t.InputSchema)
 	}
 	out := t.RawOutputSchema
