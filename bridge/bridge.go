@@ -89,6 +89,8 @@ type Bridge struct {
 	deps       *serverDeps
 
 	cat      atomic.Pointer[catalog]
+	catMu    sync.Mutex    // held while a catalog is built and swapped in: one merge at a time
+	namer    *Namer        // registered names, stable for the life of the process
 	catReady chan struct{} // closed once cat holds the full catalog
 	catOnce  sync.Once
 	startup  *startupSet // set when Setup registered from the startup file
@@ -139,7 +141,7 @@ func New(opts Options) *Bridge {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
-		catReady: make(chan struct{})}
+		catReady: make(chan struct{}), namer: NewNamer()}
 }
 
 // Load reads the config and the cache for projectDir and builds the catalog. It reads two
@@ -199,7 +201,9 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[Too
 
 // publishCatalog names the tools, logs collisions and swaps the catalog in.
 func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[ToolRef]bool) {
-	cat, collisions := newCatalog(tools, registered)
+	b.catMu.Lock()
+	defer b.catMu.Unlock()
+	cat, collisions := newCatalog(b.namer, tools, registered)
 	for _, c := range collisions {
 		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
 	}
@@ -518,7 +522,13 @@ func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string,
 // registered at startup stay searchable (and callable through mcp__call_tool) but are
 // marked unregistered, so deferred activation never names a tool the host does not know.
 func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
-	old := b.catalog()
+	<-b.catReady // the first catalog is published by its own path; merge into it
+	// Load, rebuild and swap under one lock: concurrent refreshes (list_changed, /mcp
+	// refresh, login, the startup refresh) each add their own servers, and without it the
+	// last swap dropped what the others had merged.
+	b.catMu.Lock()
+	defer b.catMu.Unlock()
+	old := b.cat.Load()
 	tools := map[string][]cache.Tool{}
 	registered := map[ToolRef]bool{}
 	for _, e := range old.entries {
@@ -530,7 +540,10 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 	for name, e := range put {
 		tools[name] = filterTools(e.Tools, b.servers[name].cfg)
 	}
-	cat, _ := newCatalog(tools, registered)
+	cat, collisions := newCatalog(b.namer, tools, registered)
+	for _, c := range collisions {
+		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
+	}
 	b.cat.Store(cat)
 }
 

@@ -94,7 +94,7 @@ func (b *Bridge) loadStartup() bool {
 			payloads[ref] = t.Payload
 		}
 	}
-	names, _ := AssignNames(refs)
+	names, _ := b.namer.Assign(refs)
 	set := &startupSet{fast: true, tools: make([]startupTool, 0, len(refs))}
 	for _, ref := range refs {
 		set.tools = append(set.tools, startupTool{ref: ref, name: names[ref], payload: payloads[ref]})
