@@ -111,3 +111,21 @@ func TestConcurrentMergesKeepEveryServer(t *testing.T) {
 		}
 	}
 }
+
+// TestValidatorFollowsSchemaChanges: the compiled-schema cache is keyed by tool and schema
+// hash. Before, it was keyed by registered name, so after a refresh changed a tool's
+// schema, proxy calls were still checked against the old one.
+func TestValidatorFollowsSchemaChanges(t *testing.T) {
+	var v validator
+	old := &entry{Name: "mcp__a__t", Server: "a", Tool: cache.Tool{Name: "t", InputSchema: []byte(`{"type":"object","properties":{"m":{"enum":["old"]}}}`)}}
+	cur := &entry{Name: "mcp__a__t", Server: "a", Tool: cache.Tool{Name: "t", InputSchema: []byte(`{"type":"object","properties":{"m":{"enum":["new"]}}}`)}}
+	if msg := v.check(old, []byte(`{"m":"old"}`)); msg != "" {
+		t.Fatalf("old schema: %s", msg)
+	}
+	if msg := v.check(cur, []byte(`{"m":"new"}`)); msg != "" {
+		t.Fatalf("checked against the old schema after a change: %s", msg)
+	}
+	if msg := v.check(cur, []byte(`{"m":"old"}`)); msg == "" {
+		t.Fatal("the new schema was not applied")
+	}
+}
