@@ -47,6 +47,9 @@ const (
 // hooks lets the package's own tests observe internal ordering points
 // deterministically. Run uses the zero value.
 type hooks struct {
+	// callQueued runs in the dispatcher when a tool call's goroutine is
+	// started (before the next host line is dispatched).
+	callQueued func(id string)
 	// callStart runs in a tool call's goroutine before its context is
 	// checked and the handler is invoked.
 	callStart func(id string)
@@ -455,6 +458,9 @@ func (r *runner) startTool(call ToolCall) {
 			r.w.send(outFrame{b: b})
 		}
 		return
+	}
+	if r.hooks.callQueued != nil {
+		r.hooks.callQueued(call.ID)
 	}
 	go r.serveTool(ctx, c, call)
 }
