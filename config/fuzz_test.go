@@ -28,9 +28,10 @@ func FuzzLoad(f *testing.F) {
 {"servers":{"b":{"type":"http","url":"${U}","headers":{"Authorization":"Bearer ${T}"},},},"toolExposure":"proxy"}`, ``, "U=http://127.0.0.1:1/mcp")
 	f.Add(`{"mcpServers":{"help":{"command":"x"},"":{"command":"y"},"c":{"command":"${"}}}`, `{"mcpServers":[]}`, "")
 	f.Add(`{"mcpServers":{"d":{"command":"x","cwd":"${P:-.}","disabledTools":["t"],"idleTimeout":"5m","enabled":false}}}`, `not json`, "P=/p")
+	// One directory per fuzzing process: a process runs one input at a time.
+	root := f.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
 	f.Fuzz(func(t *testing.T, global, project, env string) {
-		root := t.TempDir()
-		home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
 		for path, content := range map[string]string{GlobalPath(home): global, ProjectPath(proj): project} {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)

@@ -67,9 +67,9 @@ func FuzzHostFrames(f *testing.F) {
 	})
 }
 
-// fuzzSync is the intercept the fuzz input ends with: once it is answered, every line
-// before it has been dispatched.
-const fuzzSync = `{"type":"event_intercept","id":"fuzz-sync","event":"turn_start"}` + "\n"
+// fuzzSync is the intercept the fuzz input ends with (on a line of its own, whatever the
+// data ended with): once it is answered, every line before it has been dispatched.
+const fuzzSync = "\n" + `{"type":"event_intercept","id":"fuzz-sync","event":"turn_start"}` + "\n"
 
 // fuzzInput is the host's stdin for FuzzHostFrames: the data, then fuzzSync, then EOF
 // once fuzzSync was answered and every tool call finished, so their results are written
