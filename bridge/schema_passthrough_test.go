@@ -84,6 +84,13 @@ func TestSchemasPassThrough(t *testing.T) {
 	if count["echo"] != 1 {
 		t.Errorf("a tool listed twice is kept %d times", count["echo"])
 	}
+	// The skipped tools are reported where the user looks: /mcp <server>.
+	detail := b.detailText("py")
+	for _, want := range []string{"skipped:", "4 not offered", "strschema (input schema is a JSON string", "echo (listed twice"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("/mcp py does not say %q:\n%s", want, detail)
+		}
+	}
 
 	// Proxy calls are validated against the full schema.
 	calls := []struct {

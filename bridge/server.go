@@ -128,6 +128,9 @@ type Server struct {
 	pending atomic.Bool
 	// instructionsShown: the config's instructions went with a call result (proxy mode).
 	instructionsShown atomic.Bool
+
+	// skipped lists the tools the last listing could not offer (toollist.go).
+	skipped []SkippedTool
 }
 
 type attempt struct {
