@@ -117,8 +117,9 @@ type Bridge struct {
 
 	// oauthHooks are OAuth test seams (oauth.go); zero in production.
 	oauthHooks oauthHooks
-	// setupHook runs at the start of Setup's loading; tests make it panic. Nil in production.
-	setupHook func()
+	// faultHook runs at the start of a startup stage ("load": Setup's loading, "finish":
+	// decoding the cache after a fast start); tests make it panic. Nil in production.
+	faultHook func(stage string)
 }
 
 // New returns a bridge; call Load (or let Setup do it) before use.
@@ -305,8 +306,8 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 // loadLocal reads the config and either the startup file or the cache: everything Setup
 // needs before it can register.
 func (b *Bridge) loadLocal(dir string) {
-	if b.setupHook != nil {
-		b.setupHook()
+	if b.faultHook != nil {
+		b.faultHook("load")
 	}
 	b.loadConfig(dir, b.host.Generation())
 	if b.loadStartup() {
@@ -383,7 +384,11 @@ func (b *Bridge) registerTools(s *extension.Session) error {
 func (b *Bridge) afterReady() {
 	log := b.opts.Log
 	if b.startup.fast {
-		b.finishStartup()
+		// A panic here would leave every call waiting for a catalog that never comes.
+		if err := b.safely("decoding the tool cache", b.finishStartup); err != nil {
+			b.setupErr = errors.Join(b.setupErr, err)
+			b.catalogFromStartup()
+		}
 	} else {
 		b.writeStartup()
 	}

@@ -132,21 +132,36 @@ func (s *startupSet) refs() []ToolRef {
 // tool": the catalog is then built from the startup file's own data (names, descriptions,
 // schemas; annotations are not in it), and afterReady tells the user how to fix the cache.
 func (b *Bridge) finishStartup() {
+	if b.faultHook != nil {
+		b.faultHook("finish")
+	}
+	file, err := cache.Read(b.opts.CachePath)
+	if err != nil {
+		b.cacheErr = err
+		b.catalogFromStartup()
+		return
+	}
+	b.catalogFromFile(file, nil, b.startupRefs())
+}
+
+// startupRefs marks the tools registered at startup.
+func (b *Bridge) startupRefs() map[ToolRef]bool {
 	registered := make(map[ToolRef]bool, len(b.startup.tools))
 	for _, t := range b.startup.tools {
 		registered[t.ref] = true
 	}
-	file, err := cache.Read(b.opts.CachePath)
-	if err == nil {
-		b.catalogFromFile(file, err, registered)
-		return
-	}
-	b.cacheErr, b.cacheFallback = err, true
+	return registered
+}
+
+// catalogFromStartup publishes the catalog of the tools registered from the startup file,
+// built from the file's own data, for when the cache cannot be decoded.
+func (b *Bridge) catalogFromStartup() {
+	b.cacheFallback = true
 	tools := map[string][]cache.Tool{}
 	for _, t := range b.startup.tools {
 		tools[t.ref.Server] = append(tools[t.ref.Server], toolFromPayload(t.ref.Tool, t.payload))
 	}
-	b.publishCatalog(tools, registered)
+	b.publishCatalog(tools, b.startupRefs())
 }
 
 // toolFromPayload recovers what routing, search and validation need of a tool from its

@@ -82,7 +82,13 @@ func TestDamagedStartupFileIsDiscardedAndRebuilt(t *testing.T) {
 // it). Now /mcp is registered, calls and commands are answered, and a note says why.
 func TestSetupPanicStillServes(t *testing.T) {
 	e, _ := primedEnv(t)
-	frames, h, _ := startSessionWith(t, e, func(b *Bridge) { b.setupHook = func() { panic("boom") } })
+	frames, h, _ := startSessionWith(t, e, func(b *Bridge) {
+		b.faultHook = func(stage string) {
+			if stage == "load" {
+				panic("boom")
+			}
+		}
+	})
 	if !hasCommand(frames) {
 		t.Fatalf("/mcp not registered after a setup panic: %v", frames)
 	}
@@ -130,5 +136,31 @@ func TestUnreadableCacheAfterFastStart(t *testing.T) {
 	n, err := h.WaitNotify(ctxGuard(t), cachePath)
 	if err != nil || !strings.Contains(n.Message, "/mcp refresh") {
 		t.Fatalf("note about the unreadable cache: %v %+v", err, n)
+	}
+}
+
+// TestFinishStartupPanicStillRoutes: a panic while decoding the cache after a fast start
+// (in the background, after ready) used to crash the process, or with a recover leave
+// every call waiting for a catalog that never came. Now the registered tools are routed
+// from the startup file's data and a note names the fault.
+func TestFinishStartupPanicStillRoutes(t *testing.T) {
+	e, cachePath := primedEnv(t)
+	waitFile(t, cache.FramesPath(cachePath))
+	_, h, logs := startSessionWith(t, e, func(b *Bridge) {
+		b.faultHook = func(stage string) {
+			if stage == "finish" {
+				panic("kaboom")
+			}
+		}
+	})
+	if !strings.Contains(logs.String(), "registering from the startup file") {
+		t.Fatalf("did not start from the startup file: %s", logs.String())
+	}
+	r, err := h.CallTool(ctxGuard(t), "1", "mcp__alpha__echo", map[string]any{"text": "routed"})
+	if err != nil || r.IsError || r.Text() != "routed" {
+		t.Fatalf("call after a panic in the background decode: %v %q", err, r.Text())
+	}
+	if _, err := h.WaitNotify(ctxGuard(t), "kaboom"); err != nil {
+		t.Fatalf("no note about the panic: %v", err)
 	}
 }
