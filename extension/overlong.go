@@ -66,21 +66,35 @@ func scanFrameHead(head []byte) frameHead {
 	return fh
 }
 
-// answerOverLong answers a tool_call the host sent on a line too long to read, when its id
-// can be recovered, so the host does not wait its full deadline for nothing.
+// answerOverLong answers a request the host sent on a line too long to read, when its id
+// can be recovered, so the host does not wait its full deadline for nothing: a tool_call
+// gets an error result, a command an error response, an intercept an allow (what the host
+// assumes when we do not answer).
 func (r *runner) answerOverLong(ol overLong) {
 	fh := scanFrameHead(ol.head)
-	if fh.typ != "tool_call" || fh.id == "" {
+	if fh.id == "" {
 		return
 	}
-	r.log.Warn().Str("id", fh.id).Str("tool", fh.name).Int("bytes", ol.n).Msg("answering an over-long tool_call with an error")
-	res := ToolResult{IsError: true, Content: []Content{{Type: "text", Text: fmt.Sprintf(
-		"tool call %s was not run: its frame is %d bytes, over the %d-byte line limit of the extension protocol. Call it again with smaller arguments (for large content, pass a file path instead).",
-		fh.name, ol.n, MaxLine)}}}
-	b, err := encodeToolResult(fh.id, res, r.sess.host.Generation())
+	var b []byte
+	var err error
+	switch fh.typ {
+	case "tool_call":
+		res := ToolResult{IsError: true, Content: []Content{{Type: "text", Text: fmt.Sprintf(
+			"tool call %s was not run: its frame is %d bytes, over the %d-byte line limit of the extension protocol. Call it again with smaller arguments (for large content, pass a file path instead).",
+			fh.name, ol.n, MaxLine)}}}
+		b, err = encodeToolResult(fh.id, res, r.sess.host.Generation())
+	case "command_invoked":
+		b, err = encodeCommandResponse(fh.id, CommandResponse{Error: fmt.Sprintf(
+			"/%s was not run: its arguments make the frame %d bytes, over the %d-byte line limit", fh.name, ol.n, MaxLine)})
+	case "event_intercept":
+		b, err = marshalFrame(interceptResponseFrame{Type: "event_intercept_response", ID: fh.id})
+	default:
+		return
+	}
 	if err != nil {
-		r.log.Error().Err(err).Str("id", fh.id).Msg("cannot encode the over-long tool_call's result")
+		r.log.Error().Err(err).Str("id", fh.id).Str("type", fh.typ).Msg("cannot encode the answer to an over-long frame")
 		return
 	}
+	r.log.Warn().Str("id", fh.id).Str("type", fh.typ).Str("name", fh.name).Int("bytes", ol.n).Msg("answered an over-long host frame")
 	r.w.send(outFrame{b: b})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 )
 
 // TestOverlongToolCallAnswered: a tool_call on a line over the 4 MiB cap gets an error
@@ -18,7 +20,7 @@ func TestOverlongToolCallAnswered(t *testing.T) {
 		{"host order", `{"type":"tool_call","id":"big","name":"t","args":{"text":"`, true},
 		{"nested value before the id", `{"type":"tool_call","meta":{"a":[1,{"b":"}"}]},"id":"big","name":"t","args":{"text":"`, true},
 		{"id after the cut", `{"type":"tool_call","args":{"text":"`, false},
-		{"not a tool_call", `{"type":"event_intercept","id":"big","pad":"`, false},
+		{"unknown type", `{"type":"bogus","id":"big","pad":"`, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,5 +87,26 @@ func TestDuplicateInFlightIDRejected(t *testing.T) {
 	case a := <-started:
 		t.Fatalf("the duplicate ran with %s", a)
 	default:
+	}
+}
+
+// TestOverlongCommandAndIntercept: an over-long command gets an error response and an
+// over-long intercept an allow, so the host waits neither 30 s nor 5 s for nothing.
+func TestOverlongCommandAndIntercept(t *testing.T) {
+	x := startRun(t, &testHandler{}, Options{}, hooks{})
+	x.handshake(newAck())
+	pad := strings.Repeat("a", MaxLine)
+	if err := x.host.SendLine([]byte(`{"type":"command_invoked","id":"c","name":"mcp","args":"` + pad + `"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.host.SendLine([]byte(`{"type":"event_intercept","id":"i","event":"tool_call","tool_args":"` + pad + `"}`)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := x.host.Next(x.ctx, func(f exttest.Frame) bool { return f.Type == "command_response" && f.ID == "c" })
+	if err != nil || !strings.Contains(string(f.Raw), "line limit") {
+		t.Fatalf("command response: %v %s", err, f.Raw)
+	}
+	if _, err := x.host.Next(x.ctx, func(f exttest.Frame) bool { return f.Type == "event_intercept_response" && f.ID == "i" }); err != nil {
+		t.Fatalf("intercept response: %v", err)
 	}
 }
