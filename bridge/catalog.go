@@ -28,20 +28,26 @@ type catalog struct {
 	indexed chan struct{} // closed once index is built
 }
 
-// newCatalog names the tools of every server (deterministically, see AssignNames).
-// registered marks the refs that were registered with the host (nil: all of them).
-func newCatalog(tools map[string][]cache.Tool, registered map[ToolRef]bool) (*catalog, []Collision) {
+// newCatalog names the tools of every server through namer (names given earlier in the
+// process are kept, see Namer). registered marks the refs that were registered with the
+// host (nil: all of them). A tool listed twice by one server is kept once.
+func newCatalog(namer *Namer, tools map[string][]cache.Tool, registered map[ToolRef]bool) (*catalog, []Collision) {
 	var refs []ToolRef
 	for server, ts := range tools {
 		for _, t := range ts {
 			refs = append(refs, ToolRef{Server: server, Tool: t.Name})
 		}
 	}
-	names, collisions := AssignNames(refs)
+	names, collisions := namer.Assign(refs)
 	c := &catalog{byName: make(map[string]int, len(names)), byRef: make(map[ToolRef]int, len(names)), indexed: make(chan struct{})}
+	seen := make(map[ToolRef]bool, len(refs))
 	for server, ts := range tools {
 		for _, t := range ts {
 			ref := ToolRef{Server: server, Tool: t.Name}
+			if seen[ref] {
+				continue
+			}
+			seen[ref] = true
 			reg := registered == nil || registered[ref]
 			c.entries = append(c.entries, entry{Name: names[ref], Server: server, Tool: t, Registered: reg})
 		}
