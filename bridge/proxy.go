@@ -194,7 +194,7 @@ func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage,
 		return nil, nil, &r
 	}
 	if s, ok := b.servers[a.Server]; !ok {
-		r := ErrorResult("%s: unknown MCP server %q.%s Configured servers: %s.", CallToolName, a.Server, suggest(a.Server, b.names), strings.Join(b.names, ", "))
+		r := ErrorResult("%s: unknown MCP server %q.%s Configured servers: %s.", CallToolName, a.Server, suggest(a.Server, b.names), b.serverList())
 		return nil, nil, &r
 	} else if s.pending.Load() {
 		r := ErrorResult("%s", s.approvalErr().Msg)
