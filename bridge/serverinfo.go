@@ -25,7 +25,7 @@ type ServerInfo struct {
 	Scope          string            `json:"scope"`
 	File           string            `json:"file"`
 	Transport      string            `json:"transport"`
-	State          string            `json:"state"` // enabled, disabled or config error
+	State          string            `json:"state"` // enabled, disabled, config error or needs approval
 	Error          string            `json:"error,omitempty"`
 	Cache          string            `json:"cache"`
 	Tools          int               `json:"tools"` // tools in the cache
@@ -72,6 +72,8 @@ func (b *Bridge) serverInfo(name string, file *cache.File) ServerInfo {
 		info.State = "config error"
 	case !c.Enabled:
 		info.State = "disabled"
+	case s.pending.Load():
+		info.State = "needs approval"
 	}
 	info.Cache = CacheNotUsable
 	if c.Usable() {
