@@ -258,7 +258,14 @@ func (b *Bridge) statusText() string {
 	cat := b.catalog()
 	_, counts := cat.servers()
 	fmt.Fprintf(&sb, "MCP servers (%d) — mode: %s (%s)\n", len(b.names), b.mode, modeBrief(b.cfg, b.mode))
-	if len(b.names) == 0 {
+	broken := false
+	for _, f := range b.cfg.Files {
+		broken = broken || f.Err != ""
+	}
+	switch {
+	case len(b.names) == 0 && broken:
+		sb.WriteString("  none loaded: a config file is broken (below); fix it, then /reload-ext\n")
+	case len(b.names) == 0:
 		sb.WriteString("  none configured. Add one: /mcp setup add <template> (see /mcp setup templates), or edit " +
 			config.GlobalPath(b.opts.ZotHome) + "\n")
 	}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,5 +165,40 @@ func TestRefreshEachReports(t *testing.T) {
 	if rep.Listed != 2 || len(rep.Failed) != 1 || !strings.Contains(rep.Failed[0], "dead") || rep.CacheErr != nil ||
 		strings.Join(rep.Changed, ",") != "a,b" {
 		t.Fatalf("report: %+v", rep)
+	}
+}
+
+// A broken config file shows in /mcp, and an empty list then says why.
+func TestMCPShowsBrokenFile(t *testing.T) {
+	e := newTestEnv(t)
+	if err := os.WriteFile(filepath.Join(e.home, "mcp.json"), []byte(`{"mcpServers": {"x": {"command": "y",}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := e.bridgeOn(extension.GenNew, SurfaceZot)
+	out, err := b.Command(ctxGuard(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	has(t, "/mcp", out, "none loaded: a config file is broken", "problem: "+filepath.Join(e.home, "mcp.json")+": ", "line 1")
+	hasNot(t, "/mcp", out, "none configured")
+}
+
+func TestBrowserCommands(t *testing.T) {
+	const u = "https://auth.example/authorize?x=1"
+	for _, tc := range []struct {
+		browser string
+		want    [][]string
+	}{
+		{"", nil},
+		{"firefox", [][]string{{"firefox", u}}},
+		{"firefox --new-tab", [][]string{{"firefox", "--new-tab", u}}},
+		{"open -a Safari %s --bg", [][]string{{"open", "-a", "Safari", u, "--bg"}}},
+		{"w3m" + string(os.PathListSeparator) + "lynx", [][]string{{"w3m", u}, {"lynx", u}}},
+		{" " + string(os.PathListSeparator) + "x", [][]string{{"x", u}}},
+	} {
+		got := browserCommands(tc.browser, u)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("browserCommands(%q) = %q, want %q", tc.browser, got, tc.want)
+		}
 	}
 }
