@@ -138,7 +138,8 @@ func TestCLIManageNPMFilesystem(t *testing.T) {
 	}
 	r = e.run("call", "fs", "read_txt_file", `{"path":"`+hello+`"}`)
 	expectCode(t, r, 1, "call of a typo")
-	if !strings.Contains(r.stdout, `Did you mean "read_text_file"`) {
+	if !strings.Contains(r.stdout, `Did you mean "read_text_file"`) || !strings.Contains(r.stdout, "mcp-bridge tools --server fs") ||
+		strings.Contains(r.stdout, "mcp__call_tool") {
 		t.Errorf("typo answer: %q", r.stdout)
 	}
 

@@ -60,7 +60,7 @@ func (b *Bridge) CallByName(ctx context.Context, server, tool string, args json.
 		tool = name
 	}
 	raw, _ := json.Marshal(callArgs{Server: server, Tool: tool, Arguments: args})
-	e, a, bad := b.resolveProxyCall(raw)
+	e, a, bad := b.resolveCall(raw, cliWording)
 	if bad != nil {
 		return *bad
 	}
