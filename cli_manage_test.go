@@ -283,6 +283,7 @@ func TestCLIAddRejects(t *testing.T) {
 		{"both scopes", []string{"add", "x", "--global", "--project", "--", "cmd"}, 2, "exclude each other"},
 		// The quoted name reaches setup add whole (it used to be split at the space).
 		{"setup add quoted name", []string{"setup", "add", "memory", "--name", "my server"}, 1, `server name "my server" has the character ' '`},
+		{"setup add with a command", []string{"setup", "add", "myserver", "--", "npx", "-y", "foo"}, 1, "mcp-bridge add NAME -- COMMAND"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.run(tc.args...)

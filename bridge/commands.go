@@ -518,6 +518,9 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 				dir = v
 				continue
 			}
+			if a == "--" {
+				return "", fmt.Errorf("setup add takes a template, not a command; to add a server that runs a command, use (in a terminal) mcp-bridge add NAME -- COMMAND [ARGS...]")
+			}
 			if strings.HasPrefix(a, "--") {
 				return "", fmt.Errorf("unknown setup option %q; %s", a, setupUsage)
 			}
