@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
@@ -292,15 +293,23 @@ func (b *Bridge) statusText() string {
 		if s.cfg.Replaces != "" {
 			line += " replaces global"
 		}
+		note := ""
 		switch {
 		case pending:
-			line += "  — " + RunsText(s.cfg) + "; approve: /mcp trust " + n
+			note = RunsText(s.cfg) + "; approve: " + b.opts.Surface.Cmd("trust", n)
 		case login:
-			line += "  — run " + b.opts.Surface.Cmd("login", n)
+			note = "run " + b.opts.Surface.Cmd("login", n)
 		case st.LastError != "" && st.State != StateReady:
-			// The server's name is already on the row; a long error is wrapped below it
-			// (wrapLines) and /mcp <server> has it whole.
-			line += "  — " + Truncate(strings.TrimPrefix(st.LastError, fmt.Sprintf("MCP server %q: ", n)), 2*lineWidth)
+			// The server's name is already on the row; /mcp <server> has the whole error.
+			note = Truncate(strings.TrimPrefix(st.LastError, fmt.Sprintf("MCP server %q: ", n)), 2*lineWidth)
+		}
+		switch {
+		case note == "":
+		case utf8.RuneCountInString(line)+len("  — ")+utf8.RuneCountInString(note) <= lineWidth:
+			line += "  — " + note
+		default:
+			// On its own line (wrapped further if need be), so it reads as one phrase.
+			line += "\n      — " + note
 		}
 		sb.WriteString(line + "\n")
 	}
@@ -310,7 +319,7 @@ func (b *Bridge) statusText() string {
 		}
 	}
 	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · login|logout <server> ·\n" +
-		"  trust|untrust <server|all> · setup · help")
+		"  trust|untrust <server|all> · setup|help")
 	return wrapLines(sb.String(), lineWidth)
 }
 

@@ -116,6 +116,11 @@ func TestMCPOutputFitsWidth(t *testing.T) {
 			}
 			if args == "" {
 				has(t, "/mcp", out, "problem: "+p, "— mode: ", "fatal: boom", "A_VARIABLE_THAT_IS_NOT_SET_ANYWHERE_AT_ALL")
+				// The mode line and the command line are short enough not to need wrapping.
+				lines := strings.Split(out, "\n")
+				if !strings.HasSuffix(lines[0], ")") || !strings.HasSuffix(lines[len(lines)-1], "setup|help") {
+					t.Errorf("/mcp header or footer wrapped:\n%s", out)
+				}
 			}
 		}
 	}

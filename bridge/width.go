@@ -65,7 +65,7 @@ func modeBrief(cfg *config.Config, m Mode) string {
 	case cfg.ToolExposureSource != "" && cfg.ToolExposure != config.ToolExposureAuto && cfg.ToolExposure != "":
 		return fmt.Sprintf("toolExposure set in %s", cfg.ToolExposureSource)
 	case m == ModeDeferred:
-		return "this zot hides deferred tools until a search activates them"
+		return "zot hides the tools until a search activates them"
 	}
-	return "this zot announces no capabilities; toolExposure in mcp.json overrides"
+	return "zot without capabilities; toolExposure overrides"
 }
