@@ -495,3 +495,23 @@ func TestCLIDoctorExposure(t *testing.T) {
 		})
 	}
 }
+
+// The JSON log stays off the terminal unless MCP_BRIDGE_LOG asks for it.
+func TestCLILogOnlyOnRequest(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		vars []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{LogLevelEnv + "=debug"}, true},
+	} {
+		e := newCLIEnv(t, tc.vars...)
+		e.writeConfig(e.globalPath(), map[string]any{"alpha": e.fake()})
+		r := e.run("refresh")
+		expectCode(t, r, 0, "refresh")
+		if got := strings.Contains(r.stderr, `{"level"`); got != tc.want {
+			t.Errorf("with %v: JSON log lines on stderr = %v, want %v:\n%s", tc.vars, got, tc.want, r.stderr)
+		}
+	}
+}
