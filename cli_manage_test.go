@@ -507,9 +507,14 @@ func TestCLILogOnlyOnRequest(t *testing.T) {
 		{[]string{LogLevelEnv + "=debug"}, true},
 	} {
 		e := newCLIEnv(t, tc.vars...)
-		e.writeConfig(e.globalPath(), map[string]any{"alpha": e.fake()})
+		// A failing server is what used to print its error twice: as words and as a
+		// warn-level JSON line.
+		e.writeConfig(e.globalPath(), map[string]any{"alpha": e.fake(), "dead": e.fake("-exit-on-start")})
 		r := e.run("refresh")
-		expectCode(t, r, 0, "refresh")
+		expectCode(t, r, 1, "refresh")
+		if n := strings.Count(r.all(), "fatal: boom"); !tc.want && n != 1 {
+			t.Errorf("the failure is printed %d times, want once:\n%s", n, r.all())
+		}
 		if got := strings.Contains(r.stderr, `{"level"`); got != tc.want {
 			t.Errorf("with %v: JSON log lines on stderr = %v, want %v:\n%s", tc.vars, got, tc.want, r.stderr)
 		}
