@@ -73,6 +73,11 @@ type Options struct {
 	Resolver *net.Resolver
 	// TrustPath is the store of approved project servers ("" = <ZotHome>/mcp-trust.json).
 	TrustPath string
+	// Surface is where the user reads messages (default: inside zot).
+	Surface Surface
+	// Notify receives notes when no host session is attached (the CLI prints them);
+	// nil drops them.
+	Notify func(level, msg string)
 }
 
 // Bridge is the extension's handler.
@@ -105,6 +110,10 @@ type Bridge struct {
 	bgCtx context.Context
 	stop  context.CancelFunc
 	bg    sync.WaitGroup
+
+	// refreshing counts refreshes in progress (search tells "still being fetched" only
+	// while one runs).
+	refreshing atomic.Int32
 
 	listMu      sync.Mutex
 	listPending map[string]bool
@@ -158,7 +167,8 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, surface: b.opts.Surface, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
+	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {
@@ -290,9 +300,18 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	if err := s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)"); err != nil {
 		return err
 	}
+	// The stale servers are listed right after ready: a search meanwhile is told that
+	// tools are being fetched.
+	fetching := len(b.stale) > 0
+	if fetching {
+		b.refreshing.Add(1)
+	}
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
+		if fetching {
+			defer b.refreshing.Add(-1)
+		}
 		select {
 		case <-s.Ready():
 		case <-b.bgCtx.Done():
@@ -436,10 +455,10 @@ func (b *Bridge) afterReady() {
 	level := "success"
 	if len(errs) > 0 {
 		level = "warn"
-		parts = append(parts, "MCP: could not list tools of "+strings.Join(errs, "; ")+". Details: /mcp")
+		parts = append(parts, "MCP: could not list tools of "+strings.Join(errs, "; ")+". Details: "+b.opts.Surface.Status())
 	}
 	if len(changed) > 0 {
-		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(changed, ", ")))
+		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. %s to load the new tools.", strings.Join(changed, ", "), capFirst(b.opts.Surface.Reload())))
 	}
 	if len(parts) == 0 {
 		return
@@ -469,6 +488,9 @@ func nonEmptyLines(texts ...string) string {
 func (b *Bridge) note(level, msg string) {
 	s := b.sess.Load()
 	if s == nil {
+		if b.opts.Notify != nil {
+			b.opts.Notify(level, msg)
+		}
 		return
 	}
 	s.ClearNotes()
@@ -477,53 +499,88 @@ func (b *Bridge) note(level, msg string) {
 
 // Refresh starts each named server (in parallel), lists its tools, and merges them into the
 // cache file. It returns the servers whose cached tools changed and one error text per
-// server that failed (naming it). The live catalog is updated either way.
+// server that failed (naming it), plus one for a failed cache write. The live catalog is
+// updated either way.
 func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string, errs []string) {
-	type result struct {
-		name  string
-		entry *cache.Entry
-		err   error
+	r := b.RefreshEach(ctx, names, nil)
+	errs = r.Failed
+	if r.CacheErr != nil {
+		errs = append(errs, "tool cache: "+r.CacheErr.Error())
 	}
-	results := make([]result, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
+	return r.Changed, errs
+}
+
+// RefreshResult is one server's outcome in a refresh.
+type RefreshResult struct {
+	Name    string
+	Tools   int           // tools listed (before disabledTools)
+	Elapsed time.Duration // start + initialize + list, on the bridge's clock
+	Err     error
+}
+
+// RefreshReport is the outcome of a whole refresh.
+type RefreshReport struct {
+	Listed   int      // servers whose tools were listed
+	Failed   []string // one error text per server that failed, naming it
+	Changed  []string // servers whose cached tools changed
+	CacheErr error    // the cache file could not be updated
+}
+
+// RefreshEach is Refresh that also reports each server as soon as it finishes: each (if
+// not nil) is called from the caller's goroutine, in the order the servers finish.
+func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(RefreshResult)) RefreshReport {
+	b.refreshing.Add(1)
+	defer b.refreshing.Add(-1)
+	type result struct {
+		RefreshResult
+		entry *cache.Entry
+	}
+	done := make(chan result, len(names))
+	for _, name := range names {
 		srv := b.servers[name]
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			began := b.opts.Clock.Now()
 			tools, err := srv.ListTools(ctx)
-			if err != nil {
-				results[i] = result{name: name, err: err}
-				return
+			r := result{RefreshResult: RefreshResult{Name: name, Tools: len(tools), Err: err}}
+			r.Elapsed = b.opts.Clock.Now().Sub(began)
+			if err == nil {
+				r.entry = srv.cacheEntry(tools)
 			}
-			results[i] = result{name: name, entry: srv.cacheEntry(tools)}
+			done <- r
 		}()
 	}
-	wg.Wait()
+	var rep RefreshReport
 	put := map[string]*cache.Entry{}
-	for _, r := range results {
-		if r.err != nil {
-			errs = append(errs, r.err.Error())
+	for range names {
+		r := <-done
+		if each != nil {
+			each(r.RefreshResult)
+		}
+		if r.Err != nil {
+			rep.Failed = append(rep.Failed, r.Err.Error())
 			continue
 		}
-		put[r.name] = r.entry
+		rep.Listed++
+		put[r.Name] = r.entry
 	}
+	sort.Strings(rep.Failed)
 	if len(put) == 0 {
-		return nil, errs
+		return rep
 	}
 	before, _ := cache.Read(b.opts.CachePath)
 	if _, err := cache.Update(ctx, b.opts.CachePath, put, nil); err != nil {
-		errs = append(errs, "tool cache: "+err.Error())
+		rep.CacheErr = err
 	} else {
 		b.writeStartup()
 	}
-	for _, r := range results {
-		if r.entry != nil && !cache.SameTools(before.Servers[r.name], r.entry) {
-			changed = append(changed, r.name)
+	for name, e := range put {
+		if !cache.SameTools(before.Servers[name], e) {
+			rep.Changed = append(rep.Changed, name)
 		}
 	}
+	sort.Strings(rep.Changed)
 	b.mergeLive(put)
-	return changed, errs
+	return rep
 }
 
 // mergeLive swaps in a catalog that includes freshly listed tools. Tools that were not
@@ -624,7 +681,7 @@ func (b *Bridge) listChanged(name string) {
 			b.opts.Log.Warn().Str("server", name).Str("error", e).Msg("re-list after list_changed failed")
 		}
 		if len(changed) > 0 {
-			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. Run /reload-ext to load them.", name))
+			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. %s to load them.", name, capFirst(b.opts.Surface.Reload())))
 		}
 	}()
 }

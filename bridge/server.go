@@ -92,6 +92,8 @@ type serverDeps struct {
 	resolver *net.Resolver
 	// oauth holds the OAuth credential store and test hooks (oauth.go); nil: no OAuth.
 	oauth *oauthEnv
+	// surface is where the user reads messages (names /mcp or CLI commands).
+	surface Surface
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
@@ -123,6 +125,7 @@ type Server struct {
 	// successful connect or login).
 	needsLogin bool
 	login      *loginFlow // the /mcp login in progress, if any
+	lastLogin  *loginFlow // the latest login, running or ended (WaitLogin)
 
 	// pending: a project server the user has not approved; nothing starts or contacts it.
 	pending atomic.Bool
@@ -256,17 +259,17 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 			if s.cfg.Err != "" {
 				return nil, s.errorf(KindDisabled, nil, "config error: %s", s.cfg.Err)
 			}
-			return nil, s.errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and run /reload-ext", s.cfg.Source)
+			return nil, s.errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and %s", s.cfg.Source, s.d.surface.Reload())
 		case StateParked:
 			msg := s.lastErr
 			s.mu.Unlock()
-			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run /mcp start %s", parkAfter, msg, s.cfg.Name)
+			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run %s", parkAfter, msg, s.d.surface.Cmd("start", s.cfg.Name))
 		case StateBackoff:
 			now := s.d.clock.Now()
 			if now.Before(s.retryAt) {
 				msg, wait := s.lastErr, s.retryAt.Sub(now).Round(100*time.Millisecond)
 				s.mu.Unlock()
-				return nil, s.errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run /mcp start %s", msg, wait, s.cfg.Name)
+				return nil, s.errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run %s", msg, wait, s.d.surface.Cmd("start", s.cfg.Name))
 			}
 			s.beginStartLocked()
 		case StateAsleep:
@@ -400,7 +403,7 @@ func (s *Server) failLocked(err error) *Error {
 	}
 	if s.failures >= parkAfter {
 		s.state = StateParked
-		return s.errorf(KindParked, err, "%s — parked after %d failed attempts in a row; fix the cause, then run /mcp start %s", e.Msg, s.failures, s.cfg.Name)
+		return s.errorf(KindParked, err, "%s — parked after %d failed attempts in a row; fix the cause, then run %s", e.Msg, s.failures, s.d.surface.Cmd("start", s.cfg.Name))
 	}
 	if d := backoffDelay(s.failures); d > 0 {
 		s.state = StateBackoff
