@@ -9,25 +9,29 @@ import (
 
 func TestCheckServerName(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		ok   bool
+		name, wantErr string
+		ok            bool
 	}{
-		{"fs", true},
-		{"my-server_2", true},
-		{strings.Repeat("a", MaxServerNameLen), true},
-		{strings.Repeat("a", MaxServerNameLen+1), false},
-		{"", false},
-		{"my server", false},
-		{"a/b", false},
-		{"a.b", false},
-		{"émoji", false},
-		{"a\nb", false},
+		{"fs", "", true},
+		{"my-server_2", "", true},
+		{strings.Repeat("a", MaxServerNameLen), "", true},
+		{strings.Repeat("a", MaxServerNameLen+1), "letters, digits, '-' and '_'", false},
+		{"", "letters, digits, '-' and '_'", false},
+		{"my server", "letters, digits, '-' and '_'", false},
+		{"a/b", "letters, digits, '-' and '_'", false},
+		{"a.b", "letters, digits, '-' and '_'", false},
+		{"émoji", "letters, digits, '-' and '_'", false},
+		{"a\nb", "letters, digits, '-' and '_'", false},
+		{"help", "subcommand word", false},
+		{"ALL", "subcommand word", false},
+		{"trust", "subcommand word", false},
+		{"-h", "subcommand word", false},
 	} {
 		err := CheckServerName(tc.name)
 		if (err == nil) != tc.ok {
 			t.Errorf("CheckServerName(%q) = %v, want ok=%v", tc.name, err, tc.ok)
 		}
-		if err != nil && !strings.Contains(err.Error(), "letters, digits, '-' and '_'") {
+		if err != nil && !strings.Contains(err.Error(), tc.wantErr) {
 			t.Errorf("CheckServerName(%q): the error does not say what is allowed: %v", tc.name, err)
 		}
 	}

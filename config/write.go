@@ -187,6 +187,9 @@ func CheckServerName(name string) error {
 			return fmt.Errorf("server name %q has the character %q; use only letters, digits, '-' and '_' (at most %d)", name, r, MaxServerNameLen)
 		}
 	}
+	if ReservedServerName(name) {
+		return fmt.Errorf("server name %q is a /mcp subcommand word, so /mcp %s could not reach the server; choose another name", name, name)
+	}
 	return nil
 }
 
