@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -437,23 +436,22 @@ func redactMap(m map[string]string) []string {
 	return out
 }
 
-var displayVarRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}`)
-
 // detailValue shows a value only when it is exactly one ${VAR} reference without a
 // default. Literal text (a default included) is hidden, since it is often a secret; the
 // variables the value refers to are still named.
 func detailValue(v string) string {
-	if m := displayVarRef.FindStringSubmatch(v); m != nil && m[0] == v && m[2] == "" {
+	refs := config.Refs(v)
+	if len(refs) == 1 && refs[0].Start == 0 && refs[0].End == len(v) && !refs[0].Default {
 		return v
-	}
-	var refs []string
-	for _, m := range displayVarRef.FindAllStringSubmatch(v, -1) {
-		refs = append(refs, "${"+m[1]+"}")
 	}
 	if len(refs) == 0 {
 		return "<set>"
 	}
-	return "<set, uses " + strings.Join(refs, " ") + ">"
+	names := make([]string, len(refs))
+	for i, r := range refs {
+		names[i] = "${" + r.Name + "}"
+	}
+	return "<set, uses " + strings.Join(names, " ") + ">"
 }
 
 const setupHelp = `%[1]s — add an MCP server from a template

@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -535,15 +534,15 @@ func tlsReason(err error) string {
 
 func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xhtml+xml" }
 
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`)
-
 // authHint says how to fix a 401/403.
 func (s *Server) authHint() string {
 	var vars, keys []string
 	for _, k := range sortedKeys(s.cfg.Raw.Headers) {
 		keys = append(keys, k)
-		for _, m := range varRef.FindAllStringSubmatch(s.cfg.Raw.Headers[k], -1) {
-			vars = append(vars, "${"+m[1]+"}")
+		for _, r := range config.Refs(s.cfg.Raw.Headers[k]) {
+			if r.Var != "" {
+				vars = append(vars, r.Var)
+			}
 		}
 	}
 	login := fmt.Sprintf("if the server uses OAuth, run %s", s.d.surface.Cmd("login", s.cfg.Name))
