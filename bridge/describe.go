@@ -2,9 +2,9 @@ package bridge
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/internal/runecut"
 )
 
 // maxDescription caps a registered tool description; a few servers ship multi-kilobyte
@@ -74,13 +74,4 @@ func FirstLine(s string, max int) string {
 }
 
 // Truncate cuts s to at most max bytes on a rune boundary, marking the cut with "…".
-func Truncate(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func Truncate(s string, max int) string { return runecut.Cut(s, max, "…") }

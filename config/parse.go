@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/zot-mcp/mcp-bridge/internal/runecut"
 )
 
 // fileResult is what one configuration file contributed.
@@ -236,11 +238,7 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 
 // quoteShort quotes a non-secret value for a message, shortening it.
 func quoteShort(s string) string {
-	const max = 40
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
-	}
-	return fmt.Sprintf("%q", s)
+	return fmt.Sprintf("%q", runecut.Cut(s, 60, "…"))
 }
 
 // decodeServer decodes one server entry. ok is false when the entry is not
