@@ -18,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
@@ -170,31 +169,20 @@ func ensurePrivateDir(dir string) error {
 	return os.Chmod(dir, 0o700)
 }
 
-// lockCreds takes the cross-process lock of a credential file, polling until it is
+// lockCreds takes the cross-process lock of a credential file, waiting until it is
 // acquired or ctx ends, and returns the function that releases it.
 func lockCreds(ctx context.Context, credPath string) (func(), error) {
 	if err := ensurePrivateDir(filepath.Dir(credPath)); err != nil {
 		return nil, err
 	}
-	fl := flock.New(lockPathOf(credPath), flock.SetPermissions(0o600))
-	delay := 5 * time.Millisecond
-	for {
-		ok, err := fl.TryLock()
-		if err != nil {
-			return nil, fmt.Errorf("locking the OAuth credential file: %w", pathErrReason(err))
-		}
-		if ok {
-			return func() { _ = fl.Unlock() }, nil
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-		delay = min(delay*2, 200*time.Millisecond)
+	unlock, err := fsutil.Lock(ctx, lockPathOf(credPath))
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
+	if err != nil {
+		return nil, fmt.Errorf("locking the OAuth credential file: %w", pathErrReason(err))
+	}
+	return unlock, nil
 }
 
 // removeCreds deletes a url's credentials; removed says whether there were any.

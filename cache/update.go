@@ -13,17 +13,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
 	"github.com/zot-mcp/mcp-bridge/internal/runecut"
-)
-
-// Lock polling: TryLock is retried with a backoff growing from
-// lockMinBackoff to lockMaxBackoff until it succeeds or ctx ends.
-const (
-	lockMinBackoff = time.Millisecond
-	lockMaxBackoff = 25 * time.Millisecond
 )
 
 // Update merges entries into the cache file at path and reports whether the
@@ -106,36 +97,14 @@ func Update(ctx context.Context, path string, put map[string]*Entry, drop []stri
 	return changed, nil
 }
 
-// lock takes the exclusive cross-process lock at lockPath, polling until it
+// lock takes the exclusive cross-process lock at lockPath, waiting until it
 // is acquired or ctx ends, and returns the function that releases it.
 func lock(ctx context.Context, lockPath string) (unlock func(), err error) {
-	fl := flock.New(lockPath, flock.SetPermissions(0o600))
-	backoff := lockMinBackoff
-	var timer *time.Timer
-	for {
-		ok, err := fl.TryLock()
-		if err != nil {
-			return nil, fmt.Errorf("tool cache: locking %s: %w", lockPath, err)
-		}
-		if ok {
-			if timer != nil {
-				timer.Stop()
-			}
-			return func() { _ = fl.Unlock() }, nil
-		}
-		if timer == nil {
-			timer = time.NewTimer(backoff)
-		} else {
-			timer.Reset(backoff)
-		}
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, fmt.Errorf("tool cache: waiting for lock %s: %w", lockPath, ctx.Err())
-		case <-timer.C:
-		}
-		backoff = min(backoff*2, lockMaxBackoff)
+	unlock, err = fsutil.Lock(ctx, lockPath)
+	if err != nil {
+		return nil, fmt.Errorf("tool cache: waiting for lock %s: %w", lockPath, err)
 	}
+	return unlock, nil
 }
 
 // readForUpdate reads the file at path for Update. rewrite is true when the

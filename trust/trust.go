@@ -20,8 +20,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
 )
@@ -32,9 +30,6 @@ const FileName = "mcp-trust.json"
 // fileVersion is the store format; a file of another version is treated as empty (nothing
 // approved) and replaced on the next approval.
 const fileVersion = 1
-
-// lockRetry is how often a writer polls for the store's lock while another holds it.
-const lockRetry = 10 * time.Millisecond
 
 // DefaultPath returns the store's path: <zotHome>/mcp-trust.json.
 func DefaultPath(zotHome string) string { return filepath.Join(zotHome, FileName) }
@@ -231,15 +226,11 @@ func update(ctx context.Context, path string, change func(*File) bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("trust store: %w", err)
 	}
-	fl := flock.New(path+".lock", flock.SetPermissions(0o600))
-	ok, err := fl.TryLockContext(ctx, lockRetry)
-	if err != nil || !ok {
-		if err == nil {
-			err = ctx.Err()
-		}
+	unlock, err := fsutil.Lock(ctx, path+".lock")
+	if err != nil {
 		return fmt.Errorf("trust store: waiting for lock %s.lock: %w", path, err)
 	}
-	defer func() { _ = fl.Unlock() }()
+	defer unlock()
 	var f *File
 	switch data, err := os.ReadFile(path); {
 	case errors.Is(err, fs.ErrNotExist):
