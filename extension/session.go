@@ -2,11 +2,11 @@ package extension
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/internal/runecut"
@@ -39,10 +39,10 @@ func (s *Session) RegisterTool(t Tool) error {
 	if t.Name == "" {
 		return errors.New("extension: tool without name")
 	}
-	if len(bytes.TrimSpace(t.Schema)) > 0 && !json.Valid(t.Schema) {
+	if len(bytes.TrimSpace(t.Schema)) > 0 && !gojson.Valid(t.Schema) {
 		return fmt.Errorf("extension: tool %s: schema is not valid JSON", t.Name)
 	}
-	if len(bytes.TrimSpace(t.OutputSchema)) > 0 && !json.Valid(t.OutputSchema) {
+	if len(bytes.TrimSpace(t.OutputSchema)) > 0 && !gojson.Valid(t.OutputSchema) {
 		return fmt.Errorf("extension: tool %s: output schema is not valid JSON", t.Name)
 	}
 	frame := AppendToolFrame(nil, t)
