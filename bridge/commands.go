@@ -3,7 +3,8 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -424,11 +425,7 @@ func (b *Bridge) detailText(name string) string {
 
 // redactMap shows each key with its value redacted by detailValue.
 func redactMap(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		out[i] = k + "=" + detailValue(m[k])

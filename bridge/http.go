@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -537,7 +539,7 @@ func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xht
 // authHint says how to fix a 401/403.
 func (s *Server) authHint() string {
 	var vars, keys []string
-	for _, k := range sortedKeys(s.cfg.Raw.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(s.cfg.Raw.Headers)) {
 		keys = append(keys, k)
 		for _, r := range config.Refs(s.cfg.Raw.Headers[k]) {
 			if r.Var != "" {
@@ -645,7 +647,7 @@ func newRedactor(cfg *config.Server) func(string) string {
 		raw, _ := url.Parse(cfg.Raw.URL)
 		for k, vs := range u.Query() {
 			for _, v := range vs {
-				if raw == nil || !contains(raw.Query()[k], v) {
+				if raw == nil || !slices.Contains(raw.Query()[k], v) {
 					add(v)
 				}
 				add(url.QueryEscape(v))
@@ -662,15 +664,6 @@ func newRedactor(cfg *config.Server) func(string) string {
 	}
 	r := strings.NewReplacer(pairs...)
 	return r.Replace
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // probe notes what the server answered to the requests made under one context.

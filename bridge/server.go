@@ -674,12 +674,3 @@ func repeatWarning(safe bool) string {
 	}
 	return ". The server may already have applied the call: check before retrying, a retry may repeat it."
 }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

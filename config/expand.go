@@ -2,10 +2,10 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -308,11 +308,7 @@ func (d *draft) expandMap(prefix string, m map[string]string, v *vars) map[strin
 	if m == nil {
 		return nil
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	out := make(map[string]string, len(m))
 	for _, k := range keys {
 		out[k], _ = d.expandField(prefix+"."+k, m[k], v)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -444,11 +445,7 @@ func (d *draft) strMap(field string, v json.RawMessage) map[string]string {
 		d.fail(field, "must be an object mapping names to string values")
 		return nil
 	}
-	keys := make([]string, 0, len(elems))
-	for k := range elems {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(elems))
 	out := make(map[string]string, len(elems))
 	for _, k := range keys {
 		var s string
