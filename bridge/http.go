@@ -956,17 +956,28 @@ type zlogHandler struct {
 	attrs  []slog.Attr
 }
 
-func (h *zlogHandler) Enabled(context.Context, slog.Level) bool { return true }
+// zlogLevel is the zerolog level an mcp-go record of level l is logged at.
+func zlogLevel(l slog.Level) zerolog.Level {
+	switch {
+	case l >= slog.LevelError:
+		return zerolog.WarnLevel
+	case l >= slog.LevelWarn:
+		return zerolog.InfoLevel
+	}
+	return zerolog.DebugLevel
+}
+
+// Enabled honours our logger's level (and zerolog's global one), so that slog drops
+// records we would discard before mcp-go's attributes are formatted.
+func (h *zlogHandler) Enabled(_ context.Context, l slog.Level) bool {
+	zl := zlogLevel(l)
+	return zl >= h.log.GetLevel() && zl >= zerolog.GlobalLevel()
+}
 
 func (h *zlogHandler) Handle(_ context.Context, r slog.Record) error {
-	var ev *zerolog.Event
-	switch {
-	case r.Level >= slog.LevelError:
-		ev = h.log.Warn()
-	case r.Level >= slog.LevelWarn:
-		ev = h.log.Info()
-	default:
-		ev = h.log.Debug()
+	ev := h.log.WithLevel(zlogLevel(r.Level))
+	if ev == nil {
+		return nil
 	}
 	var sb strings.Builder
 	add := func(a slog.Attr) bool {
