@@ -58,7 +58,7 @@ const (
 
 // Options configure a Bridge. Zero values mean the production defaults.
 type Options struct {
-	Version    string
+	Version    string // reported to MCP servers in initialize ("" = ClientVersion)
 	ZotHome    string // state dir holding mcp.json and the cache ("" = computed like zot)
 	CachePath  string // "" = <ZotHome>/mcp-tools-cache.json
 	LookupEnv  func(string) (string, bool)
@@ -146,6 +146,9 @@ func New(opts Options) *Bridge {
 	if opts.CallBudget <= 0 {
 		opts.CallBudget = callBudget
 	}
+	if opts.Version == "" {
+		opts.Version = ClientVersion
+	}
 	if opts.CachePath == "" {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
@@ -167,7 +170,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, surface: b.opts.Surface, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, surface: b.opts.Surface, version: b.opts.Version, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
 	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]

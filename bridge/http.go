@@ -289,7 +289,7 @@ func (s *Server) reinit(ctx context.Context, c *conn) error {
 	if c.client.GetSessionId() != "" {
 		return nil // someone else re-initialized meanwhile
 	}
-	_, err := c.client.Initialize(ctx, initRequest())
+	_, err := c.client.Initialize(ctx, initRequest(s.d.version))
 	return err
 }
 

@@ -73,7 +73,8 @@ func backoffDelay(failures int) time.Duration {
 	return d
 }
 
-// ClientName and ClientVersion are what the bridge calls itself in MCP initialize.
+// ClientName is what the bridge calls itself in MCP initialize; ClientVersion is the
+// version it reports when Options.Version is empty.
 const (
 	ClientName    = "zot-mcp-bridge"
 	ClientVersion = "0.1.0"
@@ -94,6 +95,8 @@ type serverDeps struct {
 	oauth *oauthEnv
 	// surface is where the user reads messages (names /mcp or CLI commands).
 	surface Surface
+	// version is the bridge's version, sent in initialize (Options.Version).
+	version string
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
@@ -565,7 +568,7 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 			go s.d.onListChanged(s.cfg.Name)
 		}
 	})
-	res, err := c.client.Initialize(ctx, initRequest())
+	res, err := c.client.Initialize(ctx, initRequest(s.d.version))
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -583,12 +586,12 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 }
 
 // initRequest is the initialize request of every connection (and of a re-initialization).
-func initRequest() mcp.InitializeRequest {
+func initRequest(version string) mcp.InitializeRequest {
 	req := mcp.InitializeRequest{}
 	// Every server measured speaks the initialize handshake; pinning it avoids a probe
 	// round trip (server/discover) that legacy servers answer with an error.
 	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: ClientVersion}
+	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: version}
 	return req
 }
 
