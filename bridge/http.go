@@ -367,6 +367,9 @@ func (s *Server) callFailure(ctx, cctx context.Context, c *conn, tool string, sa
 		return s.httpErrorf(KindCall, err, "%s%s failed: %v", prefix, tool, err)
 	}
 	f := s.classifyHTTP(c.http.kind, p, err)
+	if f.needsLogin {
+		s.markNeedsLogin()
+	}
 	if f.kind == KindUnreachable {
 		s.retire(c, s.httpErrorf(f.kind, err, "%s", f.msg))
 	}
@@ -408,6 +411,9 @@ func (s *Server) listHTTP(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 			return nil, s.httpErrorf(KindCall, err, "list tools: %v", err)
 		}
 		f := s.classifyHTTP(c.http.kind, pi, err)
+		if f.needsLogin {
+			s.markNeedsLogin()
+		}
 		if f.kind == KindUnreachable {
 			s.retire(c, s.httpErrorf(f.kind, err, "%s", f.msg))
 		}
@@ -426,6 +432,9 @@ func (s *Server) startError(ctx context.Context, kind config.Transport, p probeI
 			displayURL(s.cfg), s.cfg.ConnectTimeout, note, s.cfg.Source)
 	}
 	f := s.classifyHTTP(kind, p, err)
+	if f.needsLogin {
+		s.markNeedsLogin()
+	}
 	k := f.kind
 	if k == KindCall {
 		k = KindStart
@@ -445,9 +454,12 @@ type failure struct {
 	kind     ErrKind
 	msg      string
 	maybeRan bool // the request may have reached the server and run
+	// needsLogin: the server wants an OAuth login (the caller marks the server).
+	needsLogin bool
 }
 
-// classifyHTTP says what went wrong, from the error and what the server answered.
+// classifyHTTP says what went wrong, from the error and what the server answered. It
+// changes nothing: what follows from the failure is the caller's to do.
 func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) failure {
 	host := s.hostPort()
 	var dnsErr *net.DNSError
@@ -478,12 +490,11 @@ func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) fai
 	}
 	switch st := p.status; {
 	case needsLogin(p, err):
-		s.markNeedsLogin()
 		msg := fmt.Sprintf("the server requires an OAuth login (HTTP 401 Unauthorized); run %s", s.d.surface.Cmd("login", s.cfg.Name))
 		if len(s.cfg.Raw.Headers) > 0 {
 			msg += fmt.Sprintf(" (or check the credentials in \"headers\" of %s)", s.cfg.Source)
 		}
-		return failure{kind: KindAuth, msg: msg}
+		return failure{kind: KindAuth, msg: msg, needsLogin: true}
 	case st == http.StatusUnauthorized || st == http.StatusForbidden || errors.Is(err, transport.ErrAuthorizationRequired):
 		if st == 0 {
 			st = http.StatusUnauthorized
