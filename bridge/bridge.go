@@ -525,7 +525,7 @@ type RefreshResult struct {
 type RefreshReport struct {
 	Listed   int      // servers whose tools were listed
 	Failed   []string // one error text per server that failed, naming it
-	Changed  []string // servers whose cached tools changed
+	Changed  []string // servers whose cached tools changed (none when the cache write failed)
 	CacheErr error    // the cache file could not be updated
 }
 
@@ -570,18 +570,16 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 	if len(put) == 0 {
 		return rep
 	}
-	before, _ := cache.Read(b.opts.CachePath)
-	if _, err := cache.Update(ctx, b.opts.CachePath, put, nil); err != nil {
+	// Update compares with the file it read under its lock: a comparison with a read of
+	// our own, before taking it, would miss or invent changes made meanwhile by other
+	// processes.
+	changed, err := cache.Update(ctx, b.opts.CachePath, put, nil, b.opts.Clock.Now)
+	if err != nil {
 		rep.CacheErr = err
 	} else {
+		rep.Changed = changed
 		b.writeStartup()
 	}
-	for name, e := range put {
-		if !cache.SameTools(before.Servers[name], e) {
-			rep.Changed = append(rep.Changed, name)
-		}
-	}
-	sort.Strings(rep.Changed)
 	b.mergeLive(put)
 	return rep
 }

@@ -155,7 +155,7 @@ func (e *testEnv) seedCache(counts map[string]int) {
 		}
 		put[name] = ent
 	}
-	if _, err := cache.Update(ctxGuard(e.t), cache.DefaultPath(e.home), put, nil); err != nil {
+	if _, err := cache.Update(ctxGuard(e.t), cache.DefaultPath(e.home), put, nil, time.Now); err != nil {
 		e.t.Fatal(err)
 	}
 }
