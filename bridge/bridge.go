@@ -667,11 +667,11 @@ func (b *Bridge) listChanged(name string) {
 	go func() {
 		defer b.bg.Done()
 		// Let a burst of changes settle before listing.
-		t := make(chan struct{})
-		b.opts.Clock.AfterFunc(200*time.Millisecond, func() { close(t) })
+		settled, t := after(b.opts.Clock, 200*time.Millisecond)
 		select {
-		case <-t:
+		case <-settled:
 		case <-b.bgCtx.Done():
+			t.Stop()
 			return
 		}
 		b.listMu.Lock()

@@ -161,11 +161,8 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 		}
 		done <- outcome{text, failed}
 	}()
-	wait := b.cmdWait
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-		wait = time.Until(dl)
-	}
-	t := time.NewTimer(wait)
+	// ctx's deadline, when earlier than the wait, ends the select through ctx.Done.
+	waited, t := after(b.opts.Clock, b.cmdWait)
 	defer t.Stop()
 	select {
 	case out := <-done:
@@ -173,7 +170,7 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 			return out.text, fmt.Errorf("%s failed for some servers; details above, logs: zot ext logs mcp-bridge -f", strings.Join(append([]string{"/mcp", sub}, args...), " "))
 		}
 		return out.text, nil
-	case <-t.C:
+	case <-waited:
 	case <-ctx.Done():
 	}
 	b.bg.Add(1)

@@ -799,8 +799,7 @@ func (t *headerTransport) listenWait(ctx context.Context) error {
 	if d <= 0 {
 		return nil
 	}
-	ch := make(chan struct{})
-	tm := t.clock.AfterFunc(d, func() { close(ch) })
+	ch, tm := after(t.clock, d)
 	select {
 	case <-ch:
 		return nil

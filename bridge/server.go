@@ -359,7 +359,7 @@ func (s *Server) beginStartLocked() {
 
 func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	defer a.cancel()
-	began := time.Now()
+	began := s.d.clock.Now()
 	c, tools, err := s.connect(ctx)
 	s.mu.Lock()
 	if gen != s.gen { // stopped meanwhile
@@ -388,7 +388,7 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	}
 	s.mu.Unlock()
 	close(a.done)
-	s.d.log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Dur("took", time.Since(began)).Msg("server ready")
+	s.d.log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Dur("took", s.d.clock.Now().Sub(began)).Msg("server ready")
 	if c.proc != nil {
 		go s.watchExit(c)
 	}
