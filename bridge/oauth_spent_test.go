@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,25 +15,8 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
-
-// lockedBuffer collects log lines written from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestOAuthRefusedRefreshUnwritableFile checks the spent-refresh-token guard when the
 // credential file cannot be rewritten after the authorization server refused a refresh:
@@ -55,7 +37,7 @@ func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &lockedBuffer{}
+	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(io.MultiWriter(logs, testLog(t))),
 		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
 	b.Load(e.project, extension.GenNew)
