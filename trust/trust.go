@@ -9,8 +9,6 @@ package trust
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,26 +110,14 @@ func Fingerprint(s *config.Server) string {
 		Command:   s.Raw.Command,
 		Args:      s.Raw.Args,
 		Cwd:       s.Raw.Cwd,
-		Env:       pairs(s.Raw.Env),
+		Env:       config.SortedPairs(s.Raw.Env),
 		URL:       s.Raw.URL,
-		Headers:   pairs(s.Raw.Headers),
+		Headers:   config.SortedPairs(s.Raw.Headers),
 	}
 	if fd.Args == nil {
 		fd.Args = []string{}
 	}
-	// Marshaling strings and string slices cannot fail.
-	b, _ := json.Marshal(fd)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-func pairs(m map[string]string) [][2]string {
-	out := make([][2]string, 0, len(m))
-	for k, v := range m {
-		out = append(out, [2]string{k, v})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
-	return out
+	return config.HashJSON(fd)
 }
 
 // Read reads the store. A missing file is an empty store. A damaged file or one of an
