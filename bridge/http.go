@@ -554,7 +554,7 @@ func (s *Server) authHint() string {
 		keys = append(keys, k)
 		for _, r := range config.Refs(s.cfg.Raw.Headers[k]) {
 			if r.Var != "" {
-				vars = append(vars, r.Var)
+				vars = append(vars, "${"+r.Var+"}")
 			}
 		}
 	}

@@ -16,10 +16,10 @@ func TestAuthHintNamesVariables(t *testing.T) {
 		want    []string
 		not     []string
 	}{
-		{map[string]string{"Authorization": "Bearer ${TOKEN}"}, []string{"Check that TOKEN "}, nil},
+		{map[string]string{"Authorization": "Bearer ${TOKEN}"}, []string{"Check that ${TOKEN} "}, nil},
 		{map[string]string{"Authorization": "Bearer ${env:TOKEN}", "X-Key": "${input:api-key}"},
-			[]string{"TOKEN, MCP_INPUT_API_KEY (used in"}, []string{"${env}", "${input}"}},
-		{map[string]string{"Authorization": "Bearer ${TOKEN:-literal-secret}"}, []string{"Check that TOKEN "}, []string{"literal-secret"}},
+			[]string{"${TOKEN}, ${MCP_INPUT_API_KEY} (used in"}, []string{"${env}", "${input}"}},
+		{map[string]string{"Authorization": "Bearer ${TOKEN:-literal-secret}"}, []string{"Check that ${TOKEN} "}, []string{"literal-secret"}},
 		{map[string]string{"X-Key": "literal-secret"}, []string{`"headers" (X-Key)`}, []string{"literal-secret"}},
 	}
 	for _, tt := range tests {
