@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,17 +11,15 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/rs/zerolog"
 
-	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
-// TestOAuthRefusedRefreshUnwritableFile checks the spent-refresh-token guard when the
-// credential file cannot be rewritten after the authorization server refused a refresh:
-// the failure is reported (naming what to run, not the token), and the refused refresh
-// token is not sent again although the file still holds it.
-func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
+// seedUnknownToken configures server "r" at a fake authorization server and stores a
+// client and a token pair about to expire that the server does not know, so that its
+// refresh is refused.
+func seedUnknownToken(t *testing.T) (*fakeoauth.Server, *testEnv, *tokenStore) {
+	t.Helper()
 	f := fakeoauth.New(t, false)
 	e := newTestEnv(t)
 	srvURL := f.Srv.URL + "/mcp"
@@ -33,19 +30,21 @@ func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 		AccessToken: "at-unknown-1", RefreshToken: "rt-unknown-1", ExpiresIn: 60})}); err != nil {
 		t.Fatal(err)
 	}
+	return f, e, store
+}
+
+// TestOAuthRefusedRefreshUnwritableFile checks the spent-refresh-token guard when the
+// credential file cannot be rewritten after the authorization server refused a refresh:
+// the failure is reported (naming what to run, not the token), and the refused refresh
+// token is not sent again although the file still holds it.
+func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
+	f, e, store := seedUnknownToken(t)
 	seeded, err := os.ReadFile(store.path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &testutil.SyncBuffer{}
-	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(io.MultiWriter(logs, testLog(t))),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
-	b.Load(e.project, extension.GenNew)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		b.Close(ctx)
-	})
+	b := e.bridgeWith(func(o *Options) { o.Log = zerolog.New(io.MultiWriter(logs, testLog(t))) })
 	b.deps.oauth.hooks.allowLoopbackHTTP = true
 	e.clock.Advance(time.Hour)
 	s := e.srv(b, "r")

@@ -1,17 +1,12 @@
 package bridge
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 )
 
 // TestRefreshChangedComesFromCacheUpdate checks that Refresh reports as changed what
@@ -33,14 +28,7 @@ func TestRefreshChangedComesFromCacheUpdate(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	broken := New(Options{ZotHome: e.home, CachePath: filepath.Join(blocker, "cache.json"), LookupEnv: e.lookup, Clock: e.clock,
-		Log: zerolog.New(testLog(t)), Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
-	broken.Load(e.project, extension.GenNew)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		broken.Close(ctx)
-	})
+	broken := e.bridgeWith(func(o *Options) { o.CachePath = filepath.Join(blocker, "cache.json") })
 	changed, errs := broken.Refresh(ctxGuard(t), []string{"s"})
 	if len(changed) != 0 || len(errs) != 1 || !strings.HasPrefix(errs[0], "tool cache: ") {
 		t.Fatalf("refresh with an unwritable cache: changed %v, errors %v", changed, errs)

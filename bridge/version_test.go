@@ -14,10 +14,12 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
-// versionedBridge is e.bridge with Options.Version set.
-func (e *testEnv) versionedBridge(version string) *Bridge {
-	b := New(Options{Version: version, ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(e.t)),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+// bridgeWith is e.bridge(extension.GenNew) with tune applied to its options first.
+func (e *testEnv) bridgeWith(tune func(*Options)) *Bridge {
+	opts := Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(e.t)),
+		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()}
+	tune(&opts)
+	b := New(opts)
 	b.Load(e.project, extension.GenNew)
 	e.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -70,7 +72,7 @@ func TestInitializeReportsVersion(t *testing.T) {
 				record = t.TempDir() + "/rec.jsonl"
 				e.write(map[string]any{"s": e.server("-record", record)}, nil)
 			}
-			s := e.srv(e.versionedBridge(tt.version), "s")
+			s := e.srv(e.bridgeWith(func(o *Options) { o.Version = tt.version }), "s")
 			mustCall(t, s, "add", map[string]any{"a": 1, "b": 2})
 			wantInits := 1
 			if tt.http {
