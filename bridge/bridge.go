@@ -7,10 +7,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -110,6 +112,9 @@ type Bridge struct {
 
 	// oauthHooks are OAuth test seams (oauth.go); zero in production.
 	oauthHooks oauthHooks
+
+	// x is what the bridge handles beyond tools (mcpx.go).
+	x *mcpx
 }
 
 // New returns a bridge; call Load (or let Setup do it) before use.
@@ -131,8 +136,10 @@ func New(opts Options) *Bridge {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
+	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
 		catReady: make(chan struct{})}
+	b.x = newMCPX(b)
+	return b
 }
 
 // Load reads the config and the cache for projectDir and builds the catalog. It reads two
@@ -148,7 +155,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x}
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {
@@ -181,6 +188,7 @@ func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
 		b.servers[name].rememberTransport(config.Transport(e.Transport))
 		tools[name] = filterTools(e.Tools, s)
 	}
+	b.x.extras.setFrom(file.Servers, slices.Collect(maps.Keys(tools)))
 	cat, collisions := newCatalog(tools, registered)
 	for _, c := range collisions {
 		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
@@ -288,11 +296,14 @@ func (b *Bridge) register(s *extension.Session) error {
 			if t.payload == nil {
 				continue
 			}
-			buf = appendFrame(buf[:0], t.name, t.payload, b.mode == ModeDeferred)
+			buf = appendFrame(buf[:0], t.name, b.hostPayload(t.payload), b.mode == ModeDeferred)
 			if err := s.RegisterToolFrame(buf); err != nil {
 				b.opts.Log.Warn().Str("tool", t.name).Err(err).Msg("tool not registered")
 			}
 		}
+	}
+	if err := b.registerReadResource(s); err != nil {
+		return err
 	}
 	return s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)")
 }
@@ -357,12 +368,7 @@ func (b *Bridge) afterReady() {
 // note shows one bridge note, replacing the bridge's earlier notes on hosts that support
 // clear_notes (older hosts keep them until the next prompt).
 func (b *Bridge) note(level, msg string) {
-	s := b.sess.Load()
-	if s == nil {
-		return
-	}
-	s.ClearNotes()
-	s.Notify(level, msg)
+	b.x.notes.setGeneral(level, msg)
 }
 
 // Refresh starts each named server (in parallel), lists its tools, and merges them into the
@@ -387,6 +393,7 @@ func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string,
 				return
 			}
 			results[i] = result{name: name, entry: srv.cacheEntry(tools)}
+			srv.listExtras(ctx, results[i].entry)
 		}()
 	}
 	wg.Wait()
@@ -434,6 +441,7 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 	}
 	cat, _ := newCatalog(tools, registered)
 	b.cat.Store(cat)
+	b.x.extras.merge(put)
 }
 
 // cacheEntry converts a live tool list into a cache entry.

@@ -1,0 +1,123 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+)
+
+func TestProgressText(t *testing.T) {
+	c := progressCall{server: "gh", tool: "clone"}
+	for _, tt := range []struct {
+		n    mcp.ProgressNotificationParams
+		want string
+	}{
+		{mcp.ProgressNotificationParams{Progress: 2, Total: 5}, "gh clone: 40%"},
+		{mcp.ProgressNotificationParams{Progress: 2, Total: 5, Message: "  fetching\nobjects "}, "gh clone: fetching objects 40%"},
+		{mcp.ProgressNotificationParams{Progress: 7, Total: 5}, "gh clone: 100%"},
+		{mcp.ProgressNotificationParams{Progress: 3, Message: "step"}, "gh clone: step 3 done"},
+		{mcp.ProgressNotificationParams{Progress: 0.5}, "gh clone: 0.5 done"},
+	} {
+		if got := progressText(c, tt.n); got != tt.want {
+			t.Errorf("progressText(%+v) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestSplitQuoted(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{"gh review pr=12", []string{"gh", "review", "pr=12"}, false},
+		{`s p city="New York"  state='N Y'`, []string{"s", "p", "city=New York", "state=N Y"}, false},
+		{`s p note=""`, []string{"s", "p", "note="}, false},
+		{`s p city="New`, nil, true},
+		{"", nil, false},
+	} {
+		got, err := splitQuoted(tt.in)
+		if (err != nil) != tt.err || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("splitQuoted(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+func TestStripOutputSchema(t *testing.T) {
+	full := payloadFor("s", &cacheToolWithOutput)
+	if !strings.Contains(string(full), `"output_schema":`) {
+		t.Fatalf("payload lacks output_schema: %s", full)
+	}
+	got := stripOutputSchema(full)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(append(append([]byte{'{'}, got...), '}'), &m); err != nil {
+		t.Fatalf("stripped payload is not JSON members: %s", got)
+	}
+	if _, ok := m["output_schema"]; ok || m["description"] == nil || m["schema"] == nil {
+		t.Fatalf("stripped payload: %s", got)
+	}
+}
+
+// TestLegacyHostGetsNoProgressNotes: a host that cannot clear notes would pile up one
+// note per progress step, so it gets none; its general notes still arrive.
+func TestLegacyHostGetsNoProgressNotes(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		caps  []string
+		notes int // progress notes expected
+	}{
+		{"new host", []string{"call_tool"}, 2},
+		{"legacy host", nil, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			e.write(map[string]any{}, nil)
+			b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock})
+			h, in, out := exttest.NewPipe(t)
+			done := make(chan error, 1)
+			go func() { done <- extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"}); _ = out.(io.Closer).Close() }()
+			ctx := ctxGuard(t)
+			h.ExpectHello(ctx)
+			ack := exttest.Ack{Cwd: e.project}
+			if tt.caps != nil {
+				ack.Capabilities = tt.caps
+			}
+			h.Handshake(ctx, ack)
+			cctx, end := b.x.progress.begin(context.Background(), "s", "slow")
+			token := progressMeta(cctx).ProgressToken
+			b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2})
+			b.x.progress.update("other", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 4}) // not its call
+			b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 2, Total: 2})
+			end()
+			b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 3, Total: 2}) // after the end
+			b.note("info", "general note")
+			if _, err := h.WaitNotify(ctx, "general note"); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, f := range h.Pending() {
+				if f.Type == "notify" && strings.Contains(string(f.Raw), "s slow:") {
+					n++
+				}
+			}
+			if n != tt.notes {
+				t.Fatalf("%d progress notes, want %d", n, tt.notes)
+			}
+			_ = h.Shutdown(ctx)
+			<-done
+			b.Close(ctx)
+		})
+	}
+}
+
+var cacheToolWithOutput = cache.Tool{Name: "weather", Description: "Weather", InputSchema: json.RawMessage(`{"type":"object","properties":{"output_schema":{"type":"string"}}}`),
+	OutputSchema: json.RawMessage(`{"type":"object","properties":{"t":{"type":"number"}}}`)}
