@@ -84,7 +84,10 @@ func TestLegacyHostGetsNoProgressNotes(t *testing.T) {
 			b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock})
 			h, in, out := exttest.NewPipe(t)
 			done := make(chan error, 1)
-			go func() { done <- extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"}); _ = out.(io.Closer).Close() }()
+			go func() {
+				done <- extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"})
+				_ = out.(io.Closer).Close()
+			}()
 			ctx := ctxGuard(t)
 			h.ExpectHello(ctx)
 			ack := exttest.Ack{Cwd: e.project}
