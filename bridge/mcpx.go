@@ -37,7 +37,7 @@ func (s *Server) newClient(tr transport.Interface) *client.Client {
 
 // clientOptions are the capabilities and handlers of every connection.
 func (s *Server) clientOptions() []client.ClientOption {
-	opts := []client.ClientOption{client.WithRootsHandler(rootsHandler{dir: s.d.projectDir})}
+	opts := []client.ClientOption{client.WithRootsHandler(rootsHandler{dirs: s.rootDirs()})}
 	if s.d.x != nil && s.d.x.advertiseSampling {
 		opts = append(opts, client.WithClientCapabilities(mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}))
 	}

@@ -31,8 +31,13 @@ const readResourceDescription = "Read a resource (a document, file, record…) o
 var readResourceSchema = json.RawMessage(`{"type":"object","properties":{"server":{"type":"string","description":"The MCP server's name, as the search result shows it."},"uri":{"type":"string","description":"The resource URI, e.g. file:///notes.md."}},"required":["server","uri"],"additionalProperties":false}`)
 
 // registerReadResource registers mcp__read_resource: deferred where tools are (a search
-// that finds a resource activates it), eagerly on hosts without deferred tools.
+// that finds a resource activates it), eagerly on hosts without deferred tools. It is
+// registered whenever servers are configured: at startup the bridge reads only the
+// startup file, which does not say which servers have resources.
 func (b *Bridge) registerReadResource(s *extension.Session) error {
+	if len(b.names) == 0 {
+		return nil // no server, no resource
+	}
 	return s.RegisterTool(extension.Tool{Name: ReadResourceToolName, Description: readResourceDescription,
 		Schema: readResourceSchema, Deferred: b.mode == ModeDeferred})
 }
