@@ -48,26 +48,28 @@ func (s *Server) clientOptions() []client.ClientOption {
 // progress to the call's note, log messages to our log, and list changes of resources and
 // prompts to the same re-list as tools.
 func (s *Server) watchNotifications(c *conn) {
-	c.client.OnNotification(func(n mcp.JSONRPCNotification) {
-		switch n.Method {
-		case string(mcp.MethodNotificationProgress):
-			if s.d.x != nil {
-				var p mcp.ProgressNotificationParams
-				if decodeParams(n.Params, &p) == nil {
-					s.d.x.progress.update(s.cfg.Name, p)
-				}
-			}
-		case string(mcp.MethodNotificationMessage):
-			var p mcp.LoggingMessageNotificationParams
+	c.client.OnNotification(s.onNotification)
+}
+
+func (s *Server) onNotification(n mcp.JSONRPCNotification) {
+	switch n.Method {
+	case string(mcp.MethodNotificationProgress):
+		if s.d.x != nil {
+			var p mcp.ProgressNotificationParams
 			if decodeParams(n.Params, &p) == nil {
-				s.serverLog(p)
-			}
-		case string(mcp.MethodNotificationResourcesListChanged), string(mcp.MethodNotificationPromptsListChanged):
-			if s.d.onListChanged != nil {
-				go s.d.onListChanged(s.cfg.Name)
+				s.d.x.progress.update(s.cfg.Name, p)
 			}
 		}
-	})
+	case string(mcp.MethodNotificationMessage):
+		var p mcp.LoggingMessageNotificationParams
+		if decodeParams(n.Params, &p) == nil {
+			s.serverLog(p)
+		}
+	case string(mcp.MethodNotificationResourcesListChanged), string(mcp.MethodNotificationPromptsListChanged):
+		if s.d.onListChanged != nil {
+			go s.d.onListChanged(s.cfg.Name)
+		}
+	}
 }
 
 // decodeParams reads a notification's parameters into v (mcp-go hands them over as a

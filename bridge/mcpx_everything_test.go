@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
@@ -288,7 +289,7 @@ func TestEverythingLogging(t *testing.T) {
 		t.Fatalf("log line: %v", line)
 	}
 	d, err := s.h.Command(ctx, "d", "mcp", "everything")
-	if err != nil || !strings.Contains(d.Display, "log messages (last") || !strings.Contains(d.Display, "[everything-server]") && !strings.Contains(d.Display, "level message") {
+	if err != nil || !strings.Contains(d.Display, "log messages (last") || !strings.Contains(d.Display, "level message") || !strings.Contains(d.Display, "prompts: 4 (/mcp prompts everything)") {
 		t.Fatalf("/mcp everything: %v\n%s", err, d.Display)
 	}
 	s.call(t, "c2", "mcp__everything__toggle_simulated_logging", map[string]any{})
@@ -374,5 +375,41 @@ func TestFilesystemServerWorksOnTheProjectRoot(t *testing.T) {
 	r := s.call(t, "r", "mcp__fs__read_text_file", map[string]any{"path": filepath.Join(project, "hello.txt")})
 	if r.IsError || !strings.Contains(r.Text(), "hello from the project root") {
 		t.Fatalf("read_text_file: %s", r.Text())
+	}
+}
+
+// TestEverythingResourceListChanged: a resource the server adds during the session
+// (notifications/resources/list_changed) is re-listed into the cache and found by the
+// next search, without /reload-ext.
+func TestEverythingResourceListChanged(t *testing.T) {
+	s := everythingHost(t, []string{"call_tool"}, false, nil)
+	const uri = "demo://resource/session/listed-later.txt.gz"
+	r := s.call(t, "g", "mcp__everything__gzip_file_as_resource", map[string]any{"name": "listed-later.txt.gz", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resourceLink"})
+	if r.IsError || !strings.Contains(r.Text(), uri) {
+		t.Fatalf("gzip tool: %s", r.Text())
+	}
+	ctx := ctxGuard(t)
+	for i := 0; ; i++ {
+		s.e.clock.Advance(250 * time.Millisecond) // the re-list waits for a burst to settle
+		res := s.call(t, fmt.Sprintf("s%d", i), SearchToolName, map[string]any{"query": "listed later gz"})
+		if strings.Contains(res.Text(), `uri="`+uri+`"`) {
+			break
+		}
+		select { // polled; the guard only bounds a failure
+		case <-ctx.Done():
+			t.Fatalf("the new resource never became searchable:\n%s", res.Text())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	f, err := cache.Read(s.b.opts.CachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, res := range f.Servers["everything"].Resources {
+		found = found || res.URI == uri
+	}
+	if !found {
+		t.Fatalf("cache entry lacks %s", uri)
 	}
 }

@@ -105,13 +105,18 @@ func logData(v any) string {
 	return Truncate(strings.Join(strings.Fields(s), " "), 500)
 }
 
-// serverLogText is the "recent log messages" part of /mcp <server> ("" when none came).
+// serverLogText is what /mcp <server> adds about MCP beyond tools: the cached resources,
+// templates and prompts, and the server's last log messages.
 func (b *Bridge) serverLogText(server string) string {
+	var sb strings.Builder
+	if e := b.x.extras.load().servers[server]; e != nil && len(e.Resources)+len(e.ResourceTemplates)+len(e.Prompts) > 0 {
+		fmt.Fprintf(&sb, "\n  resources:  %d, %d templates (search them with %s); prompts: %d (/mcp prompts %s)",
+			len(e.Resources), len(e.ResourceTemplates), SearchToolName, len(e.Prompts), server)
+	}
 	lines, seen := b.x.logs.last(server)
 	if len(lines) == 0 {
-		return ""
+		return sb.String()
 	}
-	var sb strings.Builder
 	fmt.Fprintf(&sb, "\n  log messages (last %d of %d):", len(lines), seen)
 	for _, l := range lines {
 		fmt.Fprintf(&sb, "\n    %s %-9s", l.at.Format("15:04:05"), l.level)
