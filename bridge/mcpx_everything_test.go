@@ -413,3 +413,30 @@ func TestEverythingResourceListChanged(t *testing.T) {
 		t.Fatalf("cache entry lacks %s", uri)
 	}
 }
+
+// TestEverythingOverStreamableHTTP: the same server over streamable HTTP: its requests
+// (roots, sampling) reach the bridge through the wrapped HTTP transport, and progress
+// arrives on the call's stream.
+func TestEverythingOverStreamableHTTP(t *testing.T) {
+	base := startEverything(t, "streamableHttp")
+	entry := map[string]any{"url": base + "/mcp", "transport": "streamable-http", "connectTimeout": 30}
+	s := everythingHost(t, []string{"call_tool"}, true, map[string]any{"everything": entry})
+	r := s.call(t, "roots", "mcp__everything__get_roots_list", map[string]any{})
+	if r.IsError || !strings.Contains(r.Text(), "URI: "+fileURI(s.e.project)) {
+		t.Fatalf("get-roots-list over HTTP: %s", r.Text())
+	}
+	r = s.call(t, "sampling", "mcp__everything__trigger_sampling_request", map[string]any{"prompt": "hello"})
+	if !r.IsError || !strings.Contains(r.Text(), "sampling is not supported by this client") {
+		t.Fatalf("sampling over HTTP: is_error=%v %s", r.IsError, r.Text())
+	}
+	if _, err := s.h.WaitNotify(ctxGuard(t), "(sampling)"); err != nil {
+		t.Fatal(err)
+	}
+	r = s.call(t, "progress", "mcp__everything__trigger_long_running_operation", map[string]any{"duration": 0.2, "steps": 2})
+	if r.IsError {
+		t.Fatalf("long-running operation over HTTP: %s", r.Text())
+	}
+	if _, err := s.h.WaitNotify(ctxGuard(t), "everything trigger-long-running-operation: 100%"); err != nil {
+		t.Fatal(err)
+	}
+}
