@@ -77,7 +77,8 @@ func (s *Server) serverLog(p mcp.LoggingMessageNotificationParams) {
 	default:
 		ev = s.d.log.Error()
 	}
-	ev = ev.Str("server", s.cfg.Name).Str("level", string(p.Level))
+	// "level" is zerolog's own key; the server's level gets a name of its own.
+	ev = ev.Str("server", s.cfg.Name).Str("mcp_level", string(p.Level))
 	if p.Logger != "" {
 		ev = ev.Str("logger", p.Logger)
 	}
