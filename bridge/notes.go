@@ -37,8 +37,14 @@ func (n *noteBoard) replaceable() bool {
 }
 
 // setGeneral shows the bridge's general note, replacing the previous one where the host
-// can clear notes.
+// can clear notes. Without a host session it goes to Options.Notify.
 func (n *noteBoard) setGeneral(level, text string) {
+	if n.session() == nil {
+		if n.b.opts.Notify != nil { // the CLI prints what would be a note
+			n.b.opts.Notify(level, text)
+		}
+		return
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.general = &boardNote{level: level, text: text}

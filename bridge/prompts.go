@@ -23,7 +23,11 @@ func (b *Bridge) promptCommand(ctx context.Context, line string) (extension.Comm
 	if len(f) == 0 || f[0] != "prompt" {
 		return extension.CommandResponse{}, false
 	}
-	text, err := b.fetchPrompt(ctx, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "prompt")))
+	words, err := splitQuoted(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "prompt")))
+	if err != nil {
+		return extension.CommandResponse{Action: "noop", Error: "/mcp prompt: " + err.Error()}, true
+	}
+	text, err := b.fetchPrompt(ctx, words)
 	if err != nil {
 		return extension.CommandResponse{Action: "noop", Error: err.Error()}, true
 	}
@@ -103,13 +107,9 @@ func promptUsage(server string, p *cache.Prompt) string {
 	return strings.Join(parts, " ")
 }
 
-// fetchPrompt runs prompts/get for "<server> <name> [key=value …]" and returns the
-// prompt's messages as one text.
-func (b *Bridge) fetchPrompt(ctx context.Context, line string) (string, error) {
-	words, err := splitQuoted(line)
-	if err != nil {
-		return "", fmt.Errorf("/mcp prompt: %v", err)
-	}
+// fetchPrompt runs prompts/get for the words <server> <name> [key=value …] and returns
+// the prompt's messages as one text.
+func (b *Bridge) fetchPrompt(ctx context.Context, words []string) (string, error) {
 	if len(words) < 2 {
 		return "", fmt.Errorf("usage: /mcp prompt <server> <name> [key=value …]; /mcp prompts lists them")
 	}

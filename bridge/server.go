@@ -92,6 +92,8 @@ type serverDeps struct {
 	resolver *net.Resolver
 	// oauth holds the OAuth credential store and test hooks (oauth.go); nil: no OAuth.
 	oauth *oauthEnv
+	// surface is where the user reads messages (names /mcp or CLI commands).
+	surface Surface
 	// x is the bridge's state beyond tools (progress, server logs; mcpx.go); nil in
 	// servers made without a bridge.
 	x *mcpx
@@ -126,11 +128,15 @@ type Server struct {
 	// successful connect or login).
 	needsLogin bool
 	login      *loginFlow // the /mcp login in progress, if any
+	lastLogin  *loginFlow // the latest login, running or ended (WaitLogin)
 
 	// pending: a project server the user has not approved; nothing starts or contacts it.
 	pending atomic.Bool
 	// instructionsShown: the config's instructions went with a call result (proxy mode).
 	instructionsShown atomic.Bool
+
+	// skipped lists the tools the last listing could not offer (toollist.go).
+	skipped []SkippedTool
 }
 
 type attempt struct {
@@ -256,17 +262,17 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 			if s.cfg.Err != "" {
 				return nil, s.errorf(KindDisabled, nil, "config error: %s", s.cfg.Err)
 			}
-			return nil, s.errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and run /reload-ext", s.cfg.Source)
+			return nil, s.errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and %s", s.cfg.Source, s.d.surface.Reload())
 		case StateParked:
 			msg := s.lastErr
 			s.mu.Unlock()
-			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run /mcp start %s", parkAfter, msg, s.cfg.Name)
+			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run %s", parkAfter, msg, s.d.surface.Cmd("start", s.cfg.Name))
 		case StateBackoff:
 			now := s.d.clock.Now()
 			if now.Before(s.retryAt) {
 				msg, wait := s.lastErr, s.retryAt.Sub(now).Round(100*time.Millisecond)
 				s.mu.Unlock()
-				return nil, s.errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run /mcp start %s", msg, wait, s.cfg.Name)
+				return nil, s.errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run %s", msg, wait, s.d.surface.Cmd("start", s.cfg.Name))
 			}
 			s.beginStartLocked()
 		case StateAsleep:
@@ -400,7 +406,7 @@ func (s *Server) failLocked(err error) *Error {
 	}
 	if s.failures >= parkAfter {
 		s.state = StateParked
-		return s.errorf(KindParked, err, "%s — parked after %d failed attempts in a row; fix the cause, then run /mcp start %s", e.Msg, s.failures, s.cfg.Name)
+		return s.errorf(KindParked, err, "%s — parked after %d failed attempts in a row; fix the cause, then run %s", e.Msg, s.failures, s.d.surface.Cmd("start", s.cfg.Name))
 	}
 	if d := backoffDelay(s.failures); d > 0 {
 		s.state = StateBackoff
@@ -572,12 +578,9 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 	if res.Capabilities.Tools == nil {
 		return nil, nil
 	}
-	var tools []mcp.Tool
-	for t, err := range c.client.IterTools(ctx, mcp.ListToolsRequest{}) {
-		if err != nil {
-			return nil, fmt.Errorf("list tools: %w", err)
-		}
-		tools = append(tools, t)
+	tools, err := s.listTools(ctx, c.client)
+	if err != nil {
+		return nil, fmt.Errorf("list tools: %w", err)
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	return tools, nil
@@ -606,11 +609,8 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 			return nil, err
 		}
 	} else {
-		for t, err := range c.client.IterTools(ctx, mcp.ListToolsRequest{}) {
-			if err != nil {
-				return nil, s.errorf(KindCall, err, "list tools: %v", err)
-			}
-			tools = append(tools, t)
+		if tools, err = s.listTools(ctx, c.client); err != nil {
+			return nil, s.errorf(KindCall, err, "list tools: %v", err)
 		}
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
