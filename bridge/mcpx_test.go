@@ -245,3 +245,31 @@ func TestPromptText(t *testing.T) {
 		}
 	}
 }
+
+// TestResourcesOfWithdrawnServersAreHidden: a server the user has not approved (or
+// withdrew) offers no resources and no prompts, although its cache entry is known.
+func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"docs": e.server()}, nil)
+	b := e.bridge(extension.GenNew)
+	entry := &cache.Entry{Fingerprint: e.srv(b, "docs").cfg.Fingerprint(),
+		Resources: []cache.Resource{{URI: "docs://handbook", Name: "handbook", Description: "The team handbook"}},
+		Prompts:   []cache.Prompt{{Name: "summarize"}}}
+	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Entry{"docs": entry}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.loadCatalog(nil)
+	if got := b.searchResources("team handbook", 5); len(got) != 1 || got[0].res.URI != "docs://handbook" {
+		t.Fatalf("approved server: %+v", got)
+	}
+	if txt, _ := b.promptsText(nil); !strings.Contains(txt, "summarize") {
+		t.Fatalf("approved server's prompts: %s", txt)
+	}
+	e.srv(b, "docs").pending.Store(true)
+	if got := b.searchResources("team handbook", 5); len(got) != 0 {
+		t.Fatalf("a withdrawn server's resource is offered: %+v", got)
+	}
+	if txt, _ := b.promptsText(nil); strings.Contains(txt, "summarize") {
+		t.Fatalf("a withdrawn server's prompts are listed: %s", txt)
+	}
+}

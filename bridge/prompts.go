@@ -41,14 +41,18 @@ func (b *Bridge) promptsText(args []string) (string, error) {
 	switch len(args) {
 	case 0:
 		for n, e := range c.servers {
-			if len(e.Prompts) > 0 {
+			if _, ok := b.servers[n]; ok && b.runnable(n) && len(e.Prompts) > 0 {
 				names = append(names, n)
 			}
 		}
 		sort.Strings(names)
 	case 1:
-		if _, ok := b.servers[args[0]]; !ok {
+		srv, ok := b.servers[args[0]]
+		if !ok {
 			return "", fmt.Errorf("unknown server %q.%s Servers: %s", args[0], suggest(args[0], b.names), b.serverList())
+		}
+		if srv.pending.Load() {
+			return "", srv.approvalErr()
 		}
 		names = args
 	default:

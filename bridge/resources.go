@@ -135,8 +135,14 @@ func (b *Bridge) searchResources(q string, limit int) []resourceDoc {
 		return nil
 	}
 	var out []resourceDoc
-	for _, h := range ix.Search(q, limit) {
-		out = append(out, docs[h.Doc])
+	for _, h := range ix.Search(q, limit+resourceSearchLimit) {
+		d := docs[h.Doc]
+		// A server withdrawn from this session (untrusted) keeps its entry in the
+		// snapshot but offers nothing.
+		if _, ok := b.servers[d.server]; !ok || !b.runnable(d.server) || len(out) == limit {
+			continue
+		}
+		out = append(out, d)
 	}
 	return out
 }
