@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -272,4 +273,56 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 	if txt, _ := b.promptsText(nil); strings.Contains(txt, "summarize") {
 		t.Fatalf("a withdrawn server's prompts are listed: %s", txt)
 	}
+}
+
+// TestPinnedNoteSurvivesProgress: a pinned note (a question for the user) stays on screen
+// while a call's progress note is replaced and removed, and goes when unpinned.
+func TestPinnedNoteSurvivesProgress(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{}, nil)
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock})
+	h, in, out := exttest.NewPipe(t)
+	done := make(chan error, 1)
+	go func() {
+		done <- extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"})
+		_ = out.(io.Closer).Close()
+	}()
+	ctx := ctxGuard(t)
+	h.ExpectHello(ctx)
+	h.Handshake(ctx, exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}})
+	b.x.notes.pin("q1", "warn", "question 1")
+	cctx, end := b.x.progress.begin(context.Background(), "s", "slow")
+	token := progressMeta(cctx).ProgressToken
+	b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2})
+	end()
+	b.x.notes.unpin("q1")
+	b.note("info", "done")
+	if _, err := h.WaitNotify(ctx, "done"); err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	questionAlways := true
+	for _, f := range h.Pending() {
+		switch f.Type {
+		case "clear_notes":
+			shown = nil
+		case "notify":
+			var n exttest.Notify
+			_ = f.Decode(&n)
+			shown = append(shown, n.Message)
+			if strings.HasPrefix(n.Message, "s slow") && !slices.Contains(shown, "question 1") {
+				questionAlways = false
+			}
+		}
+	}
+	if !questionAlways {
+		t.Fatal("the progress note replaced the pinned question")
+	}
+	// WaitNotify took the final "done" note, which followed the last clear_notes.
+	if len(shown) != 0 {
+		t.Fatalf("before the last general note the host still showed %q", shown)
+	}
+	_ = h.Shutdown(ctx)
+	<-done
+	b.Close(ctx)
 }

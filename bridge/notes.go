@@ -101,3 +101,18 @@ func (n *noteBoard) renderLocked() {
 		s.Notify(l.level, l.text)
 	}
 }
+
+// pin shows a note that must stay visible until unpin (a question waiting for the
+// user's answer): it is kept across the board's re-renders on hosts that can clear notes,
+// and simply sent on other hosts (which never clear it either).
+func (n *noteBoard) pin(key, level, text string) {
+	if n.setLive(key, level, text) {
+		return
+	}
+	if s := n.session(); s != nil {
+		s.Notify(level, text)
+	}
+}
+
+// unpin takes a pinned note away (where the host can clear notes).
+func (n *noteBoard) unpin(key string) { n.clearLive(key) }
