@@ -25,10 +25,11 @@ const ReadResourceToolName = "mcp__read_resource"
 // resourceSearchLimit is how many resources one search shows beside the tools.
 const resourceSearchLimit = 5
 
-const readResourceDescription = "Read a resource (a document, file, record…) of one of the user's MCP servers by its URI. " +
-	"Find resources and their URIs with mcp__search_tools; for a resource template, fill its {placeholders} into the URI."
+// The definition is kept short: in proxy mode it is part of every request.
+const readResourceDescription = "Read a resource (document, file, record…) of an MCP server by its URI; " +
+	"mcp__search_tools finds them. For a URI template, fill in its {placeholders}."
 
-var readResourceSchema = json.RawMessage(`{"type":"object","properties":{"server":{"type":"string","description":"The MCP server's name, as the search result shows it."},"uri":{"type":"string","description":"The resource URI, e.g. file:///notes.md."}},"required":["server","uri"],"additionalProperties":false}`)
+var readResourceSchema = json.RawMessage(`{"type":"object","properties":{"server":{"type":"string"},"uri":{"type":"string"}},"required":["server","uri"],"additionalProperties":false}`)
 
 // registerReadResource registers mcp__read_resource: deferred where tools are (a search
 // that finds a resource activates it), eagerly on hosts without deferred tools. It is
