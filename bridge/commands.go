@@ -91,8 +91,8 @@ func (b *Bridge) CommandArgs(ctx context.Context, f []string) (string, error) {
 		}
 		return b.detailText(sub) + b.serverLogText(sub), nil
 	}
-	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust"}, b.names...)
-	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout, trust, untrust; servers: %s",
+	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust", "prompts", "prompt"}, b.names...)
+	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout, trust, untrust, prompts, prompt; servers: %s",
 		sub, suggest(sub, cands), b.serverList())
 }
 
