@@ -154,7 +154,7 @@ func TestEverythingResources(t *testing.T) {
 	}
 
 	r = s.call(t, "s2", SearchToolName, map[string]any{"query": "dynamic blob resource"})
-	if !strings.Contains(r.Text(), `uri template (fill the {placeholders})="demo://resource/dynamic/blob/{resourceId}"`) {
+	if !strings.Contains(r.Text(), `uri_template="demo://resource/dynamic/blob/{resourceId}"`) || !strings.Contains(r.Text(), "fill in the {placeholders}") {
 		t.Fatalf("search did not show the blob template:\n%s", r.Text())
 	}
 	r = s.call(t, "r2", ReadResourceToolName, map[string]any{"server": "everything", "uri": "demo://resource/dynamic/blob/7"})

@@ -183,11 +183,12 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 
 // resourceLine is one resource in a search answer: server, URI, name, type, purpose.
 func resourceLine(d resourceDoc) string {
-	var name, title, desc, mime, uri, kind string
+	var name, title, desc, mime, uri, kind, hint string
 	if d.res != nil {
 		name, title, desc, mime, uri, kind = d.res.Name, d.res.Title, d.res.Description, d.res.MIMEType, d.res.URI, "uri"
 	} else {
-		name, title, desc, mime, uri, kind = d.tmpl.Name, d.tmpl.Title, d.tmpl.Description, d.tmpl.MIMEType, d.tmpl.URITemplate, "uri template (fill the {placeholders})"
+		name, title, desc, mime, uri, kind = d.tmpl.Name, d.tmpl.Title, d.tmpl.Description, d.tmpl.MIMEType, d.tmpl.URITemplate, "uri_template"
+		hint = " [template: fill in the {placeholders} to get the uri]"
 	}
 	line := fmt.Sprintf("- server=%q %s=%q name=%q", d.server, kind, uri, name)
 	if title != "" && title != name {
@@ -199,7 +200,7 @@ func resourceLine(d resourceDoc) string {
 	if p := FirstLine(desc, purposeLen); p != "" {
 		line += ": " + p
 	}
-	return line + "\n"
+	return line + hint + "\n"
 }
 
 type readResourceArgs struct {
