@@ -97,6 +97,9 @@ type serverDeps struct {
 	surface Surface
 	// version is the bridge's version, sent in initialize (Options.Version).
 	version string
+	// x is the bridge's state beyond tools (progress, server logs; mcpx.go); nil in
+	// servers made without a bridge.
+	x *mcpx
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
@@ -523,7 +526,7 @@ func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
 	if err != nil {
 		return nil, nil, s.errorf(KindStart, err, "%s", err.Error())
 	}
-	cl := client.NewClient(transport.NewIO(p.stdout, p.stdin, nil))
+	cl := s.newClient(transport.NewIO(p.stdout, p.stdin, nil))
 	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}}
 	tools, err := s.handshake(ctx, c)
 	if err != nil {
@@ -568,6 +571,7 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 			go s.d.onListChanged(s.cfg.Name)
 		}
 	})
+	s.watchNotifications(c)
 	res, err := c.client.Initialize(ctx, initRequest(s.d.version))
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
@@ -635,6 +639,7 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
+	req.Params.Meta = progressMeta(ctx)
 	if c.http != nil {
 		return s.callHTTP(ctx, cctx, c, req, safeRepeat)
 	}
