@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/internal/runecut"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // maxDescription caps a registered tool description; a few servers ship multi-kilobyte
@@ -74,4 +74,9 @@ func FirstLine(s string, max int) string {
 }
 
 // Truncate cuts s to at most max bytes on a rune boundary, marking the cut with "…".
-func Truncate(s string, max int) string { return runecut.Cut(s, max, "…") }
+func Truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return textcut.Prefix(s, max-len("…")) + "…"
+}

@@ -7,7 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/runecut"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // Budget bounds what one tool result may carry to the host, so no frame comes near the
@@ -87,7 +87,7 @@ func appendText(dst []extension.Content, b *textBudget, s string) []extension.Co
 		return dst
 	}
 	if len(s) > b.left {
-		keep := runecut.Prefix(s, b.left)
+		keep := textcut.Prefix(s, max(b.left, 0))
 		b.dropped += len(s) - len(keep)
 		s = keep
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
-	"github.com/zot-mcp/mcp-bridge/internal/runecut"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // Update merges entries into the cache file at path and reports the servers
@@ -133,7 +133,7 @@ func readForUpdate(path string) (f *File, rewrite bool, err error) {
 // prepareEntry returns the copy of e that Update stores.
 func prepareEntry(e *Entry, now time.Time) *Entry {
 	ne := *e
-	ne.Instructions = runecut.Prefix(e.Instructions, MaxInstructionsBytes)
+	ne.Instructions = textcut.Prefix(e.Instructions, MaxInstructionsBytes)
 	if ne.UpdatedAt.IsZero() {
 		ne.UpdatedAt = now
 	} else {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
-	"github.com/zot-mcp/mcp-bridge/internal/runecut"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // fileResult is what one configuration file contributed.
@@ -239,7 +239,11 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 
 // quoteShort quotes a non-secret value for a message, shortening it.
 func quoteShort(s string) string {
-	return fmt.Sprintf("%q", runecut.Cut(s, 60, "…"))
+	const max = 60
+	if len(s) > max {
+		s = textcut.Prefix(s, max) + "…"
+	}
+	return fmt.Sprintf("%q", s)
 }
 
 // decodeServer decodes one server entry. ok is false when the entry is not

@@ -9,7 +9,7 @@ import (
 	gojson "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 
-	"github.com/zot-mcp/mcp-bridge/internal/runecut"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // maxNotify is the longest notify message sent; longer ones are cut.
@@ -112,7 +112,7 @@ func (s *Session) Notify(level, message string) {
 		level = "info"
 	}
 	if len(message) > maxNotify {
-		message = runecut.Prefix(message, maxNotify) + "… (truncated)"
+		message = textcut.Prefix(message, maxNotify) + "… (truncated)"
 	}
 	b, err := marshalFrame(notifyFrame{Type: "notify", Level: level, Message: message})
 	if err != nil {

@@ -1,11 +1,12 @@
-package runecut
+package textcut
 
 import (
 	"testing"
 	"unicode/utf8"
 )
 
-func TestPrefix(t *testing.T) {
+// TestPrefixEdges adds 4-byte runes, exact fits and invalid bytes to TestPrefix.
+func TestPrefixEdges(t *testing.T) {
 	tests := []struct {
 		s    string
 		n    int
@@ -33,31 +34,6 @@ func TestPrefix(t *testing.T) {
 		}
 		if utf8.ValidString(tt.s) && !utf8.ValidString(got) {
 			t.Errorf("Prefix(%q, %d) = %q splits a rune", tt.s, tt.n, got)
-		}
-	}
-}
-
-func TestCut(t *testing.T) {
-	tests := []struct {
-		s    string
-		max  int
-		mark string
-		want string
-	}{
-		{"short", 10, "…", "short"},
-		{"exactly10!", 10, "…", "exactly10!"},
-		{"hello world", 8, "…", "hello…"}, // "…" is 3 bytes
-		{"héllo", 5, "…", "h…"},           // é would straddle the cut
-		{"abcdef", 2, "…", "…"},           // no room for text: the mark alone
-		{"abcdef", 4, "...", "a..."},
-	}
-	for _, tt := range tests {
-		got := Cut(tt.s, tt.max, tt.mark)
-		if got != tt.want {
-			t.Errorf("Cut(%q, %d, %q) = %q, want %q", tt.s, tt.max, tt.mark, got, tt.want)
-		}
-		if len(tt.s) > tt.max && len(tt.mark) <= tt.max && len(got) > tt.max {
-			t.Errorf("Cut(%q, %d, %q) = %q is over the budget", tt.s, tt.max, tt.mark, got)
 		}
 	}
 }
