@@ -4,6 +4,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -151,9 +152,6 @@ func New(opts Options) *Bridge {
 	if opts.CallBudget <= 0 {
 		opts.CallBudget = callBudget
 	}
-	if opts.Version == "" {
-		opts.Version = ClientVersion
-	}
 	if opts.CachePath == "" {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
@@ -177,8 +175,9 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, surface: b.opts.Surface, version: b.opts.Version, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, surface: b.opts.Surface, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x}
 	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
+	b.deps.version = cmp.Or(b.opts.Version, ClientVersion)
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {
@@ -528,7 +527,7 @@ type RefreshResult struct {
 type RefreshReport struct {
 	Listed   int      // servers whose tools were listed
 	Failed   []string // one error text per server that failed, naming it
-	Changed  []string // servers whose cached tools changed (none when the cache write failed)
+	Changed  []string // servers whose cached tools changed
 	CacheErr error    // the cache file could not be updated
 }
 
