@@ -1247,7 +1247,7 @@ func (h *home) startInProcessRun(ack []byte, keep bool) inProcessStart {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), benchGuard)
 	defer cancel()
-	br := bridge.New(bridge.Options{ZotHome: h.dir, Version: "bench"})
+	br := bridge.New(bridge.Options{ZotHome: h.dir, Version: "bench", StartupGC: true})
 	done := make(chan error, 1)
 	go func() {
 		done <- extension.Run(ctx, inR, outW, br, extension.Options{Name: bridge.ExtensionName, Version: "bench"})

@@ -79,7 +79,7 @@ func (s *Session) RegisterToolFrame(frame []byte) error {
 // caller must not touch the slice afterwards.
 func (s *Session) RegisterToolFrames(frames []byte) error {
 	var errs []error
-	w := 0 // frames[:w] holds the accepted frames, each with its '\n'
+	w := 0 // frames[:w] holds the accepted frames, joined by '\n'
 	for r := 0; r < len(frames); {
 		end := bytes.IndexByte(frames[r:], '\n')
 		if end < 0 {
@@ -95,15 +95,19 @@ func (s *Session) RegisterToolFrames(frames []byte) error {
 		case frame[0] != '{' || frame[len(frame)-1] != '}':
 			errs = append(errs, fmt.Errorf("extension: register_tool frame is not a JSON object: %s", prefix(frame, 80)))
 		default:
+			if w > 0 {
+				// Before r: the previous accepted frame ended before the '\n' that
+				// ended its line.
+				frames[w] = '\n'
+				w++
+			}
 			w += copy(frames[w:], frame)
-			frames[w] = '\n'
-			w++
 		}
 		r = next
 	}
 	if w > 0 {
-		// The writer ends every queued frame with '\n'.
-		if !s.w.send(outFrame{b: frames[:w-1], batch: true}) {
+		// The writer ends the batch with '\n'.
+		if !s.w.send(outFrame{b: frames[:w], batch: true}) {
 			return ErrClosed
 		}
 	}
