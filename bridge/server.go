@@ -94,6 +94,9 @@ type serverDeps struct {
 	oauth *oauthEnv
 	// surface is where the user reads messages (names /mcp or CLI commands).
 	surface Surface
+	// x is the bridge's state beyond tools (progress, server logs; mcpx.go); nil in
+	// servers made without a bridge.
+	x *mcpx
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
@@ -520,7 +523,7 @@ func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
 	if err != nil {
 		return nil, nil, s.errorf(KindStart, err, "%s", err.Error())
 	}
-	cl := client.NewClient(transport.NewIO(p.stdout, p.stdin, nil))
+	cl := s.newClient(transport.NewIO(p.stdout, p.stdin, nil))
 	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}}
 	tools, err := s.handshake(ctx, c)
 	if err != nil {
@@ -565,6 +568,7 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 			go s.d.onListChanged(s.cfg.Name)
 		}
 	})
+	s.watchNotifications(c)
 	res, err := c.client.Initialize(ctx, initRequest())
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
@@ -632,6 +636,7 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
+	req.Params.Meta = progressMeta(ctx)
 	if c.http != nil {
 		return s.callHTTP(ctx, cctx, c, req, safeRepeat)
 	}

@@ -51,7 +51,7 @@ const registerPrefix = `{"type":"register_tool","name":"",`
 // payloadFor encodes a tool's description and schema as they follow the name in its
 // register_tool frame.
 func payloadFor(server string, t *cache.Tool) []byte {
-	frame := extension.AppendToolFrame(nil, extension.Tool{Description: Describe(server, t), Schema: t.InputSchema})
+	frame := extension.AppendToolFrame(nil, extension.Tool{Description: Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
 	if !bytes.HasPrefix(frame, []byte(registerPrefix)) {
 		return nil
 	}
@@ -132,19 +132,22 @@ func startupFromCatalog(cat *catalog) *startupSet {
 	return set
 }
 
-// frames encodes the register_tool frame of every tool of the set, each followed by '\n',
-// into one buffer sized up front, so they go to the host in one write.
-func (s *startupSet) frames(deferred bool) []byte {
+// frames encodes the register_tool frame of every tool of the set, its payload as the
+// host takes it (hostPayload), each followed by '\n', into one buffer sized up front, so
+// they go to the host in one write.
+func (s *startupSet) frames(deferred bool, hostPayload func([]byte) []byte) []byte {
+	payloads := make([][]byte, len(s.tools))
 	n := 0
-	for _, t := range s.tools {
+	for i, t := range s.tools {
 		if t.payload != nil {
-			n += len(registerPrefix) + len(t.name) + len(t.payload) + len(`,"deferred":true}`) + 1
+			payloads[i] = hostPayload(t.payload)
+			n += len(registerPrefix) + len(t.name) + len(payloads[i]) + len(`,"deferred":true}`) + 1
 		}
 	}
 	buf := make([]byte, 0, n)
-	for _, t := range s.tools {
+	for i, t := range s.tools {
 		if t.payload != nil {
-			buf = append(appendFrame(buf, t.name, t.payload, deferred), '\n')
+			buf = append(appendFrame(buf, t.name, payloads[i], deferred), '\n')
 		}
 	}
 	return buf
