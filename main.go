@@ -97,7 +97,7 @@ func supervisorArgv() []string {
 func serve(stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv()})
+	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), StartupGC: true})
 	err := extension.Run(ctx, stdin, stdout, b, extension.Options{Name: bridge.ExtensionName, Version: version, Log: log})
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	b.Close(sctx)

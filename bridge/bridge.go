@@ -81,6 +81,10 @@ type Options struct {
 	// Notify receives notes when no host session is attached (the CLI prints them);
 	// nil drops them.
 	Notify func(level, msg string)
+	// StartupGC lets Setup switch the garbage collector off while it loads and registers
+	// (up to a heap of startupHeapLimit). The setting is process-wide, so only a process
+	// that runs one bridge (the extension's main) may set it.
+	StartupGC bool
 }
 
 // Bridge is the extension's handler.
@@ -296,6 +300,9 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	if dir == "" {
 		b.opts.Log.Warn().Msg("hello_ack carried no cwd; project config and relative paths are unavailable")
 	}
+	if b.opts.StartupGC {
+		defer pauseGC()()
+	}
 	if err := b.safely("loading the MCP config and tool cache", func() { b.loadLocal(dir) }); err != nil {
 		b.recoverSetup(err)
 	}
@@ -394,17 +401,8 @@ func (b *Bridge) registerTools(s *extension.Session) error {
 		if err := s.RegisterTool(extension.Tool{Name: CallToolName, Description: callToolDescription, Schema: callSchema}); err != nil {
 			return err
 		}
-	} else {
-		buf := make([]byte, 0, 4096)
-		for _, t := range set.tools {
-			if t.payload == nil {
-				continue
-			}
-			buf = appendFrame(buf[:0], t.name, b.hostPayload(t.payload), b.mode == ModeDeferred)
-			if err := s.RegisterToolFrame(buf); err != nil {
-				b.opts.Log.Warn().Str("tool", t.name).Err(err).Msg("tool not registered")
-			}
-		}
+	} else if err := s.RegisterToolFrames(set.frames(b.mode == ModeDeferred, b.hostPayload)); err != nil {
+		b.opts.Log.Warn().Err(err).Msg("tools not registered")
 	}
 	if err := b.registerReadResource(s); err != nil {
 		return err
@@ -430,7 +428,13 @@ func (b *Bridge) afterReady() {
 	cat := b.catalog()
 	// Build the search index now, off the model's path, rather than in its first search.
 	b.bg.Add(1)
-	go func() { defer b.bg.Done(); cat.searchIndex() }()
+	go func() {
+		defer b.bg.Done()
+		cat.searchIndex()
+		// Building the index churns through several times its own size; return that to the
+		// OS now rather than when the scavenger gets to it, so the idle bridge stays small.
+		debug.FreeOSMemory()
+	}()
 	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
 	var warns []string
 	for _, p := range b.cfg.Problems {

@@ -5,11 +5,29 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"runtime/debug"
 	"sort"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
+
+// startupHeapLimit bounds the heap while pauseGC holds the collector off: past it the
+// runtime collects as usual, so a huge catalog cannot run the process out of memory.
+const startupHeapLimit = 512 << 20
+
+// pauseGC turns the garbage collector off until the returned function runs. Setup
+// allocates a few times the startup file's size in a fresh process whose heap target is
+// tiny, so several collections would run inside the host's registration window and
+// collect almost nothing: all of it is either kept or dropped right after ready.
+func pauseGC() (restore func()) {
+	pct := debug.SetGCPercent(-1)
+	limit := debug.SetMemoryLimit(startupHeapLimit)
+	return func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(pct)
+	}
+}
 
 // startupTool is one tool to register at startup: its registered name and the
 // pre-encoded rest of its register_tool frame (description and schema).
@@ -112,6 +130,27 @@ func startupFromCatalog(cat *catalog) *startupSet {
 		set.tools[i] = startupTool{ref: ToolRef{Server: e.Server, Tool: e.Tool.Name}, name: e.Name, payload: payloadFor(e.Server, &e.Tool)}
 	}
 	return set
+}
+
+// frames encodes the register_tool frame of every tool of the set, its payload as the
+// host takes it (hostPayload), each followed by '\n', into one buffer sized up front, so
+// they go to the host in one write.
+func (s *startupSet) frames(deferred bool, hostPayload func([]byte) []byte) []byte {
+	payloads := make([][]byte, len(s.tools))
+	n := 0
+	for i, t := range s.tools {
+		if t.payload != nil {
+			payloads[i] = hostPayload(t.payload)
+			n += len(registerPrefix) + len(t.name) + len(payloads[i]) + len(`,"deferred":true}`) + 1
+		}
+	}
+	buf := make([]byte, 0, n)
+	for i, t := range s.tools {
+		if t.payload != nil {
+			buf = append(appendFrame(buf, t.name, payloads[i], deferred), '\n')
+		}
+	}
+	return buf
 }
 
 // refs lists the set's tools.

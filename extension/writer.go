@@ -11,6 +11,9 @@ import (
 // outFrame is one queued frame: the encoded JSON object without '\n'.
 type outFrame struct {
 	b []byte
+	// batch marks b as several frames joined by '\n', each already checked against the
+	// line limit (Session.RegisterToolFrames).
+	batch bool
 	// flushed, if non-nil, is closed once the frame has been written and
 	// flushed to the underlying writer.
 	flushed chan struct{}
@@ -92,7 +95,7 @@ func (w *writer) loop(out io.Writer) {
 // is too long for a line, the writer has been closed, or a write failed.
 // It blocks while the queue is full.
 func (w *writer) send(f outFrame) bool {
-	if len(f.b) > maxFrame {
+	if !f.batch && len(f.b) > maxFrame {
 		w.log.Error().Int("bytes", len(f.b)).Str("frame", prefix(f.b, 80)).
 			Msg("dropping frame longer than the host's line limit")
 		return false
