@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -176,7 +177,8 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdCall(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("call", "call SERVER TOOL ['JSON arguments'] [--cwd DIR]", stderr)
+	f := newFlags("call", "call SERVER TOOL ['JSON arguments'] [--accept-defaults] [--cwd DIR]", stderr)
+	acceptDefaults := f.fs.Bool("accept-defaults", false, "answer a server's form questions with their defaults without asking (for scripts)")
 	pos, err := f.parse(args)
 	if err != nil {
 		return exitFor(err)
@@ -191,6 +193,9 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	}
 	b := loadBridge(f.cwd, stderr)
 	defer closeBridge(b)
+	if *acceptDefaults {
+		b.SetElicitor(newTermElicitor(os.Stdin, isInteractive(os.Stdin), stderr, true))
+	}
 	return printResult(b.CallByName(context.Background(), pos[0], pos[1], argJSON), stdout)
 }
 

@@ -113,7 +113,9 @@ Run by zot (as an extension) it needs no arguments. From a terminal:
   mcp-bridge doctor [--cwd DIR]          check config files, env variables and every server
   mcp-bridge tools [--server S]          list cached tools
   mcp-bridge search QUERY [--limit N]    search cached tools as the model would
-  mcp-bridge call SERVER TOOL ['JSON']   call a tool directly
+  mcp-bridge call SERVER TOOL ['JSON'] [--accept-defaults]
+                                         call a tool directly (server questions: asked on a
+                                         terminal, defaults taken with --accept-defaults)
   mcp-bridge refresh [--server S]        start servers, list tools, update the cache
   mcp-bridge setup templates             list server templates
   mcp-bridge setup add TEMPLATE [--global|--project] [--name NAME] [--path DIR] [--force]
@@ -167,5 +169,7 @@ func loadBridge(cwd string, stderr io.Writer) *bridge.Bridge {
 	}
 	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv()})
 	b.Load(cwd, extension.GenNew)
+	// Servers may ask questions during any command that starts them; the terminal answers.
+	b.SetElicitor(newTermElicitor(os.Stdin, isInteractive(os.Stdin), stderr, false))
 	return b
 }

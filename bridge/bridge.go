@@ -110,6 +110,9 @@ type Bridge struct {
 
 	// oauthHooks are OAuth test seams (oauth.go); zero in production.
 	oauthHooks oauthHooks
+
+	// elicits are the servers' open questions to the user (elicit.go).
+	elicits elicitations
 }
 
 // New returns a bridge; call Load (or let Setup do it) before use.
@@ -148,7 +151,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), bridge: b}
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {

@@ -73,7 +73,12 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
 	defer cancel()
+	watch, unwatch := b.elicits.watch(ctx, e.Server, b.opts.Clock.Now().Add(b.opts.CallBudget))
+	defer unwatch()
 	res, err := srv.Call(ctx, e.Tool.Name, args, SafeToRepeat(e.Tool.Annotations))
+	if msg := watch.expiredText(e.Tool.Name); msg != "" {
+		return ErrorResult("%s", msg)
+	}
 	if err != nil {
 		var be *Error
 		if errors.As(err, &be) {

@@ -29,6 +29,9 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp logout <server>         forget the server's stored OAuth credentials
   /mcp trust [server|all]      approve project servers for this project (no argument: list them)
   /mcp untrust <server|all>    withdraw an approval (the server is stopped)
+  /mcp answer <n> field=value … answer a server's question (request <n> of its note)
+  /mcp accept <n>              accept it with the defaults (url requests: open the URL)
+  /mcp decline <n>             decline it; /mcp cancel <n> dismisses it
   /mcp setup templates         list server templates
   /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
 Logs: zot ext logs mcp-bridge -f`
@@ -69,6 +72,8 @@ func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
 		return b.trustCommand(ctx, rest)
 	case "untrust":
 		return b.untrustCommand(ctx, rest)
+	case "answer", "accept", "decline", "cancel":
+		return b.elicitCommand(ctx, sub, rest)
 	}
 	if _, ok := b.servers[sub]; ok {
 		if len(rest) > 0 {

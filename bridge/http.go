@@ -177,7 +177,7 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		if store != nil {
 			store.handler = tr.GetOAuthHandler()
 		}
-		cl = client.NewClient(tr)
+		cl = client.NewClient(tr, s.elicitOptions()...)
 	default:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(logger),
 			// The GET stream carries notifications such as tools/list_changed. It keeps
@@ -194,7 +194,7 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		if store != nil {
 			store.handler = tr.GetOAuthHandler()
 		}
-		cl = client.NewClient(tr)
+		cl = client.NewClient(tr, s.elicitOptions()...)
 	}
 	c := &conn{client: cl, http: h, info: connInfo{transport: kind}}
 	if kind == config.TransportSSE {

@@ -297,16 +297,24 @@ func (v *validator) schema(e *entry) *jsonschema.Schema {
 	if s, ok := v.compiled[e.Name]; ok {
 		return s
 	}
-	var sch *jsonschema.Schema
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(e.Tool.InputSchema))
-	if err == nil {
-		c := jsonschema.NewCompiler()
-		url := "mem:///" + e.Name + ".json"
-		if c.AddResource(url, doc) == nil {
-			sch, _ = c.Compile(url) // a schema we cannot compile is not checked: the server decides
-		}
-	}
+	sch := compileSchema(e.Name, e.Tool.InputSchema)
 	v.compiled[e.Name] = sch
+	return sch
+}
+
+// compileSchema compiles a JSON schema sent by a server; nil when it cannot be compiled
+// (such a schema is not checked: the server decides).
+func compileSchema(name string, raw []byte) *jsonschema.Schema {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil
+	}
+	c := jsonschema.NewCompiler()
+	url := "mem:///" + name + ".json"
+	if c.AddResource(url, doc) != nil {
+		return nil
+	}
+	sch, _ := c.Compile(url)
 	return sch
 }
 

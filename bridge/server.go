@@ -92,6 +92,8 @@ type serverDeps struct {
 	resolver *net.Resolver
 	// oauth holds the OAuth credential store and test hooks (oauth.go); nil: no OAuth.
 	oauth *oauthEnv
+	// bridge answers the servers' requests to the client (elicitation: elicit.go).
+	bridge *Bridge
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
@@ -514,7 +516,7 @@ func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
 	if err != nil {
 		return nil, nil, s.errorf(KindStart, err, "%s", err.Error())
 	}
-	cl := client.NewClient(transport.NewIO(p.stdout, p.stdin, nil))
+	cl := client.NewClient(transport.NewIO(p.stdout, p.stdin, nil), s.elicitOptions()...)
 	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}}
 	tools, err := s.handshake(ctx, c)
 	if err != nil {
