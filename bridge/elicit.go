@@ -138,11 +138,12 @@ func (b *Bridge) elicit(ctx context.Context, server string, p mcp.ElicitationPar
 	}
 	oq, deadline := r.add(q, b.opts.Clock.Now().Add(b.opts.CallBudget))
 	defer r.remove(q.N)
-	b.opts.Log.Info().Str("server", server).Int("request", q.N).Str("mode", q.Mode).Msg("elicitation request shown to the user")
-	b.notify("warn", q.noteText())
+	// The timer exists before the note: whoever reads the note may already advance time.
 	expired := make(chan struct{})
 	t := b.opts.Clock.AfterFunc(deadline.Sub(b.opts.Clock.Now()), func() { close(expired) })
 	defer t.Stop()
+	b.opts.Log.Info().Str("server", server).Int("request", q.N).Str("mode", q.Mode).Msg("elicitation request shown to the user")
+	b.notify("warn", q.noteText())
 	var callDone <-chan struct{}
 	if len(oq.calls) > 0 {
 		callDone = oq.calls[0].done
