@@ -40,9 +40,10 @@ func newTermElicitor(in io.Reader, tty bool, out io.Writer, acceptDefaults bool)
 	return &termElicitor{in: bufio.NewReader(in), out: out, tty: tty, acceptDefaults: acceptDefaults}
 }
 
-// Modes: forms always (asked, defaulted or declined); URLs only where someone can open
-// them.
-func (t *termElicitor) Modes() (form, url bool) { return true, t.tty }
+// Modes: both, everywhere. Off a terminal a URL is declined with a message, as a form is
+// without --accept-defaults; advertising the same modes as zot keeps the tool list a
+// refresh caches the same (servers such as the everything server list tools by mode).
+func (t *termElicitor) Modes() (form, url bool) { return true, true }
 
 func decision(a mcp.ElicitationResponseAction, content any) *mcp.ElicitationResult {
 	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: a, Content: content}}
@@ -85,7 +86,7 @@ func (t *termElicitor) Elicit(ctx context.Context, q *bridge.Elicitation) (*mcp.
 	for {
 		values := map[string]string{}
 		for _, f := range q.Fields {
-			fmt.Fprintf(t.out, "  %s", f.Describe())
+			fmt.Fprintf(t.out, "  %s", f.Summary())
 			if d := f.DefaultText(); d != "" {
 				fmt.Fprintf(t.out, " [%s]", d)
 			}

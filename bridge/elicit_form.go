@@ -299,9 +299,17 @@ func (f Field) choice(text string) string {
 	return text
 }
 
-// Describe is the field's one-line description for notes and prompts: type, allowed
-// values, required, default.
+// Describe is the field's one-line description for notes: Summary and the default.
 func (f Field) Describe() string {
+	if f.Default == nil {
+		return f.Summary()
+	}
+	return f.Summary() + "; default: " + f.DefaultText()
+}
+
+// Summary is the field's one-line description without its default (a prompt shows the
+// default as the value Enter keeps): name, type, required, description, allowed values.
+func (f Field) Summary() string {
 	var sb strings.Builder
 	sb.WriteString(f.Name + " (" + f.typeText())
 	if f.Required {
@@ -321,9 +329,6 @@ func (f Field) Describe() string {
 			}
 		}
 		sb.WriteString("; one of: " + strings.Join(cs, ", "))
-	}
-	if f.Default != nil {
-		sb.WriteString("; default: " + f.DefaultText())
 	}
 	return sb.String()
 }

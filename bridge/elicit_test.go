@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -11,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -345,4 +348,52 @@ func TestElicitEverythingServer(t *testing.T) {
 			t.Errorf("answering an expired request: %q", r.Error)
 		}
 	})
+}
+
+type modesElicitor struct{ form, url bool }
+
+func (m modesElicitor) Modes() (bool, bool) { return m.form, m.url }
+func (m modesElicitor) Elicit(context.Context, *Elicitation) (*mcp.ElicitationResult, error) {
+	return elicitResult(mcp.ElicitationResponseActionDecline, nil), nil
+}
+
+// TestElicitAdvertisedModes: initialize carries exactly the modes the bridge handles: both
+// in zot, the Elicitor's elsewhere, none when it handles none.
+func TestElicitAdvertisedModes(t *testing.T) {
+	tests := []struct {
+		name     string
+		elicitor Elicitor
+		want     string
+	}{
+		{"zot", nil, `{"form":{},"url":{}}`},
+		{"form only", modesElicitor{form: true}, `{"form":{}}`},
+		{"none", modesElicitor{}, `null`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make(chan string, 1)
+			hooks := &server.Hooks{}
+			hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+				raw, _ := json.Marshal(req.Params.Capabilities.Elicitation)
+				got <- string(raw)
+			})
+			mcpSrv := server.NewMCPServer("caps", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
+			ts := httptest.NewServer(server.NewStreamableHTTPServer(mcpSrv))
+			// Registered before the bridge's cleanup, so it runs after the bridge closed
+			// its listening stream (Close waits for open connections).
+			t.Cleanup(ts.Close)
+			e := newTestEnv(t)
+			e.write(map[string]any{"r": map[string]any{"url": ts.URL + "/mcp", "transport": "streamable-http"}}, nil)
+			b := e.bridge(extension.GenNew)
+			if tt.elicitor != nil {
+				b.SetElicitor(tt.elicitor)
+			}
+			if err := e.srv(b, "r").Start(ctxGuard(t)); err != nil {
+				t.Fatal(err)
+			}
+			if g := <-got; g != tt.want {
+				t.Errorf("advertised elicitation %s, want %s", g, tt.want)
+			}
+		})
+	}
 }
