@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,7 +72,8 @@ func TestNPMElicitationInZot(t *testing.T) {
 			if err := h.SendToolCall(id, tt.tool, tt.args); err != nil {
 				t.Fatal(err)
 			}
-			note, err := h.WaitNotify(ctx, "(request ")
+			// Requests are numbered from 1 in the order the server asks.
+			note, err := h.WaitNotify(ctx, "(request "+strconv.Itoa(i+1)+")")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,11 +6,14 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -72,6 +75,11 @@ type Options struct {
 	Resolver *net.Resolver
 	// TrustPath is the store of approved project servers ("" = <ZotHome>/mcp-trust.json).
 	TrustPath string
+	// Surface is where the user reads messages (default: inside zot).
+	Surface Surface
+	// Notify receives notes when no host session is attached (the CLI prints them);
+	// nil drops them.
+	Notify func(level, msg string)
 }
 
 // Bridge is the extension's handler.
@@ -88,16 +96,26 @@ type Bridge struct {
 	deps       *serverDeps
 
 	cat      atomic.Pointer[catalog]
+	catMu    sync.Mutex    // held while a catalog is built and swapped in: one merge at a time
+	namer    *Namer        // registered names, stable for the life of the process
 	catReady chan struct{} // closed once cat holds the full catalog
 	catOnce  sync.Once
 	startup  *startupSet // set when Setup registered from the startup file
+	setupErr error       // a panic recovered in Setup, reported after ready
 	cacheErr error
-	stale    []string // usable servers whose cache entry is missing or stale
+	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
+	// built from the startup file's own data (the registered tools keep working).
+	cacheFallback bool
+	stale         []string // usable servers whose cache entry is missing or stale
 
 	sess  atomic.Pointer[extension.Session]
 	bgCtx context.Context
 	stop  context.CancelFunc
 	bg    sync.WaitGroup
+
+	// refreshing counts refreshes in progress (search tells "still being fetched" only
+	// while one runs).
+	refreshing atomic.Int32
 
 	listMu      sync.Mutex
 	listPending map[string]bool
@@ -110,6 +128,12 @@ type Bridge struct {
 
 	// oauthHooks are OAuth test seams (oauth.go); zero in production.
 	oauthHooks oauthHooks
+	// faultHook runs at the start of a startup stage ("load": Setup's loading, "finish":
+	// decoding the cache after a fast start); tests make it panic. Nil in production.
+	faultHook func(stage string)
+
+	// x is what the bridge handles beyond tools (mcpx.go).
+	x *mcpx
 
 	// elicits are the servers' open questions to the user (elicit.go).
 	elicits elicitations
@@ -134,8 +158,10 @@ func New(opts Options) *Bridge {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
-		catReady: make(chan struct{})}
+	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
+		catReady: make(chan struct{}), namer: NewNamer()}
+	b.x = newMCPX(b)
+	return b
 }
 
 // Load reads the config and the cache for projectDir and builds the catalog. It reads two
@@ -151,7 +177,8 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), bridge: b}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, surface: b.opts.Surface, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x, bridge: b}
+	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {
@@ -168,6 +195,12 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 // marks what the host was told about (nil: everything in the catalog).
 func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
 	file, err := cache.Read(b.opts.CachePath)
+	b.catalogFromFile(file, err, registered)
+}
+
+// catalogFromFile builds and publishes the catalog of a decoded cache file (err is what
+// reading it gave).
+func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[ToolRef]bool) {
 	b.cacheErr = err
 	tools := map[string][]cache.Tool{}
 	b.stale = nil
@@ -184,7 +217,15 @@ func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
 		b.servers[name].rememberTransport(config.Transport(e.Transport))
 		tools[name] = filterTools(e.Tools, s)
 	}
-	cat, collisions := newCatalog(tools, registered)
+	b.x.extras.setFrom(file.Servers, slices.Collect(maps.Keys(tools)))
+	b.publishCatalog(tools, registered)
+}
+
+// publishCatalog names the tools, logs collisions and swaps the catalog in.
+func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[ToolRef]bool) {
+	b.catMu.Lock()
+	defer b.catMu.Unlock()
+	cat, collisions := newCatalog(b.namer, tools, registered)
 	for _, c := range collisions {
 		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
 	}
@@ -244,6 +285,11 @@ func (b *Bridge) Server(name string) (*Server, bool) {
 func (b *Bridge) ServerNames() []string { return b.names }
 
 // Setup is the host handshake: load local files, register, return (ready follows).
+//
+// Nothing that goes wrong here may leave the user without the bridge: a panic while
+// loading (a damaged file, a bug) is recovered, the bridge goes on with what it has (or
+// with no tools), and the search tool and /mcp are registered in every case, so every
+// call and command is answered and /mcp says what happened.
 func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	b.sess.Store(s)
 	b.host = s.Host()
@@ -251,19 +297,32 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	if dir == "" {
 		b.opts.Log.Warn().Msg("hello_ack carried no cwd; project config and relative paths are unavailable")
 	}
-	b.loadConfig(dir, b.host.Generation())
-	if b.loadStartup() {
-		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
-	} else {
-		b.loadCatalog(nil)
-		b.startup = startupFromCatalog(b.cat.Load())
+	if err := b.safely("loading the MCP config and tool cache", func() { b.loadLocal(dir) }); err != nil {
+		b.recoverSetup(err)
 	}
-	if err := b.register(s); err != nil {
+	regErr := b.safely("registering the MCP tools", func() {
+		if err := b.registerTools(s); err != nil {
+			b.opts.Log.Warn().Err(err).Msg("tools not registered")
+		}
+	})
+	if regErr != nil {
+		b.setupErr = errors.Join(b.setupErr, regErr)
+	}
+	if err := s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)"); err != nil {
 		return err
+	}
+	// The stale servers are listed right after ready: a search meanwhile is told that
+	// tools are being fetched.
+	fetching := len(b.stale) > 0
+	if fetching {
+		b.refreshing.Add(1)
 	}
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
+		if fetching {
+			defer b.refreshing.Add(-1)
+		}
 		select {
 		case <-s.Ready():
 		case <-b.bgCtx.Done():
@@ -274,9 +333,60 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	return nil
 }
 
-// register sends every registration of the active mode: the search tool, then the tools
-// as pre-encoded frames (deferred or eager), or the proxy call tool; then /mcp.
-func (b *Bridge) register(s *extension.Session) error {
+// loadLocal reads the config and either the startup file or the cache: everything Setup
+// needs before it can register.
+func (b *Bridge) loadLocal(dir string) {
+	if b.faultHook != nil {
+		b.faultHook("load")
+	}
+	b.loadConfig(dir, b.host.Generation())
+	if b.loadStartup() {
+		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
+	} else {
+		b.loadCatalog(nil)
+		b.startup = startupFromCatalog(b.cat.Load())
+	}
+}
+
+// safely runs f and turns a panic into an error naming what was being done.
+func (b *Bridge) safely(doing string, f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error while %s: %v", doing, p)
+			b.opts.Log.Error().Str("stack", string(debug.Stack())).Msg(err.Error())
+		}
+	}()
+	f()
+	return nil
+}
+
+// recoverSetup brings a bridge whose loading panicked into a working state: the config
+// it has (or none), the catalog decoded from the cache if that still works, otherwise an
+// empty one. The startup file is removed, as it may be what broke (it is rebuilt after
+// ready).
+func (b *Bridge) recoverSetup(err error) {
+	b.setupErr = err
+	if b.cfg == nil || b.servers == nil || len(b.servers) != len(b.names) {
+		b.cfg = &config.Config{}
+		b.servers, b.names = map[string]*Server{}, nil
+	}
+	if b.mode == "" {
+		b.mode, b.modeWhy = chooseMode(b.cfg, b.host.Generation())
+	}
+	if rmErr := cache.RemoveFrames(cache.FramesPath(b.opts.CachePath)); rmErr != nil {
+		b.opts.Log.Warn().Err(rmErr).Msg("startup file not removed")
+	}
+	b.startup = nil
+	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
+		b.setCatalog(&catalog{byName: map[string]int{}, byRef: map[ToolRef]int{}})
+	}
+	b.startup = startupFromCatalog(b.cat.Load())
+}
+
+// registerTools sends every tool registration of the active mode: the search tool, then
+// the tools as pre-encoded frames (deferred or eager), or the proxy call tool. Setup
+// registers /mcp after it, whatever happened here.
+func (b *Bridge) registerTools(s *extension.Session) error {
 	set := b.startup
 	if err := s.RegisterTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.refs()), Schema: searchSchema}); err != nil {
 		return err
@@ -291,20 +401,27 @@ func (b *Bridge) register(s *extension.Session) error {
 			if t.payload == nil {
 				continue
 			}
-			buf = appendFrame(buf[:0], t.name, t.payload, b.mode == ModeDeferred)
+			buf = appendFrame(buf[:0], t.name, b.hostPayload(t.payload), b.mode == ModeDeferred)
 			if err := s.RegisterToolFrame(buf); err != nil {
 				b.opts.Log.Warn().Str("tool", t.name).Err(err).Msg("tool not registered")
 			}
 		}
 	}
-	return s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)")
+	if err := b.registerReadResource(s); err != nil {
+		return err
+	}
+	return nil
 }
 
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.
 func (b *Bridge) afterReady() {
 	log := b.opts.Log
 	if b.startup.fast {
-		b.finishStartup()
+		// A panic here would leave every call waiting for a catalog that never comes.
+		if err := b.safely("decoding the tool cache", b.finishStartup); err != nil {
+			b.setupErr = errors.Join(b.setupErr, err)
+			b.catalogFromStartup()
+		}
 	} else {
 		b.writeStartup()
 	}
@@ -312,6 +429,9 @@ func (b *Bridge) afterReady() {
 	// Hand the startup garbage (the file bytes, the frames) back to the OS.
 	debug.FreeOSMemory()
 	cat := b.catalog()
+	// Build the search index now, off the model's path, rather than in its first search.
+	b.bg.Add(1)
+	go func() { defer b.bg.Done(); cat.searchIndex() }()
 	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
 	var warns []string
 	for _, p := range b.cfg.Problems {
@@ -329,6 +449,15 @@ func (b *Bridge) afterReady() {
 		log.Warn().Strs("servers", b.pendingNames()).Msg("project servers await approval")
 		problems = strings.TrimPrefix(problems+"\n"+p, "\n")
 	}
+	// Faults that leave the bridge degraded come first: the user must hear of them even
+	// though every call is still answered.
+	if b.cacheErr != nil && b.cacheFallback {
+		problems = nonEmptyLines(fmt.Sprintf("MCP: %v. The tools registered at startup keep working from %s; to fix it, make the cache readable (chmod 600 %s) or delete it, then run /mcp refresh.",
+			b.cacheErr, cache.FramesPath(b.opts.CachePath), b.opts.CachePath), problems)
+	}
+	if b.setupErr != nil {
+		problems = nonEmptyLines(fmt.Sprintf("MCP bridge: %v; it carries on with what it could load (details: zot ext logs).", b.setupErr), problems)
+	}
 	if problems != "" {
 		b.note("warn", problems)
 	}
@@ -340,10 +469,10 @@ func (b *Bridge) afterReady() {
 	level := "success"
 	if len(errs) > 0 {
 		level = "warn"
-		parts = append(parts, "MCP: could not list tools of "+strings.Join(errs, "; ")+". Details: /mcp")
+		parts = append(parts, "MCP: could not list tools of "+strings.Join(errs, "; ")+". Details: "+b.opts.Surface.Status())
 	}
 	if len(changed) > 0 {
-		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(changed, ", ")))
+		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. %s to load the new tools.", strings.Join(changed, ", "), capFirst(b.opts.Surface.Reload())))
 	}
 	if len(parts) == 0 {
 		return
@@ -357,73 +486,121 @@ func (b *Bridge) afterReady() {
 	b.note(level, strings.Join(parts, "\n"))
 }
 
+// nonEmptyLines joins the non-empty texts with newlines.
+func nonEmptyLines(texts ...string) string {
+	var out []string
+	for _, t := range texts {
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // note shows one bridge note, replacing the bridge's earlier notes on hosts that support
 // clear_notes (older hosts keep them until the next prompt).
 func (b *Bridge) note(level, msg string) {
-	s := b.sess.Load()
-	if s == nil {
-		return
-	}
-	s.ClearNotes()
-	s.Notify(level, msg)
+	b.x.notes.setGeneral(level, msg)
 }
 
 // Refresh starts each named server (in parallel), lists its tools, and merges them into the
 // cache file. It returns the servers whose cached tools changed and one error text per
-// server that failed (naming it). The live catalog is updated either way.
+// server that failed (naming it), plus one for a failed cache write. The live catalog is
+// updated either way.
 func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string, errs []string) {
-	type result struct {
-		name  string
-		entry *cache.Entry
-		err   error
+	r := b.RefreshEach(ctx, names, nil)
+	errs = r.Failed
+	if r.CacheErr != nil {
+		errs = append(errs, "tool cache: "+r.CacheErr.Error())
 	}
-	results := make([]result, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
+	return r.Changed, errs
+}
+
+// RefreshResult is one server's outcome in a refresh.
+type RefreshResult struct {
+	Name    string
+	Tools   int           // tools listed (before disabledTools)
+	Elapsed time.Duration // start + initialize + list, on the bridge's clock
+	Err     error
+}
+
+// RefreshReport is the outcome of a whole refresh.
+type RefreshReport struct {
+	Listed   int      // servers whose tools were listed
+	Failed   []string // one error text per server that failed, naming it
+	Changed  []string // servers whose cached tools changed
+	CacheErr error    // the cache file could not be updated
+}
+
+// RefreshEach is Refresh that also reports each server as soon as it finishes: each (if
+// not nil) is called from the caller's goroutine, in the order the servers finish.
+func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(RefreshResult)) RefreshReport {
+	b.refreshing.Add(1)
+	defer b.refreshing.Add(-1)
+	type result struct {
+		RefreshResult
+		entry *cache.Entry
+	}
+	done := make(chan result, len(names))
+	for _, name := range names {
 		srv := b.servers[name]
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			began := b.opts.Clock.Now()
 			tools, err := srv.ListTools(ctx)
-			if err != nil {
-				results[i] = result{name: name, err: err}
-				return
+			r := result{RefreshResult: RefreshResult{Name: name, Tools: len(tools), Err: err}}
+			r.Elapsed = b.opts.Clock.Now().Sub(began)
+			if err == nil {
+				r.entry = srv.cacheEntry(tools)
+				srv.listExtras(ctx, r.entry)
 			}
-			results[i] = result{name: name, entry: srv.cacheEntry(tools)}
+			done <- r
 		}()
 	}
-	wg.Wait()
+	var rep RefreshReport
 	put := map[string]*cache.Entry{}
-	for _, r := range results {
-		if r.err != nil {
-			errs = append(errs, r.err.Error())
+	for range names {
+		r := <-done
+		if each != nil {
+			each(r.RefreshResult)
+		}
+		if r.Err != nil {
+			rep.Failed = append(rep.Failed, r.Err.Error())
 			continue
 		}
-		put[r.name] = r.entry
+		rep.Listed++
+		put[r.Name] = r.entry
 	}
+	sort.Strings(rep.Failed)
 	if len(put) == 0 {
-		return nil, errs
+		return rep
 	}
 	before, _ := cache.Read(b.opts.CachePath)
 	if _, err := cache.Update(ctx, b.opts.CachePath, put, nil); err != nil {
-		errs = append(errs, "tool cache: "+err.Error())
+		rep.CacheErr = err
 	} else {
 		b.writeStartup()
 	}
-	for _, r := range results {
-		if r.entry != nil && !cache.SameTools(before.Servers[r.name], r.entry) {
-			changed = append(changed, r.name)
+	for name, e := range put {
+		if !cache.SameTools(before.Servers[name], e) {
+			rep.Changed = append(rep.Changed, name)
 		}
 	}
+	sort.Strings(rep.Changed)
 	b.mergeLive(put)
-	return changed, errs
+	return rep
 }
 
 // mergeLive swaps in a catalog that includes freshly listed tools. Tools that were not
 // registered at startup stay searchable (and callable through mcp__call_tool) but are
 // marked unregistered, so deferred activation never names a tool the host does not know.
 func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
-	old := b.catalog()
+	<-b.catReady // the first catalog is published by its own path; merge into it
+	// Load, rebuild and swap under one lock: concurrent refreshes (list_changed, /mcp
+	// refresh, login, the startup refresh) each add their own servers, and without it the
+	// last swap dropped what the others had merged.
+	b.catMu.Lock()
+	defer b.catMu.Unlock()
+	old := b.cat.Load()
 	tools := map[string][]cache.Tool{}
 	registered := map[ToolRef]bool{}
 	for _, e := range old.entries {
@@ -435,8 +612,12 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 	for name, e := range put {
 		tools[name] = filterTools(e.Tools, b.servers[name].cfg)
 	}
-	cat, _ := newCatalog(tools, registered)
+	cat, collisions := newCatalog(b.namer, tools, registered)
+	for _, c := range collisions {
+		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
+	}
 	b.cat.Store(cat)
+	b.x.extras.merge(put)
 }
 
 // cacheEntry converts a live tool list into a cache entry.
@@ -457,7 +638,10 @@ func (s *Server) cacheEntry(tools []mcp.Tool) *cache.Entry {
 
 func toCacheTool(t mcp.Tool) cache.Tool {
 	in := t.RawInputSchema
-	if len(in) == 0 {
+	if len(in) == 0 && t.InputSchema.Type != "" {
+		// Only a tool built in code has the struct form; a missing schema stays missing
+		// (NormalizeSchema makes it the empty object schema) rather than becoming
+		// {"type":"","properties":{},"required":[]}.
 		in, _ = json.Marshal(t.InputSchema)
 	}
 	out := t.RawOutputSchema
@@ -505,7 +689,7 @@ func (b *Bridge) listChanged(name string) {
 			b.opts.Log.Warn().Str("server", name).Str("error", e).Msg("re-list after list_changed failed")
 		}
 		if len(changed) > 0 {
-			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. Run /reload-ext to load them.", name))
+			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. %s to load them.", name, capFirst(b.opts.Surface.Reload())))
 		}
 	}()
 }

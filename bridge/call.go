@@ -13,7 +13,9 @@ import (
 func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extension.ToolResult {
 	switch call.Name {
 	case SearchToolName:
-		return b.searchTool(call.Args)
+		return b.searchWithResources(call.Args)
+	case ReadResourceToolName:
+		return b.readResourceTool(ctx, call.Args)
 	case CallToolName:
 		e, args, bad := b.resolveProxyCall(call.Args)
 		if bad != nil {
@@ -41,25 +43,6 @@ func (b *Bridge) unknownTool(name string) extension.ToolResult {
 	return ErrorResult("Unknown MCP tool %q.%s Use %s to find the right tool.", name, suggest(name, cands), SearchToolName)
 }
 
-// CallByName calls server/tool directly (the CLI's `call`), bypassing the host.
-func (b *Bridge) CallByName(ctx context.Context, server, tool string, args json.RawMessage) extension.ToolResult {
-	// Invalid JSON would make the Marshal below fail and the call look like it named no
-	// server or tool; say what is wrong instead.
-	if len(args) == 0 {
-		args = nil
-	} else if !json.Valid(args) {
-		var v any
-		err := json.Unmarshal(args, &v)
-		return ErrorResult("arguments for %s/%s are not valid JSON (%v); pass a JSON object such as '{\"name\": \"value\"}'.", server, tool, err)
-	}
-	raw, _ := json.Marshal(callArgs{Server: server, Tool: tool, Arguments: args})
-	e, a, bad := b.resolveProxyCall(raw)
-	if bad != nil {
-		return *bad
-	}
-	return b.callEntry(ctx, e, a)
-}
-
 // callEntry wakes the tool's server if needed, forwards the call under our deadline, and
 // converts the result.
 func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) extension.ToolResult {
@@ -73,6 +56,8 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
 	defer cancel()
+	ctx, done := b.x.progress.begin(ctx, e.Server, e.Tool.Name)
+	defer done()
 	watch, unwatch := b.elicits.watch(ctx, e.Server, b.opts.Clock.Now().Add(b.opts.CallBudget))
 	defer unwatch()
 	res, err := srv.Call(ctx, e.Tool.Name, args, SafeToRepeat(e.Tool.Annotations))

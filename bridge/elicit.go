@@ -124,7 +124,7 @@ func (b *Bridge) elicit(ctx context.Context, server string, p mcp.ElicitationPar
 	q, err := newElicitation(server, p, b.deps.oauth.checkElicitURL)
 	if err != nil {
 		b.opts.Log.Warn().Str("server", server).Err(err).Msg("elicitation request refused")
-		b.notify("warn", fmt.Sprintf("MCP server %q asked a question the bridge cannot show (%v); it was declined.", server, err))
+		b.note("warn", fmt.Sprintf("MCP server %q asked a question the bridge cannot show (%v); it was declined.", server, err))
 		return elicitResult(mcp.ElicitationResponseActionDecline, nil), nil
 	}
 	r.mu.Lock()
@@ -143,7 +143,9 @@ func (b *Bridge) elicit(ctx context.Context, server string, p mcp.ElicitationPar
 	t := b.opts.Clock.AfterFunc(deadline.Sub(b.opts.Clock.Now()), func() { close(expired) })
 	defer t.Stop()
 	b.opts.Log.Info().Str("server", server).Int("request", q.N).Str("mode", q.Mode).Msg("elicitation request shown to the user")
-	b.notify("warn", q.noteText())
+	key := "elicit:" + strconv.Itoa(q.N)
+	b.x.notes.pin(key, "warn", q.noteText())
+	defer b.x.notes.unpin(key)
 	var callDone <-chan struct{}
 	if len(oq.calls) > 0 {
 		callDone = oq.calls[0].done
@@ -157,20 +159,12 @@ func (b *Bridge) elicit(ctx context.Context, server string, p mcp.ElicitationPar
 			c.expired = append(c.expired, q)
 			c.mu.Unlock()
 		}
-		b.notify("warn", fmt.Sprintf("MCP request %d from %q expired: no answer within the call's time. The call was told you cancelled.", q.N, server))
+		b.note("warn", fmt.Sprintf("MCP request %d from %q expired: no answer within the call's time. The call was told you cancelled.", q.N, server))
 		return elicitResult(mcp.ElicitationResponseActionCancel, nil), nil
 	case <-callDone:
 		return elicitResult(mcp.ElicitationResponseActionCancel, nil), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	}
-}
-
-// notify shows a note without clearing the bridge's other notes (a question must stay
-// visible next to progress and status notes).
-func (b *Bridge) notify(level, msg string) {
-	if s := b.sess.Load(); s != nil {
-		s.Notify(level, msg)
 	}
 }
 
@@ -340,8 +334,8 @@ func (r *elicitations) openList() string {
 }
 
 // parseAssignments reads `field=value …`. A value runs until the next word that starts
-// with a known field name and "=", so `name=Ada Lovelace` needs no quotes; double or single
-// quotes keep a value literal.
+// with a known field name and "=", so `name=Ada Lovelace` needs no quotes; quotes keep
+// spaces inside a word (splitQuoted, shared with /mcp prompt).
 func parseAssignments(line string, q *Elicitation) (map[string]string, error) {
 	words, err := splitQuoted(line)
 	if err != nil {
@@ -350,8 +344,8 @@ func parseAssignments(line string, q *Elicitation) (map[string]string, error) {
 	out := map[string]string{}
 	last := ""
 	for _, w := range words {
-		k, v, ok := strings.Cut(w.text, "=")
-		if ok && !w.quotedKey {
+		k, v, ok := strings.Cut(w, "=")
+		if ok {
 			if _, known := q.Field(k); known || last == "" {
 				out[k] = v
 				last = k
@@ -359,54 +353,12 @@ func parseAssignments(line string, q *Elicitation) (map[string]string, error) {
 			}
 		}
 		if last == "" {
-			return nil, fmt.Errorf("%q is not field=value", w.text)
+			return nil, fmt.Errorf("%q is not field=value", w)
 		}
-		out[last] += " " + w.text
+		out[last] += " " + w
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no field=value given")
-	}
-	return out, nil
-}
-
-type word struct {
-	text      string
-	quotedKey bool // the word began inside quotes, so it cannot name a field
-}
-
-// splitQuoted splits on spaces outside quotes and removes the quotes.
-func splitQuoted(line string) ([]word, error) {
-	var out []word
-	var cur strings.Builder
-	var quote rune
-	in, startQuoted := false, false
-	for _, ch := range line {
-		switch {
-		case quote != 0 && ch == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(ch)
-		case ch == '"' || ch == '\'':
-			if !in {
-				startQuoted = true
-			}
-			quote, in = ch, true
-		case ch == ' ' || ch == '\t':
-			if in {
-				out = append(out, word{cur.String(), startQuoted})
-				cur.Reset()
-				in, startQuoted = false, false
-			}
-		default:
-			cur.WriteRune(ch)
-			in = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unclosed %c quote", quote)
-	}
-	if in {
-		out = append(out, word{cur.String(), startQuoted})
 	}
 	return out, nil
 }

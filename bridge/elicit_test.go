@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -190,9 +191,9 @@ func TestParseAssignments(t *testing.T) {
 	}
 }
 
-// everythingHost runs the bridge in process on the fake NEW host with the real npm
+// elicitHost runs the bridge in process on the fake NEW host with the real npm
 // everything server, waits for its tools to be listed, and returns the host env.
-func everythingHost(t *testing.T, opened *[]string, mu *sync.Mutex) *hostEnv {
+func elicitHost(t *testing.T, opened *[]string, mu *sync.Mutex) *hostEnv {
 	bin := testutil.NPMBin(t)
 	e := newTestEnv(t)
 	e.write(map[string]any{"everything": map[string]any{"command": filepath.Join(bin, "mcp-server-everything"), "connectTimeout": 60}}, nil)
@@ -218,7 +219,7 @@ var requestN = regexp.MustCompile(`\(request (\d+)\)`)
 func TestElicitEverythingServer(t *testing.T) {
 	var opened []string
 	var mu sync.Mutex
-	he := everythingHost(t, &opened, &mu)
+	he := elicitHost(t, &opened, &mu)
 	h := he.h
 	form := map[string]any{"server": "everything", "tool": "trigger-elicitation-request"}
 	url := map[string]any{"server": "everything", "tool": "trigger-url-elicitation", "arguments": map[string]any{
@@ -258,7 +259,8 @@ func TestElicitEverythingServer(t *testing.T) {
 			if err := h.SendToolCall(id, CallToolName, tt.call); err != nil {
 				t.Fatal(err)
 			}
-			note, err := h.WaitNotify(ctxGuard(t), "(request ")
+			// Requests are numbered from 1 in the order the server asks.
+			note, err := h.WaitNotify(ctxGuard(t), "(request "+strconv.Itoa(i+1)+")")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,11 +320,10 @@ func TestElicitEverythingServer(t *testing.T) {
 		if err := h.SendToolCall("late", CallToolName, form); err != nil {
 			t.Fatal(err)
 		}
-		note, err := h.WaitNotify(ctxGuard(t), "(request ")
-		if err != nil {
+		n := strconv.Itoa(len(tests) + 1)
+		if _, err := h.WaitNotify(ctxGuard(t), "(request "+n+")"); err != nil {
 			t.Fatal(err)
 		}
-		n := requestN.FindStringSubmatch(note.Message)[1]
 		he.clock.Advance(he.b.opts.CallBudget - elicitMargin)
 		if _, err := h.WaitNotify(ctxGuard(t), "MCP request "+n+` from "everything" expired`); err != nil {
 			t.Fatal(err)

@@ -177,7 +177,7 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		if store != nil {
 			store.handler = tr.GetOAuthHandler()
 		}
-		cl = client.NewClient(tr, s.elicitOptions()...)
+		cl = s.newClient(tr)
 	default:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(logger),
 			// The GET stream carries notifications such as tools/list_changed. It keeps
@@ -194,7 +194,7 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		if store != nil {
 			store.handler = tr.GetOAuthHandler()
 		}
-		cl = client.NewClient(tr, s.elicitOptions()...)
+		cl = s.newClient(tr)
 	}
 	c := &conn{client: cl, http: h, info: connInfo{transport: kind}}
 	if kind == config.TransportSSE {
@@ -384,15 +384,7 @@ func (s *Server) listHTTP(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 	retried := false
 	for {
 		pctx, p := withProbe(lctx)
-		var tools []mcp.Tool
-		var err error
-		for t, e := range c.client.IterTools(pctx, mcp.ListToolsRequest{}) {
-			if e != nil {
-				err = e
-				break
-			}
-			tools = append(tools, t)
-		}
+		tools, err := s.listTools(pctx, c.client)
 		if err == nil {
 			return tools, nil
 		}
@@ -486,7 +478,7 @@ func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) fai
 	switch st := p.status; {
 	case needsLogin(p, err):
 		s.markNeedsLogin()
-		msg := fmt.Sprintf("the server requires an OAuth login (HTTP 401 Unauthorized); run /mcp login %s", s.cfg.Name)
+		msg := fmt.Sprintf("the server requires an OAuth login (HTTP 401 Unauthorized); run %s", s.d.surface.Cmd("login", s.cfg.Name))
 		if len(s.cfg.Raw.Headers) > 0 {
 			msg += fmt.Sprintf(" (or check the credentials in \"headers\" of %s)", s.cfg.Source)
 		}
@@ -554,11 +546,11 @@ func (s *Server) authHint() string {
 			vars = append(vars, "${"+m[1]+"}")
 		}
 	}
-	login := fmt.Sprintf("if the server uses OAuth, run /mcp login %s", s.cfg.Name)
+	login := fmt.Sprintf("if the server uses OAuth, run %s", s.d.surface.Cmd("login", s.cfg.Name))
 	switch {
 	case len(vars) > 0:
-		return fmt.Sprintf("Check that %s (used in \"headers\" of %s) is set, in the environment zot starts from, to a valid token, then run /mcp restart %s; or, %s.",
-			strings.Join(vars, ", "), s.cfg.Source, s.cfg.Name, login)
+		return fmt.Sprintf("Check that %s (used in \"headers\" of %s) is set, in the environment zot starts from, to a valid token, then run %s; or, %s.",
+			strings.Join(vars, ", "), s.cfg.Source, s.d.surface.Cmd("restart", s.cfg.Name), login)
 	case len(keys) > 0:
 		return fmt.Sprintf("Check the credentials in \"headers\" (%s) of %s; or, %s.", strings.Join(keys, ", "), s.cfg.Source, login)
 	}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -184,24 +185,44 @@ type callArgs struct {
 // server and tool must exist (closest names suggested) and the arguments must satisfy the
 // tool's input schema.
 func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage, *extension.ToolResult) {
+	return b.resolveCall(raw, modelWording)
+}
+
+// callWording words resolveCall's answers for their reader: the model (through
+// mcp__call_tool) or the user of the CLI's call.
+type callWording struct {
+	prefix string                     // what the message is about
+	find   func(server string) string // how to find the right tool
+}
+
+var modelWording = callWording{prefix: CallToolName + ": ", find: func(string) string {
+	return "Use " + SearchToolName + " to find the right tool."
+}}
+
+var cliWording = callWording{find: func(server string) string {
+	return "List them: mcp-bridge tools --server " + server
+}}
+
+// resolveCall is resolveProxyCall worded for w.
+func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*entry, json.RawMessage, *extension.ToolResult) {
 	var a callArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		r := ErrorResult("%s: invalid arguments: %v. Expected {\"server\": \"...\", \"tool\": \"...\", \"arguments\": {...}}.", CallToolName, err)
+		r := ErrorResult("%sinvalid arguments: %v. Expected {\"server\": \"...\", \"tool\": \"...\", \"arguments\": {...}}.", w.prefix, err)
 		return nil, nil, &r
 	}
 	if a.Server == "" || a.Tool == "" {
-		r := ErrorResult("%s: both \"server\" and \"tool\" are required; find them with %s.", CallToolName, SearchToolName)
+		r := ErrorResult("%sboth \"server\" and \"tool\" are required; find them with %s.", w.prefix, SearchToolName)
 		return nil, nil, &r
 	}
 	if s, ok := b.servers[a.Server]; !ok {
-		r := ErrorResult("%s: unknown MCP server %q.%s Configured servers: %s.", CallToolName, a.Server, suggest(a.Server, b.names), strings.Join(b.names, ", "))
+		r := ErrorResult("%sunknown MCP server %q.%s Configured servers: %s.", w.prefix, a.Server, suggest(a.Server, b.names), b.serverList())
 		return nil, nil, &r
 	} else if s.pending.Load() {
 		r := ErrorResult("%s", s.approvalErr().Msg)
 		return nil, nil, &r
 	}
 	if ok, why := b.servers[a.Server].cfg.ToolAllowed(a.Tool); !ok {
-		r := ErrorResult("%s: tool %q of server %q is hidden by the user's MCP configuration (%s); it cannot be called. Tell the user if they need it.", CallToolName, a.Tool, a.Server, why)
+		r := ErrorResult("%stool %q of server %q is hidden by the user's MCP configuration (%s); it cannot be called. Tell the user if they need it.", w.prefix, a.Tool, a.Server, why)
 		return nil, nil, &r
 	}
 	cat := b.catalog()
@@ -213,7 +234,7 @@ func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage,
 				tools = append(tools, x.Tool.Name)
 			}
 		}
-		r := ErrorResult("%s: server %q has no tool %q.%s Use %s to find the right tool.", CallToolName, a.Server, a.Tool, suggest(a.Tool, tools), SearchToolName)
+		r := ErrorResult("%sserver %q has no tool %q.%s %s", w.prefix, a.Server, a.Tool, suggest(a.Tool, tools), w.find(a.Server))
 		return nil, nil, &r
 	}
 	args := a.Arguments
@@ -221,7 +242,7 @@ func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage,
 		args = json.RawMessage("{}")
 	}
 	if msg := b.validator.check(e, args); msg != "" {
-		r := ErrorResult("%s: arguments for %s/%s do not match its input schema: %s. Schema: %s", CallToolName, a.Server, a.Tool, msg, CompactSchema(e.Tool.InputSchema, schemaBudget))
+		r := ErrorResult("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, CompactSchema(e.Tool.InputSchema, schemaBudget))
 		return nil, nil, &r
 	}
 	return e, args, nil
@@ -267,7 +288,24 @@ func suggest(name string, candidates []string) string {
 // validator compiles input schemas on first use and checks arguments against them.
 type validator struct {
 	mu       sync.Mutex
-	compiled map[string]*jsonschema.Schema // by registered name; nil entry = not checkable
+	compiled map[schemaKey]*jsonschema.Schema // nil entry = not checkable
+}
+
+// schemaKey names one version of one tool's schema. A registered name always points at
+// the same tool, but the tool's schema can change on a refresh: keying by the schema's
+// hash means a call is never checked against an old schema.
+type schemaKey struct {
+	server, tool string
+	sum          [sha256.Size]byte
+}
+
+// noLoader refuses every external schema resource: a server's schema is checked on its
+// own (its $refs into itself work), and nothing is read from disk or the network because
+// a server said so.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external schema %s is not loaded", url)
 }
 
 func (v *validator) check(e *entry, args json.RawMessage) string {
@@ -289,16 +327,17 @@ func (v *validator) check(e *entry, args json.RawMessage) string {
 }
 
 func (v *validator) schema(e *entry) *jsonschema.Schema {
+	key := schemaKey{server: e.Server, tool: e.Tool.Name, sum: sha256.Sum256(e.Tool.InputSchema)}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.compiled == nil {
-		v.compiled = map[string]*jsonschema.Schema{}
+		v.compiled = map[schemaKey]*jsonschema.Schema{}
 	}
-	if s, ok := v.compiled[e.Name]; ok {
+	if s, ok := v.compiled[key]; ok {
 		return s
 	}
 	sch := compileSchema(e.Name, e.Tool.InputSchema)
-	v.compiled[e.Name] = sch
+	v.compiled[key] = sch
 	return sch
 }
 
@@ -310,6 +349,7 @@ func compileSchema(name string, raw []byte) *jsonschema.Schema {
 		return nil
 	}
 	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
 	url := "mem:///" + name + ".json"
 	if c.AddResource(url, doc) != nil {
 		return nil

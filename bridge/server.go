@@ -92,6 +92,11 @@ type serverDeps struct {
 	resolver *net.Resolver
 	// oauth holds the OAuth credential store and test hooks (oauth.go); nil: no OAuth.
 	oauth *oauthEnv
+	// surface is where the user reads messages (names /mcp or CLI commands).
+	surface Surface
+	// x is the bridge's state beyond tools (progress, server logs; mcpx.go); nil in
+	// servers made without a bridge.
+	x *mcpx
 	// bridge answers the servers' requests to the client (elicitation: elicit.go).
 	bridge *Bridge
 }
@@ -125,11 +130,15 @@ type Server struct {
 	// successful connect or login).
 	needsLogin bool
 	login      *loginFlow // the /mcp login in progress, if any
+	lastLogin  *loginFlow // the latest login, running or ended (WaitLogin)
 
 	// pending: a project server the user has not approved; nothing starts or contacts it.
 	pending atomic.Bool
 	// instructionsShown: the config's instructions went with a call result (proxy mode).
 	instructionsShown atomic.Bool
+
+	// skipped lists the tools the last listing could not offer (toollist.go).
+	skipped []SkippedTool
 }
 
 type attempt struct {
@@ -255,17 +264,17 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 			if s.cfg.Err != "" {
 				return nil, s.errorf(KindDisabled, nil, "config error: %s", s.cfg.Err)
 			}
-			return nil, s.errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and run /reload-ext", s.cfg.Source)
+			return nil, s.errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and %s", s.cfg.Source, s.d.surface.Reload())
 		case StateParked:
 			msg := s.lastErr
 			s.mu.Unlock()
-			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run /mcp start %s", parkAfter, msg, s.cfg.Name)
+			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run %s", parkAfter, msg, s.d.surface.Cmd("start", s.cfg.Name))
 		case StateBackoff:
 			now := s.d.clock.Now()
 			if now.Before(s.retryAt) {
 				msg, wait := s.lastErr, s.retryAt.Sub(now).Round(100*time.Millisecond)
 				s.mu.Unlock()
-				return nil, s.errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run /mcp start %s", msg, wait, s.cfg.Name)
+				return nil, s.errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run %s", msg, wait, s.d.surface.Cmd("start", s.cfg.Name))
 			}
 			s.beginStartLocked()
 		case StateAsleep:
@@ -399,7 +408,7 @@ func (s *Server) failLocked(err error) *Error {
 	}
 	if s.failures >= parkAfter {
 		s.state = StateParked
-		return s.errorf(KindParked, err, "%s — parked after %d failed attempts in a row; fix the cause, then run /mcp start %s", e.Msg, s.failures, s.cfg.Name)
+		return s.errorf(KindParked, err, "%s — parked after %d failed attempts in a row; fix the cause, then run %s", e.Msg, s.failures, s.d.surface.Cmd("start", s.cfg.Name))
 	}
 	if d := backoffDelay(s.failures); d > 0 {
 		s.state = StateBackoff
@@ -516,7 +525,7 @@ func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
 	if err != nil {
 		return nil, nil, s.errorf(KindStart, err, "%s", err.Error())
 	}
-	cl := client.NewClient(transport.NewIO(p.stdout, p.stdin, nil), s.elicitOptions()...)
+	cl := s.newClient(transport.NewIO(p.stdout, p.stdin, nil))
 	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}}
 	tools, err := s.handshake(ctx, c)
 	if err != nil {
@@ -561,6 +570,7 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 			go s.d.onListChanged(s.cfg.Name)
 		}
 	})
+	s.watchNotifications(c)
 	res, err := c.client.Initialize(ctx, initRequest())
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
@@ -570,12 +580,9 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 	if res.Capabilities.Tools == nil {
 		return nil, nil
 	}
-	var tools []mcp.Tool
-	for t, err := range c.client.IterTools(ctx, mcp.ListToolsRequest{}) {
-		if err != nil {
-			return nil, fmt.Errorf("list tools: %w", err)
-		}
-		tools = append(tools, t)
+	tools, err := s.listTools(ctx, c.client)
+	if err != nil {
+		return nil, fmt.Errorf("list tools: %w", err)
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	return tools, nil
@@ -604,11 +611,8 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 			return nil, err
 		}
 	} else {
-		for t, err := range c.client.IterTools(ctx, mcp.ListToolsRequest{}) {
-			if err != nil {
-				return nil, s.errorf(KindCall, err, "list tools: %v", err)
-			}
-			tools = append(tools, t)
+		if tools, err = s.listTools(ctx, c.client); err != nil {
+			return nil, s.errorf(KindCall, err, "list tools: %v", err)
 		}
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
@@ -634,6 +638,7 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
+	req.Params.Meta = progressMeta(ctx)
 	if c.http != nil {
 		return s.callHTTP(ctx, cctx, c, req, safeRepeat)
 	}
