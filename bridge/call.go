@@ -64,6 +64,9 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	if msg := watch.expiredText(e.Tool.Name); msg != "" {
 		return ErrorResult("%s", msg)
 	}
+	if r, ok := b.urlRequired(e.Server, e.Tool.Name, err); ok {
+		return r
+	}
 	if err != nil {
 		var be *Error
 		if errors.As(err, &be) {

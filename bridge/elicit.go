@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
 // elicitMargin ends an unanswered question this long before the call's budget, so the
@@ -361,4 +364,26 @@ func parseAssignments(line string, q *Elicitation) (map[string]string, error) {
 		return nil, fmt.Errorf("no field=value given")
 	}
 	return out, nil
+}
+
+// urlRequired turns a server's "URL elicitation required" error (-32042: the call cannot
+// run before the user completes a flow in the browser) into a note for the user and an
+// error for the model. Only URLs that pass checkElicitURL are shown; none is opened, since
+// nobody accepted anything.
+func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResult, bool) {
+	var req mcp.URLElicitationRequiredError
+	if !errors.As(err, &req) {
+		return extension.ToolResult{}, false
+	}
+	var lines []string
+	for _, p := range req.Elicitations {
+		if b.deps.oauth.checkElicitURL(p.URL) != nil {
+			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: %v)", errElicitURL))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("  %s — %s", p.URL, firstNonEmpty(strings.TrimSpace(p.Message), "no reason given")))
+	}
+	list := strings.Join(lines, "\n")
+	b.note("warn", fmt.Sprintf("MCP server %q needs you to finish this in your browser before %s can run:\n%s\nOpen it yourself, then ask for the call again.", server, tool, list))
+	return ErrorResult("MCP server %q needs the user to complete a step in the browser before %s can run:\n%s\nTell the user to open it; call the tool again once they have finished.", server, tool, list), true
 }

@@ -349,6 +349,28 @@ func TestElicitEverythingServer(t *testing.T) {
 			t.Errorf("answering an expired request: %q", r.Error)
 		}
 	})
+
+	// The error path (-32042): the server wants a browser step before the call can run.
+	t.Run("url required", func(t *testing.T) {
+		args := map[string]any{"server": "everything", "tool": "trigger-url-elicitation", "arguments": map[string]any{
+			"url": "https://example.com/other", "errorPath": true}}
+		res, err := h.CallTool(ctxGuard(t), "need-url", CallToolName, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "https://modelcontextprotocol.io — Open this link to satisfy the prerequisite"
+		if !res.IsError || !strings.Contains(res.Text(), want) || !strings.Contains(res.Text(), "call the tool again once they have finished") {
+			t.Errorf("url-required result (is_error %v):\n%s", res.IsError, res.Text())
+		}
+		if _, err := h.WaitNotify(ctxGuard(t), want); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(opened) != 0 {
+			t.Errorf("opened %v without the user's accept", opened)
+		}
+	})
 }
 
 type modesElicitor struct{ form, url bool }
