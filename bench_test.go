@@ -207,7 +207,7 @@ func (h *home) fillCache(tools map[string][]cache.Tool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), benchGuard)
 	defer cancel()
-	if _, err := cache.Update(ctx, cache.DefaultPath(h.dir), put, nil); err != nil {
+	if _, err := cache.Update(ctx, cache.DefaultPath(h.dir), put, nil, time.Now); err != nil {
 		h.b.Fatal(err)
 	}
 }

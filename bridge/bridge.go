@@ -4,6 +4,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,7 +61,7 @@ const (
 
 // Options configure a Bridge. Zero values mean the production defaults.
 type Options struct {
-	Version    string
+	Version    string // reported to MCP servers in initialize ("" = ClientVersion)
 	ZotHome    string // state dir holding mcp.json and the cache ("" = computed like zot)
 	CachePath  string // "" = <ZotHome>/mcp-tools-cache.json
 	LookupEnv  func(string) (string, bool)
@@ -179,6 +180,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
 		onListChanged: b.listChanged, resolver: b.opts.Resolver, surface: b.opts.Surface, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x, bridge: b}
 	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
+	b.deps.version = cmp.Or(b.opts.Version, ClientVersion)
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {
@@ -574,18 +576,16 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 	if len(put) == 0 {
 		return rep
 	}
-	before, _ := cache.Read(b.opts.CachePath)
-	if _, err := cache.Update(ctx, b.opts.CachePath, put, nil); err != nil {
+	// Update compares with the file it read under its lock: a comparison with a read of
+	// our own, before taking it, would miss or invent changes made meanwhile by other
+	// processes.
+	changed, err := cache.Update(ctx, b.opts.CachePath, put, nil, b.opts.Clock.Now)
+	if err != nil {
 		rep.CacheErr = err
 	} else {
+		rep.Changed = changed
 		b.writeStartup()
 	}
-	for name, e := range put {
-		if !cache.SameTools(before.Servers[name], e) {
-			rep.Changed = append(rep.Changed, name)
-		}
-	}
-	sort.Strings(rep.Changed)
 	b.mergeLive(put)
 	return rep
 }
@@ -674,11 +674,11 @@ func (b *Bridge) listChanged(name string) {
 	go func() {
 		defer b.bg.Done()
 		// Let a burst of changes settle before listing.
-		t := make(chan struct{})
-		b.opts.Clock.AfterFunc(200*time.Millisecond, func() { close(t) })
+		settled, t := after(b.opts.Clock, 200*time.Millisecond)
 		select {
-		case <-t:
+		case <-settled:
 		case <-b.bgCtx.Done():
+			t.Stop()
 			return
 		}
 		b.listMu.Lock()

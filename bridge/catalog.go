@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -96,11 +98,7 @@ func (c *catalog) servers() ([]string, map[string]int) {
 	for _, e := range c.entries {
 		counts[e.Server]++
 	}
-	names := make([]string, 0, len(counts))
-	for n := range counts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(counts))
 	return names, counts
 }
 

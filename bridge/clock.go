@@ -24,3 +24,10 @@ func (SystemClock) Now() time.Time { return time.Now() }
 
 // AfterFunc wraps time.AfterFunc.
 func (SystemClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// after returns a channel that is closed once d has passed on c, and the timer that stops
+// it: a select-friendly timer on the injected clock.
+func after(c Clock, d time.Duration) (<-chan struct{}, Timer) {
+	ch := make(chan struct{})
+	return ch, c.AfterFunc(d, func() { close(ch) })
+}

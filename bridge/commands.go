@@ -3,8 +3,8 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -175,11 +175,8 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 		}
 		done <- outcome{text, failed}
 	}()
-	wait := b.cmdWait
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-		wait = time.Until(dl)
-	}
-	t := time.NewTimer(wait)
+	// ctx's deadline, when earlier than the wait, ends the select through ctx.Done.
+	waited, t := after(b.opts.Clock, b.cmdWait)
 	defer t.Stop()
 	select {
 	case out := <-done:
@@ -187,7 +184,7 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 			return out.text, fmt.Errorf("%s failed for some servers; details above, logs: zot ext logs mcp-bridge -f", strings.Join(append([]string{"/mcp", sub}, args...), " "))
 		}
 		return out.text, nil
-	case <-t.C:
+	case <-waited:
 	case <-ctx.Done():
 	}
 	b.bg.Add(1)
@@ -439,11 +436,7 @@ func (b *Bridge) detailText(name string) string {
 
 // redactMap shows each key with its value redacted by detailValue.
 func redactMap(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		out[i] = k + "=" + detailValue(m[k])
@@ -451,23 +444,22 @@ func redactMap(m map[string]string) []string {
 	return out
 }
 
-var displayVarRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}`)
-
 // detailValue shows a value only when it is exactly one ${VAR} reference without a
 // default. Literal text (a default included) is hidden, since it is often a secret; the
 // variables the value refers to are still named.
 func detailValue(v string) string {
-	if m := displayVarRef.FindStringSubmatch(v); m != nil && m[0] == v && m[2] == "" {
+	refs := config.Refs(v)
+	if len(refs) == 1 && refs[0].Start == 0 && refs[0].End == len(v) && !refs[0].Default {
 		return v
-	}
-	var refs []string
-	for _, m := range displayVarRef.FindAllStringSubmatch(v, -1) {
-		refs = append(refs, "${"+m[1]+"}")
 	}
 	if len(refs) == 0 {
 		return "<set>"
 	}
-	return "<set, uses " + strings.Join(refs, " ") + ">"
+	names := make([]string, len(refs))
+	for i, r := range refs {
+		names[i] = "${" + r.Name + "}"
+	}
+	return "<set, uses " + strings.Join(names, " ") + ">"
 }
 
 const setupHelp = `%[1]s — add an MCP server from a template

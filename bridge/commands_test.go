@@ -155,7 +155,7 @@ func (e *testEnv) seedCache(counts map[string]int) {
 		}
 		put[name] = ent
 	}
-	if _, err := cache.Update(ctxGuard(e.t), cache.DefaultPath(e.home), put, nil); err != nil {
+	if _, err := cache.Update(ctxGuard(e.t), cache.DefaultPath(e.home), put, nil, time.Now); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -538,12 +538,17 @@ func TestCommandStartStillRunningReportsByNote(t *testing.T) {
 	e.seedCache(map[string]int{"slow": 1})
 	he := e.startHost(nil)
 	slow := he.server("slow")
-	// slowly runs a command with a tiny wait budget. The budget is only read while a command
-	// runs, and commands are serialised through the pipe, so no lock is needed.
+	// slowly runs a command whose wait runs out: the wait is on the bridge's clock, which
+	// the test advances once the command waits.
 	slowly := func(args string) string {
-		he.b.cmdWait = time.Millisecond
-		defer func() { he.b.cmdWait = commandBudget }()
-		return he.ok(args)
+		got := make(chan exttest.CommandResponse, 1)
+		go func() { got <- he.run(args) }()
+		e.clock.advanceWhenWaiting(t, commandBudget)
+		r := <-got
+		if r.Error != "" {
+			t.Fatalf("/mcp %s failed: %s\n%s", args, r.Error, r.Display)
+		}
+		return r.Display
 	}
 
 	if text := slowly("start slow"); text != "/mcp start slow is still running; a note will report the outcome." {

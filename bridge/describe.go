@@ -2,9 +2,9 @@ package bridge
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // maxDescription caps a registered tool description; a few servers ship multi-kilobyte
@@ -78,9 +78,5 @@ func Truncate(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textcut.Prefix(s, max-len("…")) + "…"
 }

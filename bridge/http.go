@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -288,7 +289,7 @@ func (s *Server) reinit(ctx context.Context, c *conn) error {
 	if c.client.GetSessionId() != "" {
 		return nil // someone else re-initialized meanwhile
 	}
-	_, err := c.client.Initialize(ctx, initRequest())
+	_, err := c.client.Initialize(ctx, initRequest(s.d.version))
 	return err
 }
 
@@ -366,6 +367,9 @@ func (s *Server) callFailure(ctx, cctx context.Context, c *conn, tool string, sa
 		return s.httpErrorf(KindCall, err, "%s%s failed: %v", prefix, tool, err)
 	}
 	f := s.classifyHTTP(c.http.kind, p, err)
+	if f.needsLogin {
+		s.markNeedsLogin()
+	}
 	if f.kind == KindUnreachable {
 		s.retire(c, s.httpErrorf(f.kind, err, "%s", f.msg))
 	}
@@ -407,6 +411,9 @@ func (s *Server) listHTTP(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 			return nil, s.httpErrorf(KindCall, err, "list tools: %v", err)
 		}
 		f := s.classifyHTTP(c.http.kind, pi, err)
+		if f.needsLogin {
+			s.markNeedsLogin()
+		}
 		if f.kind == KindUnreachable {
 			s.retire(c, s.httpErrorf(f.kind, err, "%s", f.msg))
 		}
@@ -425,6 +432,9 @@ func (s *Server) startError(ctx context.Context, kind config.Transport, p probeI
 			displayURL(s.cfg), s.cfg.ConnectTimeout, note, s.cfg.Source)
 	}
 	f := s.classifyHTTP(kind, p, err)
+	if f.needsLogin {
+		s.markNeedsLogin()
+	}
 	k := f.kind
 	if k == KindCall {
 		k = KindStart
@@ -444,9 +454,12 @@ type failure struct {
 	kind     ErrKind
 	msg      string
 	maybeRan bool // the request may have reached the server and run
+	// needsLogin: the server wants an OAuth login (the caller marks the server).
+	needsLogin bool
 }
 
-// classifyHTTP says what went wrong, from the error and what the server answered.
+// classifyHTTP says what went wrong, from the error and what the server answered. It
+// changes nothing: what follows from the failure is the caller's to do.
 func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) failure {
 	host := s.hostPort()
 	var dnsErr *net.DNSError
@@ -477,12 +490,11 @@ func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) fai
 	}
 	switch st := p.status; {
 	case needsLogin(p, err):
-		s.markNeedsLogin()
 		msg := fmt.Sprintf("the server requires an OAuth login (HTTP 401 Unauthorized); run %s", s.d.surface.Cmd("login", s.cfg.Name))
 		if len(s.cfg.Raw.Headers) > 0 {
 			msg += fmt.Sprintf(" (or check the credentials in \"headers\" of %s)", s.cfg.Source)
 		}
-		return failure{kind: KindAuth, msg: msg}
+		return failure{kind: KindAuth, msg: msg, needsLogin: true}
 	case st == http.StatusUnauthorized || st == http.StatusForbidden || errors.Is(err, transport.ErrAuthorizationRequired):
 		if st == 0 {
 			st = http.StatusUnauthorized
@@ -535,15 +547,15 @@ func tlsReason(err error) string {
 
 func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xhtml+xml" }
 
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`)
-
 // authHint says how to fix a 401/403.
 func (s *Server) authHint() string {
 	var vars, keys []string
-	for _, k := range sortedKeys(s.cfg.Raw.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(s.cfg.Raw.Headers)) {
 		keys = append(keys, k)
-		for _, m := range varRef.FindAllStringSubmatch(s.cfg.Raw.Headers[k], -1) {
-			vars = append(vars, "${"+m[1]+"}")
+		for _, r := range config.Refs(s.cfg.Raw.Headers[k]) {
+			if r.Var != "" {
+				vars = append(vars, "${"+r.Var+"}")
+			}
 		}
 	}
 	login := fmt.Sprintf("if the server uses OAuth, run %s", s.d.surface.Cmd("login", s.cfg.Name))
@@ -646,7 +658,7 @@ func newRedactor(cfg *config.Server) func(string) string {
 		raw, _ := url.Parse(cfg.Raw.URL)
 		for k, vs := range u.Query() {
 			for _, v := range vs {
-				if raw == nil || !contains(raw.Query()[k], v) {
+				if raw == nil || !slices.Contains(raw.Query()[k], v) {
 					add(v)
 				}
 				add(url.QueryEscape(v))
@@ -663,15 +675,6 @@ func newRedactor(cfg *config.Server) func(string) string {
 	}
 	r := strings.NewReplacer(pairs...)
 	return r.Replace
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // probe notes what the server answered to the requests made under one context.
@@ -796,8 +799,7 @@ func (t *headerTransport) listenWait(ctx context.Context) error {
 	if d <= 0 {
 		return nil
 	}
-	ch := make(chan struct{})
-	tm := t.clock.AfterFunc(d, func() { close(ch) })
+	ch, tm := after(t.clock, d)
 	select {
 	case <-ch:
 		return nil
@@ -964,17 +966,28 @@ type zlogHandler struct {
 	attrs  []slog.Attr
 }
 
-func (h *zlogHandler) Enabled(context.Context, slog.Level) bool { return true }
+// zlogLevel is the zerolog level an mcp-go record of level l is logged at.
+func zlogLevel(l slog.Level) zerolog.Level {
+	switch {
+	case l >= slog.LevelError:
+		return zerolog.WarnLevel
+	case l >= slog.LevelWarn:
+		return zerolog.InfoLevel
+	}
+	return zerolog.DebugLevel
+}
+
+// Enabled honours our logger's level (and zerolog's global one), so that slog drops
+// records we would discard before mcp-go's attributes are formatted.
+func (h *zlogHandler) Enabled(_ context.Context, l slog.Level) bool {
+	zl := zlogLevel(l)
+	return zl >= h.log.GetLevel() && zl >= zerolog.GlobalLevel()
+}
 
 func (h *zlogHandler) Handle(_ context.Context, r slog.Record) error {
-	var ev *zerolog.Event
-	switch {
-	case r.Level >= slog.LevelError:
-		ev = h.log.Warn()
-	case r.Level >= slog.LevelWarn:
-		ev = h.log.Info()
-	default:
-		ev = h.log.Debug()
+	ev := h.log.WithLevel(zlogLevel(r.Level))
+	if ev == nil {
+		return nil
 	}
 	var sb strings.Builder
 	add := func(a slog.Attr) bool {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,7 +141,7 @@ func TestEverythingResources(t *testing.T) {
 	if r.IsError || !strings.Contains(r.Text(), `uri="`+uri+`"`) || !strings.Contains(r.Text(), `server="everything"`) || !strings.Contains(r.Text(), "text/markdown") {
 		t.Fatalf("search did not show the architecture resource:\n%s", r.Text())
 	}
-	if !contains(r.ActivateTools, ReadResourceToolName) {
+	if !slices.Contains(r.ActivateTools, ReadResourceToolName) {
 		t.Fatalf("a search that shows a resource must activate %s: %v", ReadResourceToolName, r.ActivateTools)
 	}
 	want, err := os.ReadFile(filepath.Join(testutil.NPMBin(t), "..", "@modelcontextprotocol", "server-everything", "dist", "docs", "architecture.md"))

@@ -256,7 +256,7 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 	entry := &cache.Entry{Fingerprint: e.srv(b, "docs").cfg.Fingerprint(),
 		Resources: []cache.Resource{{URI: "docs://handbook", Name: "handbook", Description: "The team handbook"}},
 		Prompts:   []cache.Prompt{{Name: "summarize"}}}
-	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Entry{"docs": entry}, nil); err != nil {
+	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Entry{"docs": entry}, nil, b.opts.Clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	b.loadCatalog(nil)

@@ -18,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
@@ -75,6 +74,35 @@ type oauthEnv struct {
 	hooks oauthHooks
 	// browser is $BROWSER: the user's choice of opener, used before the platform's.
 	browser string
+
+	spentMu sync.Mutex
+	// spent is, per credential file, the refresh token the authorization server last
+	// refused. It is never sent again by this process, even when removing it from the
+	// file failed (the file is the guard across processes; this one is ours).
+	spent map[string]string
+}
+
+// markSpent records that the authorization server refused refreshToken of credPath.
+func (e *oauthEnv) markSpent(credPath, refreshToken string) {
+	if e == nil {
+		return
+	}
+	e.spentMu.Lock()
+	defer e.spentMu.Unlock()
+	if e.spent == nil {
+		e.spent = map[string]string{}
+	}
+	e.spent[credPath] = refreshToken
+}
+
+// isSpent says whether refreshToken of credPath was refused before.
+func (e *oauthEnv) isSpent(credPath, refreshToken string) bool {
+	if e == nil {
+		return false
+	}
+	e.spentMu.Lock()
+	defer e.spentMu.Unlock()
+	return refreshToken != "" && e.spent[credPath] == refreshToken
 }
 
 func newOAuthEnv(zotHome string, hooks oauthHooks) *oauthEnv {
@@ -170,31 +198,20 @@ func ensurePrivateDir(dir string) error {
 	return os.Chmod(dir, 0o700)
 }
 
-// lockCreds takes the cross-process lock of a credential file, polling until it is
+// lockCreds takes the cross-process lock of a credential file, waiting until it is
 // acquired or ctx ends, and returns the function that releases it.
 func lockCreds(ctx context.Context, credPath string) (func(), error) {
 	if err := ensurePrivateDir(filepath.Dir(credPath)); err != nil {
 		return nil, err
 	}
-	fl := flock.New(lockPathOf(credPath), flock.SetPermissions(0o600))
-	delay := 5 * time.Millisecond
-	for {
-		ok, err := fl.TryLock()
-		if err != nil {
-			return nil, fmt.Errorf("locking the OAuth credential file: %w", pathErrReason(err))
-		}
-		if ok {
-			return func() { _ = fl.Unlock() }, nil
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-		delay = min(delay*2, 200*time.Millisecond)
+	unlock, err := fsutil.Lock(ctx, lockPathOf(credPath))
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
+	if err != nil {
+		return nil, fmt.Errorf("locking the OAuth credential file: %w", pathErrReason(err))
+	}
+	return unlock, nil
 }
 
 // removeCreds deletes a url's credentials; removed says whether there were any.
@@ -234,6 +251,12 @@ type tokenStore struct {
 	path  string
 	clock Clock
 	log   func(msg string)
+	// warn reports a problem the user must act on (nil: none is reported).
+	warn func(msg string)
+	// relogin is what to run to start over (logout, then login).
+	relogin string
+	// env remembers refused refresh tokens across connections (nil: nothing remembered).
+	env *oauthEnv
 	// handler refreshes tokens; set once after the transport is built, before any
 	// request.
 	handler *transport.OAuthHandler
@@ -243,7 +266,9 @@ type tokenStore struct {
 func (s *Server) newTokenStore() *tokenStore {
 	return &tokenStore{path: s.d.oauth.credPath(s.cfg.URL), clock: s.d.clock, log: func(msg string) {
 		s.d.log.Info().Str("server", s.cfg.Name).Msg(msg)
-	}}
+	}, warn: func(msg string) {
+		s.d.log.Warn().Str("server", s.cfg.Name).Msg(msg)
+	}, relogin: s.d.surface.Cmd("logout", s.cfg.Name) + " then " + s.d.surface.Cmd("login", s.cfg.Name), env: s.d.oauth}
 }
 
 // stamp returns a copy of t whose expiry is computed on the bridge's clock.
@@ -319,6 +344,10 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 		return forHandler(c.Token), nil // refreshed by someone else meanwhile
 	}
 	old := c.Token
+	if st.env.isSpent(st.path, old.RefreshToken) {
+		// Refused before, and still in the file because forgetting it failed.
+		return nil, fmt.Errorf("%w: the authorization server refused this token's refresh earlier", transport.ErrNoToken)
+	}
 	rctx, cancel := context.WithTimeout(context.WithValue(ctx, lockHeldKey{}, st.path), oauthRequestTimeout)
 	defer cancel()
 	tok, err := st.handler.RefreshToken(rctx, old.RefreshToken)
@@ -331,8 +360,12 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 	if errors.As(err, &oe) {
 		// The authorization server refused: the login is over. Forget the token (keep
 		// the client) so later requests do not send the spent refresh token again.
+		st.env.markSpent(st.path, old.RefreshToken)
 		c.Token = nil
-		_ = writeCreds(st.path, c)
+		if werr := writeCreds(st.path, c); werr != nil && st.warn != nil {
+			st.warn(fmt.Sprintf("OAuth token refresh refused, and the refused token could not be removed from the credential file %s (%v): "+
+				"this session will not send it again, but another zot session may; run %s", st.path, pathErrReason(werr), st.relogin))
+		}
 		st.log("OAuth token refresh refused; login needed")
 		return nil, fmt.Errorf("%w: the authorization server refused the token refresh (%s)", transport.ErrNoToken, safeCode(oe.ErrorCode))
 	}

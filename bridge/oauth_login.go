@@ -176,16 +176,13 @@ func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error
 		defer s.endLogin(flow)
 		b.runLogin(lctx, s, flow, h)
 	}()
-	wait := b.cmdWait
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-		wait = time.Until(dl)
-	}
-	t := time.NewTimer(wait)
+	// ctx's deadline, when earlier than the wait, ends the select through ctx.Done.
+	waited, t := after(b.opts.Clock, b.cmdWait)
 	defer t.Stop()
 	var st loginStart
 	select {
 	case st = <-h.ch:
-	case <-t.C:
+	case <-waited:
 	case <-ctx.Done():
 	}
 	if st.url == "" && st.err == nil {

@@ -453,16 +453,7 @@ func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
 
 // A refresh the authorization server refuses means "needs login", not a retry loop.
 func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
-	f := fakeoauth.New(t, false)
-	e := newTestEnv(t)
-	srvURL := f.Srv.URL + "/mcp"
-	e.write(map[string]any{"r": map[string]any{"url": srvURL, "transport": "streamable-http"}}, nil)
-	env := newOAuthEnv(e.home, oauthHooks{})
-	store := &tokenStore{path: env.credPath(srvURL), clock: e.clock}
-	if err := writeCreds(store.path, &oauthCreds{ClientID: "client-x", Token: store.stamp(&transport.Token{
-		AccessToken: "at-unknown-1", RefreshToken: "rt-unknown-1", ExpiresIn: 60})}); err != nil {
-		t.Fatal(err)
-	}
+	f, e, store := seedUnknownToken(t)
 	b := e.bridge(extension.GenNew)
 	b.deps.oauth.hooks.allowLoopbackHTTP = true
 	e.clock.Advance(time.Hour)

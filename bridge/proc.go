@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -51,7 +53,7 @@ func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logg
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = os.Environ()
-	for _, k := range sortedKeys(cfg.Env) {
+	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 	}
 	cmd.Dir = dir

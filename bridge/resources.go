@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -102,11 +104,7 @@ func extrasOf(e *cache.Entry) *cache.Entry {
 // searchIndex builds the resource index on first use.
 func (c *extrasCatalog) searchIndex() ([]resourceDoc, *search.Index) {
 	c.once.Do(func() {
-		names := make([]string, 0, len(c.servers))
-		for n := range c.servers {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(c.servers))
 		var sdocs []search.Doc
 		for _, n := range names {
 			e := c.servers[n]

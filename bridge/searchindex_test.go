@@ -104,7 +104,7 @@ func BenchmarkFirstSearch(b *testing.B) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	if _, err := cache.Update(ctx, cache.DefaultPath(home), put, nil); err != nil {
+	if _, err := cache.Update(ctx, cache.DefaultPath(home), put, nil, time.Now); err != nil {
 		b.Fatal(err)
 	}
 

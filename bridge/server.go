@@ -73,7 +73,8 @@ func backoffDelay(failures int) time.Duration {
 	return d
 }
 
-// ClientName and ClientVersion are what the bridge calls itself in MCP initialize.
+// ClientName is what the bridge calls itself in MCP initialize; ClientVersion is the
+// version it reports when Options.Version is empty.
 const (
 	ClientName    = "zot-mcp-bridge"
 	ClientVersion = "0.1.0"
@@ -94,6 +95,8 @@ type serverDeps struct {
 	oauth *oauthEnv
 	// surface is where the user reads messages (names /mcp or CLI commands).
 	surface Surface
+	// version is the bridge's version, sent in initialize (Options.Version).
+	version string
 	// x is the bridge's state beyond tools (progress, server logs; mcpx.go); nil in
 	// servers made without a bridge.
 	x *mcpx
@@ -361,7 +364,7 @@ func (s *Server) beginStartLocked() {
 
 func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	defer a.cancel()
-	began := time.Now()
+	began := s.d.clock.Now()
 	c, tools, err := s.connect(ctx)
 	s.mu.Lock()
 	if gen != s.gen { // stopped meanwhile
@@ -390,7 +393,7 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	}
 	s.mu.Unlock()
 	close(a.done)
-	s.d.log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Dur("took", time.Since(began)).Msg("server ready")
+	s.d.log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Dur("took", s.d.clock.Now().Sub(began)).Msg("server ready")
 	if c.proc != nil {
 		go s.watchExit(c)
 	}
@@ -571,7 +574,7 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 		}
 	})
 	s.watchNotifications(c)
-	res, err := c.client.Initialize(ctx, initRequest())
+	res, err := c.client.Initialize(ctx, initRequest(s.d.version))
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -589,12 +592,12 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 }
 
 // initRequest is the initialize request of every connection (and of a re-initialization).
-func initRequest() mcp.InitializeRequest {
+func initRequest(version string) mcp.InitializeRequest {
 	req := mcp.InitializeRequest{}
 	// Every server measured speaks the initialize handshake; pinning it avoids a probe
 	// round trip (server/discover) that legacy servers answer with an error.
 	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: ClientVersion}
+	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: version}
 	return req
 }
 
@@ -680,13 +683,4 @@ func repeatWarning(safe bool) string {
 		return "."
 	}
 	return ". The server may already have applied the call: check before retrying, a retry may repeat it."
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -85,12 +87,12 @@ func RunsText(c *config.Server) string {
 	if c.Transport == config.TransportStdio || (c.Transport == "" && c.Raw.Command != "") {
 		sb.WriteString("runs `" + Truncate(strings.Join(append([]string{c.Raw.Command}, c.Raw.Args...), " "), 200) + "`")
 		if len(c.Raw.Env) > 0 {
-			sb.WriteString(" with env " + strings.Join(sortedKeys(c.Raw.Env), ", "))
+			sb.WriteString(" with env " + strings.Join(slices.Sorted(maps.Keys(c.Raw.Env)), ", "))
 		}
 	} else {
 		sb.WriteString("connects to " + displayURL(c))
 		if len(c.Raw.Headers) > 0 {
-			sb.WriteString(" with headers " + strings.Join(sortedKeys(c.Raw.Headers), ", "))
+			sb.WriteString(" with headers " + strings.Join(slices.Sorted(maps.Keys(c.Raw.Headers)), ", "))
 		}
 	}
 	return sb.String()

@@ -51,11 +51,11 @@ func sameStored(got, want *Entry) bool {
 
 func mustUpdate(t *testing.T, path string, put map[string]*Entry, drop []string) bool {
 	t.Helper()
-	changed, err := Update(t.Context(), path, put, drop)
+	changed, err := Update(t.Context(), path, put, drop, time.Now)
 	if err != nil {
 		t.Fatalf("Update: %v", err)
 	}
-	return changed
+	return len(changed) > 0
 }
 
 func mustRead(t *testing.T, path string) *File {
@@ -498,7 +498,7 @@ func TestUpdateUnreadableFileKept(t *testing.T) {
 	if err := os.Mkdir(path, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Update(t.Context(), path, map[string]*Entry{"one": sampleEntry("1")}, nil); err == nil {
+	if _, err := Update(t.Context(), path, map[string]*Entry{"one": sampleEntry("1")}, nil, time.Now); err == nil {
 		t.Fatal("Update over an unreadable file: no error")
 	}
 }
@@ -513,7 +513,7 @@ func TestUpdateHonoursContext(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	_, err := Update(ctx, path, map[string]*Entry{"one": sampleEntry("1")}, nil)
+	_, err := Update(ctx, path, map[string]*Entry{"one": sampleEntry("1")}, nil, time.Now)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Update with the lock held elsewhere: err = %v, want deadline exceeded", err)
 	}
@@ -523,7 +523,7 @@ func TestUpdateHonoursContext(t *testing.T) {
 
 	canceled, cancelNow := context.WithCancel(t.Context())
 	cancelNow()
-	if _, err := Update(canceled, path, nil, nil); !errors.Is(err, context.Canceled) {
+	if _, err := Update(canceled, path, nil, nil, time.Now); !errors.Is(err, context.Canceled) {
 		t.Errorf("Update with a canceled context: err = %v", err)
 	}
 }
@@ -537,7 +537,7 @@ func TestUpdateConcurrentGoroutines(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				name := fmt.Sprintf("g%d-%d", w, i)
-				if _, err := Update(t.Context(), path, map[string]*Entry{name: sampleEntry(name)}, nil); err != nil {
+				if _, err := Update(t.Context(), path, map[string]*Entry{name: sampleEntry(name)}, nil, time.Now); err != nil {
 					errs <- err
 				}
 			}
@@ -575,7 +575,7 @@ func TestUpdateChildProcess(t *testing.T) {
 		// really do contend for the same file content.
 		shared := sampleEntry(fmt.Sprintf("%s-%d", id, i))
 		put["shared"] = shared
-		if _, err := Update(t.Context(), path, put, nil); err != nil {
+		if _, err := Update(t.Context(), path, put, nil, time.Now); err != nil {
 			t.Fatalf("child %s update %d: %v", id, i, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // TestExtrasRoundTrip: resources, templates and prompts survive Update and Read, and a
@@ -17,7 +18,7 @@ func TestExtrasRoundTrip(t *testing.T) {
 		Resources:         []Resource{{URI: "file:///a.md", Name: "a.md", Title: "A", Description: "the a doc", MIMEType: "text/markdown"}},
 		ResourceTemplates: []ResourceTemplate{{URITemplate: "db://rows/{id}", Name: "row"}},
 		Prompts:           []Prompt{{Name: "review", Arguments: []PromptArgument{{Name: "pr", Required: true}, {Name: "style"}}}}}
-	if _, err := Update(ctx, path, map[string]*Entry{"s": e}, nil); err != nil {
+	if _, err := Update(ctx, path, map[string]*Entry{"s": e}, nil, time.Now); err != nil {
 		t.Fatal(err)
 	}
 	f, err := Read(path)
@@ -31,8 +32,8 @@ func TestExtrasRoundTrip(t *testing.T) {
 	before, _ := os.ReadFile(path)
 	e2 := *e
 	e2.Prompts = nil
-	changed, err := Update(ctx, path, map[string]*Entry{"s": &e2}, nil)
-	if err != nil || changed {
+	changed, err := Update(ctx, path, map[string]*Entry{"s": &e2}, nil, time.Now)
+	if err != nil || len(changed) > 0 {
 		t.Fatalf("extras-only change: changed=%v err=%v (tools did not change)", changed, err)
 	}
 	after, _ := os.ReadFile(path)

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,11 +72,7 @@ type FrameTool struct {
 // Payloads must not contain a newline.
 func WriteFrames(path string, stamp Stamp, servers map[string]*FrameServer) error {
 	var b bytes.Buffer
-	names := make([]string, 0, len(servers))
-	for n := range servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(servers))
 	for _, n := range names {
 		s := servers[n]
 		if strings.ContainsAny(s.Fingerprint, "\t\n") {

@@ -57,7 +57,7 @@ func decodeFile(data []byte) (f *File, err error) {
 		var probe struct {
 			Version int `json:"version"`
 		}
-		if json.Unmarshal(data, &probe) == nil && probe.Version != Version {
+		if gojson.Unmarshal(data, &probe) == nil && probe.Version != Version {
 			return nil, versionError(probe.Version)
 		}
 		return nil, err
@@ -94,7 +94,7 @@ func compactLines(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
+	if gojson.Compact(&b, raw) != nil {
 		return raw
 	}
 	return json.RawMessage(b.Bytes())

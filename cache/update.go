@@ -12,22 +12,13 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
-	"unicode/utf8"
-
-	"github.com/gofrs/flock"
 
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
-// Lock polling: TryLock is retried with a backoff growing from
-// lockMinBackoff to lockMaxBackoff until it succeeds or ctx ends.
-const (
-	lockMinBackoff = time.Millisecond
-	lockMaxBackoff = 25 * time.Millisecond
-)
-
-// Update merges entries into the cache file at path and reports whether the
-// tool set of any server changed.
+// Update merges entries into the cache file at path and reports the servers
+// whose tool set changed.
 //
 // Under an exclusive lock on path+".lock" (shared by every process using this
 // package), Update re-reads the current file (a missing, corrupt or
@@ -39,49 +30,50 @@ const (
 // Entries in put are stored as copies: tools sorted by Name, input schemas
 // normalized (NormalizeSchema), output schemas compacted (dropped if
 // invalid), instructions cut to MaxInstructionsBytes, a zero UpdatedAt set to
-// now. An entry that equals the stored one in everything but UpdatedAt leaves
+// now() (the caller's clock). An entry that equals the stored one in everything but UpdatedAt leaves
 // the stored one (and its UpdatedAt) in place.
 //
 // The file is written only when the result differs from what was on disk,
 // atomically (temporary file in the same directory, fsync, rename) with mode
 // 0600, creating parent directories with mode 0700.
 //
-// changed is true when a server was added or dropped, or when its
-// fingerprint, transport, instructions or tools changed (see SameTools); a
-// change of ServerName alone rewrites the file but does not count.
+// changed lists, sorted, the servers that were added or dropped, or whose
+// fingerprint, transport, instructions or tools changed (see SameTools),
+// compared with the file as read under the lock; a change of ServerName alone
+// rewrites the file but does not count. It is nil when the update fails.
 //
 // Waiting for the lock honours ctx; once the lock is held the update runs to
 // completion.
-func Update(ctx context.Context, path string, put map[string]*Entry, drop []string) (changed bool, err error) {
+func Update(ctx context.Context, path string, put map[string]*Entry, drop []string, now func() time.Time) (changed []string, err error) {
 	if err := ctx.Err(); err != nil {
-		return false, err
+		return nil, err
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return false, fmt.Errorf("tool cache: %w", err)
+		return nil, fmt.Errorf("tool cache: %w", err)
 	}
 	unlock, err := lock(ctx, path+".lock")
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	defer unlock()
 
 	cur, rewrite, err := readForUpdate(path)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	now := time.Now().UTC()
+	stamp := now().UTC()
 	for name, e := range put {
 		if e == nil {
 			continue
 		}
-		ne := prepareEntry(e, now)
+		ne := prepareEntry(e, stamp)
 		old := cur.Servers[name]
 		if old != nil && sameEntry(old, ne) {
 			continue
 		}
 		if !SameTools(old, ne) {
-			changed = true
+			changed = append(changed, name)
 		}
 		cur.Servers[name] = ne
 		rewrite = true
@@ -89,53 +81,33 @@ func Update(ctx context.Context, path string, put map[string]*Entry, drop []stri
 	for _, name := range drop {
 		if _, ok := cur.Servers[name]; ok {
 			delete(cur.Servers, name)
-			changed = true
+			changed = append(changed, name)
 			rewrite = true
 		}
 	}
+	slices.Sort(changed)
+	changed = slices.Compact(changed)
 	if !rewrite {
 		return changed, nil
 	}
 	data, err := encodeFile(cur)
 	if err != nil {
-		return false, fmt.Errorf("tool cache: encoding %s: %w", path, err)
+		return nil, fmt.Errorf("tool cache: encoding %s: %w", path, err)
 	}
 	if err := writeAtomic(path, data); err != nil {
-		return false, err
+		return nil, err
 	}
 	return changed, nil
 }
 
-// lock takes the exclusive cross-process lock at lockPath, polling until it
+// lock takes the exclusive cross-process lock at lockPath, waiting until it
 // is acquired or ctx ends, and returns the function that releases it.
 func lock(ctx context.Context, lockPath string) (unlock func(), err error) {
-	fl := flock.New(lockPath, flock.SetPermissions(0o600))
-	backoff := lockMinBackoff
-	var timer *time.Timer
-	for {
-		ok, err := fl.TryLock()
-		if err != nil {
-			return nil, fmt.Errorf("tool cache: locking %s: %w", lockPath, err)
-		}
-		if ok {
-			if timer != nil {
-				timer.Stop()
-			}
-			return func() { _ = fl.Unlock() }, nil
-		}
-		if timer == nil {
-			timer = time.NewTimer(backoff)
-		} else {
-			timer.Reset(backoff)
-		}
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, fmt.Errorf("tool cache: waiting for lock %s: %w", lockPath, ctx.Err())
-		case <-timer.C:
-		}
-		backoff = min(backoff*2, lockMaxBackoff)
+	unlock, err = fsutil.Lock(ctx, lockPath)
+	if err != nil {
+		return nil, fmt.Errorf("tool cache: waiting for lock %s: %w", lockPath, err)
 	}
+	return unlock, nil
 }
 
 // readForUpdate reads the file at path for Update. rewrite is true when the
@@ -161,7 +133,7 @@ func readForUpdate(path string) (f *File, rewrite bool, err error) {
 // prepareEntry returns the copy of e that Update stores.
 func prepareEntry(e *Entry, now time.Time) *Entry {
 	ne := *e
-	ne.Instructions = capUTF8(e.Instructions, MaxInstructionsBytes)
+	ne.Instructions = textcut.Prefix(e.Instructions, MaxInstructionsBytes)
 	if ne.UpdatedAt.IsZero() {
 		ne.UpdatedAt = now
 	} else {
@@ -191,17 +163,6 @@ func compactOrNil(raw json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(b.Bytes())
-}
-
-// capUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
-func capUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // writeAtomic replaces the cache file atomically (see fsutil.WriteFileAtomic).

@@ -29,6 +29,7 @@ package config
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -413,11 +414,7 @@ func Load(opts Options) *Config {
 		}
 	}
 
-	names := make([]string, 0, len(merged))
-	for n := range merged {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(merged))
 	for _, n := range names {
 		d := merged[n]
 		d.finish(projectDir, home, lookup)

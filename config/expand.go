@@ -2,10 +2,10 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -75,21 +75,19 @@ func (v *vars) expand(s string) expandResult {
 	var b strings.Builder
 	pos := 0
 	for {
-		i := strings.Index(s[pos:], "${")
-		if i < 0 {
+		start, end := nextRef(s, pos)
+		if start < 0 {
 			b.WriteString(s[pos:])
 			break
 		}
-		start := pos + i
 		b.WriteString(s[pos:start])
 		res.expanded = true
-		end := strings.IndexByte(s[start+2:], '}')
 		if end < 0 {
 			res.malformed, res.bad = start, "no closing }"
 			return res
 		}
-		body := s[start+2 : start+2+end]
-		pos = start + 2 + end + 1
+		body := s[start+2 : end-1]
+		pos = end
 
 		ref, val, ok, why, bad := v.resolve(body)
 		if bad != "" {
@@ -108,46 +106,130 @@ func (v *vars) expand(s string) expandResult {
 	return res
 }
 
-// resolve looks up the body of one ${...} reference. ok is false when the reference has
-// no value (why says what to do); bad is non-empty when the body is malformed.
-func (v *vars) resolve(body string) (ref, val string, ok bool, why, bad string) {
-	kind := ""
-	if k, rest, found := strings.Cut(body, ":"); found && (k == "env" || k == "input") && !strings.HasPrefix(rest, "-") {
-		kind, body = k, rest
+// nextRef finds the first "${" at or after pos: start is its offset (-1 when there is
+// none) and end the offset just past its "}" (-1 when it is never closed).
+func nextRef(s string, pos int) (start, end int) {
+	i := strings.Index(s[pos:], "${")
+	if i < 0 {
+		return -1, -1
 	}
-	if kind == "input" {
+	start = pos + i
+	j := strings.IndexByte(s[start+2:], '}')
+	if j < 0 {
+		return start, -1
+	}
+	return start, start + 2 + j + 1
+}
+
+// parsedRef is the body of one well-formed ${...} reference.
+type parsedRef struct {
+	kind       string // "", "env" or "input"
+	name       string // the variable name, or the input ID
+	hasDefault bool
+	def        string
+}
+
+// parseRef reads the body of one ${...} reference; bad is non-empty when it is malformed.
+func parseRef(body string) (r parsedRef, bad string) {
+	if k, rest, found := strings.Cut(body, ":"); found && (k == "env" || k == "input") && !strings.HasPrefix(rest, "-") {
+		r.kind, body = k, rest
+	}
+	if r.kind == "input" {
 		n := inputIDLen(body)
 		if n == 0 || n != len(body) {
-			return "", "", false, "", "malformed ${input:ID}: ID must be letters, digits, '-', '_' or '.' (no default)"
+			return r, "malformed ${input:ID}: ID must be letters, digits, '-', '_' or '.' (no default)"
 		}
-		env := InputEnvVar(body)
-		if val, ok := v.lookup(env); ok {
-			return "", val, true, "", ""
-		}
-		what := fmt.Sprintf("input %q", body)
-		if d := v.inputs[body]; d != "" {
-			what += " (" + quoteShort(d) + ")"
-		}
-		return "input:" + body, "", false, fmt.Sprintf("%s has no value: set the environment variable %s to it (the bridge never prompts for inputs)", what, env), ""
+		r.name = body
+		return r, ""
 	}
 	n := identLen(body)
 	if n == 0 {
-		return "", "", false, "", "not a variable name"
+		return r, "not a variable name"
 	}
-	name, rest := body[:n], body[n:]
-	hasDefault := false
-	def := ""
+	r.name = body[:n]
+	rest := body[n:]
 	switch {
 	case rest == "":
 	case strings.HasPrefix(rest, ":-"):
-		hasDefault, def = true, rest[2:]
+		r.hasDefault, r.def = true, rest[2:]
 	case strings.HasPrefix(rest, ":"):
-		return "", "", false, "", fmt.Sprintf("unsupported ${%s:...} reference", name)
+		return r, fmt.Sprintf("unsupported ${%s:...} reference", r.name)
 	default:
-		return "", "", false, "", "unexpected text after the variable name"
+		return r, "unexpected text after the variable name"
 	}
+	return r, ""
+}
+
+// builtin reports whether r names one of the predefined variables rather than the environment.
+func (r parsedRef) builtin() bool {
+	return r.kind == "" && (r.name == varWorkspaceFolder || r.name == varWorkspaceFolderBasename || r.name == varUserHome)
+}
+
+// Ref is one ${...} reference in a config value as written.
+type Ref struct {
+	// Name is the reference without its default, as it would be written between "${"
+	// and "}": "TOKEN", "env:TOKEN", "input:api-key", "workspaceFolder". It never
+	// carries the default, which may be a literal secret.
+	Name string
+	// Var is the environment variable the reference reads ("TOKEN"; InputEnvVar(ID)
+	// for ${input:ID}), or "" for ${workspaceFolder}, ${workspaceFolderBasename} and
+	// ${userHome}.
+	Var string
+	// Default reports a ":-default" part.
+	Default bool
+	// Start and End are the byte offsets of the whole reference in the value.
+	Start, End int
+}
+
+// Refs returns the references in s, in order, read exactly as Load reads them. It
+// stops at the first malformed reference, as Load does (which then refuses the value).
+func Refs(s string) []Ref {
+	var refs []Ref
+	for pos := 0; ; {
+		start, end := nextRef(s, pos)
+		if start < 0 || end < 0 {
+			return refs
+		}
+		p, bad := parseRef(s[start+2 : end-1])
+		if bad != "" {
+			return refs
+		}
+		r := Ref{Name: p.name, Var: p.name, Default: p.hasDefault, Start: start, End: end}
+		switch {
+		case p.kind != "":
+			r.Name = p.kind + ":" + p.name
+			if p.kind == "input" {
+				r.Var = InputEnvVar(p.name)
+			}
+		case p.builtin():
+			r.Var = ""
+		}
+		refs = append(refs, r)
+		pos = end
+	}
+}
+
+// resolve looks up the body of one ${...} reference. ok is false when the reference has
+// no value (why says what to do); bad is non-empty when the body is malformed.
+func (v *vars) resolve(body string) (ref, val string, ok bool, why, bad string) {
+	p, bad := parseRef(body)
+	if bad != "" {
+		return "", "", false, "", bad
+	}
+	if p.kind == "input" {
+		env := InputEnvVar(p.name)
+		if val, ok := v.lookup(env); ok {
+			return "", val, true, "", ""
+		}
+		what := fmt.Sprintf("input %q", p.name)
+		if d := v.inputs[p.name]; d != "" {
+			what += " (" + quoteShort(d) + ")"
+		}
+		return "input:" + p.name, "", false, fmt.Sprintf("%s has no value: set the environment variable %s to it (the bridge never prompts for inputs)", what, env), ""
+	}
+	name, hasDefault, def := p.name, p.hasDefault, p.def
 	ref = name
-	if kind == "" {
+	if p.builtin() {
 		switch name {
 		case varWorkspaceFolder, varWorkspaceFolderBasename:
 			if v.projectDir != "" {
@@ -226,11 +308,7 @@ func (d *draft) expandMap(prefix string, m map[string]string, v *vars) map[strin
 	if m == nil {
 		return nil
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	out := make(map[string]string, len(m))
 	for _, k := range keys {
 		out[k], _ = d.expandField(prefix+"."+k, m[k], v)

@@ -4,7 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // fingerprintVersion changes whenever the fingerprint encoding changes, so
@@ -47,23 +48,30 @@ func (s *Server) Fingerprint() string {
 		Args:      s.Raw.Args,
 		URL:       s.Raw.URL,
 		Cwd:       s.Raw.Cwd,
-		Env:       sortedPairs(s.Raw.Env),
-		Headers:   sortedPairs(s.Raw.Headers),
+		Env:       SortedPairs(s.Raw.Env),
+		Headers:   SortedPairs(s.Raw.Headers),
 	}
 	if fd.Args == nil {
 		fd.Args = []string{}
 	}
-	// Marshaling strings and string slices cannot fail.
-	b, _ := json.Marshal(fd)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return HashJSON(fd)
 }
 
-func sortedPairs(m map[string]string) [][2]string {
+// SortedPairs returns m's entries as [key, value] pairs sorted by key: a deterministic,
+// unambiguous JSON form of a map, for hashing (Fingerprint, trust.Fingerprint).
+func SortedPairs(m map[string]string) [][2]string {
 	out := make([][2]string, 0, len(m))
 	for k, v := range m {
 		out = append(out, [2]string{k, v})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 	return out
+}
+
+// HashJSON returns the hex SHA-256 of v's JSON encoding. v must be a value whose encoding
+// cannot fail (strings, string slices, pairs, numbers), as every fingerprint is.
+func HashJSON(v any) string {
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

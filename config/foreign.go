@@ -3,11 +3,11 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -43,11 +43,7 @@ var ignoredFields = map[string]string{
 
 // otherFields warns once about each field of the entry that the bridge does not read.
 func (d *draft) otherFields(fields map[string]json.RawMessage) {
-	names := make([]string, 0, len(fields))
-	for k := range fields {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(fields))
 	for _, k := range names {
 		if slices.Contains(serverFields, k) {
 			continue

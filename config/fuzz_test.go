@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -89,6 +90,18 @@ func FuzzExpand(f *testing.F) {
 		selfRef := expand(s, func(string) (string, bool) { return "${X}", true })
 		if selfRef.malformed == -1 && len(selfRef.missing) > 0 {
 			t.Fatalf("every name is set, yet %v are missing", selfRef.missing)
+		}
+		// Refs reads references as expansion does: the variables it names are the
+		// ones expansion looks up, in order.
+		var looked, named []string
+		(&vars{lookup: func(n string) (string, bool) { looked = append(looked, n); return lookup(n) }, projectDir: "/p", home: "/h"}).expand(s)
+		for _, r := range Refs(s) {
+			if r.Var != "" {
+				named = append(named, r.Var)
+			}
+		}
+		if !slices.Equal(looked, named) {
+			t.Fatalf("%q: Refs names %v, expansion looks up %v", s, named, looked)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // fileResult is what one configuration file contributed.
@@ -236,9 +239,9 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 
 // quoteShort quotes a non-secret value for a message, shortening it.
 func quoteShort(s string) string {
-	const max = 40
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
+	const max = 60
+	if len(s) > max {
+		s = textcut.Prefix(s, max) + "…"
 	}
 	return fmt.Sprintf("%q", s)
 }
@@ -446,11 +449,7 @@ func (d *draft) strMap(field string, v json.RawMessage) map[string]string {
 		d.fail(field, "must be an object mapping names to string values")
 		return nil
 	}
-	keys := make([]string, 0, len(elems))
-	for k := range elems {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(elems))
 	out := make(map[string]string, len(elems))
 	for _, k := range keys {
 		var s string

@@ -42,16 +42,9 @@ func AddServer(path, name string, entry json.RawMessage, force bool) (replaced b
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte(emptyFile)
 	}
-	v, err := hujson.Parse(data)
+	v, root, err := parseForEdit(path, data)
 	if err != nil {
-		// syntaxReason keeps the position but never echoes an unquoted token (a secret?).
-		return false, fmt.Errorf("parse %s: not valid JSON/JSONC (%s); fix the file first (nothing was changed)", path, syntaxReason(err))
-	}
-	std := v.Clone()
-	std.Standardize()
-	var root map[string]json.RawMessage
-	if err := json.Unmarshal(std.Pack(), &root); err != nil {
-		return false, fmt.Errorf("parse %s: the top level must be a JSON object (nothing was changed)", path)
+		return false, err
 	}
 	key := "mcpServers"
 	if _, ok := root[key]; !ok {
@@ -260,15 +253,9 @@ func readServersFile(path string) (*serversFile, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
-	v, err := hujson.Parse(data)
+	v, root, err := parseForEdit(path, data)
 	if err != nil {
-		return nil, fmt.Errorf("parse %s: not valid JSON/JSONC (%s); fix the file first (nothing was changed)", path, syntaxReason(err))
-	}
-	std := v.Clone()
-	std.Standardize()
-	var root map[string]json.RawMessage
-	if err := json.Unmarshal(std.Pack(), &root); err != nil {
-		return nil, fmt.Errorf("parse %s: the top level must be a JSON object (nothing was changed)", path)
+		return nil, err
 	}
 	f := &serversFile{v: v, bom: bom, servers: map[string]map[string]json.RawMessage{}}
 	for _, k := range []string{"mcpServers", "servers"} {
@@ -278,6 +265,23 @@ func readServersFile(path string) (*serversFile, error) {
 		}
 	}
 	return f, nil
+}
+
+// parseForEdit parses the JSONC text of the config file at path (without its byte order
+// mark) into the tree that edits patch and, read through a standardized copy, its top-level
+// object.
+func parseForEdit(path string, data []byte) (v hujson.Value, root map[string]json.RawMessage, err error) {
+	v, err = hujson.Parse(data)
+	if err != nil {
+		// syntaxReason keeps the position but never echoes an unquoted token (a secret?).
+		return v, nil, fmt.Errorf("parse %s: not valid JSON/JSONC (%s); fix the file first (nothing was changed)", path, syntaxReason(err))
+	}
+	std := v.Clone()
+	std.Standardize()
+	if err := json.Unmarshal(std.Pack(), &root); err != nil {
+		return v, nil, fmt.Errorf("parse %s: the top level must be a JSON object (nothing was changed)", path)
+	}
+	return v, root, nil
 }
 
 // removeMember deletes one member of the object at /key, with the comment and line

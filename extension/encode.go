@@ -39,7 +39,7 @@ func AppendToolFrame(dst []byte, t Tool) []byte {
 	if t.Interactive {
 		dst = append(dst, `,"interactive":true`...)
 	}
-	if len(bytes.TrimSpace(t.OutputSchema)) > 0 && json.Valid(t.OutputSchema) {
+	if len(bytes.TrimSpace(t.OutputSchema)) > 0 && gojson.Valid(t.OutputSchema) {
 		dst = append(dst, `,"output_schema":`...)
 		dst = appendCompactJSON(dst, t.OutputSchema, "{}")
 	}

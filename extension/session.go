@@ -2,13 +2,14 @@ package extension
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // maxNotify is the longest notify message sent; longer ones are cut.
@@ -38,10 +39,10 @@ func (s *Session) RegisterTool(t Tool) error {
 	if t.Name == "" {
 		return errors.New("extension: tool without name")
 	}
-	if len(bytes.TrimSpace(t.Schema)) > 0 && !json.Valid(t.Schema) {
+	if len(bytes.TrimSpace(t.Schema)) > 0 && !gojson.Valid(t.Schema) {
 		return fmt.Errorf("extension: tool %s: schema is not valid JSON", t.Name)
 	}
-	if len(bytes.TrimSpace(t.OutputSchema)) > 0 && !json.Valid(t.OutputSchema) {
+	if len(bytes.TrimSpace(t.OutputSchema)) > 0 && !gojson.Valid(t.OutputSchema) {
 		return fmt.Errorf("extension: tool %s: output schema is not valid JSON", t.Name)
 	}
 	frame := AppendToolFrame(nil, t)
@@ -111,11 +112,7 @@ func (s *Session) Notify(level, message string) {
 		level = "info"
 	}
 	if len(message) > maxNotify {
-		cut := maxNotify
-		for cut > 0 && !utf8.RuneStart(message[cut]) {
-			cut--
-		}
-		message = message[:cut] + "… (truncated)"
+		message = textcut.Prefix(message, maxNotify) + "… (truncated)"
 	}
 	b, err := marshalFrame(notifyFrame{Type: "notify", Level: level, Message: message})
 	if err != nil {

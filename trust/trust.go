@@ -9,18 +9,16 @@ package trust
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
-
-	"github.com/gofrs/flock"
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
@@ -32,9 +30,6 @@ const FileName = "mcp-trust.json"
 // fileVersion is the store format; a file of another version is treated as empty (nothing
 // approved) and replaced on the next approval.
 const fileVersion = 1
-
-// lockRetry is how often a writer polls for the store's lock while another holds it.
-const lockRetry = 10 * time.Millisecond
 
 // DefaultPath returns the store's path: <zotHome>/mcp-trust.json.
 func DefaultPath(zotHome string) string { return filepath.Join(zotHome, FileName) }
@@ -70,11 +65,7 @@ func (f *File) Servers(project string) []string {
 		return nil
 	}
 	m := f.Projects[ProjectKey(project)]
-	out := make([]string, 0, len(m))
-	for n := range m {
-		out = append(out, n)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(m))
 	return out
 }
 
@@ -119,26 +110,14 @@ func Fingerprint(s *config.Server) string {
 		Command:   s.Raw.Command,
 		Args:      s.Raw.Args,
 		Cwd:       s.Raw.Cwd,
-		Env:       pairs(s.Raw.Env),
+		Env:       config.SortedPairs(s.Raw.Env),
 		URL:       s.Raw.URL,
-		Headers:   pairs(s.Raw.Headers),
+		Headers:   config.SortedPairs(s.Raw.Headers),
 	}
 	if fd.Args == nil {
 		fd.Args = []string{}
 	}
-	// Marshaling strings and string slices cannot fail.
-	b, _ := json.Marshal(fd)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-func pairs(m map[string]string) [][2]string {
-	out := make([][2]string, 0, len(m))
-	for k, v := range m {
-		out = append(out, [2]string{k, v})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
-	return out
+	return config.HashJSON(fd)
 }
 
 // Read reads the store. A missing file is an empty store. A damaged file or one of an
@@ -231,15 +210,11 @@ func update(ctx context.Context, path string, change func(*File) bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("trust store: %w", err)
 	}
-	fl := flock.New(path+".lock", flock.SetPermissions(0o600))
-	ok, err := fl.TryLockContext(ctx, lockRetry)
-	if err != nil || !ok {
-		if err == nil {
-			err = ctx.Err()
-		}
+	unlock, err := fsutil.Lock(ctx, path+".lock")
+	if err != nil {
 		return fmt.Errorf("trust store: waiting for lock %s.lock: %w", path, err)
 	}
-	defer func() { _ = fl.Unlock() }()
+	defer unlock()
 	var f *File
 	switch data, err := os.ReadFile(path); {
 	case errors.Is(err, fs.ErrNotExist):

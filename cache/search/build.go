@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -223,7 +224,7 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 		}
 	})
 	core := 0
-	for core < len(words)-1 && (namePrefixes[words[core]] || contains(serverWords, words[core])) {
+	for core < len(words)-1 && (namePrefixes[words[core]] || slices.Contains(serverWords, words[core])) {
 		core++
 	}
 	for i, w := range words {
@@ -351,7 +352,7 @@ func (ix *Index) findProducts(serverWords [][]string) {
 			if id, ok := ix.vocab[w]; ok {
 				inServer := 0
 				for _, p := range ix.postings[id] {
-					if contains(serverWords[ix.docs[p.doc].server], w) {
+					if slices.Contains(serverWords[ix.docs[p.doc].server], w) {
 						inServer++
 					}
 				}
@@ -360,20 +361,11 @@ func (ix *Index) findProducts(serverWords [][]string) {
 					continue
 				}
 			}
-			if !containsID(ix.products[w], int32(sid)) {
+			if !slices.Contains(ix.products[w], int32(sid)) {
 				ix.products[w] = append(ix.products[w], int32(sid))
 			}
 		}
 	}
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // wordTable is an open-addressing hash table from words to ids, faster than

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -244,7 +245,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 		if p, ok := phrasalVerbs[t]; ok && (v != 0 || i == 0) {
 			for _, o := range orig[i+1:] {
-				if contains(p.objects, o) {
+				if slices.Contains(p.objects, o) {
 					put(p.means, abbrevWeight, true)
 					v = verbClasses[p.means]
 					break

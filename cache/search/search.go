@@ -19,6 +19,7 @@ package search
 import (
 	"container/heap"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -139,15 +140,6 @@ type scratch struct {
 	touched []int32
 }
 
-func containsID(xs []int32, x int32) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // Search ranks the indexed docs for query and returns at most limit hits
 // (limit <= 0 means DefaultLimit), best first, ties broken by ID ascending.
 //
@@ -176,7 +168,7 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	var exact []int32
 	exact = append(exact, ix.byID[lq]...)
 	for _, d := range ix.byTool[lq] {
-		if !containsID(exact, d) {
+		if !slices.Contains(exact, d) {
 			exact = append(exact, d)
 		}
 	}
@@ -311,7 +303,7 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 
 	h := make(hitHeap, 0, limit+1)
 	for _, d := range touched {
-		if containsID(exclude, d) {
+		if slices.Contains(exclude, d) {
 			continue
 		}
 		m := &ix.docs[d]

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -27,11 +28,7 @@ func (c *converter) note(server, format string, args ...any) {
 // fields the bridge does not implement are dropped (each noted), the rest is kept.
 func (c *converter) fromJSON(client, name string, in map[string]any) map[string]any {
 	out := map[string]any{}
-	keys := make([]string, 0, len(in))
-	for k := range in {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(in))
 	for _, k := range keys {
 		v := in[k]
 		switch {
@@ -95,11 +92,7 @@ func codexServers(data []byte) (map[string]map[string]any, error) {
 func (c *converter) fromCodex(name string, in map[string]any) map[string]any {
 	out := map[string]any{}
 	headers := map[string]any{}
-	keys := make([]string, 0, len(in))
-	for k := range in {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(in))
 	for _, k := range keys {
 		v := in[k]
 		switch k {
@@ -191,7 +184,7 @@ func (c *converter) secrets(server string, e map[string]any) {
 		return kept + "${" + v + "}"
 	}
 	if env, ok := e["env"].(map[string]any); ok {
-		for _, k := range sortedKeys(env) {
+		for _, k := range slices.Sorted(maps.Keys(env)) {
 			if s, ok := env[k].(string); ok && literal(s) {
 				if r := replace("env."+k, envName(k), ""); r != "" {
 					env[k] = r
@@ -200,7 +193,7 @@ func (c *converter) secrets(server string, e map[string]any) {
 		}
 	}
 	if hs, ok := e["headers"].(map[string]any); ok {
-		for _, h := range sortedKeys(hs) {
+		for _, h := range slices.Sorted(maps.Keys(hs)) {
 			s, ok := hs[h].(string)
 			if !ok || !literal(s) {
 				continue
@@ -314,13 +307,4 @@ func envName(s string) string {
 		n = "_" + n
 	}
 	return n
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

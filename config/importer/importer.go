@@ -13,9 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -145,11 +146,7 @@ func Read(opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w (nothing was imported)", src, err)
 	}
 	c := &converter{res: &Result{Source: src}, includeSecrets: opts.IncludeSecrets}
-	names := make([]string, 0, len(raw))
-	for n := range raw {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(raw))
 	for _, n := range names {
 		var entry map[string]any
 		if opts.Client == Codex {

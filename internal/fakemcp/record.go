@@ -14,7 +14,7 @@ import (
 //
 //   - notification: {"method":"notifications/...","params":{...}}
 //   - request:      {"method":"...","id":<jsonrpc id>}; tools/call adds
-//     "tool" and "arguments"
+//     "tool" and "arguments", initialize adds "params"
 //   - HTTP request: {"method":"http","httpMethod":"POST","path":"/mcp",
 //     "headers":{"K":["V"]},"rejected":false}; headers holds only the
 //     -require-header key
@@ -118,6 +118,9 @@ func (r *recorder) message(data []byte) {
 			}
 			_ = json.Unmarshal(m.Params, &p)
 			line.Tool, line.Arguments = p.Name, p.Arguments
+		}
+		if m.Method == "initialize" {
+			line.Params = m.Params
 		}
 		r.write(line)
 	}

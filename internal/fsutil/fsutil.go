@@ -1,5 +1,6 @@
-// Package fsutil holds the one file operation the cache and the config writer share:
-// replacing a file atomically with private permissions.
+// Package fsutil holds the file operations the cache, the config writer, the trust store
+// and the OAuth credential store share: replacing a file atomically with private
+// permissions, and waiting for a cross-process lock.
 package fsutil
 
 import (

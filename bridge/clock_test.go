@@ -1,0 +1,57 @@
+package bridge
+
+import (
+	"testing"
+	"time"
+)
+
+// advanceWhenWaiting waits until something has a timer due d from now on the fake clock,
+// then advances the clock by d. Polling is bounded by guard: the timer is set by a
+// goroutine of the code under test.
+func (c *fakeClock) advanceWhenWaiting(t *testing.T, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for {
+		c.mu.Lock()
+		due := c.now.Add(d)
+		found := false
+		for _, tm := range c.timers {
+			found = found || (!tm.done && tm.at.Equal(due))
+		}
+		c.mu.Unlock()
+		if found {
+			c.Advance(d)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no timer of %s was set on the clock", d)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestAfterFollowsTheClock(t *testing.T) {
+	c := newFakeClock()
+	ch, _ := after(c, time.Second)
+	stopped, tm := after(c, time.Second)
+	if !tm.Stop() {
+		t.Fatal("Stop of a pending timer reported false")
+	}
+	c.Advance(999 * time.Millisecond)
+	select {
+	case <-ch:
+		t.Fatal("fired before its time on the clock")
+	default:
+	}
+	c.Advance(time.Millisecond)
+	select {
+	case <-ch:
+	default:
+		t.Fatal("did not fire when the clock reached its time")
+	}
+	select {
+	case <-stopped:
+		t.Fatal("a stopped timer fired")
+	default:
+	}
+}

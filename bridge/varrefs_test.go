@@ -1,0 +1,58 @@
+package bridge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+)
+
+// TestAuthHintNamesVariables checks that a 401's hint names the environment variables
+// the headers actually read, with config's own reading of ${...} (the other clients'
+// ${env:NAME} and ${input:ID} forms included), and never a header's literal value.
+func TestAuthHintNamesVariables(t *testing.T) {
+	tests := []struct {
+		headers map[string]string
+		want    []string
+		not     []string
+	}{
+		{map[string]string{"Authorization": "Bearer ${TOKEN}"}, []string{"Check that ${TOKEN} "}, nil},
+		{map[string]string{"Authorization": "Bearer ${env:TOKEN}", "X-Key": "${input:api-key}"},
+			[]string{"${TOKEN}, ${MCP_INPUT_API_KEY} (used in"}, []string{"${env}", "${input}"}},
+		{map[string]string{"Authorization": "Bearer ${TOKEN:-literal-secret}"}, []string{"Check that ${TOKEN} "}, []string{"literal-secret"}},
+		{map[string]string{"X-Key": "literal-secret"}, []string{`"headers" (X-Key)`}, []string{"literal-secret"}},
+	}
+	for _, tt := range tests {
+		s := newServer(&config.Server{Name: "web", Source: "mcp.json", Raw: config.Raw{Headers: tt.headers}}, &serverDeps{})
+		got := s.authHint()
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("headers %v: hint %q lacks %q", tt.headers, got, w)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(got, n) {
+				t.Errorf("headers %v: hint %q contains %q", tt.headers, got, n)
+			}
+		}
+	}
+}
+
+// TestDetailValue checks what /mcp <server> shows of an env or header value: a lone
+// reference as written, otherwise "<set>" with the references it uses, never a default.
+func TestDetailValue(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"${TOKEN}", "${TOKEN}"},
+		{"${env:TOKEN}", "${env:TOKEN}"},
+		{"${input:api-key}", "${input:api-key}"},
+		{"literal", "<set>"},
+		{"${TOKEN:-s3cret}", "<set, uses ${TOKEN}>"},
+		{"Bearer ${TOKEN} ${input:k}", "<set, uses ${TOKEN} ${input:k}>"},
+		{"${1X}", "<set>"},
+	}
+	for _, tt := range tests {
+		if got := detailValue(tt.in); got != tt.want {
+			t.Errorf("detailValue(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

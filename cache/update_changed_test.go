@@ -1,0 +1,54 @@
+package cache
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestUpdateReportsChangedServers checks that Update names the servers whose tools
+// changed, compared with the file as it read it under its lock.
+func TestUpdateReportsChangedServers(t *testing.T) {
+	renamed := sampleEntry("b")
+	renamed.ServerName = "other name"
+	steps := []struct {
+		name string
+		put  map[string]*Entry
+		drop []string
+		want []string
+	}{
+		{"two new servers", map[string]*Entry{"b": sampleEntry("b"), "a": sampleEntry("a")}, nil, []string{"a", "b"}},
+		{"same again", map[string]*Entry{"a": sampleEntry("a")}, nil, nil},
+		{"only the server name differs", map[string]*Entry{"b": renamed}, nil, nil},
+		{"one changed, one not", map[string]*Entry{"a": sampleEntry("a2"), "b": renamed}, nil, []string{"a"}},
+		{"dropped", nil, []string{"b", "missing"}, []string{"b"}},
+		{"put and dropped", map[string]*Entry{"c": sampleEntry("c")}, []string{"c"}, []string{"c"}},
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	for _, st := range steps {
+		got, err := Update(t.Context(), path, st.put, st.drop, time.Now)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if !slices.Equal(got, st.want) {
+			t.Fatalf("%s: changed = %v, want %v", st.name, got, st.want)
+		}
+	}
+}
+
+// TestUpdateStampsWithGivenClock checks that an entry without UpdatedAt is stamped
+// by the caller's clock, not the wall clock.
+func TestUpdateStampsWithGivenClock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	at := time.Date(2031, 7, 8, 9, 10, 11, 0, time.FixedZone("X", 3600))
+	e := sampleEntry("1")
+	e.UpdatedAt = time.Time{}
+	if _, err := Update(t.Context(), path, map[string]*Entry{"one": e}, nil, func() time.Time { return at }); err != nil {
+		t.Fatal(err)
+	}
+	f := mustRead(t, path)
+	if got := f.Servers["one"].UpdatedAt; !got.Equal(at) || got.Location() != time.UTC {
+		t.Fatalf("UpdatedAt = %v, want %v in UTC", got, at)
+	}
+}
