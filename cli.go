@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -220,7 +221,8 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdCall(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("call", "call SERVER TOOL ['JSON arguments'] | call mcp__SERVER__TOOL ['JSON arguments'] [--cwd DIR]", stderr)
+	f := newFlags("call", "call SERVER TOOL ['JSON arguments'] | call mcp__SERVER__TOOL ['JSON arguments'] [--accept-defaults] [--cwd DIR]", stderr)
+	acceptDefaults := f.fs.Bool("accept-defaults", false, "answer a server's form questions with their defaults without asking (for scripts)")
 	pos, err := f.parse(args)
 	if err != nil {
 		return exitFor(err)
@@ -231,6 +233,9 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	}
 	b := loadBridge(f.cwd, stderr)
 	defer closeBridge(b)
+	if *acceptDefaults {
+		b.SetElicitor(newTermElicitor(os.Stdin, isInteractive(os.Stdin), stderr, true))
+	}
 	var server, tool string
 	rest := pos[1:]
 	if strings.HasPrefix(pos[0], "mcp__") && len(pos) <= 2 {

@@ -121,7 +121,10 @@ Run by zot (as an extension) it needs no arguments. From a terminal:
   mcp-bridge doctor [--json]             check config files, env variables and every server
   mcp-bridge tools [--server S] [--json] list cached tools
   mcp-bridge search QUERY [--limit N] [--json]   search cached tools as the model would
-  mcp-bridge call SERVER TOOL ['JSON']   call a tool directly (also: call mcp__SERVER__TOOL)
+  mcp-bridge call SERVER TOOL ['JSON'] [--accept-defaults]
+                                         call a tool directly (also: call mcp__SERVER__TOOL);
+                                         a server's questions are asked on a terminal, answered
+                                         with their defaults with --accept-defaults
   mcp-bridge refresh [--server S]        start servers, list tools, update the cache
   mcp-bridge setup templates             list server templates
   mcp-bridge setup add TEMPLATE [--global|--project] [--name NAME] [--path DIR] [--force]
@@ -193,6 +196,8 @@ func newCLIBridge(cwd string, stderr io.Writer) *bridge.Bridge {
 	notify := func(_, msg string) { fmt.Fprintln(stderr, msg) }
 	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), Surface: bridge.SurfaceCLI, Notify: notify})
 	b.Load(cwd, extension.GenNew)
+	// Servers may ask questions during any command that starts them; the terminal answers.
+	b.SetElicitor(newTermElicitor(os.Stdin, isInteractive(os.Stdin), stderr, false))
 	return b
 }
 

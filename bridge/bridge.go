@@ -139,6 +139,9 @@ type Bridge struct {
 
 	// x is what the bridge handles beyond tools (mcpx.go).
 	x *mcpx
+
+	// elicits are the servers' open questions to the user (elicit.go).
+	elicits elicitations
 }
 
 // New returns a bridge; call Load (or let Setup do it) before use.
@@ -179,7 +182,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, surface: b.opts.Surface, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, surface: b.opts.Surface, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x, bridge: b}
 	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
 	b.deps.version = cmp.Or(b.opts.Version, ClientVersion)
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))

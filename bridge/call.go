@@ -58,7 +58,15 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	defer cancel()
 	ctx, done := b.x.progress.begin(ctx, e.Server, e.Tool.Name)
 	defer done()
+	watch, unwatch := b.elicits.watch(ctx, e.Server, b.opts.Clock.Now().Add(b.opts.CallBudget))
+	defer unwatch()
 	res, err := srv.Call(ctx, e.Tool.Name, args, SafeToRepeat(e.Tool.Annotations))
+	if msg := watch.expiredText(e.Tool.Name); msg != "" {
+		return ErrorResult("%s", msg)
+	}
+	if r, ok := b.urlRequired(e.Server, e.Tool.Name, err); ok {
+		return r
+	}
 	if err != nil {
 		var be *Error
 		if errors.As(err, &be) {

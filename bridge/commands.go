@@ -30,6 +30,9 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp logout <server>         forget the server's stored OAuth credentials
   /mcp trust [server|all]      approve project servers for this project (no argument: list them)
   /mcp untrust <server|all>    withdraw an approval (the server is stopped)
+  /mcp answer <n> field=value … answer a server's question (request <n> of its note)
+  /mcp accept <n>              accept it with the defaults (url requests: open the URL)
+  /mcp decline <n>             decline it; /mcp cancel <n> dismisses it
   /mcp prompts [server]        list the servers' prompts and their arguments
   /mcp prompt <server> <name> [key=value …]   use a prompt as your next message
   /mcp setup templates         list server templates
@@ -80,6 +83,8 @@ func (b *Bridge) CommandArgs(ctx context.Context, f []string) (string, error) {
 		return b.trustCommand(ctx, rest)
 	case "untrust":
 		return b.untrustCommand(ctx, rest)
+	case "answer", "accept", "decline", "cancel":
+		return b.elicitCommand(ctx, sub, rest)
 	case "prompts":
 		return b.promptsText(rest)
 	case "prompt":

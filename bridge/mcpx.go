@@ -32,7 +32,7 @@ func newMCPX(b *Bridge) *mcpx {
 // directory, sampling refused with a note (and not advertised), server-to-client requests
 // seen through guardRequests.
 func (s *Server) newClient(tr transport.Interface) *client.Client {
-	return client.NewClient(s.guardRequests(tr), s.clientOptions()...)
+	return client.NewClient(s.guardRequests(tr), append(s.clientOptions(), s.elicitOptions()...)...)
 }
 
 // clientOptions are the capabilities and handlers of every connection.

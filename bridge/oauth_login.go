@@ -436,6 +436,11 @@ func (e *oauthEnv) openBrowser(ctx context.Context, raw string) error {
 	if err := e.checkBrowserURL(raw); err != nil {
 		return err
 	}
+	return e.openURL(ctx, raw)
+}
+
+// openURL opens a URL its caller has validated with the injected or the platform's opener.
+func (e *oauthEnv) openURL(ctx context.Context, raw string) error {
 	if e.hooks.open != nil {
 		return e.hooks.open(ctx, raw)
 	}

@@ -36,6 +36,8 @@ func (b *Bridge) promptCommand(ctx context.Context, line string) (extension.Comm
 
 // promptsText lists the cached prompts with their arguments (one server, or all).
 func (b *Bridge) promptsText(args []string) (string, error) {
+	// After a fast start the cache (and with it the extras) is decoded after ready.
+	b.catalog()
 	c := b.x.extras.load()
 	var names []string
 	switch len(args) {
@@ -130,6 +132,7 @@ func (b *Bridge) fetchPrompt(ctx context.Context, words []string) (string, error
 		}
 		args[k] = v
 	}
+	b.catalog() // the extras are set with the catalog, after ready on a fast start
 	if e := b.x.extras.load().servers[server]; e != nil {
 		var p *cache.Prompt
 		var known []string

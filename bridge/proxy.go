@@ -336,17 +336,25 @@ func (v *validator) schema(e *entry) *jsonschema.Schema {
 	if s, ok := v.compiled[key]; ok {
 		return s
 	}
-	var sch *jsonschema.Schema
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(e.Tool.InputSchema))
-	if err == nil {
-		c := jsonschema.NewCompiler()
-		c.UseLoader(noLoader{})
-		url := "mem:///" + e.Name + ".json"
-		if c.AddResource(url, doc) == nil {
-			sch, _ = c.Compile(url) // a schema we cannot compile is not checked: the server decides
-		}
-	}
+	sch := compileSchema(e.Name, e.Tool.InputSchema)
 	v.compiled[key] = sch
+	return sch
+}
+
+// compileSchema compiles a JSON schema sent by a server; nil when it cannot be compiled
+// (such a schema is not checked: the server decides).
+func compileSchema(name string, raw []byte) *jsonschema.Schema {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	url := "mem:///" + name + ".json"
+	if c.AddResource(url, doc) != nil {
+		return nil
+	}
+	sch, _ := c.Compile(url)
 	return sch
 }
 

@@ -100,6 +100,8 @@ type serverDeps struct {
 	// x is the bridge's state beyond tools (progress, server logs; mcpx.go); nil in
 	// servers made without a bridge.
 	x *mcpx
+	// bridge answers the servers' requests to the client (elicitation: elicit.go).
+	bridge *Bridge
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash

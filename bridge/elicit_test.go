@@ -1,0 +1,422 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+)
+
+// sep1034Schema is the conformance suite's SEP-1034 form: every field optional, each with
+// a default.
+const sep1034Schema = `{"type":"object","properties":{
+	"name":{"type":"string","description":"User name","default":"John Doe"},
+	"age":{"type":"integer","description":"User age","default":30,"minimum":0,"maximum":150},
+	"score":{"type":"number","description":"User score","default":95.5},
+	"status":{"type":"string","enum":["active","inactive","pending"],"default":"active"},
+	"verified":{"type":"boolean","default":true},
+	"hero":{"type":"string","oneOf":[{"const":"hero-1","title":"Superman"},{"const":"hero-2","title":"Wonder Woman"}]},
+	"tags":{"type":"array","items":{"type":"string","enum":["a","b","c"]},"maxItems":2},
+	"email":{"type":"string","minLength":3}
+},"required":["email"]}`
+
+func formQuestion(t *testing.T, schema string) *Elicitation {
+	t.Helper()
+	var s any
+	if err := json.Unmarshal([]byte(schema), &s); err != nil {
+		t.Fatal(err)
+	}
+	q, err := newElicitation("srv", mcp.ElicitationParams{Message: "Tell me", RequestedSchema: s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// TestElicitAnswerValidation: answers are typed by the field, filled with the defaults and
+// checked against the requested schema before anything is sent.
+func TestElicitAnswerValidation(t *testing.T) {
+	q := formQuestion(t, sep1034Schema)
+	defaults := map[string]any{"name": "John Doe", "age": float64(30), "score": 95.5, "status": "active", "verified": true}
+	tests := []struct {
+		name    string
+		values  map[string]string
+		want    map[string]any // merged over defaults
+		wantErr string
+	}{
+		{"required missing", nil, nil, "missing property 'email'"},
+		{"typed values", map[string]string{"email": "a@b.c", "age": "41", "score": "1.5", "verified": "no", "status": "pending"},
+			map[string]any{"email": "a@b.c", "age": int64(41), "score": 1.5, "verified": false, "status": "pending"}, ""},
+		{"enum title maps to its value", map[string]string{"email": "a@b.c", "hero": "wonder woman"}, map[string]any{"email": "a@b.c", "hero": "hero-2"}, ""},
+		{"multi-select", map[string]string{"email": "a@b.c", "tags": "a, c"}, map[string]any{"email": "a@b.c", "tags": []any{"a", "c"}}, ""},
+		{"not an integer", map[string]string{"email": "a@b.c", "age": "forty"}, nil, `age: "forty" is not a whole number`},
+		{"out of range", map[string]string{"email": "a@b.c", "age": "200"}, nil, "at /age: maximum: got 200, want 150"},
+		{"outside the enum", map[string]string{"email": "a@b.c", "status": "gone"}, nil, "at /status: value must be one of"},
+		{"too many items", map[string]string{"email": "a@b.c", "tags": "a,b,c"}, nil, "at /tags: maxItems"},
+		{"too short", map[string]string{"email": "x"}, nil, "at /email: minLength"},
+		{"not a boolean", map[string]string{"email": "a@b.c", "verified": "maybe"}, nil, "not a yes/no value"},
+		{"unknown field", map[string]string{"emial": "a@b.c"}, nil, `no field "emial". Did you mean "email"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := q.Answer(tt.values)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+				}
+				if !strings.Contains(err.Error(), "fields: email, age") {
+					t.Errorf("the error does not list the fields: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]any{}
+			for k, v := range defaults {
+				want[k] = v
+			}
+			for k, v := range tt.want {
+				want[k] = v
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("content %#v, want %#v", got, want)
+			}
+		})
+	}
+}
+
+// TestElicitDefaultsSEP1034: accepting takes every default with its type, as the
+// conformance scenario elicitation-sep1034-client-defaults checks.
+func TestElicitDefaultsSEP1034(t *testing.T) {
+	q := formQuestion(t, strings.Replace(sep1034Schema, `"required":["email"]`, `"required":[]`, 1))
+	got, err := q.Answer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(got)
+	if string(raw) != `{"age":30,"name":"John Doe","score":95.5,"status":"active","verified":true}` {
+		t.Errorf("defaults sent as %s", raw)
+	}
+}
+
+// TestElicitNote: the note names the server, the message, each field numbered with its
+// type, description, default and required mark, and the commands to answer.
+func TestElicitNote(t *testing.T) {
+	q := formQuestion(t, sep1034Schema)
+	q.N = 7
+	note := q.noteText()
+	for _, want := range []string{`MCP server "srv" asks (request 7): Tell me`, "  1. email (string, required)",
+		"age (integer): User age; default: 30", "status (string); one of: active, inactive, pending; default: active",
+		"hero (string); one of: hero-1 (Superman), hero-2 (Wonder Woman)", "tags (list, comma-separated); one of: a, b, c",
+		"/mcp answer 7 email=…", "/mcp accept 7", "/mcp decline 7", "/mcp cancel 7"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note lacks %q:\n%s", want, note)
+		}
+	}
+}
+
+// TestElicitURLCheck: a URL is shown and opened only when it is https (or http to a
+// loopback host), has a host and no user info.
+func TestElicitURLCheck(t *testing.T) {
+	env := newOAuthEnv(t.TempDir(), oauthHooks{})
+	tests := []struct {
+		url string
+		ok  bool
+	}{
+		{"https://example.com/pay?x=1", true},
+		{"http://127.0.0.1:8080/consent", true},
+		{"http://localhost/cb", true},
+		{"http://[::1]:9/x", true},
+		{"http://example.com/pay", false},
+		{"https://user:pw@example.com/", false},
+		{"https://user@example.com/", false},
+		{"https:///nohost", false},
+		{"javascript:alert(1)", false},
+		{"file:///etc/passwd", false},
+		{"https://example.com/a b", false},
+		{`https://example.com/"x`, false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		err := env.checkElicitURL(tt.url)
+		if (err == nil) != tt.ok {
+			t.Errorf("checkElicitURL(%q) = %v, want ok=%v", tt.url, err, tt.ok)
+		}
+	}
+	if _, err := newElicitation("srv", mcp.ElicitationParams{Mode: "url", URL: "http://evil.example/", ElicitationID: "1", Message: "m"}, env.checkElicitURL); err == nil {
+		t.Error("a plain-http URL to another host was accepted")
+	}
+}
+
+// TestParseAssignments: values run to the next known field, quotes keep text literal.
+func TestParseAssignments(t *testing.T) {
+	q := formQuestion(t, sep1034Schema)
+	tests := []struct {
+		line    string
+		want    map[string]string
+		wantErr string
+	}{
+		{"name=Ada Lovelace age=36", map[string]string{"name": "Ada Lovelace", "age": "36"}, ""},
+		{`name="x age=3"`, map[string]string{"name": "x age=3"}, ""},
+		{"email=a@b.c name=", map[string]string{"email": "a@b.c", "name": ""}, ""},
+		{"name=a=b", map[string]string{"name": "a=b"}, ""},
+		{"hello", nil, `"hello" is not field=value`},
+		{`name="open`, nil, "unclosed"},
+		{"", nil, "no field=value given"},
+	}
+	for _, tt := range tests {
+		got, err := parseAssignments(tt.line, q)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%q: error %v, want %q", tt.line, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%q: %v %v, want %v", tt.line, got, err, tt.want)
+		}
+	}
+}
+
+// elicitHost runs the bridge in process on the fake NEW host with the real npm
+// everything server, waits for its tools to be listed, and returns the host env.
+func elicitHost(t *testing.T, opened *[]string, mu *sync.Mutex) *hostEnv {
+	bin := testutil.NPMBin(t)
+	e := newTestEnv(t)
+	e.write(map[string]any{"everything": map[string]any{"command": filepath.Join(bin, "mcp-server-everything"), "connectTimeout": 60}}, nil)
+	he := e.startHost(func(b *Bridge) {
+		b.oauthHooks = oauthHooks{open: func(_ context.Context, u string) error {
+			mu.Lock()
+			*opened = append(*opened, u)
+			mu.Unlock()
+			return nil
+		}}
+	})
+	if _, err := he.h.WaitNotify(ctxGuard(t), "MCP tool cache updated for everything"); err != nil {
+		t.Fatal(err)
+	}
+	return he
+}
+
+var requestN = regexp.MustCompile(`\(request (\d+)\)`)
+
+// TestElicitEverythingServer: the real everything server's elicitation tools answered in
+// zot with /mcp answer, /mcp accept (a URL, opened only then), /mcp decline and /mcp
+// cancel, and one left unanswered until the call's budget ran out (on the injected clock).
+func TestElicitEverythingServer(t *testing.T) {
+	var opened []string
+	var mu sync.Mutex
+	he := elicitHost(t, &opened, &mu)
+	h := he.h
+	form := map[string]any{"server": "everything", "tool": "trigger-elicitation-request"}
+	url := map[string]any{"server": "everything", "tool": "trigger-url-elicitation", "arguments": map[string]any{
+		"url": "https://example.com/consent?step=1", "message": "Confirm the payment"}}
+	type step struct{ cmd, wantDisplay, wantErr string }
+	tests := []struct {
+		name      string
+		call      map[string]any
+		wantNote  []string
+		steps     []step
+		wantText  []string
+		wantError bool
+		wantOpen  bool
+	}{
+		{"answer", form, []string{"Please provide inputs", "name (string, required): Your full, legal name",
+			"integer (integer): Your favorite integer", "default: 42", "firstLine (string): Favorite first line of a story; default: It was a dark and stormy night."},
+			[]step{
+				{"accept", "", "missing property 'name'"},
+				{"answer %s name=Ada Lovelace integer=500", "", "at /integer: maximum: got 500, want 100"},
+				{"answer %s name=Ada Lovelace integer=7 check=yes", `Sent your answer to MCP server "everything"`, ""},
+			},
+			[]string{"User provided the requested information", "Name: Ada Lovelace", "Favorite Integer: 7", "Agreed to terms: true", `"firstLine": "It was a dark and stormy night."`}, false, false},
+		{"accept url", url, []string{`asks you to open a URL`, "Confirm the payment", "https://example.com/consent?step=1", "/mcp accept"},
+			[]step{{"answer %s x=1", "", "asks you to open a URL"}, {"accept %s", "Opened https://example.com/consent?step=1", ""}},
+			[]string{"User completed the URL elicitation flow"}, false, true},
+		{"decline", form, []string{"Please provide inputs"}, []step{{"decline %s", "Declined", ""}},
+			[]string{"User declined to provide the requested information"}, false, false},
+		{"cancel", url, []string{"Confirm the payment"}, []step{{"cancel %s", "Cancelled", ""}},
+			[]string{"User cancelled the URL elicitation"}, false, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			opened = nil
+			mu.Unlock()
+			id := "e" + string(rune('0'+i))
+			if err := h.SendToolCall(id, CallToolName, tt.call); err != nil {
+				t.Fatal(err)
+			}
+			// Requests are numbered from 1 in the order the server asks.
+			note, err := h.WaitNotify(ctxGuard(t), "(request "+strconv.Itoa(i+1)+")")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tt.wantNote {
+				if !strings.Contains(note.Message, want) {
+					t.Errorf("note lacks %q:\n%s", want, note.Message)
+				}
+			}
+			m := requestN.FindStringSubmatch(note.Message)
+			if m == nil {
+				t.Fatalf("note without a request number: %s", note.Message)
+			}
+			for j, s := range tt.steps {
+				mu.Lock()
+				if len(opened) > 0 {
+					t.Errorf("the URL was opened before /mcp accept: %v", opened)
+				}
+				mu.Unlock()
+				args := s.cmd
+				if strings.Contains(args, "%s") {
+					args = strings.Replace(args, "%s", m[1], 1)
+				} else {
+					args += " " + m[1]
+				}
+				r, err := h.Command(ctxGuard(t), id+"c"+string(rune('0'+j)), "mcp", args)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.wantErr != "" && !strings.Contains(r.Error, s.wantErr) || s.wantErr == "" && r.Error != "" {
+					t.Fatalf("/mcp %s: error %q, want %q", args, r.Error, s.wantErr)
+				}
+				if !strings.Contains(r.Display, s.wantDisplay) {
+					t.Fatalf("/mcp %s: display %q, want %q", args, r.Display, s.wantDisplay)
+				}
+			}
+			res, err := h.WaitToolResult(ctxGuard(t), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError != tt.wantError {
+				t.Errorf("is_error %v: %s", res.IsError, res.Text())
+			}
+			for _, want := range tt.wantText {
+				if !strings.Contains(res.Text(), want) {
+					t.Errorf("result lacks %q:\n%s", want, res.Text())
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if tt.wantOpen != (len(opened) == 1) {
+				t.Errorf("opened %v, want opened=%v", opened, tt.wantOpen)
+			}
+		})
+	}
+
+	t.Run("timeout", func(t *testing.T) {
+		if err := h.SendToolCall("late", CallToolName, form); err != nil {
+			t.Fatal(err)
+		}
+		n := strconv.Itoa(len(tests) + 1)
+		if _, err := h.WaitNotify(ctxGuard(t), "(request "+n+")"); err != nil {
+			t.Fatal(err)
+		}
+		he.clock.Advance(he.b.opts.CallBudget - elicitMargin)
+		if _, err := h.WaitNotify(ctxGuard(t), "MCP request "+n+` from "everything" expired`); err != nil {
+			t.Fatal(err)
+		}
+		res, err := h.WaitToolResult(ctxGuard(t), "late")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`MCP server "everything" asked the user a question during trigger-elicitation-request and nobody answered before the call's time ran out`,
+			"Please provide inputs", "Fields: name, ", "/mcp answer <n> field=value", "/mcp accept <n>"} {
+			if !strings.Contains(res.Text(), want) {
+				t.Errorf("timeout result lacks %q:\n%s", want, res.Text())
+			}
+		}
+		if !res.IsError {
+			t.Error("an expired question is not an error")
+		}
+		r, err := h.Command(ctxGuard(t), "late-answer", "mcp", "answer "+n+" name=x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.Error, "no open MCP request") {
+			t.Errorf("answering an expired request: %q", r.Error)
+		}
+	})
+
+	// The error path (-32042): the server wants a browser step before the call can run.
+	t.Run("url required", func(t *testing.T) {
+		args := map[string]any{"server": "everything", "tool": "trigger-url-elicitation", "arguments": map[string]any{
+			"url": "https://example.com/other", "errorPath": true}}
+		res, err := h.CallTool(ctxGuard(t), "need-url", CallToolName, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "https://modelcontextprotocol.io — Open this link to satisfy the prerequisite"
+		if !res.IsError || !strings.Contains(res.Text(), want) || !strings.Contains(res.Text(), "call the tool again once they have finished") {
+			t.Errorf("url-required result (is_error %v):\n%s", res.IsError, res.Text())
+		}
+		if _, err := h.WaitNotify(ctxGuard(t), want); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(opened) != 0 {
+			t.Errorf("opened %v without the user's accept", opened)
+		}
+	})
+}
+
+type modesElicitor struct{ form, url bool }
+
+func (m modesElicitor) Modes() (bool, bool) { return m.form, m.url }
+func (m modesElicitor) Elicit(context.Context, *Elicitation) (*mcp.ElicitationResult, error) {
+	return elicitResult(mcp.ElicitationResponseActionDecline, nil), nil
+}
+
+// TestElicitAdvertisedModes: initialize carries exactly the modes the bridge handles: both
+// in zot, the Elicitor's elsewhere, none when it handles none.
+func TestElicitAdvertisedModes(t *testing.T) {
+	tests := []struct {
+		name     string
+		elicitor Elicitor
+		want     string
+	}{
+		{"zot", nil, `{"form":{},"url":{}}`},
+		{"form only", modesElicitor{form: true}, `{"form":{}}`},
+		{"none", modesElicitor{}, `null`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make(chan string, 1)
+			hooks := &server.Hooks{}
+			hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+				raw, _ := json.Marshal(req.Params.Capabilities.Elicitation)
+				got <- string(raw)
+			})
+			mcpSrv := server.NewMCPServer("caps", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
+			ts := httptest.NewServer(server.NewStreamableHTTPServer(mcpSrv))
+			// Registered before the bridge's cleanup, so it runs after the bridge closed
+			// its listening stream (Close waits for open connections).
+			t.Cleanup(ts.Close)
+			e := newTestEnv(t)
+			e.write(map[string]any{"r": map[string]any{"url": ts.URL + "/mcp", "transport": "streamable-http"}}, nil)
+			b := e.bridge(extension.GenNew)
+			if tt.elicitor != nil {
+				b.SetElicitor(tt.elicitor)
+			}
+			if err := e.srv(b, "r").Start(ctxGuard(t)); err != nil {
+				t.Fatal(err)
+			}
+			if g := <-got; g != tt.want {
+				t.Errorf("advertised elicitation %s, want %s", g, tt.want)
+			}
+		})
+	}
+}
