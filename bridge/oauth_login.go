@@ -251,15 +251,19 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 	rt := s.newHeaderTransport("")
 	defer rt.base.CloseIdleConnections()
 	hc := s.oauthClient(rt)
-	mem := transport.NewMemoryTokenStore()
-	handler := transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: cb.redirectURI(), PKCEEnabled: true,
-		TokenStore: mem, HTTPClient: hc})
-	handler.SetBaseURL(resourceBase(s.cfg.URL))
-
-	// Resource discovery: an unauthenticated request whose 401 names the metadata.
-	if err := discoverResource(ctx, hc, s.cfg, handler); err != nil {
+	// Resource discovery: an unauthenticated request whose 401 names the metadata and
+	// the scope to ask for.
+	unauthorized, err := discoverResource(ctx, hc, s.cfg)
+	if err != nil {
 		failf("OAuth resource discovery failed: %s", reason(err))
 		return
+	}
+	mem := transport.NewMemoryTokenStore()
+	handler := transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: cb.redirectURI(), PKCEEnabled: true,
+		TokenStore: mem, HTTPClient: hc, Scopes: challengeScopes(unauthorized)})
+	handler.SetBaseURL(resourceBase(s.cfg.URL))
+	if unauthorized != nil {
+		handler.HandleUnauthorizedResponse(&http.Response{StatusCode: http.StatusUnauthorized, Header: unauthorized})
 	}
 	md, err := handler.GetServerMetadata(ctx)
 	if err != nil {
@@ -394,32 +398,6 @@ func resourceBase(raw string) string {
 	}
 	u.RawQuery, u.Fragment = "", ""
 	return u.String()
-}
-
-// discoverResource makes an unauthenticated request to the server url (redirects not
-// followed); a 401 naming protected-resource metadata seeds the handler's discovery.
-func discoverResource(ctx context.Context, hc *http.Client, cfg *config.Server, h *transport.OAuthHandler) error {
-	c := *hc
-	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.URL, nil)
-	if err != nil {
-		return err
-	}
-	accept := "application/json, text/event-stream"
-	if cfg.Transport == config.TransportSSE {
-		accept = "text/event-stream"
-	}
-	req.Header.Set("Accept", accept)
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	// Not drained: a legacy SSE server answers with an endless stream.
-	_ = resp.Body.Close()
-	if resp.StatusCode == http.StatusUnauthorized {
-		h.HandleUnauthorizedResponse(resp)
-	}
-	return nil
 }
 
 // checkBrowserURL validates a URL before it goes to the platform's opener: HTTPS (or
