@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ import (
 //   - Connecting: when a client is stored, the transport gets an OAuth config whose token
 //     store is that file. OAuth requests (discovery, refresh) go through our HTTP layer too
 //     (configured headers for the server's own origin, never an Authorization header), and
-//     only over HTTPS.
+//     only over HTTPS, or plain HTTP to a loopback host (see secure).
 //   - Refresh: the store refreshes a token that is about to expire itself, holding a
 //     cross-process file lock around read-refresh-write, so two zot sessions never spend
 //     the same refresh token. mcp-go only ever sees a valid token or none ("needs login").
@@ -63,9 +64,6 @@ type oauthHooks struct {
 	// open opens the authorization URL (nil: the platform's opener). It is only called
 	// with a URL that passed checkBrowserURL.
 	open func(ctx context.Context, url string) error
-	// allowLoopbackHTTP accepts http:// URLs on 127.0.0.1/localhost where HTTPS is
-	// otherwise required (tests only).
-	allowLoopbackHTTP bool
 }
 
 // oauthEnv is what every server shares for OAuth.
@@ -117,8 +115,10 @@ func (e *oauthEnv) credPath(serverURL string) string {
 
 func lockPathOf(credPath string) string { return strings.TrimSuffix(credPath, ".json") + ".lock" }
 
-// secure says whether u may carry OAuth traffic: HTTPS with a host and no user info
-// (or, with the test hook, plain HTTP to a loopback host).
+// secure says whether u may carry OAuth traffic: HTTPS with a host and no user info, or
+// plain HTTP to a loopback host (OAuth 2.1 and the MCP authorization spec allow it: the
+// traffic never leaves the machine, and local servers and test suites use it). It is the
+// one URL rule of OAuth endpoints, the login's browser URL and elicitation URLs.
 func (e *oauthEnv) secure(u *url.URL) bool {
 	if u == nil || u.Host == "" || u.Hostname() == "" || u.User != nil {
 		return false
@@ -127,7 +127,7 @@ func (e *oauthEnv) secure(u *url.URL) bool {
 	case "https":
 		return true
 	case "http":
-		return e.hooks.allowLoopbackHTTP && isLoopbackHost(u.Hostname())
+		return isLoopbackHost(u.Hostname())
 	}
 	return false
 }
@@ -137,8 +137,15 @@ func (e *oauthEnv) secureString(raw string) bool {
 	return err == nil && e.secure(u)
 }
 
+// isLoopbackHost says whether a URL's host name is the loopback interface: localhost, or
+// a literal address in 127.0.0.0/8 or ::1 (no DNS lookup: a name that merely resolves
+// to a loopback address is not trusted).
 func isLoopbackHost(h string) bool {
-	return h == "127.0.0.1" || h == "::1" || strings.EqualFold(h, "localhost")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
 }
 
 // oauthCreds is the credential file.
@@ -450,7 +457,7 @@ func (o *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}
-		return nil, fmt.Errorf("refusing to send an OAuth request to %s: it must use HTTPS", req.URL.Host)
+		return nil, fmt.Errorf("refusing to send an OAuth request to %s: it must use HTTPS (plain HTTP only to a loopback host)", req.URL.Host)
 	}
 	if len(o.t.headers) > 0 && o.t.sameOrigin(req.URL) {
 		req = req.Clone(req.Context())

@@ -28,7 +28,8 @@ import (
 // names the protected-resource metadata), authorization-server metadata, dynamic
 // registration of a public client, PKCE (S256) and state, the browser, the code exchange,
 // then the credentials are saved and the server restarted with them. Everything must be
-// HTTPS. The whole flow ends after loginTimeout.
+// HTTPS, or plain HTTP to a loopback host (oauthEnv.secure). The whole flow ends after
+// loginTimeout.
 
 // loginFlow is a login in progress for a server.
 type loginFlow struct {
@@ -106,7 +107,7 @@ func (b *Bridge) loginCheck(s *Server) error {
 		return s.errorf(KindDisabled, nil, "config error: %s", c.Err)
 	}
 	if b.deps == nil || b.deps.oauth == nil || !b.deps.oauth.secureString(c.URL) {
-		return s.errorf(KindAuth, nil, "OAuth login requires an HTTPS resource URL with a host (and no user info); %s is not one", displayURL(c))
+		return s.errorf(KindAuth, nil, "OAuth login requires an HTTPS (or loopback HTTP) resource URL with a host (and no user info); %s is not one", displayURL(c))
 	}
 	return nil
 }
@@ -250,15 +251,19 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 	rt := s.newHeaderTransport("")
 	defer rt.base.CloseIdleConnections()
 	hc := s.oauthClient(rt)
-	mem := transport.NewMemoryTokenStore()
-	handler := transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: cb.redirectURI(), PKCEEnabled: true,
-		TokenStore: mem, HTTPClient: hc})
-	handler.SetBaseURL(resourceBase(s.cfg.URL))
-
-	// Resource discovery: an unauthenticated request whose 401 names the metadata.
-	if err := discoverResource(ctx, hc, s.cfg, handler); err != nil {
+	// Resource discovery: an unauthenticated request whose 401 names the metadata and
+	// the scope to ask for.
+	unauthorized, err := discoverResource(ctx, hc, s.cfg)
+	if err != nil {
 		failf("OAuth resource discovery failed: %s", reason(err))
 		return
+	}
+	mem := transport.NewMemoryTokenStore()
+	handler := transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: cb.redirectURI(), PKCEEnabled: true,
+		TokenStore: mem, HTTPClient: hc, Scopes: challengeScopes(unauthorized)})
+	handler.SetBaseURL(resourceBase(s.cfg.URL))
+	if unauthorized != nil {
+		handler.HandleUnauthorizedResponse(&http.Response{StatusCode: http.StatusUnauthorized, Header: unauthorized})
 	}
 	md, err := handler.GetServerMetadata(ctx)
 	if err != nil {
@@ -267,7 +272,7 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 	}
 	for _, ep := range []struct{ name, url string }{{"authorization", md.AuthorizationEndpoint}, {"token", md.TokenEndpoint}, {"registration", md.RegistrationEndpoint}} {
 		if ep.url != "" && !env.secureString(ep.url) {
-			failf("OAuth %s endpoint must use HTTPS", ep.name)
+			failf("OAuth %s endpoint must use HTTPS (plain HTTP only to a loopback host)", ep.name)
 			return
 		}
 	}
@@ -281,7 +286,7 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 		return
 	}
 	if !env.secureString(authURL) {
-		failf("OAuth authorization endpoint must use HTTPS")
+		failf("OAuth authorization endpoint must use HTTPS (plain HTTP only to a loopback host)")
 		return
 	}
 	if h.offer(loginStart{url: authURL}) {
@@ -395,38 +400,12 @@ func resourceBase(raw string) string {
 	return u.String()
 }
 
-// discoverResource makes an unauthenticated request to the server url (redirects not
-// followed); a 401 naming protected-resource metadata seeds the handler's discovery.
-func discoverResource(ctx context.Context, hc *http.Client, cfg *config.Server, h *transport.OAuthHandler) error {
-	c := *hc
-	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.URL, nil)
-	if err != nil {
-		return err
-	}
-	accept := "application/json, text/event-stream"
-	if cfg.Transport == config.TransportSSE {
-		accept = "text/event-stream"
-	}
-	req.Header.Set("Accept", accept)
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	// Not drained: a legacy SSE server answers with an endless stream.
-	_ = resp.Body.Close()
-	if resp.StatusCode == http.StatusUnauthorized {
-		h.HandleUnauthorizedResponse(resp)
-	}
-	return nil
-}
-
-// checkBrowserURL validates a URL before it goes to the platform's opener: HTTPS, a
-// host, no user info.
+// checkBrowserURL validates a URL before it goes to the platform's opener: HTTPS (or
+// plain HTTP to a loopback host), a host, no user info, no quoting characters.
 func (e *oauthEnv) checkBrowserURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || !e.secure(u) || strings.ContainsAny(raw, " \t\r\n\"'`") {
-		return errors.New("the authorization URL is not a plain HTTPS URL")
+		return errors.New("the authorization URL is not a plain HTTPS (or loopback HTTP) URL")
 	}
 	return nil
 }

@@ -45,7 +45,6 @@ func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 	}
 	logs := &testutil.SyncBuffer{}
 	b := e.bridgeWith(func(o *Options) { o.Log = zerolog.New(io.MultiWriter(logs, testLog(t))) })
-	b.deps.oauth.hooks.allowLoopbackHTTP = true
 	e.clock.Advance(time.Hour)
 	s := e.srv(b, "r")
 

@@ -97,7 +97,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 	visits := make(chan browserVisit, 4)
 	he := e.startHost(func(b *Bridge) {
 		b.opts.Log = zerolog.New(logs)
-		b.oauthHooks = oauthHooks{allowLoopbackHTTP: true, open: fakeBrowser(visits)}
+		b.oauthHooks = oauthHooks{open: fakeBrowser(visits)}
 	})
 	var texts []string // everything shown to the user or the model
 	keep := func(s string) string { texts = append(texts, s); return s }
@@ -226,19 +226,21 @@ func TestOAuthLoginFlow(t *testing.T) {
 }
 
 // Insecure URLs are refused before anything listens for a callback or opens a browser.
+// Plain http is insecure unless the host is loopback (the fake server's own URL is, and
+// is allowed: see TestOAuthLogin).
 func TestOAuthLoginRejectsInsecure(t *testing.T) {
 	t.Run("http resource url", func(t *testing.T) {
 		f := fakeoauth.New(t, false)
 		e := newTestEnv(t)
 		e.write(map[string]any{
-			"plain": map[string]any{"url": f.Srv.URL + "/mcp", "transport": "streamable-http"},
+			"plain": map[string]any{"url": "http://mcp.example.invalid/mcp", "transport": "streamable-http"},
 			"local": e.server(),
 		}, nil)
 		opened := 0
 		he := e.startHost(func(b *Bridge) {
 			b.oauthHooks = oauthHooks{open: func(context.Context, string) error { opened++; return nil }}
 		})
-		has(t, "login plain", he.fail("login plain").Error, "OAuth login requires an HTTPS resource URL", "http://127.0.0.1:")
+		has(t, "login plain", he.fail("login plain").Error, "OAuth login requires an HTTPS (or loopback HTTP) resource URL", "http://mcp.example.invalid/mcp")
 		has(t, "login local", he.fail("login local").Error, "OAuth login requires an HTTP transport")
 		has(t, "login", he.fail("login").Error, "usage: /mcp login <server>")
 		has(t, "login nope", he.fail("login nope").Error, `unknown server "nope"`)
@@ -253,7 +255,7 @@ func TestOAuthLoginRejectsInsecure(t *testing.T) {
 		e.write(map[string]any{"secure": map[string]any{"url": f.Srv.URL + "/mcp"}}, nil)
 		opened := 0
 		he := e.startHost(func(b *Bridge) {
-			b.oauthHooks = oauthHooks{allowLoopbackHTTP: true, open: func(context.Context, string) error { opened++; return nil }}
+			b.oauthHooks = oauthHooks{open: func(context.Context, string) error { opened++; return nil }}
 		})
 		has(t, "login", he.fail("login secure").Error, "OAuth authorization endpoint must use HTTPS")
 		if s := f.Snapshot(); len(s.Registered) != 0 || s.Authorizes != 0 || opened != 0 {
@@ -422,7 +424,6 @@ func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := e.bridge(extension.GenNew)
-	b.deps.oauth.hooks.allowLoopbackHTTP = true // before any use
 	e.clock.Advance(time.Hour)
 
 	gate, started := f.GateRefresh()
@@ -455,7 +456,6 @@ func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
 func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
 	f, e, store := seedUnknownToken(t)
 	b := e.bridge(extension.GenNew)
-	b.deps.oauth.hooks.allowLoopbackHTTP = true
 	e.clock.Advance(time.Hour)
 	s := e.srv(b, "r")
 	_, err := s.Call(ctxGuard(t), "echo", nil, true)
