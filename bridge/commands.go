@@ -26,7 +26,7 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp stop <server|all>       stop now (the next call wakes it again)
   /mcp restart [server]        stop and start (all servers without a name)
   /mcp refresh [server]        re-list tools and update the cache
-  /mcp login <server>          OAuth login for an HTTPS server (opens the browser)
+  /mcp login <server>          OAuth login for an HTTP(S) server (opens the browser)
   /mcp logout <server>         forget the server's stored OAuth credentials
   /mcp trust [server|all]      approve project servers for this project (no argument: list them)
   /mcp untrust <server|all>    withdraw an approval (the server is stopped)
