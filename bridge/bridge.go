@@ -410,7 +410,7 @@ func (b *Bridge) registerTools(s *extension.Session) error {
 	if err := b.registerReadResource(s); err != nil {
 		return err
 	}
-	return nil
+	return b.registerTaskResult(s)
 }
 
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.

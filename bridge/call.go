@@ -16,6 +16,8 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 		return b.searchWithResources(call.Args)
 	case ReadResourceToolName:
 		return b.readResourceTool(ctx, call.Args)
+	case TaskResultToolName:
+		return b.taskResultTool(ctx, call.Args)
 	case CallToolName:
 		e, args, bad := b.resolveProxyCall(call.Args)
 		if bad != nil {
@@ -56,6 +58,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
 	defer cancel()
+	ctx = withBudgetEnd(ctx, b.opts.Clock.Now().Add(b.opts.CallBudget))
 	ctx, done := b.x.progress.begin(ctx, e.Server, e.Tool.Name)
 	defer done()
 	watch, unwatch := b.elicits.watch(ctx, e.Server, b.opts.Clock.Now().Add(b.opts.CallBudget))
@@ -74,5 +77,5 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 		}
 		return ErrorResult("MCP server %q: %v", e.Server, err)
 	}
-	return b.withFirstInstructions(srv, ConvertResult(res, DefaultBudget))
+	return b.withFirstInstructions(srv, withTaskHint(res, ConvertResult(res, DefaultBudget)))
 }

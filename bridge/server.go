@@ -642,6 +642,9 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 	req.Params.Name = tool
 	req.Params.Arguments = args
 	req.Params.Meta = progressMeta(ctx)
+	if s.taskAugmented(c, tool) {
+		return s.callTask(ctx, cctx, c, req, safeRepeat)
+	}
 	if c.http != nil {
 		return s.callHTTP(ctx, cctx, c, req, safeRepeat)
 	}
