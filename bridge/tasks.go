@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/rs/zerolog"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
