@@ -25,7 +25,9 @@ func TestTaskResultCalledAgain(t *testing.T) {
 
 	fetch := func() <-chan extension.ToolResult {
 		ch := make(chan extension.ToolResult, 1)
-		go func() { ch <- b.CallTool(context.Background(), extension.ToolCall{Name: TaskResultToolName, Args: args}) }()
+		go func() {
+			ch <- b.CallTool(context.Background(), extension.ToolCall{Name: TaskResultToolName, Args: args})
+		}()
 		waitTaskWaiter(t, b, "srv")
 		return ch
 	}
