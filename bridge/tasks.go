@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -192,7 +193,7 @@ func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 		}
 		return res, nil
 	}
-	t, err := s.startTask(c, tool, created.Task.TaskId)
+	t, err := s.startTask(c, tool, created.Task)
 	if err != nil {
 		return nil, err
 	}
@@ -216,8 +217,10 @@ func (s *Server) taskCreateErr(ctx, cctx context.Context, tool string, err error
 }
 
 // startTask puts the task on the board and starts fetching its result. The fetch keeps
-// the server awake (one more in-flight use) until the result is in.
-func (s *Server) startTask(c *conn, tool, id string) (*runningTask, error) {
+// the server awake (one more in-flight use) until the result is in, or until the task's
+// time to live has passed (the server may then have deleted it).
+func (s *Server) startTask(c *conn, tool string, task *mcp.Task) (*runningTask, error) {
+	id := task.TaskId
 	ac, err := s.acquire(context.Background())
 	if err != nil {
 		return nil, err
@@ -228,6 +231,10 @@ func (s *Server) startTask(c *conn, tool, id string) (*runningTask, error) {
 	}
 	fctx, stop := context.WithCancel(context.Background())
 	t := &runningTask{server: s.cfg.Name, tool: tool, id: id, started: s.d.clock.Now(), conn: c, log: s.d.log, stop: stop, done: make(chan struct{})}
+	if task.TTL != nil && *task.TTL > 0 && *task.TTL < int64(math.MaxInt64/time.Millisecond) {
+		timer := s.d.clock.AfterFunc(time.Duration(*task.TTL)*time.Millisecond, stop)
+		context.AfterFunc(fctx, func() { timer.Stop() })
+	}
 	s.d.x.tasks.add(t)
 	go s.fetchTask(fctx, t)
 	return t, nil
