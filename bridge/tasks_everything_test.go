@@ -142,3 +142,32 @@ func TestEverythingTaskToolKeepsExecution(t *testing.T) {
 		t.Fatal("echo has no task support and must be called plainly")
 	}
 }
+
+// TestEverythingTaskAsksDuringItsRun: a task whose query is ambiguous asks the user through
+// the tasks/result stream (status input_required); the question shows as a note, the
+// answer reaches the server, and the report names the chosen interpretation.
+func TestEverythingTaskAsksDuringItsRun(t *testing.T) {
+	s := everythingHost(t, []string{"call_tool"}, false, nil)
+	name := s.registeredName(t, researchTool)
+	if err := s.h.SendToolCall("t1", name, map[string]any{"topic": "python", "ambiguous": true}); err != nil {
+		t.Fatal(err)
+	}
+	note, err := s.h.WaitNotify(ctxGuard(t), "(request 1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(note.Message, "interpretation") {
+		t.Fatalf("the task's question lacks its field:\n%s", note.Message)
+	}
+	resp, err := s.h.Command(ctxGuard(t), "c1", "mcp", "answer 1 interpretation=snake")
+	if err != nil || resp.Error != "" {
+		t.Fatalf("/mcp answer: %v %q", err, resp.Error)
+	}
+	r, err := s.h.WaitToolResult(ctxGuard(t), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.IsError || !strings.Contains(r.Text(), "Research Report: python (snake)") {
+		t.Fatalf("the report should carry the answer: %+v", r)
+	}
+}
