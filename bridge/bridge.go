@@ -404,13 +404,13 @@ func (b *Bridge) registerTools(s *extension.Session) error {
 		if err := s.RegisterTool(extension.Tool{Name: CallToolName, Description: callToolDescription, Schema: callSchema}); err != nil {
 			return err
 		}
-	} else if err := s.RegisterToolFrames(set.frames(b.mode == ModeDeferred, b.hostPayload)); err != nil {
+	} else if err := s.RegisterToolFrames(set.frames(b.mode == ModeDeferred, b.toolPayload)); err != nil {
 		b.opts.Log.Warn().Err(err).Msg("tools not registered")
 	}
 	if err := b.registerReadResource(s); err != nil {
 		return err
 	}
-	return nil
+	return b.registerTaskResult(s)
 }
 
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.

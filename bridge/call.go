@@ -16,6 +16,8 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 		return b.searchWithResources(call.Args)
 	case ReadResourceToolName:
 		return b.readResourceTool(ctx, call.Args)
+	case TaskResultToolName:
+		return b.taskResultTool(ctx, call.Args)
 	case CallToolName:
 		e, args, bad := b.resolveProxyCall(call.Args)
 		if bad != nil {
@@ -54,17 +56,22 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	if !ok {
 		return ErrorResult("MCP server %q of tool %s is no longer configured; run /reload-ext.", e.Server, e.Name)
 	}
-	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
+	ctx, budget := b.callBudget(ctx, e.Server, e.Tool.Name)
+	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
+	ctx = withBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
 	ctx, done := b.x.progress.begin(ctx, e.Server, e.Tool.Name)
 	defer done()
-	watch, unwatch := b.elicits.watch(ctx, e.Server, b.opts.Clock.Now().Add(b.opts.CallBudget))
+	watch, unwatch := b.elicits.watch(ctx, e.Server, b.opts.Clock.Now().Add(budget))
 	defer unwatch()
 	res, err := srv.Call(ctx, e.Tool.Name, args, SafeToRepeat(e.Tool.Annotations))
 	if msg := watch.expiredText(e.Tool.Name); msg != "" {
 		return ErrorResult("%s", msg)
 	}
 	if r, ok := b.urlRequired(e.Server, e.Tool.Name, err); ok {
+		return r
+	}
+	if r, ok := b.interactiveTimeout(e.Server, e.Tool.Name, err); ok {
 		return r
 	}
 	if err != nil {
@@ -74,5 +81,5 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 		}
 		return ErrorResult("MCP server %q: %v", e.Server, err)
 	}
-	return b.withFirstInstructions(srv, ConvertResult(res, DefaultBudget))
+	return b.withFirstInstructions(srv, withTaskHint(res, ConvertResult(res, DefaultBudget)))
 }

@@ -94,7 +94,7 @@ func (b *Bridge) CommandArgs(ctx context.Context, f []string) (string, error) {
 		if len(rest) > 0 {
 			return "", fmt.Errorf("/mcp %s takes no arguments; to act on it: /mcp start|stop|restart|refresh %s", sub, sub)
 		}
-		return b.detailText(sub) + b.serverLogText(sub), nil
+		return b.detailText(sub) + b.tasksText(sub) + b.serverLogText(sub), nil
 	}
 	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust", "prompts", "prompt"}, b.names...)
 	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout, trust, untrust, prompts, prompt; servers: %s",

@@ -16,6 +16,7 @@ type mcpx struct {
 	progress *progressTracker
 	logs     *serverLogs
 	extras   extrasHolder
+	tasks    *taskBoard
 	// advertiseSampling makes the client claim the sampling capability although it
 	// refuses every request: tests use it to make the everything server offer its
 	// sampling tool, which it hides from clients that do not claim the capability.
@@ -23,7 +24,7 @@ type mcpx struct {
 }
 
 func newMCPX(b *Bridge) *mcpx {
-	x := &mcpx{notes: newNoteBoard(b), logs: newServerLogs()}
+	x := &mcpx{notes: newNoteBoard(b), logs: newServerLogs(), tasks: newTaskBoard()}
 	x.progress = newProgressTracker(x.notes)
 	return x
 }

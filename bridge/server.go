@@ -636,12 +636,15 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 		return nil, err
 	}
 	defer s.release()
-	cctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	cctx, cancel := context.WithTimeout(ctx, s.requestTimeout(ctx))
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
 	req.Params.Meta = progressMeta(ctx)
+	if s.taskAugmented(c, tool) {
+		return s.callTask(ctx, cctx, c, req, safeRepeat)
+	}
 	if c.http != nil {
 		return s.callHTTP(ctx, cctx, c, req, safeRepeat)
 	}

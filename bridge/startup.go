@@ -135,12 +135,12 @@ func startupFromCatalog(cat *catalog) *startupSet {
 // frames encodes the register_tool frame of every tool of the set, its payload as the
 // host takes it (hostPayload), each followed by '\n', into one buffer sized up front, so
 // they go to the host in one write.
-func (s *startupSet) frames(deferred bool, hostPayload func([]byte) []byte) []byte {
+func (s *startupSet) frames(deferred bool, hostPayload func(ToolRef, []byte) []byte) []byte {
 	payloads := make([][]byte, len(s.tools))
 	n := 0
 	for i, t := range s.tools {
 		if t.payload != nil {
-			payloads[i] = hostPayload(t.payload)
+			payloads[i] = hostPayload(t.ref, t.payload)
 			n += len(registerPrefix) + len(t.name) + len(payloads[i]) + len(`,"deferred":true}`) + 1
 		}
 	}

@@ -34,6 +34,7 @@ type rawTool struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
 	Annotations  json.RawMessage `json:"annotations"`
+	Execution    json.RawMessage `json:"execution"`
 }
 
 // SkippedTool is a listed tool the bridge cannot offer, and why.
@@ -173,6 +174,11 @@ func decodeTool(raw json.RawMessage) (mcp.Tool, string) {
 	var a mcp.ToolAnnotation
 	if json.Unmarshal(r.Annotations, &a) == nil {
 		t.Annotations = a
+	}
+	// Whether the tool runs as a task (tasks.go); kept only on the live listing.
+	var ex mcp.ToolExecution
+	if json.Unmarshal(r.Execution, &ex) == nil && ex.TaskSupport != "" {
+		t.Execution = &ex
 	}
 	return t, ""
 }

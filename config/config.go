@@ -140,6 +140,9 @@ type Server struct {
 	// ExcludeTools lists glob patterns of tools never to expose
 	// ("excludeTools"); it wins over IncludeTools. See [Server.ToolAllowed].
 	ExcludeTools []string
+	// InteractiveTools lists tools that wait for a person ("interactiveTools": names
+	// or path.Match glob patterns). See [Server.Interactive].
+	InteractiveTools []string
 	// Instructions is the entry's "instructions" text for the model, as
 	// written (the bridge bounds what it shows).
 	Instructions string

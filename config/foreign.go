@@ -21,7 +21,7 @@ var serverFields = []string{
 	"command", "args", "env", "cwd", "url", "headers",
 	"transport", "type", "connectTimeout", "requestTimeout", "idleTimeout",
 	"enabled", "disabled", "disabledTools", "includeTools", "excludeTools",
-	"httpUrl", "serverUrl", "transportType", "timeout", "instructions",
+	"httpUrl", "serverUrl", "transportType", "timeout", "instructions", "interactiveTools",
 }
 
 // ignoredFields are fields other clients define and the bridge does not implement,
@@ -160,6 +160,20 @@ func (s *Server) ToolAllowed(tool string) (ok bool, why string) {
 		}
 	}
 	return false, fmt.Sprintf("not matched by any \"includeTools\" pattern of server %q in %s", s.Name, s.Source)
+}
+
+// Interactive reports whether the tool waits for a person (it is named or matched by a
+// pattern of "interactiveTools").
+func (s *Server) Interactive(tool string) bool {
+	for _, p := range s.InteractiveTools {
+		if p == tool {
+			return true
+		}
+		if m, _ := path.Match(p, tool); m {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeInputs reads VS Code's "inputs" array for the descriptions shown when an

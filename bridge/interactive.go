@@ -1,0 +1,78 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// Tools that wait for a person (a server entry's "interactiveTools") cannot live with the
+// budget every other call has. A host that announces capabilities takes them as
+// interactive tools with no reply deadline, so there the bridge lifts its own limits too
+// (interactiveBudget); other hosts keep their 60 s deadline, so there a call keeps the
+// budget and, if it runs out, says why it could not wait.
+
+// interactiveBudget replaces the call budget and requestTimeout of an interactive tool on
+// a host without a reply deadline for it: long enough for a person, still an end.
+const interactiveBudget = 24 * time.Hour
+
+// interactiveKey marks, in a call's context, a call whose limits are lifted.
+type interactiveKey struct{}
+
+// interactiveHost reports whether the host takes tools registered as interactive: it
+// announces capabilities, and the tools are registered by their own names (not behind
+// the proxy's mcp__call_tool).
+func (b *Bridge) interactiveHost() bool {
+	return b.host.Generation() == extension.GenNew && b.mode != ModeProxy
+}
+
+// interactive reports whether the server's tool is configured as waiting for a person.
+func (b *Bridge) interactive(server, tool string) bool {
+	srv, ok := b.servers[server]
+	return ok && srv.cfg.Interactive(tool)
+}
+
+// toolPayload is a tool's pre-encoded registration payload as this host takes it
+// (hostPayload), marked interactive where the host honours it.
+func (b *Bridge) toolPayload(ref ToolRef, payload []byte) []byte {
+	payload = b.hostPayload(payload)
+	if !b.interactiveHost() || !b.interactive(ref.Server, ref.Tool) {
+		return payload
+	}
+	out := make([]byte, 0, len(payload)+len(`,"interactive":true`))
+	return append(append(out, payload...), `,"interactive":true`...)
+}
+
+// callBudget is the budget of one call of the server's tool, and ctx marked when the
+// limits are lifted for it.
+func (b *Bridge) callBudget(ctx context.Context, server, tool string) (context.Context, time.Duration) {
+	if b.interactiveHost() && b.interactive(server, tool) {
+		return context.WithValue(ctx, interactiveKey{}, true), interactiveBudget
+	}
+	return ctx, b.opts.CallBudget
+}
+
+// requestTimeout is the server's requestTimeout, lifted for a call marked by callBudget.
+func (s *Server) requestTimeout(ctx context.Context) time.Duration {
+	if lifted, _ := ctx.Value(interactiveKey{}).(bool); lifted {
+		return interactiveBudget
+	}
+	return s.cfg.RequestTimeout
+}
+
+// interactiveTimeout explains a timed-out call of an interactive tool on a host that
+// gives it the usual deadline.
+func (b *Bridge) interactiveTimeout(server, tool string, err error) (extension.ToolResult, bool) {
+	var be *Error
+	if b.interactiveHost() || !b.interactive(server, tool) || !errors.As(err, &be) || be.Kind != KindTimeout {
+		return extension.ToolResult{}, false
+	}
+	why := "this zot version gives every extension tool call at most 60 s and cannot wait for a person longer"
+	if b.host.Generation() == extension.GenNew {
+		why = "in proxy mode (mcp__call_tool) zot gives every call at most 60 s and cannot wait for a person longer; use \"toolExposure\": \"auto\" so the tool is registered as interactive"
+	}
+	return ErrorResult("%s of MCP server %q waits for a person (it is listed in \"interactiveTools\"), but %s, so the bridge ended the call before zot's deadline (%s) Tell the user: they must answer within that time, or use a zot version that announces capabilities, where such tools have no deadline.",
+		tool, server, why, be.Msg), true
+}

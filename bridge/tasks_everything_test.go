@@ -1,0 +1,173 @@
+package bridge
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// researchTool is the everything server's task tool (execution.taskSupport "required";
+// it works through four one-second stages before its report is ready).
+const researchTool = "simulate-research-query"
+
+// registeredName is the name the model sees for the everything server's tool.
+func (s *everythingSession) registeredName(t *testing.T, tool string) string {
+	t.Helper()
+	e, ok := s.b.catalog().lookupRef("everything", tool)
+	if !ok {
+		t.Fatalf("%s not in the catalog", tool)
+	}
+	return e.Name
+}
+
+// waitTaskWaiter waits until the server has one task on the board with a call waiting
+// for it (the wait's timer is then armed on the injected clock), and returns it.
+func waitTaskWaiter(t *testing.T, b *Bridge, server string) *runningTask {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for time.Now().Before(deadline) {
+		if ts := b.x.tasks.list(server); len(ts) == 1 && ts[0].waiting.Load() == 1 {
+			return ts[0]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no task of %s with a waiting call on the board: %v", server, b.x.tasks.list(server))
+	return nil
+}
+
+// TestEverythingTaskOutlivesBudget: a task-augmented call to the everything server's
+// research tool outlives the call's budget (the injected clock passes it while the server
+// works); the result says it is still running and how to fetch it, /mcp everything lists
+// it, and mcp__task_result then returns the report. A second fetch finds nothing.
+func TestEverythingTaskOutlivesBudget(t *testing.T) {
+	s := everythingHost(t, []string{"call_tool"}, false, nil)
+	reg, ok := s.registered(TaskResultToolName)
+	if !ok || string(reg["deferred"]) != "true" {
+		t.Fatalf("%s not registered deferred on a host with deferred tools: %v", TaskResultToolName, reg)
+	}
+	name := s.registeredName(t, researchTool)
+	if err := s.h.SendToolCall("t1", name, map[string]any{"topic": "tides"}); err != nil {
+		t.Fatal(err)
+	}
+	task := waitTaskWaiter(t, s.b, "everything")
+	s.e.clock.Advance(s.b.opts.CallBudget)
+	r, err := s.h.WaitToolResult(ctxGuard(t), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := r.Text()
+	if r.IsError || !strings.Contains(text, "still running") || !strings.Contains(text, task.id) ||
+		!strings.Contains(text, TaskResultToolName+` {"server":"everything","task":"`+task.id+`"}`) {
+		t.Fatalf("the call that outlived its budget should say how to fetch the task: %+v", r)
+	}
+	if !slices.Contains(r.ActivateTools, TaskResultToolName) {
+		t.Fatalf("%s not activated by the still-running result: %v", TaskResultToolName, r.ActivateTools)
+	}
+
+	resp, err := s.h.Command(ctxGuard(t), "c1", "mcp", "everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`Tasks \(1;[^\n]*\n\s+` + regexp.QuoteMeta(task.id) + `\s+` + researchTool).MatchString(resp.Display) {
+		t.Fatalf("/mcp everything does not list the running task:\n%s", resp.Display)
+	}
+
+	r = s.call(t, "t2", TaskResultToolName, map[string]any{"server": "everything", "task": task.id})
+	if r.IsError || !strings.Contains(r.Text(), "Research Report: tides") {
+		t.Fatalf("%s did not return the task's report: %+v", TaskResultToolName, r)
+	}
+	if slices.Contains(r.ActivateTools, TaskResultToolName) {
+		t.Fatalf("a finished task's result should not offer %s again: %v", TaskResultToolName, r.ActivateTools)
+	}
+	r = s.call(t, "t3", TaskResultToolName, map[string]any{"server": "everything", "task": task.id})
+	if !r.IsError || !strings.Contains(r.Text(), "already returned") {
+		t.Fatalf("a second fetch of a delivered task should explain it is gone: %+v", r)
+	}
+	resp, err = s.h.Command(ctxGuard(t), "c2", "mcp", "everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(resp.Display, "Tasks (") {
+		t.Fatalf("/mcp everything still lists a delivered task:\n%s", resp.Display)
+	}
+}
+
+// TestEverythingTaskCancel: the host's tool_cancel on a task-augmented call sends
+// tasks/cancel, so the server reports the task cancelled.
+func TestEverythingTaskCancel(t *testing.T) {
+	s := everythingHost(t, []string{"call_tool"}, false, nil)
+	name := s.registeredName(t, researchTool)
+	if err := s.h.SendToolCall("t1", name, map[string]any{"topic": "tides"}); err != nil {
+		t.Fatal(err)
+	}
+	task := waitTaskWaiter(t, s.b, "everything")
+	if err := s.h.Cancel("t1"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(guard)
+	for len(s.b.x.tasks.list("everything")) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled task stayed on the board")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	got, err := task.conn.client.GetTask(ctxGuard(t), mcp.GetTaskRequest{Params: mcp.GetTaskParams{TaskId: task.id}})
+	if err != nil {
+		t.Fatalf("tasks/get: %v", err)
+	}
+	if got.Status != mcp.TaskStatusCancelled {
+		t.Fatalf("task status after tool_cancel = %q, want cancelled (tasks/cancel not sent?)", got.Status)
+	}
+}
+
+// TestEverythingTaskToolKeepsExecution: the live listing keeps a tool's task support,
+// which decides whether a call is task-augmented.
+func TestEverythingTaskToolKeepsExecution(t *testing.T) {
+	s := everythingHost(t, []string{"call_tool"}, false, nil)
+	srv := s.b.servers["everything"]
+	if err := srv.Start(ctxGuard(t)); err != nil {
+		t.Fatal(err)
+	}
+	srv.mu.Lock()
+	c := srv.conn
+	srv.mu.Unlock()
+	if !srv.taskAugmented(c, researchTool) {
+		t.Fatalf("%s should run as a task", researchTool)
+	}
+	if srv.taskAugmented(c, "echo") {
+		t.Fatal("echo has no task support and must be called plainly")
+	}
+}
+
+// TestEverythingTaskAsksDuringItsRun: a task whose query is ambiguous asks the user through
+// the tasks/result stream (status input_required); the question shows as a note, the
+// answer reaches the server, and the report names the chosen interpretation.
+func TestEverythingTaskAsksDuringItsRun(t *testing.T) {
+	s := everythingHost(t, []string{"call_tool"}, false, nil)
+	name := s.registeredName(t, researchTool)
+	if err := s.h.SendToolCall("t1", name, map[string]any{"topic": "python", "ambiguous": true}); err != nil {
+		t.Fatal(err)
+	}
+	note, err := s.h.WaitNotify(ctxGuard(t), "(request 1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(note.Message, "interpretation") {
+		t.Fatalf("the task's question lacks its field:\n%s", note.Message)
+	}
+	resp, err := s.h.Command(ctxGuard(t), "c1", "mcp", "answer 1 interpretation=snake")
+	if err != nil || resp.Error != "" {
+		t.Fatalf("/mcp answer: %v %q", err, resp.Error)
+	}
+	r, err := s.h.WaitToolResult(ctxGuard(t), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.IsError || !strings.Contains(r.Text(), "Research Report: python (snake)") {
+		t.Fatalf("the report should carry the answer: %+v", r)
+	}
+}

@@ -1,0 +1,62 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// TestTaskResultCalledAgain: mcp__task_result waits up to the budget (on the injected
+// clock), says the task is still running when it runs out, and a second call returns the
+// result once it is in. Bad arguments and unknown tasks get errors that say what to do.
+func TestTaskResultCalledAgain(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"srv": e.server()}, nil)
+	b := e.bridge(extension.GenNew)
+	task := &runningTask{server: "srv", tool: "slow", id: "task-1", started: e.clock.Now(), stop: func() {}, done: make(chan struct{})}
+	b.x.tasks.add(task)
+	args, _ := json.Marshal(map[string]string{"server": "srv", "task": "task-1"})
+
+	fetch := func() <-chan extension.ToolResult {
+		ch := make(chan extension.ToolResult, 1)
+		go func() {
+			ch <- b.CallTool(context.Background(), extension.ToolCall{Name: TaskResultToolName, Args: args})
+		}()
+		waitTaskWaiter(t, b, "srv")
+		return ch
+	}
+	ch := fetch()
+	e.clock.Advance(b.opts.CallBudget)
+	r := <-ch
+	if r.IsError || !strings.Contains(textOf(t, r), "still running slow as task task-1") || !slices.Contains(r.ActivateTools, TaskResultToolName) {
+		t.Fatalf("first wait should run out and say how to fetch again: %+v", r)
+	}
+
+	ch = fetch()
+	task.res = &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent{Type: "text", Text: "done at last"}}}
+	close(task.done)
+	r = <-ch
+	if r.IsError || textOf(t, r) != "done at last" {
+		t.Fatalf("second wait should return the result: %+v", r)
+	}
+
+	for _, tc := range []struct {
+		args, want string
+	}{
+		{`{"server":"srv","task":"task-1"}`, "already returned"},
+		{`{"server":"srv"}`, "both server and task are required"},
+		{`{"server":"nope","task":"x"}`, `unknown MCP server "nope"`},
+		{`[1]`, "invalid arguments"},
+	} {
+		r := b.CallTool(context.Background(), extension.ToolCall{Name: TaskResultToolName, Args: json.RawMessage(tc.args)})
+		if !r.IsError || !strings.Contains(textOf(t, r), tc.want) {
+			t.Errorf("%s: %+v, want an error containing %q", tc.args, r, tc.want)
+		}
+	}
+}
