@@ -68,7 +68,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	if !ok {
 		return ErrorResult("MCP server %q of tool %s is no longer configured; run /reload-ext.", e.Server, e.Name)
 	}
-	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
+	ctx, cancel := withClockTimeout(ctx, b.opts.Clock, b.opts.CallBudget)
 	defer cancel()
 	res, err := srv.Call(ctx, e.Tool.Name, args, SafeToRepeat(e.Tool.Annotations))
 	if err != nil {

@@ -361,7 +361,15 @@ func TestCallAnswersBeforeHostDeadline(t *testing.T) {
 	}
 	b := e.bridge(extension.GenNew)
 	b.opts.CallBudget = 300 * time.Millisecond
-	r := b.CallTool(ctxGuard(t), extension.ToolCall{ID: "1", Name: "mcp__s__slow", Args: []byte(`{"ms":60000}`)})
+	// The budget runs on the injected clock: a cold start that takes long on a loaded
+	// machine does not eat into it, and it ends exactly when the test says.
+	done := make(chan extension.ToolResult, 1)
+	go func() {
+		done <- b.CallTool(ctxGuard(t), extension.ToolCall{ID: "1", Name: "mcp__s__slow", Args: []byte(`{"ms":60000}`)})
+	}()
+	waitInFlight(t, e.srv(b, "s"), 1)
+	e.clock.Advance(300 * time.Millisecond)
+	r := <-done
 	text := textOf(t, r)
 	if !r.IsError || !strings.Contains(text, "before the host's deadline") || !strings.Contains(text, "may already have applied") {
 		t.Fatalf("is_error=%v %q", r.IsError, text)

@@ -129,14 +129,18 @@ func (p *process) wait(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// exitText describes how the process ended, with its last stderr lines.
-func (p *process) exitText() string {
-	s := "exited"
+// exitStatus says how the process ended, without its stderr: what the model may read.
+func (p *process) exitStatus() string {
 	if p.exitErr != nil {
-		s = "exited: " + p.exitErr.Error()
-	} else {
-		s = "exited with status 0"
+		return "exited: " + p.exitErr.Error()
 	}
+	return "exited with status 0"
+}
+
+// exitText describes how the process ended, with its last stderr lines (for the log and
+// the user, never for the model: a server may print a token there).
+func (p *process) exitText() string {
+	s := p.exitStatus()
 	if t := p.tail.String(); t != "" {
 		s += "; last stderr: " + t
 	}

@@ -136,6 +136,9 @@ type conn struct {
 	proc   *process  // nil for HTTP transports
 	http   *httpConn // nil for stdio
 	info   connInfo
+
+	closeOnce sync.Once
+	closing   chan struct{} // closed when we close the connection on purpose (stop, shutdown)
 }
 
 type connInfo struct {
@@ -473,6 +476,7 @@ func (c *conn) close(ctx context.Context) {
 		c.http.closeIdle()
 		return
 	}
+	c.markClosing()
 	// Closing the client closes the server's stdin; stop escalates from there.
 	done := make(chan struct{})
 	go func() { _ = c.client.Close(); close(done) }()
@@ -504,17 +508,10 @@ func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
 		return nil, nil, s.errorf(KindStart, err, "%s", err.Error())
 	}
 	cl := client.NewClient(transport.NewIO(p.stdout, p.stdin, nil))
-	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}}
+	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}, closing: make(chan struct{})}
 	tools, err := s.handshake(ctx, c)
 	if err != nil {
-		exited := false
-		if ctx.Err() == nil { // the transport may fail a moment before the exit is reaped
-			select {
-			case <-p.exited:
-				exited = true
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
+		exited := c.lostBecause(ctx, err) == lostExited
 		c.close(context.Background())
 		if exited {
 			return nil, nil, s.errorf(KindStart, err, "failed to start: process %s", p.exitText())
@@ -632,16 +629,11 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 		return res, nil
 	}
 	if c.proc != nil {
-		select {
-		case <-c.proc.exited:
+		switch c.lostBecause(cctx, err) {
+		case lostExited:
 			return nil, s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", c.proc.exitText(), tool, repeatWarning(safeRepeat))
-		case <-time.After(50 * time.Millisecond):
-			// the transport may fail a moment before the exit is reaped
-		}
-		select {
-		case <-c.proc.exited:
-			return nil, s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", c.proc.exitText(), tool, repeatWarning(safeRepeat))
-		default:
+		case lostClosed:
+			return nil, s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 		}
 	}
 	switch {
