@@ -339,6 +339,12 @@ func (b *Bridge) detailText(name string) string {
 	} else if st.State == StateDisabled {
 		fmt.Fprintf(&sb, "  next:       to use it, set \"enabled\": true (or remove \"disabled\") in %s, then /reload-ext\n", c.Source)
 	}
+	if len(st.Stderr) > 0 {
+		fmt.Fprintf(&sb, "  stderr:     last %d of %d lines\n", len(st.Stderr), st.StderrSeen)
+		for _, l := range st.Stderr {
+			fmt.Fprintf(&sb, "    %s\n", l)
+		}
+	}
 	sb.WriteString("  logs:       zot ext logs mcp -f")
 	return sb.String()
 }

@@ -44,7 +44,7 @@ type process struct {
 
 // spawn starts cfg's command. supervisor, when non-empty, is the argv prefix that runs the
 // supervise helper; the command follows after "--".
-func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logger) (*process, error) {
+func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logger, clock Clock) (*process, error) {
 	argv := append([]string{cfg.Command}, cfg.Args...)
 	if len(supervisor) > 0 {
 		argv = append(append(append([]string{}, supervisor...), "--"), argv...)
@@ -84,7 +84,7 @@ func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logg
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		pipeStderr(errR, cfg.Name, p.tail, log)
+		pipeStderr(errR, p.tail, newStderrLog(log, cfg.Name, clock))
 	}()
 	go func() {
 		err := cmd.Wait()
@@ -147,7 +147,9 @@ func (p *process) exitText() string {
 	return s
 }
 
-func pipeStderr(r io.Reader, server string, tail *ring, log zerolog.Logger) {
+// pipeStderr keeps every line in tail and logs what out lets through.
+func pipeStderr(r io.Reader, tail *ring, out *stderrLog) {
+	defer out.close()
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := br.ReadSlice('\n')
@@ -158,8 +160,9 @@ func pipeStderr(r io.Reader, server string, tail *ring, log zerolog.Logger) {
 				text = text[:stderrLineCap]
 			}
 			if len(text) > 0 {
-				log.Info().Str("server", server).Str("stderr", string(text)).Msg("server stderr")
-				tail.add(string(text))
+				line := string(text)
+				tail.add(line)
+				out.line(line)
 			}
 		}
 		if long { // skip the rest of an over-long line
@@ -186,6 +189,7 @@ type ring struct {
 	maxLines int
 	maxBytes int
 	bytes    int
+	seen     int // lines ever added
 }
 
 func newRing(maxLines, maxBytes int) *ring { return &ring{maxLines: maxLines, maxBytes: maxBytes} }
@@ -196,6 +200,7 @@ func (r *ring) add(s string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.seen++
 	r.lines = append(r.lines, s)
 	r.bytes += len(s)
 	for len(r.lines) > r.maxLines || r.bytes > r.maxBytes {
@@ -215,11 +220,11 @@ func (r *ring) String() string {
 	return Truncate(joinLines(r.lines[start:]), 600)
 }
 
-// Lines returns a copy of every kept line.
-func (r *ring) Lines() []string {
+// Lines returns a copy of every kept line and how many lines were ever added.
+func (r *ring) Lines() ([]string, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]string(nil), r.lines...)
+	return append([]string(nil), r.lines...), r.seen
 }
 
 func joinLines(ls []string) string {

@@ -122,6 +122,8 @@ type Server struct {
 	// successful connect or login).
 	needsLogin bool
 	login      *loginFlow // the /mcp login in progress, if any
+	// tail is the stderr tail of the last stdio process, kept after it exits for /mcp.
+	tail *ring
 }
 
 type attempt struct {
@@ -172,7 +174,10 @@ type Status struct {
 	RetryAt   time.Time
 	Failures  int
 	Transport config.Transport
-	Stderr    []string
+	// Stderr is the tail of the last stdio process's stderr (kept after it exits, for the
+	// user only), out of StderrSeen lines it wrote.
+	Stderr     []string
+	StderrSeen int
 	// NeedsLogin: the server wants an OAuth login (/mcp login <server>).
 	NeedsLogin bool
 }
@@ -187,8 +192,8 @@ func (s *Server) Status() Status {
 	if s.state == StateDisabled && s.cfg.Err != "" {
 		st.LastError = s.cfg.Err
 	}
-	if s.conn != nil && s.conn.proc != nil {
-		st.Stderr = s.conn.proc.tail.Lines()
+	if s.tail != nil {
+		st.Stderr, st.StderrSeen = s.tail.Lines()
 	}
 	return st
 }
@@ -503,10 +508,13 @@ func (s *Server) workDir() string {
 }
 
 func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
-	p, err := spawn(s.cfg, s.workDir(), s.d.supervisor, s.d.log)
+	p, err := spawn(s.cfg, s.workDir(), s.d.supervisor, s.d.log, s.d.clock)
 	if err != nil {
 		return nil, nil, s.errorf(KindStart, err, "%s", err.Error())
 	}
+	s.mu.Lock()
+	s.tail = p.tail
+	s.mu.Unlock()
 	cl := client.NewClient(transport.NewIO(p.stdout, p.stdin, nil))
 	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}, closing: make(chan struct{})}
 	tools, err := s.handshake(ctx, c)
