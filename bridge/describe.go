@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 )
@@ -79,8 +78,8 @@ func Truncate(s string, max int) string {
 		return s
 	}
 	cut := max - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	if cut < 0 {
+		cut = 0
 	}
-	return s[:cut] + "…"
+	return prefixOnRune(s, cut) + "…"
 }
