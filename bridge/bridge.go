@@ -64,6 +64,9 @@ type Options struct {
 	// Resolver resolves HTTP servers' host names (nil: the system resolver); tests use one
 	// that fails every lookup so nothing leaves the machine.
 	Resolver *net.Resolver
+	// MaxReplyBytes bounds one message from a stdio server (default DefaultMaxReply); a
+	// larger reply fails its call instead of taking the memory.
+	MaxReplyBytes int
 }
 
 // Bridge is the extension's handler.
@@ -140,7 +143,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {

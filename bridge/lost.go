@@ -19,6 +19,7 @@ const (
 	lostNot    lostCause = iota // the request failed for another reason (or the caller gave up first)
 	lostExited                  // the server process exited
 	lostClosed                  // we closed the connection (stop, shutdown)
+	lostTooLarge                // a reply over the size limit ended the stream
 )
 
 // transportLost reports whether err means the pipe to the server is gone rather than
@@ -48,6 +49,8 @@ func (c *conn) lostBecause(ctx context.Context, err error) lostCause {
 		select { // the exit may already be known; it explains better than a timeout
 		case <-c.proc.exited:
 			return lostExited
+		case <-c.replyLost:
+			return lostTooLarge
 		default:
 			return lostNot
 		}
@@ -55,6 +58,8 @@ func (c *conn) lostBecause(ctx context.Context, err error) lostCause {
 	select {
 	case <-c.proc.exited:
 		return lostExited
+	case <-c.replyLost:
+		return lostTooLarge
 	case <-c.closing:
 		select { // a stop racing a crash: the exit is the truer story
 		case <-c.proc.exited:

@@ -20,16 +20,22 @@ func TestLostBecauseWaitsForEvents(t *testing.T) {
 		exit  bool // the process exits (after a delay longer than the old 50 ms window)
 		close bool // we close the connection
 		ctxUp bool // the caller's context has ended
+		big   bool // the reply limiter ended the stream
 		want  lostCause
 	}{
 		{name: "late exit after pipe closed", err: closedErr, exit: true, want: lostExited},
 		{name: "our own close", err: closedErr, close: true, want: lostClosed},
 		{name: "server error answer, process alive", err: errors.New("tool failed"), want: lostNot},
 		{name: "caller gave up", err: closedErr, ctxUp: true, want: lostNot},
+		{name: "over-size reply without id", err: closedErr, big: true, want: lostTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &conn{proc: &process{exited: make(chan struct{})}, closing: make(chan struct{})}
+			lost := make(chan struct{})
+			c := &conn{proc: &process{exited: make(chan struct{})}, closing: make(chan struct{}), replyLost: lost}
+			if tt.big {
+				close(lost)
+			}
 			ctx, cancel := context.WithCancel(ctxGuard(t))
 			defer cancel()
 			if tt.ctxUp {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -91,6 +92,8 @@ type serverDeps struct {
 	resolver *net.Resolver
 	// oauth holds the OAuth credential store and test hooks (oauth.go); nil: no OAuth.
 	oauth *oauthEnv
+	// maxReply bounds one message read from a stdio server (0: DefaultMaxReply).
+	maxReply int
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
@@ -141,6 +144,10 @@ type conn struct {
 
 	closeOnce sync.Once
 	closing   chan struct{} // closed when we close the connection on purpose (stop, shutdown)
+	// replyLost is closed when the stream was ended because of an over-size reply whose
+	// id could not be found (stdio only).
+	replyLost <-chan struct{}
+	maxReply  int
 }
 
 type connInfo struct {
@@ -422,6 +429,19 @@ func (s *Server) watchExit(c *conn) {
 	_ = c.client.Close()
 }
 
+// restartAfterLoss stops a server whose connection c is unusable although its process
+// still runs, so the next call starts it afresh.
+func (s *Server) restartAfterLoss(c *conn, why string) {
+	s.mu.Lock()
+	current := s.conn == c
+	s.mu.Unlock()
+	if !current {
+		return
+	}
+	s.d.log.Warn().Str("server", s.cfg.Name).Msg("restarting: " + why)
+	go s.Stop(context.Background())
+}
+
 // Start wakes the server now (clearing backoff and parking) and waits until it is ready.
 func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
@@ -515,8 +535,9 @@ func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
 	s.mu.Lock()
 	s.tail = p.tail
 	s.mu.Unlock()
-	cl := client.NewClient(transport.NewIO(p.stdout, p.stdin, nil))
-	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}, closing: make(chan struct{})}
+	lim := newReplyLimiter(p.stdout, s.d.maxReply)
+	cl := client.NewClient(transport.NewIO(lim, p.stdin, nil))
+	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}, closing: make(chan struct{}), replyLost: lim.lost, maxReply: lim.limit}
 	tools, err := s.handshake(ctx, c)
 	if err != nil {
 		exited := c.lostBecause(ctx, err) == lostExited
@@ -630,6 +651,11 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 		return s.callHTTP(ctx, cctx, c, req, safeRepeat)
 	}
 	res, err := c.client.CallTool(cctx, req)
+	if err != nil && strings.Contains(err.Error(), "larger than the bridge accepts") {
+		// The reply was dropped by the limiter: give its memory back now rather than
+		// whenever the scavenger gets to it.
+		go debug.FreeOSMemory()
+	}
 	if err == nil {
 		s.mu.Lock()
 		s.failures = 0
@@ -642,6 +668,9 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 			return nil, s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", c.proc.exitText(), tool, repeatWarning(safeRepeat))
 		case lostClosed:
 			return nil, s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+		case lostTooLarge:
+			s.restartAfterLoss(c, "a reply over the size limit ended the connection")
+			return nil, s.errorf(KindCall, err, "%s: %s. The server is restarted for the next call%s", tool, tooLargeText(c.maxReply), repeatWarning(safeRepeat))
 		}
 	}
 	switch {
