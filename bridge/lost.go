@@ -16,10 +16,10 @@ import (
 type lostCause int
 
 const (
-	lostNot    lostCause = iota // the request failed for another reason (or the caller gave up first)
-	lostExited                  // the server process exited
-	lostClosed                  // we closed the connection (stop, shutdown)
-	lostTooLarge                // a reply over the size limit ended the stream
+	lostNot      lostCause = iota // the request failed for another reason (or the caller gave up first)
+	lostExited                    // the server process exited
+	lostClosed                    // we closed the connection (stop, shutdown)
+	lostTooLarge                  // a reply over the size limit ended the stream
 )
 
 // transportLost reports whether err means the pipe to the server is gone rather than
