@@ -93,7 +93,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 			ctx, cancel := context.WithTimeout(context.Background(), c.ConnectTimeout+time.Second)
 			defer cancel()
 			if err := s.Start(ctx); err != nil {
-				results[i] = outcome{fmt.Sprintf("  %-20s FAILED: %s [%s]", n, err.Error(), c.Source), true}
+				results[i] = outcome{fmt.Sprintf("  %-20s FAILED: %s [%s]", n, bridge.UserText(err), c.Source), true}
 				return
 			}
 			results[i] = outcome{fmt.Sprintf("  %-20s ok: %d tools in %s via %s [%s]", n, len(s.Tools()),

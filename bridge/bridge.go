@@ -386,7 +386,7 @@ func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string,
 	put := map[string]*cache.Entry{}
 	for _, r := range results {
 		if r.err != nil {
-			errs = append(errs, r.err.Error())
+			errs = append(errs, UserText(r.err))
 			continue
 		}
 		put[r.name] = r.entry

@@ -194,7 +194,7 @@ func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) (
 			s.Stop(ctx)
 		}
 		if err := s.Start(ctx); err != nil {
-			return failedPrefix + err.Error()
+			return failedPrefix + UserText(err)
 		}
 		return fmt.Sprintf("ready, %d tools", s.Status().Tools)
 	})
@@ -291,10 +291,11 @@ func (b *Bridge) detailText(name string) string {
 	}
 	fmt.Fprintf(&sb, "  transport:  %s\n", tr)
 	if c.Transport == config.TransportStdio {
-		fmt.Fprintf(&sb, "  command:    %s\n", strings.Join(append([]string{c.Raw.Command}, c.Raw.Args...), " "))
+		fmt.Fprintf(&sb, "  command:    %s\n", strings.Join(append([]string{c.Raw.Command}, maskArgs(c.Raw.Args)...), " "))
 		if len(c.Raw.Env) > 0 {
 			fmt.Fprintf(&sb, "  env:        %s\n", strings.Join(redactMap(c.Raw.Env), ", "))
 		}
+		fmt.Fprintf(&sb, "  envPolicy:  %s\n", c.EnvPolicy)
 		dir := c.Raw.Cwd
 		if dir == "" {
 			dir = b.projectDir + " (project)"
@@ -342,7 +343,7 @@ func (b *Bridge) detailText(name string) string {
 	if len(st.Stderr) > 0 {
 		fmt.Fprintf(&sb, "  stderr:     last %d of %d lines\n", len(st.Stderr), st.StderrSeen)
 		for _, l := range st.Stderr {
-			fmt.Fprintf(&sb, "    %s\n", l)
+			fmt.Fprintf(&sb, "    %s\n", s.redact(l))
 		}
 	}
 	sb.WriteString("  logs:       zot ext logs mcp -f")

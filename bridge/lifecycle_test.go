@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -34,13 +33,6 @@ func mustCall(t *testing.T, s *Server, tool string, args map[string]any) string 
 	return resultText(r)
 }
 
-func kindOf(err error) ErrKind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return 0
-}
 
 func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
 	e := newTestEnv(t)
@@ -138,14 +130,18 @@ func TestBackoffThenPark(t *testing.T) {
 		_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true)
 		return err
 	}
-	if err := call(); kindOf(err) != KindStart || !strings.Contains(err.Error(), "boom") {
+	// The model gets a short reason; the stderr ("fatal: boom") is for the user in /mcp.
+	if err := call(); kindOf(err) != KindStart || strings.Contains(err.Error(), "boom") || !strings.Contains(err.Error(), "/mcp bad") {
 		t.Fatalf("first failure: %v", err)
+	}
+	if d := b.detailText("bad"); !strings.Contains(d, "fatal: boom") {
+		t.Fatalf("/mcp bad lacks the stderr tail:\n%s", d)
 	}
 	if err := call(); kindOf(err) != KindStart { // the first failure is retried at once
 		t.Fatalf("second attempt: %v", err)
 	}
 	// Now backing off: fails fast without spawning.
-	if err := call(); kindOf(err) != KindBackoff || !strings.Contains(err.Error(), "boom") {
+	if err := call(); kindOf(err) != KindBackoff || !strings.Contains(err.Error(), "exit status 1") || strings.Contains(err.Error(), "boom") {
 		t.Fatalf("during backoff: %v", err)
 	}
 	if st := s.Status(); st.State != StateBackoff || st.Failures != 2 {

@@ -203,7 +203,7 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 		if errors.Is(err, context.DeadlineExceeded) {
 			return "timed out"
 		}
-		return secretRedactor(secrets...)(red(Truncate(err.Error(), 300)))
+		return newRedactor(s.cfg, secrets...)(Truncate(err.Error(), 300))
 	}
 	log.Info().Msg("OAuth login started")
 

@@ -50,10 +50,7 @@ func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logg
 		argv = append(append(append([]string{}, supervisor...), "--"), argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = os.Environ()
-	for _, k := range sortedKeys(cfg.Env) {
-		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
-	}
+	cmd.Env = serverEnv(cfg, os.Environ())
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()
 
@@ -84,7 +81,9 @@ func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logg
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		pipeStderr(errR, p.tail, newStderrLog(log, cfg.Name, clock))
+		out := newStderrLog(log, cfg.Name, clock)
+		out.redact = newRedactor(cfg)
+		pipeStderr(errR, p.tail, out)
 	}()
 	go func() {
 		err := cmd.Wait()

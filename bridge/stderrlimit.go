@@ -22,6 +22,7 @@ type stderrLog struct {
 	log    zerolog.Logger
 	server string
 	clock  Clock
+	redact func(string) string // nil: log lines as written
 	rate   float64
 	burst  float64
 	total  int
@@ -78,6 +79,9 @@ func (l *stderrLog) line(text string) {
 	}
 	l.tokens--
 	l.logged += len(text)
+	if l.redact != nil {
+		text = l.redact(text)
+	}
 	l.log.Info().Str("server", l.server).Str("stderr", text).Msg("server stderr")
 }
 

@@ -127,6 +127,11 @@ type Server struct {
 	// must not be exposed.
 	DisabledTools []string
 
+	// EnvPolicy is what a stdio server gets of the bridge's environment: set by the
+	// entry's "envPolicy", else the top-level one, else inherit (global) or minimal
+	// (project).
+	EnvPolicy EnvPolicy
+
 	// Err is non-empty when the entry is misconfigured and the server must
 	// not be started. It names the offending field(s) and what to do, and
 	// never contains a secret value. Several errors are joined with "; ".
@@ -311,6 +316,7 @@ func Load(opts Options) *Config {
 	c := &Config{ToolExposure: ToolExposureAuto}
 	merged := map[string]*draft{}
 	var files []*fileResult
+	topEnv := map[string]EnvPolicy{} // by scope of the file that set it
 	if opts.ZotHome != "" {
 		files = append(files, readFile(absPath(GlobalPath(opts.ZotHome)), ScopeGlobal))
 	}
@@ -328,6 +334,9 @@ func Load(opts Options) *Config {
 			c.ToolExposure = f.toolExposure
 			c.ToolExposureSource = f.status.Path
 		}
+		if f.envPolicy.Mode != "" {
+			topEnv[f.status.Scope] = f.envPolicy
+		}
 		for _, d := range f.servers {
 			merged[d.srv.Name] = d
 		}
@@ -341,6 +350,9 @@ func Load(opts Options) *Config {
 	for _, n := range names {
 		d := merged[n]
 		d.finish(projectDir, lookup)
+		if d.srv.EnvPolicy.Mode == "" {
+			d.srv.EnvPolicy = defaultEnvPolicy(d.srv.Scope, topEnv)
+		}
 		c.Problems = append(c.Problems, d.problems...)
 		c.Servers = append(c.Servers, d.srv)
 	}

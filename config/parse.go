@@ -22,6 +22,7 @@ type fileResult struct {
 	problems     []Problem
 	servers      []*draft
 	toolExposure string // "" when not set (or invalid)
+	envPolicy    EnvPolicy
 }
 
 // draft is a server entry decoded from one file, before merge-time
@@ -101,6 +102,14 @@ func readFile(path, scope string) *fileResult {
 			f.toolExposure = s
 		default:
 			fileFail("toolExposure", fmt.Sprintf(`unknown value %s; use "auto", "deferred", "proxy" or "direct"`, quoteShort(s)))
+		}
+	}
+
+	if raw, ok := top["envPolicy"]; ok && !isNull(raw) {
+		if p, msg, ok := parseEnvPolicy(raw); ok {
+			f.envPolicy = p
+		} else {
+			fileFail("envPolicy", msg)
 		}
 	}
 
@@ -271,6 +280,13 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 			d.fail("disabled", "must be true or false")
 		} else if b {
 			d.srv.Enabled = false
+		}
+	}
+	if v, ok := get("envPolicy"); ok {
+		if p, msg, ok := parseEnvPolicy(v); ok {
+			d.srv.EnvPolicy = p
+		} else {
+			d.fail("envPolicy", msg)
 		}
 	}
 	if v, ok := get("disabledTools"); ok {
