@@ -33,7 +33,6 @@ func mustCall(t *testing.T, s *Server, tool string, args map[string]any) string 
 	return resultText(r)
 }
 
-
 func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": mergeMap(e.server(), map[string]any{"idleTimeout": 2})}, nil)

@@ -379,7 +379,6 @@ func safeCode(code string) string {
 	return sb.String()
 }
 
-
 // oauthTransport carries OAuth requests (discovery, registration, token): HTTPS only, the
 // configured headers on the server's own origin (except Authorization), through the
 // connection's HTTP transport.
