@@ -226,12 +226,16 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	sort.Strings(names)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	changed, errs := b.Refresh(ctx, names)
-	fmt.Fprintf(stdout, "Refreshed %d of %d server(s); changed: %s\n", len(names)-len(errs), len(names), orNone(changed))
-	for _, e := range errs {
+	r := b.RefreshReport(ctx, names)
+	if r.SaveErr != nil {
+		fmt.Fprintf(stdout, "Listed %d of %d server(s), but %s\n", len(r.Listed), len(names), r.SaveText())
+	} else {
+		fmt.Fprintf(stdout, "Refreshed %d of %d server(s); changed: %s\n", len(r.Listed), len(names), orNone(r.Changed))
+	}
+	for _, e := range r.Errs {
 		fmt.Fprintln(stdout, "  "+e)
 	}
-	return boolExit(len(errs) > 0)
+	return boolExit(len(r.Errs) > 0 || r.SaveErr != nil)
 }
 
 func orNone(s []string) string {

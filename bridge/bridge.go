@@ -325,15 +325,20 @@ func (b *Bridge) afterReady() {
 	if len(b.stale) == 0 {
 		return
 	}
-	changed, errs := b.Refresh(b.bgCtx, b.stale)
+	r := b.RefreshReport(b.bgCtx, b.stale)
 	var parts []string
 	level := "success"
-	if len(errs) > 0 {
+	if len(r.Errs) > 0 {
 		level = "warn"
-		parts = append(parts, "MCP: could not list tools of "+strings.Join(errs, "; ")+". Details: /mcp")
+		parts = append(parts, "MCP: could not list tools of "+strings.Join(r.Errs, "; ")+". Details: /mcp")
 	}
-	if len(changed) > 0 {
-		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(changed, ", ")))
+	if len(r.Changed) > 0 {
+		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(r.Changed, ", ")))
+	}
+	if r.SaveErr != nil {
+		level = "warn"
+		parts = append(parts, fmt.Sprintf("MCP: listed the tools of %s, but %s. They can be found with %s this session.",
+			strings.Join(r.Listed, ", "), r.SaveText(), SearchToolName))
 	}
 	if len(parts) == 0 {
 		return
@@ -358,10 +363,40 @@ func (b *Bridge) note(level, msg string) {
 	s.Notify(level, msg)
 }
 
-// Refresh starts each named server (in parallel), lists its tools, and merges them into the
-// cache file. It returns the servers whose cached tools changed and one error text per
-// server that failed (naming it). The live catalog is updated either way.
+// RefreshResult says what a refresh did, so messages can tell the truth.
+type RefreshResult struct {
+	Listed []string // servers whose tools were listed
+	// Changed lists the listed servers whose cached tools changed; empty when the cache
+	// could not be written (then nothing changed on disk).
+	Changed []string
+	// Unsaved lists the servers whose tools differ from the cache but could not be saved.
+	Unsaved []string
+	Errs    []string // one text per server that could not be listed (naming it)
+	SaveErr error    // the tool cache could not be written
+}
+
+// Refresh is RefreshReport in short: the servers whose cached tools changed, and one error
+// text per server that failed plus one when the cache could not be written.
 func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string, errs []string) {
+	r := b.RefreshReport(ctx, names)
+	errs = r.Errs
+	if r.SaveErr != nil {
+		errs = append(errs, r.SaveText())
+	}
+	return r.Changed, errs
+}
+
+// SaveText describes a failed cache write ("" when the write succeeded).
+func (r RefreshResult) SaveText() string {
+	if r.SaveErr == nil {
+		return ""
+	}
+	return fmt.Sprintf("the tool cache could not be written (%v), so nothing was saved; fix that (free space, permissions of the directory), then refresh again", r.SaveErr)
+}
+
+// RefreshReport starts each named server (in parallel), lists its tools, and merges them
+// into the cache file. The live catalog is updated either way.
+func (b *Bridge) RefreshReport(ctx context.Context, names []string) RefreshResult {
 	type result struct {
 		name  string
 		entry *cache.Entry
@@ -383,30 +418,36 @@ func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string,
 		}()
 	}
 	wg.Wait()
+	var out RefreshResult
 	put := map[string]*cache.Entry{}
 	for _, r := range results {
 		if r.err != nil {
-			errs = append(errs, UserText(r.err))
+			out.Errs = append(out.Errs, UserText(r.err))
 			continue
 		}
+		out.Listed = append(out.Listed, r.name)
 		put[r.name] = r.entry
 	}
 	if len(put) == 0 {
-		return nil, errs
+		return out
 	}
 	before, _ := cache.Read(b.opts.CachePath)
-	if _, err := cache.Update(ctx, b.opts.CachePath, put, nil); err != nil {
-		errs = append(errs, "tool cache: "+err.Error())
-	} else {
-		b.writeStartup()
-	}
+	var differs []string
 	for _, r := range results {
 		if r.entry != nil && !cache.SameTools(before.Servers[r.name], r.entry) {
-			changed = append(changed, r.name)
+			differs = append(differs, r.name)
 		}
 	}
+	if _, err := cache.Update(ctx, b.opts.CachePath, put, nil); err != nil {
+		out.SaveErr = err
+		out.Unsaved = differs
+		b.opts.Log.Warn().Err(err).Strs("servers", out.Listed).Msg("tool cache not written")
+	} else {
+		out.Changed = differs
+		b.writeStartup()
+	}
 	b.mergeLive(put)
-	return changed, errs
+	return out
 }
 
 // mergeLive swaps in a catalog that includes freshly listed tools. Tools that were not
@@ -490,12 +531,15 @@ func (b *Bridge) listChanged(name string) {
 		b.listMu.Lock()
 		delete(b.listPending, name)
 		b.listMu.Unlock()
-		changed, errs := b.Refresh(b.bgCtx, []string{name})
-		for _, e := range errs {
+		r := b.RefreshReport(b.bgCtx, []string{name})
+		for _, e := range r.Errs {
 			b.opts.Log.Warn().Str("server", name).Str("error", e).Msg("re-list after list_changed failed")
 		}
-		if len(changed) > 0 {
+		switch {
+		case len(r.Changed) > 0:
 			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. Run /reload-ext to load them.", name))
+		case len(r.Unsaved) > 0:
+			b.note("warn", fmt.Sprintf("MCP server %q changed its tools, but %s. They can be found with %s this session.", name, r.SaveText(), SearchToolName))
 		}
 	}()
 }

@@ -176,18 +176,23 @@ func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) (
 		b.each(names, func(s *Server) string { s.Stop(ctx); return "stopped" })
 		return fmt.Sprintf("Stopped %s.", strings.Join(names, ", ")), false
 	case "refresh":
-		changed, errs := b.Refresh(ctx, names)
+		r := b.RefreshReport(ctx, names)
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "Refreshed %d server(s).", len(names)-len(errs))
-		if len(changed) > 0 {
-			fmt.Fprintf(&sb, " Tools changed for %s: run /reload-ext to load them.", strings.Join(changed, ", "))
-		} else if len(errs) < len(names) {
-			sb.WriteString(" No tool changes; no reload needed.")
+		switch {
+		case r.SaveErr != nil:
+			fmt.Fprintf(&sb, "Listed %d of %d server(s), but %s.", len(r.Listed), len(names), r.SaveText())
+		default:
+			fmt.Fprintf(&sb, "Refreshed %d server(s).", len(r.Listed))
+			if len(r.Changed) > 0 {
+				fmt.Fprintf(&sb, " Tools changed for %s: run /reload-ext to load them.", strings.Join(r.Changed, ", "))
+			} else if len(r.Listed) > 0 {
+				sb.WriteString(" No tool changes; no reload needed.")
+			}
 		}
-		for _, e := range errs {
+		for _, e := range r.Errs {
 			sb.WriteString("\n  " + e)
 		}
-		return sb.String(), len(errs) > 0
+		return sb.String(), len(r.Errs) > 0 || r.SaveErr != nil
 	}
 	res := b.each(names, func(s *Server) string {
 		if sub == "restart" {

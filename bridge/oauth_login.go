@@ -334,13 +334,16 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 	msg := fmt.Sprintf("Logged in to MCP server %q; the OAuth credentials are saved.", name)
 	level := "success"
 	if len(names) > 0 {
-		changed, errs := b.Refresh(ctx, names)
+		r := b.RefreshReport(ctx, names)
 		switch {
-		case len(errs) > 0:
+		case len(r.Errs) > 0:
 			level = "warn"
-			msg += " Listing its tools failed: " + strings.Join(errs, "; ")
-		case len(changed) > 0:
-			msg += fmt.Sprintf(" Tools listed for %s: run /reload-ext to load them.", strings.Join(changed, ", "))
+			msg += " Listing its tools failed: " + strings.Join(r.Errs, "; ")
+		case r.SaveErr != nil:
+			level = "warn"
+			msg += " Its tools were listed, but " + r.SaveText() + "."
+		case len(r.Changed) > 0:
+			msg += fmt.Sprintf(" Tools listed for %s: run /reload-ext to load them.", strings.Join(r.Changed, ", "))
 		default:
 			msg += " Its tools are unchanged."
 		}
