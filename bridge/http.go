@@ -625,15 +625,6 @@ func (s *Server) httpErrorf(kind ErrKind, err error, format string, args ...any)
 	return s.errorf(kind, err, format, args...)
 }
 
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // probe notes what the server answered to the requests made under one context.
 type probe struct {
 	mu sync.Mutex

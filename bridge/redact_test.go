@@ -55,10 +55,7 @@ func TestMessagesShowReferencesAndMaskCredentials(t *testing.T) {
 		b.Close(ctx)
 	})
 	_, errs := b.Refresh(ctxGuard(t), []string{"r", "s"})
-	var texts []string
-	for _, err := range errs {
-		texts = append(texts, err)
-	}
+	texts := append([]string(nil), errs...)
 	texts = append(texts, b.statusText(), b.detailText("r"), b.detailText("s"), logBuf.String())
 	all := strings.Join(texts, "\n")
 	for _, secret := range []string{"secret-host-name.example", pathToken, argToken, "tok_ABCDEFGHIJ123456", "literalsecret123456"} {
