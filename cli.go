@@ -24,6 +24,9 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"call":    cmdCall,
 	"refresh": cmdRefresh,
 	"setup":   cmdSetup,
+	"import":  cmdImport,
+	"trust":   cmdTrust,
+	"untrust": cmdUntrust,
 }
 
 // exitFor maps flag parsing errors: --help is success.
@@ -57,9 +60,10 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	mode, why := b.Mode()
 	fmt.Fprintf(stdout, "Tool exposure: %s (%s)\n", mode, why)
 	if len(cfg.Problems) > 0 {
-		broken = true
 		fmt.Fprintln(stdout, "Problems:")
 		for _, p := range cfg.Problems {
+			// A warning (an ignored field, a likely typo) is shown but breaks nothing.
+			broken = broken || !p.Warning()
 			fmt.Fprintln(stdout, "  "+p.String())
 		}
 	}
@@ -78,6 +82,10 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	for i, n := range names {
 		s, _ := b.Server(n)
 		c := s.Config()
+		if s.NeedsApproval() {
+			results[i] = outcome{fmt.Sprintf("  %-20s NEEDS APPROVAL: %s [%s]; approve: mcp-bridge trust %s", n, bridge.RunsText(c)+bridge.ReplacesText(c), c.Source, n), true}
+			continue
+		}
 		if !c.Usable() {
 			if c.Err != "" {
 				results[i] = outcome{fmt.Sprintf("  %-20s CONFIG ERROR: %s [%s]", n, c.Err, c.Source), true}
@@ -216,6 +224,10 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	for _, n := range b.ServerNames() {
 		s, _ := b.Server(n)
 		if (*server == "" || *server == n) && s.Config().Usable() {
+			if s.NeedsApproval() {
+				fmt.Fprintf(stdout, "Skipped %s: a project server that needs your approval (mcp-bridge trust %s)\n", n, n)
+				continue
+			}
 			names = append(names, n)
 		}
 	}
@@ -246,7 +258,7 @@ func orNone(s []string) string {
 }
 
 func cmdSetup(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("setup", "setup templates | setup add TEMPLATE [--global|--project] [--name NAME] [--force] [--cwd DIR]", stderr)
+	f := newFlags("setup", "setup templates | setup add TEMPLATE [--global|--project] [--name NAME] [--path DIR] [--force] [--cwd DIR]", stderr)
 	for _, a := range args {
 		if a == "--help" || a == "-h" || a == "-help" {
 			f.fs.Usage()

@@ -168,6 +168,13 @@ func TestCLIDoctorGood(t *testing.T) {
 			t.Errorf("beta line = %q, want ok: 15 tools from %s", l, e.projectPath())
 		}
 	}
+	// The project server waits for approval: doctor says so and does not start it.
+	r := e.run("doctor")
+	expectCode(t, r, 1, "doctor before approval")
+	if l := serverLine(t, r.stdout, "beta"); !strings.Contains(l, "NEEDS APPROVAL: runs `") || !strings.Contains(l, "mcp-bridge trust beta") {
+		t.Errorf("beta line before approval = %q", l)
+	}
+	expectCode(t, e.run("trust", "beta"), 0, "trust beta")
 	check(e.run("doctor"))
 	// From elsewhere, --cwd names the project.
 	check(e.runIn(t.TempDir(), "doctor", "--cwd", e.project))
@@ -474,6 +481,7 @@ func TestCLIHelpAndUnknownCommand(t *testing.T) {
 	for _, args := range [][]string{
 		{"doctor", "--help"}, {"tools", "--help"}, {"search", "--help"}, {"call", "--help"},
 		{"refresh", "--help"}, {"setup", "--help"}, {"setup", "add", "--help"}, {"doctor", "-h"},
+		{"trust", "--help"}, {"untrust", "--help"},
 	} {
 		r := e.run(args...)
 		expectCode(t, r, 0, strings.Join(args, " "))

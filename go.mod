@@ -3,6 +3,7 @@ module github.com/zot-mcp/mcp-bridge
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/goccy/go-json v0.12.0
 	github.com/gofrs/flock v0.13.2
 	github.com/mark3labs/mcp-go v1.2.1

@@ -96,7 +96,7 @@ func serve(stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv()})
-	err := extension.Run(ctx, stdin, stdout, b, extension.Options{Name: "mcp", Version: version, Log: log})
+	err := extension.Run(ctx, stdin, stdout, b, extension.Options{Name: bridge.ExtensionName, Version: version, Log: log})
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	b.Close(sctx)
 	cancel()
@@ -116,7 +116,10 @@ Run by zot (as an extension) it needs no arguments. From a terminal:
   mcp-bridge call SERVER TOOL ['JSON']   call a tool directly
   mcp-bridge refresh [--server S]        start servers, list tools, update the cache
   mcp-bridge setup templates             list server templates
-  mcp-bridge setup add TEMPLATE [--global|--project] [--name NAME] [--force]
+  mcp-bridge setup add TEMPLATE [--global|--project] [--name NAME] [--path DIR] [--force]
+  mcp-bridge import claude|cursor|vscode|gemini|codex [--from FILE] [--project] [--dry-run]
+  mcp-bridge trust [SERVER|--all]        approve project servers for this project (--cwd DIR)
+  mcp-bridge untrust SERVER|--all        withdraw an approval
   mcp-bridge version
 Each command takes --help. Config: $ZOT_HOME/mcp.json and <project>/.zot/mcp.json.
 Logs go to stderr; set MCP_BRIDGE_LOG=debug for more.

@@ -32,6 +32,12 @@ const (
 	CommandName    = "mcp"
 )
 
+// ExtensionName is the extension's one name in zot: the manifest's "name", the folder
+// ./install creates under $ZOT_HOME/extensions, and the name in hello. zot v0.1.62 finds
+// `zot ext logs` by the manifest name but `disable`, `enable` and `remove` by the folder,
+// so the two must agree for every command to work.
+const ExtensionName = "mcp-bridge"
+
 // hostToolDeadline is what the host gives one tool call; we answer a little before it so
 // the model reads our explanation rather than the host's generic timeout.
 const (
@@ -67,6 +73,8 @@ type Options struct {
 	// MaxReplyBytes bounds one message from a stdio server (default DefaultMaxReply); a
 	// larger reply fails its call instead of taking the memory.
 	MaxReplyBytes int
+	// TrustPath is the store of approved project servers ("" = <ZotHome>/mcp-trust.json).
+	TrustPath string
 }
 
 // Bridge is the extension's handler.
@@ -152,6 +160,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 		b.names = append(b.names, s.Name)
 	}
 	sort.Strings(b.names)
+	b.loadTrust()
 }
 
 // loadCatalog decodes the cache file and builds the catalog from every usable server's
@@ -164,7 +173,7 @@ func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
 	b.stale = nil
 	for _, name := range b.names {
 		s := b.servers[name].cfg
-		if !s.Usable() {
+		if !b.runnable(name) {
 			continue
 		}
 		e := file.Servers[name]
@@ -173,7 +182,7 @@ func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
 			continue
 		}
 		b.servers[name].rememberTransport(config.Transport(e.Transport))
-		tools[name] = filterTools(e.Tools, s.DisabledTools)
+		tools[name] = filterTools(e.Tools, s)
 	}
 	cat, collisions := newCatalog(tools, registered)
 	for _, c := range collisions {
@@ -195,17 +204,12 @@ func (b *Bridge) catalog() *catalog {
 	return b.cat.Load()
 }
 
-func filterTools(tools []cache.Tool, disabled []string) []cache.Tool {
-	if len(disabled) == 0 {
-		return tools
-	}
-	off := make(map[string]bool, len(disabled))
-	for _, d := range disabled {
-		off[d] = true
-	}
+// filterTools drops the tools the server's config hides (disabledTools, includeTools,
+// excludeTools), so they are neither registered, nor searchable, nor callable.
+func filterTools(tools []cache.Tool, cfg *config.Server) []cache.Tool {
 	out := make([]cache.Tool, 0, len(tools))
 	for _, t := range tools {
-		if !off[t.Name] {
+		if ok, _ := cfg.ToolAllowed(t.Name); ok {
 			out = append(out, t)
 		}
 	}
@@ -320,6 +324,12 @@ func (b *Bridge) afterReady() {
 	problems := ""
 	if len(warns) > 0 {
 		problems = "MCP config problems: " + strings.Join(warns, "; ")
+	}
+	if p := b.pendingNote(); p != "" {
+		log.Warn().Strs("servers", b.pendingNames()).Msg("project servers await approval")
+		problems = strings.TrimPrefix(problems+"\n"+p, "\n")
+	}
+	if problems != "" {
 		b.note("warn", problems)
 	}
 	if len(b.stale) == 0 {
@@ -464,7 +474,7 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 		}
 	}
 	for name, e := range put {
-		tools[name] = filterTools(e.Tools, b.servers[name].cfg.DisabledTools)
+		tools[name] = filterTools(e.Tools, b.servers[name].cfg)
 	}
 	cat, _ := newCatalog(tools, registered)
 	b.cat.Store(cat)

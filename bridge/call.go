@@ -24,6 +24,9 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 	cat := b.catalog()
 	e, ok := cat.lookup(call.Name)
 	if !ok {
+		if r, ok := b.pendingTool(call.Name); ok {
+			return r
+		}
 		return b.unknownTool(call.Name)
 	}
 	return b.callEntry(ctx, e, call.Args)
@@ -78,5 +81,5 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 		}
 		return ErrorResult("MCP server %q: %v", e.Server, err)
 	}
-	return ConvertResult(res, DefaultBudget)
+	return b.withFirstInstructions(srv, ConvertResult(res, DefaultBudget))
 }

@@ -27,9 +27,11 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp refresh [server]        re-list tools and update the cache
   /mcp login <server>          OAuth login for an HTTPS server (opens the browser)
   /mcp logout <server>         forget the server's stored OAuth credentials
+  /mcp trust [server|all]      approve project servers for this project (no argument: list them)
+  /mcp untrust <server|all>    withdraw an approval (the server is stopped)
   /mcp setup templates         list server templates
-  /mcp setup add <template> [--global|--project] [--name <server>] [--force]
-Logs: zot ext logs mcp -f`
+  /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
+Logs: zot ext logs mcp-bridge -f`
 
 // RunCommand serves /mcp.
 func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
@@ -63,6 +65,10 @@ func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
 		return b.loginCommand(ctx, rest)
 	case "logout":
 		return b.logoutCommand(ctx, rest)
+	case "trust":
+		return b.trustCommand(ctx, rest)
+	case "untrust":
+		return b.untrustCommand(ctx, rest)
 	}
 	if _, ok := b.servers[sub]; ok {
 		if len(rest) > 0 {
@@ -70,8 +76,8 @@ func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
 		}
 		return b.detailText(sub), nil
 	}
-	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout"}, b.names...)
-	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout; servers: %s",
+	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust"}, b.names...)
+	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout, trust, untrust; servers: %s",
 		sub, suggest(sub, cands), b.serverList())
 }
 
@@ -112,13 +118,22 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 	if len(names) == 0 {
 		return "", fmt.Errorf("nothing to %s: no MCP servers configured (see /mcp setup)", sub)
 	}
-	var usable, skipped []string
+	var usable, skipped, pending []string
 	for _, n := range names {
-		if b.servers[n].cfg.Usable() {
+		switch {
+		case b.servers[n].pending.Load():
+			pending = append(pending, n)
+		case b.servers[n].cfg.Usable():
 			usable = append(usable, n)
-		} else {
+		default:
 			skipped = append(skipped, n)
 		}
+	}
+	if len(usable) == 0 && len(pending) == 1 && len(names) == 1 {
+		return "", b.servers[pending[0]].approvalErr()
+	}
+	if len(usable) == 0 && len(pending) > 0 {
+		return "", fmt.Errorf("nothing to %s: %s need your approval first (review with /mcp <server>, approve with /mcp trust <server>)", sub, strings.Join(pending, ", "))
 	}
 	if len(usable) == 0 {
 		return "", fmt.Errorf("nothing to %s: %s is disabled or has a config error (see /mcp)", sub, strings.Join(names, ", "))
@@ -135,6 +150,9 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 		if len(skipped) > 0 {
 			text += "\nSkipped (disabled or config error): " + strings.Join(skipped, ", ")
 		}
+		if len(pending) > 0 {
+			text += "\nSkipped (needs your approval: /mcp trust <server>): " + strings.Join(pending, ", ")
+		}
 		done <- outcome{text, failed}
 	}()
 	wait := b.cmdWait
@@ -146,7 +164,7 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 	select {
 	case out := <-done:
 		if out.failed {
-			return out.text, fmt.Errorf("%s failed for some servers; details above, logs: zot ext logs mcp -f", strings.Join(append([]string{"/mcp", sub}, args...), " "))
+			return out.text, fmt.Errorf("%s failed for some servers; details above, logs: zot ext logs mcp-bridge -f", strings.Join(append([]string{"/mcp", sub}, args...), " "))
 		}
 		return out.text, nil
 	case <-t.C:
@@ -252,12 +270,21 @@ func (b *Bridge) statusText() string {
 		if login {
 			state = "needs login"
 		}
+		pending := s.NeedsApproval()
+		if pending {
+			state = "needs approval"
+		}
 		tools := counts[n]
 		if st.Tools > tools {
 			tools = st.Tools
 		}
 		line := fmt.Sprintf("  %-20s %-12s %3d tools  %s", n, state, tools, shortSource(s.cfg))
+		if s.cfg.Replaces != "" {
+			line += " replaces global"
+		}
 		switch {
+		case pending:
+			line += "  — " + RunsText(s.cfg) + "; approve: /mcp trust " + n
 		case login:
 			line += "  — run /mcp login " + n
 		case st.LastError != "" && st.State != StateReady:
@@ -270,11 +297,16 @@ func (b *Bridge) statusText() string {
 			sb.WriteString("  problem: " + p.String() + "\n")
 		}
 	}
-	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · login|logout <server> · setup · help")
+	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · login|logout <server> · trust|untrust <server|all> · setup · help")
 	return sb.String()
 }
 
 func shortSource(s *config.Server) string {
+	// Another client's project file is named, so a server from .mcp.json is not
+	// mistaken for one of .zot/mcp.json.
+	if f := s.ShortSource(); s.Scope == config.ScopeProject && f != ".zot/mcp.json" {
+		return "(" + s.Scope + " " + f + ")"
+	}
 	return "(" + s.Scope + ")"
 }
 
@@ -288,13 +320,30 @@ func (b *Bridge) detailText(name string) string {
 	if st.State == StateDisabled && c.Err != "" {
 		state = "config error"
 	}
+	if s.NeedsApproval() {
+		state = "needs approval"
+	}
 	fmt.Fprintf(&sb, "MCP server %q — %s\n", name, state)
 	fmt.Fprintf(&sb, "  defined in: %s (%s)\n", c.Source, c.Scope)
+	if c.Replaces != "" {
+		fmt.Fprintf(&sb, "  replaces:   the entry of the same name in %s\n", c.Replaces)
+	}
+	if needsApproval(c) {
+		switch {
+		case s.pending.Load():
+			fmt.Fprintf(&sb, "  trust:      needs your approval — it %s; approve with /mcp trust %s\n", RunsText(c), name)
+		case b.cfg.TrustProjectServers:
+			sb.WriteString("  trust:      runs without approval (\"trustProjectServers\": true in the global file)\n")
+		default:
+			fmt.Fprintf(&sb, "  trust:      approved for this project (/mcp untrust %s withdraws it)\n", name)
+		}
+	}
 	tr := string(c.Transport)
 	if c.TransportGuessed {
 		tr += " (url only: tries streamable-http, then sse)"
 	}
 	fmt.Fprintf(&sb, "  transport:  %s\n", tr)
+	sb.WriteString(filterLines(b.cfg, c))
 	if c.Transport == config.TransportStdio {
 		fmt.Fprintf(&sb, "  command:    %s\n", strings.Join(append([]string{c.Raw.Command}, maskArgs(c.Raw.Args)...), " "))
 		if len(c.Raw.Env) > 0 {
@@ -351,7 +400,7 @@ func (b *Bridge) detailText(name string) string {
 			fmt.Fprintf(&sb, "    %s\n", s.redact(l))
 		}
 	}
-	sb.WriteString("  logs:       zot ext logs mcp -f")
+	sb.WriteString("  logs:       zot ext logs mcp-bridge -f")
 	return sb.String()
 }
 
@@ -390,8 +439,9 @@ func detailValue(v string) string {
 
 const setupHelp = `/mcp setup — add an MCP server from a template
   /mcp setup templates
-  /mcp setup add <template> [--global|--project] [--name <server>] [--force]
+  /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
 The global file (%s) is the default; --project writes <project>/.zot/mcp.json.
+--path gives the absolute directory a template runs from (gbr: your Build Remote Agent checkout).
 Secrets are never written: templates refer to ${VARS} that you set in your environment.
 After adding, run /reload-ext.`
 
@@ -426,10 +476,10 @@ func templateList() string {
 	return sb.String()
 }
 
-const setupUsage = "usage: /mcp setup add <template> [--global|--project] [--name <server>] [--force]"
+const setupUsage = "usage: /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]"
 
 func (b *Bridge) setupAdd(args []string) (string, error) {
-	var tmpl, name, scope string
+	var tmpl, name, scope, dir string
 	project, force := false, false
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; a {
@@ -446,7 +496,20 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 			}
 			i++
 			name = args[i]
+		case "--path":
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
+				return "", fmt.Errorf("--path requires a directory; %s", setupUsage)
+			}
+			i++
+			dir = args[i]
 		default:
+			if v, ok := strings.CutPrefix(a, "--path="); ok {
+				if v == "" {
+					return "", fmt.Errorf("--path requires a directory; %s", setupUsage)
+				}
+				dir = v
+				continue
+			}
 			if strings.HasPrefix(a, "--") {
 				return "", fmt.Errorf("unknown setup option %q; %s", a, setupUsage)
 			}
@@ -472,6 +535,10 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 	if name == "" {
 		name = t.Name
 	}
+	entry, err := t.Entry(dir)
+	if err != nil {
+		return "", err
+	}
 	path := config.GlobalPath(b.opts.ZotHome)
 	if project {
 		if b.projectDir == "" {
@@ -479,7 +546,7 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 		}
 		path = config.ProjectPath(b.projectDir)
 	}
-	replaced, err := config.AddServer(path, name, t.Server, force)
+	replaced, err := config.AddServer(path, name, entry, force)
 	if err != nil {
 		return "", err
 	}
@@ -507,6 +574,29 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 		fmt.Fprintf(&sb, "\nNot set yet: %s. Set %s in the environment zot runs in (the config refers to %s; values are never written to the file).",
 			strings.Join(unset, ", "), it, strings.Join(refs, ", "))
 	}
+	for _, n := range t.Notes {
+		sb.WriteString("\n" + n)
+	}
 	sb.WriteString("\nRun /reload-ext to load its tools.")
 	return sb.String(), nil
+}
+
+// filterLines shows the server's tool filters and the warnings about its entry (fields
+// the bridge ignores or does not know), so nothing in the entry goes unexplained.
+func filterLines(cfg *config.Config, c *config.Server) string {
+	var sb strings.Builder
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"disabledTools", c.DisabledTools}, {"includeTools", c.IncludeTools}, {"excludeTools", c.ExcludeTools}} {
+		if len(f.list) > 0 {
+			fmt.Fprintf(&sb, "  %-11s %s\n", f.name+":", strings.Join(f.list, ", "))
+		}
+	}
+	for _, p := range cfg.Problems {
+		if p.Server == c.Name && p.File == c.Source && p.Warning() {
+			fmt.Fprintf(&sb, "  warning:    %s: %s\n", p.Field, p.Message)
+		}
+	}
+	return sb.String()
 }

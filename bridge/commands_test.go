@@ -194,7 +194,7 @@ type dashRow struct {
 	err   string
 }
 
-var dashLine = regexp.MustCompile(`^  (\S+)\s+(asleep|starting|ready|stopping|backing off|parked|disabled|config error)\s+(\d+) tools  \((global|project)\)(?:  — (.*))?$`)
+var dashLine = regexp.MustCompile(`^  (\S+)\s+(asleep|starting|ready|stopping|backing off|parked|disabled|config error|needs approval)\s+(\d+) tools  \((global|project)\)(?:  — (.*))?$`)
 
 // parseDashboard splits /mcp output into its first line and one row per server.
 func parseDashboard(t *testing.T, text string) (string, map[string]dashRow) {
@@ -261,7 +261,8 @@ func TestCommandDashboard(t *testing.T) {
 		wantRow(t, rows, "broken", dashRow{state: "config error", tools: 0, scope: "global", err: "MISSING_VAR"})
 		wantRow(t, rows, "off", dashRow{state: "disabled", tools: 0, scope: "global"})
 		wantRow(t, rows, "dead", dashRow{state: "parked", tools: 1, scope: "global", err: "boom"})
-		wantRow(t, rows, "proj", dashRow{state: "asleep", tools: 2, scope: "project"})
+		// A project server waits for the user's approval: its cached tools are not offered.
+		wantRow(t, rows, "proj", dashRow{state: "needs approval", tools: 0, scope: "project", err: "approve: /mcp trust proj"})
 		has(t, "dashboard", text, "\nCommands: /mcp <server>", "start|stop|restart|refresh", "help")
 	}
 }
@@ -291,7 +292,7 @@ func TestCommandHelp(t *testing.T) {
 	for _, want := range []string{
 		"/mcp [status]", "/mcp help", "/mcp <server>", "/mcp start <server|all>", "/mcp stop <server|all>",
 		"/mcp restart [server]", "/mcp refresh [server]", "/mcp setup templates",
-		"/mcp setup add <template> [--global|--project] [--name <server>] [--force]", "zot ext logs mcp -f",
+		"/mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]", "zot ext logs mcp-bridge -f",
 	} {
 		has(t, "help", help, want)
 	}
@@ -345,7 +346,7 @@ func TestCommandDetail(t *testing.T) {
 		"  cwd:        " + e.project + " (project)\n",
 		"  timeouts:   connect 2m0s, request 7.5s, idle never\n",
 		"  tools:      2 cached\n",
-		"  logs:       zot ext logs mcp -f",
+		"  logs:       zot ext logs mcp-bridge -f",
 	} {
 		has(t, "/mcp loc", text, want)
 	}
@@ -380,7 +381,7 @@ func TestCommandDetail(t *testing.T) {
 	}
 	text = he.ok("dead")
 	has(t, "/mcp dead", text, "— asleep\n", "  last error: ", "fatal: boom", "  next:       fix the cause; the next call retries, or run /mcp start dead\n",
-		"zot ext logs mcp -f")
+		"zot ext logs mcp-bridge -f")
 
 	e.failUntilParked(he.server("parked"))
 	text = he.ok("parked")

@@ -24,7 +24,7 @@ func TestEnvPolicy(t *testing.T) {
 		"listed":   with(map[string]any{"envPolicy": []string{secretVar}}),
 		"inherit":  with(map[string]any{"envPolicy": "inherit"}),
 		"badvalue": with(map[string]any{"envPolicy": "everything"}),
-	}, nil)
+	}, map[string]any{"trustProjectServers": true}) // approval is not what this test is about
 	proj, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
 		"proj":        e.server(),
 		"projInherit": with(map[string]any{"envPolicy": "inherit"}),

@@ -181,7 +181,8 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(logger),
 			// The GET stream carries notifications such as tools/list_changed. It keeps
 			// the connection on the initialize handshake, which we pin anyway.
-			transport.WithContinuousListening()} //nolint:staticcheck // see above
+			//lint:ignore SA1019 the standalone GET stream is what 2025-11-25 servers use for list_changed
+			transport.WithContinuousListening()}
 		if store != nil {
 			opts = append(opts, transport.WithHTTPOAuth(s.oauthConfig(creds, rt, store)))
 		}

@@ -76,6 +76,9 @@ func (s *Server) loginActive(f *loginFlow) bool {
 
 // loginCheck says whether s can log in with OAuth.
 func (b *Bridge) loginCheck(s *Server) error {
+	if s.pending.Load() { // a login contacts the server
+		return s.approvalErr()
+	}
 	c := s.cfg
 	if c.Transport != config.TransportStreamableHTTP && c.Transport != config.TransportSSE {
 		if c.Err != "" {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 )
 
 // Budgets for proxy-mode search answers: each result's compacted schema, and the whole answer.
@@ -192,8 +193,15 @@ func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage,
 		r := ErrorResult("%s: both \"server\" and \"tool\" are required; find them with %s.", CallToolName, SearchToolName)
 		return nil, nil, &r
 	}
-	if _, ok := b.servers[a.Server]; !ok {
+	if s, ok := b.servers[a.Server]; !ok {
 		r := ErrorResult("%s: unknown MCP server %q.%s Configured servers: %s.", CallToolName, a.Server, suggest(a.Server, b.names), strings.Join(b.names, ", "))
+		return nil, nil, &r
+	} else if s.pending.Load() {
+		r := ErrorResult("%s", s.approvalErr().Msg)
+		return nil, nil, &r
+	}
+	if ok, why := b.servers[a.Server].cfg.ToolAllowed(a.Tool); !ok {
+		r := ErrorResult("%s: tool %q of server %q is hidden by the user's MCP configuration (%s); it cannot be called. Tell the user if they need it.", CallToolName, a.Tool, a.Server, why)
 		return nil, nil, &r
 	}
 	cat := b.catalog()
@@ -229,7 +237,7 @@ func suggest(name string, candidates []string) string {
 	ln := strings.ToLower(name)
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := editDistance(ln, lc)
+		d := textdist.Distance(ln, lc)
 		if strings.Contains(lc, ln) || strings.Contains(ln, lc) {
 			d = min(d, 1)
 		}
@@ -254,26 +262,6 @@ func suggest(name string, candidates []string) string {
 		names = append(names, fmt.Sprintf("%q", b.s))
 	}
 	return " Did you mean " + strings.Join(names, " or ") + "?"
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // validator compiles input schemas on first use and checks arguments against them.

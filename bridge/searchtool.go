@@ -38,6 +38,8 @@ func (b *Bridge) searchDescription(refs []ToolRef) string {
 	if len(dir) == 0 {
 		if len(b.names) == 0 {
 			sb.WriteString(" No MCP servers are configured yet: the user can add one with /mcp setup.")
+		} else if len(b.gatedNames()) == len(b.names) {
+			sb.WriteString(" The configured MCP servers come from the project and wait for the user's approval (/mcp trust); until then they offer no tools.")
 		} else {
 			sb.WriteString(" No tools are cached yet; they are being listed in the background.")
 		}
@@ -145,11 +147,14 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	if q == "" {
 		return ErrorResult("%s: query is empty. Describe the task in a few words (e.g. \"list open pull requests\") or name a server.", SearchToolName)
 	}
+	if r, ok := b.pendingSearch(q); ok {
+		return r
+	}
 	if len(cat.entries) == 0 {
 		if len(b.names) == 0 {
 			return TextResult("No MCP servers are configured. The user can add one with `/mcp setup add <template>` (see `/mcp setup templates`) or by editing mcp.json, then run /reload-ext.")
 		}
-		return TextResult("No MCP tools are known yet: the servers' tool lists are still being fetched, or they failed (see /mcp). Try again shortly; new tools need /reload-ext before they can be loaded.")
+		return TextResult("No MCP tools are known yet: the servers' tool lists are still being fetched, or they failed (see /mcp). Try again shortly; new tools need /reload-ext before they can be loaded." + b.pendingHint())
 	}
 	// Ask for extra hits so filtering out unregistered tools still fills the page.
 	hits := cat.searchIndex().Search(q, limit+8)
@@ -170,10 +175,14 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 		if hidden > 0 {
 			msg += fmt.Sprintf(" %d matching tools were found after startup; the user must run /reload-ext before they can be loaded.", hidden)
 		}
-		return TextResult(msg)
+		return TextResult(msg + b.pendingHint())
 	}
 	if b.mode == ModeProxy {
-		return b.proxySearchAnswer(q, shown)
+		r := b.proxySearchAnswer(q, shown)
+		if in := b.searchInstructions(shown); in != "" {
+			r.Content[0].Text += in
+		}
+		return r
 	}
 	var sb strings.Builder
 	names := make([]string, len(shown))
@@ -190,6 +199,7 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	if hidden > 0 {
 		fmt.Fprintf(&sb, " (%d more matches appeared after startup; /reload-ext loads them.)", hidden)
 	}
+	sb.WriteString(b.searchInstructions(shown))
 	return extension.ToolResult{Content: []extension.Content{{Type: "text", Text: sb.String()}}, ActivateTools: names}
 }
 

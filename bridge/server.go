@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -134,6 +135,11 @@ type Server struct {
 
 	redactOnce sync.Once
 	redactFn   func(string) string
+
+	// pending: a project server the user has not approved; nothing starts or contacts it.
+	pending atomic.Bool
+	// instructionsShown: the config's instructions went with a call result (proxy mode).
+	instructionsShown atomic.Bool
 }
 
 type attempt struct {
@@ -230,6 +236,7 @@ const (
 	KindUnreachable                    // DNS failure, connection refused or reset
 	KindTLS                            // TLS handshake or certificate failure
 	KindBadResponse                    // HTTP 404, 5xx, an HTML page or other non-MCP answer
+	KindUntrusted                      // a project server the user has not approved
 )
 
 // Error is a failure of a server operation, worded for the model and the user.
@@ -267,6 +274,10 @@ func (s *Server) redact(text string) string {
 func (s *Server) acquire(ctx context.Context) (*conn, error) {
 	for {
 		s.mu.Lock()
+		if s.pending.Load() {
+			s.mu.Unlock()
+			return nil, s.approvalErr()
+		}
 		switch s.state {
 		case StateReady:
 			if p := s.probe; p != nil { // a call timed out: use the server only once it answered a ping

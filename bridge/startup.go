@@ -73,7 +73,7 @@ func (b *Bridge) loadStartup() bool {
 	var stale []string
 	for _, name := range b.names {
 		s := b.servers[name].cfg
-		if !s.Usable() {
+		if !b.runnable(name) {
 			continue
 		}
 		fs := servers[name]
@@ -81,12 +81,8 @@ func (b *Bridge) loadStartup() bool {
 			stale = append(stale, name)
 			continue
 		}
-		off := make(map[string]bool, len(s.DisabledTools))
-		for _, d := range s.DisabledTools {
-			off[d] = true
-		}
 		for _, t := range fs.Tools {
-			if off[t.Name] {
+			if ok, _ := s.ToolAllowed(t.Name); !ok {
 				continue
 			}
 			ref := ToolRef{Server: name, Tool: t.Name}

@@ -4,10 +4,17 @@
 // object (VS Code's "servers" key is accepted when "mcpServers" is absent):
 //
 //   - global:  GlobalPath(zotHome)     = <zotHome>/mcp.json
-//   - project: ProjectPath(projectDir) = <projectDir>/.zot/mcp.json
+//   - project: ProjectPaths(projectDir): <projectDir>/.vscode/mcp.json,
+//     .cursor/mcp.json, .mcp.json (Claude Code) and .zot/mcp.json, in rising
+//     precedence
 //
 // Files are JSONC: comments and trailing commas are allowed. A project entry
-// replaces the whole global entry of the same name. After the merge,
+// replaces the whole global entry of the same name (Server.Replaces says so),
+// and an entry of a file later in the list replaces one of an earlier file.
+// Other clients' spellings of a server entry are read too (see foreign.go),
+// and each field the bridge does not implement gets one warning. Top-level
+// settings are read from the global file only: a project file comes with a
+// repository and must not decide how the bridge treats servers. After the merge,
 // ${VAR} and ${VAR:-default} references are expanded from the process
 // environment (see [Load] for the exact rules). Configuration files are only
 // read, never rewritten.
@@ -126,6 +133,18 @@ type Server struct {
 	// DisabledTools lists MCP tool names (as the server reports them) that
 	// must not be exposed.
 	DisabledTools []string
+	// IncludeTools, when not empty, lists the only tools to expose, as
+	// path.Match glob patterns ("includeTools", Gemini's spelling).
+	IncludeTools []string
+	// ExcludeTools lists glob patterns of tools never to expose
+	// ("excludeTools"); it wins over IncludeTools. See [Server.ToolAllowed].
+	ExcludeTools []string
+	// Instructions is the entry's "instructions" text for the model, as
+	// written (the bridge bounds what it shows).
+	Instructions string
+	// Replaces is the global file whose entry of the same name this
+	// non-global entry replaced, "" when it replaced nothing.
+	Replaces string
 
 	// EnvPolicy is what a stdio server gets of the bridge's environment: set by the
 	// entry's "envPolicy", else the top-level one, else inherit (global) or minimal
@@ -168,13 +187,34 @@ type Problem struct {
 	// Message says what is wrong and, where possible, what to do. It never
 	// contains a secret value.
 	Message string
+	// Level is LevelError (the zero value) or LevelWarning: a warning is
+	// worth reading (an ignored field, a likely typo) but breaks nothing.
+	Level Level
 }
+
+// Level is how serious a Problem is.
+type Level string
+
+// Problem levels.
+const (
+	// LevelError marks a problem that breaks a file or a server.
+	LevelError Level = ""
+	// LevelWarning marks something the bridge ignores or reads differently
+	// from what the user may expect; everything still works.
+	LevelWarning Level = "warning"
+)
+
+// Warning reports whether the problem is only a warning.
+func (p Problem) Warning() bool { return p.Level == LevelWarning }
 
 // String formats the problem as
 // `<file>: server "<name>": <field>: <message>`, leaving out the parts that
-// are empty.
+// are empty; a warning starts with "warning: ".
 func (p Problem) String() string {
 	var b strings.Builder
+	if p.Warning() {
+		b.WriteString("warning: ")
+	}
 	b.WriteString(p.File)
 	b.WriteString(": ")
 	if p.Server != "" {
@@ -193,7 +233,8 @@ type Config struct {
 	// Servers holds every named entry after the merge, usable or not,
 	// sorted by Name.
 	Servers []Server
-	// Files lists the files looked at: global first, then project.
+	// Files lists the files looked at: global first, then the project files
+	// in rising precedence.
 	Files []FileStatus
 	// Problems lists everything wrong, ordered by file (in Files order),
 	// then server name, then field; ties keep discovery order.
@@ -203,6 +244,9 @@ type Config struct {
 	// ToolExposureSource is the file that set ToolExposure, "" for the
 	// default.
 	ToolExposureSource string
+	// TrustProjectServers is the global file's "trustProjectServers": true,
+	// which lets project-file servers run without the user's approval.
+	TrustProjectServers bool
 }
 
 // Server returns the server with the given name.
@@ -227,6 +271,8 @@ type Options struct {
 	// LookupEnv looks up environment variables for ${VAR} expansion;
 	// os.LookupEnv in production, a fake in tests. nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// HomeDir is what ${userHome} expands to; "" means os.UserHomeDir.
+	HomeDir string
 }
 
 // GlobalPath returns the global configuration file: <zotHome>/mcp.json.
@@ -292,6 +338,12 @@ func ZotHome(lookupEnv func(string) (string, bool), goos, homeDir string) string
 //   - Variables come from opts.LookupEnv only, never from the entry's own
 //     "env" block, and there is no shell: bare $NAME, ~ and $(...) are left
 //     as they are.
+//   - Other clients' forms are read too: ${env:NAME} is ${NAME};
+//     ${workspaceFolder} and ${workspaceFolderBasename} are the project
+//     directory and its last element; ${userHome} is opts.HomeDir; and
+//     ${input:ID} (VS Code, which prompts for it) is the value of the
+//     environment variable InputEnvVar(ID), e.g. MCP_INPUT_API_KEY for
+//     ${input:api-key}: the bridge never prompts.
 //   - Expansion is a single pass: text produced by a value or a default is
 //     never expanded again.
 //   - Defaults do not nest: the default runs up to the first "}", so
@@ -299,7 +351,8 @@ func ZotHome(lookupEnv func(string) (string, bool), goos, homeDir string) string
 //   - There is no escape: "$${A}" is a "$" followed by the expansion of
 //     ${A}.
 //   - A malformed reference ("${" without "}", "${1X}", "${A:x}", ...) or a
-//     missing variable without default sets Err on that server only.
+//     missing variable or input without default sets Err on that server
+//     only, saying which variable to set.
 //
 // When the global and project paths are the same file, it is read once, as
 // the global file.
@@ -312,32 +365,59 @@ func Load(opts Options) *Config {
 	if opts.ProjectDir != "" {
 		projectDir = absPath(opts.ProjectDir)
 	}
+	home := opts.HomeDir
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
 
 	c := &Config{ToolExposure: ToolExposureAuto}
 	merged := map[string]*draft{}
 	var files []*fileResult
-	topEnv := map[string]EnvPolicy{} // by scope of the file that set it
+	var topEnv EnvPolicy
 	if opts.ZotHome != "" {
 		files = append(files, readFile(absPath(GlobalPath(opts.ZotHome)), ScopeGlobal))
 	}
 	if projectDir != "" {
-		p := ProjectPath(projectDir)
-		if len(files) == 0 || files[0].status.Path != p {
-			files = append(files, readFile(p, ScopeProject))
+		for _, p := range ProjectPaths(projectDir) {
+			if len(files) == 0 || files[0].status.Path != p {
+				files = append(files, readFile(p, ScopeProject))
+			}
 		}
 	}
 
+	ours := map[string]bool{ProjectPath(projectDir): true}
+	if len(files) > 0 && files[0].status.Scope == ScopeGlobal {
+		ours[files[0].status.Path] = true
+	}
 	for _, f := range files {
-		c.Files = append(c.Files, f.status)
+		// Other clients' project files are listed only when they exist: most projects
+		// have none, and "not found" for each would only be noise.
+		if f.status.Found || ours[f.status.Path] {
+			c.Files = append(c.Files, f.status)
+		}
 		c.Problems = append(c.Problems, f.problems...)
 		if f.toolExposure != "" {
 			c.ToolExposure = f.toolExposure
 			c.ToolExposureSource = f.status.Path
 		}
-		if f.envPolicy.Mode != "" {
-			topEnv[f.status.Scope] = f.envPolicy
+		if f.envPolicy.Mode != "" { // only the global file keeps top-level settings (dropSettings)
+			topEnv = f.envPolicy
 		}
+		c.TrustProjectServers = c.TrustProjectServers || f.trustProjectServers
 		for _, d := range f.servers {
+			prev, clash := merged[d.srv.Name]
+			if clash && prev.srv.Scope == ScopeProject && d.srv.Scope == ScopeProject {
+				c.Problems = append(c.Problems, Problem{File: d.srv.Source, Server: d.srv.Name, Level: LevelWarning,
+					Message: fmt.Sprintf("also defined in %s; this definition wins (precedence: .zot/mcp.json, .mcp.json, .cursor/mcp.json, .vscode/mcp.json)", prev.srv.Source)})
+			}
+			// A project entry can replace another project file's entry that had already
+			// replaced the global one: the global entry is still what is being replaced.
+			switch {
+			case clash && prev.srv.Scope == ScopeGlobal && d.srv.Scope != ScopeGlobal:
+				d.srv.Replaces = prev.srv.Source
+			case clash && d.srv.Scope != ScopeGlobal:
+				d.srv.Replaces = prev.srv.Replaces
+			}
 			merged[d.srv.Name] = d
 		}
 	}
@@ -349,7 +429,7 @@ func Load(opts Options) *Config {
 	sort.Strings(names)
 	for _, n := range names {
 		d := merged[n]
-		d.finish(projectDir, lookup)
+		d.finish(projectDir, home, lookup)
 		if d.srv.EnvPolicy.Mode == "" {
 			d.srv.EnvPolicy = defaultEnvPolicy(d.srv.Scope, topEnv)
 		}

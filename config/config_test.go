@@ -119,10 +119,12 @@ func TestFilesAndFormats(t *testing.T) {
 			wantFound:   [2]bool{true, false},
 		},
 		{
-			name:        "unknown fields ignored",
-			global:      `{"mcpServers": {"a": {"command": "x", "description": "hi", "inputs": [1], "envFile": 3}}, "extra": true}`,
-			wantServers: []string{"a"},
-			wantFound:   [2]bool{true, false},
+			// Ignored, each with one warning (description, inputs, envFile); none breaks the server.
+			name:         "unknown fields ignored",
+			global:       `{"mcpServers": {"a": {"command": "x", "description": "hi", "inputs": [1], "envFile": 3}}, "extra": true}`,
+			wantServers:  []string{"a"},
+			wantFound:    [2]bool{true, false},
+			wantProblems: 3,
 		},
 	}
 	for _, tt := range tests {
@@ -185,10 +187,11 @@ func TestToolExposure(t *testing.T) {
 	}{
 		{name: "default", want: "auto"},
 		{name: "global", global: `{"toolExposure": "deferred"}`, want: "deferred", wantSource: "global"},
-		{name: "project overrides", global: `{"toolExposure": "deferred"}`, project: `{"toolExposure": "direct"}`, want: "direct", wantSource: "project"},
+		{name: "project cannot override", global: `{"toolExposure": "deferred"}`, project: `{"toolExposure": "direct"}`, want: "deferred", wantSource: "global",
+			wantProblem: "toolExposure: ignored: settings are read only from the global file"},
+		{name: "project alone cannot set it", project: `{"toolExposure": "direct"}`, want: "auto", wantProblem: "a project file cannot change them"},
 		{name: "invalid value", global: `{"toolExposure": "sometimes"}`, want: "auto", wantProblem: `toolExposure: unknown value "sometimes"`},
-		{name: "wrong type", project: `{"toolExposure": 3}`, want: "auto", wantProblem: "toolExposure: must be a string"},
-		{name: "invalid project keeps valid global", global: `{"toolExposure": "proxy"}`, project: `{"toolExposure": "nope"}`, want: "proxy", wantSource: "global", wantProblem: "unknown value"},
+		{name: "wrong type", global: `{"toolExposure": 3}`, want: "auto", wantProblem: "toolExposure: must be a string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,6 +211,76 @@ func TestToolExposure(t *testing.T) {
 				t.Errorf("problems %q do not contain %q", ps, tt.wantProblem)
 			}
 		})
+	}
+}
+
+// TestProjectCannotChangeSettings: a project file's top-level settings (known or not) are
+// ignored with one problem each; its servers still load. The global file's are used.
+func TestProjectCannotChangeSettings(t *testing.T) {
+	global := `{"trustProjectServers": true, "toolExposure": "proxy", "mcpServers": {"g": {"command": "g"}}}`
+	project := `{
+		"$schema": "https://example.com/schema.json",
+		"toolExposure": "direct",
+		"trustProjectServers": true,
+		"envPolicy": "inherit",
+		"inputs": [],
+		"mcpServers": {"p": {"command": "p"}}
+	}`
+	tests := []struct {
+		name         string
+		global       string
+		wantTrust    bool
+		wantExposure string
+	}{
+		{"global opts out", global, true, "proxy"},
+		{"no global file", "", false, "auto"},
+		{"global says false", `{"trustProjectServers": false}`, false, "auto"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, f := setup(t, tt.global, project, nil)
+			if c.TrustProjectServers != tt.wantTrust || c.ToolExposure != tt.wantExposure {
+				t.Errorf("TrustProjectServers=%v ToolExposure=%q, want %v %q", c.TrustProjectServers, c.ToolExposure, tt.wantTrust, tt.wantExposure)
+			}
+			mustServer(t, c, "p")
+			var fields []string
+			for _, p := range c.Problems {
+				if p.File != f.project() || !strings.Contains(p.Message, "read only from the global file") {
+					t.Errorf("unexpected problem: %s", p)
+					continue
+				}
+				fields = append(fields, p.Field)
+			}
+			if want := []string{"envPolicy", "toolExposure", "trustProjectServers"}; !reflect.DeepEqual(fields, want) {
+				t.Errorf("ignored settings %v, want %v", fields, want)
+			}
+		})
+	}
+	c, _ := setup(t, `{"trustProjectServers": "yes"}`, "", nil)
+	if c.TrustProjectServers || !strings.Contains(strings.Join(problemStrings(c), "\n"), "trustProjectServers: must be true or false") {
+		t.Errorf("a non-boolean opt-out: TrustProjectServers=%v problems=%v", c.TrustProjectServers, problemStrings(c))
+	}
+}
+
+// TestReplacesAndInstructions: a project entry that replaces a global one names the global
+// file; instructions are read as written.
+func TestReplacesAndInstructions(t *testing.T) {
+	c, f := setup(t,
+		`{"mcpServers": {"shared": {"command": "g"}, "g": {"command": "g", "instructions": "Use for X."}}}`,
+		`{"mcpServers": {"shared": {"command": "p"}, "p": {"command": "p", "instructions": 5}}}`, nil)
+	if s := mustServer(t, c, "shared"); s.Replaces != f.global() {
+		t.Errorf("shared.Replaces = %q, want %q", s.Replaces, f.global())
+	}
+	for _, n := range []string{"g", "p"} {
+		if s := mustServer(t, c, n); s.Replaces != "" {
+			t.Errorf("%s.Replaces = %q, want empty", n, s.Replaces)
+		}
+	}
+	if s := mustServer(t, c, "g"); s.Instructions != "Use for X." {
+		t.Errorf("g.Instructions = %q", s.Instructions)
+	}
+	if s := mustServer(t, c, "p"); s.Usable() || !strings.Contains(s.Err, "instructions: must be a string") {
+		t.Errorf("p with numeric instructions: usable=%v err=%q", s.Usable(), s.Err)
 	}
 }
 
@@ -592,7 +665,7 @@ func TestExpand(t *testing.T) {
 		{name: "digit first", in: "${1X}", wantMalformed: true},
 		{name: "bad operator", in: "${A:x}", wantMalformed: true},
 		{name: "dash without colon", in: "${A-x}", wantMalformed: true},
-		{name: "vscode env syntax", in: "${env:TOKEN}", wantMalformed: true},
+		{name: "vscode env syntax", in: "${env:TOKEN}", want: "tok"},
 		{name: "underscore and digits", in: "${_A1:-d}", want: "d"},
 	}
 	for _, tt := range tests {

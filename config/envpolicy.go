@@ -57,16 +57,13 @@ func parseEnvPolicy(raw json.RawMessage) (p EnvPolicy, msg string, ok bool) {
 	return EnvPolicy{Mode: EnvMinimal, Pass: names}, "", true
 }
 
-// defaultEnvPolicy is the policy of a server that sets none. A project file's top-level
-// policy covers only its own servers, so a repository cannot loosen the user's global
-// choice; the global file's covers every server. Without either: inherit for global
-// servers, minimal for project servers (they come with the repository, not the user).
-func defaultEnvPolicy(scope string, top map[string]EnvPolicy) EnvPolicy {
-	if p := top[ScopeProject]; scope == ScopeProject && p.Mode != "" {
-		return p
-	}
-	if p := top[ScopeGlobal]; p.Mode != "" {
-		return p
+// defaultEnvPolicy is the policy of a server that sets none: the global file's top-level
+// policy (a project file's top level is dropped, so a repository cannot loosen it), else
+// inherit for global servers and minimal for project servers (they come with the
+// repository, not from the user).
+func defaultEnvPolicy(scope string, top EnvPolicy) EnvPolicy {
+	if top.Mode != "" {
+		return top
 	}
 	if scope == ScopeProject {
 		return EnvPolicy{Mode: EnvMinimal}

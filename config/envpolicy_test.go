@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestEnvPolicyDefaults: the per-server value wins; a project file's top-level policy
-// covers only project servers; without any, global servers inherit and project servers
-// get the minimal set.
+// TestEnvPolicyDefaults: the per-server value wins, then the global file's top-level
+// policy (a project file's is ignored); without any, global servers inherit and project
+// servers get the minimal set.
 func TestEnvPolicyDefaults(t *testing.T) {
 	tests := []struct {
 		name, global, project string
@@ -25,10 +25,10 @@ func TestEnvPolicyDefaults(t *testing.T) {
 			global:  `{"envPolicy": "minimal", "mcpServers": {"g": {"command": "x"}, "g2": {"command": "x", "envPolicy": "inherit"}}}`,
 			project: `{"mcpServers": {"p": {"command": "x"}}}`,
 			want:    map[string]string{"g": "minimal", "g2": "inherit", "p": "minimal"}},
-		{name: "project top level cannot loosen global servers",
+		{name: "project top level is ignored",
 			global:  `{"envPolicy": "minimal", "mcpServers": {"g": {"command": "x"}}}`,
-			project: `{"envPolicy": "inherit", "mcpServers": {"p": {"command": "x"}}}`,
-			want:    map[string]string{"g": "minimal", "p": "inherit"}},
+			project: `{"envPolicy": "inherit", "mcpServers": {"p": {"command": "x"}, "p2": {"command": "x", "envPolicy": "inherit"}}}`,
+			want:    map[string]string{"g": "minimal", "p": "minimal", "p2": "inherit"}},
 		{name: "bad values",
 			global:  `{"mcpServers": {"a": {"command": "x", "envPolicy": "all"}, "b": {"command": "x", "envPolicy": 3}, "c": {"command": "x", "envPolicy": ["A=B"]}}}`,
 			wantErr: map[string]string{"a": `envPolicy: unknown value "all"`, "b": "envPolicy: must be", "c": "envPolicy: invalid variable name"}},

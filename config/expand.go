@@ -12,15 +12,65 @@ import (
 // expandResult is the outcome of expanding one field value.
 type expandResult struct {
 	value     string
-	missing   []string // unset variables without default, in order, deduplicated
+	missing   []string // references without a value, in order, deduplicated (e.g. "TOKEN", "input:key")
+	why       []string // for each missing reference, what to do about it
 	malformed int      // byte offset of a malformed reference, or -1
+	bad       string   // what is wrong with the malformed reference
 	expanded  bool     // the value contained at least one ${...} reference
 }
 
-// expand performs one pass of ${NAME} / ${NAME:-default} substitution on s.
-// See Load for the rules. On a malformed reference expansion stops and
-// malformed holds its byte offset.
+// Variables that other MCP clients predefine (VS Code, Cursor) and the bridge fills in.
+const (
+	varWorkspaceFolder         = "workspaceFolder"
+	varWorkspaceFolderBasename = "workspaceFolderBasename"
+	varUserHome                = "userHome"
+)
+
+// InputEnvPrefix starts the environment variable that holds the value of a VS Code
+// ${input:ID} reference: the bridge never prompts, so the user exports the value instead.
+const InputEnvPrefix = "MCP_INPUT_"
+
+// InputEnvVar returns the environment variable read for ${input:ID}: InputEnvPrefix
+// followed by ID upper-cased, each character other than A-Z and 0-9 becoming "_"
+// (e.g. "github-token" → MCP_INPUT_GITHUB_TOKEN).
+func InputEnvVar(id string) string { return InputEnvPrefix + EnvVarName(id) }
+
+// EnvVarName upper-cases s and replaces every character other than A-Z, 0-9 and _
+// by "_", the way names are turned into environment variable names.
+func EnvVarName(s string) string {
+	b := []byte(strings.ToUpper(s))
+	for i, c := range b {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// supportedRefs is the list of reference forms, for error messages.
+const supportedRefs = "use ${NAME}, ${NAME:-default}, ${env:NAME}, ${input:ID}, ${workspaceFolder}, ${workspaceFolderBasename} or ${userHome} (NAME: letters, digits, _; not starting with a digit)"
+
+// vars is what a ${...} reference can name.
+type vars struct {
+	lookup     func(string) (string, bool)
+	projectDir string            // absolute, or "" when there is no project
+	home       string            // the user's home directory, or "" when unknown
+	inputs     map[string]string // VS Code input id → its description, for messages
+}
+
+// expand performs one pass of ${NAME} / ${NAME:-default} substitution on s with only
+// environment variables. See Load for the rules.
 func expand(s string, lookup func(string) (string, bool)) expandResult {
+	return (&vars{lookup: lookup}).expand(s)
+}
+
+// expand performs one pass of substitution on s. Besides ${NAME} and
+// ${NAME:-default} it reads the other clients' forms: ${env:NAME} (the same
+// as ${NAME}), ${input:ID} (from the environment variable InputEnvVar(ID)),
+// ${workspaceFolder}, ${workspaceFolderBasename} and ${userHome}. On a
+// malformed reference expansion stops, malformed holds its byte offset and
+// bad says what is wrong.
+func (v *vars) expand(s string) expandResult {
 	res := expandResult{malformed: -1}
 	var b strings.Builder
 	pos := 0
@@ -35,38 +85,109 @@ func expand(s string, lookup func(string) (string, bool)) expandResult {
 		res.expanded = true
 		end := strings.IndexByte(s[start+2:], '}')
 		if end < 0 {
-			res.malformed = start
+			res.malformed, res.bad = start, "no closing }"
 			return res
 		}
 		body := s[start+2 : start+2+end]
 		pos = start + 2 + end + 1
 
-		n := identLen(body)
-		if n == 0 {
-			res.malformed = start
+		ref, val, ok, why, bad := v.resolve(body)
+		if bad != "" {
+			res.malformed, res.bad = start, bad
 			return res
 		}
-		name, rest := body[:n], body[n:]
-		hasDefault := false
-		def := ""
 		switch {
-		case rest == "":
-		case strings.HasPrefix(rest, ":-"):
-			hasDefault, def = true, rest[2:]
-		default:
-			res.malformed = start
-			return res
-		}
-		if v, ok := lookup(name); ok {
-			b.WriteString(v)
-		} else if hasDefault {
-			b.WriteString(def)
-		} else if !slices.Contains(res.missing, name) {
-			res.missing = append(res.missing, name)
+		case ok:
+			b.WriteString(val)
+		case !slices.Contains(res.missing, ref):
+			res.missing = append(res.missing, ref)
+			res.why = append(res.why, why)
 		}
 	}
 	res.value = b.String()
 	return res
+}
+
+// resolve looks up the body of one ${...} reference. ok is false when the reference has
+// no value (why says what to do); bad is non-empty when the body is malformed.
+func (v *vars) resolve(body string) (ref, val string, ok bool, why, bad string) {
+	kind := ""
+	if k, rest, found := strings.Cut(body, ":"); found && (k == "env" || k == "input") && !strings.HasPrefix(rest, "-") {
+		kind, body = k, rest
+	}
+	if kind == "input" {
+		n := inputIDLen(body)
+		if n == 0 || n != len(body) {
+			return "", "", false, "", "malformed ${input:ID}: ID must be letters, digits, '-', '_' or '.' (no default)"
+		}
+		env := InputEnvVar(body)
+		if val, ok := v.lookup(env); ok {
+			return "", val, true, "", ""
+		}
+		what := fmt.Sprintf("input %q", body)
+		if d := v.inputs[body]; d != "" {
+			what += " (" + quoteShort(d) + ")"
+		}
+		return "input:" + body, "", false, fmt.Sprintf("%s has no value: set the environment variable %s to it (the bridge never prompts for inputs)", what, env), ""
+	}
+	n := identLen(body)
+	if n == 0 {
+		return "", "", false, "", "not a variable name"
+	}
+	name, rest := body[:n], body[n:]
+	hasDefault := false
+	def := ""
+	switch {
+	case rest == "":
+	case strings.HasPrefix(rest, ":-"):
+		hasDefault, def = true, rest[2:]
+	case strings.HasPrefix(rest, ":"):
+		return "", "", false, "", fmt.Sprintf("unsupported ${%s:...} reference", name)
+	default:
+		return "", "", false, "", "unexpected text after the variable name"
+	}
+	ref = name
+	if kind == "" {
+		switch name {
+		case varWorkspaceFolder, varWorkspaceFolderBasename:
+			if v.projectDir != "" {
+				if name == varWorkspaceFolder {
+					return "", v.projectDir, true, "", ""
+				}
+				return "", filepath.Base(v.projectDir), true, "", ""
+			}
+			if hasDefault {
+				return "", def, true, "", ""
+			}
+			return name, "", false, fmt.Sprintf("${%s} names the project directory, and there is none here; use an absolute path or ${%s:-default}", name, name), ""
+		case varUserHome:
+			if v.home != "" {
+				return "", v.home, true, "", ""
+			}
+			if hasDefault {
+				return "", def, true, "", ""
+			}
+			return name, "", false, "${userHome}: the home directory is unknown; use an absolute path", ""
+		}
+	}
+	if val, ok := v.lookup(name); ok {
+		return "", val, true, "", ""
+	}
+	if hasDefault {
+		return "", def, true, "", ""
+	}
+	return name, "", false, fmt.Sprintf("environment variable %s is not set (set it or use ${%s:-default})", name, name), ""
+}
+
+// inputIDLen returns the length of the [A-Za-z0-9_.-]* prefix of s.
+func inputIDLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '-' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			return i
+		}
+	}
+	return len(s)
 }
 
 // identLen returns the length of the [A-Za-z_][A-Za-z0-9_]* prefix of s.
@@ -85,14 +206,14 @@ func identLen(s string) int {
 // expandField expands one field value, recording problems under field.
 // It returns the expanded value and whether expansion succeeded; on
 // failure the value is "".
-func (d *draft) expandField(field, raw string, lookup func(string) (string, bool)) (string, bool) {
-	r := expand(raw, lookup)
+func (d *draft) expandField(field, raw string, v *vars) (string, bool) {
+	r := v.expand(raw)
 	if r.malformed >= 0 {
-		d.fail(field, fmt.Sprintf("malformed ${...} reference at offset %d; use ${NAME} or ${NAME:-default} (NAME: letters, digits, _; not starting with a digit)", r.malformed))
+		d.fail(field, fmt.Sprintf("malformed ${...} reference at offset %d (%s); %s", r.malformed, r.bad, supportedRefs))
 		return "", false
 	}
-	for _, name := range r.missing {
-		d.fail(field, fmt.Sprintf("environment variable %s is not set (set it or use ${%s:-default})", name, name))
+	for _, why := range r.why {
+		d.fail(field, why)
 	}
 	if len(r.missing) > 0 {
 		return "", false
@@ -101,7 +222,7 @@ func (d *draft) expandField(field, raw string, lookup func(string) (string, bool
 }
 
 // expandMap expands every value of m under "<prefix>.<key>" field names.
-func (d *draft) expandMap(prefix string, m map[string]string, lookup func(string) (string, bool)) map[string]string {
+func (d *draft) expandMap(prefix string, m map[string]string, v *vars) map[string]string {
 	if m == nil {
 		return nil
 	}
@@ -112,29 +233,29 @@ func (d *draft) expandMap(prefix string, m map[string]string, lookup func(string
 	sort.Strings(keys)
 	out := make(map[string]string, len(m))
 	for _, k := range keys {
-		v, _ := d.expandField(prefix+"."+k, m[k], lookup)
-		out[k] = v
+		out[k], _ = d.expandField(prefix+"."+k, m[k], v)
 	}
 	return out
 }
 
 // finish runs the merge-time steps on an effective server: expansion, URL
 // validation and cwd resolution. projectDir is absolute or "".
-func (d *draft) finish(projectDir string, lookup func(string) (string, bool)) {
+func (d *draft) finish(projectDir, home string, lookup func(string) (string, bool)) {
 	s := &d.srv
 	r := &s.Raw
+	v := &vars{lookup: lookup, projectDir: projectDir, home: home, inputs: d.inputs}
 
 	var cmdOK bool
-	s.Command, cmdOK = d.expandField("command", r.Command, lookup)
+	s.Command, cmdOK = d.expandField("command", r.Command, v)
 	if r.Args != nil {
 		s.Args = make([]string, len(r.Args))
 		for i, a := range r.Args {
-			s.Args[i], _ = d.expandField(fmt.Sprintf("args[%d]", i), a, lookup)
+			s.Args[i], _ = d.expandField(fmt.Sprintf("args[%d]", i), a, v)
 		}
 	}
-	s.Env = d.expandMap("env", r.Env, lookup)
+	s.Env = d.expandMap("env", r.Env, v)
 
-	if cwd, ok := d.expandField("cwd", r.Cwd, lookup); ok && cwd != "" {
+	if cwd, ok := d.expandField("cwd", r.Cwd, v); ok && cwd != "" {
 		switch {
 		case filepath.IsAbs(cwd):
 			s.Cwd = filepath.Clean(cwd)
@@ -145,16 +266,16 @@ func (d *draft) finish(projectDir string, lookup func(string) (string, bool)) {
 		}
 	}
 
-	u, urlOK := d.expandField("url", r.URL, lookup)
+	u, urlOK := d.expandField(d.urlField(), r.URL, v)
 	s.URL = u
 	if urlOK && r.URL != "" && (s.Transport == TransportStreamableHTTP || s.Transport == TransportSSE) {
 		if !validHTTPURL(u) {
 			// Never echo the URL: it may carry a token, literally or
 			// through ${VAR}.
-			d.fail("url", "is not a valid http:// or https:// URL with a host")
+			d.fail(d.urlField(), "is not a valid http:// or https:// URL with a host")
 		}
 	}
-	s.Headers = d.expandMap("headers", r.Headers, lookup)
+	s.Headers = d.expandMap("headers", r.Headers, v)
 
 	if s.Transport == TransportStdio && r.Command != "" && cmdOK && strings.TrimSpace(s.Command) == "" {
 		d.fail("command", "expands to an empty string; set the variable or use a non-empty default")

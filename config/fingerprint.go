@@ -33,8 +33,9 @@ type fingerprintData struct {
 // expansion: rotating a token held in ${VAR} keeps the fingerprint (and the
 // cached tool list), while editing a literal value such as a toolset
 // selector in env or args changes it. Timeouts, enabled/disabled,
-// disabledTools, Name, Source and Scope are deliberately left out, so
-// editing them never invalidates the cache. A relative cwd is hashed as
+// the tool filters (disabledTools, includeTools, excludeTools), Name, Source
+// and Scope are deliberately left out, so editing them never invalidates the
+// cache. A relative cwd is hashed as
 // written (not resolved against the project directory). The encoding is the
 // JSON of a canonical struct with sorted key/value pairs and a version
 // number.

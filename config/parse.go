@@ -21,8 +21,11 @@ type fileResult struct {
 	status       FileStatus
 	problems     []Problem
 	servers      []*draft
-	toolExposure string // "" when not set (or invalid)
-	envPolicy    EnvPolicy
+	toolExposure string            // "" when not set (or invalid)
+	inputs       map[string]string // VS Code "inputs": id → description
+	// trustProjectServers is "trustProjectServers": true (global file only).
+	trustProjectServers bool
+	envPolicy           EnvPolicy
 }
 
 // draft is a server entry decoded from one file, before merge-time
@@ -30,7 +33,10 @@ type fileResult struct {
 type draft struct {
 	srv      Server
 	hasURL   bool
-	bad      map[string]bool // fields that already have a problem
+	urlAlias string            // "httpUrl" or "serverUrl" when the URL came from that spelling
+	implied  Transport         // transport implied by the URL's spelling ("" = none)
+	inputs   map[string]string // the file's VS Code inputs: id → description
+	bad      map[string]bool   // fields that already have a problem
 	problems []Problem
 	errs     []string
 }
@@ -92,6 +98,14 @@ func readFile(path, scope string) *fileResult {
 		fileFail("", "the top level must be a JSON object")
 		return f
 	}
+	if scope != ScopeGlobal {
+		f.problems = append(f.problems, dropSettings(path, top)...)
+	}
+	if raw, ok := top["trustProjectServers"]; ok && !isNull(raw) {
+		if json.Unmarshal(raw, &f.trustProjectServers) != nil {
+			fileFail("trustProjectServers", "must be true or false")
+		}
+	}
 
 	if raw, ok := top["toolExposure"]; ok && !isNull(raw) {
 		var s string
@@ -111,6 +125,9 @@ func readFile(path, scope string) *fileResult {
 		} else {
 			fileFail("envPolicy", msg)
 		}
+	}
+	if raw, ok := top["inputs"]; ok && !isNull(raw) {
+		f.inputs = decodeInputs(path, raw, &f.problems)
 	}
 
 	key := "mcpServers"
@@ -146,6 +163,7 @@ func readFile(path, scope string) *fileResult {
 		}
 		f.problems = append(f.problems, d.problems...)
 		d.problems = nil
+		d.inputs = f.inputs
 		byName[m.key] = d
 	}
 	for _, k := range order {
@@ -154,6 +172,31 @@ func readFile(path, scope string) *fileResult {
 		}
 	}
 	return f
+}
+
+// serverListKeys are the top-level keys a project file may use: its server entries and
+// what they refer to (VS Code's "inputs"), plus a schema reference editors add.
+var serverListKeys = map[string]bool{"mcpServers": true, "servers": true, "inputs": true, "$schema": true}
+
+// dropSettings removes every top-level setting from a non-global file's top level and
+// returns one problem per key. Settings decide how the bridge treats every server (tool
+// exposure, trust, environment policy), and a file that comes with a repository must not
+// decide that for the user.
+func dropSettings(path string, top map[string]json.RawMessage) []Problem {
+	var keys []string
+	for k := range top {
+		if !serverListKeys[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([]Problem, 0, len(keys))
+	for _, k := range keys {
+		delete(top, k)
+		out = append(out, Problem{File: path, Field: k, Level: LevelWarning,
+			Message: "ignored: settings are read only from the global file, a project file cannot change them; move it to the global mcp.json"})
+	}
+	return out
 }
 
 // syntaxReason turns a hujson error into a message that keeps the position
@@ -258,6 +301,7 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 		d.hasURL = true
 		d.str("url", v, &r.URL)
 	}
+	d.urlAliases(get)
 	if v, ok := get("headers"); ok {
 		r.Headers = d.strMap("headers", v)
 	}
@@ -265,6 +309,7 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 	d.srv.ConnectTimeout = d.duration(get, "connectTimeout", DefaultConnectTimeout, false)
 	d.srv.RequestTimeout = d.duration(get, "requestTimeout", DefaultRequestTimeout, false)
 	d.srv.IdleTimeout = d.duration(get, "idleTimeout", DefaultIdleTimeout, true)
+	d.millisTimeout(get)
 
 	if v, ok := get("enabled"); ok {
 		var b bool
@@ -292,6 +337,12 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 	if v, ok := get("disabledTools"); ok {
 		d.srv.DisabledTools = d.strList("disabledTools", v)
 	}
+	if v, ok := get("instructions"); ok {
+		d.str("instructions", v, &d.srv.Instructions)
+	}
+	d.srv.IncludeTools = d.patterns(get, "includeTools")
+	d.srv.ExcludeTools = d.patterns(get, "excludeTools")
+	d.otherFields(fields)
 
 	d.resolveTransport(get, hasCommand)
 	return d, true
@@ -303,7 +354,7 @@ func (d *draft) resolveTransport(get func(string) (json.RawMessage, bool), hasCo
 	var chosen Transport
 	var chosenField string
 	bad := false
-	for _, field := range []string{"transport", "type"} {
+	for _, field := range []string{"transport", "type", "transportType"} {
 		v, ok := get(field)
 		if !ok {
 			continue
@@ -329,15 +380,21 @@ func (d *draft) resolveTransport(get func(string) (json.RawMessage, bool), hasCo
 	if bad {
 		return
 	}
+	if d.implied != "" && chosen != "" && chosen != d.implied {
+		d.fail(chosenField, fmt.Sprintf(`%q conflicts with %q, which means %s; remove one of them`, chosen, d.urlAlias, d.implied))
+		return
+	}
 	switch {
 	case chosen != "":
+	case d.implied != "":
+		chosen = d.implied
 	case hasCommand:
 		chosen = TransportStdio
 	case d.hasURL:
 		chosen = TransportStreamableHTTP
 		d.srv.TransportGuessed = true
 	default:
-		d.fail("", `needs "command" (stdio) or "url" (HTTP)`)
+		d.fail("", `needs "command" (stdio) or "url" (HTTP) ("httpUrl" and "serverUrl" are read too)`)
 		return
 	}
 	d.srv.Transport = chosen
@@ -347,8 +404,8 @@ func (d *draft) resolveTransport(get func(string) (json.RawMessage, bool), hasCo
 			d.fail("command", `required for the stdio transport; set "command" to the program to run`)
 		}
 	default:
-		if strings.TrimSpace(d.srv.Raw.URL) == "" && !d.bad["url"] {
-			d.fail("url", fmt.Sprintf(`required for the %s transport; set "url" to the server's http(s) address`, chosen))
+		if strings.TrimSpace(d.srv.Raw.URL) == "" && !d.bad[d.urlField()] {
+			d.fail(d.urlField(), fmt.Sprintf(`required for the %s transport; set "url" to the server's http(s) address`, chosen))
 		}
 	}
 }

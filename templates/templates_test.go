@@ -2,6 +2,7 @@ package templates
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -156,7 +157,7 @@ func TestTemplatesLoadAsUsable(t *testing.T) {
 		t.Run(tp.Name, func(t *testing.T) {
 			home := t.TempDir()
 			path := config.GlobalPath(home)
-			if _, err := config.AddServer(path, tp.Name, tp.Server, false); err != nil {
+			if _, err := config.AddServer(path, tp.Name, entry(t, tp), false); err != nil {
 				t.Fatal(err)
 			}
 			env := map[string]string{}
@@ -222,7 +223,7 @@ func TestAllTemplatesInOneFile(t *testing.T) {
 	path := filepath.Join(home, "mcp.json")
 	env := map[string]string{}
 	for _, tp := range all(t) {
-		if _, err := config.AddServer(path, tp.Name, tp.Server, false); err != nil {
+		if _, err := config.AddServer(path, tp.Name, entry(t, tp), false); err != nil {
 			t.Fatalf("%s: %v", tp.Name, err)
 		}
 		for _, v := range tp.Vars {
@@ -248,4 +249,137 @@ func mapValues(ms ...map[string]string) []string {
 		}
 	}
 	return out
+}
+
+// entry fills a template as `setup add` does; a template that needs --path gets a fresh
+// directory holding the file it must contain.
+func entry(t *testing.T, tp Template) json.RawMessage {
+	t.Helper()
+	dir := ""
+	if tp.Path != nil {
+		dir = t.TempDir()
+		if tp.Path.MustContain != "" {
+			f := filepath.Join(dir, filepath.FromSlash(tp.Path.MustContain))
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	e, err := tp.Entry(dir)
+	if err != nil {
+		t.Fatalf("%s: %v", tp.Name, err)
+	}
+	return e
+}
+
+// A template uses the path placeholder exactly when it declares a --path, and then says
+// what the directory is and which file proves it.
+func TestPathPlaceholderMatchesDeclaration(t *testing.T) {
+	for _, tp := range all(t) {
+		uses := strings.Contains(string(tp.Server), PathPlaceholder)
+		if uses != (tp.Path != nil) {
+			t.Errorf("%s: uses %s: %v, declares path: %v", tp.Name, PathPlaceholder, uses, tp.Path != nil)
+		}
+		if tp.Path != nil && (tp.Path.What == "" || tp.Path.MustContain == "") {
+			t.Errorf("%s: path needs what and mustContain: %+v", tp.Name, tp.Path)
+		}
+		if tp.Path == nil && strings.Contains(tp.Description, "--path") {
+			t.Errorf("%s: description mentions --path but the template takes none", tp.Name)
+		}
+	}
+}
+
+// The gbr template runs `node <absolute dir>/bin/gbr-mcp.js`, as zot's bridge README
+// documents Build Remote Agent's MCP server, and its text pins v0.6.0 and keeps mailbox keys
+// out of mcp.json.
+func TestGBRTemplate(t *testing.T) {
+	tp, ok := Get("gbr")
+	if !ok {
+		t.Fatal("no gbr template")
+	}
+	if tp.Path == nil || tp.Path.MustContain != "bin/gbr-mcp.js" {
+		t.Fatalf("gbr path: %+v", tp.Path)
+	}
+	text := tp.Description + "\n" + strings.Join(tp.Notes, "\n")
+	for _, want := range []string{"v0.6.0", "--path", "mailbox keys in mcp.json", "Never"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("gbr text lacks %q:\n%s", want, text)
+		}
+	}
+	if len(tp.Vars) != 0 || strings.Contains(string(tp.Server), "env") || strings.Contains(string(tp.Server), "headers") {
+		t.Errorf("gbr entry must carry no keys: %s", tp.Server)
+	}
+
+	checkout := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(checkout, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(checkout, "bin", "gbr-mcp.js"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A directory name JSON must escape, to show the path is substituted as a value.
+	odd := filepath.Join(t.TempDir(), `a "quoted" dir`)
+	if err := os.MkdirAll(filepath.Join(odd, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(odd, "bin", "gbr-mcp.js"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plainFile := filepath.Join(checkout, "bin", "gbr-mcp.js")
+	empty := t.TempDir()
+
+	for _, c := range []struct {
+		name, dir string
+		wantArg   string // the script path in args; "" when an error is expected
+		wantErr   []string
+	}{
+		{"absolute checkout", checkout, checkout + "/bin/gbr-mcp.js", nil},
+		{"unclean absolute path", checkout + "/bin/..", checkout + "/bin/gbr-mcp.js", nil},
+		{"quotes in the path", odd, odd + "/bin/gbr-mcp.js", nil},
+		{"no --path", "", "", []string{`"gbr" needs --path DIR`, "absolute path", "Build Remote Agent checkout"}},
+		{"relative", "gbr", "", []string{`--path "gbr" is relative`, "absolute path"}},
+		{"dot relative", "./build-remote-agent", "", []string{"is relative"}},
+		{"missing directory", filepath.Join(empty, "nope"), "", []string{filepath.Join(empty, "nope"), "no such file or directory"}},
+		{"a file, not a directory", plainFile, "", []string{"is not a directory"}},
+		{"not a gbr checkout", empty, "", []string{"has no bin/gbr-mcp.js", "Build Remote Agent checkout (release v0.6.0)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			raw, err := tp.Entry(c.dir)
+			if c.wantArg == "" {
+				if err == nil {
+					t.Fatalf("accepted: %s", raw)
+				}
+				for _, w := range c.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q lacks %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			}
+			if err := json.Unmarshal(raw, &e); err != nil {
+				t.Fatalf("entry is not JSON: %v: %s", err, raw)
+			}
+			if e.Command != "node" || !slices.Equal(e.Args, []string{c.wantArg}) {
+				t.Errorf("entry = %+v, want node %s", e, c.wantArg)
+			}
+		})
+	}
+
+	grep, _ := Get("grep")
+	if _, err := grep.Entry(checkout); err == nil || !strings.Contains(err.Error(), `"grep" takes no --path`) {
+		t.Errorf("a template without a path accepted --path: %v", err)
+	}
+	if raw, err := grep.Entry(""); err != nil || string(raw) != string(grep.Server) {
+		t.Errorf("grep entry changed: %s %v", raw, err)
+	}
 }

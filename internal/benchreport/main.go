@@ -39,6 +39,7 @@ var runs = []run{
 	{`^Benchmark(Startup|ToolDefinitions|ConcurrentCalls)$`, "20x"},
 	{`^BenchmarkCallRoundTrip$`, "2s"},
 	{`^Benchmark(Search|IndexBuild|SearchQuality)$`, "1s"},
+	{`^BenchmarkFirstStart$`, "5x"},
 }
 
 func (r run) args(count int) []string {

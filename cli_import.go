@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/config/importer"
+)
+
+// cmdImport copies the servers of another client's user-level config into our mcp.json
+// (comment-keeping write), never carrying a literal secret unless --include-secrets.
+func cmdImport(args []string, stdout, stderr io.Writer) int {
+	synopsis := "import " + strings.Join(importer.Clients, "|") + " [--from FILE] [--global|--project] [--dry-run] [--include-secrets] [--force] [--cwd DIR]"
+	f := newFlags("import", synopsis, stderr)
+	from := f.fs.String("from", "", "file to read (default: the client's user-level config)")
+	global := f.fs.Bool("global", false, "write to $ZOT_HOME/mcp.json (the default)")
+	project := f.fs.Bool("project", false, "write to <project>/.zot/mcp.json")
+	dry := f.fs.Bool("dry-run", false, "show what would be imported; write nothing")
+	secrets := f.fs.Bool("include-secrets", false, "copy literal secrets as they are instead of ${VAR} references")
+	force := f.fs.Bool("force", false, "replace servers of the same name already in the target file")
+	pos, err := f.parse(args)
+	if err != nil {
+		return exitFor(err)
+	}
+	if len(pos) != 1 || *global && *project {
+		f.fs.Usage()
+		return 2
+	}
+	home, _ := os.UserHomeDir()
+	target := config.GlobalPath(config.ZotHome(os.LookupEnv, runtime.GOOS, home))
+	if *project {
+		target = config.ProjectPath(absDir(f.cwd))
+	}
+	opts := importer.Options{Client: pos[0], From: *from, ProjectDir: absDir(f.cwd), Home: home, GOOS: runtime.GOOS,
+		LookupEnv: os.LookupEnv, IncludeSecrets: *secrets && !*dry}
+	res, err := importer.Read(opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return 1
+	}
+	verb := "Importing"
+	if *dry {
+		verb = "Would import (dry run, nothing is written)"
+	}
+	fmt.Fprintf(stdout, "%s %d server(s) from %s into %s\n", verb, len(res.Servers), res.Source, target)
+	failed := false
+	imported := 0
+	for _, s := range res.Servers {
+		// The entry holds no literal secret unless --include-secrets, and a dry run is
+		// always computed without them, so printing it is safe.
+		raw, err := json.Marshal(s.Entry)
+		if err != nil {
+			fmt.Fprintf(stdout, "  ! %s: cannot encode the entry: %v\n", s.Name, err)
+			failed = true
+			continue
+		}
+		if *dry {
+			fmt.Fprintf(stdout, "  + %s %s\n", s.Name, raw)
+			continue
+		}
+		replaced, err := config.AddServer(target, s.Name, raw, *force)
+		switch {
+		case err != nil:
+			fmt.Fprintf(stdout, "  = %s: %v\n", s.Name, err)
+			failed = failed || !strings.Contains(err.Error(), "already exists")
+		case replaced:
+			fmt.Fprintf(stdout, "  ~ %s (replaced)\n", s.Name)
+			imported++
+		default:
+			fmt.Fprintf(stdout, "  + %s\n", s.Name)
+			imported++
+		}
+	}
+	for _, sec := range res.Secrets {
+		if sec.Var == "" {
+			fmt.Fprintf(stdout, "  secret: server %q %s copied as a literal value (--include-secrets)\n", sec.Server, sec.Field)
+			continue
+		}
+		fmt.Fprintf(stdout, "  secret: server %q %s was a literal value; not copied, the entry reads ${%s}: set %s in the environment zot starts in (or import with --include-secrets)\n",
+			sec.Server, sec.Field, sec.Var, sec.Var)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(stdout, "  note: "+n)
+	}
+	switch {
+	case *dry && *secrets:
+		fmt.Fprintln(stdout, "With --include-secrets (and without --dry-run) the literal values above are copied instead; they are never shown.")
+	case !*dry:
+		fmt.Fprintf(stdout, "Imported %d of %d server(s). Check them with: mcp-bridge doctor\n", imported, len(res.Servers))
+	}
+	return boolExit(failed)
+}
+
+// absDir makes a --cwd value absolute (Claude Code keys its per-project servers by it).
+func absDir(dir string) string {
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return dir
+}

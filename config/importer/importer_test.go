@@ -1,0 +1,133 @@
+package importer
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestDefaultPath(t *testing.T) {
+	env := func(m map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	tests := []struct {
+		client, goos string
+		env          map[string]string
+		want         string
+	}{
+		{Claude, "linux", nil, "/h/.claude.json"},
+		{Cursor, "darwin", nil, "/h/.cursor/mcp.json"},
+		{Gemini, "linux", nil, "/h/.gemini/settings.json"},
+		{Codex, "linux", nil, "/h/.codex/config.toml"},
+		{Codex, "linux", map[string]string{"CODEX_HOME": "/c"}, "/c/config.toml"},
+		{VSCode, "linux", nil, "/h/.config/Code/User/mcp.json"},
+		{VSCode, "linux", map[string]string{"XDG_CONFIG_HOME": "/x"}, "/x/Code/User/mcp.json"},
+		{VSCode, "darwin", nil, "/h/Library/Application Support/Code/User/mcp.json"},
+		{VSCode, "windows", map[string]string{"APPDATA": "/appdata"}, "/appdata/Code/User/mcp.json"},
+	}
+	for _, tt := range tests {
+		got, err := DefaultPath(tt.client, "/h", tt.goos, env(tt.env))
+		if err != nil || got != filepath.FromSlash(tt.want) {
+			t.Errorf("DefaultPath(%s, %s) = %q, %v; want %q", tt.client, tt.goos, got, err, tt.want)
+		}
+	}
+	if _, err := DefaultPath("zed", "/h", "linux", nil); err == nil || !strings.Contains(err.Error(), "use one of claude, cursor") {
+		t.Errorf("unknown client: %v", err)
+	}
+}
+
+func TestSecretDetection(t *testing.T) {
+	tests := []struct {
+		name    string
+		entry   map[string]any
+		want    map[string]any
+		secrets []Secret
+	}{
+		{name: "env literal and reference",
+			entry:   map[string]any{"env": map[string]any{"API_KEY": "abc", "HOME_DIR": "${HOME}", "my-var": "1"}},
+			want:    map[string]any{"env": map[string]any{"API_KEY": "${API_KEY}", "HOME_DIR": "${HOME}", "my-var": "${MY_VAR}"}},
+			secrets: []Secret{{"s", "env.API_KEY", "API_KEY"}, {"s", "env.my-var", "MY_VAR"}}},
+		{name: "header keeps its scheme",
+			entry:   map[string]any{"headers": map[string]any{"Authorization": "Bearer abc", "X-Api-Key": "k", "X-Ref": "Bearer ${T}"}},
+			want:    map[string]any{"headers": map[string]any{"Authorization": "Bearer ${S_AUTHORIZATION}", "X-Api-Key": "${S_X_API_KEY}", "X-Ref": "Bearer ${T}"}},
+			secrets: []Secret{{"s", "headers.Authorization", "S_AUTHORIZATION"}, {"s", "headers.X-Api-Key", "S_X_API_KEY"}}},
+		{name: "args: flag=value, flag value, bare token, harmless",
+			entry:   map[string]any{"args": []any{"--token=abc", "--api-key", "xyz", "ghp_0123456789abcdefghij", "--path", "/tmp/x", "server.js"}},
+			want:    map[string]any{"args": []any{"--token=${S_TOKEN}", "--api-key", "${S_API_KEY}", "${S_TOKEN_2}", "--path", "/tmp/x", "server.js"}},
+			secrets: []Secret{{"s", "args[0]", "S_TOKEN"}, {"s", "args[2]", "S_API_KEY"}, {"s", "args[3]", "S_TOKEN_2"}}},
+		{name: "url query",
+			entry:   map[string]any{"url": "https://x.test/mcp?team=a&access_token=zzz&key=${K}"},
+			want:    map[string]any{"url": "https://x.test/mcp?team=a&access_token=${S_ACCESS_TOKEN}&key=${K}"},
+			secrets: []Secret{{"s", "url?access_token", "S_ACCESS_TOKEN"}}},
+		{name: "nothing secret", entry: map[string]any{"command": "npx", "args": []any{"-y", "pkg@1.2.3"}},
+			want: map[string]any{"command": "npx", "args": []any{"-y", "pkg@1.2.3"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &converter{res: &Result{}}
+			c.secrets("s", tt.entry)
+			if !reflect.DeepEqual(tt.entry, tt.want) {
+				t.Errorf("entry = %v, want %v", tt.entry, tt.want)
+			}
+			if !reflect.DeepEqual(c.res.Secrets, tt.secrets) {
+				t.Errorf("secrets = %v, want %v", c.res.Secrets, tt.secrets)
+			}
+		})
+	}
+}
+
+func TestLooksLikeToken(t *testing.T) {
+	for s, want := range map[string]bool{
+		"ghp_abcdefghijklmnop1234":                        true,
+		"sk-proj-abcdefgh12345678":                        true,
+		"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7":              true,
+		"@modelcontextprotocol/server-files":              false,
+		"/home/user/some/long/path/abc12345":              false,
+		"ghp_":                                            false,
+		"https://example.test/abcdef0123456789abcdef0123": false,
+		"server-filesystem-with-a-long-name":              false,
+	} {
+		if got := looksLikeToken(s); got != want {
+			t.Errorf("looksLikeToken(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestReadKeepsReferencesAndMapsSpellings(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "settings.json")
+	if err := os.WriteFile(src, []byte(`{
+	  // Gemini allows comments? Our reader does, and says nothing of it.
+	  "mcpServers": {
+	    "h": {"httpUrl": "https://h.test/mcp", "timeout": 1500, "env": {"A": "$TOKEN and ${OTHER}"}, "oauth": {"enabled": true}, "zzz": 1},
+	    "w": {"serverUrl": "https://w.test/mcp", "transportType": "sse"}
+	  }}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Read(Options{Client: Gemini, From: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]any{}
+	for _, s := range res.Servers {
+		got[s.Name] = s.Entry
+	}
+	want := map[string]map[string]any{
+		"h": {"url": "https://h.test/mcp", "type": "http", "requestTimeout": 1.5, "env": map[string]any{"A": "${TOKEN} and ${OTHER}"}},
+		"w": {"url": "https://w.test/mcp", "type": "sse"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v\nwant %v", got, want)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	for _, w := range []string{`server "h": oauth dropped: not used`, `server "h": zzz dropped: the bridge does not know this field`} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes lack %q:\n%s", w, notes)
+		}
+	}
+	if len(res.Secrets) != 0 {
+		t.Errorf("references taken for secrets: %v", res.Secrets)
+	}
+}

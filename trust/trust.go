@@ -1,0 +1,264 @@
+// Package trust records which project-defined MCP servers the user approved to run.
+//
+// A server from a project file (a repository's .zot/mcp.json and the like) runs code or
+// sends data on the repository's say-so, so the bridge starts or contacts it only after
+// the user approved it for that project. An approval is stored under ZOT_HOME, keyed by
+// the project directory and the server name, and holds a fingerprint of everything in the
+// entry that decides what runs or where data goes; any change of those asks again.
+package trust
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
+)
+
+// FileName is the store's name inside ZOT_HOME.
+const FileName = "mcp-trust.json"
+
+// fileVersion is the store format; a file of another version is treated as empty (nothing
+// approved) and replaced on the next approval.
+const fileVersion = 1
+
+// lockRetry is how often a writer polls for the store's lock while another holds it.
+const lockRetry = 10 * time.Millisecond
+
+// DefaultPath returns the store's path: <zotHome>/mcp-trust.json.
+func DefaultPath(zotHome string) string { return filepath.Join(zotHome, FileName) }
+
+// Approval is one approved server of one project.
+type Approval struct {
+	// Fingerprint is Fingerprint(server) at the time of approval.
+	Fingerprint string `json:"fingerprint"`
+	// ApprovedAt is when the user approved it (UTC).
+	ApprovedAt time.Time `json:"approvedAt"`
+}
+
+// File is the decoded store: approvals by project key (see ProjectKey), then server name.
+type File struct {
+	Version  int                            `json:"version"`
+	Projects map[string]map[string]Approval `json:"projects"`
+}
+
+// Approved reports whether server, with the given fingerprint, is approved for project
+// (a directory; it is normalised with ProjectKey).
+func (f *File) Approved(project, server, fingerprint string) bool {
+	if f == nil || fingerprint == "" {
+		return false
+	}
+	a, ok := f.Projects[ProjectKey(project)][server]
+	return ok && a.Fingerprint == fingerprint
+}
+
+// Servers lists the servers with an approval for project (whatever their fingerprint),
+// sorted.
+func (f *File) Servers(project string) []string {
+	if f == nil {
+		return nil
+	}
+	m := f.Projects[ProjectKey(project)]
+	out := make([]string, 0, len(m))
+	for n := range m {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ProjectKey is the key a project directory is stored under: absolute, cleaned, with
+// symbolic links resolved when the directory exists, so the same project reached by two
+// spellings shares its approvals.
+func ProjectKey(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(dir); err == nil {
+		dir = a
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	return filepath.Clean(dir)
+}
+
+// fingerprintData is what Fingerprint hashes. The purpose tag keeps the hash from ever
+// equalling another fingerprint of the same entry (the tool cache's key, for instance).
+type fingerprintData struct {
+	Purpose   string      `json:"purpose"`
+	Transport string      `json:"transport"`
+	Command   string      `json:"command"`
+	Args      []string    `json:"args"`
+	Cwd       string      `json:"cwd"`
+	Env       [][2]string `json:"env"`
+	URL       string      `json:"url"`
+	Headers   [][2]string `json:"headers"`
+}
+
+// Fingerprint returns the hex SHA-256 of everything in s that decides what runs or where
+// data goes: transport, command, args, cwd, env entries, url and header entries, all as
+// written in the file (${VAR} references unexpanded, so the hash never depends on, or
+// reveals, a secret held in the environment). Name, timeouts, enabled and tool filters are
+// left out: editing them does not ask again.
+func Fingerprint(s *config.Server) string {
+	fd := fingerprintData{
+		Purpose:   "mcp-bridge project trust v1",
+		Transport: string(s.Transport),
+		Command:   s.Raw.Command,
+		Args:      s.Raw.Args,
+		Cwd:       s.Raw.Cwd,
+		Env:       pairs(s.Raw.Env),
+		URL:       s.Raw.URL,
+		Headers:   pairs(s.Raw.Headers),
+	}
+	if fd.Args == nil {
+		fd.Args = []string{}
+	}
+	// Marshaling strings and string slices cannot fail.
+	b, _ := json.Marshal(fd)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func pairs(m map[string]string) [][2]string {
+	out := make([][2]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, [2]string{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// Read reads the store. A missing file is an empty store. A damaged file or one of an
+// unknown version is returned empty together with an error saying so: nothing in it
+// counts as approved, and the next approval replaces it.
+func Read(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return emptyFile(), nil
+		}
+		return emptyFile(), fmt.Errorf("trust store %s: %w", path, err)
+	}
+	return decode(path, data)
+}
+
+// decode parses the store's bytes (see Read).
+func decode(path string, data []byte) (*File, error) {
+	var f File
+	if err := json.Unmarshal(data, &f); err != nil {
+		return emptyFile(), fmt.Errorf("trust store %s is damaged (%v); every project server needs approval again", path, err)
+	}
+	if f.Version != fileVersion {
+		return emptyFile(), fmt.Errorf("trust store %s has unknown version %d; every project server needs approval again", path, f.Version)
+	}
+	if f.Projects == nil {
+		f.Projects = map[string]map[string]Approval{}
+	}
+	return &f, nil
+}
+
+func emptyFile() *File {
+	return &File{Version: fileVersion, Projects: map[string]map[string]Approval{}}
+}
+
+// Approve records approvals for project: server name → fingerprint, stamped with now. It
+// merges under a cross-process lock with whatever other writers stored meanwhile and
+// replaces the file atomically (mode 0600).
+func Approve(ctx context.Context, path, project string, fingerprints map[string]string, now time.Time) error {
+	key := ProjectKey(project)
+	if key == "" {
+		return errors.New("trust store: no project directory to approve servers for")
+	}
+	return update(ctx, path, func(f *File) bool {
+		m := f.Projects[key]
+		if m == nil {
+			m = map[string]Approval{}
+			f.Projects[key] = m
+		}
+		for name, fp := range fingerprints {
+			m[name] = Approval{Fingerprint: fp, ApprovedAt: now.UTC()}
+		}
+		return len(fingerprints) > 0
+	})
+}
+
+// Revoke removes the approvals of the named servers for project (every approval of the
+// project when names is nil) and returns the names it removed, sorted.
+func Revoke(ctx context.Context, path, project string, names []string) ([]string, error) {
+	key := ProjectKey(project)
+	var removed []string
+	err := update(ctx, path, func(f *File) bool {
+		m := f.Projects[key]
+		if names == nil {
+			for n := range m {
+				removed = append(removed, n)
+			}
+		} else {
+			for _, n := range names {
+				if _, ok := m[n]; ok {
+					removed = append(removed, n)
+				}
+			}
+		}
+		for _, n := range removed {
+			delete(m, n)
+		}
+		if len(m) == 0 {
+			delete(f.Projects, key)
+		}
+		return len(removed) > 0
+	})
+	sort.Strings(removed)
+	return removed, err
+}
+
+// update applies change to the store under its lock and writes it when change reports a
+// modification.
+func update(ctx context.Context, path string, change func(*File) bool) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("trust store: %w", err)
+	}
+	fl := flock.New(path+".lock", flock.SetPermissions(0o600))
+	ok, err := fl.TryLockContext(ctx, lockRetry)
+	if err != nil || !ok {
+		if err == nil {
+			err = ctx.Err()
+		}
+		return fmt.Errorf("trust store: waiting for lock %s.lock: %w", path, err)
+	}
+	defer func() { _ = fl.Unlock() }()
+	var f *File
+	switch data, err := os.ReadFile(path); {
+	case errors.Is(err, fs.ErrNotExist):
+		f = emptyFile()
+	case err != nil:
+		// Replacing a file we could not read would drop approvals we cannot see.
+		return fmt.Errorf("trust store: %w", err)
+	default:
+		f, _ = decode(path, data) // a damaged store is replaced: it approved nothing anyway
+	}
+	if !change(f) {
+		return nil
+	}
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("trust store: encoding: %w", err)
+	}
+	if err := fsutil.WriteFileAtomic(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("trust store: %w", err)
+	}
+	return nil
+}
