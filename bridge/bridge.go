@@ -130,6 +130,13 @@ func New(opts Options) *Bridge {
 	if opts.CallBudget <= 0 {
 		opts.CallBudget = callBudget
 	}
+	if opts.MaxReplyBytes <= 0 {
+		n, err := maxReplyFrom(opts.LookupEnv)
+		if err != nil {
+			opts.Log.Warn().Msg(err.Error())
+		}
+		opts.MaxReplyBytes = n
+	}
 	if opts.CachePath == "" {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}

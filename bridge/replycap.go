@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -12,6 +14,24 @@ import (
 // mcp-go reads lines without a limit, so a server that answers with hundreds of MB
 // would otherwise take that much memory (several times over while decoding).
 const DefaultMaxReply = 64 << 20
+
+// MaxReplyEnv names the variable that sets the reply cap in MiB (Options.MaxReplyBytes
+// wins when set).
+const MaxReplyEnv = "MCP_BRIDGE_MAX_REPLY_MB"
+
+// maxReplyFrom reads MaxReplyEnv; 0 (the default) when unset or not a positive number of
+// MiB up to 4096.
+func maxReplyFrom(lookup func(string) (string, bool)) (int, error) {
+	v, ok := lookup(MaxReplyEnv)
+	if !ok || strings.TrimSpace(v) == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n <= 0 || n > 4096 {
+		return 0, fmt.Errorf("%s must be a whole number of MiB between 1 and 4096; using %d", MaxReplyEnv, DefaultMaxReply>>20)
+	}
+	return n << 20, nil
+}
 
 // headKeep is how much of each line is kept to find its JSON-RPC id once the line turns
 // out to be too long; servers write "jsonrpc" and "id" before the result.
@@ -128,13 +148,17 @@ func (l *replyLimiter) overflow(seg, rest []byte) {
 	l.out = append(append([]byte("\n"), line...), '\n')
 }
 
+// tooLargeMarker is in every tooLargeText, so the error mcp-go builds from our JSON-RPC
+// error can be recognised.
+const tooLargeMarker = "larger than the bridge accepts"
+
 // tooLargeText is the reason given for a dropped reply.
 func tooLargeText(limit int) string {
 	size := fmt.Sprintf("%d bytes", limit)
 	if limit%(1<<20) == 0 {
 		size = fmt.Sprintf("%d MiB", limit>>20)
 	}
-	return "the server's reply was larger than the bridge accepts (" + size + ") and was dropped; ask for less, e.g. a narrower query or a page/limit argument"
+	return "the server's reply was " + tooLargeMarker + " (" + size + ") and was dropped; ask for less, e.g. a narrower query or a page/limit argument"
 }
 
 // lineID finds the JSON-RPC id among the leading members of a message's start.

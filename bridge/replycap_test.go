@@ -100,3 +100,27 @@ func TestOversizeReplyFailsOnlyThatCall(t *testing.T) {
 		t.Fatalf("reply under the cap: %d bytes", len(got))
 	}
 }
+
+func TestMaxReplyFromEnv(t *testing.T) {
+	tests := []struct {
+		val     string
+		set     bool
+		want    int
+		wantErr bool
+	}{
+		{set: false, want: 0},
+		{val: "16", set: true, want: 16 << 20},
+		{val: "0", set: true, wantErr: true},
+		{val: "lots", set: true, wantErr: true},
+	}
+	for _, tt := range tests {
+		lookup := func(string) (string, bool) { return tt.val, tt.set }
+		got, err := maxReplyFrom(lookup)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("%q: got %d, %v", tt.val, got, err)
+		}
+		if b := New(Options{LookupEnv: lookup, ZotHome: t.TempDir()}); b.opts.MaxReplyBytes != tt.want {
+			t.Errorf("%q: Options.MaxReplyBytes = %d, want %d", tt.val, b.opts.MaxReplyBytes, tt.want)
+		}
+	}
+}

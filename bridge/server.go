@@ -716,7 +716,7 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 		return res, err
 	}
 	res, err := c.client.CallTool(cctx, req)
-	if err != nil && strings.Contains(err.Error(), "larger than the bridge accepts") {
+	if err != nil && strings.Contains(err.Error(), tooLargeMarker) {
 		// The reply was dropped by the limiter: give its memory back now rather than
 		// whenever the scavenger gets to it.
 		go debug.FreeOSMemory()
