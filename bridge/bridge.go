@@ -342,20 +342,10 @@ func (b *Bridge) afterReady() {
 	if len(b.stale) == 0 {
 		return
 	}
-	r := b.RefreshReport(b.bgCtx, b.stale)
-	var parts []string
+	parts, warn := b.RefreshReport(b.bgCtx, b.stale).noteParts()
 	level := "success"
-	if len(r.Errs) > 0 {
+	if warn {
 		level = "warn"
-		parts = append(parts, "MCP: could not list tools of "+strings.Join(r.Errs, "; ")+". Details: /mcp")
-	}
-	if len(r.Changed) > 0 {
-		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(r.Changed, ", ")))
-	}
-	if r.SaveErr != nil {
-		level = "warn"
-		parts = append(parts, fmt.Sprintf("MCP: listed the tools of %s, but %s. They can be found with %s this session.",
-			strings.Join(r.Listed, ", "), r.SaveText(), SearchToolName))
 	}
 	if len(parts) == 0 {
 		return
@@ -401,6 +391,25 @@ func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string,
 		errs = append(errs, r.SaveText())
 	}
 	return r.Changed, errs
+}
+
+// noteParts words a background refresh for a note: what could not be listed, what the
+// cache now holds (and that /reload-ext loads it), or that nothing could be saved. warn
+// says whether any of it is a problem.
+func (r RefreshResult) noteParts() (parts []string, warn bool) {
+	if len(r.Errs) > 0 {
+		warn = true
+		parts = append(parts, "MCP: could not list tools of "+strings.Join(r.Errs, "; ")+". Details: /mcp")
+	}
+	if len(r.Changed) > 0 {
+		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(r.Changed, ", ")))
+	}
+	if r.SaveErr != nil {
+		warn = true
+		parts = append(parts, fmt.Sprintf("MCP: listed the tools of %s, but %s. They can be found with %s this session.",
+			strings.Join(r.Listed, ", "), r.SaveText(), SearchToolName))
+	}
+	return parts, warn
 }
 
 // SaveText describes a failed cache write ("" when the write succeeded).
