@@ -114,6 +114,10 @@ func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
 	if !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("crash error does not explain: %v", err)
 	}
+	// What the server printed is for the user (/mcp s), never for the model.
+	if strings.Contains(err.Error(), "crashing on tools/call") || !strings.Contains(UserText(err), "crashing on tools/call #2") {
+		t.Fatalf("stderr in the model's error or missing from the user's: %q / %q", err.Error(), UserText(err))
+	}
 	waitState(t, s, StateAsleep)
 	if got := mustCall(t, s, "echo", map[string]any{"text": "three"}); got != "three" {
 		t.Fatalf("respawn: %q", got)

@@ -28,6 +28,8 @@ const (
 	// stdoutLinger lets a last response written just before exit be read before the pipe
 	// is closed under the reader.
 	stdoutLinger = 200 * time.Millisecond
+	// stderrDrainMax bounds how long the exit announcement waits for stderr EOF.
+	stderrDrainMax = 2 * time.Second
 	// stderrLineCap bounds one logged stderr line.
 	stderrLineCap = 4 << 10
 )
@@ -87,10 +89,13 @@ func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logg
 	}()
 	go func() {
 		err := cmd.Wait()
-		// Give the stderr reader a moment so the tail explains the exit.
+		// The exit is announced once stderr is drained, so the tail explains it. EOF comes
+		// as soon as the group is gone (the supervisor kills it); the bound only covers a
+		// grandchild that escaped the group and keeps stderr open. Nothing decides on
+		// this timing: callers wait for exited itself.
 		select {
 		case <-stderrDone:
-		case <-time.After(stdoutLinger):
+		case <-time.After(stderrDrainMax):
 		}
 		p.exitErr = err
 		close(p.exited)
