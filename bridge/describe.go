@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // maxDescription caps a registered tool description; a few servers ship multi-kilobyte
@@ -77,9 +78,5 @@ func Truncate(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max - len("…")
-	if cut < 0 {
-		cut = 0
-	}
-	return prefixOnRune(s, cut) + "…"
+	return textcut.Prefix(s, max-len("…")) + "…"
 }

@@ -3,11 +3,11 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // Budget bounds what one tool result may carry to the host, so no frame comes near the
@@ -96,7 +96,7 @@ func appendText(dst []extension.Content, b *textBudget, s string) []extension.Co
 	}
 	b.blocks++
 	if avail := b.left - blockOverhead; len(s) > avail {
-		keep := prefixOnRune(s, max(avail, 0))
+		keep := textcut.Prefix(s, max(avail, 0))
 		b.dropped += len(s) - len(keep)
 		s = keep
 	}
@@ -107,17 +107,6 @@ func appendText(dst []extension.Content, b *textBudget, s string) []extension.Co
 	b.left -= len(s) + blockOverhead
 	b.used += len(s)
 	return append(dst, extension.Content{Type: "text", Text: s})
-}
-
-// prefixOnRune is the longest prefix of s of at most n bytes that ends on a rune boundary.
-func prefixOnRune(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 func appendImage(dst []extension.Content, b *textBudget, left int, data, mime string) ([]extension.Content, int) {

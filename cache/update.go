@@ -12,11 +12,11 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gofrs/flock"
 
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // Lock polling: TryLock is retried with a backoff growing from
@@ -161,7 +161,7 @@ func readForUpdate(path string) (f *File, rewrite bool, err error) {
 // prepareEntry returns the copy of e that Update stores.
 func prepareEntry(e *Entry, now time.Time) *Entry {
 	ne := *e
-	ne.Instructions = capUTF8(e.Instructions, MaxInstructionsBytes)
+	ne.Instructions = textcut.Prefix(e.Instructions, MaxInstructionsBytes)
 	if ne.UpdatedAt.IsZero() {
 		ne.UpdatedAt = now
 	} else {
@@ -191,17 +191,6 @@ func compactOrNil(raw json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(b.Bytes())
-}
-
-// capUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
-func capUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // writeAtomic replaces the cache file atomically (see fsutil.WriteFileAtomic).

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // maxNotify is the longest notify message sent; longer ones are cut.
@@ -111,11 +112,7 @@ func (s *Session) Notify(level, message string) {
 		level = "info"
 	}
 	if len(message) > maxNotify {
-		cut := maxNotify
-		for cut > 0 && !utf8.RuneStart(message[cut]) {
-			cut--
-		}
-		message = message[:cut] + "… (truncated)"
+		message = textcut.Prefix(message, maxNotify) + "… (truncated)"
 	}
 	b, err := marshalFrame(notifyFrame{Type: "notify", Level: level, Message: message})
 	if err != nil {
