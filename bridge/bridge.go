@@ -6,6 +6,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -91,11 +92,17 @@ type Bridge struct {
 	deps       *serverDeps
 
 	cat      atomic.Pointer[catalog]
+	catMu    sync.Mutex    // held while a catalog is built and swapped in: one merge at a time
+	namer    *Namer        // registered names, stable for the life of the process
 	catReady chan struct{} // closed once cat holds the full catalog
 	catOnce  sync.Once
 	startup  *startupSet // set when Setup registered from the startup file
+	setupErr error       // a panic recovered in Setup, reported after ready
 	cacheErr error
-	stale    []string // usable servers whose cache entry is missing or stale
+	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
+	// built from the startup file's own data (the registered tools keep working).
+	cacheFallback bool
+	stale         []string // usable servers whose cache entry is missing or stale
 
 	sess  atomic.Pointer[extension.Session]
 	bgCtx context.Context
@@ -113,6 +120,9 @@ type Bridge struct {
 
 	// oauthHooks are OAuth test seams (oauth.go); zero in production.
 	oauthHooks oauthHooks
+	// faultHook runs at the start of a startup stage ("load": Setup's loading, "finish":
+	// decoding the cache after a fast start); tests make it panic. Nil in production.
+	faultHook func(stage string)
 }
 
 // New returns a bridge; call Load (or let Setup do it) before use.
@@ -142,7 +152,7 @@ func New(opts Options) *Bridge {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
-		catReady: make(chan struct{})}
+		catReady: make(chan struct{}), namer: NewNamer()}
 }
 
 // Load reads the config and the cache for projectDir and builds the catalog. It reads two
@@ -175,6 +185,12 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 // marks what the host was told about (nil: everything in the catalog).
 func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
 	file, err := cache.Read(b.opts.CachePath)
+	b.catalogFromFile(file, err, registered)
+}
+
+// catalogFromFile builds and publishes the catalog of a decoded cache file (err is what
+// reading it gave).
+func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[ToolRef]bool) {
 	b.cacheErr = err
 	tools := map[string][]cache.Tool{}
 	b.stale = nil
@@ -191,7 +207,14 @@ func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
 		b.servers[name].rememberTransport(config.Transport(e.Transport))
 		tools[name] = filterTools(e.Tools, s)
 	}
-	cat, collisions := newCatalog(tools, registered)
+	b.publishCatalog(tools, registered)
+}
+
+// publishCatalog names the tools, logs collisions and swaps the catalog in.
+func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[ToolRef]bool) {
+	b.catMu.Lock()
+	defer b.catMu.Unlock()
+	cat, collisions := newCatalog(b.namer, tools, registered)
 	for _, c := range collisions {
 		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
 	}
@@ -251,6 +274,11 @@ func (b *Bridge) Server(name string) (*Server, bool) {
 func (b *Bridge) ServerNames() []string { return b.names }
 
 // Setup is the host handshake: load local files, register, return (ready follows).
+//
+// Nothing that goes wrong here may leave the user without the bridge: a panic while
+// loading (a damaged file, a bug) is recovered, the bridge goes on with what it has (or
+// with no tools), and the search tool and /mcp are registered in every case, so every
+// call and command is answered and /mcp says what happened.
 func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	b.sess.Store(s)
 	b.host = s.Host()
@@ -258,14 +286,18 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	if dir == "" {
 		b.opts.Log.Warn().Msg("hello_ack carried no cwd; project config and relative paths are unavailable")
 	}
-	b.loadConfig(dir, b.host.Generation())
-	if b.loadStartup() {
-		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
-	} else {
-		b.loadCatalog(nil)
-		b.startup = startupFromCatalog(b.cat.Load())
+	if err := b.safely("loading the MCP config and tool cache", func() { b.loadLocal(dir) }); err != nil {
+		b.recoverSetup(err)
 	}
-	if err := b.register(s); err != nil {
+	regErr := b.safely("registering the MCP tools", func() {
+		if err := b.registerTools(s); err != nil {
+			b.opts.Log.Warn().Err(err).Msg("tools not registered")
+		}
+	})
+	if regErr != nil {
+		b.setupErr = errors.Join(b.setupErr, regErr)
+	}
+	if err := s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)"); err != nil {
 		return err
 	}
 	b.bg.Add(1)
@@ -281,9 +313,60 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	return nil
 }
 
-// register sends every registration of the active mode: the search tool, then the tools
-// as pre-encoded frames (deferred or eager), or the proxy call tool; then /mcp.
-func (b *Bridge) register(s *extension.Session) error {
+// loadLocal reads the config and either the startup file or the cache: everything Setup
+// needs before it can register.
+func (b *Bridge) loadLocal(dir string) {
+	if b.faultHook != nil {
+		b.faultHook("load")
+	}
+	b.loadConfig(dir, b.host.Generation())
+	if b.loadStartup() {
+		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
+	} else {
+		b.loadCatalog(nil)
+		b.startup = startupFromCatalog(b.cat.Load())
+	}
+}
+
+// safely runs f and turns a panic into an error naming what was being done.
+func (b *Bridge) safely(doing string, f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error while %s: %v", doing, p)
+			b.opts.Log.Error().Str("stack", string(debug.Stack())).Msg(err.Error())
+		}
+	}()
+	f()
+	return nil
+}
+
+// recoverSetup brings a bridge whose loading panicked into a working state: the config
+// it has (or none), the catalog decoded from the cache if that still works, otherwise an
+// empty one. The startup file is removed, as it may be what broke (it is rebuilt after
+// ready).
+func (b *Bridge) recoverSetup(err error) {
+	b.setupErr = err
+	if b.cfg == nil || b.servers == nil || len(b.servers) != len(b.names) {
+		b.cfg = &config.Config{}
+		b.servers, b.names = map[string]*Server{}, nil
+	}
+	if b.mode == "" {
+		b.mode, b.modeWhy = chooseMode(b.cfg, b.host.Generation())
+	}
+	if rmErr := cache.RemoveFrames(cache.FramesPath(b.opts.CachePath)); rmErr != nil {
+		b.opts.Log.Warn().Err(rmErr).Msg("startup file not removed")
+	}
+	b.startup = nil
+	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
+		b.setCatalog(&catalog{byName: map[string]int{}, byRef: map[ToolRef]int{}})
+	}
+	b.startup = startupFromCatalog(b.cat.Load())
+}
+
+// registerTools sends every tool registration of the active mode: the search tool, then
+// the tools as pre-encoded frames (deferred or eager), or the proxy call tool. Setup
+// registers /mcp after it, whatever happened here.
+func (b *Bridge) registerTools(s *extension.Session) error {
 	set := b.startup
 	if err := s.RegisterTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.refs()), Schema: searchSchema}); err != nil {
 		return err
@@ -304,14 +387,18 @@ func (b *Bridge) register(s *extension.Session) error {
 			}
 		}
 	}
-	return s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)")
+	return nil
 }
 
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.
 func (b *Bridge) afterReady() {
 	log := b.opts.Log
 	if b.startup.fast {
-		b.finishStartup()
+		// A panic here would leave every call waiting for a catalog that never comes.
+		if err := b.safely("decoding the tool cache", b.finishStartup); err != nil {
+			b.setupErr = errors.Join(b.setupErr, err)
+			b.catalogFromStartup()
+		}
 	} else {
 		b.writeStartup()
 	}
@@ -319,6 +406,9 @@ func (b *Bridge) afterReady() {
 	// Hand the startup garbage (the file bytes, the frames) back to the OS.
 	debug.FreeOSMemory()
 	cat := b.catalog()
+	// Build the search index now, off the model's path, rather than in its first search.
+	b.bg.Add(1)
+	go func() { defer b.bg.Done(); cat.searchIndex() }()
 	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
 	var warns []string
 	for _, p := range b.cfg.Problems {
@@ -335,6 +425,15 @@ func (b *Bridge) afterReady() {
 	if p := b.pendingNote(); p != "" {
 		log.Warn().Strs("servers", b.pendingNames()).Msg("project servers await approval")
 		problems = strings.TrimPrefix(problems+"\n"+p, "\n")
+	}
+	// Faults that leave the bridge degraded come first: the user must hear of them even
+	// though every call is still answered.
+	if b.cacheErr != nil && b.cacheFallback {
+		problems = nonEmptyLines(fmt.Sprintf("MCP: %v. The tools registered at startup keep working from %s; to fix it, make the cache readable (chmod 600 %s) or delete it, then run /mcp refresh.",
+			b.cacheErr, cache.FramesPath(b.opts.CachePath), b.opts.CachePath), problems)
+	}
+	if b.setupErr != nil {
+		problems = nonEmptyLines(fmt.Sprintf("MCP bridge: %v; it carries on with what it could load (details: zot ext logs).", b.setupErr), problems)
 	}
 	if problems != "" {
 		b.note("warn", problems)
@@ -357,6 +456,17 @@ func (b *Bridge) afterReady() {
 		level = "warn"
 	}
 	b.note(level, strings.Join(parts, "\n"))
+}
+
+// nonEmptyLines joins the non-empty texts with newlines.
+func nonEmptyLines(texts ...string) string {
+	var out []string
+	for _, t := range texts {
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // note shows one bridge note, replacing the bridge's earlier notes on hosts that support
@@ -480,7 +590,13 @@ func (b *Bridge) RefreshReport(ctx context.Context, names []string) RefreshResul
 // registered at startup stay searchable (and callable through mcp__call_tool) but are
 // marked unregistered, so deferred activation never names a tool the host does not know.
 func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
-	old := b.catalog()
+	<-b.catReady // the first catalog is published by its own path; merge into it
+	// Load, rebuild and swap under one lock: concurrent refreshes (list_changed, /mcp
+	// refresh, login, the startup refresh) each add their own servers, and without it the
+	// last swap dropped what the others had merged.
+	b.catMu.Lock()
+	defer b.catMu.Unlock()
+	old := b.cat.Load()
 	tools := map[string][]cache.Tool{}
 	registered := map[ToolRef]bool{}
 	for _, e := range old.entries {
@@ -492,7 +608,10 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 	for name, e := range put {
 		tools[name] = filterTools(e.Tools, b.servers[name].cfg)
 	}
-	cat, _ := newCatalog(tools, registered)
+	cat, collisions := newCatalog(b.namer, tools, registered)
+	for _, c := range collisions {
+		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
+	}
 	b.cat.Store(cat)
 }
 
@@ -514,7 +633,10 @@ func (s *Server) cacheEntry(tools []mcp.Tool) *cache.Entry {
 
 func toCacheTool(t mcp.Tool) cache.Tool {
 	in := t.RawInputSchema
-	if len(in) == 0 {
+	if len(in) == 0 && t.InputSchema.Type != "" {
+		// Only a tool built in code has the struct form; a missing schema stays missing
+		// (NormalizeSchema makes it the empty object schema) rather than becoming
+		// {"type":"","properties":{},"required":[]}.
 		in, _ = json.Marshal(t.InputSchema)
 	}
 	out := t.RawOutputSchema

@@ -23,24 +23,31 @@ type catalog struct {
 	byName  map[string]int
 	byRef   map[ToolRef]int
 
-	once  sync.Once
-	index *search.Index
+	once    sync.Once
+	index   *search.Index
+	indexed chan struct{} // closed once index is built
 }
 
-// newCatalog names the tools of every server (deterministically, see AssignNames).
-// registered marks the refs that were registered with the host (nil: all of them).
-func newCatalog(tools map[string][]cache.Tool, registered map[ToolRef]bool) (*catalog, []Collision) {
+// newCatalog names the tools of every server through namer (names given earlier in the
+// process are kept, see Namer). registered marks the refs that were registered with the
+// host (nil: all of them). A tool listed twice by one server is kept once.
+func newCatalog(namer *Namer, tools map[string][]cache.Tool, registered map[ToolRef]bool) (*catalog, []Collision) {
 	var refs []ToolRef
 	for server, ts := range tools {
 		for _, t := range ts {
 			refs = append(refs, ToolRef{Server: server, Tool: t.Name})
 		}
 	}
-	names, collisions := AssignNames(refs)
-	c := &catalog{byName: make(map[string]int, len(names)), byRef: make(map[ToolRef]int, len(names))}
+	names, collisions := namer.Assign(refs)
+	c := &catalog{byName: make(map[string]int, len(names)), byRef: make(map[ToolRef]int, len(names)), indexed: make(chan struct{})}
+	seen := make(map[ToolRef]bool, len(refs))
 	for server, ts := range tools {
 		for _, t := range ts {
 			ref := ToolRef{Server: server, Tool: t.Name}
+			if seen[ref] {
+				continue
+			}
+			seen[ref] = true
 			reg := registered == nil || registered[ref]
 			c.entries = append(c.entries, entry{Name: names[ref], Server: server, Tool: t, Registered: reg})
 		}
@@ -69,7 +76,8 @@ func (c *catalog) lookupRef(server, tool string) (*entry, bool) {
 	return &c.entries[i], true
 }
 
-// searchIndex builds the index on first use (never on the startup path).
+// searchIndex builds the index on first use (never on the startup path: afterReady
+// starts it in the background, so a search usually finds it built).
 func (c *catalog) searchIndex() *search.Index {
 	c.once.Do(func() {
 		docs := make([]search.Doc, len(c.entries))
@@ -77,6 +85,7 @@ func (c *catalog) searchIndex() *search.Index {
 			docs[i] = docFor(&c.entries[i])
 		}
 		c.index = search.New(docs)
+		close(c.indexed)
 	})
 	return c.index
 }

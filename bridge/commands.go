@@ -376,6 +376,9 @@ func (b *Bridge) detailText(name string) string {
 		fmt.Fprintf(&sb, ", %d listed this session", st.Tools)
 	}
 	sb.WriteString("\n")
+	if t := skippedText(s.SkippedTools()); t != "" {
+		fmt.Fprintf(&sb, "  skipped:    %s\n", t)
+	}
 	if !st.LastUsed.IsZero() {
 		fmt.Fprintf(&sb, "  last used:  %s\n", st.LastUsed.Format(time.RFC3339))
 	}

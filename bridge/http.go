@@ -383,15 +383,7 @@ func (s *Server) listHTTP(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 	retried := false
 	for {
 		pctx, p := withProbe(lctx)
-		var tools []mcp.Tool
-		var err error
-		for t, e := range c.client.IterTools(pctx, mcp.ListToolsRequest{}) {
-			if e != nil {
-				err = e
-				break
-			}
-			tools = append(tools, t)
-		}
+		tools, err := s.listTools(pctx, c.client)
 		if err == nil {
 			return tools, nil
 		}

@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 // Prefix starts every tool name the bridge registers.
@@ -72,6 +74,31 @@ type Collision struct {
 // input order: refs are sorted by (server, tool) and the first keeps the plain name; every
 // later one that sanitises to a taken name gets a hash suffix of its exact pair.
 func AssignNames(refs []ToolRef) (map[ToolRef]string, []Collision) {
+	return NewNamer().Assign(refs)
+}
+
+// Namer hands out registered names for the life of a process: once a name is given to a
+// (server, tool) it stays with it, and is never given to another tool, whatever later
+// refreshes add or remove. (A refresh that added a/"x y" used to move mcp__a__x_y from
+// a/x-y to the new tool, so a host call reached the wrong tool.) Safe for concurrent use.
+type Namer struct {
+	mu    sync.Mutex
+	byRef map[ToolRef]string
+	taken map[string]ToolRef
+}
+
+// NewNamer returns a Namer that has given out no names.
+func NewNamer() *Namer {
+	return &Namer{byRef: map[ToolRef]string{}, taken: map[string]ToolRef{}}
+}
+
+// Assign returns the names of refs: the name given earlier where there is one, else a new
+// unique one. New names are deterministic for a given history: new refs are taken in
+// (server, tool) order, each free plain name goes to the first ref that wants it, and the
+// rest get a hash suffix of their exact pair; a suffixed name that is itself taken (a real
+// tool can be called x_1a2b3c4d) is re-hashed until it is free. Collisions lists the new
+// refs that did not get their plain name.
+func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
 	sorted := append([]ToolRef(nil), refs...)
 	sort.Slice(sorted, func(i, j int) bool {
 		if sorted[i].Server != sorted[j].Server {
@@ -79,25 +106,59 @@ func AssignNames(refs []ToolRef) (map[ToolRef]string, []Collision) {
 		}
 		return sorted[i].Tool < sorted[j].Tool
 	})
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	names := make(map[ToolRef]string, len(sorted))
-	taken := make(map[string]bool, len(sorted))
-	var collisions []Collision
-	for _, ref := range sorted {
-		if _, dup := names[ref]; dup {
+	var fresh []ToolRef
+	for i, ref := range sorted {
+		if i > 0 && sorted[i-1] == ref {
 			continue
 		}
+		if name, ok := n.byRef[ref]; ok {
+			names[ref] = name
+		} else {
+			fresh = append(fresh, ref)
+		}
+	}
+	// Plain names first, so a suffixed name never takes the plain name of a later tool.
+	var late []ToolRef
+	for _, ref := range fresh {
 		name := baseName(ref.Server, ref.Tool)
-		if taken[name] {
-			wanted := name
-			suffix := "_" + shortHash(ref.Server, ref.Tool)
+		if _, taken := n.taken[name]; taken {
+			late = append(late, ref)
+			continue
+		}
+		n.give(ref, name)
+		names[ref] = name
+	}
+	var collisions []Collision
+	for _, ref := range late {
+		wanted := baseName(ref.Server, ref.Tool)
+		name := wanted
+		for attempt := 0; ; attempt++ {
+			h := shortHash(ref.Server, ref.Tool)
+			if attempt > 0 {
+				h = shortHash(ref.Server, ref.Tool+"\x00"+strconv.Itoa(attempt))
+			}
+			suffix := "_" + h
+			name = wanted
 			if len(name)+len(suffix) > MaxToolName {
 				name = name[:MaxToolName-len(suffix)]
 			}
 			name += suffix
-			collisions = append(collisions, Collision{Ref: ref, Wanted: wanted, Assigned: name})
+			if _, taken := n.taken[name]; !taken {
+				break
+			}
 		}
-		taken[name] = true
+		n.give(ref, name)
 		names[ref] = name
+		collisions = append(collisions, Collision{Ref: ref, Wanted: wanted, Assigned: name})
 	}
 	return names, collisions
+}
+
+// give records that name belongs to ref from now on.
+func (n *Namer) give(ref ToolRef, name string) {
+	n.byRef[ref] = name
+	n.taken[name] = ref
 }

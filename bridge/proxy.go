@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -267,7 +268,24 @@ func suggest(name string, candidates []string) string {
 // validator compiles input schemas on first use and checks arguments against them.
 type validator struct {
 	mu       sync.Mutex
-	compiled map[string]*jsonschema.Schema // by registered name; nil entry = not checkable
+	compiled map[schemaKey]*jsonschema.Schema // nil entry = not checkable
+}
+
+// schemaKey names one version of one tool's schema. A registered name always points at
+// the same tool, but the tool's schema can change on a refresh: keying by the schema's
+// hash means a call is never checked against an old schema.
+type schemaKey struct {
+	server, tool string
+	sum          [sha256.Size]byte
+}
+
+// noLoader refuses every external schema resource: a server's schema is checked on its
+// own (its $refs into itself work), and nothing is read from disk or the network because
+// a server said so.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external schema %s is not loaded", url)
 }
 
 func (v *validator) check(e *entry, args json.RawMessage) string {
@@ -289,24 +307,26 @@ func (v *validator) check(e *entry, args json.RawMessage) string {
 }
 
 func (v *validator) schema(e *entry) *jsonschema.Schema {
+	key := schemaKey{server: e.Server, tool: e.Tool.Name, sum: sha256.Sum256(e.Tool.InputSchema)}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.compiled == nil {
-		v.compiled = map[string]*jsonschema.Schema{}
+		v.compiled = map[schemaKey]*jsonschema.Schema{}
 	}
-	if s, ok := v.compiled[e.Name]; ok {
+	if s, ok := v.compiled[key]; ok {
 		return s
 	}
 	var sch *jsonschema.Schema
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(e.Tool.InputSchema))
 	if err == nil {
 		c := jsonschema.NewCompiler()
+		c.UseLoader(noLoader{})
 		url := "mem:///" + e.Name + ".json"
 		if c.AddResource(url, doc) == nil {
 			sch, _ = c.Compile(url) // a schema we cannot compile is not checked: the server decides
 		}
 	}
-	v.compiled[e.Name] = sch
+	v.compiled[key] = sch
 	return sch
 }
 

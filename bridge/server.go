@@ -140,6 +140,9 @@ type Server struct {
 	pending atomic.Bool
 	// instructionsShown: the config's instructions went with a call result (proxy mode).
 	instructionsShown atomic.Bool
+
+	// skipped lists the tools the last listing could not offer (toollist.go).
+	skipped []SkippedTool
 }
 
 type attempt struct {
@@ -646,12 +649,9 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 	if res.Capabilities.Tools == nil {
 		return nil, nil
 	}
-	var tools []mcp.Tool
-	for t, err := range c.client.IterTools(ctx, mcp.ListToolsRequest{}) {
-		if err != nil {
-			return nil, fmt.Errorf("list tools: %w", err)
-		}
-		tools = append(tools, t)
+	tools, err := s.listTools(ctx, c.client)
+	if err != nil {
+		return nil, fmt.Errorf("list tools: %w", err)
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	return tools, nil
@@ -680,11 +680,8 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 			return nil, err
 		}
 	} else {
-		for t, err := range c.client.IterTools(ctx, mcp.ListToolsRequest{}) {
-			if err != nil {
-				return nil, s.errorf(KindCall, err, "list tools: %v", err)
-			}
-			tools = append(tools, t)
+		if tools, err = s.listTools(ctx, c.client); err != nil {
+			return nil, s.errorf(KindCall, err, "list tools: %v", err)
 		}
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"sort"
@@ -64,7 +65,10 @@ func (b *Bridge) loadStartup() bool {
 	servers, err := cache.ReadFrames(framesPath, stamp)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, cache.ErrFramesStale) {
-			b.opts.Log.Warn().Err(err).Str("file", framesPath).Msg("startup file ignored")
+			// Derived data: drop it so no later start trips over it; the tools are
+			// registered from the cache and the file is rebuilt after ready.
+			rmErr := cache.RemoveFrames(framesPath)
+			b.opts.Log.Warn().Err(err).AnErr("remove", rmErr).Str("file", framesPath).Msg("damaged startup file discarded; registering from the tool cache and rebuilding it")
 		}
 		return false
 	}
@@ -90,7 +94,7 @@ func (b *Bridge) loadStartup() bool {
 			payloads[ref] = t.Payload
 		}
 	}
-	names, _ := AssignNames(refs)
+	names, _ := b.namer.Assign(refs)
 	set := &startupSet{fast: true, tools: make([]startupTool, 0, len(refs))}
 	for _, ref := range refs {
 		set.tools = append(set.tools, startupTool{ref: ref, name: names[ref], payload: payloads[ref]})
@@ -122,12 +126,55 @@ func (s *startupSet) refs() []ToolRef {
 // finishStartup decodes the full catalog after a fast startup, keeping the names and the
 // registered marks of what was registered. The stale servers found from the startup file
 // are the same (the file was made from this cache file).
+//
+// A cache that cannot be decoded now (unreadable, or damaged without changing its size and
+// modification time) must not turn the tools the host already knows into "Unknown MCP
+// tool": the catalog is then built from the startup file's own data (names, descriptions,
+// schemas; annotations are not in it), and afterReady tells the user how to fix the cache.
 func (b *Bridge) finishStartup() {
+	if b.faultHook != nil {
+		b.faultHook("finish")
+	}
+	file, err := cache.Read(b.opts.CachePath)
+	if err != nil {
+		b.cacheErr = err
+		b.catalogFromStartup()
+		return
+	}
+	b.catalogFromFile(file, nil, b.startupRefs())
+}
+
+// startupRefs marks the tools registered at startup.
+func (b *Bridge) startupRefs() map[ToolRef]bool {
 	registered := make(map[ToolRef]bool, len(b.startup.tools))
 	for _, t := range b.startup.tools {
 		registered[t.ref] = true
 	}
-	b.loadCatalog(registered)
+	return registered
+}
+
+// catalogFromStartup publishes the catalog of the tools registered from the startup file,
+// built from the file's own data, for when the cache cannot be decoded.
+func (b *Bridge) catalogFromStartup() {
+	b.cacheFallback = true
+	tools := map[string][]cache.Tool{}
+	for _, t := range b.startup.tools {
+		tools[t.ref.Server] = append(tools[t.ref.Server], toolFromPayload(t.ref.Tool, t.payload))
+	}
+	b.publishCatalog(tools, b.startupRefs())
+}
+
+// toolFromPayload recovers what routing, search and validation need of a tool from its
+// startup payload (see payloadFor).
+func toolFromPayload(name string, payload []byte) cache.Tool {
+	var p struct {
+		Description string          `json:"description"`
+		Schema      json.RawMessage `json:"schema"`
+	}
+	obj := make([]byte, 0, len(payload)+2)
+	obj = append(append(append(obj, '{'), payload...), '}')
+	_ = json.Unmarshal(obj, &p)
+	return cache.Tool{Name: name, Description: p.Description, InputSchema: cache.NormalizeSchema(p.Schema)}
 }
 
 // writeStartup rewrites the startup file from the cache file as it is now. It gives up

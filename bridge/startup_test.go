@@ -20,9 +20,18 @@ import (
 // a host to talk to, and the bridge. Everything is torn down when the test ends.
 func startSession(t *testing.T, e *testEnv) ([]string, *exttest.Host, *testutil.SyncBuffer) {
 	t.Helper()
+	return startSessionWith(t, e, nil)
+}
+
+// startSessionWith is startSession with a chance to adjust the bridge before it runs.
+func startSessionWith(t *testing.T, e *testEnv, adjust func(*Bridge)) ([]string, *exttest.Host, *testutil.SyncBuffer) {
+	t.Helper()
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
 		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+	if adjust != nil {
+		adjust(b)
+	}
 	h, in, out := exttest.NewPipe(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -326,7 +326,11 @@ func (b *Bridge) dropLive(drop map[string]bool) {
 	if len(drop) == 0 {
 		return
 	}
-	old := b.catalog()
+	<-b.catReady
+	// Under the catalog lock, like mergeLive: a concurrent merge must not be lost.
+	b.catMu.Lock()
+	defer b.catMu.Unlock()
+	old := b.cat.Load()
 	tools := map[string][]cache.Tool{}
 	registered := map[ToolRef]bool{}
 	for _, e := range old.entries {
@@ -338,7 +342,7 @@ func (b *Bridge) dropLive(drop map[string]bool) {
 			registered[ToolRef{Server: e.Server, Tool: e.Tool.Name}] = true
 		}
 	}
-	cat, _ := newCatalog(tools, registered)
+	cat, _ := newCatalog(b.namer, tools, registered)
 	b.cat.Store(cat)
 }
 

@@ -2,6 +2,8 @@ package cache
 
 import (
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,30 +62,61 @@ func TestFramesRoundTripAndStaleness(t *testing.T) {
 	}
 }
 
+// framesFile is a startup file for stamp with body after a correct header, so a test can
+// damage the body without tripping the checksum.
+func framesFile(stamp Stamp, body string) string {
+	return fmt.Sprintf("%s %d %d %08x\n", framesMagic, stamp.Size, stamp.ModTime, crc32.Checksum([]byte(body), crcTable)) + body
+}
+
+// TestFramesDamaged: every damaged startup file is refused with a one-line error and never
+// panics. "huge count" made ReadFrames panic with makeslice before counts were checked
+// against the file's size, which disabled the bridge at every start.
 func TestFramesDamaged(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.startup")
 	stamp := Stamp{Size: 10, ModTime: 20}
-	head := framesMagic + " 10 20\n"
+	good := framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\"p\":1\n")
 	cases := map[string]string{
-		"empty":          "",
-		"no header end":  framesMagic,
-		"other format":   "something else\n",
-		"bad server":     head + "X\t\"a\"\tf\t1\n",
-		"bad name quote": head + "S\ta\tf\t0\n",
-		"bad count":      head + "S\t\"a\"\tf\t-1\n",
-		"truncated":      head + "S\t\"a\"\tf\t2\n\"t\"\t{}\n",
-		"bad tool line":  head + "S\t\"a\"\tf\t1\nno-tab\n",
-		"bad tool quote": head + "S\t\"a\"\tf\t1\nt\t{}\n",
+		"empty":            "",
+		"no header end":    framesMagic,
+		"other format":     "something else\n",
+		"bad server":       framesFile(stamp, "X\t\"a\"\tf\t1\n"),
+		"bad name quote":   framesFile(stamp, "S\ta\tf\t0\n"),
+		"bad count":        framesFile(stamp, "S\t\"a\"\tf\t-1\n"),
+		"huge count":       framesFile(stamp, "S\t\"a\"\tf\t99999999999999\n\"t\"\t\"p\":1\n"),
+		"count over file":  framesFile(stamp, "S\t\"a\"\tf\t3\n\"t\"\t\"p\":1\n"),
+		"truncated":        framesFile(stamp, "S\t\"a\"\tf\t2\n\"t\"\t\"p\":{}\n"),
+		"bad tool line":    framesFile(stamp, "S\t\"a\"\tf\t1\nno-tab\n"),
+		"bad tool quote":   framesFile(stamp, "S\t\"a\"\tf\t1\nt\t{}\n"),
+		"bad payload":      framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\n"),
+		"payload comma":    framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\"p\":1,\n"),
+		"server twice":     framesFile(stamp, "S\t\"a\"\tf\t0\nS\t\"a\"\tf\t0\n"),
+		"checksum":         strings.Replace(good, "\"p\":1", "\"p\":2", 1),
+		"bad checksum hex": framesMagic + " 10 20 zz\n",
+		"short checksum":   framesMagic + " 10 20 1\n",
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
 			if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ReadFrames(path, stamp); err == nil || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("damaged file accepted or odd error: %v", err)
+			_, err := ReadFrames(path, stamp)
+			if err == nil || strings.Contains(err.Error(), "\n") || errors.Is(err, ErrFramesStale) {
+				t.Fatalf("damaged file accepted, called stale, or odd error: %v", err)
 			}
 		})
+	}
+	if err := os.WriteFile(path, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFrames(path, stamp); err != nil {
+		t.Fatalf("the undamaged file of the table was refused: %v", err)
+	}
+	// A file written by an older version of the format is stale (rebuilt quietly), not damaged.
+	if err := os.WriteFile(path, []byte("mcp-bridge-startup 1 10 20\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFrames(path, stamp); !errors.Is(err, ErrFramesStale) {
+		t.Fatalf("old format: %v", err)
 	}
 }

@@ -3,6 +3,9 @@ package cache
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
 )
 
 // emptyObjectSchema is the schema of a tool that takes no arguments.
@@ -12,51 +15,123 @@ const emptyObjectSchema = `{"type":"object","properties":{}}`
 // accept:
 //
 //   - nil, empty, "null", invalid JSON or a JSON value that is not an object
-//     becomes {"type":"object","properties":{}};
-//   - an object without "type" (or with "type": null) gets "type":"object";
+//     becomes {"type":"object","properties":{}} (CheckInputSchema tells these
+//     apart from usable schemas);
+//   - an object without "type" (or with "type": null, or a type that is not a
+//     string or array) gets "type":"object", and a type list that allows
+//     "object" (["object","null"]) becomes "object": arguments are always an
+//     object, and providers require that type at the top;
 //   - an object whose type is "object" (or has no type) and that has no
-//     "properties" gets "properties":{};
-//   - "properties": null becomes "properties":{}.
+//     "properties" gets "properties":{}; "properties" that is null or not an
+//     object becomes {};
+//   - "required" given as one string becomes a list of it; a "required" that
+//     is neither is dropped, and non-strings are dropped from the list.
 //
-// Every other keyword is kept as is and in its original order; an added
-// "type" comes first and an added "properties" right after "type". Nested
-// schemas are not changed. The result is always a new slice, never raw
-// itself.
+// Every other keyword ($defs, definitions, anyOf, $schema, description, ...)
+// is kept as is and in its original order; an added "type" comes first and an
+// added "properties" right after "type". Nested schemas are not changed. The
+// result is always a new slice, never raw itself.
 func NormalizeSchema(raw json.RawMessage) json.RawMessage {
+	out, _, _ := normalize(raw)
+	return out
+}
+
+// CheckInputSchema normalizes a tool's input schema like NormalizeSchema and says what it
+// had to repair (one short phrase each). It fails for a schema no tool call can satisfy
+// or that says nothing usable about the arguments: invalid JSON, a value that is neither
+// an object nor a boolean, false, or a top-level type that excludes objects. A missing
+// schema (nil, empty or null) or true means "no constraints" and is not an error.
+func CheckInputSchema(raw json.RawMessage) (json.RawMessage, []string, error) {
+	return normalize(raw)
+}
+
+func normalize(raw json.RawMessage) (json.RawMessage, []string, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(raw))
-	if len(raw) == 0 || json.Compact(&buf, raw) != nil {
-		return json.RawMessage(emptyObjectSchema)
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return json.RawMessage(emptyObjectSchema), nil, nil
+	}
+	if json.Compact(&buf, raw) != nil {
+		return json.RawMessage(emptyObjectSchema), nil, errors.New("input schema is not valid JSON")
 	}
 	src := buf.Bytes()
-	if src[0] != '{' {
-		return json.RawMessage(emptyObjectSchema)
+	switch {
+	case string(src) == "null" || string(src) == "true":
+		return json.RawMessage(emptyObjectSchema), nil, nil
+	case string(src) == "false":
+		return json.RawMessage(emptyObjectSchema), nil, errors.New("input schema is false (no arguments are valid)")
+	case src[0] != '{':
+		return json.RawMessage(emptyObjectSchema), nil, fmt.Errorf("input schema is a JSON %s, not an object", jsonKind(src[0]))
 	}
 
 	members := topLevelMembers(src)
 	typeAt, propsAt := -1, -1
+	replace := map[int]string{} // member index -> new value; "" drops the member
+	var fixes []string
+	var unusable error
+	value := func(i int) []byte { return src[members[i].valStart:members[i].valEnd] }
 	for i, m := range members {
 		switch m.key {
 		case "type":
 			typeAt = i
 		case "properties":
 			propsAt = i
+		case "required":
+			v := value(i)
+			switch v[0] {
+			case '[':
+				if fixed, changed := stringsOnly(v); changed {
+					replace[i] = fixed
+					fixes = append(fixes, `non-string entries dropped from "required"`)
+				}
+			case '"':
+				replace[i] = "[" + string(v) + "]"
+				fixes = append(fixes, `"required" was a string`)
+			default:
+				replace[i] = ""
+				fixes = append(fixes, `"required" was not a list; dropped`)
+			}
 		}
 	}
-	typeValue := func() []byte {
-		if typeAt < 0 {
-			return nil
+	isObject := typeAt < 0
+	if typeAt >= 0 {
+		v := value(typeAt)
+		switch {
+		case string(v) == `"object"`:
+			isObject = true
+		case string(v) == "null":
+			isObject = true
+			replace[typeAt] = `"object"`
+		case v[0] == '"':
+			unusable = fmt.Errorf("input schema has type %s; tool arguments are always an object", v)
+		case v[0] == '[':
+			var types []any
+			_ = json.Unmarshal(v, &types)
+			if slices.Contains(types, any("object")) {
+				isObject = true
+				replace[typeAt] = `"object"`
+				fixes = append(fixes, fmt.Sprintf("type %s narrowed to \"object\"", v))
+			} else {
+				unusable = fmt.Errorf("input schema has type %s, which excludes an object", v)
+			}
+		default:
+			isObject = true
+			replace[typeAt] = `"object"`
+			fixes = append(fixes, fmt.Sprintf("type %s replaced by \"object\"", v))
 		}
-		m := members[typeAt]
-		return src[m.valStart:m.valEnd]
 	}
-	typeNull := typeAt >= 0 && string(typeValue()) == "null"
-	isObject := typeAt < 0 || typeNull || string(typeValue()) == `"object"`
+	if propsAt >= 0 {
+		if v := value(propsAt); v[0] != '{' {
+			replace[propsAt] = "{}"
+			if string(v) != "null" {
+				fixes = append(fixes, `"properties" was not an object; replaced by {}`)
+			}
+		}
+	}
 	addType := typeAt < 0
 	addProps := propsAt < 0 && isObject
-	propsNull := propsAt >= 0 && string(src[members[propsAt].valStart:members[propsAt].valEnd]) == "null"
-	if !addType && !addProps && !propsNull && !typeNull {
-		return json.RawMessage(bytes.Clone(src))
+	if !addType && !addProps && len(replace) == 0 {
+		return json.RawMessage(bytes.Clone(src)), fixes, unusable
 	}
 
 	out := make([]byte, 0, len(src)+32)
@@ -68,16 +143,17 @@ func NormalizeSchema(raw json.RawMessage) json.RawMessage {
 		}
 	}
 	for i, m := range members {
+		v, replaced := replace[i]
+		if replaced && v == "" {
+			continue
+		}
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
 		out = append(out, src[m.start:m.valStart]...) // "key":
-		switch {
-		case i == typeAt && typeNull:
-			out = append(out, `"object"`...)
-		case i == propsAt && propsNull:
-			out = append(out, `{}`...)
-		default:
+		if replaced {
+			out = append(out, v...)
+		} else {
 			out = append(out, src[m.valStart:m.valEnd]...)
 		}
 		if i == typeAt && addProps {
@@ -85,7 +161,40 @@ func NormalizeSchema(raw json.RawMessage) json.RawMessage {
 		}
 	}
 	out = append(out, '}')
-	return json.RawMessage(out)
+	return json.RawMessage(out), fixes, unusable
+}
+
+// stringsOnly returns the JSON array v without its non-string elements, and whether any
+// were dropped.
+func stringsOnly(v []byte) (string, bool) {
+	var items []json.RawMessage
+	if json.Unmarshal(v, &items) != nil {
+		return "[]", true
+	}
+	kept := items[:0]
+	for _, it := range items {
+		if len(it) > 0 && it[0] == '"' {
+			kept = append(kept, it)
+		}
+	}
+	if len(kept) == len(items) {
+		return "", false
+	}
+	b, _ := json.Marshal(kept)
+	return string(b), true
+}
+
+// jsonKind names the kind of JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '"':
+		return "string"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	}
+	return "number"
 }
 
 // member locates one top-level member of a compact JSON object: src[start:]

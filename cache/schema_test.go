@@ -102,3 +102,52 @@ func TestSameTools(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckInputSchema: what CheckInputSchema repairs, what it refuses, and that the
+// keywords Python servers emit at the top level are kept.
+func TestCheckInputSchema(t *testing.T) {
+	const empty = `{"type":"object","properties":{}}`
+	tests := []struct {
+		name, in, want string
+		fixed, bad     bool
+	}{
+		{"missing", "", empty, false, false},
+		{"null", "null", empty, false, false},
+		{"true", "true", empty, false, false},
+		{"false", "false", empty, false, true},
+		{"string", `"x"`, empty, false, true},
+		{"number", `42`, empty, false, true},
+		{"array", `[{}]`, empty, false, true},
+		{"invalid", `{`, empty, false, true},
+		{"string type", `{"type":"string"}`, `{"type":"string"}`, false, true},
+		{"type list without object", `{"type":["string","null"]}`, `{"type":["string","null"]}`, false, true},
+		{"nullable object", `{"type":["object","null"],"properties":{}}`, empty, true, false},
+		{"numeric type", `{"type":7}`, empty, true, false},
+		{"required string", `{"type":"object","properties":{},"required":"a"}`, `{"type":"object","properties":{},"required":["a"]}`, true, false},
+		{"required mixed", `{"type":"object","properties":{},"required":["a",1]}`, `{"type":"object","properties":{},"required":["a"]}`, true, false},
+		{"required object", `{"type":"object","properties":{},"required":{}}`, empty, true, false},
+		{"properties array", `{"type":"object","properties":["a"]}`, empty, true, false},
+		{
+			"pydantic", `{"$defs":{"M":{"enum":["a"],"type":"string"}},"properties":{"m":{"$ref":"#/$defs/M"},"n":{"anyOf":[{"type":"integer"},{"type":"null"}],"default":null}},"required":["m"],"title":"A","type":"object"}`,
+			`{"$defs":{"M":{"enum":["a"],"type":"string"}},"properties":{"m":{"$ref":"#/$defs/M"},"n":{"anyOf":[{"type":"integer"},{"type":"null"}],"default":null}},"required":["m"],"title":"A","type":"object"}`, false, false,
+		},
+		{
+			"top-level keywords", `{"$schema":"s","description":"d","definitions":{},"anyOf":[{"required":["a"]}]}`,
+			`{"type":"object","properties":{},"$schema":"s","description":"d","definitions":{},"anyOf":[{"required":["a"]}]}`, false, false,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, fixes, err := CheckInputSchema(json.RawMessage(tt.in))
+			if string(got) != tt.want || (len(fixes) > 0) != tt.fixed || (err != nil) != tt.bad {
+				t.Errorf("CheckInputSchema(%s) = %s, %v, %v; want %s, fixed=%v, bad=%v", tt.in, got, fixes, err, tt.want, tt.fixed, tt.bad)
+			}
+			if !json.Valid(got) {
+				t.Errorf("not valid JSON: %s", got)
+			}
+			if again, fixes, _ := CheckInputSchema(got); string(again) != string(got) || (err == nil && len(fixes) > 0) {
+				t.Errorf("not idempotent: %s -> %s %v", got, again, fixes)
+			}
+		})
+	}
+}

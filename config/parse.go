@@ -269,6 +269,8 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 	}}
 	if name == "" {
 		d.fail("", "server name must not be empty")
+	} else if ReservedServerName(name) {
+		d.fail("", "server name is a word /mcp reads as a command (help, status, start, stop, restart, refresh, setup, login, logout, trust, untrust, all, or a -flag); rename the server, e.g. to \""+strings.TrimLeft(name, "-")+"-server\"")
 	}
 	get := func(k string) (json.RawMessage, bool) {
 		v, ok := fields[k]

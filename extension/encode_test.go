@@ -105,7 +105,7 @@ func TestLineReader(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var tooLongs int
-			lr := newLineReader(strings.NewReader(tc.input), func(int) { tooLongs++ })
+			lr := newLineReader(strings.NewReader(tc.input), func(int, []byte) { tooLongs++ })
 			var got []string
 			for {
 				l, err := lr.next()

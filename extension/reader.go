@@ -14,11 +14,16 @@ const readerBuffer = 64 << 10
 // lineReader splits stdin into lines, enforcing MaxLine.
 type lineReader struct {
 	br *bufio.Reader
-	// onTooLong is called with the length of every discarded line.
-	onTooLong func(n int)
+	// onTooLong is called with the length and the first overLongHead bytes of every
+	// discarded line.
+	onTooLong func(n int, head []byte)
 }
 
-func newLineReader(in io.Reader, onTooLong func(n int)) *lineReader {
+// overLongHead is how much of a discarded over-long line is kept for recovering its
+// frame type and id.
+const overLongHead = 64 << 10
+
+func newLineReader(in io.Reader, onTooLong func(n int, head []byte)) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(in, readerBuffer), onTooLong: onTooLong}
 }
 
@@ -29,7 +34,7 @@ func newLineReader(in io.Reader, onTooLong func(n int)) *lineReader {
 // the call after it.
 func (lr *lineReader) next() ([]byte, error) {
 	for {
-		var line []byte
+		var line, head []byte
 		n := 0 // length of the line so far, including a '\n' if seen
 		tooLong := false
 		for {
@@ -38,6 +43,10 @@ func (lr *lineReader) next() ([]byte, error) {
 			if !tooLong {
 				if n >= MaxLine {
 					tooLong = true
+					// Keep the start: the frame's type and id come first, so the
+					// caller can still answer a tool_call it cannot read.
+					line = append(line, chunk...)
+					head = bytes.Clone(line[:min(len(line), overLongHead)])
 					line = nil
 				} else {
 					line = append(line, chunk...)
@@ -55,12 +64,13 @@ func (lr *lineReader) next() ([]byte, error) {
 			if err != nil && !tooLong && n+1 >= MaxLine {
 				// A final line without newline that would not fit with one.
 				tooLong = true
+				head = bytes.Clone(line[:min(len(line), overLongHead)])
 			}
 			break
 		}
 		if tooLong {
 			if lr.onTooLong != nil {
-				lr.onTooLong(n)
+				lr.onTooLong(n, head)
 			}
 			continue
 		}

@@ -47,6 +47,9 @@ const (
 // hooks lets the package's own tests observe internal ordering points
 // deterministically. Run uses the zero value.
 type hooks struct {
+	// callQueued runs in the dispatcher when a tool call's goroutine is
+	// started (before the next host line is dispatched).
+	callQueued func(id string)
 	// callStart runs in a tool call's goroutine before its context is
 	// checked and the handler is invoked.
 	callStart func(id string)
@@ -129,29 +132,40 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 	defer close(stop)
 	lines := make(chan []byte, lineChannelBacklog)
 	readErr := make(chan error, 1)
-	lr := newLineReader(in, func(n int) {
+	// Unbuffered: the reader reads on only after the dispatcher took the notice, so an
+	// over-long line is answered in order with the lines around it.
+	tooLong := make(chan overLong)
+	lr := newLineReader(in, func(n int, head []byte) {
 		log.Error().Int("bytes", n).Int("max", MaxLine).Msg("discarding over-long line from host")
+		select {
+		case tooLong <- overLong{n: n, head: head}:
+		case <-stop:
+		}
 	})
 	go readLoop(lr, lines, readErr, stop)
 
 	// Handshake: the first line must be hello_ack.
 	var first []byte
-	select {
-	case l, ok := <-lines:
-		if !ok {
-			r.finish(nil)
-			if err := pollErr(readErr); err != nil {
-				return fmt.Errorf("extension: read hello_ack: %w", err)
+	for first == nil {
+		select {
+		case <-tooLong:
+			// Nothing before hello_ack can be answered; the reader logged it.
+		case l, ok := <-lines:
+			if !ok {
+				r.finish(nil)
+				if err := pollErr(readErr); err != nil {
+					return fmt.Errorf("extension: read hello_ack: %w", err)
+				}
+				return errors.New("extension: stdin closed before hello_ack")
 			}
-			return errors.New("extension: stdin closed before hello_ack")
+			first = l
+		case <-ctx.Done():
+			r.finish(nil)
+			return ctx.Err()
+		case <-r.w.dead:
+			r.finish(nil)
+			return fmt.Errorf("extension: write hello: %w", r.w.err)
 		}
-		first = l
-	case <-ctx.Done():
-		r.finish(nil)
-		return ctx.Err()
-	case <-r.w.dead:
-		r.finish(nil)
-		return fmt.Errorf("extension: write hello: %w", r.w.err)
 	}
 	info, err := parseHelloAck(first)
 	if err != nil {
@@ -165,6 +179,8 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 
 	for {
 		select {
+		case ol := <-tooLong:
+			r.answerOverLong(ol)
 		case l, ok := <-lines:
 			if !ok {
 				r.finish(nil)
@@ -425,11 +441,27 @@ func (r *runner) startTool(call ToolCall) {
 	ctx, cancel := context.WithCancelCause(r.connCtx)
 	c := &inflight{cancel: cancel}
 	r.mu.Lock()
-	if _, dup := r.calls[call.ID]; dup {
-		r.log.Warn().Str("id", call.ID).Msg("tool_call id already in flight; tool_cancel will reach the newest")
+	_, dup := r.calls[call.ID]
+	if !dup {
+		r.calls[call.ID] = c
 	}
-	r.calls[call.ID] = c
 	r.mu.Unlock()
+	if dup {
+		// Two calls under one id could not be told apart by a result or a tool_cancel;
+		// the running one keeps the id.
+		cancel(nil)
+		r.log.Warn().Str("id", call.ID).Str("tool", call.Name).Msg("rejecting a tool_call whose id is still in flight")
+		b, err := encodeToolResult(call.ID, ToolResult{IsError: true, Content: []Content{{Type: "text",
+			Text: fmt.Sprintf("tool call %s was not run: a call with id %q is still running, and ids must be unique among running calls.", call.Name, call.ID)}}},
+			r.sess.host.Generation())
+		if err == nil {
+			r.w.send(outFrame{b: b})
+		}
+		return
+	}
+	if r.hooks.callQueued != nil {
+		r.hooks.callQueued(call.ID)
+	}
 	go r.serveTool(ctx, c, call)
 }
 

@@ -499,8 +499,10 @@ func TestOverlongHostLine(t *testing.T) {
 			for _, f := range x.host.Pending() {
 				answered = answered || (f.Type == "event_intercept_response" && f.ID == "big")
 			}
-			if answered != tc.served {
-				t.Fatalf("big line answered = %v, want %v", answered, tc.served)
+			// An over-long intercept is answered too (with the allow the host would
+			// assume after its 5 s wait), from the id at the start of the line.
+			if !answered {
+				t.Fatal("big line not answered")
 			}
 			if logged := strings.Contains(x.logs.String(), "over-long line"); logged == tc.served {
 				t.Fatalf("over-long line logged = %v, want %v", logged, !tc.served)

@@ -247,10 +247,31 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 		sh.add(d, fServer, sh.termID([]byte(w)), fieldLen)
 	}
 	sh.addText(d, fDesc, doc.Description, maxDescBytes, fieldLen)
+	sh.addText(d, fPurpose, firstSentence(doc.Description), 0, fieldLen)
 	for _, p := range doc.Params {
 		sh.addText(d, fParamName, p.Name, 0, fieldLen)
 		sh.addText(d, fParamDesc, p.Description, maxParamDescBytes, fieldLen)
+		for _, e := range p.Enum {
+			sh.addText(d, fEnum, e, maxParamDescBytes, fieldLen)
+		}
 	}
+}
+
+// maxPurposeBytes caps the first sentence of a description.
+const maxPurposeBytes = 200
+
+// firstSentence returns the description's first sentence: up to the first
+// full stop followed by white space, or the first line break, at most
+// maxPurposeBytes (addText cuts that at a word boundary).
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	end := min(len(s), maxPurposeBytes)
+	for i := 0; i < end; i++ {
+		if s[i] == '\n' || s[i] == '.' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n') {
+			return s[:i]
+		}
+	}
+	return s[:end]
 }
 
 // postings turns the shards' per-document entries (with global term ids)

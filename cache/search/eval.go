@@ -4,14 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 )
 
-// Query is one labelled task query of a quality set: the query text and the
-// acceptable answers as "server/tool" (MCP tool name, not the zot ID).
+// Query is one labelled query of a quality set: the query text, its kind and
+// the acceptable answers as "server/tool" (MCP tool name, not the zot ID).
 type Query struct {
 	Q    string   `json:"q"`
+	Kind string   `json:"kind"` // one of Kinds
 	Want []string `json:"want"`
 }
+
+// Kinds are the query kinds of the labelled sets, in report order: a task in
+// everyday words naming no product; a request naming a product or server; a
+// bare keyword; a parameter name; an exact or spaced tool name.
+var Kinds = []string{"task", "product", "keyword", "parameter", "exact-name"}
 
 // Metrics summarises a ranking over a query set.
 type Metrics struct {
@@ -57,6 +64,20 @@ func Evaluate(ix func(q string, limit int) []Hit, docs []Doc, queries []Query) M
 	return m
 }
 
+// EvaluateByKind is Evaluate over each kind of query present in queries,
+// keyed by Query.Kind.
+func EvaluateByKind(ix func(q string, limit int) []Hit, docs []Doc, queries []Query) map[string]Metrics {
+	byKind := map[string][]Query{}
+	for _, q := range queries {
+		byKind[q.Kind] = append(byKind[q.Kind], q)
+	}
+	out := make(map[string]Metrics, len(byKind))
+	for k, qs := range byKind {
+		out[k] = Evaluate(ix, docs, qs)
+	}
+	return out
+}
+
 // firstRelevant returns the 1-based rank of the first hit whose
 // "Server/Tool" is in want, or 0 when none is.
 func firstRelevant(hits []Hit, docs []Doc, want []string) int {
@@ -74,8 +95,9 @@ func firstRelevant(hits []Hit, docs []Doc, want []string) int {
 	return 0
 }
 
-// LoadQueries reads a JSON array of Query objects ({"q": …, "want": […]}).
-// Queries without text or answers are an error.
+// LoadQueries reads a JSON array of Query objects ({"q": …, "kind": …,
+// "want": […]}). Queries without text or answers, or of an unknown kind, are
+// an error.
 func LoadQueries(path string) ([]Query, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -88,6 +110,9 @@ func LoadQueries(path string) ([]Query, error) {
 	for i, q := range qs {
 		if q.Q == "" || len(q.Want) == 0 {
 			return nil, fmt.Errorf("%s: query %d: empty q or want", path, i)
+		}
+		if !slices.Contains(Kinds, q.Kind) {
+			return nil, fmt.Errorf("%s: query %d (%q): kind %q is not one of %v", path, i, q.Q, q.Kind, Kinds)
 		}
 	}
 	return qs, nil

@@ -186,6 +186,9 @@ var phrasalVerbs = map[string]struct {
 	"raise":  {[]string{"issue", "ticket", "bug"}, "create"},
 	"close":  {[]string{"issue", "pr", "pull", "mr", "merge", "ticket", "bug"}, "update"},
 	"reopen": {[]string{"issue", "pr", "pull", "mr", "merge", "ticket", "bug"}, "update"},
+	"write":  {[]string{"issue", "ticket", "bug"}, "create"},
+	"log":    {[]string{"issue", "ticket", "bug"}, "create"},
+	"leave":  {[]string{"comment", "note", "review", "reaction", "feedback"}, "create"},
 }
 
 // namePrefixes are leading name tokens that are namespaces rather than verbs

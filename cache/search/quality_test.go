@@ -6,29 +6,46 @@ import (
 	"testing"
 )
 
+// floor is the least a ranking must reach on a set of queries.
+type floor struct{ recall1, recall5, mrr float64 }
+
 // qualitySet is a labelled query set with the floors our ranking must reach
-// on it and the margin by which it must beat Baseline.
+// on it, overall and per query kind, and the margin by which it must beat
+// Baseline overall.
 type qualitySet struct {
-	file                           string
-	minQueries                     int
-	minRecall1, minRecall5, minMRR float64
-	minGainRecall5, minGainMRR     float64 // ours minus Baseline
+	file                       string
+	minQueries                 int
+	overall                    floor
+	byKind                     map[string]floor
+	minGainRecall5, minGainMRR float64 // ours minus Baseline
 }
 
-// qualitySets: queries.json is the main set (233 task phrasings over all 48
-// catalog servers) and was used while tuning; holdout.json (64 queries) was
-// written before tuning started and evaluated once afterwards, so it shows
-// how the tuning generalises. Floors sit a little under what the ranker
-// reaches (main: recall@1 0.863, recall@5 0.983, MRR 0.912; holdout: 0.812,
-// 0.953, 0.878; Baseline main: 0.524, 0.674, 0.592; holdout: 0.688, 0.812,
-// 0.733).
+// qualitySets: tuning.json is the tuning half, which the ranker is tuned on
+// (233 original queries plus 105 everyday task queries added once the first
+// ones were saturated); report.json is the report half: 64 queries
+// written before any tuning plus 283 written blind for issue 15 (committed
+// before the ranker changed), which no ranking change may be tuned on. The
+// floors of both sit just under what the ranker reaches, so a regression
+// fails; the report floors are not the issue's goal (recall@5 0.95, MRR 0.85,
+// task recall@5 0.90), which the ranker does not reach yet.
 var qualitySets = []qualitySet{
-	{file: "queries.json", minQueries: 120,
-		minRecall1: 0.82, minRecall5: 0.95, minMRR: 0.88,
-		minGainRecall5: 0.20, minGainMRR: 0.20},
-	{file: "holdout.json", minQueries: 50,
-		minRecall1: 0.76, minRecall5: 0.92, minMRR: 0.84,
-		minGainRecall5: 0.08, minGainMRR: 0.10},
+	{file: "tuning.json", minQueries: 300,
+		overall: floor{0.74, 0.91, 0.81},
+		byKind: map[string]floor{
+			"task":    {0.69, 0.89, 0.77},
+			"product": {0.84, 0.97, 0.90},
+		},
+		minGainRecall5: 0.30, minGainMRR: 0.30},
+	{file: "report.json", minQueries: 300,
+		overall: floor{0.66, 0.87, 0.75},
+		byKind: map[string]floor{
+			"task":       {0.60, 0.82, 0.69},
+			"product":    {0.74, 0.97, 0.82},
+			"keyword":    {0.90, 1.00, 0.95},
+			"parameter":  {0.95, 1.00, 0.95},
+			"exact-name": {1.00, 1.00, 1.00},
+		},
+		minGainRecall5: 0.40, minGainMRR: 0.35},
 }
 
 func TestQuality(t *testing.T) {
@@ -62,19 +79,38 @@ func TestQuality(t *testing.T) {
 			base := Evaluate(baseline, docs, queries)
 			t.Logf("ours:     %v", ours)
 			t.Logf("baseline: %v", base)
+			checkFloor(t, "overall", ours, set.overall)
+			oursK := EvaluateByKind(ix.Search, docs, queries)
+			baseK := EvaluateByKind(baseline, docs, queries)
+			for _, k := range Kinds {
+				if m, ok := oursK[k]; ok {
+					t.Logf("%-10s ours %v | baseline %v", k, m, baseK[k])
+				}
+			}
+			for k, f := range set.byKind {
+				m, ok := oursK[k]
+				if !ok {
+					t.Errorf("%s has no %q queries, but a floor for them", set.file, k)
+					continue
+				}
+				checkFloor(t, k, m, f)
+			}
 			if os.Getenv("SEARCH_MISSES") != "" {
 				logMisses(t, ix, docs, queries)
-			}
-
-			if ours.Recall1 < set.minRecall1 || ours.Recall5 < set.minRecall5 || ours.MRR < set.minMRR {
-				t.Errorf("ranking below floor: %v (floors recall@1=%.2f recall@5=%.2f MRR=%.2f)",
-					ours, set.minRecall1, set.minRecall5, set.minMRR)
 			}
 			if ours.Recall5-base.Recall5 < set.minGainRecall5 || ours.MRR-base.MRR < set.minGainMRR {
 				t.Errorf("ranking does not beat Baseline by recall@5 +%.2f and MRR +%.2f: ours %v, baseline %v",
 					set.minGainRecall5, set.minGainMRR, ours, base)
 			}
 		})
+	}
+}
+
+func checkFloor(t *testing.T, what string, m Metrics, f floor) {
+	t.Helper()
+	if m.Recall1 < f.recall1 || m.Recall5 < f.recall5 || m.MRR < f.mrr {
+		t.Errorf("%s: ranking below floor: %v (floors recall@1=%.2f recall@5=%.2f MRR=%.2f)",
+			what, m, f.recall1, f.recall5, f.mrr)
 	}
 }
 
@@ -88,7 +124,7 @@ func logMisses(t *testing.T, ix *Index, docs []Doc, queries []Query) {
 			for _, h := range hits {
 				got = append(got, docs[h.Doc].Server+"/"+docs[h.Doc].Tool)
 			}
-			t.Logf("rank %d  %q want %v got %v", r, q.Q, q.Want, got)
+			t.Logf("rank %d [%s] %q want %v got %v", r, q.Kind, q.Q, q.Want, got)
 		}
 	}
 }

@@ -38,6 +38,29 @@ var fileExtensions = map[string]bool{
 	"mod": true, "sum": true, "tf": true, "dockerfile": true,
 }
 
+// extensionWords name what a file extension says about the file: its language
+// or format, so "fix app.ts" meets tools that speak of TypeScript and "show
+// logo.png" tools that read images.
+var extensionWords = map[string][]string{
+	"go": {"go", "code"}, "py": {"python", "code"}, "js": {"javascript", "code"},
+	"jsx": {"javascript", "code"}, "ts": {"typescript", "code"}, "tsx": {"typescript", "code"},
+	"rb": {"ruby", "code"}, "rs": {"rust", "code"}, "java": {"java", "code"},
+	"kt": {"kotlin", "code"}, "swift": {"swift", "code"}, "php": {"php", "code"},
+	"c": {"code"}, "h": {"code"}, "cpp": {"code"}, "sh": {"shell", "script"},
+	"md": {"markdown", "text"}, "txt": {"text"}, "log": {"log", "text"},
+	"yaml": {"yaml", "configuration"}, "yml": {"yaml", "configuration"},
+	"toml": {"configuration"}, "ini": {"configuration"}, "conf": {"configuration"},
+	"cfg": {"configuration"}, "env": {"environment"},
+	"json": {"json"}, "xml": {"xml"}, "html": {"html"}, "css": {"css", "style"},
+	"csv": {"csv", "spreadsheet"}, "xlsx": {"spreadsheet"}, "sql": {"sql"},
+	"pdf": {"pdf", "document"}, "docx": {"document"},
+	"png": {"image", "media"}, "jpg": {"image", "media"}, "jpeg": {"image", "media"},
+	"gif": {"image", "media"}, "webp": {"image", "media"}, "svg": {"image"},
+	"mp3": {"audio", "media"}, "wav": {"audio", "media"}, "mp4": {"video", "media"},
+	"zip": {"archive"}, "gz": {"archive", "gzip"}, "tar": {"archive"},
+	"ipynb": {"notebook", "python"},
+}
+
 // webTLDs mark a dotted word as a host name.
 var webTLDs = map[string]bool{
 	"com": true, "org": true, "net": true, "io": true, "dev": true,
@@ -56,7 +79,53 @@ var implicitReadStarts = map[string]bool{
 type queryTerm struct {
 	term   string
 	weight float64
-	strong bool // an original word or an abbreviation of one: can name a server
+	strong bool   // an original word or an abbreviation of one: can name a server
+	origin uint64 // bits of the original query words the term stands for
+}
+
+// lemmaWeight scales the base form of an inflected query word ("crashing" →
+// "crash") and what it expands to.
+const lemmaWeight = 0.9
+
+// lemma returns the base form of an -ing or -ed verb form w that known
+// accepts, or "" ("running" → "run", "changed" → "change", "copied" →
+// "copy"). Only query words the index does not know are lemmatised, and only
+// into words it knows, so a wrong guess costs nothing.
+func lemma(w string, known func(string) bool) string {
+	var stems []string
+	n := len(w)
+	switch {
+	case n > 5 && strings.HasSuffix(w, "ing"):
+		b := w[:n-3]
+		stems = append(stems, b, b+"e")
+		if m := len(b); m > 2 && b[m-1] == b[m-2] {
+			stems = append(stems, b[:m-1])
+		}
+	case n > 4 && strings.HasSuffix(w, "ied"):
+		stems = append(stems, w[:n-3]+"y")
+	case n > 4 && strings.HasSuffix(w, "ed"):
+		b := w[:n-2]
+		stems = append(stems, b, w[:n-1])
+		if m := len(b); m > 2 && b[m-1] == b[m-2] {
+			stems = append(stems, b[:m-1])
+		}
+	}
+	for _, s := range stems {
+		if known(s) {
+			return s
+		}
+	}
+	return ""
+}
+
+// fileExtension returns the lower-case extension of a file-shaped query word,
+// or "".
+func fileExtension(w string) string {
+	w = strings.ToLower(strings.Trim(w, "\"'`()[]{}<>,;:!?"))
+	if dot := strings.LastIndexByte(w, '.'); dot >= 0 && fileExtensions[w[dot+1:]] {
+		return w[dot+1:]
+	}
+	return ""
 }
 
 // wordShape classifies a white-space separated query word.
@@ -85,25 +154,46 @@ func wordShape(w string) string {
 // the index vocabulary, used to join and split compound words.
 func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	weights := map[string]queryTerm{}
+	var origin uint64 // bits of the term being expanded, set before each put
 	put := func(t string, w float64, strong bool) {
 		cur, ok := weights[t]
 		if !ok || w > cur.weight {
 			cur.term, cur.weight = t, w
 		}
 		cur.strong = cur.strong || strong
+		cur.origin |= origin
 		weights[t] = cur
 	}
 	inVocab := func(t string) bool { _, ok := vocab[t]; return ok }
 
-	var orig []string // original terms, in order
-	var raw []string  // raw lower-case words in order, stop words included
+	// known reports whether a word means something to the index: it is
+	// indexed or has synonyms or intents.
+	known := func(t string) bool { return inVocab(t) || expansions[t] != nil || intentTable[t] != nil }
+	lemmaOf := map[string]string{} // unknown inflected original term → known base form
+	var orig []string              // original terms, in order
+	var raw []string               // raw lower-case words in order, stop words included
 	var verbs uint16
+	// bitOf is the coverage bit of an original term: its first position.
+	bitOf := func(t string) uint64 {
+		for i, o := range orig {
+			if o == t {
+				return 1 << min(i, 63)
+			}
+		}
+		return 0
+	}
 	for _, chunk := range strings.Fields(q) {
 		shape := wordShape(chunk)
 		weight, strong := 1.0, true
 		if shape != "" {
 			weight, strong = shapedWordWeight, false
+			origin = 0
 			put(shape, shapeWeight, false)
+			if shape == "file" {
+				for _, t := range extensionWords[fileExtension(chunk)] {
+					put(t, shapeWeight, false)
+				}
+			}
 		}
 		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
 			var parts []string
@@ -124,14 +214,34 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			})
 			for _, p := range parts {
 				orig = append(orig, p)
+				origin = bitOf(p)
 				put(p, weight, strong)
+				if known(p) {
+					continue
+				}
+				if l := lemma(p, known); l != "" {
+					lemmaOf[p] = l
+					put(l, weight*lemmaWeight, strong)
+				}
 			}
 		}
 	}
 	// The first verb is the main verb of an imperative task; a phrasal use
 	// ("open a PR") is replaced by the verb tools use for it.
 	for i, t := range orig {
+		if l, ok := lemmaOf[t]; ok {
+			t = l
+		}
 		v := verbClasses[t]
+		if v == 0 {
+			// An everyday verb ("remember", "forget") takes the class of the
+			// first tool verb it stands for.
+			for _, to := range intentTable[t] {
+				if v = verbClasses[to]; v != 0 {
+					break
+				}
+			}
+		}
 		if p, ok := phrasalVerbs[t]; ok && (v != 0 || i == 0) {
 			for _, o := range orig[i+1:] {
 				if contains(p.objects, o) {
@@ -146,10 +256,34 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			break
 		}
 	}
+	origin = 0
 	if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
 		verbs = vGet | vList
 	}
 
+	// Everyday words and phrases, and the tool words they stand for.
+	sing := make([]string, len(raw))
+	for i, w := range raw {
+		sing[i] = singular(w)
+		if l, ok := lemmaOf[sing[i]]; ok {
+			sing[i] = l
+		}
+	}
+	for i := range sing {
+		key := ""
+		var bits uint64
+		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
+			if j > i {
+				key += " "
+			}
+			key += sing[j]
+			bits |= bitOf(singular(raw[j]))
+			origin = bits
+			for _, to := range intentTable[key] {
+				put(to, intentWeight, false)
+			}
+		}
+	}
 	// Adjacent words that the index knows as one word.
 	for i := range raw {
 		joined := raw[i]
@@ -157,6 +291,10 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			joined += raw[j]
 			t := singular(joined)
 			if len(t) >= minJoinLen && !stopWords[t] && inVocab(t) {
+				origin = 0
+				for _, w := range raw[i : j+1] {
+					origin |= bitOf(singular(w))
+				}
 				put(t, joinWeight, true)
 			}
 		}
@@ -166,6 +304,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		if inVocab(t) || len(t) < 2*minSplitPart {
 			continue
 		}
+		origin = bitOf(t)
 		for cut := len(t) - minSplitPart; cut >= minSplitPart; cut-- {
 			a, b := t[:cut], singular(t[cut:])
 			if !stopWords[a] && !stopWords[b] && inVocab(a) && inVocab(b) {
@@ -177,8 +316,14 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	}
 	// Synonyms and abbreviations of the original words.
 	for _, t := range orig {
+		origin = bitOf(t)
 		for _, e := range expansions[t] {
 			put(e.term, e.weight, e.strong)
+		}
+		if l, ok := lemmaOf[t]; ok {
+			for _, e := range expansions[l] {
+				put(e.term, e.weight*lemmaWeight, e.strong)
+			}
 		}
 	}
 

@@ -3,17 +3,22 @@
 // Ranking is layered: "select:a,b" returns exactly the named tools; a query
 // equal to a tool's full zot name or MCP name returns those tools first; the
 // rest is a field-weighted BM25 (BM25F) over the tool name (split on
-// separators and camelCase), title, server name, description and parameter
-// names and descriptions, with query expansion from a small
-// synonym/abbreviation table, a boost for tools of a server the query names
-// ("in gitlab …"), and bonuses when the query's verb matches the verb that
-// heads the tool name and when the query covers the tool name's words.
+// separators and camelCase), title, server name, description (and, again,
+// its first sentence), parameter names and descriptions and parameter enum
+// values, with query expansion from a small synonym/abbreviation table, an
+// everyday-English intent lexicon ("how far" → distance, "forget" → delete),
+// file extensions (app.ts → typescript) and base forms of unknown inflected
+// words; a boost for tools of a server the query names ("in gitlab …"); and
+// bonuses when the query's verb matches the verb that heads the tool name,
+// when the query covers the tool name's words, and by the share of the
+// query's words a tool matches.
 //
 // An Index is immutable after New and safe for concurrent use.
 package search
 
 import (
 	"container/heap"
+	"math/bits"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +27,9 @@ import (
 // Param is one top-level input parameter of a tool.
 type Param struct {
 	Name, Description string
+	// Enum holds the parameter's allowed string values: they name what a tool
+	// can do ("undo", "drain", "dark") in the tool's own words.
+	Enum []string
 }
 
 // Doc is one searchable tool.
@@ -52,10 +60,12 @@ const (
 	fDesc
 	fParamName
 	fParamDesc
+	fEnum    // parameter enum values
+	fPurpose // the description's first sentence, which says what the tool is for
 	numFields
 )
 
-// Ranking parameters, tuned on testdata/queries.json.
+// Ranking parameters, tuned on testdata/tuning.json (never on report.json).
 const (
 	k1 = 1.2
 	// serverBoost multiplies the score of tools whose server the query names.
@@ -66,6 +76,10 @@ const (
 	// coverBoost multiplies the score by 1 + coverBoost × the share of the
 	// tool name's words the query matches.
 	coverBoost = 0.6
+	// queryCoverBoost multiplies the score by 1 + queryCoverBoost × the
+	// idf-weighted share of the query's words the tool matches (directly or
+	// through a synonym or intent).
+	queryCoverBoost = 0.5
 	// maxDescBytes caps the indexed description text: the first paragraphs
 	// say what a tool does; long usage manuals only add noise and build time.
 	maxDescBytes = 1000
@@ -79,8 +93,8 @@ const (
 // fieldWeight and fieldB are the BM25F weights and length normalisation of
 // each field.
 var (
-	fieldWeight = [numFields]float64{3.0, 1.5, 1.2, 1.0, 0.6, 0.25}
-	fieldB      = [numFields]float64{0.4, 0.4, 0.2, 0.75, 0.5, 0.75}
+	fieldWeight = [numFields]float64{3.0, 1.5, 1.2, 1.0, 0.6, 0.25, 0.5, 1.0}
+	fieldB      = [numFields]float64{0.4, 0.4, 0.2, 0.75, 0.5, 0.75, 0.5, 0.5}
 )
 
 // posting is one (term, document) pair: the saturated BM25F term frequency
@@ -121,6 +135,7 @@ type Index struct {
 type scratch struct {
 	scores  []float64
 	cover   []float32
+	words   []uint64 // original query words matched, as queryTerm.origin bits
 	touched []int32
 }
 
@@ -250,16 +265,32 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	}
 	sc, _ := ix.scratch.Get().(*scratch)
 	if sc == nil {
-		sc = &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs))}
+		sc = &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
 	}
-	scores, cover, touched := sc.scores, sc.cover, sc.touched[:0]
+	scores, cover, words, touched := sc.scores, sc.cover, sc.words, sc.touched[:0]
 	defer func() {
 		for _, d := range touched {
-			scores[d], cover[d] = 0, 0
+			scores[d], cover[d], words[d] = 0, 0, 0
 		}
 		sc.touched = touched[:0]
 		ix.scratch.Put(sc)
 	}()
+	// Each original query word weighs its best term's idf in the coverage.
+	var wordWeight [64]float64
+	total := 0.0
+	for _, t := range terms {
+		id, ok := ix.vocab[t.term]
+		if !ok {
+			continue
+		}
+		for b := t.origin; b != 0; b &= b - 1 {
+			i := bits.TrailingZeros64(b)
+			wordWeight[i] = max(wordWeight[i], ix.idf[id])
+		}
+	}
+	for _, w := range wordWeight {
+		total += w
+	}
 	for _, t := range terms {
 		id, ok := ix.vocab[t.term]
 		if !ok || t.weight <= 0 {
@@ -270,6 +301,7 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 			if scores[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
+			words[p.doc] |= t.origin
 			scores[p.doc] += w * float64(p.sat)
 			if p.nameWord {
 				cover[p.doc] += float32(t.weight)
@@ -302,6 +334,13 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 				c = 1
 			}
 			s *= 1 + coverBoost*c
+		}
+		if total > 0 {
+			covered := 0.0
+			for b := words[d]; b != 0; b &= b - 1 {
+				covered += wordWeight[bits.TrailingZeros64(b)]
+			}
+			s *= 1 + queryCoverBoost*covered/total
 		}
 		hit := scored{doc: d, score: s, id: m.id}
 		if len(h) < limit {

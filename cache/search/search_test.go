@@ -23,9 +23,9 @@ func mk(server, tool, desc string, params ...Param) Doc {
 // fixture is a small catalog with same-named tools on several servers.
 func fixture() []Doc {
 	return []Doc{
-		mk("github", "create_issue", "Create a new issue in a GitHub repository", Param{"owner", ""}, Param{"repo", ""}, Param{"title", ""}),
-		mk("gitlab", "create_issue", "Create a new issue in a GitLab project", Param{"project_id", ""}, Param{"title", ""}),
-		mk("linear", "linear_create_issue", "Create a new issue in Linear", Param{"title", ""}, Param{"teamId", ""}),
+		mk("github", "create_issue", "Create a new issue in a GitHub repository", Param{Name: "owner"}, Param{Name: "repo"}, Param{Name: "title"}),
+		mk("gitlab", "create_issue", "Create a new issue in a GitLab project", Param{Name: "project_id"}, Param{Name: "title"}),
+		mk("linear", "linear_create_issue", "Create a new issue in Linear", Param{Name: "title"}, Param{Name: "teamId"}),
 		mk("github", "create_pull_request", "Create a new pull request in a GitHub repository"),
 		mk("github", "list_pull_requests", "List and filter repository pull requests"),
 		mk("gitlab", "create_merge_request", "Create a new merge request in a GitLab project"),
@@ -33,7 +33,7 @@ func fixture() []Doc {
 		mk("desktop-commander", "read_file", "Read contents from files and URLs."),
 		mk("filesystem", "list_directory", "Get a detailed listing of all files and directories in a specified path."),
 		mk("kubernetes", "kubectl_logs", "Get logs from Kubernetes resources like pods"),
-		mk("slack", "slack_post_message", "Post a new message to a Slack channel", Param{"channel_id", "The ID of the channel"}),
+		mk("slack", "slack_post_message", "Post a new message to a Slack channel", Param{Name: "channel_id", Description: "The ID of the channel"}),
 	}
 }
 
@@ -240,10 +240,12 @@ func TestParamsFromSchema(t *testing.T) {
 		want   []Param
 	}{
 		{"ordered properties", `{"type":"object","properties":{"path":{"type":"string","description":"File path"},"head":{"type":"number"},"tail":{"description":"Last N lines"}}}`,
-			[]Param{{"path", "File path"}, {"head", ""}, {"tail", "Last N lines"}}},
+			[]Param{{Name: "path", Description: "File path"}, {Name: "head", Description: ""}, {Name: "tail", Description: "Last N lines"}}},
 		{"nested not flattened", `{"type":"object","properties":{"params":{"type":"object","description":"All","properties":{"x":{"description":"inner"}}}}}`,
-			[]Param{{"params", "All"}}},
-		{"non-string description", `{"properties":{"a":{"description":42},"b":true}}`, []Param{{"a", ""}, {"b", ""}}},
+			[]Param{{Name: "params", Description: "All"}}},
+		{"non-string description", `{"properties":{"a":{"description":42},"b":true}}`, []Param{{Name: "a", Description: ""}, {Name: "b", Description: ""}}},
+		{"enum values", `{"properties":{"op":{"type":"string","enum":["undo","status",3,""]},"kinds":{"type":"array","items":{"enum":["pod","node"]}}}}`,
+			[]Param{{Name: "op", Enum: []string{"undo", "status"}}, {Name: "kinds", Enum: []string{"pod", "node"}}}},
 		{"no properties", `{"type":"object"}`, nil},
 		{"empty properties", `{"type":"object","properties":{}}`, nil},
 		{"properties not an object", `{"properties":[1,2]}`, nil},
@@ -370,9 +372,11 @@ func TestLoadQueries(t *testing.T) {
 		wantN   int
 		wantErr bool
 	}{
-		{"ok", write("ok.json", `[{"q":"a","want":["s/t"]},{"q":"b","want":["s/u","s/v"]}]`), 2, false},
-		{"empty want", write("w.json", `[{"q":"a","want":[]}]`), 0, true},
-		{"empty q", write("q.json", `[{"q":"","want":["s/t"]}]`), 0, true},
+		{"ok", write("ok.json", `[{"q":"a","kind":"task","want":["s/t"]},{"q":"b","kind":"exact-name","want":["s/u","s/v"]}]`), 2, false},
+		{"no kind", write("k.json", `[{"q":"a","want":["s/t"]}]`), 0, true},
+		{"unknown kind", write("u.json", `[{"q":"a","kind":"vibes","want":["s/t"]}]`), 0, true},
+		{"empty want", write("w.json", `[{"q":"a","kind":"task","want":[]}]`), 0, true},
+		{"empty q", write("q.json", `[{"q":"","kind":"task","want":["s/t"]}]`), 0, true},
 		{"bad json", write("bad.json", `[{`), 0, true},
 		{"missing", dir + "/missing.json", 0, true},
 	}
@@ -396,5 +400,81 @@ func TestParallelBuildMatchesSerial(t *testing.T) {
 	}
 	if got := New(nil); got == nil || len(got.Search("anything", 5)) != 0 {
 		t.Errorf("New(nil) = %v", got)
+	}
+}
+
+// TestIntentVocabulary shows the ways a request in everyday words reaches a
+// tool that uses other words: the intent lexicon (words and phrases), the
+// tool's enum values, and the language or format a file name implies.
+func TestIntentVocabulary(t *testing.T) {
+	docs := []Doc{
+		mk("maps", "maps_elevation", "Get elevation data for locations on the earth", Param{Name: "locations"}),
+		mk("maps", "maps_distance_matrix", "Calculate travel distance and time for multiple origins and destinations"),
+		mk("maps", "maps_geocode", "Convert an address into geographic coordinates", Param{Name: "address"}),
+		mk("memory", "create_entities", "Create multiple new entities in the knowledge graph"),
+		mk("memory", "delete_entities", "Delete multiple entities and their relations from the knowledge graph"),
+		mk("k8s", "node_management", "Manage Kubernetes nodes", Param{Name: "operation", Enum: []string{"cordon", "drain", "uncordon"}}),
+		mk("k8s", "kubectl_describe", "Describe Kubernetes resources such as nodes and pods"),
+		mk("fs", "read_file", "Read the complete contents of a file as text"),
+		mk("fs", "read_media_file", "Read an image or audio file and return base64 data"),
+		mk("git", "git_stash", "Save uncommitted changes temporarily in the stash", Param{Name: "mode", Enum: []string{"push", "pop", "list"}}),
+		mk("git", "git_commit", "Record changes to the repository"),
+	}
+	ix := New(docs)
+	tests := []struct{ query, first string }{
+		{"how high is Denver", "mcp__maps__maps_elevation"}, // phrase
+		{"how far is Boston from here", "mcp__maps__maps_distance_matrix"},
+		{"forget about Bob", "mcp__memory__delete_entities"}, // word + its verb class
+		{"remember that Bob likes tea", "mcp__memory__create_entities"},
+		{"uncordon worker-2", "mcp__k8s__node_management"},      // enum value
+		{"open holiday.png", "mcp__fs__read_media_file"},        // file extension → format
+		{"put my edits aside for later", "mcp__git__git_stash"}, // word
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			got := ids(docs, ix.Search(tt.query, 3))
+			if len(got) == 0 || got[0] != tt.first {
+				t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.first)
+			}
+		})
+	}
+}
+
+// TestQueryWordOrigins checks that every term derived from a query word (its
+// synonyms, abbreviations and intents) carries that word's coverage bit, and
+// only terms of a phrase carry the bits of all its words.
+func TestQueryWordOrigins(t *testing.T) {
+	terms, _ := analyseQuery("rm the repo sea level", map[string]int32{})
+	want := map[string]uint64{
+		"rm": 1, "remove": 1, "delete": 1, // rm → remove, delete
+		"repo": 2, "repository": 2,
+		"sea": 4, "level": 8, "elevation": 4 | 8, // the phrase "sea level"
+	}
+	got := map[string]uint64{}
+	for _, q := range terms {
+		got[q.term] = q.origin
+	}
+	for term, bits := range want {
+		if got[term] != bits {
+			t.Errorf("term %q: origin %b, want %b (all: %v)", term, got[term], bits, got)
+		}
+	}
+}
+
+func TestLemma(t *testing.T) {
+	known := func(s string) bool {
+		switch s {
+		case "run", "change", "copy", "stop", "crash", "stag":
+			return true
+		}
+		return false
+	}
+	for w, want := range map[string]string{
+		"running": "run", "changed": "change", "copied": "copy", "stopped": "stop",
+		"crashing": "crash", "changing": "change", "sing": "", "walked": "", "red": "",
+	} {
+		if got := lemma(w, known); got != want {
+			t.Errorf("lemma(%q) = %q, want %q", w, got, want)
+		}
 	}
 }

@@ -3,19 +3,22 @@ package main
 import (
 	"fmt"
 	"math"
+
+	"github.com/zot-mcp/mcp-bridge/cache/search"
 )
 
 // Benchmark names as `go test` prints them (without the -GOMAXPROCS suffix).
 const (
-	bStartup   = "BenchmarkStartup/servers=%d/tools=%d"
-	bDefs      = "BenchmarkToolDefinitions"
-	bCall      = "BenchmarkCallRoundTrip/tool=%s"
-	bConc      = "BenchmarkConcurrentCalls"
-	bSearch    = "BenchmarkSearch/tools=%d/impl=%s"
-	bIndex     = "BenchmarkIndexBuild/tools=%d"
-	bQuality   = "BenchmarkSearchQuality/set=%s"
-	bFirst     = "BenchmarkFirstStart"
-	hostWindow = 250.0 // ms the host keeps registrations after hello_ack
+	bStartup     = "BenchmarkStartup/servers=%d/tools=%d"
+	bDefs        = "BenchmarkToolDefinitions"
+	bCall        = "BenchmarkCallRoundTrip/tool=%s"
+	bConc        = "BenchmarkConcurrentCalls"
+	bSearch      = "BenchmarkSearch/tools=%d/impl=%s"
+	bIndex       = "BenchmarkIndexBuild/tools=%d"
+	bQuality     = "BenchmarkSearchQuality/set=%s/kind=%s"
+	bFirstSearch = "BenchmarkFirstSearch/%s"
+	bFirst       = "BenchmarkFirstStart"
+	hostWindow   = 250.0 // ms the host keeps registrations after hello_ack
 )
 
 func startup(servers, tools int) string { return fmt.Sprintf(bStartup, servers, tools) }
@@ -36,6 +39,18 @@ func perThousand(benchA, benchB, unit string, toolsA, toolsB int, scale float64)
 		return (a - b) * scale / (float64(toolsA-toolsB) / 1000), true
 	}
 }
+
+// searchBefore holds recall@1, recall@5 and MRR@10 per "half/kind" of the ranker before
+// issue 15 (commit 905a070), measured with `go test -run TestQuality -v ./cache/search`
+// at that commit with the current query files copied in.
+var searchBefore = map[string][3]float64{
+	"tuning/all": {0.672, 0.843, 0.743}, "tuning/task": {0.598, 0.791, 0.679}, "tuning/product": {0.847, 0.969, 0.899},
+	"tuning/keyword": {1.000, 1.000, 1.000},
+	"report/all":     {0.513, 0.752, 0.618}, "report/task": {0.404, 0.661, 0.519}, "report/product": {0.663, 0.910, 0.763},
+	"report/keyword": {0.917, 1.000, 0.958}, "report/parameter": {0.875, 1.000, 0.938}, "report/exact-name": {1.000, 1.000, 1.000},
+}
+
+func ge(limit float64) func(o, _ float64) bool { return func(o, _ float64) bool { return o >= limit } }
 
 func ratioLE(limit float64) func(o, r float64) bool {
 	return func(o, r float64) bool { return r > 0 && o/r <= limit }
@@ -123,53 +138,96 @@ func sections() []section {
 	// Search speed.
 	sp := section{
 		title: "Search: latency and index build",
-		intro: "In-process, on the catalog replicated under suffixed server names; queries are the labelled set's task phrasings in turn. " +
-			"Reference: the reference bridge's substring scoring (`search.Baseline`), which needs no index but scans every tool per query.",
+		intro: "In-process, on the catalog replicated under suffixed server names; queries are the tuning half's phrasings in turn. " +
+			"Reference: the reference bridge's substring scoring (`search.Baseline`), which needs no index but scans every tool per query. " +
+			"The first search is measured in-process through the extension protocol over the whole catalog (`BenchmarkFirstSearch` in ./bridge).",
 	}
 	for _, n := range []int{1000, 10000} {
 		rw := row{figure: fmt.Sprintf("one query, %s tools", num(float64(n), 0)), ours: m(fmt.Sprintf(bSearch, n, "ours"), "ns/op", 1e-3, "µs", 1),
-			ref: m(fmt.Sprintf(bSearch, n, "baseline"), "ns/op", 1e-3, "µs", 0), ratio: "ref/ours", target: "≤ 1 ms", met: le(1000)}
+			ref: m(fmt.Sprintf(bSearch, n, "baseline"), "ns/op", 1e-3, "µs", 0), ratio: "ref/ours"}
+		sp.rows = append(sp.rows, rw,
+			row{figure: fmt.Sprintf("p99 of one query, %s tools", num(float64(n), 0)), ours: m(fmt.Sprintf(bSearch, n, "ours"), "p99-us", 1, "µs", 1),
+				ref: none("—"), ratio: "", target: "≤ 1 ms", met: le(1000)})
 		if n == 10000 {
-			rw.figure = "**" + rw.figure + "**"
+			sp.rows[len(sp.rows)-1].figure = "**" + sp.rows[len(sp.rows)-1].figure + "**"
 		}
-		sp.rows = append(sp.rows, rw)
 	}
 	for _, n := range []int{1000, 10000} {
-		sp.rows = append(sp.rows, row{figure: fmt.Sprintf("index build (first search), %s tools", num(float64(n), 0)),
+		sp.rows = append(sp.rows, row{figure: fmt.Sprintf("index build, %s tools", num(float64(n), 0)),
 			ours: m(fmt.Sprintf(bIndex, n), "ns/op", 1e-6, "ms", 1), ref: m(fmt.Sprintf(bSearch, n, "baseline"), "ns/op", 1e-6, "ms (one Baseline query)", 1),
 			ratio: "ours/ref"})
 	}
 	sp.rows = append(sp.rows,
-		row{figure: "first search through the binary, 664 tools (builds the index)", ours: m(bDefs, "first-search-ms", 1, "ms", 1),
+		row{figure: "**first search after start, 664 tools** (index built in the background after ready)",
+			ours: m(fmt.Sprintf(bFirstSearch, "after-build"), "first-search-ms", 1, "ms", 2),
+			ref:  m(fmt.Sprintf(bFirstSearch, "after-build"), "ready-to-index-ms", 1, "ms from ready to index built", 1), ratio: "",
+			target: "≤ 5 ms", met: le(5)},
+		row{figure: "first search sent the moment ready is read (waits for the rest of the build)",
+			ours: m(fmt.Sprintf(bFirstSearch, "right-after-ready"), "first-search-ms", 1, "ms", 1), ref: none("—"), ratio: ""},
+		row{figure: "first search through the binary, sent right after ready", ours: m(bDefs, "first-search-ms", 1, "ms", 1),
 			ref: m(bDefs, "ns/op", 1e-6, "ms (later searches)", 2), ratio: "ours/ref"})
 	sp.limits = func(r results) string {
 		q1, q10 := med(r, fmt.Sprintf(bSearch, 1000, "ours"), "ns/op"), med(r, fmt.Sprintf(bSearch, 10000, "ours"), "ns/op")
 		return fmt.Sprintf("a query walks the postings of its (expanded) terms and re-ranks the top hits, so 10× the tools costs %s× the time; "+
-			"the Baseline lower-cases and substring-matches every tool's text per query. The index is built on the first search, after "+
-			"`ready`: about half of it is reading every schema's parameters (`search.ParamsFromSchema`, go-json's token decoder), the rest "+
-			"is tokenising and building postings; storing the parameters in the cache when it is written would remove the first half.",
-			f(q10/q1, 1))
+			"the Baseline lower-cases and substring-matches every tool's text per query. The index is built right after `ready` on a "+
+			"background goroutine (%s ms at 664 tools on this loaded machine), so a model's first search, which comes a model turn after "+
+			"`ready`, finds it built; only a search sent within those milliseconds waits for the rest of the build. About half of the build "+
+			"is reading every schema's parameters (`search.ParamsFromSchema`).",
+			f(q10/q1, 1), f(med(r, fmt.Sprintf(bFirstSearch, "after-build"), "ready-to-index-ms"), 1))
 	}
 	out = append(out, sp)
 
 	// Quality.
 	ql := section{
-		title: "Search quality",
-		intro: "Over the real catalog (664 tools): the labelled task queries (`cache/search/testdata/queries.json`) and the held-out set " +
-			"(`holdout.json`). A hit counts when its server/tool is one of the query's acceptable answers; MRR is cut at 10. Reference: `search.Baseline`.",
+		title: "Search quality: by half and by query kind",
+		intro: "Over the real catalog (664 tools). The labelled queries are split into two halves fixed in the repo " +
+			"(`cache/search/testdata`): the **tuning half** (`tuning.json`, 338 queries the ranker was tuned on: 233 older ones and 105 " +
+			"everyday task queries added when those were saturated) and the **report half** " +
+			"(`report.json`: 64 queries written before any tuning plus 283 written for issue 15 over all 48 servers and committed before the " +
+			"ranker changed; never tuned on). Kinds: *task* (everyday words, no product named), *product* (names the product or server), " +
+			"*keyword*, *parameter*, *exact-name*. A hit counts when its server/tool is one of the query's acceptable answers; MRR is cut at 10. " +
+			"Reference: the same ranker before issue 15 (commit 905a070, measured with the same queries); the reference bridge's " +
+			"substring scoring is in the note below.",
 	}
-	for _, set := range []string{"queries", "holdout"} {
-		for _, mt := range []struct{ unit, label string }{{"recall@1", "recall@1"}, {"recall@5", "recall@5"}, {"MRR", "MRR@10"}} {
-			ql.rows = append(ql.rows, row{figure: fmt.Sprintf("%s — %s", mt.label, set),
-				ours: m(fmt.Sprintf(bQuality, set), mt.unit, 1, "", 3), ref: m(fmt.Sprintf(bQuality, set), "base-"+mt.unit, 1, "", 3),
-				ratio: "diff", target: "> Baseline", met: func(o, r float64) bool { return o > r }})
+	for _, set := range []string{"report", "tuning"} {
+		for _, kind := range append([]string{"all"}, search.Kinds...) {
+			before, ok := searchBefore[set+"/"+kind]
+			if !ok {
+				continue
+			}
+			bench := fmt.Sprintf(bQuality, set, kind)
+			for i, mt := range []struct{ unit, label string }{{"recall@1", "recall@1"}, {"recall@5", "recall@5"}, {"MRR", "MRR@10"}} {
+				rw := row{figure: fmt.Sprintf("%s half, %s — %s", set, kind, mt.label),
+					ours: m(bench, mt.unit, 1, "", 3), ref: constant(before[i], "", 3, "before"), ratio: "diff"}
+				if set == "report" {
+					switch {
+					case kind == "all" && mt.unit == "recall@5":
+						rw.target, rw.met = "≥ 0.95", ge(0.95)
+					case kind == "all" && mt.unit == "MRR":
+						rw.target, rw.met = "≥ 0.85", ge(0.85)
+					case kind == "task" && mt.unit == "recall@5":
+						rw.target, rw.met = "≥ 0.90", ge(0.90)
+					}
+					if rw.met != nil {
+						rw.figure = "**" + rw.figure + "**"
+					}
+				}
+				ql.rows = append(ql.rows, rw)
+			}
 		}
 	}
 	ql.limits = func(r results) string {
-		return fmt.Sprintf("vocabulary, not speed: the misses are task phrasings whose words appear in no text of the right tool "+
-			"(synonyms and abbreviations beyond the expansion table, or a product the query does not name). The ranker was tuned on the "+
-			"%s labelled queries; the %s held-out queries are the fairer estimate.",
-			f(med(r, fmt.Sprintf(bQuality, "queries"), "queries"), 0), f(med(r, fmt.Sprintf(bQuality, "holdout"), "queries"), 0))
+		rep, tun := fmt.Sprintf(bQuality, "report", "all"), fmt.Sprintf(bQuality, "tuning", "all")
+		return fmt.Sprintf("vocabulary: the misses are requests whose words reach the right tool through no field, synonym or intent. "+
+			"What generalised: the tools' own words (enum values, the description's first sentence), query coverage, lemmas, file "+
+			"extensions and a general-English intent lexicon written from the catalog's vocabulary (report half recall@5 %s → %s). "+
+			"What did not: lexicon entries written for the misses of the tuning half's second batch lifted that half's recall@5 from "+
+			"0.858 to 0.923 but the report half's only from 0.882 to 0.888 (`go test -run TestQuality -v ./cache/search` at 0e97c17 "+
+			"and c3f96e8), so more hand-written entries are not the way to the goal. The reference bridge's substring scoring reaches "+
+			"recall@5 %s / MRR %s on the report half and %s / %s on the tuning half.",
+			f(searchBefore["report/all"][1], 3), f(med(r, rep, "recall@5"), 3),
+			f(med(r, rep, "base-recall@5"), 3), f(med(r, rep, "base-MRR"), 3),
+			f(med(r, tun, "base-recall@5"), 3), f(med(r, tun, "base-MRR"), 3))
 	}
 	out = append(out, ql)
 

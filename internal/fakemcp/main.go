@@ -68,6 +68,8 @@ type options struct {
 	sseDropAfter     int
 	maxLifetime      time.Duration
 	workers          int
+	rawTools         rawToolFlag
+	duplicateTool    string
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -96,6 +98,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.workers, "workers", 0, "stdio: run up to N tool calls at once (0 = mcp-go's default of 5)")
 	fs.IntVar(&o.forgetAfter, "forget-session-after", 0, "-http: answer the N-th tools/call with 404 before running (or recording) it and forget its session: every later request carrying that session id gets 404 too, as from a restarted server")
 	fs.IntVar(&o.sseDropAfter, "sse-drop-after", 0, "-sse: accept the N-th tools/call (recorded, answered 202, never run), then end every open SSE stream before any answer, as a dropped connection would")
+	fs.Var(&o.rawTools, "raw-tool", "NAME=SCHEMA: add a tool whose inputSchema is SCHEMA exactly as given (repeatable); it answers with its arguments as JSON")
+	fs.StringVar(&o.duplicateTool, "duplicate-tool", "", "list tool NAME twice in tools/list (the second copy with another description)")
 	fs.DurationVar(&o.maxLifetime, "max-lifetime", 0, "safety net: exit with status 4 after this long (0 = never; passed on to the grandchild)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -237,6 +241,9 @@ func newServer(o *options, rec *recorder) *server.MCPServer {
 		})
 	}
 
+	if o.duplicateTool != "" {
+		duplicateTool(hooks, o.duplicateTool)
+	}
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(true),
 		server.WithHooks(hooks),
@@ -251,6 +258,9 @@ func newServer(o *options, rec *recorder) *server.MCPServer {
 	}
 	if o.genTools > 0 {
 		s.AddTools(generatedTools(o.genTools)...)
+	}
+	if len(o.rawTools) > 0 {
+		s.AddTools(rawTools(o.rawTools)...)
 	}
 
 	if o.listChangedAfter > 0 {

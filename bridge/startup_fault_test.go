@@ -1,0 +1,166 @@
+package bridge
+
+import (
+	"bytes"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// primedEnv is a test env with one fake server "alpha" whose tools are in the cache and
+// the startup file.
+func primedEnv(t *testing.T) (*testEnv, string) {
+	t.Helper()
+	e := newTestEnv(t)
+	e.write(map[string]any{"alpha": e.server("-name", "alpha")}, nil)
+	pre := e.bridge(extension.GenNew)
+	if _, errs := pre.Refresh(ctxGuard(t), []string{"alpha"}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return e, pre.opts.CachePath
+}
+
+// hasCommand reports whether the registrations include /mcp.
+func hasCommand(frames []string) bool {
+	for _, f := range frames {
+		if strings.Contains(f, `"type":"register_command"`) && strings.Contains(f, `"name":"mcp"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDamagedStartupFileIsDiscardedAndRebuilt: a startup file whose server line claims
+// 99999999999999 tools (with a valid checksum, so only the count check can catch it) used
+// to panic in ReadFrames; setup then registered nothing, left every call unanswered and
+// never rewrote the file. Now the file is discarded and logged, the tools come from the
+// cache, and the file is rebuilt.
+func TestDamagedStartupFileIsDiscardedAndRebuilt(t *testing.T) {
+	e, cachePath := primedEnv(t)
+	framesPath := cache.FramesPath(cachePath)
+	stamp, err := cache.StampOf(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "S\t\"alpha\"\tfp\t99999999999999\n\"echo\"\t\"description\":\"x\"\n"
+	head := fmt.Sprintf("mcp-bridge-startup 2 %d %d %08x\n", stamp.Size, stamp.ModTime, crc32.Checksum([]byte(body), crc32.MakeTable(crc32.Castagnoli)))
+	if err := os.WriteFile(framesPath, []byte(head+body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	frames, h, logs := startSession(t, e)
+	if !hasCommand(frames) || !strings.Contains(strings.Join(frames, "\n"), "mcp__alpha__echo") {
+		t.Fatalf("registrations after a damaged startup file: %v", frames)
+	}
+	r, err := h.CallTool(ctxGuard(t), "1", "mcp__alpha__echo", map[string]any{"text": "still here"})
+	if err != nil || r.Text() != "still here" {
+		t.Fatalf("call: %v %q", err, r.Text())
+	}
+	if !strings.Contains(logs.String(), "damaged startup file discarded") {
+		t.Fatalf("the damaged file was not logged: %s", logs.String())
+	}
+	ctx := ctxGuard(t)
+	for {
+		if fs, err := cache.ReadFrames(framesPath, stamp); err == nil && len(fs["alpha"].Tools) > 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the startup file was not rebuilt")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// TestSetupPanicStillServes: a panic while loading used to leave the host with no /mcp
+// and every tool_call unanswered (the catalog was never published, so calls waited for
+// it). Now /mcp is registered, calls and commands are answered, and a note says why.
+func TestSetupPanicStillServes(t *testing.T) {
+	e, _ := primedEnv(t)
+	frames, h, _ := startSessionWith(t, e, func(b *Bridge) {
+		b.faultHook = func(stage string) {
+			if stage == "load" {
+				panic("boom")
+			}
+		}
+	})
+	if !hasCommand(frames) {
+		t.Fatalf("/mcp not registered after a setup panic: %v", frames)
+	}
+	r, err := h.CallTool(ctxGuard(t), "1", "mcp__alpha__echo", map[string]any{"text": "x"})
+	if err != nil || !r.IsError || r.Text() == "" {
+		t.Fatalf("call after a setup panic: %v %+v", err, r)
+	}
+	if _, err := h.CallTool(ctxGuard(t), "2", SearchToolName, map[string]any{"query": "echo"}); err != nil {
+		t.Fatalf("search after a setup panic: %v", err)
+	}
+	resp, err := h.Command(ctxGuard(t), "c1", "mcp", "status")
+	if err != nil || resp.Error != "" {
+		t.Fatalf("/mcp after a setup panic: %v %+v", err, resp)
+	}
+	if _, err := h.WaitNotify(ctxGuard(t), "boom"); err != nil {
+		t.Fatalf("no note about the setup panic: %v", err)
+	}
+}
+
+// TestUnreadableCacheAfterFastStart: the tools registered from a valid startup file keep
+// working when the cache itself cannot be decoded (here damaged without changing its size
+// or modification time, which keeps the startup file valid); they used to answer
+// "Unknown MCP tool". A note names the cache file and the fix.
+func TestUnreadableCacheAfterFastStart(t *testing.T) {
+	e, cachePath := primedEnv(t)
+	st, err := os.Stat(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, cache.FramesPath(cachePath))
+	if err := os.WriteFile(cachePath, bytes.Repeat([]byte{'#'}, int(st.Size())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(cachePath, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	_, h, logs := startSession(t, e)
+	if !strings.Contains(logs.String(), "registering from the startup file") {
+		t.Fatalf("did not start from the startup file: %s", logs.String())
+	}
+	r, err := h.CallTool(ctxGuard(t), "1", "mcp__alpha__echo", map[string]any{"text": "routed"})
+	if err != nil || r.IsError || r.Text() != "routed" {
+		t.Fatalf("call with an unreadable cache: %v %q", err, r.Text())
+	}
+	n, err := h.WaitNotify(ctxGuard(t), cachePath)
+	if err != nil || !strings.Contains(n.Message, "/mcp refresh") {
+		t.Fatalf("note about the unreadable cache: %v %+v", err, n)
+	}
+}
+
+// TestFinishStartupPanicStillRoutes: a panic while decoding the cache after a fast start
+// (in the background, after ready) used to crash the process, or with a recover leave
+// every call waiting for a catalog that never came. Now the registered tools are routed
+// from the startup file's data and a note names the fault.
+func TestFinishStartupPanicStillRoutes(t *testing.T) {
+	e, cachePath := primedEnv(t)
+	waitFile(t, cache.FramesPath(cachePath))
+	_, h, logs := startSessionWith(t, e, func(b *Bridge) {
+		b.faultHook = func(stage string) {
+			if stage == "finish" {
+				panic("kaboom")
+			}
+		}
+	})
+	if !strings.Contains(logs.String(), "registering from the startup file") {
+		t.Fatalf("did not start from the startup file: %s", logs.String())
+	}
+	r, err := h.CallTool(ctxGuard(t), "1", "mcp__alpha__echo", map[string]any{"text": "routed"})
+	if err != nil || r.IsError || r.Text() != "routed" {
+		t.Fatalf("call after a panic in the background decode: %v %q", err, r.Text())
+	}
+	if _, err := h.WaitNotify(ctxGuard(t), "kaboom"); err != nil {
+		t.Fatalf("no note about the panic: %v", err)
+	}
+}
