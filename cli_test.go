@@ -482,6 +482,7 @@ func TestCLIHelpAndUnknownCommand(t *testing.T) {
 		{"doctor", "--help"}, {"tools", "--help"}, {"search", "--help"}, {"call", "--help"},
 		{"refresh", "--help"}, {"setup", "--help"}, {"setup", "add", "--help"}, {"doctor", "-h"},
 		{"trust", "--help"}, {"untrust", "--help"},
+		{"add", "--help"}, {"remove", "--help"}, {"list", "--help"}, {"get", "--help"}, {"login", "--help"}, {"logout", "--help"},
 	} {
 		r := e.run(args...)
 		expectCode(t, r, 0, strings.Join(args, " "))

@@ -1,6 +1,7 @@
 // Command mcp-bridge plugs MCP servers into the zot coding agent. Started by zot (stdin is
 // not a terminal, no arguments) it speaks the extension protocol; from a terminal it is a
-// small CLI for checking a setup without zot (doctor, tools, search, call, refresh, setup).
+// CLI for managing and checking servers without zot (add, remove, list, get, login, logout,
+// doctor, tools, search, call, refresh, setup).
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
+	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 )
@@ -110,10 +112,16 @@ func serve(stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 const usage = `mcp-bridge — MCP servers for the zot coding agent
 
 Run by zot (as an extension) it needs no arguments. From a terminal:
-  mcp-bridge doctor [--cwd DIR]          check config files, env variables and every server
-  mcp-bridge tools [--server S]          list cached tools
-  mcp-bridge search QUERY [--limit N]    search cached tools as the model would
-  mcp-bridge call SERVER TOOL ['JSON']   call a tool directly
+  mcp-bridge add NAME [--global|--project] [--env K=V]... -- COMMAND [ARGS...]
+  mcp-bridge add NAME --url URL [--transport http|sse] [--header 'K: V']...
+  mcp-bridge remove NAME [--global|--project]
+  mcp-bridge list [--json]               servers: scope, file, transport, cache
+  mcp-bridge get NAME [--json]           one server's settings (secrets as ${VAR})
+  mcp-bridge login NAME / logout NAME    OAuth for a remote server
+  mcp-bridge doctor [--json]             check config files, env variables and every server
+  mcp-bridge tools [--server S] [--json] list cached tools
+  mcp-bridge search QUERY [--limit N] [--json]   search cached tools as the model would
+  mcp-bridge call SERVER TOOL ['JSON']   call a tool directly (also: call mcp__SERVER__TOOL)
   mcp-bridge refresh [--server S]        start servers, list tools, update the cache
   mcp-bridge setup templates             list server templates
   mcp-bridge setup add TEMPLATE [--global|--project] [--name NAME] [--path DIR] [--force]
@@ -121,8 +129,8 @@ Run by zot (as an extension) it needs no arguments. From a terminal:
   mcp-bridge trust [SERVER|--all]        approve project servers for this project (--cwd DIR)
   mcp-bridge untrust SERVER|--all        withdraw an approval
   mcp-bridge version
-Each command takes --help. Config: $ZOT_HOME/mcp.json and <project>/.zot/mcp.json.
-Logs go to stderr; set MCP_BRIDGE_LOG=debug for more.
+Each command takes --help and --cwd DIR (the project). Config: $ZOT_HOME/mcp.json and
+<project>/.zot/mcp.json. Set MCP_BRIDGE_LOG=debug to see the log on stderr.
 `
 
 // cliFlags are the flags every CLI command shares.
@@ -159,13 +167,54 @@ func (f *cliFlags) parse(args []string) ([]string, error) {
 	}
 }
 
-// loadBridge builds a bridge for the CLI the same way the extension does.
+func (f *cliFlags) jsonFlag() *bool {
+	return f.fs.Bool("json", false, "print JSON (for scripts)")
+}
+
+// loadBridge builds a bridge for the CLI the same way the extension does, and reports
+// every config file that could not be read to stderr: whatever the command, a broken
+// file is never silent.
 func loadBridge(cwd string, stderr io.Writer) *bridge.Bridge {
-	log := newLogger(stderr)
-	if _, ok := os.LookupEnv(LogLevelEnv); !ok {
-		log = log.Level(zerolog.WarnLevel)
+	b := newCLIBridge(cwd, stderr)
+	for _, f := range brokenFiles(b) {
+		fmt.Fprintf(stderr, "mcp-bridge: config file %s is broken, so its servers are not loaded: %s\n", f.Path, f.Err)
 	}
-	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv()})
+	return b
+}
+
+// newCLIBridge builds the CLI's bridge. Its messages are words on the terminal: the JSON
+// log lines are off unless MCP_BRIDGE_LOG asks for them, notes (background outcomes,
+// login progress) go to stderr, and hints name CLI commands.
+func newCLIBridge(cwd string, stderr io.Writer) *bridge.Bridge {
+	log := zerolog.Nop()
+	if _, ok := os.LookupEnv(LogLevelEnv); ok {
+		log = newLogger(stderr)
+	}
+	notify := func(_, msg string) { fmt.Fprintln(stderr, msg) }
+	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), Surface: bridge.SurfaceCLI, Notify: notify})
 	b.Load(cwd, extension.GenNew)
 	return b
+}
+
+// brokenFiles lists the config files that exist but could not be used.
+func brokenFiles(b *bridge.Bridge) []config.FileStatus {
+	var out []config.FileStatus
+	for _, f := range b.Config().Files {
+		if f.Err != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// reportBrokenFor adds, for a server that was not found, that it may be in a broken file.
+func reportBrokenFor(b *bridge.Bridge, stderr io.Writer, server string) {
+	if len(brokenFiles(b)) == 0 {
+		return
+	}
+	what := "the server"
+	if server != "" {
+		what = fmt.Sprintf("server %q", server)
+	}
+	fmt.Fprintf(stderr, "%s may be defined in the broken config file named above\n", what)
 }

@@ -76,6 +76,11 @@ type Options struct {
 	MaxReplyBytes int
 	// TrustPath is the store of approved project servers ("" = <ZotHome>/mcp-trust.json).
 	TrustPath string
+	// Surface is where the user reads messages (default: inside zot).
+	Surface Surface
+	// Notify receives notes when no host session is attached (the CLI prints them);
+	// nil drops them.
+	Notify func(level, msg string)
 }
 
 // Bridge is the extension's handler.
@@ -108,6 +113,10 @@ type Bridge struct {
 	bgCtx context.Context
 	stop  context.CancelFunc
 	bg    sync.WaitGroup
+
+	// refreshing counts refreshes in progress (search tells "still being fetched" only
+	// while one runs).
+	refreshing atomic.Int32
 
 	listMu      sync.Mutex
 	listPending map[string]bool
@@ -168,7 +177,9 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, surface: b.opts.Surface,
+		oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
+	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {
@@ -300,9 +311,18 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	if err := s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)"); err != nil {
 		return err
 	}
+	// The stale servers are listed right after ready: a search meanwhile is told that
+	// tools are being fetched.
+	fetching := len(b.stale) > 0
+	if fetching {
+		b.refreshing.Add(1)
+	}
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
+		if fetching {
+			defer b.refreshing.Add(-1)
+		}
 		select {
 		case <-s.Ready():
 		case <-b.bgCtx.Done():
@@ -441,7 +461,7 @@ func (b *Bridge) afterReady() {
 	if len(b.stale) == 0 {
 		return
 	}
-	parts, warn := b.RefreshReport(b.bgCtx, b.stale).noteParts()
+	parts, warn := b.RefreshEach(b.bgCtx, b.stale, nil).noteParts(b.opts.Surface)
 	level := "success"
 	if warn {
 		level = "warn"
@@ -474,116 +494,138 @@ func nonEmptyLines(texts ...string) string {
 func (b *Bridge) note(level, msg string) {
 	s := b.sess.Load()
 	if s == nil {
+		if b.opts.Notify != nil {
+			b.opts.Notify(level, msg)
+		}
 		return
 	}
 	s.ClearNotes()
 	s.Notify(level, msg)
 }
 
-// RefreshResult says what a refresh did, so messages can tell the truth.
-type RefreshResult struct {
-	Listed []string // servers whose tools were listed
-	// Changed lists the listed servers whose cached tools changed; empty when the cache
-	// could not be written (then nothing changed on disk).
-	Changed []string
-	// Unsaved lists the servers whose tools differ from the cache but could not be saved.
-	Unsaved []string
-	Errs    []string // one text per server that could not be listed (naming it)
-	SaveErr error    // the tool cache could not be written
-}
-
-// Refresh is RefreshReport in short: the servers whose cached tools changed, and one error
-// text per server that failed plus one when the cache could not be written.
+// Refresh starts each named server (in parallel), lists its tools, and merges them into the
+// cache file. It returns the servers whose cached tools changed and one error text per
+// server that failed (naming it), plus one for a failed cache write. The live catalog is
+// updated either way.
 func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string, errs []string) {
-	r := b.RefreshReport(ctx, names)
-	errs = r.Errs
-	if r.SaveErr != nil {
+	r := b.RefreshEach(ctx, names, nil)
+	errs = r.Failed
+	if r.CacheErr != nil {
 		errs = append(errs, r.SaveText())
 	}
 	return r.Changed, errs
 }
 
+// RefreshResult is one server's outcome in a refresh.
+type RefreshResult struct {
+	Name    string
+	Tools   int           // tools listed (before disabledTools)
+	Elapsed time.Duration // start + initialize + list, on the bridge's clock
+	Err     error
+}
+
+// RefreshReport is the outcome of a whole refresh.
+type RefreshReport struct {
+	Listed      int      // servers whose tools were listed
+	ListedNames []string // their names, sorted
+	Failed      []string // one error text per server that failed, naming it (for the user)
+	// Changed lists the servers whose cached tools changed on disk; empty when the cache
+	// could not be written.
+	Changed []string
+	// Unsaved lists the servers whose tools differ from the cache but could not be saved.
+	Unsaved  []string
+	CacheErr error // the cache file could not be updated
+}
+
+// SaveText describes a failed cache write ("" when the write succeeded).
+func (r RefreshReport) SaveText() string {
+	if r.CacheErr == nil {
+		return ""
+	}
+	return fmt.Sprintf("the tool cache could not be written (%v), so nothing was saved; fix that (free space, permissions of the directory), then refresh again", r.CacheErr)
+}
+
 // noteParts words a background refresh for a note: what could not be listed, what the
-// cache now holds (and that /reload-ext loads it), or that nothing could be saved. warn
-// says whether any of it is a problem.
-func (r RefreshResult) noteParts() (parts []string, warn bool) {
-	if len(r.Errs) > 0 {
+// cache now holds (and how to load it), or that nothing could be saved. warn says whether
+// any of it is a problem.
+func (r RefreshReport) noteParts(sf Surface) (parts []string, warn bool) {
+	if len(r.Failed) > 0 {
 		warn = true
-		parts = append(parts, "MCP: could not list tools of "+strings.Join(r.Errs, "; ")+". Details: /mcp")
+		parts = append(parts, "MCP: could not list tools of "+strings.Join(r.Failed, "; ")+". Details: "+sf.Status())
 	}
 	if len(r.Changed) > 0 {
-		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(r.Changed, ", ")))
+		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. %s to load the new tools.", strings.Join(r.Changed, ", "), capFirst(sf.Reload())))
 	}
-	if r.SaveErr != nil {
+	if r.CacheErr != nil {
 		warn = true
 		parts = append(parts, fmt.Sprintf("MCP: listed the tools of %s, but %s. They can be found with %s this session.",
-			strings.Join(r.Listed, ", "), r.SaveText(), SearchToolName))
+			strings.Join(r.ListedNames, ", "), r.SaveText(), SearchToolName))
 	}
 	return parts, warn
 }
 
-// SaveText describes a failed cache write ("" when the write succeeded).
-func (r RefreshResult) SaveText() string {
-	if r.SaveErr == nil {
-		return ""
-	}
-	return fmt.Sprintf("the tool cache could not be written (%v), so nothing was saved; fix that (free space, permissions of the directory), then refresh again", r.SaveErr)
-}
-
-// RefreshReport starts each named server (in parallel), lists its tools, and merges them
-// into the cache file. The live catalog is updated either way.
-func (b *Bridge) RefreshReport(ctx context.Context, names []string) RefreshResult {
+// RefreshEach is Refresh that also reports each server as soon as it finishes: each (if
+// not nil) is called from the caller's goroutine, in the order the servers finish.
+func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(RefreshResult)) RefreshReport {
+	b.refreshing.Add(1)
+	defer b.refreshing.Add(-1)
 	type result struct {
-		name  string
+		RefreshResult
 		entry *cache.Entry
-		err   error
 	}
-	results := make([]result, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
+	done := make(chan result, len(names))
+	for _, name := range names {
 		srv := b.servers[name]
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			began := b.opts.Clock.Now()
 			tools, err := srv.ListTools(ctx)
-			if err != nil {
-				results[i] = result{name: name, err: err}
-				return
+			r := result{RefreshResult: RefreshResult{Name: name, Tools: len(tools), Err: err}}
+			r.Elapsed = b.opts.Clock.Now().Sub(began)
+			if err == nil {
+				r.entry = srv.cacheEntry(tools)
 			}
-			results[i] = result{name: name, entry: srv.cacheEntry(tools)}
+			done <- r
 		}()
 	}
-	wg.Wait()
-	var out RefreshResult
+	var rep RefreshReport
 	put := map[string]*cache.Entry{}
-	for _, r := range results {
-		if r.err != nil {
-			out.Errs = append(out.Errs, UserText(r.err))
+	for range names {
+		r := <-done
+		if each != nil {
+			each(r.RefreshResult)
+		}
+		if r.Err != nil {
+			rep.Failed = append(rep.Failed, UserText(r.Err))
 			continue
 		}
-		out.Listed = append(out.Listed, r.name)
-		put[r.name] = r.entry
+		rep.Listed++
+		rep.ListedNames = append(rep.ListedNames, r.Name)
+		put[r.Name] = r.entry
 	}
+	sort.Strings(rep.Failed)
 	if len(put) == 0 {
-		return out
+		return rep
 	}
+	sort.Strings(rep.ListedNames)
 	before, _ := cache.Read(b.opts.CachePath)
 	var differs []string
-	for _, r := range results {
-		if r.entry != nil && !cache.SameTools(before.Servers[r.name], r.entry) {
-			differs = append(differs, r.name)
+	for name, e := range put {
+		if !cache.SameTools(before.Servers[name], e) {
+			differs = append(differs, name)
 		}
 	}
+	sort.Strings(differs)
+	// Changed means changed on disk: after a failed write nothing is, and the note must
+	// not send the user to /reload-ext.
 	if _, err := cache.Update(ctx, b.opts.CachePath, put, nil); err != nil {
-		out.SaveErr = err
-		out.Unsaved = differs
-		b.opts.Log.Warn().Err(err).Strs("servers", out.Listed).Msg("tool cache not written")
+		rep.CacheErr, rep.Unsaved = err, differs
+		b.opts.Log.Warn().Err(err).Strs("servers", rep.ListedNames).Msg("tool cache not written")
 	} else {
-		out.Changed = differs
+		rep.Changed = differs
 		b.writeStartup()
 	}
 	b.mergeLive(put)
-	return out
+	return rep
 }
 
 // mergeLive swaps in a catalog that includes freshly listed tools. Tools that were not
@@ -679,13 +721,13 @@ func (b *Bridge) listChanged(name string) {
 		b.listMu.Lock()
 		delete(b.listPending, name)
 		b.listMu.Unlock()
-		r := b.RefreshReport(b.bgCtx, []string{name})
-		for _, e := range r.Errs {
+		r := b.RefreshEach(b.bgCtx, []string{name}, nil)
+		for _, e := range r.Failed {
 			b.opts.Log.Warn().Str("server", name).Str("error", e).Msg("re-list after list_changed failed")
 		}
 		switch {
 		case len(r.Changed) > 0:
-			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. Run /reload-ext to load them.", name))
+			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. %s to load them.", name, capFirst(b.opts.Surface.Reload())))
 		case len(r.Unsaved) > 0:
 			b.note("warn", fmt.Sprintf("MCP server %q changed its tools, but %s. They can be found with %s this session.", name, r.SaveText(), SearchToolName))
 		}

@@ -41,25 +41,6 @@ func (b *Bridge) unknownTool(name string) extension.ToolResult {
 	return ErrorResult("Unknown MCP tool %q.%s Use %s to find the right tool.", name, suggest(name, cands), SearchToolName)
 }
 
-// CallByName calls server/tool directly (the CLI's `call`), bypassing the host.
-func (b *Bridge) CallByName(ctx context.Context, server, tool string, args json.RawMessage) extension.ToolResult {
-	// Invalid JSON would make the Marshal below fail and the call look like it named no
-	// server or tool; say what is wrong instead.
-	if len(args) == 0 {
-		args = nil
-	} else if !json.Valid(args) {
-		var v any
-		err := json.Unmarshal(args, &v)
-		return ErrorResult("arguments for %s/%s are not valid JSON (%v); pass a JSON object such as '{\"name\": \"value\"}'.", server, tool, err)
-	}
-	raw, _ := json.Marshal(callArgs{Server: server, Tool: tool, Arguments: args})
-	e, a, bad := b.resolveProxyCall(raw)
-	if bad != nil {
-		return *bad
-	}
-	return b.callEntry(ctx, e, a)
-}
-
 // callEntry wakes the tool's server if needed, forwards the call under our deadline, and
 // converts the result.
 func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) extension.ToolResult {

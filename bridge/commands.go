@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
@@ -45,16 +46,21 @@ func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extensio
 	return extension.CommandResponse{Action: "display", Display: text}
 }
 
-// Command runs one /mcp command line and returns its text (shared with the CLI).
+// Command runs one /mcp command line and returns its text.
 func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
-	f := strings.Fields(line)
+	return b.CommandArgs(ctx, strings.Fields(line))
+}
+
+// CommandArgs runs one /mcp command given as separate arguments, so that the CLI can pass
+// a value with spaces (a quoted --name) through intact.
+func (b *Bridge) CommandArgs(ctx context.Context, f []string) (string, error) {
 	if len(f) == 0 {
 		return b.statusText(), nil
 	}
 	sub, rest := f[0], f[1:]
 	switch sub {
 	case "help", "-h", "--help":
-		return helpText, nil
+		return wrapLines(helpText, lineWidth), nil
 	case "status":
 		return b.statusText(), nil
 	case "start", "stop", "restart", "refresh":
@@ -194,23 +200,22 @@ func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) (
 		b.each(names, func(s *Server) string { s.Stop(ctx); return "stopped" })
 		return fmt.Sprintf("Stopped %s.", strings.Join(names, ", ")), false
 	case "refresh":
-		r := b.RefreshReport(ctx, names)
+		rep := b.RefreshEach(ctx, names, nil)
 		var sb strings.Builder
-		switch {
-		case r.SaveErr != nil:
-			fmt.Fprintf(&sb, "Listed %d of %d server(s), but %s.", len(r.Listed), len(names), r.SaveText())
-		default:
-			fmt.Fprintf(&sb, "Refreshed %d server(s).", len(r.Listed))
-			if len(r.Changed) > 0 {
-				fmt.Fprintf(&sb, " Tools changed for %s: run /reload-ext to load them.", strings.Join(r.Changed, ", "))
-			} else if len(r.Listed) > 0 {
+		if rep.CacheErr != nil {
+			fmt.Fprintf(&sb, "Listed %d of %d server(s), but %s.", rep.Listed, len(names), rep.SaveText())
+		} else {
+			fmt.Fprintf(&sb, "Refreshed %d of %d server(s).", rep.Listed, len(names))
+			if len(rep.Changed) > 0 {
+				fmt.Fprintf(&sb, " Tools changed for %s: %s to load them.", strings.Join(rep.Changed, ", "), b.opts.Surface.Reload())
+			} else if rep.Listed > 0 {
 				sb.WriteString(" No tool changes; no reload needed.")
 			}
 		}
-		for _, e := range r.Errs {
+		for _, e := range rep.Failed {
 			sb.WriteString("\n  " + e)
 		}
-		return sb.String(), len(r.Errs) > 0 || r.SaveErr != nil
+		return sb.String(), len(rep.Failed) > 0 || rep.CacheErr != nil
 	}
 	res := b.each(names, func(s *Server) string {
 		if sub == "restart" {
@@ -254,8 +259,15 @@ func (b *Bridge) statusText() string {
 	var sb strings.Builder
 	cat := b.catalog()
 	_, counts := cat.servers()
-	fmt.Fprintf(&sb, "MCP servers (%d) — mode: %s (%s)\n", len(b.names), b.mode, b.modeWhy)
-	if len(b.names) == 0 {
+	fmt.Fprintf(&sb, "MCP servers (%d) — mode: %s (%s)\n", len(b.names), b.mode, modeBrief(b.cfg, b.mode))
+	broken := false
+	for _, f := range b.cfg.Files {
+		broken = broken || f.Err != ""
+	}
+	switch {
+	case len(b.names) == 0 && broken:
+		sb.WriteString("  none loaded: a config file is broken (below); fix it, then /reload-ext\n")
+	case len(b.names) == 0:
 		sb.WriteString("  none configured. Add one: /mcp setup add <template> (see /mcp setup templates), or edit " +
 			config.GlobalPath(b.opts.ZotHome) + "\n")
 	}
@@ -282,13 +294,23 @@ func (b *Bridge) statusText() string {
 		if s.cfg.Replaces != "" {
 			line += " replaces global"
 		}
+		note := ""
 		switch {
 		case pending:
-			line += "  — " + RunsText(s.cfg) + "; approve: /mcp trust " + n
+			note = RunsText(s.cfg) + "; approve: " + b.opts.Surface.Cmd("trust", n)
 		case login:
-			line += "  — run /mcp login " + n
+			note = "run " + b.opts.Surface.Cmd("login", n)
 		case st.LastError != "" && st.State != StateReady:
-			line += "  — " + Truncate(st.LastError, 100)
+			// The server's name is already on the row; /mcp <server> has the whole error.
+			note = Truncate(strings.TrimPrefix(st.LastError, fmt.Sprintf("MCP server %q: ", n)), 2*lineWidth)
+		}
+		switch {
+		case note == "":
+		case utf8.RuneCountInString(line)+len("  — ")+utf8.RuneCountInString(note) <= lineWidth:
+			line += "  — " + note
+		default:
+			// On its own line (wrapped further if need be), so it reads as one phrase.
+			line += "\n      — " + note
 		}
 		sb.WriteString(line + "\n")
 	}
@@ -297,8 +319,9 @@ func (b *Bridge) statusText() string {
 			sb.WriteString("  problem: " + p.String() + "\n")
 		}
 	}
-	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · login|logout <server> · trust|untrust <server|all> · setup · help")
-	return sb.String()
+	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · login|logout <server> ·\n" +
+		"  trust|untrust <server|all> · setup|help")
+	return wrapLines(sb.String(), lineWidth)
 }
 
 func shortSource(s *config.Server) string {
@@ -315,6 +338,7 @@ func (b *Bridge) detailText(name string) string {
 	s := b.servers[name]
 	c := s.cfg
 	st := s.Status()
+	sf := b.opts.Surface
 	var sb strings.Builder
 	state := st.State.String()
 	if st.State == StateDisabled && c.Err != "" {
@@ -331,11 +355,11 @@ func (b *Bridge) detailText(name string) string {
 	if needsApproval(c) {
 		switch {
 		case s.pending.Load():
-			fmt.Fprintf(&sb, "  trust:      needs your approval — it %s; approve with /mcp trust %s\n", RunsText(c), name)
+			fmt.Fprintf(&sb, "  trust:      needs your approval — it %s; approve with %s\n", RunsText(c), b.opts.Surface.Cmd("trust", name))
 		case b.cfg.TrustProjectServers:
 			sb.WriteString("  trust:      runs without approval (\"trustProjectServers\": true in the global file)\n")
 		default:
-			fmt.Fprintf(&sb, "  trust:      approved for this project (/mcp untrust %s withdraws it)\n", name)
+			fmt.Fprintf(&sb, "  trust:      approved for this project (%s withdraws it)\n", b.opts.Surface.Cmd("untrust", name))
 		}
 	}
 	tr := string(c.Transport)
@@ -386,16 +410,16 @@ func (b *Bridge) detailText(name string) string {
 		fmt.Fprintf(&sb, "  last error: %s\n", st.LastError)
 		switch {
 		case st.NeedsLogin && st.State != StateDisabled:
-			fmt.Fprintf(&sb, "  next:       run /mcp login %s\n", name)
+			fmt.Fprintf(&sb, "  next:       run %s\n", sf.Cmd("login", name))
 		case st.State == StateParked, st.State == StateBackoff:
-			fmt.Fprintf(&sb, "  next:       fix the cause, then /mcp start %s\n", name)
+			fmt.Fprintf(&sb, "  next:       fix the cause, then %s\n", sf.Cmd("start", name))
 		case st.State == StateAsleep, st.State == StateStarting:
-			fmt.Fprintf(&sb, "  next:       fix the cause; the next call retries, or run /mcp start %s\n", name)
+			fmt.Fprintf(&sb, "  next:       fix the cause; the next call retries, or run %s\n", sf.Cmd("start", name))
 		case st.State == StateDisabled:
-			fmt.Fprintf(&sb, "  next:       edit %s, then /reload-ext\n", c.Source)
+			fmt.Fprintf(&sb, "  next:       edit %s, then %s\n", c.Source, sf.ReloadCmd())
 		}
 	} else if st.State == StateDisabled {
-		fmt.Fprintf(&sb, "  next:       to use it, set \"enabled\": true (or remove \"disabled\") in %s, then /reload-ext\n", c.Source)
+		fmt.Fprintf(&sb, "  next:       to use it, set \"enabled\": true (or remove \"disabled\") in %s, then %s\n", c.Source, sf.ReloadCmd())
 	}
 	if len(st.Stderr) > 0 {
 		fmt.Fprintf(&sb, "  stderr:     last %d of %d lines\n", len(st.Stderr), st.StderrSeen)
@@ -403,7 +427,7 @@ func (b *Bridge) detailText(name string) string {
 			fmt.Fprintf(&sb, "    %s\n", s.redact(l))
 		}
 	}
-	sb.WriteString("  logs:       zot ext logs mcp-bridge -f")
+	sb.WriteString("  logs:       " + sf.Logs())
 	return sb.String()
 }
 
@@ -440,17 +464,17 @@ func detailValue(v string) string {
 	return "<set, uses " + strings.Join(refs, " ") + ">"
 }
 
-const setupHelp = `/mcp setup — add an MCP server from a template
-  /mcp setup templates
-  /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
-The global file (%s) is the default; --project writes <project>/.zot/mcp.json.
+const setupHelp = `%[1]s — add an MCP server from a template
+  %[1]s templates
+  %[1]s add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
+The global file (%[2]s) is the default; --project writes <project>/.zot/mcp.json.
 --path gives the absolute directory a template runs from (gbr: your Build Remote Agent checkout).
 Secrets are never written: templates refer to ${VARS} that you set in your environment.
-After adding, run /reload-ext.`
+After adding, %[3]s.`
 
 // setupCommand lists templates or adds one to a config file, keeping its comments.
 func (b *Bridge) setupCommand(args []string) (string, error) {
-	help := fmt.Sprintf(setupHelp, config.GlobalPath(b.opts.ZotHome))
+	help := fmt.Sprintf(setupHelp, b.opts.Surface.Cmd("setup"), config.GlobalPath(b.opts.ZotHome), b.opts.Surface.Reload())
 	if len(args) == 0 || args[0] == "help" {
 		return help + "\n\n" + templateList(), nil
 	}
@@ -479,9 +503,10 @@ func templateList() string {
 	return sb.String()
 }
 
-const setupUsage = "usage: /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]"
+const setupUsageTail = " add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]"
 
 func (b *Bridge) setupAdd(args []string) (string, error) {
+	setupUsage := "usage: " + b.opts.Surface.Cmd("setup") + setupUsageTail
 	var tmpl, name, scope, dir string
 	project, force := false, false
 	for i := 0; i < len(args); i++ {
@@ -513,6 +538,9 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 				dir = v
 				continue
 			}
+			if a == "--" {
+				return "", fmt.Errorf("setup add takes a template, not a command; to add a server that runs a command, use (in a terminal) mcp-bridge add NAME -- COMMAND [ARGS...]")
+			}
 			if strings.HasPrefix(a, "--") {
 				return "", fmt.Errorf("unknown setup option %q; %s", a, setupUsage)
 			}
@@ -537,6 +565,9 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 	}
 	if name == "" {
 		name = t.Name
+	}
+	if err := config.CheckServerName(name); err != nil {
+		return "", err
 	}
 	entry, err := t.Entry(dir)
 	if err != nil {
@@ -580,7 +611,7 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 	for _, n := range t.Notes {
 		sb.WriteString("\n" + n)
 	}
-	sb.WriteString("\nRun /reload-ext to load its tools.")
+	fmt.Fprintf(&sb, "\n%s to load its tools.", capFirst(b.opts.Surface.Reload()))
 	return sb.String(), nil
 }
 

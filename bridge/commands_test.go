@@ -201,10 +201,18 @@ func parseDashboard(t *testing.T, text string) (string, map[string]dashRow) {
 	t.Helper()
 	lines := strings.Split(text, "\n")
 	rows := map[string]dashRow{}
+	last := ""
 	for _, l := range lines[1:] {
 		if m := dashLine.FindStringSubmatch(l); m != nil {
 			n, _ := strconv.Atoi(m[3])
 			rows[m[1]] = dashRow{state: m[2], tools: n, scope: m[4], err: m[5]}
+			last = m[1]
+		} else if r, ok := rows[last]; ok && strings.HasPrefix(l, "      ") {
+			// A long error continues on the next lines (rows fit 100 columns).
+			r.err += " " + strings.TrimSpace(l)
+			rows[last] = r
+		} else {
+			last = ""
 		}
 	}
 	return lines[0], rows
@@ -467,13 +475,13 @@ func TestCommandLifecycle(t *testing.T) {
 
 	// Refresh says whether /reload-ext is needed: the seeded cache differs from the
 	// server's real list the first time only.
-	if text = he.ok("refresh alpha"); text != "Refreshed 1 server(s). Tools changed for alpha: run /reload-ext to load them." {
+	if text = he.ok("refresh alpha"); text != "Refreshed 1 of 1 server(s). Tools changed for alpha: run /reload-ext to load them." {
 		t.Errorf("refresh alpha = %q", text)
 	}
-	if text = he.ok("refresh alpha"); text != "Refreshed 1 server(s). No tool changes; no reload needed." {
+	if text = he.ok("refresh alpha"); text != "Refreshed 1 of 1 server(s). No tool changes; no reload needed." {
 		t.Errorf("second refresh alpha = %q", text)
 	}
-	if text = he.ok("refresh"); text != "Refreshed 2 server(s). Tools changed for beta: run /reload-ext to load them."+skipped {
+	if text = he.ok("refresh"); text != "Refreshed 2 of 2 server(s). Tools changed for beta: run /reload-ext to load them."+skipped {
 		t.Errorf("refresh = %q", text)
 	}
 	f, err := cache.Read(cache.DefaultPath(e.home))
@@ -508,7 +516,7 @@ func TestCommandStartFailureIsAnError(t *testing.T) {
 	has(t, "start all", r.Display, "Started:\n  dead: failed: ", "fatal: boom", "\n  ok: ready, ")
 	has(t, "start all error", r.Error, "/mcp start all failed for some servers")
 	r = he.fail("refresh dead")
-	has(t, "refresh dead", r.Display, "Refreshed 0 server(s).\n  MCP server \"dead\": ", "fatal: boom")
+	has(t, "refresh dead", r.Display, "Refreshed 0 of 1 server(s).\n  MCP server \"dead\": ", "fatal: boom")
 	hasNot(t, "refresh dead", r.Display, "/reload-ext", "no reload needed")
 	has(t, "refresh dead error", r.Error, "/mcp refresh dead failed")
 }

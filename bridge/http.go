@@ -477,7 +477,7 @@ func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) fai
 	switch st := p.status; {
 	case needsLogin(p, err):
 		s.markNeedsLogin()
-		msg := fmt.Sprintf("the server requires an OAuth login (HTTP 401 Unauthorized); run /mcp login %s", s.cfg.Name)
+		msg := fmt.Sprintf("the server requires an OAuth login (HTTP 401 Unauthorized); run %s", s.d.surface.Cmd("login", s.cfg.Name))
 		if len(s.cfg.Raw.Headers) > 0 {
 			msg += fmt.Sprintf(" (or check the credentials in \"headers\" of %s)", s.cfg.Source)
 		}
@@ -545,11 +545,11 @@ func (s *Server) authHint() string {
 			vars = append(vars, "${"+m[1]+"}")
 		}
 	}
-	login := fmt.Sprintf("if the server uses OAuth, run /mcp login %s", s.cfg.Name)
+	login := fmt.Sprintf("if the server uses OAuth, run %s", s.d.surface.Cmd("login", s.cfg.Name))
 	switch {
 	case len(vars) > 0:
-		return fmt.Sprintf("Check that %s (used in \"headers\" of %s) is set, in the environment zot starts from, to a valid token, then run /mcp restart %s; or, %s.",
-			strings.Join(vars, ", "), s.cfg.Source, s.cfg.Name, login)
+		return fmt.Sprintf("Check that %s (used in \"headers\" of %s) is set, in the environment zot starts from, to a valid token, then run %s; or, %s.",
+			strings.Join(vars, ", "), s.cfg.Source, s.d.surface.Cmd("restart", s.cfg.Name), login)
 	case len(keys) > 0:
 		return fmt.Sprintf("Check the credentials in \"headers\" (%s) of %s; or, %s.", strings.Join(keys, ", "), s.cfg.Source, login)
 	}

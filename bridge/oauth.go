@@ -72,6 +72,8 @@ type oauthHooks struct {
 type oauthEnv struct {
 	dir   string
 	hooks oauthHooks
+	// browser is $BROWSER: the user's choice of opener, used before the platform's.
+	browser string
 }
 
 func newOAuthEnv(zotHome string, hooks oauthHooks) *oauthEnv {
@@ -426,7 +428,7 @@ func (s *Server) oauthConfig(c *oauthCreds, rt *headerTransport, store *tokenSto
 
 // badCredsError words an unusable credential file.
 func (s *Server) badCredsError() *Error {
-	return s.errorf(KindAuth, nil, "%s for %s; run /mcp logout %s, then /mcp login %s", errBadCredFile, displayURL(s.cfg), s.cfg.Name, s.cfg.Name)
+	return s.errorf(KindAuth, nil, "%s for %s; run %s, then %s", errBadCredFile, displayURL(s.cfg), s.d.surface.Cmd("logout", s.cfg.Name), s.d.surface.Cmd("login", s.cfg.Name))
 }
 
 // oauthChallenge says whether a 401 answer announces OAuth (an RFC 9728

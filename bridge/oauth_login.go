@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -32,15 +33,29 @@ import (
 // loginFlow is a login in progress for a server.
 type loginFlow struct {
 	cancel context.CancelFunc
+	done   chan struct{} // closed when the flow has ended
+
+	mu        sync.Mutex
+	succeeded bool
+	err       error // why it failed, when it did
+}
+
+// finish records the outcome (the first one counts).
+func (f *loginFlow) finish(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.succeeded && f.err == nil {
+		f.succeeded, f.err = err == nil, err
+	}
 }
 
 // beginLogin registers a new login for s, cancelling one still waiting.
 func (s *Server) beginLogin(parent context.Context) (context.Context, *loginFlow) {
 	ctx, cancel := context.WithTimeout(parent, loginTimeout)
-	f := &loginFlow{cancel: cancel}
+	f := &loginFlow{cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
 	old := s.login
-	s.login = f
+	s.login, s.lastLogin = f, f
 	s.mu.Unlock()
 	if old != nil {
 		old.cancel()
@@ -50,6 +65,7 @@ func (s *Server) beginLogin(parent context.Context) (context.Context, *loginFlow
 
 func (s *Server) endLogin(f *loginFlow) {
 	f.cancel()
+	close(f.done)
 	s.mu.Lock()
 	if s.login == f {
 		s.login = nil
@@ -98,7 +114,7 @@ func (b *Bridge) loginCheck(s *Server) error {
 // serverArg resolves the one server name of login/logout.
 func (b *Bridge) serverArg(sub string, args []string) (*Server, error) {
 	if len(args) != 1 {
-		return nil, fmt.Errorf("usage: /mcp %s <server>; servers: %s", sub, b.serverList())
+		return nil, fmt.Errorf("usage: %s <server>; servers: %s", b.opts.Surface.Cmd(sub), b.serverList())
 	}
 	s, ok := b.servers[args[0]]
 	if !ok {
@@ -175,11 +191,15 @@ func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error
 	if st.url == "" && st.err == nil {
 		var ok bool
 		if st, ok = h.giveUp(); !ok {
-			return fmt.Sprintf("/mcp login %s is still running (discovering the server's authorization endpoints); a note will show the URL to open.", s.cfg.Name), nil
+			return fmt.Sprintf("%s is still running (discovering the server's authorization endpoints); a note will show the URL to open.", b.opts.Surface.Cmd("login", s.cfg.Name)), nil
 		}
 	}
 	if st.err != nil {
 		return "", st.err
+	}
+	if b.opts.Surface == SurfaceCLI {
+		return fmt.Sprintf("Log in to MCP server %q: open this URL in your browser (opening it for you):\n  %s\nWaiting up to %s for the authorization.",
+			s.cfg.Name, st.url, loginTimeout), nil
 	}
 	return fmt.Sprintf("Log in to MCP server %q: open this URL in your browser (zot is opening it for you):\n  %s\nWaiting up to %s for the authorization; a note reports the outcome.",
 		s.cfg.Name, st.url, loginTimeout), nil
@@ -192,6 +212,7 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 	log := s.d.log.With().Str("server", name).Logger()
 	red := newRedactor(s.cfg)
 	fail := func(err error) {
+		flow.finish(err)
 		if !h.offer(loginStart{err: err}) && s.loginActive(flow) && b.bgCtx.Err() == nil {
 			b.note("warn", err.Error())
 		}
@@ -279,7 +300,7 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 		defer cancel()
 		if err := env.openBrowser(octx, authURL); err != nil && ctx.Err() == nil {
 			log.Info().Str("error", red(err.Error())).Msg("could not open a browser")
-			b.note("warn", fmt.Sprintf("MCP login for %q: could not open a browser (%s); open the URL from /mcp login yourself.", name, red(Truncate(err.Error(), 200))))
+			b.note("warn", fmt.Sprintf("MCP login for %q: could not open a browser (%s); open the URL from %s yourself.", name, red(Truncate(err.Error(), 200)), b.opts.Surface.Cmd("login")))
 		}
 	}()
 
@@ -287,14 +308,15 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 	select {
 	case res = <-cb.result:
 	case <-ctx.Done():
+		flow.finish(fmt.Errorf("no authorization arrived within %s", loginTimeout))
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			b.note("warn", fmt.Sprintf("MCP login for %q timed out after %s without an authorization; run /mcp login %s to try again.", name, loginTimeout, name))
+			b.note("warn", fmt.Sprintf("MCP login for %q timed out after %s without an authorization; run %s to try again.", name, loginTimeout, b.opts.Surface.Cmd("login", name)))
 			log.Warn().Msg("OAuth login timed out")
 		}
 		return
 	}
 	if res.err != nil {
-		failf("OAuth login: %v; run /mcp login %s to try again", res.err, name)
+		failf("OAuth login: %v; run %s to try again", res.err, b.opts.Surface.Cmd("login", name))
 		return
 	}
 	if err := handler.ProcessAuthorizationResponse(ctx, res.code, state, verifier); err != nil {
@@ -317,6 +339,7 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 		return
 	}
 	log.Info().Msg("OAuth login succeeded; credentials saved")
+	flow.finish(nil)
 	if !s.loginActive(flow) {
 		return
 	}
@@ -337,16 +360,16 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 	msg := fmt.Sprintf("Logged in to MCP server %q; the OAuth credentials are saved.", name)
 	level := "success"
 	if len(names) > 0 {
-		r := b.RefreshReport(ctx, names)
+		r := b.RefreshEach(ctx, names, nil)
 		switch {
-		case len(r.Errs) > 0:
+		case len(r.Failed) > 0:
 			level = "warn"
-			msg += " Listing its tools failed: " + strings.Join(r.Errs, "; ")
-		case r.SaveErr != nil:
+			msg += " Listing its tools failed: " + strings.Join(r.Failed, "; ")
+		case r.CacheErr != nil:
 			level = "warn"
 			msg += " Its tools were listed, but " + r.SaveText() + "."
 		case len(r.Changed) > 0:
-			msg += fmt.Sprintf(" Tools listed for %s: run /reload-ext to load them.", strings.Join(r.Changed, ", "))
+			msg += fmt.Sprintf(" Tools listed for %s: %s to load them.", strings.Join(r.Changed, ", "), b.opts.Surface.Reload())
 		default:
 			msg += " Its tools are unchanged."
 		}
@@ -422,8 +445,41 @@ func (e *oauthEnv) openBrowser(ctx context.Context, raw string) error {
 	if e.hooks.open != nil {
 		return e.hooks.open(ctx, raw)
 	}
+	if cmds := browserCommands(e.browser, raw); len(cmds) > 0 {
+		var err error
+		for _, c := range cmds {
+			if err = exec.CommandContext(ctx, c[0], c[1:]...).Run(); err == nil {
+				return nil
+			}
+		}
+		return fmt.Errorf("$BROWSER: %w", err)
+	}
 	name, args := openerCommand(runtime.GOOS, raw)
 	return exec.CommandContext(ctx, name, args...).Run()
+}
+
+// browserCommands reads $BROWSER as the convention has it: a list of commands separated
+// by the path list separator, tried in order; "%s" in a command stands for the URL, which
+// is otherwise appended. No shell runs them.
+func browserCommands(browser, u string) [][]string {
+	var out [][]string
+	for _, entry := range filepath.SplitList(browser) {
+		f := strings.Fields(entry)
+		if len(f) == 0 {
+			continue
+		}
+		placed := false
+		for i, a := range f {
+			if strings.Contains(a, "%s") {
+				f[i], placed = strings.ReplaceAll(a, "%s", u), true
+			}
+		}
+		if !placed {
+			f = append(f, u)
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // openerCommand is the platform's command that opens a URL in the browser.
@@ -565,11 +621,41 @@ func (s *Server) oauthDetail(st Status) string {
 	c, err := s.storedCreds()
 	switch {
 	case err != nil:
-		return fmt.Sprintf("%s: run /mcp logout %s, then /mcp login %s", errBadCredFile, s.cfg.Name, s.cfg.Name)
+		return fmt.Sprintf("%s: run %s, then %s", errBadCredFile, s.d.surface.Cmd("logout", s.cfg.Name), s.d.surface.Cmd("login", s.cfg.Name))
 	case c != nil && c.Token != nil:
-		return fmt.Sprintf("logged in (credentials stored; /mcp logout %s forgets them)", s.cfg.Name)
+		return fmt.Sprintf("logged in (credentials stored; %s forgets them)", s.d.surface.Cmd("logout", s.cfg.Name))
 	case c != nil || st.NeedsLogin:
-		return fmt.Sprintf("needs login: run /mcp login %s", s.cfg.Name)
+		return fmt.Sprintf("needs login: run %s", s.d.surface.Cmd("login", s.cfg.Name))
 	}
 	return ""
+}
+
+// WaitLogin waits until the latest login of the named server has ended (the CLI's
+// `login` runs the flow in the foreground) and returns why it failed, or nil when the
+// credentials were saved. Its messages have already gone out as notes.
+func (b *Bridge) WaitLogin(ctx context.Context, name string) error {
+	s, ok := b.servers[name]
+	if !ok {
+		return fmt.Errorf("unknown server %q", name)
+	}
+	s.mu.Lock()
+	f := s.lastLogin
+	s.mu.Unlock()
+	if f == nil {
+		return errors.New("no login was started")
+	}
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.succeeded {
+		return nil
+	}
+	if f.err == nil {
+		return errors.New("the login was cancelled")
+	}
+	return f.err
 }

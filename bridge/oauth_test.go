@@ -2,246 +2,26 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
-
-// fakeOAuth is an MCP resource server and OAuth authorization server on one loopback
-// listener: /mcp answers 401 + WWW-Authenticate (resource_metadata) until a bearer token
-// it issued is presented; it publishes protected-resource and authorization-server
-// metadata, registers clients dynamically, checks PKCE (S256) at the code exchange and
-// rotates refresh tokens (a spent one is refused).
-type fakeOAuth struct {
-	t   *testing.T
-	srv *httptest.Server
-	mcp http.Handler
-
-	// Set before use.
-	firstExpiresIn int    // lifetime of the token of the code exchange
-	authEndpoint   string // advertised authorization endpoint ("": its own)
-	// refreshGate, if set, holds the first refresh_token grant until it is closed;
-	// refreshStarted is closed when that grant arrives.
-	refreshGate    chan struct{}
-	refreshStarted chan struct{}
-
-	mu          sync.Mutex
-	requests    int
-	clients     map[string]string // client_id → redirect_uri
-	registered  []map[string]any
-	authorizes  int
-	codes       map[string]fakeGrant
-	access      map[string]bool
-	refresh     map[string]bool
-	grants      []string // grant_type of every token request, refused ones too
-	refused     []string
-	pkceOK      int
-	lastBearer  string
-	issued      []string // every access token, refresh token, code and verifier seen
-	startedOnce sync.Once
-}
-
-type fakeGrant struct{ client, redirect, challenge string }
-
-func newFakeOAuth(t *testing.T) *fakeOAuth {
-	mcpSrv := server.NewMCPServer("oauth-fake", "1.0.0", server.WithToolCapabilities(true))
-	mcpSrv.AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText(r.GetString("text", "")), nil
-	})
-	f := &fakeOAuth{t: t, mcp: server.NewStreamableHTTPServer(mcpSrv), firstExpiresIn: 3600,
-		clients: map[string]string{}, codes: map[string]fakeGrant{}, access: map[string]bool{}, refresh: map[string]bool{}}
-	f.srv = httptest.NewServer(f)
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func randHex(prefix string) string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return prefix + hex.EncodeToString(b)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func (f *fakeOAuth) refuse(w http.ResponseWriter, status int, why string) {
-	f.refused = append(f.refused, why)
-	writeJSON(w, status, map[string]string{"error": "invalid_request", "error_description": why})
-}
-
-// issueLocked issues a token pair.
-func (f *fakeOAuth) issueLocked(expiresIn int) map[string]any {
-	at, rt := randHex("at-"), randHex("rt-")
-	f.access[at], f.refresh[rt] = true, true
-	f.issued = append(f.issued, at, rt)
-	return map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": expiresIn, "refresh_token": rt}
-}
-
-func (f *fakeOAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	base := f.srv.URL
-	f.mu.Lock()
-	f.requests++
-	if r.URL.Path == "/mcp" {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		valid := ok && f.access[tok]
-		if valid {
-			f.lastBearer = tok
-		}
-		f.mu.Unlock()
-		if !valid {
-			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base))
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		f.mcp.ServeHTTP(w, r)
-		return
-	}
-	if r.URL.Path == "/token" && r.FormValue("grant_type") == "refresh_token" && f.refreshGate != nil {
-		gate := f.refreshGate
-		f.refreshGate = nil
-		f.mu.Unlock()
-		f.startedOnce.Do(func() { close(f.refreshStarted) })
-		<-gate
-		f.mu.Lock()
-	}
-	defer f.mu.Unlock()
-	switch r.URL.Path {
-	case "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource":
-		writeJSON(w, 200, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{base}})
-	case "/.well-known/oauth-authorization-server":
-		auth := base + "/authorize"
-		if f.authEndpoint != "" {
-			auth = f.authEndpoint
-		}
-		writeJSON(w, 200, map[string]any{"issuer": base, "authorization_endpoint": auth, "token_endpoint": base + "/token",
-			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
-			"grant_types_supported": []string{"authorization_code", "refresh_token"}, "code_challenge_methods_supported": []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{"none"}})
-	case "/register":
-		var req map[string]any
-		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&req) != nil {
-			f.refuse(w, 400, "bad registration")
-			return
-		}
-		f.registered = append(f.registered, req)
-		uris, _ := req["redirect_uris"].([]any)
-		if len(uris) != 1 || req["token_endpoint_auth_method"] != "none" {
-			f.refuse(w, 400, "registration: want one redirect uri and a public client")
-			return
-		}
-		redirect, _ := uris[0].(string)
-		if !strings.HasPrefix(redirect, "http://127.0.0.1:") || !strings.HasSuffix(redirect, "/callback") {
-			f.refuse(w, 400, "registration: redirect uri "+redirect+" is not a loopback /callback")
-			return
-		}
-		id := randHex("client-")
-		f.clients[id] = redirect
-		writeJSON(w, 201, map[string]any{"client_id": id, "redirect_uris": uris, "token_endpoint_auth_method": "none"})
-	case "/authorize":
-		q := r.URL.Query()
-		f.authorizes++
-		switch {
-		case r.Method != http.MethodGet, q.Get("response_type") != "code":
-			f.refuse(w, 400, "authorize: not a code request")
-		case f.clients[q.Get("client_id")] == "" || f.clients[q.Get("client_id")] != q.Get("redirect_uri"):
-			f.refuse(w, 400, "authorize: unknown client or redirect uri")
-		case q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("state") == "":
-			f.refuse(w, 400, "authorize: PKCE S256 challenge and state required")
-		case q.Get("resource") != base+"/mcp":
-			f.refuse(w, 400, "authorize: resource "+q.Get("resource"))
-		default:
-			code := randHex("code-")
-			f.issued = append(f.issued, code)
-			f.codes[code] = fakeGrant{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge")}
-			http.Redirect(w, r, q.Get("redirect_uri")+"?"+url.Values{"code": {code}, "state": {q.Get("state")}}.Encode(), http.StatusFound)
-		}
-	case "/token":
-		if r.Method != http.MethodPost {
-			f.refuse(w, 405, "token: not a POST")
-			return
-		}
-		gt := r.FormValue("grant_type")
-		f.grants = append(f.grants, gt)
-		switch gt {
-		case "authorization_code":
-			code, verifier := r.FormValue("code"), r.FormValue("code_verifier")
-			f.issued = append(f.issued, verifier)
-			g, ok := f.codes[code]
-			delete(f.codes, code)
-			sum := sha256.Sum256([]byte(verifier))
-			switch {
-			case !ok:
-				f.refuse(w, 400, "token: unknown code")
-			case r.FormValue("client_id") != g.client || r.FormValue("redirect_uri") != g.redirect:
-				f.refuse(w, 400, "token: client or redirect uri differ")
-			case base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge:
-				f.refuse(w, 400, "token: PKCE verifier does not match the challenge")
-			default:
-				f.pkceOK++
-				writeJSON(w, 200, f.issueLocked(f.firstExpiresIn))
-			}
-		case "refresh_token":
-			rt := r.FormValue("refresh_token")
-			if !f.refresh[rt] {
-				f.refused = append(f.refused, "token: spent or unknown refresh token")
-				writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
-				return
-			}
-			delete(f.refresh, rt) // rotation: a refresh token is good once
-			writeJSON(w, 200, f.issueLocked(3600))
-		default:
-			f.refuse(w, 400, "token: grant type "+gt)
-		}
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-// fakeState is a copy of what the fake saw.
-type fakeState struct {
-	requests   int
-	registered []map[string]any
-	authorizes int
-	grants     []string
-	refused    []string
-	pkceOK     int
-	lastBearer string
-	issued     []string
-}
-
-func (f *fakeOAuth) snapshot() fakeState {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return fakeState{requests: f.requests, registered: append([]map[string]any(nil), f.registered...), authorizes: f.authorizes,
-		grants: append([]string(nil), f.grants...), refused: append([]string(nil), f.refused...), pkceOK: f.pkceOK,
-		lastBearer: f.lastBearer, issued: append([]string(nil), f.issued...)}
-}
 
 // browserVisit is what the test's "browser" saw.
 type browserVisit struct {
@@ -308,10 +88,10 @@ func recvVisit(t *testing.T, ch <-chan browserVisit) browserVisit {
 // attempt in the background, discovery, dynamic registration, PKCE code exchange, token
 // storage with private permissions, a call with the token, refresh on expiry, logout.
 func TestOAuthLoginFlow(t *testing.T) {
-	f := newFakeOAuth(t)
-	f.firstExpiresIn = 60 // short-lived: refreshed once the clock passes half of it
+	f := fakeoauth.New(t, false)
+	f.FirstExpiresIn = 60 // short-lived: refreshed once the clock passes half of it
 	e := newTestEnv(t)
-	srvURL := f.srv.URL + "/mcp"
+	srvURL := f.Srv.URL + "/mcp"
 	e.write(map[string]any{"secure": map[string]any{"url": srvURL, "transport": "streamable-http"}}, nil)
 	logs := &testutil.SyncBuffer{}
 	visits := make(chan browserVisit, 4)
@@ -335,7 +115,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 	}
 	has(t, "dashboard", keep(he.ok("")), "needs login", "— run /mcp login secure", "login|logout <server>")
 	has(t, "detail", keep(he.ok("secure")), "oauth:      needs login: run /mcp login secure", "next:       run /mcp login secure")
-	if s := f.snapshot(); len(s.registered) != 0 || s.authorizes != 0 || len(s.grants) != 0 {
+	if s := f.Snapshot(); len(s.Registered) != 0 || s.Authorizes != 0 || len(s.Grants) != 0 {
 		t.Fatalf("background work started a login: %+v", s)
 	}
 	select {
@@ -346,7 +126,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 
 	// Login: the command answers with the authorization URL; the browser follows it.
 	out := keep(he.ok("login secure"))
-	has(t, "login answer", out, `Log in to MCP server "secure"`, f.srv.URL+"/authorize?", "code_challenge_method=S256", "a note reports the outcome")
+	has(t, "login answer", out, `Log in to MCP server "secure"`, f.Srv.URL+"/authorize?", "code_challenge_method=S256", "a note reports the outcome")
 	v := recvVisit(t, visits)
 	if v.err != nil || v.status != http.StatusOK || v.body != "Authorization received. Return to zot.\n" || v.cacheControl != "no-store" {
 		t.Fatalf("callback answered %+v", v)
@@ -363,12 +143,12 @@ func TestOAuthLoginFlow(t *testing.T) {
 		t.Errorf("login note %q: %s", n.Level, n.Message)
 	}
 	has(t, "login note", n.Message, "Tools listed for secure", "/reload-ext")
-	s := f.snapshot()
-	if len(s.registered) != 1 || s.registered[0]["client_name"] != ClientName || s.pkceOK != 1 || len(s.refused) != 0 {
-		t.Fatalf("fake server saw: registered %v, pkce ok %d, refused %v", s.registered, s.pkceOK, s.refused)
+	s := f.Snapshot()
+	if len(s.Registered) != 1 || s.Registered[0]["client_name"] != ClientName || s.PkceOK != 1 || len(s.Refused) != 0 {
+		t.Fatalf("fake server saw: registered %v, pkce ok %d, refused %v", s.Registered, s.PkceOK, s.Refused)
 	}
-	if strings.Join(s.grants, ",") != "authorization_code" {
-		t.Fatalf("grants %v", s.grants)
+	if strings.Join(s.Grants, ",") != "authorization_code" {
+		t.Fatalf("grants %v", s.Grants)
 	}
 	if srv.Status().NeedsLogin {
 		t.Error("still needs login after the login")
@@ -388,7 +168,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 	}
 	creds := readCredFile(t, path)
 	first := creds.Token
-	if creds.ClientID == "" || first == nil || first.AccessToken != s.issued[len(s.issued)-2] || first.RefreshToken == "" {
+	if creds.ClientID == "" || first == nil || first.AccessToken != s.Issued[len(s.Issued)-2] || first.RefreshToken == "" {
 		t.Fatalf("stored credentials: client %q token %+v", creds.ClientID, first)
 	}
 
@@ -396,7 +176,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 	if got := mustCall(t, srv, "echo", map[string]any{"text": "hi"}); got != "hi" {
 		t.Fatalf("echo = %q", got)
 	}
-	if f.snapshot().lastBearer != first.AccessToken {
+	if f.Snapshot().LastBearer != first.AccessToken {
 		t.Error("the call did not carry the stored token")
 	}
 	has(t, "detail after login", keep(he.ok("secure")), "oauth:      logged in")
@@ -406,12 +186,12 @@ func TestOAuthLoginFlow(t *testing.T) {
 	if got := mustCall(t, srv, "echo", map[string]any{"text": "again"}); got != "again" {
 		t.Fatalf("echo after expiry = %q", got)
 	}
-	s = f.snapshot()
-	if strings.Join(s.grants, ",") != "authorization_code,refresh_token" || len(s.refused) != 0 {
-		t.Fatalf("grants %v, refused %v", s.grants, s.refused)
+	s = f.Snapshot()
+	if strings.Join(s.Grants, ",") != "authorization_code,refresh_token" || len(s.Refused) != 0 {
+		t.Fatalf("grants %v, refused %v", s.Grants, s.Refused)
 	}
 	second := readCredFile(t, path).Token
-	if second.AccessToken == first.AccessToken || second.RefreshToken == first.RefreshToken || s.lastBearer != second.AccessToken {
+	if second.AccessToken == first.AccessToken || second.RefreshToken == first.RefreshToken || s.LastBearer != second.AccessToken {
 		t.Fatal("the refreshed token was not stored and used")
 	}
 
@@ -436,7 +216,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 	if data, err := os.ReadFile(he.b.opts.CachePath); err == nil {
 		texts = append(texts, string(data))
 	}
-	for _, secret := range f.snapshot().issued {
+	for _, secret := range f.Snapshot().Issued {
 		for _, text := range texts {
 			if strings.Contains(text, secret) {
 				t.Errorf("secret %q leaked into: %s", secret, Truncate(text, 400))
@@ -448,10 +228,10 @@ func TestOAuthLoginFlow(t *testing.T) {
 // Insecure URLs are refused before anything listens for a callback or opens a browser.
 func TestOAuthLoginRejectsInsecure(t *testing.T) {
 	t.Run("http resource url", func(t *testing.T) {
-		f := newFakeOAuth(t)
+		f := fakeoauth.New(t, false)
 		e := newTestEnv(t)
 		e.write(map[string]any{
-			"plain": map[string]any{"url": f.srv.URL + "/mcp", "transport": "streamable-http"},
+			"plain": map[string]any{"url": f.Srv.URL + "/mcp", "transport": "streamable-http"},
 			"local": e.server(),
 		}, nil)
 		opened := 0
@@ -462,21 +242,21 @@ func TestOAuthLoginRejectsInsecure(t *testing.T) {
 		has(t, "login local", he.fail("login local").Error, "OAuth login requires an HTTP transport")
 		has(t, "login", he.fail("login").Error, "usage: /mcp login <server>")
 		has(t, "login nope", he.fail("login nope").Error, `unknown server "nope"`)
-		if s := f.snapshot(); len(s.registered) != 0 || s.authorizes != 0 || opened != 0 {
+		if s := f.Snapshot(); len(s.Registered) != 0 || s.Authorizes != 0 || opened != 0 {
 			t.Fatalf("an insecure login went ahead: %+v, opened %d", s, opened)
 		}
 	})
 	t.Run("http authorization endpoint", func(t *testing.T) {
-		f := newFakeOAuth(t)
-		f.authEndpoint = "http://auth.example.invalid/authorize"
+		f := fakeoauth.New(t, false)
+		f.AuthEndpoint = "http://auth.example.invalid/authorize"
 		e := newTestEnv(t)
-		e.write(map[string]any{"secure": map[string]any{"url": f.srv.URL + "/mcp"}}, nil)
+		e.write(map[string]any{"secure": map[string]any{"url": f.Srv.URL + "/mcp"}}, nil)
 		opened := 0
 		he := e.startHost(func(b *Bridge) {
 			b.oauthHooks = oauthHooks{allowLoopbackHTTP: true, open: func(context.Context, string) error { opened++; return nil }}
 		})
 		has(t, "login", he.fail("login secure").Error, "OAuth authorization endpoint must use HTTPS")
-		if s := f.snapshot(); len(s.registered) != 0 || s.authorizes != 0 || opened != 0 {
+		if s := f.Snapshot(); len(s.Registered) != 0 || s.Authorizes != 0 || opened != 0 {
 			t.Fatalf("login went ahead with an http authorization endpoint: %+v, opened %d", s, opened)
 		}
 	})
@@ -626,18 +406,15 @@ func TestOAuthCorruptCredentialFile(t *testing.T) {
 // token expired at once refresh it once: the second waits for the lock and finds the new
 // token. The fake rotates refresh tokens, so a second refresh would be refused.
 func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
-	f := newFakeOAuth(t)
+	f := fakeoauth.New(t, false)
 	e := newTestEnv(t)
-	srvURL := f.srv.URL + "/mcp"
+	srvURL := f.Srv.URL + "/mcp"
 	e.write(map[string]any{
 		"a": map[string]any{"url": srvURL, "transport": "streamable-http"},
 		"b": map[string]any{"url": srvURL, "transport": "streamable-http"},
 	}, nil)
 	// A client and a token from an earlier login, about to expire.
-	f.mu.Lock()
-	f.clients["client-seeded"] = "http://127.0.0.1:1/callback"
-	tok := f.issueLocked(60)
-	f.mu.Unlock()
+	tok := f.SeedClient("client-seeded", "http://127.0.0.1:1/callback", 60)
 	env := newOAuthEnv(e.home, oauthHooks{})
 	store := &tokenStore{path: env.credPath(srvURL), clock: e.clock}
 	if err := writeCreds(store.path, &oauthCreds{ClientID: "client-seeded", Token: store.stamp(&transport.Token{
@@ -648,10 +425,7 @@ func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
 	b.deps.oauth.hooks.allowLoopbackHTTP = true // before any use
 	e.clock.Advance(time.Hour)
 
-	f.mu.Lock()
-	f.refreshGate, f.refreshStarted = make(chan struct{}), make(chan struct{})
-	gate, started := f.refreshGate, f.refreshStarted
-	f.mu.Unlock()
+	gate, started := f.GateRefresh()
 	errs := make(chan error, 2)
 	for _, name := range []string{"a", "b"} {
 		s := e.srv(b, name)
@@ -671,17 +445,17 @@ func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	s := f.snapshot()
-	if strings.Join(s.grants, ",") != "refresh_token" || len(s.refused) != 0 {
-		t.Fatalf("grants %v, refused %v", s.grants, s.refused)
+	s := f.Snapshot()
+	if strings.Join(s.Grants, ",") != "refresh_token" || len(s.Refused) != 0 {
+		t.Fatalf("grants %v, refused %v", s.Grants, s.Refused)
 	}
 }
 
 // A refresh the authorization server refuses means "needs login", not a retry loop.
 func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
-	f := newFakeOAuth(t)
+	f := fakeoauth.New(t, false)
 	e := newTestEnv(t)
-	srvURL := f.srv.URL + "/mcp"
+	srvURL := f.Srv.URL + "/mcp"
 	e.write(map[string]any{"r": map[string]any{"url": srvURL, "transport": "streamable-http"}}, nil)
 	env := newOAuthEnv(e.home, oauthHooks{})
 	store := &tokenStore{path: env.credPath(srvURL), clock: e.clock}
@@ -702,7 +476,7 @@ func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
 	if c.ClientID != "client-x" || c.Token != nil {
 		t.Errorf("after a refused refresh the file holds %+v", c)
 	}
-	if g := f.snapshot().grants; len(g) != 1 {
+	if g := f.Snapshot().Grants; len(g) != 1 {
 		t.Errorf("grants %v", g)
 	}
 }

@@ -185,24 +185,44 @@ type callArgs struct {
 // server and tool must exist (closest names suggested) and the arguments must satisfy the
 // tool's input schema.
 func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage, *extension.ToolResult) {
+	return b.resolveCall(raw, modelWording)
+}
+
+// callWording words resolveCall's answers for their reader: the model (through
+// mcp__call_tool) or the user of the CLI's call.
+type callWording struct {
+	prefix string                     // what the message is about
+	find   func(server string) string // how to find the right tool
+}
+
+var modelWording = callWording{prefix: CallToolName + ": ", find: func(string) string {
+	return "Use " + SearchToolName + " to find the right tool."
+}}
+
+var cliWording = callWording{find: func(server string) string {
+	return "List them: mcp-bridge tools --server " + server
+}}
+
+// resolveCall is resolveProxyCall worded for w.
+func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*entry, json.RawMessage, *extension.ToolResult) {
 	var a callArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		r := ErrorResult("%s: invalid arguments: %v. Expected {\"server\": \"...\", \"tool\": \"...\", \"arguments\": {...}}.", CallToolName, err)
+		r := ErrorResult("%sinvalid arguments: %v. Expected {\"server\": \"...\", \"tool\": \"...\", \"arguments\": {...}}.", w.prefix, err)
 		return nil, nil, &r
 	}
 	if a.Server == "" || a.Tool == "" {
-		r := ErrorResult("%s: both \"server\" and \"tool\" are required; find them with %s.", CallToolName, SearchToolName)
+		r := ErrorResult("%sboth \"server\" and \"tool\" are required; find them with %s.", w.prefix, SearchToolName)
 		return nil, nil, &r
 	}
 	if s, ok := b.servers[a.Server]; !ok {
-		r := ErrorResult("%s: unknown MCP server %q.%s Configured servers: %s.", CallToolName, a.Server, suggest(a.Server, b.names), strings.Join(b.names, ", "))
+		r := ErrorResult("%sunknown MCP server %q.%s Configured servers: %s.", w.prefix, a.Server, suggest(a.Server, b.names), b.serverList())
 		return nil, nil, &r
 	} else if s.pending.Load() {
 		r := ErrorResult("%s", s.approvalErr().Msg)
 		return nil, nil, &r
 	}
 	if ok, why := b.servers[a.Server].cfg.ToolAllowed(a.Tool); !ok {
-		r := ErrorResult("%s: tool %q of server %q is hidden by the user's MCP configuration (%s); it cannot be called. Tell the user if they need it.", CallToolName, a.Tool, a.Server, why)
+		r := ErrorResult("%stool %q of server %q is hidden by the user's MCP configuration (%s); it cannot be called. Tell the user if they need it.", w.prefix, a.Tool, a.Server, why)
 		return nil, nil, &r
 	}
 	cat := b.catalog()
@@ -214,7 +234,7 @@ func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage,
 				tools = append(tools, x.Tool.Name)
 			}
 		}
-		r := ErrorResult("%s: server %q has no tool %q.%s Use %s to find the right tool.", CallToolName, a.Server, a.Tool, suggest(a.Tool, tools), SearchToolName)
+		r := ErrorResult("%sserver %q has no tool %q.%s %s", w.prefix, a.Server, a.Tool, suggest(a.Tool, tools), w.find(a.Server))
 		return nil, nil, &r
 	}
 	args := a.Arguments
@@ -222,7 +242,7 @@ func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage,
 		args = json.RawMessage("{}")
 	}
 	if msg := b.validator.check(e, args); msg != "" {
-		r := ErrorResult("%s: arguments for %s/%s do not match its input schema: %s. Schema: %s", CallToolName, a.Server, a.Tool, msg, CompactSchema(e.Tool.InputSchema, schemaBudget))
+		r := ErrorResult("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, CompactSchema(e.Tool.InputSchema, schemaBudget))
 		return nil, nil, &r
 	}
 	return e, args, nil

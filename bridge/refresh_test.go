@@ -35,8 +35,8 @@ func TestNotesTellTheTruthWhenTheCacheCannotBeWritten(t *testing.T) {
 	if !strings.HasPrefix(r.Display, "Listed 2 of 2 server(s), but the tool cache could not be written") || strings.Contains(r.Display, "/reload-ext") {
 		t.Errorf("/mcp refresh: %s", r.Display)
 	}
-	res := he.b.RefreshReport(ctxGuard(t), []string{"alpha", "beta"})
-	if len(res.Listed) != 2 || len(res.Changed) != 0 || len(res.Unsaved) != 2 || res.SaveErr == nil || len(res.Errs) != 0 {
+	res := he.b.RefreshEach(ctxGuard(t), []string{"alpha", "beta"}, nil)
+	if res.Listed != 2 || len(res.Changed) != 0 || len(res.Unsaved) != 2 || res.CacheErr == nil || len(res.Failed) != 0 {
 		t.Errorf("RefreshReport = %+v", res)
 	}
 }

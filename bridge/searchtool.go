@@ -154,7 +154,7 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 		if len(b.names) == 0 {
 			return TextResult("No MCP servers are configured. The user can add one with `/mcp setup add <template>` (see `/mcp setup templates`) or by editing mcp.json, then run /reload-ext.")
 		}
-		return TextResult("No MCP tools are known yet: the servers' tool lists are still being fetched, or they failed (see /mcp). Try again shortly; new tools need /reload-ext before they can be loaded." + b.pendingHint())
+		return TextResult(b.noToolsText() + b.pendingHint())
 	}
 	// Ask for extra hits so filtering out unregistered tools still fills the page.
 	hits := cat.searchIndex().Search(q, limit+8)
@@ -272,4 +272,26 @@ func decodeArgs(raw json.RawMessage, v any) error {
 func docFor(e *entry) search.Doc {
 	return search.Doc{ID: e.Name, Server: e.Server, Tool: e.Tool.Name, Title: e.Tool.Title, Description: e.Tool.Description,
 		Params: search.ParamsFromSchema(e.Tool.InputSchema)}
+}
+
+// noToolsText says why no tool is known when servers are configured: lists being fetched
+// right now, or none fetched yet, or fetching failed. Only the first says "try again".
+func (b *Bridge) noToolsText() string {
+	sf := b.opts.Surface
+	if b.refreshing.Load() > 0 {
+		return fmt.Sprintf("No MCP tools are known yet: the servers' tool lists are being fetched right now. Try again shortly; new tools need /reload-ext before they can be loaded (details: %s).", sf.Status())
+	}
+	var failed []string
+	for _, n := range b.names {
+		if st := b.servers[n].Status(); st.LastError != "" {
+			failed = append(failed, n)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Sprintf("No MCP tools are known: listing the tools of %s failed (details: %s).", strings.Join(failed, ", "), sf.Status())
+	}
+	if sf == SurfaceCLI {
+		return "No MCP tools are cached yet: nothing has listed the servers' tools. Run `mcp-bridge refresh` to list them."
+	}
+	return "No MCP tools are cached yet and none are being fetched: the user can run `/mcp refresh`, then /reload-ext."
 }

@@ -95,6 +95,8 @@ type serverDeps struct {
 	oauth *oauthEnv
 	// maxReply bounds one message read from a stdio server (0: DefaultMaxReply).
 	maxReply int
+	// surface is where the user reads messages (names /mcp or CLI commands).
+	surface Surface
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
@@ -135,6 +137,7 @@ type Server struct {
 
 	redactOnce sync.Once
 	redactFn   func(string) string
+	lastLogin  *loginFlow // the latest login, running or ended (WaitLogin)
 
 	// pending: a project server the user has not approved; nothing starts or contacts it.
 	pending atomic.Bool
@@ -302,17 +305,17 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 			if s.cfg.Err != "" {
 				return nil, s.errorf(KindDisabled, nil, "config error: %s", s.cfg.Err)
 			}
-			return nil, s.errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and run /reload-ext", s.cfg.Source)
+			return nil, s.errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and %s", s.cfg.Source, s.d.surface.Reload())
 		case StateParked:
 			msg := s.lastErr
 			s.mu.Unlock()
-			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run /mcp start %s", parkAfter, msg, s.cfg.Name)
+			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run %s", parkAfter, msg, s.d.surface.Cmd("start", s.cfg.Name))
 		case StateBackoff:
 			now := s.d.clock.Now()
 			if now.Before(s.retryAt) {
 				msg, wait := s.lastErr, s.retryAt.Sub(now).Round(100*time.Millisecond)
 				s.mu.Unlock()
-				return nil, s.errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run /mcp start %s", msg, wait, s.cfg.Name)
+				return nil, s.errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run %s", msg, wait, s.d.surface.Cmd("start", s.cfg.Name))
 			}
 			s.beginStartLocked()
 		case StateAsleep:
@@ -447,7 +450,7 @@ func (s *Server) failLocked(err error) *Error {
 	}
 	if s.failures >= parkAfter {
 		s.state = StateParked
-		why := fmt.Sprintf(" — parked after %d failed attempts in a row; fix the cause, then run /mcp start %s", s.failures, s.cfg.Name)
+		why := fmt.Sprintf(" — parked after %d failed attempts in a row; fix the cause, then run %s", s.failures, s.d.surface.Cmd("start", s.cfg.Name))
 		p := s.errorf(KindParked, err, "%s%s", e.Msg, why)
 		if e.User != "" {
 			p.User = e.User + why
@@ -611,7 +614,7 @@ func (s *Server) withStderr(e *Error, tail *ring) *Error {
 		e.User = e.Msg
 	}
 	e.User += "; last stderr: " + s.redact(t)
-	e.Msg += " (the user sees its stderr in /mcp " + s.cfg.Name + ")"
+	e.Msg += " (the user sees its stderr in " + s.d.surface.Cmd("", s.cfg.Name) + ")"
 	return e
 }
 

@@ -254,7 +254,7 @@ func (b *Bridge) trustCommand(ctx context.Context, args []string) (string, error
 		b.bg.Add(1)
 		go func() {
 			defer b.bg.Done()
-			parts, warn := b.RefreshReport(b.bgCtx, list).noteParts()
+			parts, warn := b.RefreshEach(b.bgCtx, list, nil).noteParts(b.opts.Surface)
 			switch {
 			case warn:
 				b.note("warn", strings.Join(parts, "\n"))

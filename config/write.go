@@ -168,3 +168,146 @@ func lastLineIndent(extra hujson.Extra) string {
 	}
 	return ws
 }
+
+// MaxServerNameLen is the longest server name AddServer's callers accept.
+const MaxServerNameLen = 64
+
+// CheckServerName accepts the names the CLI and /mcp setup write: letters, digits, '-'
+// and '_', at most MaxServerNameLen long. Such a name is the same in the file, in tool
+// names (mcp__<server>__<tool>) and on a command line, without quoting.
+func CheckServerName(name string) error {
+	if name == "" {
+		return errors.New("server name is empty; use letters, digits, '-' and '_'")
+	}
+	if len(name) > MaxServerNameLen {
+		return fmt.Errorf("server name is %d characters long; the limit is %d (letters, digits, '-' and '_')", len(name), MaxServerNameLen)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return fmt.Errorf("server name %q has the character %q; use only letters, digits, '-' and '_' (at most %d)", name, r, MaxServerNameLen)
+		}
+	}
+	if ReservedServerName(name) {
+		return fmt.Errorf("server name %q is a /mcp subcommand word, so /mcp %s could not reach the server; choose another name", name, name)
+	}
+	return nil
+}
+
+// RemoveServer deletes the server entry name from the JSONC config file at path, keeping
+// the file's comments, formatting and other keys, and reports whether it was there. A
+// missing file or entry is not an error (removed is false). The write is atomic with
+// mode 0600.
+func RemoveServer(path, name string) (removed bool, err error) {
+	f, err := readServersFile(path)
+	if err != nil || f == nil {
+		return false, err
+	}
+	key := ""
+	for _, k := range []string{"mcpServers", "servers"} {
+		if _, ok := f.servers[k][name]; ok {
+			key = k
+			break
+		}
+	}
+	if key == "" {
+		return false, nil
+	}
+	removeMember(&f.v, key, name)
+	out := f.v.Pack()
+	if f.bom {
+		out = append(append([]byte{}, utf8BOM...), out...)
+	}
+	if err := fsutil.WriteFileAtomic(path, out); err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// FileHasServer reports whether the config file at path has an entry name (a missing
+// file has none). A file that cannot be parsed is an error naming it.
+func FileHasServer(path, name string) (bool, error) {
+	f, err := readServersFile(path)
+	if err != nil || f == nil {
+		return false, err
+	}
+	for _, k := range []string{"mcpServers", "servers"} {
+		if _, ok := f.servers[k][name]; ok {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// serversFile is a parsed config file: its JSONC tree and its server objects by key.
+type serversFile struct {
+	v       hujson.Value
+	bom     bool
+	servers map[string]map[string]json.RawMessage // "mcpServers"/"servers" → name → entry
+}
+
+// readServersFile parses a config file for editing; nil without error when it is missing
+// or empty.
+func readServersFile(path string) (*serversFile, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	bom := bytes.HasPrefix(data, utf8BOM)
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	v, err := hujson.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: not valid JSON/JSONC (%s); fix the file first (nothing was changed)", path, syntaxReason(err))
+	}
+	std := v.Clone()
+	std.Standardize()
+	var root map[string]json.RawMessage
+	if err := json.Unmarshal(std.Pack(), &root); err != nil {
+		return nil, fmt.Errorf("parse %s: the top level must be a JSON object (nothing was changed)", path)
+	}
+	f := &serversFile{v: v, bom: bom, servers: map[string]map[string]json.RawMessage{}}
+	for _, k := range []string{"mcpServers", "servers"} {
+		var m map[string]json.RawMessage
+		if raw, ok := root[k]; ok && json.Unmarshal(raw, &m) == nil {
+			f.servers[k] = m
+		}
+	}
+	return f, nil
+}
+
+// removeMember deletes one member of the object at /key, with the comment and line
+// break before it; whatever follows the object's last member (up to the closing brace)
+// stays.
+func removeMember(root *hujson.Value, key, name string) {
+	parent := root.Find("/" + key)
+	if parent == nil {
+		return
+	}
+	obj, ok := parent.Value.(*hujson.Object)
+	if !ok {
+		return
+	}
+	for i := range obj.Members {
+		lit, ok := obj.Members[i].Name.Value.(hujson.Literal)
+		if !ok || lit.String() != name {
+			continue
+		}
+		// On one line ({"a": {}, "b": {}}), the next member takes the removed one's
+		// spacing, so the object still opens as it did.
+		if i+1 < len(obj.Members) {
+			gone, next := obj.Members[i].Name.BeforeExtra, &obj.Members[i+1].Name
+			if len(bytes.TrimSpace(gone)) == 0 && len(bytes.TrimSpace(next.BeforeExtra)) == 0 &&
+				!bytes.ContainsRune(next.BeforeExtra, '\n') {
+				next.BeforeExtra = append(hujson.Extra(nil), gone...)
+			}
+		}
+		obj.Members = append(obj.Members[:i:i], obj.Members[i+1:]...)
+		break
+	}
+	root.UpdateOffsets()
+}

@@ -1,0 +1,91 @@
+package bridge
+
+import "strings"
+
+// Surface is where the user reads the bridge's messages, so that a hint names a command
+// the user can actually type there.
+type Surface int
+
+// Surfaces.
+const (
+	// SurfaceZot: inside zot, where the user types /mcp and /reload-ext.
+	SurfaceZot Surface = iota
+	// SurfaceCLI: the mcp-bridge command line, outside zot.
+	SurfaceCLI
+)
+
+// cliEquivalent maps a /mcp subcommand to the CLI command that does the same job. A CLI
+// process starts servers afresh, so start and restart become a refresh (which starts the
+// server and lists its tools).
+var cliEquivalent = map[string]string{
+	"start":   "refresh --server",
+	"restart": "refresh --server",
+	"refresh": "refresh --server",
+	"login":   "login",
+	"logout":  "logout",
+	"trust":   "trust",
+	"untrust": "untrust",
+	"setup":   "setup",
+	"":        "get",
+}
+
+// Cmd words a /mcp command for the surface: Cmd("login", "x") is "/mcp login x" inside
+// zot and "mcp-bridge login x" on the CLI. An empty sub names the details command.
+func (sf Surface) Cmd(sub string, args ...string) string {
+	if sf == SurfaceCLI {
+		c, ok := cliEquivalent[sub]
+		if !ok {
+			c = sub
+		}
+		if len(args) == 0 {
+			c = strings.TrimSuffix(c, " --server")
+		}
+		return strings.Join(append([]string{"mcp-bridge", c}, args...), " ")
+	}
+	parts := []string{"/mcp"}
+	if sub != "" {
+		parts = append(parts, sub)
+	}
+	return strings.Join(append(parts, args...), " ")
+}
+
+// Reload words, as a verb phrase, how new tools or config get loaded into zot: "run
+// /reload-ext" inside zot, "restart zot or run /reload-ext inside zot" on the CLI.
+func (sf Surface) Reload() string {
+	if sf == SurfaceCLI {
+		return "restart zot or run /reload-ext inside zot"
+	}
+	return "run /reload-ext"
+}
+
+// ReloadCmd names the reload as a noun ("then /reload-ext").
+func (sf Surface) ReloadCmd() string {
+	if sf == SurfaceCLI {
+		return "a zot restart (or /reload-ext inside zot)"
+	}
+	return "/reload-ext"
+}
+
+// capFirst upper-cases the first letter of a sentence built from a verb phrase.
+func capFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// Status names the overview command (/mcp or mcp-bridge list).
+func (sf Surface) Status() string {
+	if sf == SurfaceCLI {
+		return "mcp-bridge list"
+	}
+	return "/mcp"
+}
+
+// Logs names where the bridge's log is read.
+func (sf Surface) Logs() string {
+	if sf == SurfaceCLI {
+		return "run the command again with MCP_BRIDGE_LOG=debug"
+	}
+	return "zot ext logs mcp-bridge -f"
+}

@@ -1,0 +1,262 @@
+// Package fakeoauth is an MCP resource server and OAuth authorization server for tests,
+// shared by the bridge's OAuth tests and the CLI's login tests.
+package fakeoauth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Server is an MCP resource server and OAuth authorization server on one loopback
+// listener: /mcp answers 401 + WWW-Authenticate (resource_metadata) until a bearer token
+// it issued is presented; it publishes protected-resource and authorization-server
+// metadata, registers clients dynamically, checks PKCE (S256) at the code exchange and
+// rotates refresh tokens (a spent one is refused).
+type Server struct {
+	t   testing.TB
+	Srv *httptest.Server // its URL is the base of every endpoint
+	mcp http.Handler
+
+	// Set before use.
+	FirstExpiresIn int    // lifetime of the token of the code exchange
+	AuthEndpoint   string // advertised authorization endpoint ("": its own)
+
+	mu          sync.Mutex
+	requests    int
+	clients     map[string]string // client_id → redirect_uri
+	registered  []map[string]any
+	authorizes  int
+	codes       map[string]fakeGrant
+	access      map[string]bool
+	refresh     map[string]bool
+	grants      []string // grant_type of every token request, refused ones too
+	refused     []string
+	pkceOK      int
+	lastBearer  string
+	issued      []string // every access token, refresh token, code and verifier seen
+	startedOnce sync.Once
+	// refreshGate, if set, holds the first refresh_token grant until it is closed;
+	// refreshStarted is closed when that grant arrives (GateRefresh).
+	refreshGate    chan struct{}
+	refreshStarted chan struct{}
+}
+
+// SeedClient registers a client as an earlier login would have and issues it a token
+// pair living expiresIn seconds (as the token endpoint's JSON answer).
+func (f *Server) SeedClient(id, redirect string, expiresIn int) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.clients[id] = redirect
+	return f.issueLocked(expiresIn)
+}
+
+// GateRefresh holds the next refresh_token grant until gate is closed; started is closed
+// when that grant arrives.
+func (f *Server) GateRefresh() (gate chan<- struct{}, started <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g, st := make(chan struct{}), make(chan struct{})
+	f.refreshGate, f.refreshStarted = g, st
+	return g, st
+}
+
+type fakeGrant struct{ client, redirect, challenge string }
+
+// New starts the fake on a loopback listener, closed when the test ends: plain HTTP, or
+// HTTPS with httptest's certificate (for a client that must see HTTPS, such as the built
+// binary, given the certificate through SSL_CERT_FILE).
+func New(t testing.TB, useTLS bool) *Server {
+	mcpSrv := server.NewMCPServer("oauth-fake", "1.0.0", server.WithToolCapabilities(true))
+	mcpSrv.AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(r.GetString("text", "")), nil
+	})
+	f := &Server{t: t, mcp: server.NewStreamableHTTPServer(mcpSrv), FirstExpiresIn: 3600,
+		clients: map[string]string{}, codes: map[string]fakeGrant{}, access: map[string]bool{}, refresh: map[string]bool{}}
+	if useTLS {
+		f.Srv = httptest.NewTLSServer(f)
+	} else {
+		f.Srv = httptest.NewServer(f)
+	}
+	t.Cleanup(f.Srv.Close)
+	return f
+}
+
+func randHex(prefix string) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (f *Server) refuse(w http.ResponseWriter, status int, why string) {
+	f.refused = append(f.refused, why)
+	writeJSON(w, status, map[string]string{"error": "invalid_request", "error_description": why})
+}
+
+// issueLocked issues a token pair.
+func (f *Server) issueLocked(expiresIn int) map[string]any {
+	at, rt := randHex("at-"), randHex("rt-")
+	f.access[at], f.refresh[rt] = true, true
+	f.issued = append(f.issued, at, rt)
+	return map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": expiresIn, "refresh_token": rt}
+}
+
+func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	base := f.Srv.URL
+	f.mu.Lock()
+	f.requests++
+	if r.URL.Path == "/mcp" {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		valid := ok && f.access[tok]
+		if valid {
+			f.lastBearer = tok
+		}
+		f.mu.Unlock()
+		if !valid {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base))
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		f.mcp.ServeHTTP(w, r)
+		return
+	}
+	if r.URL.Path == "/token" && r.FormValue("grant_type") == "refresh_token" && f.refreshGate != nil {
+		gate := f.refreshGate
+		f.refreshGate = nil
+		f.mu.Unlock()
+		f.startedOnce.Do(func() { close(f.refreshStarted) })
+		<-gate
+		f.mu.Lock()
+	}
+	defer f.mu.Unlock()
+	switch r.URL.Path {
+	case "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource":
+		writeJSON(w, 200, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{base}})
+	case "/.well-known/oauth-authorization-server":
+		auth := base + "/authorize"
+		if f.AuthEndpoint != "" {
+			auth = f.AuthEndpoint
+		}
+		writeJSON(w, 200, map[string]any{"issuer": base, "authorization_endpoint": auth, "token_endpoint": base + "/token",
+			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
+			"grant_types_supported": []string{"authorization_code", "refresh_token"}, "code_challenge_methods_supported": []string{"S256"},
+			"token_endpoint_auth_methods_supported": []string{"none"}})
+	case "/register":
+		var req map[string]any
+		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&req) != nil {
+			f.refuse(w, 400, "bad registration")
+			return
+		}
+		f.registered = append(f.registered, req)
+		uris, _ := req["redirect_uris"].([]any)
+		if len(uris) != 1 || req["token_endpoint_auth_method"] != "none" {
+			f.refuse(w, 400, "registration: want one redirect uri and a public client")
+			return
+		}
+		redirect, _ := uris[0].(string)
+		if !strings.HasPrefix(redirect, "http://127.0.0.1:") || !strings.HasSuffix(redirect, "/callback") {
+			f.refuse(w, 400, "registration: redirect uri "+redirect+" is not a loopback /callback")
+			return
+		}
+		id := randHex("client-")
+		f.clients[id] = redirect
+		writeJSON(w, 201, map[string]any{"client_id": id, "redirect_uris": uris, "token_endpoint_auth_method": "none"})
+	case "/authorize":
+		q := r.URL.Query()
+		f.authorizes++
+		switch {
+		case r.Method != http.MethodGet, q.Get("response_type") != "code":
+			f.refuse(w, 400, "authorize: not a code request")
+		case f.clients[q.Get("client_id")] == "" || f.clients[q.Get("client_id")] != q.Get("redirect_uri"):
+			f.refuse(w, 400, "authorize: unknown client or redirect uri")
+		case q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("state") == "":
+			f.refuse(w, 400, "authorize: PKCE S256 challenge and state required")
+		case q.Get("resource") != base+"/mcp":
+			f.refuse(w, 400, "authorize: resource "+q.Get("resource"))
+		default:
+			code := randHex("code-")
+			f.issued = append(f.issued, code)
+			f.codes[code] = fakeGrant{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge")}
+			http.Redirect(w, r, q.Get("redirect_uri")+"?"+url.Values{"code": {code}, "state": {q.Get("state")}}.Encode(), http.StatusFound)
+		}
+	case "/token":
+		if r.Method != http.MethodPost {
+			f.refuse(w, 405, "token: not a POST")
+			return
+		}
+		gt := r.FormValue("grant_type")
+		f.grants = append(f.grants, gt)
+		switch gt {
+		case "authorization_code":
+			code, verifier := r.FormValue("code"), r.FormValue("code_verifier")
+			f.issued = append(f.issued, verifier)
+			g, ok := f.codes[code]
+			delete(f.codes, code)
+			sum := sha256.Sum256([]byte(verifier))
+			switch {
+			case !ok:
+				f.refuse(w, 400, "token: unknown code")
+			case r.FormValue("client_id") != g.client || r.FormValue("redirect_uri") != g.redirect:
+				f.refuse(w, 400, "token: client or redirect uri differ")
+			case base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge:
+				f.refuse(w, 400, "token: PKCE verifier does not match the challenge")
+			default:
+				f.pkceOK++
+				writeJSON(w, 200, f.issueLocked(f.FirstExpiresIn))
+			}
+		case "refresh_token":
+			rt := r.FormValue("refresh_token")
+			if !f.refresh[rt] {
+				f.refused = append(f.refused, "token: spent or unknown refresh token")
+				writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
+				return
+			}
+			delete(f.refresh, rt) // rotation: a refresh token is good once
+			writeJSON(w, 200, f.issueLocked(3600))
+		default:
+			f.refuse(w, 400, "token: grant type "+gt)
+		}
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// State is a copy of what the fake saw.
+type State struct {
+	Requests   int
+	Registered []map[string]any
+	Authorizes int
+	Grants     []string
+	Refused    []string
+	PkceOK     int
+	LastBearer string
+	Issued     []string
+}
+
+// Snapshot returns what the fake has seen so far.
+func (f *Server) Snapshot() State {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return State{Requests: f.requests, Registered: append([]map[string]any(nil), f.registered...), Authorizes: f.authorizes,
+		Grants: append([]string(nil), f.grants...), Refused: append([]string(nil), f.refused...), PkceOK: f.pkceOK,
+		LastBearer: f.lastBearer, Issued: append([]string(nil), f.issued...)}
+}
