@@ -163,7 +163,9 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 	switch kind {
 	case config.TransportSSE:
 		opts := []transport.ClientOption{transport.WithHTTPClient(hc), transport.WithSSELogger(logger),
-			transport.WithEndpointTimeout(s.cfg.ConnectTimeout),
+			// Our connect context decides (and words) an endpoint that never comes; mcp-go's
+			// own timer only backs it up, so it must not win the race on a loaded machine.
+			transport.WithEndpointTimeout(2 * s.cfg.ConnectTimeout),
 			// Our contexts bound every request; this only backs them up.
 			transport.WithResponseTimeout(s.cfg.RequestTimeout + s.cfg.ConnectTimeout)}
 		if store != nil {
