@@ -558,7 +558,7 @@ func BenchmarkStartup(b *testing.B) {
 				if err != nil {
 					b.Fatalf("%v\nbridge stderr:\n%s", err, r.stderr)
 				}
-				if want := c.tools + 1; n != want {
+				if want := c.tools + 2; n != want { // + mcp__search_tools and mcp__read_resource
 					b.Fatalf("%d register_tool frames before ready, want %d\nbridge stderr:\n%s", n, want, r.stderr)
 				}
 				kb, err := rssKB(r.cmd.Process.Pid)
@@ -665,7 +665,7 @@ func BenchmarkToolDefinitions(b *testing.B) {
 		if d.Deferred {
 			b.Fatalf("direct mode registered %s deferred", d.Name)
 		}
-		if d.Name != bridge.SearchToolName {
+		if d.Name != bridge.SearchToolName && d.Name != bridge.ReadResourceToolName {
 			eagerAll += d.size()
 			eagerN++
 		}
@@ -680,7 +680,7 @@ func BenchmarkToolDefinitions(b *testing.B) {
 	host, frames, stderr = h.startHost(ctx)
 	proxyDefs := 0
 	for _, d := range regDefs(b, frames) {
-		if d.Deferred || (d.Name != bridge.SearchToolName && d.Name != bridge.CallToolName) {
+		if d.Deferred || (d.Name != bridge.SearchToolName && d.Name != bridge.CallToolName && d.Name != bridge.ReadResourceToolName) {
 			b.Fatalf("proxy mode registered %s (deferred %v)", d.Name, d.Deferred)
 		}
 		proxyDefs += d.size()
@@ -698,6 +698,9 @@ func BenchmarkToolDefinitions(b *testing.B) {
 	firstReq := 0
 	deferred := map[string]int{}
 	for _, d := range regDefs(b, frames) {
+		if d.Name == bridge.ReadResourceToolName {
+			continue // not an MCP tool; activated only by a search that shows a resource
+		}
 		if d.Deferred {
 			deferred[d.Name] = d.size()
 		} else {

@@ -156,8 +156,8 @@ func TestExtensionEndToEnd(t *testing.T) {
 	if got := names(eager); len(got) != 1 || got[0] != "mcp__search_tools" {
 		t.Fatalf("eager tools = %v, want only mcp__search_tools", got)
 	}
-	if len(deferred) != 2*13+5 {
-		t.Fatalf("deferred tools = %d, want %d: %v", len(deferred), 2*13+5, names(deferred))
+	if len(deferred) != 2*13+5+1 { // the tools, and mcp__read_resource
+		t.Fatalf("deferred tools = %d, want %d: %v", len(deferred), 2*13+5+1, names(deferred))
 	}
 	if testutil.ProcsWithMarker(e.marker) != nil {
 		t.Fatal("a server was spawned at startup although its cache entry is fresh")
@@ -283,11 +283,11 @@ func TestExposureModes(t *testing.T) {
 		deferred  bool
 	}{
 		{"new host auto", "", []string{"call_tool"}, []string{"mcp__search_tools"}, true},
-		{"legacy host auto", "", nil, []string{"mcp__call_tool", "mcp__search_tools"}, false},
+		{"legacy host auto", "", nil, []string{"mcp__call_tool", "mcp__read_resource", "mcp__search_tools"}, false},
 		{"legacy host, deferred forced", "deferred", nil, []string{"mcp__search_tools"}, true},
-		{"new host, proxy forced", "proxy", []string{"call_tool"}, []string{"mcp__call_tool", "mcp__search_tools"}, false},
+		{"new host, proxy forced", "proxy", []string{"call_tool"}, []string{"mcp__call_tool", "mcp__read_resource", "mcp__search_tools"}, false},
 		{"direct", "direct", nil, nil, false},
-		{"auto spelled out", "auto", nil, []string{"mcp__call_tool", "mcp__search_tools"}, false},
+		{"auto spelled out", "auto", nil, []string{"mcp__call_tool", "mcp__read_resource", "mcp__search_tools"}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -306,7 +306,7 @@ func TestExposureModes(t *testing.T) {
 			h.ExpectHello(ctx)
 			eager, deferred := tools(t, h.Handshake(ctx, newAck(e.project, tc.caps)))
 			if tc.wantEager == nil {
-				if len(eager) != 13+1 || len(deferred) != 0 {
+				if len(eager) != 13+2 || len(deferred) != 0 { // the tools, search and read_resource
 					t.Fatalf("direct: eager %d deferred %d", len(eager), len(deferred))
 				}
 				return
@@ -314,7 +314,7 @@ func TestExposureModes(t *testing.T) {
 			if got := names(eager); strings.Join(got, ",") != strings.Join(tc.wantEager, ",") {
 				t.Fatalf("eager = %v, want %v", got, tc.wantEager)
 			}
-			if tc.deferred != (len(deferred) == 13) || (!tc.deferred && len(deferred) != 0) {
+			if tc.deferred != (len(deferred) == 13+1) || (!tc.deferred && len(deferred) != 0) { // +1: mcp__read_resource
 				t.Fatalf("deferred tools = %d (want deferred: %v)", len(deferred), tc.deferred)
 			}
 			r, err := h.Command(ctx, "c1", "mcp", "")

@@ -71,8 +71,8 @@ func TestProjectServersWaitForApproval(t *testing.T) {
 			t.Fatalf("a tool of an unapproved project server is registered: %s", d.Name)
 		}
 	}
-	if len(deferred) != 13 {
-		t.Fatalf("registered %d deferred tools, want g's 13", len(deferred))
+	if len(deferred) != 13+1 {
+		t.Fatalf("registered %d deferred tools, want g's 13 and mcp__read_resource", len(deferred))
 	}
 	note, err := h.WaitNotify(ctx, "need your approval")
 	if err != nil {

@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -132,6 +134,9 @@ type Bridge struct {
 	// faultHook runs at the start of a startup stage ("load": Setup's loading, "finish":
 	// decoding the cache after a fast start); tests make it panic. Nil in production.
 	faultHook func(stage string)
+
+	// x is what the bridge handles beyond tools (mcpx.go).
+	x *mcpx
 }
 
 // New returns a bridge; call Load (or let Setup do it) before use.
@@ -160,8 +165,10 @@ func New(opts Options) *Bridge {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
+	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
 		catReady: make(chan struct{}), namer: NewNamer()}
+	b.x = newMCPX(b)
+	return b
 }
 
 // Load reads the config and the cache for projectDir and builds the catalog. It reads two
@@ -178,7 +185,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
 		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, surface: b.opts.Surface,
-		oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks)}
+		oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x}
 	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
@@ -218,6 +225,7 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[Too
 		b.servers[name].rememberTransport(config.Transport(e.Transport))
 		tools[name] = filterTools(e.Tools, s)
 	}
+	b.x.extras.setFrom(file.Servers, slices.Collect(maps.Keys(tools)))
 	b.publishCatalog(tools, registered)
 }
 
@@ -401,11 +409,14 @@ func (b *Bridge) registerTools(s *extension.Session) error {
 			if t.payload == nil {
 				continue
 			}
-			buf = appendFrame(buf[:0], t.name, t.payload, b.mode == ModeDeferred)
+			buf = appendFrame(buf[:0], t.name, b.hostPayload(t.payload), b.mode == ModeDeferred)
 			if err := s.RegisterToolFrame(buf); err != nil {
 				b.opts.Log.Warn().Str("tool", t.name).Err(err).Msg("tool not registered")
 			}
 		}
+	}
+	if err := b.registerReadResource(s); err != nil {
+		return err
 	}
 	return nil
 }
@@ -492,15 +503,7 @@ func nonEmptyLines(texts ...string) string {
 // note shows one bridge note, replacing the bridge's earlier notes on hosts that support
 // clear_notes (older hosts keep them until the next prompt).
 func (b *Bridge) note(level, msg string) {
-	s := b.sess.Load()
-	if s == nil {
-		if b.opts.Notify != nil {
-			b.opts.Notify(level, msg)
-		}
-		return
-	}
-	s.ClearNotes()
-	s.Notify(level, msg)
+	b.x.notes.setGeneral(level, msg)
 }
 
 // Refresh starts each named server (in parallel), lists its tools, and merges them into the
@@ -583,6 +586,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 			r.Elapsed = b.opts.Clock.Now().Sub(began)
 			if err == nil {
 				r.entry = srv.cacheEntry(tools)
+				srv.listExtras(ctx, r.entry)
 			}
 			done <- r
 		}()
@@ -655,6 +659,7 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
 	}
 	b.cat.Store(cat)
+	b.x.extras.merge(put)
 }
 
 // cacheEntry converts a live tool list into a cache entry.

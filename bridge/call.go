@@ -13,7 +13,9 @@ import (
 func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extension.ToolResult {
 	switch call.Name {
 	case SearchToolName:
-		return b.searchTool(call.Args)
+		return b.searchWithResources(call.Args)
+	case ReadResourceToolName:
+		return b.readResourceTool(ctx, call.Args)
 	case CallToolName:
 		e, args, bad := b.resolveProxyCall(call.Args)
 		if bad != nil {
@@ -54,6 +56,8 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	}
 	ctx, cancel := withClockTimeout(ctx, b.opts.Clock, b.opts.CallBudget)
 	defer cancel()
+	ctx, done := b.x.progress.begin(ctx, e.Server, e.Tool.Name)
+	defer done()
 	res, err := srv.Call(ctx, e.Tool.Name, args, SafeToRepeat(e.Tool.Annotations))
 	if err != nil {
 		var be *Error

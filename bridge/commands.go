@@ -30,6 +30,8 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp logout <server>         forget the server's stored OAuth credentials
   /mcp trust [server|all]      approve project servers for this project (no argument: list them)
   /mcp untrust <server|all>    withdraw an approval (the server is stopped)
+  /mcp prompts [server]        list the servers' prompts and their arguments
+  /mcp prompt <server> <name> [key=value …]   use a prompt as your next message
   /mcp setup templates         list server templates
   /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
 Logs: zot ext logs mcp-bridge -f`
@@ -38,6 +40,9 @@ Logs: zot ext logs mcp-bridge -f`
 func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
 	if cmd.Name != CommandName {
 		return extension.CommandResponse{Error: "unknown command /" + cmd.Name}
+	}
+	if r, ok := b.promptCommand(ctx, cmd.Args); ok {
+		return r
 	}
 	text, err := b.Command(ctx, cmd.Args)
 	if err != nil {
@@ -75,15 +80,19 @@ func (b *Bridge) CommandArgs(ctx context.Context, f []string) (string, error) {
 		return b.trustCommand(ctx, rest)
 	case "untrust":
 		return b.untrustCommand(ctx, rest)
+	case "prompts":
+		return b.promptsText(rest)
+	case "prompt":
+		return b.fetchPrompt(ctx, rest)
 	}
 	if _, ok := b.servers[sub]; ok {
 		if len(rest) > 0 {
 			return "", fmt.Errorf("/mcp %s takes no arguments; to act on it: /mcp start|stop|restart|refresh %s", sub, sub)
 		}
-		return b.detailText(sub), nil
+		return b.detailText(sub) + b.serverLogText(sub), nil
 	}
-	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust"}, b.names...)
-	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout, trust, untrust; servers: %s",
+	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust", "prompts", "prompt"}, b.names...)
+	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout, trust, untrust, prompts, prompt; servers: %s",
 		sub, suggest(sub, cands), b.serverList())
 }
 

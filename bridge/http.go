@@ -178,7 +178,7 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		if store != nil {
 			store.handler = tr.GetOAuthHandler()
 		}
-		cl = client.NewClient(tr)
+		cl = s.newClient(tr)
 	default:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(logger),
 			// The GET stream carries notifications such as tools/list_changed. It keeps
@@ -195,7 +195,7 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		if store != nil {
 			store.handler = tr.GetOAuthHandler()
 		}
-		cl = client.NewClient(tr)
+		cl = s.newClient(tr)
 	}
 	c := &conn{client: cl, http: h, info: connInfo{transport: kind}}
 	if kind == config.TransportSSE {
@@ -618,6 +618,15 @@ func (e *redactedErr) As(target any) bool   { return errors.As(e.err, target) }
 // httpErrorf is errorf for HTTP servers (errorf redacts every server's messages).
 func (s *Server) httpErrorf(kind ErrKind, err error, format string, args ...any) *Error {
 	return s.errorf(kind, err, format, args...)
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 // probe notes what the server answered to the requests made under one context.

@@ -34,6 +34,7 @@ func (b *Bridge) searchDescription(refs []ToolRef) string {
 		sb.WriteString("Returns the best matches (name, purpose, key parameters) and loads them: call a loaded tool by its mcp__<server>__<tool> name on your next step. ")
 	}
 	sb.WriteString("Search by task words or a server name; `select:<name>` loads exact names. Not needed for tools already loaded.")
+	sb.WriteString(" Also finds resources (documents, files) to read.")
 	dir := directory(refs)
 	if len(dir) == 0 {
 		if len(b.names) == 0 {

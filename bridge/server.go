@@ -97,6 +97,9 @@ type serverDeps struct {
 	maxReply int
 	// surface is where the user reads messages (names /mcp or CLI commands).
 	surface Surface
+	// x is the bridge's state beyond tools (progress, server logs; mcpx.go); nil in
+	// servers made without a bridge.
+	x *mcpx
 }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
@@ -589,7 +592,7 @@ func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
 	s.tail = p.tail
 	s.mu.Unlock()
 	lim := newReplyLimiter(p.stdout, s.d.maxReply)
-	cl := client.NewClient(transport.NewIO(lim, p.stdin, nil))
+	cl := s.newClient(transport.NewIO(lim, p.stdin, nil))
 	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}, closing: make(chan struct{}), replyLost: lim.lost, maxReply: lim.limit}
 	tools, err := s.handshake(ctx, c)
 	if err != nil {
@@ -643,6 +646,7 @@ func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 			go s.d.onListChanged(s.cfg.Name)
 		}
 	})
+	s.watchNotifications(c)
 	res, err := c.client.Initialize(ctx, initRequest())
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
@@ -710,6 +714,7 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
+	req.Params.Meta = progressMeta(ctx)
 	if c.http != nil {
 		res, err := s.callHTTP(ctx, cctx, c, req, safeRepeat)
 		s.checkIfTimeout(c, err)

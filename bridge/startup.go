@@ -33,7 +33,7 @@ const registerPrefix = `{"type":"register_tool","name":"",`
 // payloadFor encodes a tool's description and schema as they follow the name in its
 // register_tool frame.
 func payloadFor(server string, t *cache.Tool) []byte {
-	frame := extension.AppendToolFrame(nil, extension.Tool{Description: Describe(server, t), Schema: t.InputSchema})
+	frame := extension.AppendToolFrame(nil, extension.Tool{Description: Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
 	if !bytes.HasPrefix(frame, []byte(registerPrefix)) {
 		return nil
 	}

@@ -78,6 +78,11 @@ type Entry struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 	// Tools are the server's tools, sorted by Name.
 	Tools []Tool `json:"tools"`
+	// Resources, ResourceTemplates and Prompts are what the server lists besides tools
+	// (absent in files written before they were cached; such entries simply have none).
+	Resources         []Resource         `json:"resources,omitempty"`
+	ResourceTemplates []ResourceTemplate `json:"resourceTemplates,omitempty"`
+	Prompts           []Prompt           `json:"prompts,omitempty"`
 }
 
 // File is the whole cache file: the format version and one Entry per
@@ -114,7 +119,7 @@ func SameTools(a, b *Entry) bool {
 
 // sameEntry reports whether a and b are equal in everything but UpdatedAt.
 func sameEntry(a, b *Entry) bool {
-	return SameTools(a, b) && a.ServerName == b.ServerName
+	return SameTools(a, b) && a.ServerName == b.ServerName && sameExtras(a, b)
 }
 
 func sameTool(a, b *Tool) bool {

@@ -91,7 +91,11 @@ func encodeEntry(b *bytes.Buffer, e *Entry) error {
 	if len(e.Tools) > 0 {
 		b.WriteString(in)
 	}
-	b.WriteString("]\n    }")
+	b.WriteString("]")
+	if err := encodeExtras(b, e); err != nil {
+		return err
+	}
+	b.WriteString("\n    }")
 	return nil
 }
 

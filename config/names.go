@@ -11,7 +11,7 @@ func ReservedServerName(name string) bool {
 		return true
 	}
 	switch strings.ToLower(name) {
-	case "help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust", "all":
+	case "help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust", "prompts", "prompt", "all":
 		return true
 	}
 	return false

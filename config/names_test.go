@@ -10,7 +10,7 @@ import (
 // means every server), so it is rejected with a problem that says how to fix it. Before,
 // such names were accepted and silently shadowed.
 func TestReservedServerNames(t *testing.T) {
-	for _, name := range []string{"help", "all", "status", "-h", "--help", "Start", "refresh", "login", "logout", "setup", "stop", "restart", "trust", "untrust", "--global"} {
+	for _, name := range []string{"help", "all", "status", "-h", "--help", "Start", "refresh", "login", "logout", "setup", "stop", "restart", "trust", "untrust", "prompts", "prompt", "--global"} {
 		t.Run(name, func(t *testing.T) {
 			c, _ := setup(t, `{"mcpServers": {"`+name+`": {"command": "x"}, "fine": {"command": "y"}}}`, "", nil)
 			s := mustServer(t, c, name)

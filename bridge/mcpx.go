@@ -1,0 +1,83 @@
+package bridge
+
+import (
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// mcpx is the bridge's state for MCP beyond tools/call, shared by every server: the note
+// board (progress notes beside the bridge's own note), the calls waiting for progress,
+// the servers' log messages, and the catalog of resources and prompts.
+type mcpx struct {
+	notes    *noteBoard
+	progress *progressTracker
+	logs     *serverLogs
+	extras   extrasHolder
+	// advertiseSampling makes the client claim the sampling capability although it
+	// refuses every request: tests use it to make the everything server offer its
+	// sampling tool, which it hides from clients that do not claim the capability.
+	advertiseSampling bool
+}
+
+func newMCPX(b *Bridge) *mcpx {
+	x := &mcpx{notes: newNoteBoard(b), logs: newServerLogs()}
+	x.progress = newProgressTracker(x.notes)
+	return x
+}
+
+// newClient creates the mcp-go client of one connection: roots answered with the project
+// directory, sampling refused with a note (and not advertised), server-to-client requests
+// seen through guardRequests.
+func (s *Server) newClient(tr transport.Interface) *client.Client {
+	return client.NewClient(s.guardRequests(tr), s.clientOptions()...)
+}
+
+// clientOptions are the capabilities and handlers of every connection.
+func (s *Server) clientOptions() []client.ClientOption {
+	opts := []client.ClientOption{client.WithRootsHandler(rootsHandler{dirs: s.rootDirs()})}
+	if s.d.x != nil && s.d.x.advertiseSampling {
+		opts = append(opts, client.WithClientCapabilities(mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}))
+	}
+	return opts
+}
+
+// watchNotifications routes a connection's notifications beyond tools/list_changed:
+// progress to the call's note, log messages to our log, and list changes of resources and
+// prompts to the same re-list as tools.
+func (s *Server) watchNotifications(c *conn) {
+	c.client.OnNotification(s.onNotification)
+}
+
+func (s *Server) onNotification(n mcp.JSONRPCNotification) {
+	switch n.Method {
+	case string(mcp.MethodNotificationProgress):
+		if s.d.x != nil {
+			var p mcp.ProgressNotificationParams
+			if decodeParams(n.Params, &p) == nil {
+				s.d.x.progress.update(s.cfg.Name, p)
+			}
+		}
+	case string(mcp.MethodNotificationMessage):
+		var p mcp.LoggingMessageNotificationParams
+		if decodeParams(n.Params, &p) == nil {
+			s.serverLog(p)
+		}
+	case string(mcp.MethodNotificationResourcesListChanged), string(mcp.MethodNotificationPromptsListChanged):
+		if s.d.onListChanged != nil {
+			go s.d.onListChanged(s.cfg.Name)
+		}
+	}
+}
+
+// decodeParams reads a notification's parameters into v (mcp-go hands them over as a
+// generic map).
+func decodeParams(p mcp.NotificationParams, v any) error {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}

@@ -1,0 +1,93 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// progressTracker gives every tool call a progress token and turns the server's
+// notifications/progress for it into one note that is replaced as the call advances and
+// removed when it ends.
+type progressTracker struct {
+	notes *noteBoard
+
+	mu    sync.Mutex
+	seq   uint64
+	calls map[string]progressCall // by token
+}
+
+type progressCall struct {
+	server, tool string
+}
+
+type progressKey struct{}
+
+func newProgressTracker(notes *noteBoard) *progressTracker {
+	return &progressTracker{notes: notes, calls: map[string]progressCall{}}
+}
+
+// begin registers a call to server/tool and returns the context that carries its token
+// (see progressMeta) and the function that ends it, which takes its note away.
+func (p *progressTracker) begin(ctx context.Context, server, tool string) (context.Context, func()) {
+	p.mu.Lock()
+	p.seq++
+	token := "mcp-bridge-" + strconv.FormatUint(p.seq, 10)
+	p.calls[token] = progressCall{server: server, tool: tool}
+	p.mu.Unlock()
+	return context.WithValue(ctx, progressKey{}, token), func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.calls, token)
+		p.notes.clearLive(token)
+	}
+}
+
+// progressMeta is the request _meta that asks the server for progress on the call ctx
+// belongs to (nil outside a tracked call).
+func progressMeta(ctx context.Context) *mcp.Meta {
+	token, ok := ctx.Value(progressKey{}).(string)
+	if !ok {
+		return nil
+	}
+	return &mcp.Meta{ProgressToken: token}
+}
+
+// update shows the progress a server reported for one of its calls. Tokens of calls that
+// ended, or that belong to another server, are ignored.
+func (p *progressTracker) update(server string, n mcp.ProgressNotificationParams) {
+	token, ok := n.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	// Under the lock, so a call that ends meanwhile cannot get its note back.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c, ok := p.calls[token]
+	if !ok || c.server != server {
+		return
+	}
+	p.notes.setLive(token, "info", progressText(c, n))
+}
+
+// progressText is one line: "server tool: message 40%".
+func progressText(c progressCall, n mcp.ProgressNotificationParams) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s %s:", c.server, c.tool)
+	if m := strings.TrimSpace(n.Message); m != "" {
+		sb.WriteString(" " + Truncate(strings.Join(strings.Fields(m), " "), 200))
+	}
+	switch {
+	case n.Total > 0:
+		pct := int(n.Progress / n.Total * 100)
+		pct = min(max(pct, 0), 100)
+		fmt.Fprintf(&sb, " %d%%", pct)
+	default:
+		fmt.Fprintf(&sb, " %s done", strconv.FormatFloat(n.Progress, 'f', -1, 64))
+	}
+	return sb.String()
+}
