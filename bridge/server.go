@@ -140,7 +140,10 @@ type Server struct {
 
 	redactOnce sync.Once
 	redactFn   func(string) string
-	lastLogin  *loginFlow // the latest login, running or ended (WaitLogin)
+	// logBudget limits what the server's MCP log messages may write to our log.
+	logMu     sync.Mutex
+	logBudget *stderrLog
+	lastLogin *loginFlow // the latest login, running or ended (WaitLogin)
 
 	// pending: a project server the user has not approved; nothing starts or contacts it.
 	pending atomic.Bool

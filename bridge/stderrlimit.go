@@ -21,6 +21,7 @@ const (
 type stderrLog struct {
 	log    zerolog.Logger
 	server string
+	what   string // what is logged, for the notices ("server stderr")
 	clock  Clock
 	redact func(string) string // nil: log lines as written
 	rate   float64
@@ -36,15 +37,27 @@ type stderrLog struct {
 }
 
 func newStderrLog(log zerolog.Logger, server string, clock Clock) *stderrLog {
-	return &stderrLog{log: log, server: server, clock: clock, rate: stderrRate, burst: stderrBurst, total: stderrTotal,
+	return &stderrLog{log: log, server: server, what: "server stderr", clock: clock, rate: stderrRate, burst: stderrBurst, total: stderrTotal,
 		tokens: stderrBurst, last: clock.Now()}
 }
 
 // line logs text if the budget allows; otherwise it is counted as dropped.
 func (l *stderrLog) line(text string) {
+	if !l.allow(len(text)) {
+		return
+	}
+	if l.redact != nil {
+		text = l.redact(text)
+	}
+	l.log.Info().Str("server", l.server).Str("stderr", text).Msg("server stderr")
+}
+
+// allow reports whether a line of n bytes may be logged now, counting it as dropped when
+// not, and logs the notices (dropping, how many were dropped, the cap reached).
+func (l *stderrLog) allow(n int) bool {
 	if l.capped {
 		l.dropped++
-		return
+		return false
 	}
 	now := l.clock.Now()
 	if el := now.Sub(l.last).Seconds(); el > 0 {
@@ -54,18 +67,18 @@ func (l *stderrLog) line(text string) {
 		}
 	}
 	l.last = now
-	if l.logged+len(text) > l.total {
+	if l.logged+n > l.total {
 		l.capped = true
 		l.dropped++
 		l.log.Warn().Str("server", l.server).Int("logged_bytes", l.logged).
-			Msgf("server stderr: %d bytes logged, the cap for one run; further lines are counted, not logged (the last lines stay in /mcp %s)", l.logged, l.server)
-		return
+			Msgf("%s: %d bytes logged, the cap for one run; further lines are counted, not logged (the last lines stay in /mcp %s)", l.what, l.logged, l.server)
+		return false
 	}
 	// Once dropping, stay quiet until half the burst has come back, so a steady flood
 	// gets one notice per burst rather than one per line let through.
 	if l.dropping && l.tokens >= l.burst/2 {
 		l.dropping = false
-		l.log.Warn().Str("server", l.server).Int("dropped", l.dropped).Msgf("server stderr: %d lines were dropped", l.dropped)
+		l.log.Warn().Str("server", l.server).Int("dropped", l.dropped).Msgf("%s: %d lines were dropped", l.what, l.dropped)
 		l.dropped = 0
 	}
 	if l.dropping || l.tokens < 1 {
@@ -73,21 +86,18 @@ func (l *stderrLog) line(text string) {
 		if !l.dropping {
 			l.dropping = true
 			l.log.Warn().Str("server", l.server).
-				Msgf("server stderr: more than %d lines/s; dropping lines until it calms down (the last lines stay in /mcp %s)", int(l.rate), l.server)
+				Msgf("%s: more than %d lines/s; dropping lines until it calms down (the last lines stay in /mcp %s)", l.what, int(l.rate), l.server)
 		}
-		return
+		return false
 	}
 	l.tokens--
-	l.logged += len(text)
-	if l.redact != nil {
-		text = l.redact(text)
-	}
-	l.log.Info().Str("server", l.server).Str("stderr", text).Msg("server stderr")
+	l.logged += n
+	return true
 }
 
 // close reports lines dropped since the last report.
 func (l *stderrLog) close() {
 	if l.dropped > 0 {
-		l.log.Warn().Str("server", l.server).Int("dropped", l.dropped).Msgf("server stderr: %d lines were dropped", l.dropped)
+		l.log.Warn().Str("server", l.server).Int("dropped", l.dropped).Msgf("%s: %d lines were dropped", l.what, l.dropped)
 	}
 }

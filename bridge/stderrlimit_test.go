@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/config"
 )
 
 // TestStderrFloodIsBounded: a server printing 1 KB lines in a loop once wrote hundreds of
@@ -78,5 +81,26 @@ func TestStderrLogTotalCap(t *testing.T) {
 	}
 	if strings.Count(logBuf.String(), "the cap for one run") != 1 {
 		t.Fatalf("cap notice missing or repeated")
+	}
+}
+
+// TestServerLogMessagesAreBounded: MCP log notifications go to the same kind of budget as
+// stderr, and through the redactor; before, each one was logged as sent.
+func TestServerLogMessagesAreBounded(t *testing.T) {
+	var logBuf syncBuf
+	cfg := &config.Server{Name: "s", Env: map[string]string{"API_TOKEN": "supersecretvalue123"}, Raw: config.Raw{Env: map[string]string{"API_TOKEN": "supersecretvalue123"}}}
+	s := newServer(cfg, &serverDeps{clock: newFakeClock(), log: zerolog.New(&logBuf)})
+	for i := 0; i < 5000; i++ {
+		s.serverLog(mcp.LoggingMessageNotificationParams{Level: mcp.LoggingLevelInfo, Data: "token is supersecretvalue123"})
+	}
+	out := logBuf.String()
+	if n := strings.Count(out, `"message":"server log message"`); n > stderrBurst {
+		t.Fatalf("%d log messages logged at once, burst %d", n, stderrBurst)
+	}
+	if !strings.Contains(out, "server log messages: more than") {
+		t.Fatalf("no drop notice:\n%s", Truncate(out, 500))
+	}
+	if strings.Contains(out, "supersecretvalue123") {
+		t.Fatal("a secret from the server's log message reached our log")
 	}
 }
