@@ -509,6 +509,10 @@ func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) fai
 	switch {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return failure{kind: KindUnreachable, maybeRan: true, msg: fmt.Sprintf("the connection to %s was closed before an answer came", host)}
+	case strings.Contains(err.Error(), "server closed idle connection"):
+		// net/http's unexported errServerClosedIdle: the server closed the pooled
+		// connection before the request was written (a server that just went away).
+		return failure{kind: KindUnreachable, msg: fmt.Sprintf("the connection to %s was closed by the server", host)}
 	case errors.As(err, &opErr) && opErr.Op == "dial":
 		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot connect to %s: %v", host, opErr.Err)}
 	}
