@@ -110,7 +110,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 			err := s.Start(ctx)
 			d.ElapsedMS = time.Since(began).Milliseconds()
 			if err != nil {
-				d.Status, d.Error = "failed", err.Error()
+				d.Status, d.Error = "failed", bridge.UserText(err)
 			} else {
 				d.Tools, d.Transport = len(s.Tools()), string(s.Status().Transport)
 			}
@@ -338,17 +338,19 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	// One line per server as it finishes, so a slow server shows at once.
 	rep := b.RefreshEach(ctx, names, func(r bridge.RefreshResult) {
 		if r.Err != nil {
-			fmt.Fprintf(stdout, "  %-20s FAILED after %s: %s\n", r.Name, r.Elapsed.Round(time.Millisecond), r.Err)
+			fmt.Fprintf(stdout, "  %-20s FAILED after %s: %s\n", r.Name, r.Elapsed.Round(time.Millisecond), bridge.UserText(r.Err))
 			return
 		}
 		fmt.Fprintf(stdout, "  %-20s ok: %d tools in %s\n", r.Name, r.Tools, r.Elapsed.Round(time.Millisecond))
 	})
-	fmt.Fprintf(stdout, "Refreshed %d of %d server(s); changed: %s\n", rep.Listed, len(names), orNone(rep.Changed))
+	if rep.CacheErr != nil {
+		// Listing worked; only saving failed: say so rather than count it as a server.
+		fmt.Fprintf(stdout, "Listed %d of %d server(s), but %s.\n", rep.Listed, len(names), rep.SaveText())
+	} else {
+		fmt.Fprintf(stdout, "Refreshed %d of %d server(s); changed: %s\n", rep.Listed, len(names), orNone(rep.Changed))
+	}
 	if len(skipped) > 0 && *server == "" {
 		fmt.Fprintf(stdout, "Skipped (disabled or config error): %s\n", strings.Join(skipped, ", "))
-	}
-	if rep.CacheErr != nil {
-		fmt.Fprintf(stderr, "tool cache not updated: %v\n", rep.CacheErr)
 	}
 	if len(rep.Changed) > 0 {
 		fmt.Fprintln(stdout, "zot loads changed tools when it starts: restart zot or run /reload-ext inside zot.")

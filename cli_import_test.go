@@ -105,9 +105,11 @@ func TestCLIImport(t *testing.T) {
 		{"codex", "codex.toml", []string{
 			`server "docs" args[3] was a literal value; not copied, the entry reads ${DOCS_API_KEY}`,
 			`server "figma" headers.X-Secret was a literal value; not copied, the entry reads ${FIGMA_X_SECRET}`,
-			`server "docs": env_vars: not needed`,
 		}, func(t *testing.T, c *config.Config) {
 			d := srv(t, c, "docs")
+			if got := d.EnvPolicy.String(); got != "minimal + HTTPS_PROXY" {
+				t.Errorf("docs: Codex env_vars became envPolicy %q, want the minimal set plus HTTPS_PROXY", got)
+			}
 			if d.Raw.Args[3] != "${DOCS_API_KEY}" || d.Raw.Args[2] != "--api-key" || d.Raw.Env["LOG_LEVEL"] != "${LOG_LEVEL}" ||
 				d.ConnectTimeout != 20*time.Second || d.RequestTimeout != 90*time.Second ||
 				!reflect.DeepEqual(d.IncludeTools, []string{"search", "fetch_*"}) || !reflect.DeepEqual(d.ExcludeTools, []string{"fetch_raw"}) {

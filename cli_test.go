@@ -508,3 +508,21 @@ func TestCLIHelpAndUnknownCommand(t *testing.T) {
 		t.Errorf("unknown flag message: %q", r.stderr)
 	}
 }
+
+// TestRefreshCountsWhenTheCacheCannotBeWritten: after listing both servers the CLI said
+// "Refreshed 1 of 2" when only the cache write failed. It now says both were listed and
+// the cache was not written (here the cache path is a non-empty directory, which stops
+// root too).
+func TestRefreshCountsWhenTheCacheCannotBeWritten(t *testing.T) {
+	t.Parallel()
+	e := newCLIEnv(t)
+	e.writeConfig(e.globalPath(), map[string]any{"alpha": e.fake("-name", "alpha"), "beta": e.fake("-name", "beta")})
+	if err := os.MkdirAll(filepath.Join(e.home, "mcp-tools-cache.json", "blocker"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("refresh")
+	expectCode(t, r, 1, "refresh with an unwritable cache")
+	if !strings.Contains(r.stdout, "Listed 2 of 2 server(s), but the tool cache could not be written") || strings.Contains(r.stdout, "Refreshed") {
+		t.Fatalf("refresh output: %s", r.stdout)
+	}
+}

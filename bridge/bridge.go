@@ -74,6 +74,9 @@ type Options struct {
 	// Resolver resolves HTTP servers' host names (nil: the system resolver); tests use one
 	// that fails every lookup so nothing leaves the machine.
 	Resolver *net.Resolver
+	// MaxReplyBytes bounds one message from a stdio server (default DefaultMaxReply); a
+	// larger reply fails its call instead of taking the memory.
+	MaxReplyBytes int
 	// TrustPath is the store of approved project servers ("" = <ZotHome>/mcp-trust.json).
 	TrustPath string
 	// Surface is where the user reads messages (default: inside zot).
@@ -159,6 +162,13 @@ func New(opts Options) *Bridge {
 	if opts.CallBudget <= 0 {
 		opts.CallBudget = callBudget
 	}
+	if opts.MaxReplyBytes <= 0 {
+		n, err := maxReplyFrom(opts.LookupEnv)
+		if err != nil {
+			opts.Log.Warn().Msg(err.Error())
+		}
+		opts.MaxReplyBytes = n
+	}
 	if opts.CachePath == "" {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
@@ -182,7 +192,8 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, surface: b.opts.Surface, oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x, bridge: b}
+		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, surface: b.opts.Surface,
+		oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x, bridge: b}
 	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
 	b.deps.version = cmp.Or(b.opts.Version, ClientVersion)
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
@@ -470,15 +481,10 @@ func (b *Bridge) afterReady() {
 	if len(b.stale) == 0 {
 		return
 	}
-	changed, errs := b.Refresh(b.bgCtx, b.stale)
-	var parts []string
+	parts, warn := b.RefreshEach(b.bgCtx, b.stale, nil).noteParts(b.opts.Surface)
 	level := "success"
-	if len(errs) > 0 {
+	if warn {
 		level = "warn"
-		parts = append(parts, "MCP: could not list tools of "+strings.Join(errs, "; ")+". Details: "+b.opts.Surface.Status())
-	}
-	if len(changed) > 0 {
-		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. %s to load the new tools.", strings.Join(changed, ", "), capFirst(b.opts.Surface.Reload())))
 	}
 	if len(parts) == 0 {
 		return
@@ -517,7 +523,7 @@ func (b *Bridge) Refresh(ctx context.Context, names []string) (changed []string,
 	r := b.RefreshEach(ctx, names, nil)
 	errs = r.Failed
 	if r.CacheErr != nil {
-		errs = append(errs, "tool cache: "+r.CacheErr.Error())
+		errs = append(errs, r.SaveText())
 	}
 	return r.Changed, errs
 }
@@ -532,10 +538,42 @@ type RefreshResult struct {
 
 // RefreshReport is the outcome of a whole refresh.
 type RefreshReport struct {
-	Listed   int      // servers whose tools were listed
-	Failed   []string // one error text per server that failed, naming it
-	Changed  []string // servers whose cached tools changed
-	CacheErr error    // the cache file could not be updated
+	Listed      int      // servers whose tools were listed
+	ListedNames []string // their names, sorted
+	Failed      []string // one error text per server that failed, naming it (for the user)
+	// Changed lists the servers whose cached tools changed on disk; empty when the cache
+	// could not be written.
+	Changed []string
+	// Unsaved lists the servers whose tools differ from the cache but could not be saved.
+	Unsaved  []string
+	CacheErr error // the cache file could not be updated
+}
+
+// SaveText describes a failed cache write ("" when the write succeeded).
+func (r RefreshReport) SaveText() string {
+	if r.CacheErr == nil {
+		return ""
+	}
+	return fmt.Sprintf("the tool cache could not be written (%v), so nothing was saved; fix that (free space, permissions of the directory), then refresh again", r.CacheErr)
+}
+
+// noteParts words a background refresh for a note: what could not be listed, what the
+// cache now holds (and how to load it), or that nothing could be saved. warn says whether
+// any of it is a problem.
+func (r RefreshReport) noteParts(sf Surface) (parts []string, warn bool) {
+	if len(r.Failed) > 0 {
+		warn = true
+		parts = append(parts, "MCP: could not list tools of "+strings.Join(r.Failed, "; ")+". Details: "+sf.Status())
+	}
+	if len(r.Changed) > 0 {
+		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. %s to load the new tools.", strings.Join(r.Changed, ", "), capFirst(sf.Reload())))
+	}
+	if r.CacheErr != nil {
+		warn = true
+		parts = append(parts, fmt.Sprintf("MCP: listed the tools of %s, but %s. They can be found with %s this session.",
+			strings.Join(r.ListedNames, ", "), r.SaveText(), SearchToolName))
+	}
+	return parts, warn
 }
 
 // RefreshEach is Refresh that also reports each server as soon as it finishes: each (if
@@ -570,22 +608,34 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 			each(r.RefreshResult)
 		}
 		if r.Err != nil {
-			rep.Failed = append(rep.Failed, r.Err.Error())
+			rep.Failed = append(rep.Failed, UserText(r.Err))
 			continue
 		}
 		rep.Listed++
+		rep.ListedNames = append(rep.ListedNames, r.Name)
 		put[r.Name] = r.entry
 	}
 	sort.Strings(rep.Failed)
 	if len(put) == 0 {
 		return rep
 	}
+	sort.Strings(rep.ListedNames)
 	// Update compares with the file it read under its lock: a comparison with a read of
 	// our own, before taking it, would miss or invent changes made meanwhile by other
 	// processes.
 	changed, err := cache.Update(ctx, b.opts.CachePath, put, nil, b.opts.Clock.Now)
 	if err != nil {
+		// Changed means changed on disk: after a failed write nothing is, and the note
+		// must not send the user to /reload-ext. Unsaved names what the write would have
+		// changed, so the note can say what is missing.
+		before, _ := cache.Read(b.opts.CachePath) // never nil
+		for _, name := range slices.Sorted(maps.Keys(put)) {
+			if !cache.SameTools(before.Servers[name], put[name]) {
+				rep.Unsaved = append(rep.Unsaved, name)
+			}
+		}
 		rep.CacheErr = err
+		b.opts.Log.Warn().Err(err).Strs("servers", rep.ListedNames).Msg("tool cache not written")
 	} else {
 		rep.Changed = changed
 		b.writeStartup()
@@ -688,12 +738,15 @@ func (b *Bridge) listChanged(name string) {
 		b.listMu.Lock()
 		delete(b.listPending, name)
 		b.listMu.Unlock()
-		changed, errs := b.Refresh(b.bgCtx, []string{name})
-		for _, e := range errs {
+		r := b.RefreshEach(b.bgCtx, []string{name}, nil)
+		for _, e := range r.Failed {
 			b.opts.Log.Warn().Str("server", name).Str("error", e).Msg("re-list after list_changed failed")
 		}
-		if len(changed) > 0 {
+		switch {
+		case len(r.Changed) > 0:
 			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. %s to load them.", name, capFirst(b.opts.Surface.Reload())))
+		case len(r.Unsaved) > 0:
+			b.note("warn", fmt.Sprintf("MCP server %q changed its tools, but %s. They can be found with %s this session.", name, r.SaveText(), SearchToolName))
 		}
 	}()
 }

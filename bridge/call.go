@@ -57,7 +57,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 		return ErrorResult("MCP server %q of tool %s is no longer configured; run /reload-ext.", e.Server, e.Name)
 	}
 	ctx, budget := b.callBudget(ctx, e.Server, e.Tool.Name)
-	ctx, cancel := context.WithTimeout(ctx, budget)
+	ctx, cancel := withClockTimeout(ctx, b.opts.Clock, budget)
 	defer cancel()
 	ctx = withBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
 	ctx, done := b.x.progress.begin(ctx, e.Server, e.Tool.Name)

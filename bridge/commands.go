@@ -213,17 +213,18 @@ func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) (
 	case "refresh":
 		rep := b.RefreshEach(ctx, names, nil)
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "Refreshed %d of %d server(s).", rep.Listed, len(names))
-		if len(rep.Changed) > 0 {
-			fmt.Fprintf(&sb, " Tools changed for %s: %s to load them.", strings.Join(rep.Changed, ", "), b.opts.Surface.Reload())
-		} else if rep.Listed > 0 && rep.CacheErr == nil {
-			sb.WriteString(" No tool changes; no reload needed.")
+		if rep.CacheErr != nil {
+			fmt.Fprintf(&sb, "Listed %d of %d server(s), but %s.", rep.Listed, len(names), rep.SaveText())
+		} else {
+			fmt.Fprintf(&sb, "Refreshed %d of %d server(s).", rep.Listed, len(names))
+			if len(rep.Changed) > 0 {
+				fmt.Fprintf(&sb, " Tools changed for %s: %s to load them.", strings.Join(rep.Changed, ", "), b.opts.Surface.Reload())
+			} else if rep.Listed > 0 {
+				sb.WriteString(" No tool changes; no reload needed.")
+			}
 		}
 		for _, e := range rep.Failed {
 			sb.WriteString("\n  " + e)
-		}
-		if rep.CacheErr != nil {
-			sb.WriteString("\n  tool cache: " + rep.CacheErr.Error())
 		}
 		return sb.String(), len(rep.Failed) > 0 || rep.CacheErr != nil
 	}
@@ -232,7 +233,7 @@ func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) (
 			s.Stop(ctx)
 		}
 		if err := s.Start(ctx); err != nil {
-			return failedPrefix + err.Error()
+			return failedPrefix + UserText(err)
 		}
 		return fmt.Sprintf("ready, %d tools", s.Status().Tools)
 	})
@@ -379,10 +380,11 @@ func (b *Bridge) detailText(name string) string {
 	fmt.Fprintf(&sb, "  transport:  %s\n", tr)
 	sb.WriteString(filterLines(b.cfg, c))
 	if c.Transport == config.TransportStdio {
-		fmt.Fprintf(&sb, "  command:    %s\n", strings.Join(append([]string{c.Raw.Command}, c.Raw.Args...), " "))
+		fmt.Fprintf(&sb, "  command:    %s\n", strings.Join(append([]string{c.Raw.Command}, maskArgs(c.Raw.Args)...), " "))
 		if len(c.Raw.Env) > 0 {
 			fmt.Fprintf(&sb, "  env:        %s\n", strings.Join(redactMap(c.Raw.Env), ", "))
 		}
+		fmt.Fprintf(&sb, "  envPolicy:  %s\n", c.EnvPolicy)
 		dir := c.Raw.Cwd
 		if dir == "" {
 			dir = b.projectDir + " (project)"
@@ -429,6 +431,12 @@ func (b *Bridge) detailText(name string) string {
 		}
 	} else if st.State == StateDisabled {
 		fmt.Fprintf(&sb, "  next:       to use it, set \"enabled\": true (or remove \"disabled\") in %s, then %s\n", c.Source, sf.ReloadCmd())
+	}
+	if len(st.Stderr) > 0 {
+		fmt.Fprintf(&sb, "  stderr:     last %d of %d lines\n", len(st.Stderr), st.StderrSeen)
+		for _, l := range st.Stderr {
+			fmt.Fprintf(&sb, "    %s\n", s.redact(l))
+		}
 	}
 	sb.WriteString("  logs:       " + sf.Logs())
 	return sb.String()

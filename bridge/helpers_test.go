@@ -187,6 +187,19 @@ func waitState(t *testing.T, s *Server, st State) {
 	}
 }
 
+// waitInFlight polls until n calls are in flight on s (bounded by the guard).
+func waitInFlight(t *testing.T, s *Server, n int) {
+	t.Helper()
+	ctx := ctxGuard(t)
+	for s.Status().InFlight != n {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("server %s has %d calls in flight, want %d", s.Name(), s.Status().InFlight, n)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
 func textOf(t *testing.T, r extension.ToolResult) string {
 	t.Helper()
 	s := ""

@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -165,7 +164,9 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 	switch kind {
 	case config.TransportSSE:
 		opts := []transport.ClientOption{transport.WithHTTPClient(hc), transport.WithSSELogger(logger),
-			transport.WithEndpointTimeout(s.cfg.ConnectTimeout),
+			// Our connect context decides (and words) an endpoint that never comes; mcp-go's
+			// own timer only backs it up, so it must not win the race on a loaded machine.
+			transport.WithEndpointTimeout(2 * s.cfg.ConnectTimeout),
 			// Our contexts bound every request; this only backs them up.
 			transport.WithResponseTimeout(s.cfg.RequestTimeout + s.cfg.ConnectTimeout)}
 		if store != nil {
@@ -520,6 +521,10 @@ func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) fai
 	switch {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return failure{kind: KindUnreachable, maybeRan: true, msg: fmt.Sprintf("the connection to %s was closed before an answer came", host)}
+	case strings.Contains(err.Error(), "server closed idle connection"):
+		// net/http's unexported errServerClosedIdle: the server closed the pooled
+		// connection before the request was written (a server that just went away).
+		return failure{kind: KindUnreachable, msg: fmt.Sprintf("the connection to %s was closed by the server", host)}
 	case errors.As(err, &opErr) && opErr.Op == "dial":
 		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot connect to %s: %v", host, opErr.Err)}
 	}
@@ -586,9 +591,21 @@ func (s *Server) hostPort() string {
 // displayURL is the url as written in the config (${VAR} references, not values), without
 // user info or query (which may hold literal secrets).
 func displayURL(cfg *config.Server) string {
-	u := cfg.Raw.URL
+	u, query := cfg.Raw.URL, ""
 	if i := strings.IndexAny(u, "?#"); i >= 0 {
-		u = u[:i] + "?…"
+		u, query = u[:i], "?…"
+	}
+	// Literal credentials in the path (some servers put the key there) are masked.
+	if i := strings.Index(u, "://"); i >= 0 {
+		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+			segs := strings.Split(u[i+3+j:], "/")
+			for k, seg := range segs {
+				if looksSecret(seg) {
+					segs[k] = redactedText
+				}
+			}
+			u = u[:i+3+j] + strings.Join(segs, "/")
+		}
 	}
 	if i := strings.Index(u, "://"); i >= 0 {
 		rest := u[i+3:]
@@ -600,7 +617,7 @@ func displayURL(cfg *config.Server) string {
 			u = u[:i+3] + rest[at+1:]
 		}
 	}
-	return u
+	return u + query
 }
 
 // redactedErr keeps an error's identity for errors.Is/As but never shows its raw text, not
@@ -614,67 +631,9 @@ func (e *redactedErr) Error() string        { return e.msg }
 func (e *redactedErr) Is(target error) bool { return errors.Is(e.err, target) }
 func (e *redactedErr) As(target any) bool   { return errors.As(e.err, target) }
 
-// httpErrorf is errorf for HTTP servers: the text and the wrapped error are redacted.
+// httpErrorf is errorf for HTTP servers (errorf redacts every server's messages).
 func (s *Server) httpErrorf(kind ErrKind, err error, format string, args ...any) *Error {
-	red := newRedactor(s.cfg)
-	e := s.errorf(kind, nil, format, args...)
-	e.Msg = red(e.Msg)
-	if err != nil {
-		e.Err = &redactedErr{err: err, msg: red(err.Error())}
-	}
-	return e
-}
-
-// newRedactor returns a function that replaces every secret of cfg in a text: header values
-// (except a few harmless ones), the expanded url, its user info and the query values that
-// came from ${VAR} expansion.
-func newRedactor(cfg *config.Server) func(string) string {
-	var secrets []string
-	add := func(v string) {
-		if len(v) >= 6 {
-			secrets = append(secrets, v)
-		}
-	}
-	for k, v := range cfg.Headers {
-		switch http.CanonicalHeaderKey(k) {
-		case "Accept", "Content-Type", "User-Agent", transport.HeaderKeyProtocolVersion:
-			continue
-		}
-		add(v)
-		if f := strings.Fields(v); len(f) > 1 { // "Bearer <token>": the token, not the scheme
-			for _, tok := range f[1:] {
-				add(tok)
-			}
-		}
-	}
-	var pairs []string
-	if cfg.URL != cfg.Raw.URL && cfg.URL != "" {
-		pairs = append(pairs, cfg.URL, displayURL(cfg))
-	}
-	if u, err := url.Parse(cfg.URL); err == nil {
-		if pw, ok := u.User.Password(); ok {
-			add(pw)
-		}
-		raw, _ := url.Parse(cfg.Raw.URL)
-		for k, vs := range u.Query() {
-			for _, v := range vs {
-				if raw == nil || !slices.Contains(raw.Query()[k], v) {
-					add(v)
-				}
-				add(url.QueryEscape(v))
-			}
-		}
-	}
-	// Longest first, so a token inside a longer value never leaves the rest behind.
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	for _, v := range secrets {
-		pairs = append(pairs, v, "[redacted]")
-	}
-	if len(pairs) == 0 {
-		return func(s string) string { return s }
-	}
-	r := strings.NewReplacer(pairs...)
-	return r.Replace
+	return s.errorf(kind, err, format, args...)
 }
 
 // probe notes what the server answered to the requests made under one context.

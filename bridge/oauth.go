@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -362,7 +361,7 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 		st.log("OAuth token refreshed")
 		return forHandler(tok), nil
 	}
-	red := secretRedactor(old.AccessToken, old.RefreshToken, c.ClientSecret)
+	red := newRedactor(nil, old.AccessToken, old.RefreshToken, c.ClientSecret)
 	var oe transport.OAuthError
 	if errors.As(err, &oe) {
 		// The authorization server refused: the login is over. Forget the token (keep
@@ -420,28 +419,6 @@ func safeCode(code string) string {
 		return "no error code"
 	}
 	return sb.String()
-}
-
-// secretRedactor replaces each secret (and its URL-encoded form) in a text.
-func secretRedactor(secrets ...string) func(string) string {
-	var list []string
-	for _, v := range secrets {
-		if len(v) >= 4 {
-			list = append(list, v)
-			if q := url.QueryEscape(v); q != v {
-				list = append(list, q)
-			}
-		}
-	}
-	sort.Slice(list, func(i, j int) bool { return len(list[i]) > len(list[j]) })
-	var pairs []string
-	for _, v := range list {
-		pairs = append(pairs, v, "[redacted]")
-	}
-	if len(pairs) == 0 {
-		return func(s string) string { return s }
-	}
-	return strings.NewReplacer(pairs...).Replace
 }
 
 // oauthTransport carries OAuth requests (discovery, registration, token): HTTPS only, the
@@ -526,6 +503,6 @@ func (s *Server) loggedIn() {
 	}
 	s.failures = 0
 	s.retryAt = time.Time{}
-	s.lastErr = ""
+	s.lastErr, s.lastErrUser = "", ""
 	s.lastErrAt = time.Time{}
 }

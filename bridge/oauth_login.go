@@ -225,7 +225,7 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 		if errors.Is(err, context.DeadlineExceeded) {
 			return "timed out"
 		}
-		return secretRedactor(secrets...)(red(Truncate(err.Error(), 300)))
+		return newRedactor(s.cfg, secrets...)(Truncate(err.Error(), 300))
 	}
 	log.Info().Msg("OAuth login started")
 
@@ -362,13 +362,16 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 	msg := fmt.Sprintf("Logged in to MCP server %q; the OAuth credentials are saved.", name)
 	level := "success"
 	if len(names) > 0 {
-		changed, errs := b.Refresh(ctx, names)
+		r := b.RefreshEach(ctx, names, nil)
 		switch {
-		case len(errs) > 0:
+		case len(r.Failed) > 0:
 			level = "warn"
-			msg += " Listing its tools failed: " + strings.Join(errs, "; ")
-		case len(changed) > 0:
-			msg += fmt.Sprintf(" Tools listed for %s: %s to load them.", strings.Join(changed, ", "), b.opts.Surface.Reload())
+			msg += " Listing its tools failed: " + strings.Join(r.Failed, "; ")
+		case r.CacheErr != nil:
+			level = "warn"
+			msg += " Its tools were listed, but " + r.SaveText() + "."
+		case len(r.Changed) > 0:
+			msg += fmt.Sprintf(" Tools listed for %s: %s to load them.", strings.Join(r.Changed, ", "), b.opts.Surface.Reload())
 		default:
 			msg += " Its tools are unchanged."
 		}

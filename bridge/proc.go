@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -30,6 +28,8 @@ const (
 	// stdoutLinger lets a last response written just before exit be read before the pipe
 	// is closed under the reader.
 	stdoutLinger = 200 * time.Millisecond
+	// stderrDrainMax bounds how long the exit announcement waits for stderr EOF.
+	stderrDrainMax = 2 * time.Second
 	// stderrLineCap bounds one logged stderr line.
 	stderrLineCap = 4 << 10
 )
@@ -46,16 +46,13 @@ type process struct {
 
 // spawn starts cfg's command. supervisor, when non-empty, is the argv prefix that runs the
 // supervise helper; the command follows after "--".
-func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logger) (*process, error) {
+func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logger, clock Clock) (*process, error) {
 	argv := append([]string{cfg.Command}, cfg.Args...)
 	if len(supervisor) > 0 {
 		argv = append(append(append([]string{}, supervisor...), "--"), argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = os.Environ()
-	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
-		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
-	}
+	cmd.Env = serverEnv(cfg, os.Environ())
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()
 
@@ -86,14 +83,19 @@ func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logg
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		pipeStderr(errR, cfg.Name, p.tail, log)
+		out := newStderrLog(log, cfg.Name, clock)
+		out.redact = newRedactor(cfg)
+		pipeStderr(errR, p.tail, out)
 	}()
 	go func() {
 		err := cmd.Wait()
-		// Give the stderr reader a moment so the tail explains the exit.
+		// The exit is announced once stderr is drained, so the tail explains it. EOF comes
+		// as soon as the group is gone (the supervisor kills it); the bound only covers a
+		// grandchild that escaped the group and keeps stderr open. Nothing decides on
+		// this timing: callers wait for exited itself.
 		select {
 		case <-stderrDone:
-		case <-time.After(stdoutLinger):
+		case <-time.After(stderrDrainMax):
 		}
 		p.exitErr = err
 		close(p.exited)
@@ -131,21 +133,27 @@ func (p *process) wait(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// exitText describes how the process ended, with its last stderr lines.
-func (p *process) exitText() string {
-	s := "exited"
+// exitStatus says how the process ended, without its stderr: what the model may read.
+func (p *process) exitStatus() string {
 	if p.exitErr != nil {
-		s = "exited: " + p.exitErr.Error()
-	} else {
-		s = "exited with status 0"
+		return "exited: " + p.exitErr.Error()
 	}
+	return "exited with status 0"
+}
+
+// exitText describes how the process ended, with its last stderr lines (for the log and
+// the user, never for the model: a server may print a token there).
+func (p *process) exitText() string {
+	s := p.exitStatus()
 	if t := p.tail.String(); t != "" {
 		s += "; last stderr: " + t
 	}
 	return s
 }
 
-func pipeStderr(r io.Reader, server string, tail *ring, log zerolog.Logger) {
+// pipeStderr keeps every line in tail and logs what out lets through.
+func pipeStderr(r io.Reader, tail *ring, out *stderrLog) {
+	defer out.close()
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := br.ReadSlice('\n')
@@ -156,8 +164,9 @@ func pipeStderr(r io.Reader, server string, tail *ring, log zerolog.Logger) {
 				text = text[:stderrLineCap]
 			}
 			if len(text) > 0 {
-				log.Info().Str("server", server).Str("stderr", string(text)).Msg("server stderr")
-				tail.add(string(text))
+				line := string(text)
+				tail.add(line)
+				out.line(line)
 			}
 		}
 		if long { // skip the rest of an over-long line
@@ -184,6 +193,7 @@ type ring struct {
 	maxLines int
 	maxBytes int
 	bytes    int
+	seen     int // lines ever added
 }
 
 func newRing(maxLines, maxBytes int) *ring { return &ring{maxLines: maxLines, maxBytes: maxBytes} }
@@ -194,6 +204,7 @@ func (r *ring) add(s string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.seen++
 	r.lines = append(r.lines, s)
 	r.bytes += len(s)
 	for len(r.lines) > r.maxLines || r.bytes > r.maxBytes {
@@ -213,11 +224,11 @@ func (r *ring) String() string {
 	return Truncate(joinLines(r.lines[start:]), 600)
 }
 
-// Lines returns a copy of every kept line.
-func (r *ring) Lines() []string {
+// Lines returns a copy of every kept line and how many lines were ever added.
+func (r *ring) Lines() ([]string, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]string(nil), r.lines...)
+	return append([]string(nil), r.lines...), r.seen
 }
 
 func joinLines(ls []string) string {

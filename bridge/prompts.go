@@ -36,9 +36,7 @@ func (b *Bridge) promptCommand(ctx context.Context, line string) (extension.Comm
 
 // promptsText lists the cached prompts with their arguments (one server, or all).
 func (b *Bridge) promptsText(args []string) (string, error) {
-	// After a fast start the cache (and with it the extras) is decoded after ready.
-	b.catalog()
-	c := b.x.extras.load()
+	c := b.extras()
 	var names []string
 	switch len(args) {
 	case 0:
@@ -132,8 +130,7 @@ func (b *Bridge) fetchPrompt(ctx context.Context, words []string) (string, error
 		}
 		args[k] = v
 	}
-	b.catalog() // the extras are set with the catalog, after ready on a fast start
-	if e := b.x.extras.load().servers[server]; e != nil {
+	if e := b.extras().servers[server]; e != nil {
 		var p *cache.Prompt
 		var known []string
 		for i := range e.Prompts {

@@ -73,6 +73,14 @@ func (h *extrasHolder) load() *extrasCatalog {
 	return &extrasCatalog{}
 }
 
+// extras returns the current resources and prompts. After a fast startup they come with
+// the full catalog, decoded in the background right after ready; a /mcp prompts or a
+// search that comes before it waits for it, as tool lookups do (catalog).
+func (b *Bridge) extras() *extrasCatalog {
+	<-b.catReady
+	return b.x.extras.load()
+}
+
 // setFrom replaces the catalog by the extras of the named servers' cache entries.
 func (h *extrasHolder) setFrom(entries map[string]*cache.Entry, servers []string) {
 	c := &extrasCatalog{servers: map[string]*cache.Entry{}}
@@ -128,7 +136,7 @@ func (c *extrasCatalog) searchIndex() ([]resourceDoc, *search.Index) {
 
 // searchResources returns the resources and templates that match q, best first.
 func (b *Bridge) searchResources(q string, limit int) []resourceDoc {
-	c := b.x.extras.load()
+	c := b.extras()
 	docs, ix := c.searchIndex()
 	if len(docs) == 0 {
 		return nil

@@ -70,9 +70,13 @@ func ConvertResult(res *mcp.CallToolResult, budget Budget) extension.ToolResult 
 		}
 	}
 	if text.dropped > 0 {
+		blocks := ""
+		if text.droppedBlocks > 0 {
+			blocks = fmt.Sprintf(" in %d of %d content blocks", text.blocks-text.droppedBlocks, text.blocks)
+		}
 		out.Content = append(out.Content, extension.Content{Type: "text", Text: fmt.Sprintf(
-			"[result truncated by mcp-bridge: %d of %d bytes of text shown; ask the tool for less, e.g. a narrower query or a page/limit argument]",
-			text.used, text.used+text.dropped)})
+			"[result truncated by mcp-bridge: %d of %d bytes of text shown%s; ask the tool for less, e.g. a narrower query or a page/limit argument]",
+			text.used, text.used+text.dropped, blocks)})
 	}
 	if len(out.Content) == 0 {
 		out.Content = []extension.Content{{Type: "text", Text: "(empty result)"}}
@@ -80,30 +84,37 @@ func ConvertResult(res *mcp.CallToolResult, budget Budget) extension.ToolResult 
 	return out
 }
 
-type textBudget struct{ left, used, dropped int }
+// blockOverhead is what one content block costs on the wire besides its text or data, so
+// a result of many tiny blocks is cut by blocks instead of outgrowing the host's line cap.
+const blockOverhead = len(`{"type":"image","mimeType":"","data":""},`)
+
+type textBudget struct{ left, used, dropped, blocks, droppedBlocks int }
 
 func appendText(dst []extension.Content, b *textBudget, s string) []extension.Content {
 	if s == "" {
 		return dst
 	}
-	if len(s) > b.left {
-		keep := textcut.Prefix(s, max(b.left, 0))
+	b.blocks++
+	if avail := b.left - blockOverhead; len(s) > avail {
+		keep := textcut.Prefix(s, max(avail, 0))
 		b.dropped += len(s) - len(keep)
 		s = keep
 	}
 	if s == "" {
+		b.droppedBlocks++
 		return dst
 	}
-	b.left -= len(s)
+	b.left -= len(s) + blockOverhead
 	b.used += len(s)
 	return append(dst, extension.Content{Type: "text", Text: s})
 }
 
 func appendImage(dst []extension.Content, b *textBudget, left int, data, mime string) ([]extension.Content, int) {
-	if len(data) > left {
-		return appendText(dst, b, fmt.Sprintf("[image %s of %d bytes base64 omitted: over the %d-byte media budget of one result]", mime, len(data), left)), left
+	cost := len(data) + len(mime) + blockOverhead
+	if cost > left {
+		return appendText(dst, b, fmt.Sprintf("[image %s of %d bytes base64 omitted: over the %d-byte media budget of one result]", mime, len(data), max(left, 0))), left
 	}
-	return append(dst, extension.Content{Type: "image", MimeType: mime, Data: data}), left - len(data)
+	return append(dst, extension.Content{Type: "image", MimeType: mime, Data: data}), left - cost
 }
 
 func describeResource(rc mcp.ResourceContents) string {

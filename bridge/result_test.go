@@ -1,12 +1,14 @@
 package bridge
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
 func TestConvertResult(t *testing.T) {
@@ -90,5 +92,38 @@ func TestDescribeAndHints(t *testing.T) {
 	}
 	if SafeToRepeat(nil) || !SafeToRepeat(&cache.Annotations{IdempotentHint: &yes}) {
 		t.Error("SafeToRepeat")
+	}
+}
+
+// TestManyTinyBlocksAreCutByBlocks: 300,000 one-byte blocks used to make a frame over the
+// host's line cap, which replaced the whole result with "too large to deliver". Each
+// block's wire overhead now counts against the budget and the cut keeps a marker.
+func TestManyTinyBlocksAreCutByBlocks(t *testing.T) {
+	tests := []struct {
+		name    string
+		content func(i int) mcp.Content
+	}{
+		{name: "text", content: func(int) mcp.Content { return mcp.TextContent{Type: "text", Text: "a"} }},
+		{name: "images", content: func(int) mcp.Content { return mcp.ImageContent{Type: "image", Data: "A", MIMEType: "image/png"} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &mcp.CallToolResult{}
+			for i := 0; i < 300000; i++ {
+				res.Content = append(res.Content, tt.content(i))
+			}
+			out := ConvertResult(res, DefaultBudget)
+			frame, err := json.Marshal(out.Content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(frame) > extension.MaxLine-4096 { // room for the frame around the content
+				t.Fatalf("content of %d bytes does not fit the host's line cap %d", len(frame), extension.MaxLine)
+			}
+			last := out.Content[len(out.Content)-1].Text
+			if !strings.Contains(last, "[result truncated by mcp-bridge") || !strings.Contains(last, "content blocks") {
+				t.Fatalf("no truncation marker: %q", last)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -93,6 +94,8 @@ type serverDeps struct {
 	resolver *net.Resolver
 	// oauth holds the OAuth credential store and test hooks (oauth.go); nil: no OAuth.
 	oauth *oauthEnv
+	// maxReply bounds one message read from a stdio server (0: DefaultMaxReply).
+	maxReply int
 	// surface is where the user reads messages (names /mcp or CLI commands).
 	surface Surface
 	// version is the bridge's version, sent in initialize (Options.Version).
@@ -122,10 +125,12 @@ type Server struct {
 	lastUsed  time.Time
 	failures  int
 	retryAt   time.Time
-	lastErr   string
-	lastErrAt time.Time
-	tools     []mcp.Tool
-	info      connInfo
+	lastErr   string // for the model
+	// lastErrUser is lastErr for the user, with the stderr tail where there is one.
+	lastErrUser string
+	lastErrAt   time.Time
+	tools       []mcp.Tool
+	info        connInfo
 	// remembered is, for a url-only server, the transport that worked last (from the
 	// cache or this session); the next connect tries it first.
 	remembered config.Transport
@@ -133,7 +138,17 @@ type Server struct {
 	// successful connect or login).
 	needsLogin bool
 	login      *loginFlow // the /mcp login in progress, if any
-	lastLogin  *loginFlow // the latest login, running or ended (WaitLogin)
+	// tail is the stderr tail of the last stdio process, kept after it exits for /mcp.
+	tail *ring
+	// probe is closed when the ping check after a timed-out call ends (nil: none running).
+	probe chan struct{}
+
+	redactOnce sync.Once
+	redactFn   func(string) string
+	// logBudget limits what the server's MCP log messages may write to our log.
+	logMu     sync.Mutex
+	logBudget *stderrLog
+	lastLogin *loginFlow // the latest login, running or ended (WaitLogin)
 
 	// pending: a project server the user has not approved; nothing starts or contacts it.
 	pending atomic.Bool
@@ -156,6 +171,13 @@ type conn struct {
 	proc   *process  // nil for HTTP transports
 	http   *httpConn // nil for stdio
 	info   connInfo
+
+	closeOnce sync.Once
+	closing   chan struct{} // closed when we close the connection on purpose (stop, shutdown)
+	// replyLost is closed when the stream was ended because of an over-size reply whose
+	// id could not be found (stdio only).
+	replyLost <-chan struct{}
+	maxReply  int
 }
 
 type connInfo struct {
@@ -189,7 +211,10 @@ type Status struct {
 	RetryAt   time.Time
 	Failures  int
 	Transport config.Transport
-	Stderr    []string
+	// Stderr is the tail of the last stdio process's stderr (kept after it exits, for the
+	// user only), out of StderrSeen lines it wrote.
+	Stderr     []string
+	StderrSeen int
 	// NeedsLogin: the server wants an OAuth login (/mcp login <server>).
 	NeedsLogin bool
 }
@@ -199,13 +224,13 @@ func (s *Server) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{State: s.state, Tools: len(s.tools), InFlight: s.inflight, LastUsed: s.lastUsed,
-		LastError: s.lastErr, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.transport,
+		LastError: s.lastErrUser, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.transport,
 		NeedsLogin: s.needsLogin}
 	if s.state == StateDisabled && s.cfg.Err != "" {
 		st.LastError = s.cfg.Err
 	}
-	if s.conn != nil && s.conn.proc != nil {
-		st.Stderr = s.conn.proc.tail.Lines()
+	if s.tail != nil {
+		st.Stderr, st.StderrSeen = s.tail.Lines()
 	}
 	return st
 }
@@ -235,15 +260,30 @@ const (
 type Error struct {
 	Kind   ErrKind
 	Server string
-	Msg    string
-	Err    error
+	Msg    string // for the model (and the user when User is empty)
+	// User is the message for the user when it says more than Msg (the server's last
+	// stderr lines, which never go to the model).
+	User string
+	Err  error
 }
 
 func (e *Error) Error() string { return e.Msg }
 func (e *Error) Unwrap() error { return e.Err }
 
+// errorf builds a server error. Its text and the wrapped error's text pass through the
+// server's redactor: expanded ${VAR} values read as the reference, credentials are masked.
 func (s *Server) errorf(kind ErrKind, err error, format string, args ...any) *Error {
-	return &Error{Kind: kind, Server: s.cfg.Name, Err: err, Msg: fmt.Sprintf("MCP server %q: ", s.cfg.Name) + fmt.Sprintf(format, args...)}
+	e := &Error{Kind: kind, Server: s.cfg.Name, Msg: s.redact(fmt.Sprintf("MCP server %q: ", s.cfg.Name) + fmt.Sprintf(format, args...))}
+	if err != nil {
+		e.Err = &redactedErr{err: err, msg: s.redact(err.Error())}
+	}
+	return e
+}
+
+// redact hides the server's secrets in a text (see newRedactor).
+func (s *Server) redact(text string) string {
+	s.redactOnce.Do(func() { s.redactFn = newRedactor(s.cfg) })
+	return s.redactFn(text)
 }
 
 // acquire returns a ready connection, starting the server if needed, and counts the
@@ -257,6 +297,15 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 		}
 		switch s.state {
 		case StateReady:
+			if p := s.probe; p != nil { // a call timed out: use the server only once it answered a ping
+				s.mu.Unlock()
+				select {
+				case <-p:
+				case <-ctx.Done():
+					return nil, s.ctxErr(ctx, "waiting for the server to answer a ping")
+				}
+				continue
+			}
 			s.inflight++
 			s.disarmIdle()
 			c := s.conn
@@ -402,7 +451,8 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 // failLocked records a failed start or run and moves to backoff or parked.
 func (s *Server) failLocked(err error) *Error {
 	s.failures++
-	s.lastErr = err.Error()
+	s.lastErr = s.redact(err.Error())
+	s.lastErrUser = s.redact(UserText(err))
 	s.lastErrAt = s.d.clock.Now()
 	s.conn, s.attempt = nil, nil
 	var e *Error
@@ -411,7 +461,12 @@ func (s *Server) failLocked(err error) *Error {
 	}
 	if s.failures >= parkAfter {
 		s.state = StateParked
-		return s.errorf(KindParked, err, "%s — parked after %d failed attempts in a row; fix the cause, then run %s", e.Msg, s.failures, s.d.surface.Cmd("start", s.cfg.Name))
+		why := fmt.Sprintf(" — parked after %d failed attempts in a row; fix the cause, then run %s", s.failures, s.d.surface.Cmd("start", s.cfg.Name))
+		p := s.errorf(KindParked, err, "%s%s", e.Msg, why)
+		if e.User != "" {
+			p.User = e.User + why
+		}
+		return p
 	}
 	if d := backoffDelay(s.failures); d > 0 {
 		s.state = StateBackoff
@@ -432,11 +487,23 @@ func (s *Server) watchExit(c *conn) {
 	}
 	s.gen++
 	s.disarmIdle()
-	msg := c.proc.exitText()
-	s.failLocked(errors.New(msg))
+	s.failLocked(s.withStderr(s.errorf(KindCrashed, nil, "process %s", c.proc.exitStatus()), c.proc.tail))
 	s.mu.Unlock()
-	s.d.log.Warn().Str("server", s.cfg.Name).Str("exit", msg).Msg("server exited unexpectedly")
+	s.d.log.Warn().Str("server", s.cfg.Name).Str("exit", s.redact(c.proc.exitText())).Msg("server exited unexpectedly")
 	_ = c.client.Close()
+}
+
+// restartAfterLoss stops a server whose connection c is unusable although its process
+// still runs, so the next call starts it afresh.
+func (s *Server) restartAfterLoss(c *conn, why string) {
+	s.mu.Lock()
+	current := s.conn == c
+	s.mu.Unlock()
+	if !current {
+		return
+	}
+	s.d.log.Warn().Str("server", s.cfg.Name).Msg("restarting: " + why)
+	go s.Stop(context.Background())
 }
 
 // Start wakes the server now (clearing backoff and parking) and waits until it is ready.
@@ -498,6 +565,7 @@ func (c *conn) close(ctx context.Context) {
 		c.http.closeIdle()
 		return
 	}
+	c.markClosing()
 	// Closing the client closes the server's stdin; stop escalates from there.
 	done := make(chan struct{})
 	go func() { _ = c.client.Close(); close(done) }()
@@ -524,38 +592,51 @@ func (s *Server) workDir() string {
 }
 
 func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
-	p, err := spawn(s.cfg, s.workDir(), s.d.supervisor, s.d.log)
+	p, err := spawn(s.cfg, s.workDir(), s.d.supervisor, s.d.log, s.d.clock)
 	if err != nil {
 		return nil, nil, s.errorf(KindStart, err, "%s", err.Error())
 	}
-	cl := s.newClient(transport.NewIO(p.stdout, p.stdin, nil))
-	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}}
+	s.mu.Lock()
+	s.tail = p.tail
+	s.mu.Unlock()
+	lim := newReplyLimiter(p.stdout, s.d.maxReply)
+	cl := s.newClient(transport.NewIO(lim, p.stdin, nil))
+	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}, closing: make(chan struct{}), replyLost: lim.lost, maxReply: lim.limit}
 	tools, err := s.handshake(ctx, c)
 	if err != nil {
-		exited := false
-		if ctx.Err() == nil { // the transport may fail a moment before the exit is reaped
-			select {
-			case <-p.exited:
-				exited = true
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
+		exited := c.lostBecause(ctx, err) == lostExited
 		c.close(context.Background())
 		if exited {
-			return nil, nil, s.errorf(KindStart, err, "failed to start: process %s", p.exitText())
+			return nil, nil, s.withStderr(s.errorf(KindStart, err, "failed to start: process %s", p.exitStatus()), p.tail)
 		}
-		return nil, nil, s.errorf(KindStart, err, "failed to start: %s%s", describeStartErr(ctx, err, s.cfg.ConnectTimeout), stderrHint(p))
+		return nil, nil, s.withStderr(s.errorf(KindStart, err, "failed to start: %s", describeStartErr(ctx, err, s.cfg.ConnectTimeout)), p.tail)
 	}
 	return c, tools, nil
 }
 
-func stderrHint(p *process) string {
-	if t := p.tail.String(); t != "" {
-		return "; last stderr: " + t
+// withStderr puts the server's last stderr lines into the user's version of e (User) and
+// only a pointer to them into the model's (Msg): servers print tokens there.
+func (s *Server) withStderr(e *Error, tail *ring) *Error {
+	t := tail.String()
+	if t == "" {
+		return e
 	}
-	return ""
+	if e.User == "" {
+		e.User = e.Msg
+	}
+	e.User += "; last stderr: " + s.redact(t)
+	e.Msg += " (the user sees its stderr in " + s.d.surface.Cmd("", s.cfg.Name) + ")"
+	return e
 }
 
+// UserText is the text of err for the user: with the stderr tail where there is one.
+func UserText(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.User != "" {
+		return e.User
+	}
+	return err.Error()
+}
 func describeStartErr(ctx context.Context, err error, limit time.Duration) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Sprintf("no answer within connectTimeout (%s); raise \"connectTimeout\" if the server is slow to start (a first npx run downloads packages)", limit)
@@ -646,9 +727,16 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 		return s.callTask(ctx, cctx, c, req, safeRepeat)
 	}
 	if c.http != nil {
-		return s.callHTTP(ctx, cctx, c, req, safeRepeat)
+		res, err := s.callHTTP(ctx, cctx, c, req, safeRepeat)
+		s.checkIfTimeout(c, err)
+		return res, err
 	}
 	res, err := c.client.CallTool(cctx, req)
+	if err != nil && strings.Contains(err.Error(), tooLargeMarker) {
+		// The reply was dropped by the limiter: give its memory back now rather than
+		// whenever the scavenger gets to it.
+		go debug.FreeOSMemory()
+	}
 	if err == nil {
 		s.mu.Lock()
 		s.failures = 0
@@ -656,24 +744,24 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 		return res, nil
 	}
 	if c.proc != nil {
-		select {
-		case <-c.proc.exited:
-			return nil, s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", c.proc.exitText(), tool, repeatWarning(safeRepeat))
-		case <-time.After(50 * time.Millisecond):
-			// the transport may fail a moment before the exit is reaped
-		}
-		select {
-		case <-c.proc.exited:
-			return nil, s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", c.proc.exitText(), tool, repeatWarning(safeRepeat))
-		default:
+		switch c.lostBecause(cctx, err) {
+		case lostExited:
+			return nil, s.withStderr(s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", c.proc.exitStatus(), tool, repeatWarning(safeRepeat)), c.proc.tail)
+		case lostClosed:
+			return nil, s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+		case lostTooLarge:
+			s.restartAfterLoss(c, "a reply over the size limit ended the connection")
+			return nil, s.errorf(KindCall, err, "%s: %s. The server is restarted for the next call%s", tool, tooLargeText(c.maxReply), repeatWarning(safeRepeat))
 		}
 	}
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		s.checkIfTimeout(c, context.DeadlineExceeded)
 		return nil, s.errorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
 	case ctx.Err() != nil:
 		return nil, s.errorf(KindCanceled, err, "call to %s cancelled", tool)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		s.checkIfTimeout(c, context.DeadlineExceeded)
 		return nil, s.errorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
 	case errors.Is(err, transport.ErrTransportClosed):
 		return nil, s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))

@@ -65,7 +65,22 @@ func (l *serverLogs) last(server string) ([]logLine, int) {
 // serverLog records one log message of the server: in our log with the server's name
 // and level, and in the ring /mcp <server> shows.
 func (s *Server) serverLog(p mcp.LoggingMessageNotificationParams) {
-	text := logData(p.Data)
+	// Log messages are the server's words: redacted like stderr, and logged within the
+	// same per-server budget, so a chatty server cannot fill the disk this way either.
+	text := s.redact(logData(p.Data))
+	s.logMu.Lock()
+	if s.logBudget == nil {
+		s.logBudget = newStderrLog(s.d.log, s.cfg.Name, s.d.clock)
+		s.logBudget.what = "server log messages"
+	}
+	logIt := s.logBudget.allow(len(text))
+	s.logMu.Unlock()
+	if s.d.x != nil {
+		s.d.x.logs.add(s.cfg.Name, logLine{at: s.d.clock.Now(), level: string(p.Level), logger: p.Logger, text: text})
+	}
+	if !logIt {
+		return
+	}
 	var ev *zerolog.Event
 	switch p.Level {
 	case mcp.LoggingLevelDebug:
@@ -83,9 +98,6 @@ func (s *Server) serverLog(p mcp.LoggingMessageNotificationParams) {
 		ev = ev.Str("logger", p.Logger)
 	}
 	ev.Str("log", text).Msg("server log message")
-	if s.d.x != nil {
-		s.d.x.logs.add(s.cfg.Name, logLine{at: s.d.clock.Now(), level: string(p.Level), logger: p.Logger, text: text})
-	}
 }
 
 // logData renders a log message's data (any JSON value) as one bounded line.
@@ -110,7 +122,7 @@ func logData(v any) string {
 // templates and prompts, and the server's last log messages.
 func (b *Bridge) serverLogText(server string) string {
 	var sb strings.Builder
-	if e := b.x.extras.load().servers[server]; e != nil && len(e.Resources)+len(e.ResourceTemplates)+len(e.Prompts) > 0 {
+	if e := b.extras().servers[server]; e != nil && len(e.Resources)+len(e.ResourceTemplates)+len(e.Prompts) > 0 {
 		fmt.Fprintf(&sb, "\n  resources:  %d, %d templates (search them with %s); prompts: %d (/mcp prompts %s)",
 			len(e.Resources), len(e.ResourceTemplates), SearchToolName, len(e.Prompts), server)
 	}

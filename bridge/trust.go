@@ -256,11 +256,12 @@ func (b *Bridge) trustCommand(ctx context.Context, args []string) (string, error
 		b.bg.Add(1)
 		go func() {
 			defer b.bg.Done()
-			changed, errs := b.Refresh(b.bgCtx, list)
-			if len(errs) > 0 {
-				b.note("warn", "MCP: could not list tools of "+strings.Join(errs, "; ")+". Details: /mcp")
-			} else if len(changed) > 0 {
-				b.note("success", fmt.Sprintf("MCP tool cache updated for %s. Run /reload-ext to load the new tools.", strings.Join(changed, ", ")))
+			parts, warn := b.RefreshEach(b.bgCtx, list, nil).noteParts(b.opts.Surface)
+			switch {
+			case warn:
+				b.note("warn", strings.Join(parts, "\n"))
+			case len(parts) > 0:
+				b.note("success", strings.Join(parts, "\n"))
 			}
 		}()
 	}

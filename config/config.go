@@ -150,6 +150,11 @@ type Server struct {
 	// non-global entry replaced, "" when it replaced nothing.
 	Replaces string
 
+	// EnvPolicy is what a stdio server gets of the bridge's environment: set by the
+	// entry's "envPolicy", else the top-level one, else inherit (global) or minimal
+	// (project).
+	EnvPolicy EnvPolicy
+
 	// Err is non-empty when the entry is misconfigured and the server must
 	// not be started. It names the offending field(s) and what to do, and
 	// never contains a secret value. Several errors are joined with "; ".
@@ -372,6 +377,7 @@ func Load(opts Options) *Config {
 	c := &Config{ToolExposure: ToolExposureAuto}
 	merged := map[string]*draft{}
 	var files []*fileResult
+	var topEnv EnvPolicy
 	if opts.ZotHome != "" {
 		files = append(files, readFile(absPath(GlobalPath(opts.ZotHome)), ScopeGlobal))
 	}
@@ -398,6 +404,9 @@ func Load(opts Options) *Config {
 			c.ToolExposure = f.toolExposure
 			c.ToolExposureSource = f.status.Path
 		}
+		if f.envPolicy.Mode != "" { // only the global file keeps top-level settings (dropSettings)
+			topEnv = f.envPolicy
+		}
 		c.TrustProjectServers = c.TrustProjectServers || f.trustProjectServers
 		for _, d := range f.servers {
 			prev, clash := merged[d.srv.Name]
@@ -421,6 +430,9 @@ func Load(opts Options) *Config {
 	for _, n := range names {
 		d := merged[n]
 		d.finish(projectDir, home, lookup)
+		if d.srv.EnvPolicy.Mode == "" {
+			d.srv.EnvPolicy = defaultEnvPolicy(d.srv.Scope, topEnv)
+		}
 		c.Problems = append(c.Problems, d.problems...)
 		c.Servers = append(c.Servers, d.srv)
 	}

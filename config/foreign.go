@@ -21,7 +21,7 @@ var serverFields = []string{
 	"command", "args", "env", "cwd", "url", "headers",
 	"transport", "type", "connectTimeout", "requestTimeout", "idleTimeout",
 	"enabled", "disabled", "disabledTools", "includeTools", "excludeTools",
-	"httpUrl", "serverUrl", "transportType", "timeout", "instructions", "interactiveTools",
+	"httpUrl", "serverUrl", "transportType", "timeout", "instructions", "interactiveTools", "envPolicy",
 }
 
 // ignoredFields are fields other clients define and the bridge does not implement,

@@ -28,6 +28,7 @@ type fileResult struct {
 	inputs       map[string]string // VS Code "inputs": id → description
 	// trustProjectServers is "trustProjectServers": true (global file only).
 	trustProjectServers bool
+	envPolicy           EnvPolicy
 }
 
 // draft is a server entry decoded from one file, before merge-time
@@ -121,6 +122,13 @@ func readFile(path, scope string) *fileResult {
 		}
 	}
 
+	if raw, ok := top["envPolicy"]; ok && !isNull(raw) {
+		if p, msg, ok := parseEnvPolicy(raw); ok {
+			f.envPolicy = p
+		} else {
+			fileFail("envPolicy", msg)
+		}
+	}
 	if raw, ok := top["inputs"]; ok && !isNull(raw) {
 		f.inputs = decodeInputs(path, raw, &f.problems)
 	}
@@ -322,6 +330,13 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 			d.fail("disabled", "must be true or false")
 		} else if b {
 			d.srv.Enabled = false
+		}
+	}
+	if v, ok := get("envPolicy"); ok {
+		if p, msg, ok := parseEnvPolicy(v); ok {
+			d.srv.EnvPolicy = p
+		} else {
+			d.fail("envPolicy", msg)
 		}
 	}
 	if v, ok := get("disabledTools"); ok {

@@ -140,7 +140,9 @@ func (c *converter) fromCodex(name string, in map[string]any) map[string]any {
 				}
 			}
 		case "env_vars":
-			c.note(name, "env_vars: not needed; the bridge passes its environment to the servers it starts")
+			// Codex passes a base environment plus these names; envPolicy's list form is
+			// the same rule.
+			out["envPolicy"] = v
 		default:
 			c.note(name, "%s dropped: the bridge has no such setting", k)
 		}

@@ -1,0 +1,79 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// pingTimeout is how long a server gets to answer a ping after one of its calls timed out.
+const pingTimeout = 5 * time.Second
+
+// checkIfTimeout starts a health check of c when err says a call on it timed out: a slow
+// tool is fine, a server that stopped answering altogether is not.
+func (s *Server) checkIfTimeout(c *conn, err error) {
+	if errors.Is(err, context.DeadlineExceeded) || kindOf(err) == KindTimeout {
+		s.checkAfterTimeout(c)
+	}
+}
+
+func kindOf(err error) ErrKind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+// checkAfterTimeout pings the server (MCP ping, pingTimeout on the injected clock). Calls
+// that come meanwhile wait for the verdict; a server that does not answer is stopped, so
+// the next call starts it afresh, and /mcp says why.
+func (s *Server) checkAfterTimeout(c *conn) {
+	// The deadline is armed before the check is published, so anyone who sees the check
+	// running knows its deadline is set.
+	ctx, cancel := withClockTimeout(context.Background(), s.d.clock, pingTimeout)
+	s.mu.Lock()
+	if s.conn != c || s.state != StateReady || s.probe != nil {
+		s.mu.Unlock()
+		cancel()
+		return
+	}
+	done := make(chan struct{})
+	s.probe = done
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		// Connections pin the legacy protocol (initRequest), where ping is the MCP way to
+		// ask "are you there"; the deprecation concerns the 2026-07-28 protocol only.
+		//lint:ignore SA1019 see above
+		err := c.client.Ping(ctx)
+		cancel()
+		if err != nil {
+			s.mu.Lock()
+			current := s.conn == c
+			if current {
+				s.lastErr = fmt.Sprintf("not answering: no reply to a ping within %s after a call timed out; restarted for the next call", pingTimeout)
+				s.lastErrUser = s.lastErr
+				s.lastErrAt = s.d.clock.Now()
+			}
+			s.mu.Unlock()
+			if current {
+				s.d.log.Warn().Str("server", s.cfg.Name).Str("error", s.redact(err.Error())).Msg("server not answering after a timed-out call; restarting it")
+				s.Stop(context.Background())
+			}
+		}
+		s.mu.Lock()
+		if s.probe == done {
+			s.probe = nil
+		}
+		s.mu.Unlock()
+	}()
+}
+
+// checking reports whether a health check is running (for tests and /mcp).
+func (s *Server) checking() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.probe != nil
+}

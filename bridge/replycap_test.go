@@ -1,0 +1,126 @@
+package bridge
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// TestReplyLimiter: lines up to the limit pass untouched; a longer one is cut, the rest
+// of it discarded, and an error for its id takes its place; without an id the stream
+// ends. Read the way mcp-go reads: ReadString('\n') over a bufio.Reader.
+func TestReplyLimiter(t *testing.T) {
+	const limit = 64
+	big := `{"jsonrpc":"2.0","id":7,"result":{"text":"` + strings.Repeat("x", 500) + `"}}`
+	late := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"id":7,"jsonrpc":"2.0"}`
+	ok := `{"jsonrpc":"2.0","id":8,"result":{}}`
+	exact := `{"id":9,"r":"` + strings.Repeat("y", limit-len(`{"id":9,"r":""}`)) + `"}`
+	tests := []struct {
+		name     string
+		in       string
+		want     []string // lines that parse as JSON, in order
+		wantLost bool
+	}{
+		{name: "small lines pass", in: ok + "\n" + ok + "\n", want: []string{ok, ok}},
+		{name: "exactly the limit passes", in: exact + "\n", want: []string{exact}},
+		{name: "over-size reply becomes an error for its id", in: big + "\n" + ok + "\n",
+			want: []string{`{"error":{"code":-32603,"message":"` + tooLargeText(limit) + `"},"id":7,"jsonrpc":"2.0"}`, ok}},
+		{name: "over-size reply without a newline yet at EOF", in: big, want: []string{`"id":7`}},
+		{name: "id after the result: the stream ends", in: late + "\n" + ok + "\n", wantLost: true},
+	}
+	for _, tt := range tests {
+		for _, oneByte := range []bool{false, true} {
+			t.Run(tt.name, func(t *testing.T) {
+				var src io.Reader = strings.NewReader(tt.in)
+				if oneByte {
+					src = iotest.OneByteReader(src)
+				}
+				lim := newReplyLimiter(src, limit)
+				br := bufio.NewReader(lim)
+				var got []string
+				for {
+					line, err := br.ReadString('\n')
+					if l := strings.TrimSpace(line); strings.HasPrefix(l, "{") && strings.HasSuffix(l, "}") {
+						got = append(got, l)
+					} else if len(l) > limit+1 {
+						t.Fatalf("a line of %d bytes got through", len(l))
+					}
+					if err != nil {
+						if !errors.Is(err, io.EOF) {
+							t.Fatal(err)
+						}
+						break
+					}
+				}
+				lost := false
+				select {
+				case <-lim.lost:
+					lost = true
+				default:
+				}
+				if lost != tt.wantLost {
+					t.Fatalf("lost = %v, want %v", lost, tt.wantLost)
+				}
+				if len(got) != len(tt.want) {
+					t.Fatalf("got lines %q, want %d like %q", got, len(tt.want), tt.want)
+				}
+				for i := range got {
+					if !strings.Contains(got[i], tt.want[i]) {
+						t.Fatalf("line %d = %q, want %q", i, got[i], tt.want[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestOversizeReplyFailsOnlyThatCall: a tool result larger than the cap fails its call
+// with a clear error; the same server process answers the next call. Before, the whole
+// reply was read into memory and delivered.
+func TestOversizeReplyFailsOnlyThatCall(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": e.server()}, nil)
+	b := e.bridge(extension.GenNew)
+	b.deps.maxReply = 1 << 20
+	s := e.srv(b, "s")
+	pid := mustCall(t, s, "pid", nil)
+	_, err := s.Call(ctxGuard(t), "big", map[string]any{"bytes": 3 << 20}, true)
+	if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") {
+		t.Fatalf("over-size reply: %v", err)
+	}
+	if got := mustCall(t, s, "pid", nil); got != pid {
+		t.Fatalf("server restarted (pid %s, was %s); only the call should fail", got, pid)
+	}
+	if got := mustCall(t, s, "big", map[string]any{"bytes": 1000}); len(got) != 1000 {
+		t.Fatalf("reply under the cap: %d bytes", len(got))
+	}
+}
+
+func TestMaxReplyFromEnv(t *testing.T) {
+	tests := []struct {
+		val     string
+		set     bool
+		want    int
+		wantErr bool
+	}{
+		{set: false, want: 0},
+		{val: "16", set: true, want: 16 << 20},
+		{val: "0", set: true, wantErr: true},
+		{val: "lots", set: true, wantErr: true},
+	}
+	for _, tt := range tests {
+		lookup := func(string) (string, bool) { return tt.val, tt.set }
+		got, err := maxReplyFrom(lookup)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("%q: got %d, %v", tt.val, got, err)
+		}
+		if b := New(Options{LookupEnv: lookup, ZotHome: t.TempDir()}); b.opts.MaxReplyBytes != tt.want {
+			t.Errorf("%q: Options.MaxReplyBytes = %d, want %d", tt.val, b.opts.MaxReplyBytes, tt.want)
+		}
+	}
+}
