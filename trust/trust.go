@@ -96,11 +96,14 @@ type fingerprintData struct {
 	Env       [][2]string `json:"env"`
 	URL       string      `json:"url"`
 	Headers   [][2]string `json:"headers"`
+	// EnvPolicy is the policy in effect (it decides which of the user's variables
+	// the server sees); omitted when unset so that older fingerprints stay valid.
+	EnvPolicy string `json:"envPolicy,omitempty"`
 }
 
 // Fingerprint returns the hex SHA-256 of everything in s that decides what runs or where
-// data goes: transport, command, args, cwd, env entries, url and header entries, all as
-// written in the file (${VAR} references unexpanded, so the hash never depends on, or
+// data goes: transport, command, args, cwd, env entries, the env policy in effect, url and
+// header entries, all as written in the file (${VAR} references unexpanded, so the hash never depends on, or
 // reveals, a secret held in the environment). Name, timeouts, enabled and tool filters are
 // left out: editing them does not ask again.
 func Fingerprint(s *config.Server) string {
@@ -113,6 +116,7 @@ func Fingerprint(s *config.Server) string {
 		Env:       config.SortedPairs(s.Raw.Env),
 		URL:       s.Raw.URL,
 		Headers:   config.SortedPairs(s.Raw.Headers),
+		EnvPolicy: s.EnvPolicy.String(),
 	}
 	if fd.Args == nil {
 		fd.Args = []string{}

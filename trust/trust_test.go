@@ -47,6 +47,10 @@ func TestFingerprintFields(t *testing.T) {
 		{"header value", func(s *config.Server) { s.Raw.Headers = map[string]string{"X-A": "${HOME}"} }, true},
 		{"header added", func(s *config.Server) { s.Raw.Headers = map[string]string{"X-A": "${A}", "X-B": "b"} }, true},
 		{"transport", func(s *config.Server) { s.Transport = config.TransportSSE }, true},
+		{"env policy inherit", func(s *config.Server) { s.EnvPolicy = config.EnvPolicy{Mode: config.EnvInherit} }, true},
+		{"env policy passes a name", func(s *config.Server) {
+			s.EnvPolicy = config.EnvPolicy{Mode: config.EnvMinimal, Pass: []string{"GITHUB_TOKEN"}}
+		}, true},
 		{"expanded values", func(s *config.Server) { s.Env = map[string]string{"TOKEN": "secret"}; s.Command = "/usr/bin/node" }, false},
 		{"timeouts", func(s *config.Server) { s.IdleTimeout = time.Hour; s.RequestTimeout = time.Second }, false},
 		{"enabled and filters", func(s *config.Server) { s.Enabled = false; s.DisabledTools = []string{"x"} }, false},
