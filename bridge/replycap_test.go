@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -122,5 +123,69 @@ func TestMaxReplyFromEnv(t *testing.T) {
 		if b := New(Options{LookupEnv: lookup, ZotHome: t.TempDir()}); b.opts.MaxReplyBytes != tt.want {
 			t.Errorf("%q: Options.MaxReplyBytes = %d, want %d", tt.val, b.opts.MaxReplyBytes, tt.want)
 		}
+	}
+}
+
+// hugeLine is an io.Reader of one JSON-RPC reply line whose text field holds n bytes,
+// produced piece by piece so that the test itself allocates nothing in proportion to n.
+type hugeLine struct {
+	head, tail string
+	n          int // filler bytes still to produce
+	sent       int // bytes of head already produced
+	tailSent   int
+}
+
+func (h *hugeLine) Read(p []byte) (int, error) {
+	switch {
+	case h.sent < len(h.head):
+		k := copy(p, h.head[h.sent:])
+		h.sent += k
+		return k, nil
+	case h.n > 0:
+		k := min(len(p), h.n)
+		for i := range p[:k] {
+			p[i] = 'x'
+		}
+		h.n -= k
+		return k, nil
+	case h.tailSent < len(h.tail):
+		k := copy(p, h.tail[h.tailSent:])
+		h.tailSent += k
+		return k, nil
+	}
+	return 0, io.EOF
+}
+
+// TestReplyLimiterMemoryIsBounded: reading a reply far over the cap the way mcp-go reads
+// (bufio ReadString per line) allocates about the cap, not the reply: the rest is
+// discarded as it streams past. Without the limiter the whole line is buffered (and
+// grown by doubling), which is what took the bridge to gigabytes on a huge result.
+func TestReplyLimiterMemoryIsBounded(t *testing.T) {
+	const limit, reply = 1 << 20, 64 << 20
+	src := &hugeLine{head: `{"jsonrpc":"2.0","id":3,"result":{"text":"`, n: reply, tail: "\"}}\n"}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	br := bufio.NewReader(newReplyLimiter(src, limit))
+	lines := 0
+	for {
+		line, err := br.ReadString('\n')
+		if strings.TrimSpace(line) != "" {
+			lines++
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if lines == 0 {
+		t.Fatal("nothing came through the limiter")
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Fatalf("reading a %d MiB reply through a %d MiB cap allocated %d MiB; want about the cap",
+			reply>>20, limit>>20, grew>>20)
 	}
 }
