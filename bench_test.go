@@ -101,6 +101,12 @@ func benchCatalog(b *testing.B) []catServer {
 	return catalogServers
 }
 
+// bridgeHelperTool reports whether name is one of the bridge's own tools registered beside
+// the search tool whenever servers are configured (reading resources, fetching task results).
+func bridgeHelperTool(name string) bool {
+	return name == bridge.ReadResourceToolName || name == bridge.TaskResultToolName
+}
+
 // catalogToolCount is the number of tools in the catalog.
 func catalogToolCount(cat []catServer) int {
 	n := 0
@@ -611,7 +617,7 @@ func BenchmarkStartup(b *testing.B) {
 				if err != nil {
 					b.Fatalf("%v\nbridge stderr:\n%s", err, r.stderr)
 				}
-				if want := c.tools + 2; n != want { // + mcp__search_tools and mcp__read_resource
+				if want := c.tools + 3; n != want { // + mcp__search_tools, mcp__read_resource and mcp__task_result
 					b.Fatalf("%d register_tool frames before ready, want %d\nbridge stderr:\n%s", n, want, r.stderr)
 				}
 				kb, err := rssKB(r.cmd.Process.Pid)
@@ -742,7 +748,7 @@ func BenchmarkToolDefinitions(b *testing.B) {
 		if d.Deferred {
 			b.Fatalf("direct mode registered %s deferred", d.Name)
 		}
-		if d.Name != bridge.SearchToolName && d.Name != bridge.ReadResourceToolName {
+		if d.Name != bridge.SearchToolName && !bridgeHelperTool(d.Name) {
 			eagerAll += d.size()
 			eagerN++
 		}
@@ -757,7 +763,7 @@ func BenchmarkToolDefinitions(b *testing.B) {
 	host, frames, stderr = h.startHost(ctx)
 	proxyDefs := 0
 	for _, d := range regDefs(b, frames) {
-		if d.Deferred || (d.Name != bridge.SearchToolName && d.Name != bridge.CallToolName && d.Name != bridge.ReadResourceToolName) {
+		if d.Deferred || (d.Name != bridge.SearchToolName && d.Name != bridge.CallToolName && !bridgeHelperTool(d.Name)) {
 			b.Fatalf("proxy mode registered %s (deferred %v)", d.Name, d.Deferred)
 		}
 		proxyDefs += d.size()
@@ -775,8 +781,8 @@ func BenchmarkToolDefinitions(b *testing.B) {
 	firstReq := 0
 	deferred := map[string]int{}
 	for _, d := range regDefs(b, frames) {
-		if d.Name == bridge.ReadResourceToolName {
-			continue // not an MCP tool; activated only by a search that shows a resource
+		if bridgeHelperTool(d.Name) {
+			continue // not an MCP tool; activated only by a search that shows a resource or a task hint
 		}
 		if d.Deferred {
 			deferred[d.Name] = d.size()
