@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/zot-mcp/mcp-bridge/bridge"
 )
 
 // loginWait bounds the CLI's wait for a login: the bridge's own login timeout ends the
@@ -13,13 +15,9 @@ const loginWait = 6 * time.Minute
 
 func cmdLogin(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("login", "login NAME [--cwd DIR]   (OAuth; opens $BROWSER or the platform's browser)", stderr)
-	pos, err := f.parse(args)
-	if err != nil {
-		return exitFor(err)
-	}
-	if len(pos) != 1 {
-		f.fs.Usage()
-		return 2
+	name, code, ok := f.parseName(args)
+	if !ok {
+		return code
 	}
 	b := loadBridge(f.cwd, stderr)
 	defer closeBridge(b)
@@ -27,18 +25,10 @@ func cmdLogin(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	// The same flow as /mcp login: the answer carries the URL (always printed, whether
 	// or not a browser opens); the outcome arrives as notes, printed to stderr.
-	out, err := b.CommandArgs(ctx, []string{"login", pos[0]})
-	if out != "" {
-		fmt.Fprintln(stdout, out)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "mcp-bridge login:", err)
-		if _, ok := b.Server(pos[0]); !ok {
-			reportBrokenFor(b, stderr, pos[0])
-		}
+	if !runServerCommand(ctx, b, "login", name, stdout, stderr) {
 		return 1
 	}
-	if err := b.WaitLogin(ctx, pos[0]); err != nil {
+	if err := b.WaitLogin(ctx, name); err != nil {
 		// The reason has been printed as a note already.
 		return 1
 	}
@@ -47,26 +37,28 @@ func cmdLogin(args []string, stdout, stderr io.Writer) int {
 
 func cmdLogout(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("logout", "logout NAME [--cwd DIR]", stderr)
-	pos, err := f.parse(args)
-	if err != nil {
-		return exitFor(err)
-	}
-	if len(pos) != 1 {
-		f.fs.Usage()
-		return 2
+	name, code, ok := f.parseName(args)
+	if !ok {
+		return code
 	}
 	b := loadBridge(f.cwd, stderr)
 	defer closeBridge(b)
-	out, err := b.CommandArgs(context.Background(), []string{"logout", pos[0]})
+	return boolExit(!runServerCommand(context.Background(), b, "logout", name, stdout, stderr))
+}
+
+// runServerCommand runs the /mcp subcommand verb for one server, as the CLI: its answer
+// to stdout, a failure to stderr (naming a broken config file that may hold the server).
+func runServerCommand(ctx context.Context, b *bridge.Bridge, verb, name string, stdout, stderr io.Writer) bool {
+	out, err := b.CommandArgs(ctx, []string{verb, name})
 	if out != "" {
 		fmt.Fprintln(stdout, out)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "mcp-bridge logout:", err)
-		if _, ok := b.Server(pos[0]); !ok {
-			reportBrokenFor(b, stderr, pos[0])
+		fmt.Fprintf(stderr, "mcp-bridge %s: %v\n", verb, err)
+		if _, ok := b.Server(name); !ok {
+			reportBrokenFor(b, stderr, name)
 		}
-		return 1
+		return false
 	}
-	return 0
+	return true
 }

@@ -296,26 +296,22 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 func cmdGet(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("get", "get NAME [--json] [--cwd DIR]", stderr)
 	asJSON := f.jsonFlag()
-	pos, err := f.parse(args)
-	if err != nil {
-		return exitFor(err)
-	}
-	if len(pos) != 1 {
-		f.fs.Usage()
-		return 2
+	name, code, ok := f.parseName(args)
+	if !ok {
+		return code
 	}
 	b := loadBridge(f.cwd, stderr)
 	defer closeBridge(b)
-	info, ok := b.ServerInfo(pos[0])
+	info, ok := b.ServerInfo(name)
 	if !ok {
-		fmt.Fprintf(stderr, "unknown server %q.%s Servers: %s\n", pos[0], bridge.Suggest(pos[0], b.ServerNames()), orNone(b.ServerNames()))
-		reportBrokenFor(b, stderr, pos[0])
+		fmt.Fprintf(stderr, "unknown server %q.%s Servers: %s\n", name, bridge.Suggest(name, b.ServerNames()), orNone(b.ServerNames()))
+		reportBrokenFor(b, stderr, name)
 		return 1
 	}
 	if *asJSON {
 		return writeJSON(stdout, stderr, info)
 	}
-	text, _ := b.DetailText(pos[0])
+	text, _ := b.DetailText(name)
 	fmt.Fprintln(stdout, text)
 	return 0
 }

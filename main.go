@@ -170,6 +170,20 @@ func (f *cliFlags) parse(args []string) ([]string, error) {
 	}
 }
 
+// parseName parses args for a command that takes exactly one server name. When ok is
+// false the command ends with code (usage printed, or --help answered).
+func (f *cliFlags) parseName(args []string) (name string, code int, ok bool) {
+	pos, err := f.parse(args)
+	if err != nil {
+		return "", exitFor(err), false
+	}
+	if len(pos) != 1 {
+		f.fs.Usage()
+		return "", 2, false
+	}
+	return pos[0], 0, true
+}
+
 func (f *cliFlags) jsonFlag() *bool {
 	return f.fs.Bool("json", false, "print JSON (for scripts)")
 }
