@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
@@ -255,4 +256,29 @@ func (w *tlog) Write(p []byte) (int, error) {
 		w.t.Log(strings.TrimSpace(string(p)))
 	}
 	return len(p), nil
+}
+
+// serveHost runs b as an extension behind a fake host over pipes and reads its hello. At
+// test end the host shuts it down, extension.Run must return, and b is closed.
+func serveHost(t *testing.T, b *Bridge) *exttest.Host {
+	t.Helper()
+	h, in, out := exttest.NewPipe(t)
+	done := make(chan error, 1)
+	go func() {
+		done <- extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"})
+		_ = out.(io.Closer).Close()
+	}()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		defer cancel()
+		_ = h.Shutdown(ctx)
+		select {
+		case <-done:
+		case <-ctx.Done():
+			t.Error("extension.Run did not return after shutdown")
+		}
+		b.Close(ctx)
+	})
+	h.ExpectHello(ctxGuard(t))
+	return h
 }

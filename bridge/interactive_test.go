@@ -1,8 +1,6 @@
 package bridge
 
 import (
-	"context"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -29,24 +27,7 @@ func interactiveSession(t *testing.T, caps []string, budget time.Duration) (*ext
 	pre.Close(ctxGuard(t))
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(t)), CallBudget: budget,
 		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
-	h, in, out := exttest.NewPipe(t)
-	done := make(chan error, 1)
-	go func() {
-		done <- extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"})
-		_ = out.(io.Closer).Close()
-	}()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), guard)
-		defer cancel()
-		_ = h.Shutdown(ctx)
-		select {
-		case <-done:
-		case <-ctx.Done():
-			t.Error("extension.Run did not return after shutdown")
-		}
-		b.Close(ctx)
-	})
-	h.ExpectHello(ctxGuard(t))
+	h := serveHost(t, b)
 	return h, h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: caps})
 }
 

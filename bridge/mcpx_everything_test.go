@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -82,24 +81,7 @@ func everythingHost(t *testing.T, caps []string, sampling bool, extra map[string
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(io.MultiWriter(log, testLog(t))).Level(zerolog.DebugLevel),
 		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
 	b.x.advertiseSampling = sampling
-	h, in, out := exttest.NewPipe(t)
-	runDone := make(chan error, 1)
-	go func() {
-		runDone <- extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"})
-		_ = out.(io.Closer).Close()
-	}()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), guard)
-		defer cancel()
-		_ = h.Shutdown(ctx)
-		select {
-		case <-runDone:
-		case <-ctx.Done():
-			t.Error("extension.Run did not return after shutdown")
-		}
-		b.Close(ctx)
-	})
-	h.ExpectHello(ctxGuard(t))
+	h := serveHost(t, b)
 	regs := h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: caps})
 	return &everythingSession{e: e, h: h, b: b, log: log, regs: regs}
 }

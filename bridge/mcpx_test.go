@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -86,14 +85,8 @@ func TestLegacyHostGetsNoProgressNotes(t *testing.T) {
 			e := newTestEnv(t)
 			e.write(map[string]any{}, nil)
 			b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock})
-			h, in, out := exttest.NewPipe(t)
-			done := make(chan error, 1)
-			go func() {
-				done <- extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"})
-				_ = out.(io.Closer).Close()
-			}()
+			h := serveHost(t, b)
 			ctx := ctxGuard(t)
-			h.ExpectHello(ctx)
 			ack := exttest.Ack{Cwd: e.project}
 			if tt.caps != nil {
 				ack.Capabilities = tt.caps
@@ -119,9 +112,6 @@ func TestLegacyHostGetsNoProgressNotes(t *testing.T) {
 			if n != tt.notes {
 				t.Fatalf("%d progress notes, want %d", n, tt.notes)
 			}
-			_ = h.Shutdown(ctx)
-			<-done
-			b.Close(ctx)
 		})
 	}
 }
@@ -281,14 +271,8 @@ func TestPinnedNoteSurvivesProgress(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{}, nil)
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock})
-	h, in, out := exttest.NewPipe(t)
-	done := make(chan error, 1)
-	go func() {
-		done <- extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"})
-		_ = out.(io.Closer).Close()
-	}()
+	h := serveHost(t, b)
 	ctx := ctxGuard(t)
-	h.ExpectHello(ctx)
 	h.Handshake(ctx, exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}})
 	b.x.notes.pin("q1", "warn", "question 1")
 	cctx, end := b.x.progress.begin(context.Background(), "s", "slow")
@@ -322,7 +306,4 @@ func TestPinnedNoteSurvivesProgress(t *testing.T) {
 	if len(shown) != 0 {
 		t.Fatalf("before the last general note the host still showed %q", shown)
 	}
-	_ = h.Shutdown(ctx)
-	<-done
-	b.Close(ctx)
 }

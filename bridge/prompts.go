@@ -218,21 +218,12 @@ func promptText(res *mcp.GetPromptResult) string {
 
 // GetPrompt runs prompts/get on the server (starting it if asleep).
 func (s *Server) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	c, err := s.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer s.release()
-	cctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
-	defer cancel()
-	req := mcp.GetPromptRequest{}
-	req.Params.Name = name
-	req.Params.Arguments = args
-	res, err := c.client.GetPrompt(cctx, req)
-	if err != nil {
-		return nil, s.extraErr(ctx, cctx, err, "getting prompt "+name)
-	}
-	return res, nil
+	return extraRequest(ctx, s, "getting prompt "+name, func(cctx context.Context, c *conn) (*mcp.GetPromptResult, error) {
+		req := mcp.GetPromptRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		return c.client.GetPrompt(cctx, req)
+	})
 }
 
 // splitQuoted splits a command line on spaces; double or single quotes keep spaces inside

@@ -280,18 +280,28 @@ func blobText(b mcp.BlobResourceContents) (string, bool) {
 
 // ReadResource runs resources/read on the server (starting it if asleep).
 func (s *Server) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	return extraRequest(ctx, s, "reading resource "+uri, func(cctx context.Context, c *conn) (*mcp.ReadResourceResult, error) {
+		req := mcp.ReadResourceRequest{}
+		req.Params.URI = uri
+		return c.client.ReadResource(cctx, req)
+	})
+}
+
+// extraRequest runs one request beyond tools/call on the server's connection, starting
+// the server if asleep and keeping it busy meanwhile, under requestTimeout; a failure is
+// worded by extraErr with doing.
+func extraRequest[T any](ctx context.Context, s *Server, doing string, do func(context.Context, *conn) (T, error)) (T, error) {
+	var zero T
 	c, err := s.acquire(ctx)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer s.release()
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
-	req := mcp.ReadResourceRequest{}
-	req.Params.URI = uri
-	res, err := c.client.ReadResource(cctx, req)
+	res, err := do(cctx, c)
 	if err != nil {
-		return nil, s.extraErr(ctx, cctx, err, "reading resource "+uri)
+		return zero, s.extraErr(ctx, cctx, err, doing)
 	}
 	return res, nil
 }
