@@ -36,7 +36,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/cache/search"
+	"github.com/zot-mcp/mcp-bridge/search"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
@@ -1150,7 +1150,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 }
 
 // BenchmarkSearchQuality evaluates ranking quality over the catalog (664 tools) on the
-// two halves of the labelled queries (cache/search/testdata): tuning.json, which the
+// two halves of the labelled queries (search/testdata): tuning.json, which the
 // ranker was tuned on, and report.json, which it never was; overall (kind=all) and per
 // query kind: recall@1, recall@5 and MRR@10 for ours and for Baseline. ns/op is one pass
 // of ours over the queries.

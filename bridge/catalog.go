@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/cache/search"
+	"github.com/zot-mcp/mcp-bridge/search"
 )
 
 // entry is one MCP tool the bridge knows, under its registered name.

@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/cache/search"
+	"github.com/zot-mcp/mcp-bridge/search"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/zot-mcp/mcp-bridge/cache/search"
+	"github.com/zot-mcp/mcp-bridge/search"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 

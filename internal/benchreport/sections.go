@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/zot-mcp/mcp-bridge/cache/search"
+	"github.com/zot-mcp/mcp-bridge/search"
 )
 
 // Benchmark names as `go test` prints them (without the -GOMAXPROCS suffix).
@@ -200,7 +200,7 @@ func sections() []section {
 	ql := section{
 		title: "Search quality: by half and by query kind",
 		intro: "Over the real catalog (664 tools). The labelled queries are split into two halves fixed in the repo " +
-			"(`cache/search/testdata`): the **tuning half** (`tuning.json`, 338 queries the ranker was tuned on: 233 older ones and 105 " +
+			"(`search/testdata`): the **tuning half** (`tuning.json`, 338 queries the ranker was tuned on: 233 older ones and 105 " +
 			"everyday task queries added when those were saturated) and the **report half** " +
 			"(`report.json`: 64 queries written before any tuning plus 283 written for issue 15 over all 48 servers and committed before the " +
 			"ranker changed; never tuned on). Kinds: *task* (everyday words, no product named), *product* (names the product or server), " +
@@ -241,7 +241,7 @@ func sections() []section {
 			"What generalised: the tools' own words (enum values, the description's first sentence), query coverage, lemmas, file "+
 			"extensions and a general-English intent lexicon written from the catalog's vocabulary (report half recall@5 %s → %s). "+
 			"What did not: lexicon entries written for the misses of the tuning half's second batch lifted that half's recall@5 from "+
-			"0.858 to 0.923 but the report half's only from 0.882 to 0.888 (`go test -run TestQuality -v ./cache/search` at 0e97c17 "+
+			"0.858 to 0.923 but the report half's only from 0.882 to 0.888 (`go test -run TestQuality -v ./search` at 0e97c17 "+
 			"and c3f96e8), so more hand-written entries are not the way to the goal. The reference bridge's substring scoring reaches "+
 			"recall@5 %s / MRR %s on the report half and %s / %s on the tuning half.",
 			f(searchBefore["report/all"][1], 3), f(med(r, rep, "recall@5"), 3),
