@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -475,6 +476,17 @@ func TestLemma(t *testing.T) {
 	} {
 		if got := lemma(w, known); got != want {
 			t.Errorf("lemma(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+// TestIntentTableMergesAlikeKeys: intent keys that analyse to the same words
+// ("hour", "hours") keep the words of both, whatever the map order.
+func TestIntentTableMergesAlikeKeys(t *testing.T) {
+	got := intentTable["hour"]
+	for _, w := range append(slices.Clone(intents["hour"]), intents["hours"]...) {
+		if !slices.Contains(got, singular(w)) {
+			t.Errorf("intentTable[hour] = %v, lacks %q", got, w)
 		}
 	}
 }
