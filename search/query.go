@@ -17,7 +17,8 @@ const (
 	// shapeWeight applies to the implied kind of a file- or URL-shaped word
 	// ("notes.md" → "file", "example.com" → "url").
 	shapeWeight = 0.8
-	// shapedWordWeight applies to the words inside such a file name or URL.
+	// shapedWordWeight applies to the words inside such a file name or URL,
+	// or an identifier (db-1, #ops).
 	shapedWordWeight = 0.5
 	// minJoinLen and minSplitPart bound joins and splits to avoid accidents.
 	minJoinLen   = 5
@@ -76,6 +77,12 @@ var implicitReadStarts = map[string]bool{
 	"are": true, "is": true, "any": true, "show": true,
 }
 
+// questionStarts are words that open a question rather than a command.
+var questionStarts = map[string]bool{
+	"what": true, "whats": true, "which": true, "who": true, "where": true,
+	"when": true, "did": true, "was": true, "were": true, "has": true,
+}
+
 // queryTerm is one analysed query term with its weight.
 type queryTerm struct {
 	term   string
@@ -129,6 +136,38 @@ func fileExtension(w string) string {
 	return ""
 }
 
+// identShape classifies a query word that names something rather than
+// saying what to do: "channel" for #name, "user" for @name, "name" for
+// letters and digits joined by - _ or : (db-1, worker-2, config:flags), ""
+// otherwise.
+func identShape(w string) string {
+	w = strings.Trim(w, "\"'`()[]{}<>,;!?.")
+	if len(w) < 2 {
+		return ""
+	}
+	switch w[0] {
+	case '#':
+		return "channel"
+	case '@':
+		return "user"
+	}
+	var letter, digit, joint bool
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c == '-' || c == '_' || c == ':':
+			joint = i > 0 && i < len(w)-1
+		case isLetterOrDigit(rune(c)):
+			letter = true
+		}
+	}
+	if joint && letter && (digit || strings.Contains(w, ":")) {
+		return "name"
+	}
+	return ""
+}
+
 // wordShape classifies a white-space separated query word.
 func wordShape(w string) string {
 	w = strings.Trim(w, "\"'`()[]{}<>,;:!?")
@@ -170,9 +209,11 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	// known reports whether a word means something to the index: it is
 	// indexed or has synonyms or intents.
 	known := func(t string) bool { return inVocab(t) || expansions[t] != nil || intentTable[t] != nil }
-	lemmaOf := map[string]string{} // unknown inflected original term → known base form
-	var orig []string              // original terms, in order
-	var raw []string               // raw lower-case words in order, stop words included
+	lemmaOf := map[string]string{}     // unknown inflected original term → known base form
+	var orig []string                  // original terms, in order
+	var raw []string                   // raw lower-case words in order, stop words included
+	var rawWeight []float64            // weight of each raw word's chunk
+	origWeight := map[string]float64{} // original term → its highest weight
 	var verbs uint16
 	// bitOf is the coverage bit of an original term: its first position.
 	bitOf := func(t string) uint64 {
@@ -195,12 +236,21 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 					put(t, shapeWeight, false)
 				}
 			}
+		} else if id := identShape(chunk); id != "" {
+			// A name such as db-1, #ops or @maria: what it is says more
+			// than the words inside it.
+			weight, strong = shapedWordWeight, false
+			origin = 0
+			if id != "name" {
+				put(id, shapeWeight, false)
+			}
 		}
 		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
 			var parts []string
 			forEachWord(run, nil, func(w []byte, whole bool) {
 				if !whole {
 					raw = append(raw, string(w))
+					rawWeight = append(rawWeight, weight)
 				}
 				t := string(singularBytes(w))
 				switch {
@@ -215,6 +265,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			})
 			for _, p := range parts {
 				orig = append(orig, p)
+				origWeight[p] = max(origWeight[p], weight)
 				origin = bitOf(p)
 				put(p, weight, strong)
 				if known(p) {
@@ -258,7 +309,11 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 	}
 	origin = 0
-	if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
+	if len(raw) > 0 && questionStarts[raw[0]] {
+		// A question asks to see something, whatever verb it mentions
+		// ("what do you remember", "which files did I change").
+		verbs = vGet | vList | vSearch
+	} else if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
 		verbs = vGet | vList
 	}
 
@@ -273,15 +328,17 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	for i := range sing {
 		key := ""
 		var bits uint64
+		w := 1.0
 		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
 			if j > i {
 				key += " "
 			}
 			key += sing[j]
 			bits |= bitOf(singular(raw[j]))
+			w = min(w, rawWeight[j])
 			origin = bits
 			for _, to := range intentTable[key] {
-				put(to, intentWeight, false)
+				put(to, intentWeight*w, false)
 			}
 		}
 	}
@@ -318,12 +375,15 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	// Synonyms and abbreviations of the original words.
 	for _, t := range orig {
 		origin = bitOf(t)
+		// A word inside a file name or identifier expands as weakly as it
+		// counts itself: "config.yaml" is a file, not a configuration tool.
+		ow := origWeight[t]
 		for _, e := range expansions[t] {
-			put(e.term, e.weight, e.strong)
+			put(e.term, e.weight*ow, e.strong && ow == 1)
 		}
 		if l, ok := lemmaOf[t]; ok {
 			for _, e := range expansions[l] {
-				put(e.term, e.weight*lemmaWeight, e.strong)
+				put(e.term, e.weight*lemmaWeight*ow, e.strong && ow == 1)
 			}
 		}
 	}

@@ -490,3 +490,50 @@ func TestIntentTableMergesAlikeKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestIdentShape(t *testing.T) {
+	for w, want := range map[string]string{
+		"db-1": "name", "us-east-1": "name", "worker_2": "name", "config:flags": "name",
+		"#ops": "channel", "@maria": "user", "(db-1)": "name",
+		"database": "", "k8s": "", "a11y": "", "-v": "", "re-run": "", "v2": "", "#": "",
+	} {
+		if got := identShape(w); got != want {
+			t.Errorf("identShape(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+// TestQueryShapes: a question reads whatever verb it uses, and the words
+// inside a file name or identifier expand no more strongly than they count.
+func TestQueryShapes(t *testing.T) {
+	weightOf := func(q, term string) float64 {
+		terms, _ := analyseQuery(q, map[string]int32{})
+		for _, qt := range terms {
+			if qt.term == term {
+				return qt.weight
+			}
+		}
+		return 0
+	}
+	if _, v := analyseQuery("remember that bob likes tea", nil); v&vCreate == 0 {
+		t.Errorf("command: verbs %b lack create", v)
+	}
+	if _, v := analyseQuery("what do you remember about bob", nil); v != vGet|vList|vSearch {
+		t.Errorf("question: verbs %b, want get|list|search", v)
+	}
+	for _, tt := range []struct {
+		q, term string
+		max     float64
+	}{
+		{"show config.txt", "configuration", shapedWordWeight * abbrevWeight},
+		{"restart db-1", "database", shapedWordWeight * abbrevWeight},
+		{"post to #ops", "channel", shapeWeight},
+	} {
+		if w := weightOf(tt.q, tt.term); w == 0 || w > tt.max+1e-9 {
+			t.Errorf("%q: term %q weighs %.2f, want (0, %.2f]", tt.q, tt.term, w, tt.max)
+		}
+	}
+	if w := weightOf("open the config", "configuration"); w != abbrevWeight {
+		t.Errorf("a plain word expands at %.2f, want %.2f", w, abbrevWeight)
+	}
+}
