@@ -7,7 +7,7 @@ import (
 
 // intentWeight is the weight of a term an everyday word or phrase stands for
 // (intents), relative to an original query term.
-const intentWeight = 0.5
+const intentWeight = 0.9
 
 // intents maps everyday English words and short phrases (lower case, words
 // separated by one space, the last word singular) to the words tools use for

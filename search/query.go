@@ -16,10 +16,10 @@ const (
 	splitWeight = 0.8
 	// shapeWeight applies to the implied kind of a file- or URL-shaped word
 	// ("notes.md" → "file", "example.com" → "url").
-	shapeWeight = 0.8
+	shapeWeight = 1.0
 	// shapedWordWeight applies to the words inside such a file name or URL,
 	// or an identifier (db-1, #ops).
-	shapedWordWeight = 0.5
+	shapedWordWeight = 0.3
 	// minJoinLen and minSplitPart bound joins and splits to avoid accidents.
 	minJoinLen   = 5
 	minSplitPart = 3
@@ -75,6 +75,14 @@ var webTLDs = map[string]bool{
 var implicitReadStarts = map[string]bool{
 	"what": true, "whats": true, "which": true, "who": true, "where": true,
 	"are": true, "is": true, "any": true, "show": true,
+}
+
+// metaWords speak about tools rather than what a tool does ("which tool
+// accepts a filePattern parameter"): every tool is one and has them, so in a
+// query they only match the few tools whose own text says "tool".
+var metaWords = map[string]bool{
+	"parameter": true, "param": true, "argument": true,
+	"arg": true, "accept": true,
 }
 
 // questionStarts are words that open a question rather than a command.
@@ -254,7 +262,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 				}
 				t := string(singularBytes(w))
 				switch {
-				case stopWords[t]:
+				case stopWords[t], metaWords[t]:
 				case !whole:
 					parts = append(parts, t)
 				case inVocab(t):

@@ -80,7 +80,7 @@ const (
 	// queryCoverBoost multiplies the score by 1 + queryCoverBoost × the
 	// idf-weighted share of the query's words the tool matches (directly or
 	// through a synonym or intent).
-	queryCoverBoost = 0.5
+	queryCoverBoost = 1.0
 	// maxDescBytes caps the indexed description text: the first paragraphs
 	// say what a tool does; long usage manuals only add noise and build time.
 	maxDescBytes = 1000
@@ -94,8 +94,8 @@ const (
 // fieldWeight and fieldB are the BM25F weights and length normalisation of
 // each field.
 var (
-	fieldWeight = [numFields]float64{3.0, 1.5, 1.2, 1.0, 0.6, 0.25, 0.5, 1.0}
-	fieldB      = [numFields]float64{0.4, 0.4, 0.2, 0.75, 0.5, 0.75, 0.5, 0.5}
+	fieldWeight = [numFields]float64{1.5, 1.5, 1.2, 1.0, 0.8, 0.25, 0.5, 1.0}
+	fieldB      = [numFields]float64{0.4, 0.4, 0.2, 0.75, 0.75, 0.75, 0.5, 0.5}
 )
 
 // posting is one (term, document) pair: the saturated BM25F term frequency

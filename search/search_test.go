@@ -537,3 +537,17 @@ func TestQueryShapes(t *testing.T) {
 		t.Errorf("a plain word expands at %.2f, want %.2f", w, abbrevWeight)
 	}
 }
+
+// TestMetaWords: words about tools ("parameter", "argument") are not searched
+// for, so a tool whose description happens to use them does not win.
+func TestMetaWords(t *testing.T) {
+	docs := []Doc{
+		mk("a", "run_script", "Run a script", Param{Name: "interpreter"}),
+		mk("b", "describe_args", "Describe the parameter and argument of a command"),
+	}
+	ix := New(docs)
+	got := ids(docs, ix.Search("the interpreter parameter argument", 2))
+	if len(got) != 1 || got[0] != "mcp__a__run_script" {
+		t.Errorf("got %v, want only mcp__a__run_script", got)
+	}
+}
