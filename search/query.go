@@ -85,6 +85,10 @@ var metaWords = map[string]bool{
 	"arg": true, "accept": true,
 }
 
+// questionVerbWeight scales, in a question, derived terms that are verbs of
+// a class other than reading.
+const questionVerbWeight = 0.3
+
 // questionStarts are words that open a question rather than a command.
 var questionStarts = map[string]bool{
 	"what": true, "whats": true, "which": true, "who": true, "where": true,
@@ -317,7 +321,8 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 	}
 	origin = 0
-	if len(raw) > 0 && questionStarts[raw[0]] {
+	question := len(raw) > 0 && questionStarts[raw[0]]
+	if question {
 		// A question asks to see something, whatever verb it mentions
 		// ("what do you remember", "which files did I change").
 		verbs = vGet | vList | vSearch
@@ -398,6 +403,13 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 
 	terms := make([]queryTerm, 0, len(weights))
 	for _, qt := range weights {
+		if question && !qt.strong {
+			// The operations an everyday word stands for ("remember" →
+			// create, add) are not what a question about it asks for.
+			if v := verbClasses[qt.term]; v != 0 && v&verbs == 0 {
+				qt.weight *= questionVerbWeight
+			}
+		}
 		terms = append(terms, qt)
 	}
 	sort.Slice(terms, func(i, j int) bool { return terms[i].term < terms[j].term })

@@ -533,6 +533,9 @@ func TestQueryShapes(t *testing.T) {
 			t.Errorf("%q: term %q weighs %.2f, want (0, %.2f]", tt.q, tt.term, w, tt.max)
 		}
 	}
+	if w, c := weightOf("what do you remember about bob", "create"), weightOf("remember bob", "create"); w == 0 || w >= c {
+		t.Errorf("a question weighs the create that remember stands for %.2f, a command %.2f", w, c)
+	}
 	if w := weightOf("open the config", "configuration"); w != abbrevWeight {
 		t.Errorf("a plain word expands at %.2f, want %.2f", w, abbrevWeight)
 	}
