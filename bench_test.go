@@ -1082,7 +1082,7 @@ func replicated(cat []catServer, n int) (servers []string, tools []*cache.Tool) 
 
 func benchQuerySet(b *testing.B, file string) []search.Query {
 	b.Helper()
-	qs, err := search.LoadQueries(filepath.Join("cache", "search", "testdata", file))
+	qs, err := search.LoadQueries(filepath.Join("search", "testdata", file))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -180,6 +180,68 @@ func identShape(w string) string {
 	return ""
 }
 
+// Words that values of a recognisable shape stand for.
+var (
+	coordinateWords = []string{"coordinate", "latitude", "longitude"}
+	timeOfDayWords  = []string{"time"}
+	dateWords       = []string{"date"}
+	versionWords    = []string{"version", "tag", "release"}
+)
+
+// valueShape returns the words a value-shaped query word stands for: a
+// coordinate (40.7128, -74.0060), a time of day (9am, 14:30), a date
+// (2024-05-01) or a version (v1.2, 2.0.1); nil for anything else.
+func valueShape(w string) []string {
+	w = strings.ToLower(strings.Trim(w, "\"'`()[]{}<>,;!?"))
+	digitsThen := func(s string, min, max int) (rest string, ok bool) {
+		n := 0
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		return s[n:], n >= min && n <= max
+	}
+	// Coordinate: -?d{1,3}.d{3,}
+	if rest, ok := digitsThen(strings.TrimPrefix(w, "-"), 1, 3); ok && strings.HasPrefix(rest, ".") {
+		if tail, ok := digitsThen(rest[1:], 3, 20); ok && tail == "" {
+			return coordinateWords
+		}
+	}
+	// Time of day: d{1,2}(:dd)?(am|pm) or d{1,2}:dd.
+	if rest, ok := digitsThen(w, 1, 2); ok {
+		minutes := false
+		if strings.HasPrefix(rest, ":") {
+			var ok2 bool
+			if rest, ok2 = digitsThen(rest[1:], 2, 2); !ok2 {
+				return nil
+			}
+			minutes = true
+		}
+		if rest == "am" || rest == "pm" || rest == "" && minutes {
+			return timeOfDayWords
+		}
+	}
+	// Date: dddd-dd-dd.
+	if rest, ok := digitsThen(w, 4, 4); ok && strings.HasPrefix(rest, "-") {
+		if rest, ok = digitsThen(rest[1:], 1, 2); ok && strings.HasPrefix(rest, "-") {
+			if rest, ok = digitsThen(rest[1:], 1, 2); ok && rest == "" {
+				return dateWords
+			}
+		}
+	}
+	// Version: v followed by d(.d)+, or d.d.d(.d)*.
+	v, prefixed := strings.CutPrefix(w, "v")
+	parts := strings.Split(v, ".")
+	if len(parts) >= 2 && (prefixed || len(parts) >= 3) {
+		for _, p := range parts {
+			if rest, ok := digitsThen(p, 1, 6); !ok || rest != "" {
+				return nil
+			}
+		}
+		return versionWords
+	}
+	return nil
+}
+
 // wordShape classifies a white-space separated query word.
 func wordShape(w string) string {
 	w = strings.Trim(w, "\"'`()[]{}<>,;:!?")
@@ -255,6 +317,14 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			origin = 0
 			if id != "name" {
 				put(id, shapeWeight, false)
+			}
+		} else if means := valueShape(chunk); means != nil {
+			// A value (40.7128, 9am, 2024-05-01, v1.2.0) says what kind
+			// of thing the request is about.
+			weight, strong = shapedWordWeight, false
+			origin = 0
+			for _, t := range means {
+				put(t, shapeWeight, false)
 			}
 		}
 		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {

@@ -554,3 +554,19 @@ func TestMetaWords(t *testing.T) {
 		t.Errorf("got %v, want only mcp__a__run_script", got)
 	}
 }
+
+func TestValueShape(t *testing.T) {
+	for w, want := range map[string]string{
+		"40.7128,": "coordinate", "-74.0060": "coordinate", "9am": "time", "11:30pm": "time",
+		"14:30": "time", "2024-05-01": "date", "v1.2.0": "version", "v2.1": "version", "2.0.1": "version",
+		"2.1": "", "1.5": "", "9": "", "am": "", "123:45": "", "report.pdf": "", "2024-05": "", "v2": "", "1.2.x": "",
+	} {
+		got := ""
+		if ws := valueShape(w); ws != nil {
+			got = ws[0]
+		}
+		if got != want {
+			t.Errorf("valueShape(%q) = %v, want %q first", w, valueShape(w), want)
+		}
+	}
+}
