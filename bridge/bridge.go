@@ -512,7 +512,7 @@ func nonEmptyLines(texts ...string) string {
 // note shows one bridge note, replacing the bridge's earlier notes on hosts that support
 // clear_notes (older hosts keep them until the next prompt).
 func (b *Bridge) note(level, msg string) {
-	b.x.notes.setGeneral(level, msg)
+	b.x.notes.SetGeneral(level, msg)
 }
 
 // Refresh starts each named server (in parallel), lists its tools, and merges them into the

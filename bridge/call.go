@@ -60,7 +60,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	ctx, cancel := withClockTimeout(ctx, b.opts.Clock, budget)
 	defer cancel()
 	ctx = withBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
-	ctx, done := b.x.progress.begin(ctx, e.Server, e.Tool.Name)
+	ctx, done := b.x.progress.Begin(ctx, e.Server, e.Tool.Name)
 	defer done()
 	watch, unwatch := b.elicits.watch(ctx, e.Server, b.opts.Clock.Now().Add(budget))
 	defer unwatch()

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/interact"
 )
 
 // elicitMargin ends an unanswered question this long before the call's budget, so the
@@ -26,7 +27,7 @@ const elicitMargin = 3 * time.Second
 type Elicitor interface {
 	// Modes says which elicitation modes it handles; exactly these are advertised.
 	Modes() (form, url bool)
-	Elicit(ctx context.Context, q *Elicitation) (*mcp.ElicitationResult, error)
+	Elicit(ctx context.Context, q *interact.Elicitation) (*mcp.ElicitationResult, error)
 }
 
 // elicitations is the bridge's registry of open questions and of the calls they may
@@ -41,7 +42,7 @@ type elicitations struct {
 
 // openQuestion is a question waiting for /mcp answer|accept|decline|cancel.
 type openQuestion struct {
-	q      *Elicitation
+	q      *interact.Elicitation
 	answer chan *mcp.ElicitationResult // buffered 1; the first answer wins
 	calls  []*callWatch
 }
@@ -54,7 +55,7 @@ type callWatch struct {
 	done     <-chan struct{}
 
 	mu      sync.Mutex
-	expired []*Elicitation // questions that ran out of time during the call
+	expired []*interact.Elicitation // questions that ran out of time during the call
 }
 
 // SetElicitor makes e answer servers' questions instead of the zot host (the CLI). Call it
@@ -124,7 +125,7 @@ func elicitResult(action mcp.ElicitationResponseAction, content any) *mcp.Elicit
 // the server is serving.
 func (b *Bridge) elicit(ctx context.Context, server string, p mcp.ElicitationParams) (*mcp.ElicitationResult, error) {
 	r := &b.elicits
-	q, err := newElicitation(server, p, b.deps.oauth.checkElicitURL)
+	q, err := interact.NewElicitation(server, p, b.deps.oauth.checkElicitURL)
 	if err != nil {
 		b.opts.Log.Warn().Str("server", server).Err(err).Msg("elicitation request refused")
 		b.note("warn", fmt.Sprintf("MCP server %q asked a question the bridge cannot show (%v); it was declined.", server, err))
@@ -147,8 +148,8 @@ func (b *Bridge) elicit(ctx context.Context, server string, p mcp.ElicitationPar
 	defer t.Stop()
 	b.opts.Log.Info().Str("server", server).Int("request", q.N).Str("mode", q.Mode).Msg("elicitation request shown to the user")
 	key := "elicit:" + strconv.Itoa(q.N)
-	b.x.notes.pin(key, "warn", q.noteText())
-	defer b.x.notes.unpin(key)
+	b.x.notes.Pin(key, "warn", q.NoteText())
+	defer b.x.notes.Unpin(key)
 	var callDone <-chan struct{}
 	if len(oq.calls) > 0 {
 		callDone = oq.calls[0].done
@@ -173,7 +174,7 @@ func (b *Bridge) elicit(ctx context.Context, server string, p mcp.ElicitationPar
 
 // add numbers and registers a question, attaching it to the server's running calls. Its
 // deadline is the earliest of theirs (less the margin), or fallback without a call.
-func (r *elicitations) add(q *Elicitation, fallback time.Time) (*openQuestion, time.Time) {
+func (r *elicitations) add(q *interact.Elicitation, fallback time.Time) (*openQuestion, time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.next++
@@ -235,35 +236,11 @@ func (c *callWatch) expiredText(tool string) string {
 		if q.Mode == mcp.ElicitationModeURL {
 			fmt.Fprintf(&sb, " (open %s)", q.URL)
 		} else if len(q.Fields) > 0 {
-			sb.WriteString(" Fields: " + strings.Join(q.fieldNames(), ", ") + ".")
+			sb.WriteString(" Fields: " + strings.Join(q.FieldNames(), ", ") + ".")
 		}
 		sb.WriteString(" Next time the user must answer the note while the call runs: /mcp answer <n> field=value …, /mcp accept <n> (defaults or open the URL), /mcp decline <n> or /mcp cancel <n>. Ask the user before calling the tool again.\n")
 	}
 	return strings.TrimSuffix(sb.String(), "\n")
-}
-
-// noteText is the note that shows a question and how to answer it.
-func (q *Elicitation) noteText() string {
-	var sb strings.Builder
-	n := strconv.Itoa(q.N)
-	if q.Mode == mcp.ElicitationModeURL {
-		fmt.Fprintf(&sb, "MCP server %q asks you to open a URL (request %s): %s\n  %s\n", q.Server, n, firstNonEmpty(q.Message, "(no reason given)"), q.URL)
-		fmt.Fprintf(&sb, "Open it: /mcp accept %s · refuse: /mcp decline %s · dismiss: /mcp cancel %s", n, n, n)
-		return sb.String()
-	}
-	fmt.Fprintf(&sb, "MCP server %q asks (request %s): %s\n", q.Server, n, firstNonEmpty(q.Message, "(no message)"))
-	for i, f := range q.Fields {
-		fmt.Fprintf(&sb, "  %d. %s\n", i+1, f.Describe())
-	}
-	example := "field=value"
-	for _, f := range q.Fields {
-		if f.Required {
-			example = f.Name + "=…"
-			break
-		}
-	}
-	fmt.Fprintf(&sb, "Answer: /mcp answer %s %s … (unset fields keep their defaults) · /mcp accept %s (defaults) · /mcp decline %s · /mcp cancel %s", n, example, n, n, n)
-	return sb.String()
 }
 
 // elicitCommand serves /mcp answer|accept|decline|cancel <n> ….
@@ -339,7 +316,7 @@ func (r *elicitations) openList() string {
 // parseAssignments reads `field=value …`. A value runs until the next word that starts
 // with a known field name and "=", so `name=Ada Lovelace` needs no quotes; quotes keep
 // spaces inside a word (splitQuoted, shared with /mcp prompt).
-func parseAssignments(line string, q *Elicitation) (map[string]string, error) {
+func parseAssignments(line string, q *interact.Elicitation) (map[string]string, error) {
 	words, err := splitQuoted(line)
 	if err != nil {
 		return nil, err
@@ -386,4 +363,16 @@ func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResu
 	list := strings.Join(lines, "\n")
 	b.note("warn", fmt.Sprintf("MCP server %q needs you to finish this in your browser before %s can run:\n%s\nOpen it yourself, then ask for the call again.", server, tool, list))
 	return ErrorResult("MCP server %q needs the user to complete a step in the browser before %s can run:\n%s\nTell the user to open it; call the tool again once they have finished.", server, tool, list), true
+}
+
+// errElicitURL is what is said about a URL the bridge will not show or open.
+var errElicitURL = errors.New("the URL is not a plain https (or loopback http) URL with a host and no user name or password")
+
+// checkElicitURL accepts what may be shown to the user and opened in a browser: the
+// OAuth check (https or loopback http, a host, no user info, no quoting characters).
+func (e *oauthEnv) checkElicitURL(raw string) error {
+	if e.checkBrowserURL(raw) != nil {
+		return errElicitURL
+	}
+	return nil
 }

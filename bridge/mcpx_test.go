@@ -16,25 +16,8 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/interact"
 )
-
-func TestProgressText(t *testing.T) {
-	c := progressCall{server: "gh", tool: "clone"}
-	for _, tt := range []struct {
-		n    mcp.ProgressNotificationParams
-		want string
-	}{
-		{mcp.ProgressNotificationParams{Progress: 2, Total: 5}, "gh clone: 40%"},
-		{mcp.ProgressNotificationParams{Progress: 2, Total: 5, Message: "  fetching\nobjects "}, "gh clone: fetching objects 40%"},
-		{mcp.ProgressNotificationParams{Progress: 7, Total: 5}, "gh clone: 100%"},
-		{mcp.ProgressNotificationParams{Progress: 3, Message: "step"}, "gh clone: step 3 done"},
-		{mcp.ProgressNotificationParams{Progress: 0.5}, "gh clone: 0.5 done"},
-	} {
-		if got := progressText(c, tt.n); got != tt.want {
-			t.Errorf("progressText(%+v) = %q, want %q", tt.n, got, tt.want)
-		}
-	}
-}
 
 func TestSplitQuoted(t *testing.T) {
 	for _, tt := range []struct {
@@ -92,13 +75,13 @@ func TestLegacyHostGetsNoProgressNotes(t *testing.T) {
 				ack.Capabilities = tt.caps
 			}
 			h.Handshake(ctx, ack)
-			cctx, end := b.x.progress.begin(context.Background(), "s", "slow")
-			token := progressMeta(cctx).ProgressToken
-			b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2})
-			b.x.progress.update("other", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 4}) // not its call
-			b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 2, Total: 2})
+			cctx, end := b.x.progress.Begin(context.Background(), "s", "slow")
+			token := interact.ProgressMeta(cctx).ProgressToken
+			b.x.progress.Update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2})
+			b.x.progress.Update("other", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 4}) // not its call
+			b.x.progress.Update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 2, Total: 2})
 			end()
-			b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 3, Total: 2}) // after the end
+			b.x.progress.Update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 3, Total: 2}) // after the end
 			b.note("info", "general note")
 			if _, err := h.WaitNotify(ctx, "general note"); err != nil {
 				t.Fatal(err)
@@ -274,12 +257,12 @@ func TestPinnedNoteSurvivesProgress(t *testing.T) {
 	h := serveHost(t, b)
 	ctx := ctxGuard(t)
 	h.Handshake(ctx, exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}})
-	b.x.notes.pin("q1", "warn", "question 1")
-	cctx, end := b.x.progress.begin(context.Background(), "s", "slow")
-	token := progressMeta(cctx).ProgressToken
-	b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2})
+	b.x.notes.Pin("q1", "warn", "question 1")
+	cctx, end := b.x.progress.Begin(context.Background(), "s", "slow")
+	token := interact.ProgressMeta(cctx).ProgressToken
+	b.x.progress.Update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2})
 	end()
-	b.x.notes.unpin("q1")
+	b.x.notes.Unpin("q1")
 	b.note("info", "done")
 	if _, err := h.WaitNotify(ctx, "done"); err != nil {
 		t.Fatal(err)
