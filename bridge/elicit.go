@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
 )
@@ -317,7 +318,7 @@ func (r *elicitations) openList() string {
 // with a known field name and "=", so `name=Ada Lovelace` needs no quotes; quotes keep
 // spaces inside a word (splitQuoted, shared with /mcp prompt).
 func parseAssignments(line string, q *interact.Elicitation) (map[string]string, error) {
-	words, err := splitQuoted(line)
+	words, err := commands.SplitQuoted(line)
 	if err != nil {
 		return nil, err
 	}

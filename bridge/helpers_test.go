@@ -282,3 +282,15 @@ func serveHost(t *testing.T, b *Bridge) *exttest.Host {
 	h.ExpectHello(ctxGuard(t))
 	return h
 }
+
+// statusText is the /mcp dashboard, as package commands words it for this bridge.
+func (b *Bridge) statusText() string {
+	text, _ := b.Command(context.Background(), "status")
+	return text
+}
+
+// detailText is /mcp <server> without the tasks and log lines.
+func (b *Bridge) detailText(name string) string {
+	text, _ := b.DetailText(name)
+	return text
+}

@@ -19,25 +19,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/interact"
 )
 
-func TestSplitQuoted(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want []string
-		err  bool
-	}{
-		{"gh review pr=12", []string{"gh", "review", "pr=12"}, false},
-		{`s p city="New York"  state='N Y'`, []string{"s", "p", "city=New York", "state=N Y"}, false},
-		{`s p note=""`, []string{"s", "p", "note="}, false},
-		{`s p city="New`, nil, true},
-		{"", nil, false},
-	} {
-		got, err := splitQuoted(tt.in)
-		if (err != nil) != tt.err || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("splitQuoted(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.err)
-		}
-	}
-}
-
 func TestStripOutputSchema(t *testing.T) {
 	full := payloadFor("s", &cacheToolWithOutput)
 	if !strings.Contains(string(full), `"output_schema":`) {

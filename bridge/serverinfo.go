@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
@@ -105,17 +106,14 @@ func redactedValues(m map[string]string) map[string]string {
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[k] = detailValue(v)
+		out[k] = commands.DetailValue(v)
 	}
 	return out
 }
 
 // DetailText is /mcp <server> for the named server (the CLI's get).
 func (b *Bridge) DetailText(name string) (string, bool) {
-	if _, ok := b.servers[name]; !ok {
-		return "", false
-	}
-	return b.detailText(name), true
+	return commands.Detail(cmdHost{b}, name)
 }
 
 // ModeOn is the exposure mode the configuration gives on a host of generation gen, and

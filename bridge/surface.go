@@ -1,6 +1,10 @@
 package bridge
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/zot-mcp/mcp-bridge/commands"
+)
 
 // Surface is where the user reads the bridge's messages, so that a hint names a command
 // the user can actually type there.
@@ -67,12 +71,7 @@ func (sf Surface) ReloadCmd() string {
 }
 
 // capFirst upper-cases the first letter of a sentence built from a verb phrase.
-func capFirst(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
+func capFirst(s string) string { return commands.CapFirst(s) }
 
 // Status names the overview command (/mcp or mcp-bridge list).
 func (sf Surface) Status() string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
@@ -110,7 +111,7 @@ func TestMCPOutputFitsWidth(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, l := range strings.Split(out, "\n") {
-				if n := utf8.RuneCountInString(l); n > lineWidth {
+				if n := utf8.RuneCountInString(l); n > commands.LineWidth {
 					t.Errorf("/mcp %s (gen %d): a line of %d columns:\n%s", args, gen, n, l)
 				}
 			}
