@@ -9,6 +9,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/interact"
 )
 
 // commandBudget keeps command answers well inside the host's 30 s command deadline; work
@@ -98,8 +99,10 @@ func (h cmdHost) Untrust(ctx context.Context, args []string) (string, error) {
 	return h.b.untrustCommand(ctx, args)
 }
 
-func (h cmdHost) Answer(ctx context.Context, sub string, args []string) (string, error) {
-	return h.b.elicitCommand(ctx, sub, args)
+func (h cmdHost) Questions() *interact.Questions { return &h.b.elicits.Questions }
+
+func (h cmdHost) OpenURL(ctx context.Context, url string) error {
+	return h.b.deps.oauth.openURL(ctx, url)
 }
 
 func (h cmdHost) Prompts(args []string) (string, error) { return h.b.promptsText(args) }

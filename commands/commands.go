@@ -87,7 +87,7 @@ func Args(ctx context.Context, h Host, f []string) (string, error) {
 	case "untrust":
 		return b.Untrust(ctx, rest)
 	case "answer", "accept", "decline", "cancel":
-		return b.Answer(ctx, sub, rest)
+		return b.answer(ctx, sub, rest)
 	case "prompts":
 		return b.Prompts(rest)
 	case "prompt":

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/interact"
 )
 
 // Name is the command the host registers (/mcp).
@@ -45,6 +46,10 @@ type Host interface {
 	CommandWait() (waited <-chan struct{}, stop func())
 	// Note shows a note to the user (a command's late outcome).
 	Note(level, text string)
+	// Questions are the servers' questions waiting for /mcp answer|accept|decline|cancel.
+	Questions() *interact.Questions
+	// OpenURL opens a URL a question asked the user to open, in the user's browser.
+	OpenURL(ctx context.Context, url string) error
 
 	// The handlers below still live with the state they change.
 
@@ -54,8 +59,6 @@ type Host interface {
 	// Trust and Untrust serve /mcp trust [server|all] and /mcp untrust <server|all>.
 	Trust(ctx context.Context, args []string) (string, error)
 	Untrust(ctx context.Context, args []string) (string, error)
-	// Answer serves /mcp answer|accept|decline|cancel <n> ….
-	Answer(ctx context.Context, sub string, args []string) (string, error)
 	// Prompts lists the servers' prompts; Prompt fetches one as text for the next
 	// message (words: <server> <name> [key=value …]).
 	Prompts(args []string) (string, error)
