@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
@@ -105,10 +106,15 @@ func (h cmdHost) OpenURL(ctx context.Context, url string) error {
 	return h.b.deps.oauth.openURL(ctx, url)
 }
 
-func (h cmdHost) Prompts(args []string) (string, error) { return h.b.promptsText(args) }
+func (h cmdHost) Prompts(server string) []cache.Prompt {
+	if e := h.b.extras().servers[server]; e != nil {
+		return e.Prompts
+	}
+	return nil
+}
 
-func (h cmdHost) Prompt(ctx context.Context, words []string) (string, error) {
-	return h.b.fetchPrompt(ctx, words)
+func (h cmdHost) GetPrompt(ctx context.Context, server, name string, args map[string]string) (string, error) {
+	return h.b.getPromptText(ctx, server, name, args)
 }
 
 // cmdServer is one server as the /mcp commands see it (commands.Server).

@@ -217,14 +217,14 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 	if got := b.searchResources("team handbook", 5); len(got) != 1 || got[0].res.URI != "docs://handbook" {
 		t.Fatalf("approved server: %+v", got)
 	}
-	if txt, _ := b.promptsText(nil); !strings.Contains(txt, "summarize") {
+	if txt, _ := b.Command(context.Background(), "prompts"); !strings.Contains(txt, "summarize") {
 		t.Fatalf("approved server's prompts: %s", txt)
 	}
 	e.srv(b, "docs").pending.Store(true)
 	if got := b.searchResources("team handbook", 5); len(got) != 0 {
 		t.Fatalf("a withdrawn server's resource is offered: %+v", got)
 	}
-	if txt, _ := b.promptsText(nil); strings.Contains(txt, "summarize") {
+	if txt, _ := b.Command(context.Background(), "prompts"); strings.Contains(txt, "summarize") {
 		t.Fatalf("a withdrawn server's prompts are listed: %s", txt)
 	}
 }

@@ -89,9 +89,9 @@ func Args(ctx context.Context, h Host, f []string) (string, error) {
 	case "answer", "accept", "decline", "cancel":
 		return b.answer(ctx, sub, rest)
 	case "prompts":
-		return b.Prompts(rest)
+		return b.prompts(rest)
 	case "prompt":
-		return b.Prompt(ctx, rest)
+		return b.prompt(ctx, rest)
 	}
 	if _, ok := b.Server(sub); ok {
 		if len(rest) > 0 {

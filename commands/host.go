@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/interact"
 )
@@ -59,10 +60,11 @@ type Host interface {
 	// Trust and Untrust serve /mcp trust [server|all] and /mcp untrust <server|all>.
 	Trust(ctx context.Context, args []string) (string, error)
 	Untrust(ctx context.Context, args []string) (string, error)
-	// Prompts lists the servers' prompts; Prompt fetches one as text for the next
-	// message (words: <server> <name> [key=value …]).
-	Prompts(args []string) (string, error)
-	Prompt(ctx context.Context, words []string) (string, error)
+	// Prompts are a server's prompts as last listed (nil when never listed).
+	Prompts(server string) []cache.Prompt
+	// GetPrompt runs prompts/get (starting the server if asleep) and returns the
+	// prompt's messages as one text.
+	GetPrompt(ctx context.Context, server, name string, args map[string]string) (string, error)
 }
 
 // Server is one configured server as the commands see it.
