@@ -92,13 +92,16 @@ func (h cmdHost) Logout(ctx context.Context, args []string) (string, error) {
 	return h.b.logoutCommand(ctx, args)
 }
 
-func (h cmdHost) Trust(ctx context.Context, args []string) (string, error) {
-	return h.b.trustCommand(ctx, args)
+func (h cmdHost) Approve(ctx context.Context, names []string) ([]string, error) {
+	return h.b.approve(ctx, names)
 }
 
-func (h cmdHost) Untrust(ctx context.Context, args []string) (string, error) {
-	return h.b.untrustCommand(ctx, args)
+func (h cmdHost) Revoke(ctx context.Context, names, which []string) ([]string, error) {
+	return h.b.revoke(ctx, names, which)
 }
+
+func (h cmdHost) InZot() bool              { return h.b.sess.Load() != nil }
+func (h cmdHost) ListLater(names []string) { h.b.listLater(names) }
 
 func (h cmdHost) Questions() *interact.Questions { return &h.b.elicits.Questions }
 

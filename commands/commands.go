@@ -83,9 +83,9 @@ func Args(ctx context.Context, h Host, f []string) (string, error) {
 	case "logout":
 		return b.Logout(ctx, rest)
 	case "trust":
-		return b.Trust(ctx, rest)
+		return b.trust(ctx, rest)
 	case "untrust":
-		return b.Untrust(ctx, rest)
+		return b.untrust(ctx, rest)
 	case "answer", "accept", "decline", "cancel":
 		return b.answer(ctx, sub, rest)
 	case "prompts":

@@ -123,10 +123,22 @@ func (h *fakeHost) GetPrompt(_ context.Context, server, name string, args map[st
 	h.got = append(h.got, server+"/"+name+":"+args["topic"])
 	return "Summarize " + args["topic"], nil
 }
-func (h *fakeHost) Login(context.Context, []string) (string, error)   { return "login", nil }
-func (h *fakeHost) Logout(context.Context, []string) (string, error)  { return "logout", nil }
-func (h *fakeHost) Trust(context.Context, []string) (string, error)   { return "trust", nil }
-func (h *fakeHost) Untrust(context.Context, []string) (string, error) { return "untrust", nil }
+func (h *fakeHost) Login(context.Context, []string) (string, error)  { return "login", nil }
+func (h *fakeHost) Logout(context.Context, []string) (string, error) { return "logout", nil }
+func (h *fakeHost) InZot() bool                                      { return false }
+func (h *fakeHost) ListLater(names []string)                         { h.got = append(h.got, "list:"+strings.Join(names, ",")) }
+func (h *fakeHost) Approve(_ context.Context, names []string) ([]string, error) {
+	for _, n := range names {
+		h.servers[n].pending = false
+	}
+	return names, nil
+}
+func (h *fakeHost) Revoke(_ context.Context, names, _ []string) ([]string, error) {
+	for _, n := range names {
+		h.servers[n].pending = true
+	}
+	return names, nil
+}
 
 func stdio(name string) *config.Server {
 	return &config.Server{Name: name, Scope: config.ScopeGlobal, Enabled: true, Transport: config.TransportStdio,
@@ -202,6 +214,21 @@ func TestCommandsOnFakeHost(t *testing.T) {
 		r = Run(ctx, h, extension.Command{Name: Name, Args: `prompt fs summarize topic="two words"`})
 		if r.Action != "prompt" || r.Prompt != "Summarize two words" {
 			t.Errorf("prompt: %+v", r)
+		}
+	})
+	t.Run("trust lists, approves and withdraws", func(t *testing.T) {
+		if out, _ := Line(ctx, h, "trust"); !strings.Contains(out, "proj: runs `fs-server`") {
+			t.Errorf("trust list %q", out)
+		}
+		if _, err := Line(ctx, h, "trust fs"); err == nil || !strings.Contains(err.Error(), "global file") {
+			t.Errorf("trust of a global server: %v", err)
+		}
+		out, err := Line(ctx, h, "trust proj")
+		if err != nil || proj.pending || !strings.Contains(out, "Approved for /p") || !strings.Contains(out, "listed on the next zot start") {
+			t.Errorf("trust proj = %q, %v (pending %v)", out, err, proj.pending)
+		}
+		if out, err := Line(ctx, h, "untrust proj"); err != nil || !proj.pending || !strings.Contains(out, "Withdrew the approval of proj for /p") {
+			t.Errorf("untrust proj = %q, %v", out, err)
 		}
 	})
 	t.Run("answer reaches the waiting question", func(t *testing.T) {

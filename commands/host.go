@@ -57,9 +57,17 @@ type Host interface {
 	// Login and Logout serve /mcp login|logout <server>.
 	Login(ctx context.Context, args []string) (string, error)
 	Logout(ctx context.Context, args []string) (string, error)
-	// Trust and Untrust serve /mcp trust [server|all] and /mcp untrust <server|all>.
-	Trust(ctx context.Context, args []string) (string, error)
-	Untrust(ctx context.Context, args []string) (string, error)
+	// Approve stores the user's approval of the named project servers as their entries
+	// are now and lets them run; list are the usable ones whose tools must still be
+	// listed (their fresh cached tools are offered at once).
+	Approve(ctx context.Context, names []string) (list []string, err error)
+	// Revoke withdraws approvals (which nil: every approval of the project) and stops and
+	// hides the named servers; removed are the approvals that existed.
+	Revoke(ctx context.Context, names, which []string) (removed []string, err error)
+	// InZot: a zot host is attached (not the CLI), so work can go on in the background.
+	InZot() bool
+	// ListLater lists the servers' tools in the background and reports by note.
+	ListLater(names []string)
 	// Prompts are a server's prompts as last listed (nil when never listed).
 	Prompts(server string) []cache.Prompt
 	// GetPrompt runs prompts/get (starting the server if asleep) and returns the
