@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
 )
 
 // getPromptText fetches a prompt of the named server and returns its messages as one text.
