@@ -42,6 +42,7 @@ func (h cmdHost) Surface() commands.Surface { return h.b.opts.Surface }
 func (h cmdHost) Names() []string           { return h.b.names }
 func (h cmdHost) Config() *config.Config    { return h.b.cfg }
 func (h cmdHost) ZotHome() string           { return h.b.opts.ZotHome }
+func (h cmdHost) CachePath() string         { return h.b.opts.CachePath }
 func (h cmdHost) ProjectDir() string        { return h.b.projectDir }
 func (h cmdHost) Note(level, text string)   { h.b.note(level, text) }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
@@ -291,6 +292,6 @@ func (b *Bridge) statusText() string {
 
 // detailText is /mcp <server> without the tasks and log lines.
 func (b *Bridge) detailText(name string) string {
-	text, _ := b.DetailText(name)
+	text, _ := commands.Detail(b.Commands(), name)
 	return text
 }

@@ -77,8 +77,8 @@ func TestSurfaceHintsInMessages(t *testing.T) {
 		b := e.bridgeOn(extension.GenNew, tc.sf)
 		e.failUntilParked(e.srv(b, "dead"))
 		_, err := e.srv(b, "dead").Call(ctxGuard(t), "echo", nil, true)
-		dead, _ := b.DetailText("dead")
-		off, _ := b.DetailText("off")
+		dead, _ := commands.Detail(b.Commands(), "dead")
+		off, _ := commands.Detail(b.Commands(), "off")
 		text := err.Error() + "\n" + dead + "\n" + off
 		has(t, "messages", text, tc.want...)
 		hasNot(t, "messages", text, tc.notWant...)

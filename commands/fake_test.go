@@ -89,6 +89,7 @@ func newFakeHost(servers ...*fakeServer) *fakeHost {
 func (h *fakeHost) Surface() Surface                      { return zotWords{} }
 func (h *fakeHost) Names() []string                       { return h.names }
 func (h *fakeHost) Config() *config.Config                { return &config.Config{} }
+func (h *fakeHost) CachePath() string                     { return "/nonexistent/cache.json" }
 func (h *fakeHost) ZotHome() string                       { return "/home/u/.zot" }
 func (h *fakeHost) ProjectDir() string                    { return "/p" }
 func (h *fakeHost) LookupEnv(string) (string, bool)       { return "", false }
@@ -166,6 +167,18 @@ func TestCommandsOnFakeHost(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("dashboard lacks %q:\n%s", want, out)
 			}
+		}
+	})
+	t.Run("server infos", func(t *testing.T) {
+		infos := ServerInfos(h)
+		if len(infos) != 3 || infos[1].Name != "fs" || infos[1].State != "enabled" || infos[1].Cache != CacheMissing || infos[1].Command != "fs-server" {
+			t.Errorf("infos %+v", infos)
+		}
+		if info, ok := Info(h, "proj"); !ok || info.State != "needs approval" {
+			t.Errorf("proj: %+v, %v", info, ok)
+		}
+		if _, ok := Info(h, "nope"); ok {
+			t.Error("an unknown server has info")
 		}
 	})
 	t.Run("unknown word suggests", func(t *testing.T) {

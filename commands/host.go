@@ -33,6 +33,8 @@ type Host interface {
 	LookupEnv(name string) (string, bool)
 	// Mode is the tool exposure mode in use, and whether it is "deferred".
 	Mode() (mode string, deferred bool)
+	// CachePath is the tool cache file (to tell fresh, stale and missing entries apart).
+	CachePath() string
 	// CachedTools counts the catalog's tools per server.
 	CachedTools() map[string]int
 	// MoreDetail is what /mcp <server> shows after the server's details: its running
