@@ -25,6 +25,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
@@ -33,7 +34,7 @@ import (
 const (
 	SearchToolName = "mcp__search_tools"
 	CallToolName   = "mcp__call_tool"
-	CommandName    = "mcp"
+	CommandName    = commands.Name
 )
 
 // ExtensionName is the extension's one name in zot: the manifest's "name", the folder

@@ -119,6 +119,7 @@ const (
 	StateDisabled State = "disabled"
 )
 
+// String is the state's word.
 func (s State) String() string { return string(s) }
 
 // Status is a server's state as the commands show it.
