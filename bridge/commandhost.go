@@ -17,6 +17,18 @@ import (
 // that may take longer continues in the background and reports with notes.
 const commandBudget = 20 * time.Second
 
+// Surface is where the user reads the bridge's messages; package commands words them.
+type Surface = commands.Surface
+
+// Surfaces.
+const (
+	SurfaceZot = commands.SurfaceZot
+	SurfaceCLI = commands.SurfaceCLI
+)
+
+// capFirst upper-cases the first letter of a sentence built from a verb phrase.
+func capFirst(s string) string { return commands.CapFirst(s) }
+
 // RunCommand serves /mcp (package commands does the work).
 func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
 	return commands.Run(ctx, cmdHost{b}, cmd)

@@ -16,16 +16,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/interact"
 )
 
-// zotWords words commands as zot does (bridge.SurfaceZot).
-type zotWords struct{}
-
-func (zotWords) Cmd(sub string, args ...string) string {
-	return strings.Join(append([]string{"/mcp", sub}, args...), " ")
-}
-func (zotWords) Reload() string    { return "run /reload-ext" }
-func (zotWords) ReloadCmd() string { return "/reload-ext" }
-func (zotWords) Logs() string      { return "zot ext logs mcp-bridge -f" }
-
 type fakeServer struct {
 	cfg      *config.Server
 	st       Status
@@ -86,7 +76,7 @@ func newFakeHost(servers ...*fakeServer) *fakeHost {
 	return h
 }
 
-func (h *fakeHost) Surface() Surface                      { return zotWords{} }
+func (h *fakeHost) Surface() Surface                      { return SurfaceZot }
 func (h *fakeHost) Names() []string                       { return h.names }
 func (h *fakeHost) Config() *config.Config                { return &config.Config{} }
 func (h *fakeHost) CachePath() string                     { return "/nonexistent/cache.json" }

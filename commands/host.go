@@ -145,18 +145,6 @@ type RefreshSummary struct {
 	SaveErr string
 }
 
-// Surface words commands for where the user reads them (bridge.Surface).
-type Surface interface {
-	// Cmd words a /mcp command: "/mcp login x" in zot, "mcp-bridge login x" on the CLI.
-	Cmd(sub string, args ...string) string
-	// Reload is the verb phrase that loads new tools ("run /reload-ext").
-	Reload() string
-	// ReloadCmd names the reload as a noun ("/reload-ext").
-	ReloadCmd() string
-	// Logs names where the bridge's log is read.
-	Logs() string
-}
-
 // CapFirst upper-cases the first letter of a sentence built from a verb phrase.
 func CapFirst(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {

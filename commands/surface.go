@@ -1,10 +1,6 @@
-package bridge
+package commands
 
-import (
-	"strings"
-
-	"github.com/zot-mcp/mcp-bridge/commands"
-)
+import "strings"
 
 // Surface is where the user reads the bridge's messages, so that a hint names a command
 // the user can actually type there.
@@ -69,9 +65,6 @@ func (sf Surface) ReloadCmd() string {
 	}
 	return "/reload-ext"
 }
-
-// capFirst upper-cases the first letter of a sentence built from a verb phrase.
-func capFirst(s string) string { return commands.CapFirst(s) }
 
 // Status names the overview command (/mcp or mcp-bridge list).
 func (sf Surface) Status() string {
