@@ -73,8 +73,10 @@ type hooks struct {
 // errors are a bad handshake or a failed read or write. Handlers still
 // running when Run returns keep running until they notice their cancelled
 // context; whatever they send afterwards is discarded. Run does not close in
-// or out; a goroutine blocked reading in stays blocked until in delivers data
-// or fails.
+// or out. When in is an *os.File on a pipe or socket, Run reads it through
+// Go's poller (see pollable) and its read ends with Run; with any other
+// reader, a goroutine blocked reading in stays blocked until in delivers
+// data or fails.
 func Run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Options) error {
 	return run(ctx, in, out, h, opts, hooks{})
 }
@@ -127,47 +129,33 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 	go r.w.loop(out)
 	r.w.send(outFrame{b: hello})
 
-	// The reader goroutine: the only code that reads in.
+	in, release := pollable(in)
+	defer release()
 	stop := make(chan struct{})
 	defer close(stop)
-	lines := make(chan []byte, lineChannelBacklog)
-	readErr := make(chan error, 1)
-	// Unbuffered: the reader reads on only after the dispatcher took the notice, so an
-	// over-long line is answered in order with the lines around it.
-	tooLong := make(chan overLong)
-	lr := newLineReader(in, func(n int, head []byte) {
-		log.Error().Int("bytes", n).Int("max", MaxLine).Msg("discarding over-long line from host")
-		select {
-		case tooLong <- overLong{n: n, head: head}:
-		case <-stop:
-		}
-	})
-	go readLoop(lr, lines, readErr, stop)
+	first := make(chan []byte, 1)
+	handshook := make(chan struct{})
+	end := make(chan readEnd, 1)
+	go r.readLoop(newLineReader(in, nil), first, handshook, stop, end)
 
 	// Handshake: the first line must be hello_ack.
-	var first []byte
-	for first == nil {
-		select {
-		case <-tooLong:
-			// Nothing before hello_ack can be answered; the reader logged it.
-		case l, ok := <-lines:
-			if !ok {
-				r.finish(nil)
-				if err := pollErr(readErr); err != nil {
-					return fmt.Errorf("extension: read hello_ack: %w", err)
-				}
-				return errors.New("extension: stdin closed before hello_ack")
-			}
-			first = l
-		case <-ctx.Done():
-			r.finish(nil)
-			return ctx.Err()
-		case <-r.w.dead:
-			r.finish(nil)
-			return fmt.Errorf("extension: write hello: %w", r.w.err)
+	var line []byte
+	select {
+	case line = <-first:
+	case e := <-end:
+		r.finish(nil)
+		if e.err != nil {
+			return fmt.Errorf("extension: read hello_ack: %w", e.err)
 		}
+		return errors.New("extension: stdin closed before hello_ack")
+	case <-ctx.Done():
+		r.finish(nil)
+		return ctx.Err()
+	case <-r.w.dead:
+		r.finish(nil)
+		return fmt.Errorf("extension: write hello: %w", r.w.err)
 	}
-	info, err := parseHelloAck(first)
+	info, err := parseHelloAck(line)
 	if err != nil {
 		r.finish(nil)
 		return err
@@ -175,35 +163,30 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 	log.Debug().Int("protocol_version", info.ProtocolVersion).Strs("capabilities", info.Capabilities).
 		Stringer("generation", info.Generation()).Str("zot_version", info.ZotVersion).Msg("handshake done")
 	r.sess = &Session{w: r.w, host: info, log: log, ready: make(chan struct{})}
+	close(handshook)
 	go r.setup()
 
-	for {
-		select {
-		case ol := <-tooLong:
-			r.answerOverLong(ol)
-		case l, ok := <-lines:
-			if !ok {
-				r.finish(nil)
-				if err := pollErr(readErr); err != nil {
-					return fmt.Errorf("extension: read stdin: %w", err)
-				}
-				log.Debug().Msg("stdin closed; stopping")
-				return nil
+	select {
+	case e := <-end:
+		if e.shutdown {
+			if err := r.finish([]byte(shutdownAckFrame)); err != nil {
+				return fmt.Errorf("extension: write shutdown_ack: %w", err)
 			}
-			if r.dispatch(l) {
-				if err := r.finish([]byte(shutdownAckFrame)); err != nil {
-					return fmt.Errorf("extension: write shutdown_ack: %w", err)
-				}
-				log.Debug().Msg("shutdown acknowledged")
-				return nil
-			}
-		case <-ctx.Done():
-			r.finish(nil)
-			return ctx.Err()
-		case <-r.w.dead:
-			r.finish(nil)
-			return fmt.Errorf("extension: write stdout: %w", r.w.err)
+			log.Debug().Msg("shutdown acknowledged")
+			return nil
 		}
+		r.finish(nil)
+		if e.err != nil {
+			return fmt.Errorf("extension: read stdin: %w", e.err)
+		}
+		log.Debug().Msg("stdin closed; stopping")
+		return nil
+	case <-ctx.Done():
+		r.finish(nil)
+		return ctx.Err()
+	case <-r.w.dead:
+		r.finish(nil)
+		return fmt.Errorf("extension: write stdout: %w", r.w.err)
 	}
 }
 
@@ -223,36 +206,66 @@ func (r *runner) finish(final []byte) error {
 	}
 }
 
-// pollErr returns the error waiting in c, if any.
-func pollErr(c <-chan error) error {
-	select {
-	case err := <-c:
-		return err
-	default:
-		return nil
-	}
+// readEnd is why the reader stopped: a shutdown frame, a read error, or (neither) EOF.
+type readEnd struct {
+	shutdown bool
+	err      error
 }
 
-// readLoop feeds non-blank lines to lines until EOF, a read error (sent on
-// errc before lines is closed), or stop.
-func readLoop(lr *lineReader, lines chan<- []byte, errc chan<- error, stop <-chan struct{}) {
-	defer close(lines)
+// readLoop is the only code that reads in. It hands the first line to the handshake and,
+// once handshook is closed, dispatches every later line itself: a tool call reaches its
+// goroutine straight from the read, with no hand-off between reading and dispatching.
+// dispatch never blocks for long, so reading goes on at once. It reports on end when it
+// stops (shutdown, EOF or a read error) and returns without dispatching once stop is
+// closed.
+func (r *runner) readLoop(lr *lineReader, first chan<- []byte, handshook, stop <-chan struct{}, end chan<- readEnd) {
+	started := false
+	lr.onTooLong = func(n int, head []byte) {
+		r.log.Error().Int("bytes", n).Int("max", MaxLine).Msg("discarding over-long line from host")
+		// Nothing before hello_ack can be answered.
+		if started && !closed(stop) {
+			r.answerOverLong(overLong{n: n, head: head})
+		}
+	}
 	for {
 		l, err := lr.next()
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				errc <- err
+			if errors.Is(err, io.EOF) {
+				err = nil
 			}
+			end <- readEnd{err: err}
 			return
 		}
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}
-		select {
-		case lines <- l:
-		case <-stop:
+		if closed(stop) {
 			return
 		}
+		if !started {
+			first <- l
+			select {
+			case <-handshook:
+				started = true
+				continue
+			case <-stop:
+				return
+			}
+		}
+		if r.dispatch(l) {
+			end <- readEnd{shutdown: true}
+			return
+		}
+	}
+}
+
+// closed reports whether c is closed.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -472,28 +485,26 @@ func (r *runner) serveTool(ctx context.Context, c *inflight, call ToolCall) {
 		r.hooks.callStart(call.ID)
 	}
 	sent := false
-	if ctx.Err() == nil {
-		res := r.safeCallTool(ctx, call)
-		if !errors.Is(context.Cause(ctx), ErrToolCancelled) {
-			b, err := encodeToolResult(call.ID, res, r.sess.host.Generation())
-			if err != nil {
-				r.log.Error().Err(err).Str("id", call.ID).Str("tool", call.Name).Msg("cannot encode tool result")
-				b, _ = encodeToolResult(call.ID, ToolResult{
-					Content: []Content{{Type: "text", Text: "extension could not encode the tool result: " + err.Error()}},
-					IsError: true,
-				}, GenLegacy)
-			}
-			sent = r.w.send(outFrame{b: b})
-		} else {
-			r.log.Debug().Str("id", call.ID).Str("tool", call.Name).Msg("dropping result of cancelled tool call")
-		}
+	var res ToolResult
+	ran := ctx.Err() == nil
+	if ran {
+		res = r.safeCallTool(ctx, call)
 	}
-	c.cancel(nil)
+	// The id is free again before its result is out, so a host that reuses it right
+	// after the result is not refused.
 	r.mu.Lock()
 	if r.calls[call.ID] == c {
 		delete(r.calls, call.ID)
 	}
 	r.mu.Unlock()
+	switch {
+	case !ran:
+	case errors.Is(context.Cause(ctx), ErrToolCancelled):
+		r.log.Debug().Str("id", call.ID).Str("tool", call.Name).Msg("dropping result of cancelled tool call")
+	default:
+		sent = r.w.sendToolResult(call.ID, res, r.sess.host.Generation())
+	}
+	c.cancel(nil)
 	if r.hooks.callDone != nil {
 		r.hooks.callDone(call.ID, sent)
 	}
