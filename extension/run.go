@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 )
 
@@ -345,12 +346,8 @@ type (
 	idOnly struct {
 		ID string `json:"id"`
 	}
+	// toolCallFrame is tool_call and command_invoked.
 	toolCallFrame struct {
-		ID   string          `json:"id"`
-		Name string          `json:"name"`
-		Args json.RawMessage `json:"args"`
-	}
-	commandInvokedFrame struct {
 		ID   string          `json:"id"`
 		Name string          `json:"name"`
 		Args json.RawMessage `json:"args"`
@@ -365,17 +362,12 @@ type (
 // dispatch handles one host line. It never blocks for long: handlers run in
 // their own goroutines. It returns true for shutdown.
 func (r *runner) dispatch(line []byte) (shutdown bool) {
-	var t typeOnly
-	if err := json.Unmarshal(line, &t); err != nil {
-		r.log.Warn().Err(err).Str("line", prefix(line, 200)).Msg("ignoring malformed frame from host")
+	f, ok := r.parseFrame(line)
+	if !ok {
 		return false
 	}
-	switch t.Type {
+	switch f.Type {
 	case "tool_call":
-		var f toolCallFrame
-		if !r.decode(line, &f, t.Type) {
-			return false
-		}
 		if f.ID == "" {
 			r.log.Warn().Str("name", f.Name).Msg("ignoring tool_call without id")
 			return false
@@ -386,10 +378,6 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		}
 		r.startTool(ToolCall{ID: f.ID, Name: f.Name, Args: json.RawMessage(args)})
 	case "command_invoked":
-		var f commandInvokedFrame
-		if !r.decode(line, &f, t.Type) {
-			return false
-		}
 		if f.ID == "" {
 			r.log.Warn().Str("name", f.Name).Msg("ignoring command_invoked without id")
 			return false
@@ -400,10 +388,6 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		}
 		go r.serveCommand(cmd)
 	case "tool_cancel":
-		var f idOnly
-		if !r.decode(line, &f, t.Type) {
-			return false
-		}
 		r.mu.Lock()
 		c := r.calls[f.ID]
 		r.mu.Unlock()
@@ -413,10 +397,6 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		}
 		c.cancel(ErrToolCancelled)
 	case "event_intercept":
-		var f idOnly
-		if !r.decode(line, &f, t.Type) {
-			return false
-		}
 		if f.ID == "" {
 			r.log.Warn().Msg("ignoring event_intercept without id")
 			return false
@@ -430,13 +410,54 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 	case "event", "panel_key", "panel_close", "panel_resize", "tool_result":
 		// Not used: events and panels are never subscribed to or opened with
 		// key handling, and this package issues no call_tool.
-		r.log.Debug().Str("type", t.Type).Msg("ignoring host frame")
+		r.log.Debug().Str("type", f.Type).Msg("ignoring host frame")
 	case "":
 		r.log.Warn().Str("line", prefix(line, 200)).Msg("ignoring host frame without type")
 	default:
-		r.log.Warn().Str("type", t.Type).Msg("ignoring host frame of unknown type")
+		r.log.Warn().Str("type", f.Type).Msg("ignoring host frame of unknown type")
 	}
 	return false
+}
+
+// hostFrame is a host frame as far as dispatch needs it, whatever its type.
+type hostFrame struct {
+	Type string          `json:"type"`
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// parseFrame decodes line in one pass (goccy/go-json: this is on every call's path).
+// A frame that does not fit hostFrame, say an event whose id is a number, is decoded
+// again field set by field set as its type needs, so a field the type does not use
+// cannot cost it. Failures are logged.
+func (r *runner) parseFrame(line []byte) (hostFrame, bool) {
+	var f hostFrame
+	if gojson.Unmarshal(line, &f) == nil {
+		return f, true
+	}
+	f = hostFrame{}
+	var t typeOnly
+	if err := json.Unmarshal(line, &t); err != nil {
+		r.log.Warn().Err(err).Str("line", prefix(line, 200)).Msg("ignoring malformed frame from host")
+		return f, false
+	}
+	f.Type = t.Type
+	switch t.Type {
+	case "tool_call", "command_invoked":
+		var c toolCallFrame
+		if !r.decode(line, &c, t.Type) {
+			return f, false
+		}
+		f.ID, f.Name, f.Args = c.ID, c.Name, c.Args
+	case "tool_cancel", "event_intercept":
+		var c idOnly
+		if !r.decode(line, &c, t.Type) {
+			return f, false
+		}
+		f.ID = c.ID
+	}
+	return f, true
 }
 
 // decode unmarshals a frame whose type is already known, logging failures.
