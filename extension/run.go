@@ -95,6 +95,8 @@ type runner struct {
 
 	mu    sync.Mutex
 	calls map[string]*inflight
+
+	workers *workers // run the tool calls
 }
 
 // inflight is one running tool call.
@@ -126,6 +128,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 		connCtx:    connCtx,
 		cancelConn: cancelConn,
 		calls:      make(map[string]*inflight),
+		workers:    newWorkers(connCtx.Done()),
 	}
 	go r.w.loop(out)
 	r.w.send(outFrame{b: hello})
@@ -470,7 +473,7 @@ func (r *runner) decode(line []byte, v any, typ string) bool {
 }
 
 // startTool registers the call (so a tool_cancel read right after it finds
-// it) and serves it in a new goroutine.
+// it) and serves it on a goroutine of its own.
 func (r *runner) startTool(call ToolCall) {
 	ctx, cancel := context.WithCancelCause(r.connCtx)
 	c := &inflight{cancel: cancel}
@@ -496,7 +499,7 @@ func (r *runner) startTool(call ToolCall) {
 	if r.hooks.callQueued != nil {
 		r.hooks.callQueued(call.ID)
 	}
-	go r.serveTool(ctx, c, call)
+	r.workers.run(func() { r.serveTool(ctx, c, call) })
 }
 
 // serveTool runs one tool call and queues its result unless the host
@@ -518,14 +521,17 @@ func (r *runner) serveTool(ctx context.Context, c *inflight, call ToolCall) {
 		delete(r.calls, call.ID)
 	}
 	r.mu.Unlock()
+	cancelled := errors.Is(context.Cause(ctx), ErrToolCancelled)
+	// The call's context ends before its result is queued: queuing wakes the writer,
+	// and the worker should wait for its next call right after, not finish this one.
+	c.cancel(nil)
 	switch {
 	case !ran:
-	case errors.Is(context.Cause(ctx), ErrToolCancelled):
+	case cancelled:
 		r.log.Debug().Str("id", call.ID).Str("tool", call.Name).Msg("dropping result of cancelled tool call")
 	default:
 		sent = r.w.sendToolResult(call.ID, res, r.sess.host.Generation())
 	}
-	c.cancel(nil)
 	if r.hooks.callDone != nil {
 		r.hooks.callDone(call.ID, sent)
 	}
