@@ -1,8 +1,8 @@
 package extension
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"runtime"
 	"testing"
 	"time"
