@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -169,6 +170,9 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 	r.sess = &Session{w: r.w, host: info, log: log, ready: make(chan struct{})}
 	close(handshook)
 	go r.setup()
+	if opts.ServeProcs > 0 {
+		defer serveProcs(opts.ServeProcs, r.sess.ready)()
+	}
 
 	select {
 	case e := <-end:
@@ -207,6 +211,28 @@ func (r *runner) finish(final []byte) error {
 		return r.w.err
 	default:
 		return nil
+	}
+}
+
+// serveProcs sets GOMAXPROCS to n once ready is closed; the returned func puts the
+// previous value back (or cancels the change if ready never came).
+func serveProcs(n int, ready <-chan struct{}) (restore func()) {
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-ready:
+		case <-quit:
+			return
+		}
+		prev := runtime.GOMAXPROCS(n)
+		<-quit
+		runtime.GOMAXPROCS(prev)
+	}()
+	return func() {
+		close(quit)
+		<-done
 	}
 }
 
