@@ -38,12 +38,11 @@ const (
 // waiting for a command_response after this long.
 const CommandTimeout = 30 * time.Second
 
-// Fixed frames and the reader's backlog.
+// Fixed frames.
 const (
-	readyFrame         = `{"type":"ready"}`
-	shutdownAckFrame   = `{"type":"shutdown_ack"}`
-	clearNotesFrame    = `{"type":"clear_notes"}`
-	lineChannelBacklog = 64
+	readyFrame       = `{"type":"ready"}`
+	shutdownAckFrame = `{"type":"shutdown_ack"}`
+	clearNotesFrame  = `{"type":"clear_notes"}`
 )
 
 // hooks lets the package's own tests observe internal ordering points
