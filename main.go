@@ -92,7 +92,7 @@ func supervisorArgv() []string {
 	return []string{exe, supervise.Arg}
 }
 
-// serveProcs is the GOMAXPROCS the bridge serves calls with once startup is done: 1, since
+// serveProcs is the GOMAXPROCS the bridge serves calls with from the first call on: 1, since
 // a call is a chain of goroutine hand-offs (reader, call, mcp-go's reader, writer) with
 // little work in each, and with more Ps every hand-off also wakes an idle thread that finds
 // nothing to do; 0 (leave it) when the user set GOMAXPROCS.

@@ -26,13 +26,16 @@ func TestServeProcs(t *testing.T) {
 		procs int
 		want  int // while serving
 	}{
-		{name: "set once ready", procs: 1, want: 1},
+		{name: "set at the first call", procs: 1, want: 1},
 		{name: "left alone", procs: 0, want: 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			x := startRun(t, &testHandler{}, Options{ServeProcs: tc.procs}, hooks{})
 			x.handshake(newAck())
+			if _, err := x.host.CallTool(x.ctx, "1", "echo", nil); err != nil {
+				t.Fatal(err)
+			}
 			waitProcs(t, tc.want)
 			if err := x.host.Shutdown(x.ctx); err != nil {
 				t.Fatal(err)
@@ -47,7 +50,7 @@ func TestServeProcs(t *testing.T) {
 	}
 }
 
-// Before ready (while Setup runs) the process keeps every P.
+// Before the first call (while Setup runs, and after ready) the process keeps every P.
 func TestServeProcsNotDuringSetup(t *testing.T) {
 	prev := runtime.GOMAXPROCS(3)
 	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
@@ -69,6 +72,19 @@ func TestServeProcsNotDuringSetup(t *testing.T) {
 	}
 	close(release)
 	if _, err := x.host.NextType(x.ctx, "ready"); err != nil {
+		t.Fatal(err)
+	}
+	// A frame that is not a call is read and answered: the reader has passed ready.
+	if err := x.host.SendLine([]byte(`{"type":"event_intercept","id":"i1"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.host.NextType(x.ctx, "event_intercept_response"); err != nil {
+		t.Fatal(err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Fatalf("GOMAXPROCS after ready, before any call = %d, want 3", got)
+	}
+	if _, err := x.host.CallTool(x.ctx, "1", "echo", nil); err != nil {
 		t.Fatal(err)
 	}
 	waitProcs(t, 1)

@@ -97,6 +97,9 @@ type runner struct {
 	calls map[string]*inflight
 
 	workers *workers // run the tool calls
+
+	firstCall     chan struct{} // closed when the first tool call is dispatched
+	firstCallOnce sync.Once
 }
 
 // inflight is one running tool call.
@@ -129,6 +132,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 		cancelConn: cancelConn,
 		calls:      make(map[string]*inflight),
 		workers:    newWorkers(connCtx.Done()),
+		firstCall:  make(chan struct{}),
 	}
 	go r.w.loop(out)
 	r.w.send(outFrame{b: hello})
@@ -170,7 +174,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 	close(handshook)
 	go r.setup()
 	if opts.ServeProcs > 0 {
-		defer serveProcs(opts.ServeProcs, r.sess.ready)()
+		defer serveProcs(opts.ServeProcs, r.sess.ready, r.firstCall)()
 	}
 
 	select {
@@ -213,17 +217,19 @@ func (r *runner) finish(final []byte) error {
 	}
 }
 
-// serveProcs sets GOMAXPROCS to n once ready is closed; the returned func puts the
-// previous value back (or cancels the change if ready never came).
-func serveProcs(n int, ready <-chan struct{}) (restore func()) {
+// serveProcs sets GOMAXPROCS to n once ready and firstCall are both closed; the
+// returned func puts the previous value back (or cancels the change if it was not made).
+func serveProcs(n int, ready, firstCall <-chan struct{}) (restore func()) {
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		select {
-		case <-ready:
-		case <-quit:
-			return
+		for _, c := range []<-chan struct{}{ready, firstCall} {
+			select {
+			case <-c:
+			case <-quit:
+				return
+			}
 		}
 		prev := runtime.GOMAXPROCS(n)
 		<-quit
@@ -524,6 +530,7 @@ func (r *runner) startTool(call ToolCall) {
 	if r.hooks.callQueued != nil {
 		r.hooks.callQueued(call.ID)
 	}
+	r.firstCallOnce.Do(func() { close(r.firstCall) })
 	r.workers.run(func() { r.serveTool(ctx, c, call) })
 }
 

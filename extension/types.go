@@ -207,8 +207,9 @@ type Options struct {
 	// panics). The zero Logger discards everything.
 	Log zerolog.Logger
 	// ServeProcs, when positive, is the GOMAXPROCS of the whole process from
-	// the moment ready has been written until Run returns (then the previous
-	// value is restored). Startup can use every core; serving calls, one
+	// the first tool call after ready until Run returns (then the previous
+	// value is restored). Startup, and the work a handler does in the
+	// background right after it, can use every core; serving calls, one
 	// goroutine hands each frame to the next, and with a single P the woken
 	// goroutine runs on the same thread instead of waking another one.
 	ServeProcs int
