@@ -711,8 +711,9 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 
 // Call runs one tools/call with the original MCP tool name. budget bounds the whole call
 // including a cold start; safeRepeat says whether the tool is read-only or idempotent (it
-// only changes the wording of timeout errors).
-func (s *Server) Call(ctx context.Context, tool string, args map[string]any, safeRepeat bool) (*mcp.CallToolResult, error) {
+// only changes the wording of timeout errors). args is sent as the call's arguments: a
+// json.RawMessage object goes on as it is.
+func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat bool) (*mcp.CallToolResult, error) {
 	c, err := s.acquire(ctx)
 	if err != nil {
 		return nil, err
