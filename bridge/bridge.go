@@ -27,6 +27,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // Tool names the bridge registers besides the MCP tools.
@@ -163,7 +164,7 @@ func New(opts Options) *Bridge {
 		opts.CallBudget = callBudget
 	}
 	if opts.MaxReplyBytes <= 0 {
-		n, err := maxReplyFrom(opts.LookupEnv)
+		n, err := session.MaxReplyFrom(opts.LookupEnv)
 		if err != nil {
 			opts.Log.Warn().Msg(err.Error())
 		}

@@ -44,10 +44,7 @@ func (s *Server) checkAfterTimeout(c *conn) {
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
-		// Connections pin the legacy protocol (initRequest), where ping is the MCP way to
-		// ask "are you there"; the deprecation concerns the 2026-07-28 protocol only.
-		//lint:ignore SA1019 see above
-		err := c.client.Ping(ctx)
+		err := c.sess.Ping(ctx)
 		cancel()
 		if err != nil {
 			s.mu.Lock()

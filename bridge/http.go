@@ -26,6 +26,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // HTTP transports (streamable HTTP and legacy SSE) through mcp-go.
@@ -55,33 +56,65 @@ import (
 //     configured Authorization header never replaces the OAuth one. A 401 announcing
 //     OAuth, or no usable token, marks the server "needs login".
 
-// httpConn is the HTTP side of one connection.
-type httpConn struct {
+// httpSession is one streamable-HTTP or SSE session: mcp-go's client (session.Client)
+// plus what only HTTP needs: re-initializing a session the server forgot, classifying
+// failures from what the server answered, and ending itself when the SSE stream drops
+// or the server cannot be reached any more (the state machine learns of it from Done).
+type httpSession struct {
+	*session.Client
+	s        *Server
 	kind     config.Transport
 	rt       *headerTransport
-	lost     chan struct{} // closed when the SSE stream dropped
-	lostOnce sync.Once
+	init     mcp.InitializeRequest
 	reinitMu sync.Mutex // one session re-initialization at a time
 }
 
-func (h *httpConn) markLost() bool {
-	first := false
-	h.lostOnce.Do(func() { close(h.lost); first = true })
-	return first
+// remoteFailure is a classified HTTP-level failure of one request; the state machine
+// words it with the tool's name.
+type remoteFailure struct {
+	f      failure
+	err    error
+	prefix string
 }
 
-func (h *httpConn) isLost() bool {
+func (e *remoteFailure) Error() string { return e.prefix + e.f.msg }
+func (e *remoteFailure) Unwrap() error { return e.err }
+
+func ended(s session.Session) bool {
 	select {
-	case <-h.lost:
+	case <-s.Done():
 		return true
 	default:
 		return false
 	}
 }
 
-func (h *httpConn) closeIdle() {
-	if h != nil {
-		h.rt.base.CloseIdleConnections()
+// Close ends the session and its idle HTTP connections.
+func (hs *httpSession) Close(context.Context) error {
+	hs.Finish(session.End{Cause: session.CauseClosed})
+	err := hs.MCP().Close()
+	hs.rt.base.CloseIdleConnections()
+	return err
+}
+
+// lose ends the session because its transport broke (e says how, for the model); the
+// requests waiting on it fail now.
+func (hs *httpSession) lose(e *Error) bool {
+	first := hs.Finish(session.End{Cause: session.CauseLost, Err: e})
+	_ = hs.MCP().Close()
+	hs.rt.base.CloseIdleConnections()
+	return first
+}
+
+// streamLost handles an SSE stream that ended without our asking: legacy SSE sessions
+// live as long as their stream, so the session ends and the next use reconnects.
+func (hs *httpSession) streamLost(err error) {
+	reason := "stream ended"
+	if err != nil && !errors.Is(err, io.EOF) {
+		reason = hs.rt.redact(err.Error())
+	}
+	if hs.lose(hs.s.errorf(KindCrashed, nil, "the SSE stream from %s dropped (%s)", displayURL(hs.s.cfg), reason)) {
+		hs.s.d.log.Warn().Str("server", hs.s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
 	}
 }
 
@@ -109,20 +142,21 @@ func (s *Server) transportOrder() []config.Transport {
 	return []config.Transport{config.TransportStreamableHTTP, config.TransportSSE}
 }
 
-// connectHTTP opens a streamable-HTTP or SSE connection, initializes it and lists tools.
-func (s *Server) connectHTTP(ctx context.Context) (*conn, []mcp.Tool, error) {
+// openHTTP opens and initializes a streamable-HTTP or SSE session, falling back to the
+// other transport for a url-only server whose answer shows it speaks that one.
+func (s *Server) openHTTP(ctx context.Context, h session.Handlers) (session.Session, error) {
 	creds, err := s.storedCreds()
 	if err != nil {
-		return nil, nil, s.badCredsError()
+		return nil, s.badCredsError()
 	}
 	order := s.transportOrder()
 	note := ""
 	for i, kind := range order {
-		c, tools, p, err := s.connectHTTPKind(ctx, kind, creds)
+		hs, p, err := s.openHTTPKind(ctx, kind, creds, h)
 		if err == nil {
 			s.rememberTransport(kind)
 			s.d.log.Debug().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("url", displayURL(s.cfg)).Msg("connected")
-			return c, tools, nil
+			return hs, nil
 		}
 		if i+1 < len(order) && ctx.Err() == nil && wrongTransport(kind, p, err) {
 			s.d.log.Info().Str("server", s.cfg.Name).Str("tried", string(kind)).Str("answer", p.describe()).
@@ -130,9 +164,9 @@ func (s *Server) connectHTTP(ctx context.Context) (*conn, []mcp.Tool, error) {
 			note = fmt.Sprintf(" (%s was tried first and answered %s)", kind, p.describe())
 			continue
 		}
-		return nil, nil, s.startError(ctx, kind, p, err, note)
+		return nil, s.startError(ctx, kind, p, err, note)
 	}
-	return nil, nil, s.errorf(KindStart, nil, "no transport to try")
+	return nil, s.errorf(KindStart, nil, "no transport to try")
 }
 
 // wrongTransport says whether a failed attempt shows that the server speaks the other
@@ -150,17 +184,16 @@ func wrongTransport(kind config.Transport, p probeInfo, err error) bool {
 	return p.status >= 400 && p.status < 500
 }
 
-func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds) (*conn, []mcp.Tool, probeInfo, error) {
+func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds, h session.Handlers) (*httpSession, probeInfo, error) {
 	rt := s.newHeaderTransport(kind)
 	hc := &http.Client{Transport: rt}
-	h := &httpConn{kind: kind, rt: rt, lost: make(chan struct{})}
 	logger := slog.New(&zlogHandler{log: s.d.log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), redact: rt.redact})
 	pctx, p := withProbe(ctx)
 	var store *tokenStore
 	if creds != nil {
 		store = s.newTokenStore()
 	}
-	var cl *client.Client
+	var tr transport.Interface
 	switch kind {
 	case config.TransportSSE:
 		opts := []transport.ClientOption{transport.WithHTTPClient(hc), transport.WithSSELogger(logger),
@@ -172,14 +205,14 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		if store != nil {
 			opts = append(opts, transport.WithOAuth(s.oauthConfig(creds, rt, store)))
 		}
-		tr, err := transport.NewSSE(s.cfg.URL, opts...)
+		t, err := transport.NewSSE(s.cfg.URL, opts...)
 		if err != nil {
-			return nil, nil, probeInfo{}, err
+			return nil, probeInfo{}, err
 		}
 		if store != nil {
-			store.handler = tr.GetOAuthHandler()
+			store.handler = t.GetOAuthHandler()
 		}
-		cl = s.newClient(tr)
+		tr = t
 	default:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(logger),
 			// The GET stream carries notifications such as tools/list_changed. It keeps
@@ -189,34 +222,33 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		if store != nil {
 			opts = append(opts, transport.WithHTTPOAuth(s.oauthConfig(creds, rt, store)))
 		}
-		tr, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
+		t, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
 		if err != nil {
-			return nil, nil, probeInfo{}, err
+			return nil, probeInfo{}, err
 		}
 		if store != nil {
-			store.handler = tr.GetOAuthHandler()
+			store.handler = t.GetOAuthHandler()
 		}
-		cl = s.newClient(tr)
+		tr = t
 	}
-	c := &conn{client: cl, http: h, info: connInfo{transport: kind}}
+	hs := &httpSession{Client: session.NewClient(tr, kind, h), s: s, kind: kind, rt: rt, init: h.Init}
+	var err error
 	if kind == config.TransportSSE {
-		cl.OnConnectionLost(func(err error) { s.httpLost(c, err) })
-		if err := startSSE(pctx, cl); err != nil {
-			_ = cl.Close()
-			rt.base.CloseIdleConnections()
-			return nil, nil, p.snapshot(), err
+		hs.MCP().OnConnectionLost(hs.streamLost)
+		if err = startSSE(pctx, hs.MCP()); err == nil {
+			err = hs.Handshake(pctx, h)
 		}
+	} else {
+		err = hs.Initialize(pctx, h)
 	}
-	tools, err := s.handshake(pctx, c)
-	if err != nil && h.isLost() {
+	if err != nil && ended(hs) {
 		err = fmt.Errorf("the SSE stream closed before the handshake finished: %w", err)
 	}
 	if err != nil {
-		_ = cl.Close()
-		rt.base.CloseIdleConnections()
-		return nil, nil, p.snapshot(), err
+		_ = hs.Close(context.Background())
+		return nil, p.snapshot(), err
 	}
-	return c, tools, p.snapshot(), nil
+	return hs, p.snapshot(), nil
 }
 
 // startSSE opens the SSE stream and waits for its endpoint event within ctx. The stream
@@ -235,62 +267,15 @@ func startSSE(ctx context.Context, cl *client.Client) error {
 	}
 }
 
-// httpLost handles an SSE stream that ended without our asking: the connection is dead
-// (legacy SSE sessions live as long as their stream), so fail what is in flight now and
-// let the next use reconnect.
-func (s *Server) httpLost(c *conn, err error) {
-	if !c.http.markLost() {
-		return
-	}
-	reason := "stream ended"
-	if err != nil && !errors.Is(err, io.EOF) {
-		reason = c.http.rt.redact(err.Error())
-	}
-	dropped := s.dropConn(c, s.httpErrorf(KindCrashed, nil, "the SSE stream from %s dropped (%s); the next call reconnects", displayURL(s.cfg), reason))
-	if dropped {
-		s.d.log.Warn().Str("server", s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
-	}
-	_ = c.client.Close() // fails requests waiting for an answer on the stream
-}
-
-// dropConn retires c if it is still the live connection: the server goes to sleep (or
-// backoff) and the next use connects again.
-func (s *Server) dropConn(c *conn, e *Error) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.conn != c {
-		return false
-	}
-	s.gen++
-	s.disarmIdle()
-	s.failLocked(e)
-	return true
-}
-
-// retire drops c (see dropConn) and closes it: the server is gone, so the next use
-// connects again.
-func (s *Server) retire(c *conn, e *Error) {
-	if s.dropConn(c, e) {
-		c.close(context.Background())
-	}
-}
-
-func (s *Server) isConn(c *conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.conn == c
-}
-
-// reinit starts a new session on c after the server forgot ours, unless a concurrent
-// caller already did.
-func (s *Server) reinit(ctx context.Context, c *conn) error {
-	h := c.http
-	h.reinitMu.Lock()
-	defer h.reinitMu.Unlock()
-	if c.client.GetSessionId() != "" {
+// reinit starts a new session after the server forgot ours, unless a concurrent caller
+// already did.
+func (hs *httpSession) reinit(ctx context.Context) error {
+	hs.reinitMu.Lock()
+	defer hs.reinitMu.Unlock()
+	if hs.MCP().GetSessionId() != "" {
 		return nil // someone else re-initialized meanwhile
 	}
-	_, err := c.client.Initialize(ctx, initRequest(s.d.version))
+	_, err := hs.MCP().Initialize(ctx, hs.init)
 	return err
 }
 
@@ -304,122 +289,95 @@ func sessionLost(p probeInfo, err error) bool {
 	return p.status == 0 || (p.status == http.StatusNotFound && p.withSession)
 }
 
-// callHTTP runs one tools/call on an HTTP connection, with session recovery and error
-// classification.
-func (s *Server) callHTTP(ctx, cctx context.Context, c *conn, req mcp.CallToolRequest, safeRepeat bool) (*mcp.CallToolResult, error) {
-	tool := req.Params.Name
+// retry runs one request with session recovery: a request the server refused because it
+// forgot our session (it cannot have run) is sent again once on a new session. A failure
+// is returned as is when ctx ended (the caller words it), as an *session.EndedError when
+// the session ended under it, else classified (remoteFailure) unless the server answered.
+func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error) error {
 	retried := false
+	prefix := ""
 	for {
-		pctx, p := withProbe(cctx)
-		res, err := c.client.CallTool(pctx, req)
+		pctx, p := withProbe(ctx)
+		err := do(pctx)
 		if err == nil {
-			s.mu.Lock()
-			s.failures = 0
-			s.needsLogin = false
-			s.mu.Unlock()
-			return res, nil
+			return nil
 		}
 		pi := p.snapshot()
 		switch {
-		case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return nil, s.httpErrorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
 		case ctx.Err() != nil:
-			return nil, s.httpErrorf(KindCanceled, err, "call to %s cancelled", tool)
-		case errors.Is(cctx.Err(), context.DeadlineExceeded):
-			return nil, s.httpErrorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
-		case c.http.isLost():
-			s.dropConn(c, s.httpErrorf(KindCrashed, nil, "the SSE stream from %s dropped; the next call reconnects", displayURL(s.cfg)))
-			if !retried && safeRepeat {
-				// The tool is read-only or idempotent: reconnect and send it again.
-				retried = true
-				s.d.log.Info().Str("server", s.cfg.Name).Str("tool", tool).Msg("SSE stream dropped during a safe call; reconnecting to send it again")
-				nc, aerr := s.acquire(ctx)
-				if aerr != nil {
-					return nil, aerr
-				}
-				defer s.release()
-				c = nc
-				if c.http == nil {
-					return nil, s.errorf(KindStopped, nil, "the server changed transport during the call to %s", tool)
-				}
-				continue
-			}
-			return nil, s.httpErrorf(KindCrashed, err, "the SSE stream from %s dropped during the call to %s. The next call reconnects%s", displayURL(s.cfg), tool, repeatWarning(safeRepeat))
-		case !s.isConn(c):
-			return nil, s.httpErrorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+			return err
+		case ended(hs):
+			return &session.EndedError{End: hs.End(), Err: err}
 		case !retried && sessionLost(pi, err):
 			retried = true
-			if rerr := s.reinit(cctx, c); rerr != nil {
-				return nil, s.callFailure(ctx, cctx, c, tool, safeRepeat, probeInfo{}, rerr, "the server forgot our session and starting a new one failed: ")
+			if rerr := hs.reinit(ctx); rerr != nil {
+				err, pi, prefix = rerr, probeInfo{}, "the server forgot our session and starting a new one failed: "
+				break
 			}
-			s.d.log.Info().Str("server", s.cfg.Name).Str("tool", tool).Msg("server forgot the session (HTTP 404); re-initialized and sending the call again")
+			hs.s.d.log.Info().Str("server", hs.s.cfg.Name).Msg("server forgot the session (HTTP 404); re-initialized and sending the request again")
 			continue
 		}
-		return nil, s.callFailure(ctx, cctx, c, tool, safeRepeat, pi, err, "")
+		return hs.failure(pi, err, prefix)
 	}
 }
 
-// callFailure words a failed request on a live connection.
-func (s *Server) callFailure(ctx, cctx context.Context, c *conn, tool string, safeRepeat bool, p probeInfo, err error, prefix string) *Error {
-	if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		return s.httpErrorf(KindTimeout, err, "%s%s did not answer within requestTimeout (%s)%s", prefix, tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
-	}
+// failure classifies a failed request on a live session; a server that cannot be reached
+// any more ends the session.
+func (hs *httpSession) failure(p probeInfo, err error, prefix string) error {
 	if serverAnswered(p, err) {
-		return s.httpErrorf(KindCall, err, "%s%s failed: %v", prefix, tool, err)
+		if prefix != "" {
+			return fmt.Errorf("%s%w", prefix, err)
+		}
+		return err
 	}
-	f := s.classifyHTTP(c.http.kind, p, err)
+	f := hs.s.classifyHTTP(hs.kind, p, err)
 	if f.needsLogin {
-		s.markNeedsLogin()
+		hs.s.markNeedsLogin()
 	}
 	if f.kind == KindUnreachable {
-		s.retire(c, s.httpErrorf(f.kind, err, "%s", f.msg))
+		hs.lose(hs.s.errorf(f.kind, err, "%s", f.msg))
 	}
-	warn := "."
-	if f.maybeRan {
-		warn = repeatWarning(safeRepeat)
-	}
-	return s.httpErrorf(f.kind, err, "%s%s failed: %s%s", prefix, tool, f.msg, warn)
+	return &remoteFailure{f: f, err: err, prefix: prefix}
 }
 
-// listHTTP lists tools on an HTTP connection (bounded by requestTimeout), re-initializing
-// once if the server forgot the session. Listing is always safe to repeat.
-func (s *Server) listHTTP(ctx context.Context, c *conn) ([]mcp.Tool, error) {
+// CallTool runs tools/call with session recovery and classified failures.
+func (hs *httpSession) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var res *mcp.CallToolResult
+	err := hs.retry(ctx, func(ctx context.Context) (err error) {
+		res, err = hs.Client.CallTool(ctx, req)
+		return err
+	})
+	return res, err
+}
+
+// ListTools lists tools (bounded by requestTimeout) with session recovery; listing is
+// always safe to repeat.
+func (hs *httpSession) ListTools(ctx context.Context) ([]mcp.Tool, []session.SkippedTool, error) {
+	s := hs.s
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
-	retried := false
-	for {
-		pctx, p := withProbe(lctx)
-		tools, err := s.listTools(pctx, c.client)
-		if err == nil {
-			return tools, nil
-		}
-		pi := p.snapshot()
-		if !retried && lctx.Err() == nil && sessionLost(pi, err) {
-			retried = true
-			if rerr := s.reinit(lctx, c); rerr == nil {
-				continue
-			}
-		}
-		switch {
-		case ctx.Err() != nil:
-			return nil, s.ctxErr(ctx, "listing tools")
-		case errors.Is(lctx.Err(), context.DeadlineExceeded):
-			return nil, s.httpErrorf(KindTimeout, err, "list tools: no answer within requestTimeout (%s)", s.cfg.RequestTimeout)
-		case c.http.isLost():
-			return nil, s.httpErrorf(KindCrashed, err, "list tools: the SSE stream from %s dropped; the next use reconnects", displayURL(s.cfg))
-		}
-		if serverAnswered(pi, err) {
-			return nil, s.httpErrorf(KindCall, err, "list tools: %v", err)
-		}
-		f := s.classifyHTTP(c.http.kind, pi, err)
-		if f.needsLogin {
-			s.markNeedsLogin()
-		}
-		if f.kind == KindUnreachable {
-			s.retire(c, s.httpErrorf(f.kind, err, "%s", f.msg))
-		}
-		return nil, s.httpErrorf(f.kind, err, "list tools: %s", f.msg)
+	var tools []mcp.Tool
+	var skipped []session.SkippedTool
+	err := hs.retry(lctx, func(ctx context.Context) (err error) {
+		tools, skipped, err = hs.Client.ListTools(ctx)
+		return err
+	})
+	if err == nil {
+		return tools, skipped, nil
 	}
+	var f *remoteFailure
+	var end *session.EndedError
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, s.ctxErr(ctx, "listing tools")
+	case errors.Is(lctx.Err(), context.DeadlineExceeded):
+		return nil, nil, s.errorf(KindTimeout, err, "list tools: no answer within requestTimeout (%s)", s.cfg.RequestTimeout)
+	case errors.As(err, &end):
+		return nil, nil, s.errorf(KindCrashed, err, "list tools: %s; the next use reconnects", lostText(end.End))
+	case errors.As(err, &f):
+		return nil, nil, s.errorf(f.f.kind, err, "list tools: %s%s", f.prefix, f.f.msg)
+	}
+	return nil, nil, s.errorf(KindCall, err, "list tools: %v", err)
 }
 
 // startError words a failed connect of the given transport.

@@ -672,7 +672,7 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 		for !cond() {
 			select {
 			case <-ctx.Done():
-				t.Fatalf("timed out waiting for %s (gets %d, timers %d)", what, getCount(), e.clock.pending())
+				t.Fatalf("timed out waiting for %s (gets %d, timers %d)", what, getCount(), e.clock.Pending())
 			case <-time.After(5 * time.Millisecond):
 			}
 		}
@@ -688,18 +688,18 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 	// The stream drops and the server stays unreachable: the first retry goes out after
 	// mcp-go's second, the next one waits for our backoff (on the bridge clock).
 	drop(true)
-	waitFor("a backoff wait", func() bool { return e.clock.pending() == 1 })
+	waitFor("a backoff wait", func() bool { return e.clock.Pending() == 1 })
 	if n := getCount(); n != 2 {
 		t.Fatalf("%d GET attempts before the first backoff, want 2", n)
 	}
 	e.clock.Advance(999 * time.Millisecond)
-	if e.clock.pending() != 1 {
+	if e.clock.Pending() != 1 {
 		t.Fatal("first backoff ended before 1s")
 	}
 	e.clock.Advance(time.Millisecond)
-	waitFor("the second backoff", func() bool { return getCount() == 3 && e.clock.pending() == 1 })
+	waitFor("the second backoff", func() bool { return getCount() == 3 && e.clock.Pending() == 1 })
 	e.clock.Advance(2999 * time.Millisecond)
-	if e.clock.pending() != 1 {
+	if e.clock.Pending() != 1 {
 		t.Fatal("second backoff did not grow to 3s")
 	}
 	// The server is back: the next attempt opens the stream and resets the backoff.
@@ -708,7 +708,7 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 	waitFor("the reopened stream", func() bool { return getCount() == 4 })
 	drop(false)
 	waitFor("an immediate reopen", func() bool { return getCount() == 5 })
-	if n := e.clock.pending(); n != 0 {
+	if n := e.clock.Pending(); n != 0 {
 		t.Fatalf("backoff not reset after the stream reopened: %d timers pending", n)
 	}
 	if got := mustCall(t, s, "hello", nil); got != "hi" {

@@ -92,7 +92,7 @@ func TestIdleZeroMeansNeverSleep(t *testing.T) {
 	b := e.bridge(extension.GenNew)
 	s := e.srv(b, "s")
 	mustCall(t, s, "echo", map[string]any{"text": "x"})
-	if n := e.clock.pending(); n != 0 {
+	if n := e.clock.Pending(); n != 0 {
 		t.Fatalf("%d idle timers armed for idleTimeout 0", n)
 	}
 	e.clock.Advance(24 * time.Hour)
