@@ -13,7 +13,7 @@ import (
 // loop would otherwise fill the disk with the log.
 const (
 	stderrRate  = 20      // lines per second, sustained
-	LineBurst = 200     // lines at once
+	LineBurst   = 200     // lines at once
 	stderrTotal = 4 << 20 // bytes logged per process run; after that only the tail is kept
 )
 

@@ -82,4 +82,3 @@ func TestStderrLogTotalCap(t *testing.T) {
 		t.Fatalf("cap notice missing or repeated")
 	}
 }
-

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-
 )
 
 // TestReplyLimiter: lines up to the limit pass untouched; a longer one is cut, the rest
