@@ -408,7 +408,8 @@ func (s *Server) idleFired(seq uint64) {
 // beginStartLocked launches a start attempt shared by every caller until it finishes.
 func (s *Server) beginStartLocked() {
 	s.state = StateStarting
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ConnectTimeout)
+	// connectTimeout runs on the injected clock, so a hung start is testable without waiting.
+	ctx, cancel := withClockTimeout(context.Background(), s.d.clock, s.cfg.ConnectTimeout)
 	a := &attempt{done: make(chan struct{}), cancel: cancel}
 	s.attempt = a
 	gen := s.gen
@@ -419,6 +420,7 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	defer a.cancel()
 	began := s.d.clock.Now()
 	c, tools, err := s.connect(ctx)
+	a.cancel() // the start's deadline is over either way; its timer must not outlive it
 	s.mu.Lock()
 	if gen != s.gen { // stopped meanwhile
 		s.mu.Unlock()

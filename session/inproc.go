@@ -67,6 +67,11 @@ func (s *InProcess) do(ctx context.Context, f func(context.Context) error) error
 	stop := context.AfterFunc(s.life, cancel)
 	defer stop()
 	err := f(rctx)
+	if err == nil && rctx.Err() != nil {
+		// The in-process transport answers even after the request's context ended; a
+		// real client would have given up on it by then.
+		err = rctx.Err()
+	}
 	if err != nil && s.ended() && ctx.Err() == nil {
 		return &EndedError{End: s.End(), Err: err}
 	}
