@@ -354,7 +354,7 @@ func (hs *httpSession) CallTool(ctx context.Context, req mcp.CallToolRequest) (*
 // always safe to repeat.
 func (hs *httpSession) ListTools(ctx context.Context) ([]mcp.Tool, []session.SkippedTool, error) {
 	s := hs.s
-	lctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	lctx, cancel := withClockTimeout(ctx, s.d.clock, s.cfg.RequestTimeout)
 	defer cancel()
 	var tools []mcp.Tool
 	var skipped []session.SkippedTool

@@ -304,6 +304,9 @@ func TestHTTPErrors(t *testing.T) {
 		extra     map[string]any
 		kind      ErrKind
 		want      []string
+		// advance is how far the fake clock must move for the start to fail (the
+		// connectTimeout runs on it); 0: it fails by itself.
+		advance time.Duration
 	}
 	serve := func(h http.Handler) func(t *testing.T) string {
 		return func(t *testing.T) string {
@@ -314,33 +317,33 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	cases := []tc{
 		{"dns", func(*testing.T) string { return "http://no-such-host.example.test/mcp" }, "", nil, KindUnreachable,
-			[]string{"cannot resolve host", `"no-such-host.example.test"`, "DNS"}},
-		{"refused", func(*testing.T) string { return refused() }, "", nil, KindUnreachable, []string{"connection refused", "is the server running"}},
-		{"refused sse", func(*testing.T) string { return refused() }, "sse", nil, KindUnreachable, []string{"connection refused"}},
+			[]string{"cannot resolve host", `"no-such-host.example.test"`, "DNS"}, 0},
+		{"refused", func(*testing.T) string { return refused() }, "", nil, KindUnreachable, []string{"connection refused", "is the server running"}, 0},
+		{"refused sse", func(*testing.T) string { return refused() }, "sse", nil, KindUnreachable, []string{"connection refused"}, 0},
 		{"tls unknown authority", func(t *testing.T) string {
 			ts := httptest.NewTLSServer(handler(200, "application/json", "{}"))
 			t.Cleanup(ts.Close)
 			return ts.URL + "/mcp"
-		}, "", nil, KindTLS, []string{"TLS handshake", "unknown authority", "certificate"}},
+		}, "", nil, KindTLS, []string{"TLS handshake", "unknown authority", "certificate"}, 0},
 		{"tls to plain http", func(t *testing.T) string {
 			ts := httptest.NewServer(handler(200, "application/json", "{}"))
 			t.Cleanup(ts.Close)
 			return strings.Replace(ts.URL, "http://", "https://", 1) + "/mcp"
-		}, "", nil, KindTLS, []string{"does not speak TLS", "http://"}},
+		}, "", nil, KindTLS, []string{"does not speak TLS", "http://"}, 0},
 		{"401 with header var", serve(handler(401, "text/plain", "nope")), "", map[string]any{"headers": map[string]any{"Authorization": "Bearer ${TOKEN}"}},
-			KindAuth, []string{"HTTP 401", "${TOKEN}", "/mcp login r"}},
-		{"401 no headers", serve(handler(401, "", "")), "", nil, KindAuth, []string{"HTTP 401", `Add the credentials it needs to "headers"`, "/mcp login r"}},
-		{"403", serve(handler(403, "", "")), "streamable-http", map[string]any{"headers": map[string]any{"X-Key": "${KEY}"}}, KindAuth, []string{"HTTP 403", "${KEY}", "/mcp login r"}},
-		{"403 sse", serve(handler(403, "", "")), "sse", nil, KindAuth, []string{"HTTP 403"}},
-		{"404 explicit", serve(http.NotFoundHandler()), "streamable-http", nil, KindBadResponse, []string{"HTTP 404", "check the url's path"}},
-		{"404 url-only", serve(http.NotFoundHandler()), "", nil, KindBadResponse, []string{"HTTP 404", "streamable-http was tried first and answered HTTP 404"}},
-		{"503", serve(handler(503, "text/plain", "down")), "", nil, KindBadResponse, []string{"HTTP 503", "try again later"}},
-		{"500 sse", serve(handler(500, "text/plain", "boom")), "sse", nil, KindBadResponse, []string{"HTTP 500"}},
-		{"html page", serve(handler(200, "text/html; charset=utf-8", "<html>login</html>")), "streamable-http", nil, KindBadResponse, []string{"HTML page", "not MCP"}},
-		{"html page sse", serve(handler(200, "text/html", "<html>hi</html>")), "sse", nil, KindBadResponse, []string{"HTML page"}},
-		{"html page url-only", serve(handler(200, "text/html", "<html>hi</html>")), "", nil, KindBadResponse, []string{"HTML page"}},
-		{"no answer", serve(hang), "", map[string]any{"connectTimeout": 0.3}, KindTimeout, []string{"within connectTimeout (300ms)", "connectTimeout"}},
-		{"no answer sse", serve(hang), "sse", map[string]any{"connectTimeout": 0.3}, KindTimeout, []string{"within connectTimeout (300ms)"}},
+			KindAuth, []string{"HTTP 401", "${TOKEN}", "/mcp login r"}, 0},
+		{"401 no headers", serve(handler(401, "", "")), "", nil, KindAuth, []string{"HTTP 401", `Add the credentials it needs to "headers"`, "/mcp login r"}, 0},
+		{"403", serve(handler(403, "", "")), "streamable-http", map[string]any{"headers": map[string]any{"X-Key": "${KEY}"}}, KindAuth, []string{"HTTP 403", "${KEY}", "/mcp login r"}, 0},
+		{"403 sse", serve(handler(403, "", "")), "sse", nil, KindAuth, []string{"HTTP 403"}, 0},
+		{"404 explicit", serve(http.NotFoundHandler()), "streamable-http", nil, KindBadResponse, []string{"HTTP 404", "check the url's path"}, 0},
+		{"404 url-only", serve(http.NotFoundHandler()), "", nil, KindBadResponse, []string{"HTTP 404", "streamable-http was tried first and answered HTTP 404"}, 0},
+		{"503", serve(handler(503, "text/plain", "down")), "", nil, KindBadResponse, []string{"HTTP 503", "try again later"}, 0},
+		{"500 sse", serve(handler(500, "text/plain", "boom")), "sse", nil, KindBadResponse, []string{"HTTP 500"}, 0},
+		{"html page", serve(handler(200, "text/html; charset=utf-8", "<html>login</html>")), "streamable-http", nil, KindBadResponse, []string{"HTML page", "not MCP"}, 0},
+		{"html page sse", serve(handler(200, "text/html", "<html>hi</html>")), "sse", nil, KindBadResponse, []string{"HTML page"}, 0},
+		{"html page url-only", serve(handler(200, "text/html", "<html>hi</html>")), "", nil, KindBadResponse, []string{"HTML page"}, 0},
+		{"no answer", serve(hang), "", map[string]any{"connectTimeout": 0.3}, KindTimeout, []string{"within connectTimeout (300ms)", "connectTimeout"}, 300 * time.Millisecond},
+		{"no answer sse", serve(hang), "sse", map[string]any{"connectTimeout": 0.3}, KindTimeout, []string{"within connectTimeout (300ms)"}, 300 * time.Millisecond},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -355,7 +358,12 @@ func TestHTTPErrors(t *testing.T) {
 			e.env["TOKEN"], e.env["KEY"] = "tok-abcdef123", "key-abcdef123"
 			e.write(map[string]any{"r": entry}, nil)
 			s := e.srv(e.bridge(extension.GenNew), "r")
-			err := s.Start(ctxGuard(t))
+			errc := make(chan error, 1)
+			go func() { errc <- s.Start(ctxGuard(t)) }()
+			if c.advance > 0 {
+				advanceWhenWaiting(t, e.clock, c.advance)
+			}
+			err := <-errc
 			if err == nil {
 				t.Fatal("start succeeded")
 			}
@@ -384,7 +392,13 @@ func TestHTTPRequestTimeout(t *testing.T) {
 	e.write(map[string]any{"r": map[string]any{"url": url, "requestTimeout": 0.3}}, nil)
 	s := e.srv(e.bridge(extension.GenNew), "r")
 	mustCall(t, s, "echo", map[string]any{"text": "warm"})
-	_, err := s.Call(ctxGuard(t), "slow", map[string]any{"ms": 60000}, false)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Call(ctxGuard(t), "slow", map[string]any{"ms": 60000}, false)
+		errc <- err
+	}()
+	advanceWhenWaiting(t, e.clock, 300*time.Millisecond) // requestTimeout runs on the injected clock
+	err := <-errc
 	if kindOf(err) != KindTimeout || !strings.Contains(err.Error(), "requestTimeout (300ms)") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}

@@ -52,7 +52,7 @@ func (f *loginFlow) finish(err error) {
 
 // beginLogin registers a new login for s, cancelling one still waiting.
 func (s *Server) beginLogin(parent context.Context) (context.Context, *loginFlow) {
-	ctx, cancel := context.WithTimeout(parent, loginTimeout)
+	ctx, cancel := withClockTimeout(parent, s.d.clock, loginTimeout)
 	f := &loginFlow{cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
 	old := s.login

@@ -297,7 +297,7 @@ func extraRequest[T any](ctx context.Context, s *Server, doing string, do func(c
 		return zero, err
 	}
 	defer s.release()
-	cctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	cctx, cancel := withClockTimeout(ctx, s.d.clock, s.cfg.RequestTimeout)
 	defer cancel()
 	res, err := do(cctx, c)
 	if err != nil {

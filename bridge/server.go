@@ -739,7 +739,7 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 		return nil, err
 	}
 	defer s.release()
-	cctx, cancel := context.WithTimeout(ctx, s.requestTimeout(ctx))
+	cctx, cancel := withClockTimeout(ctx, s.d.clock, s.requestTimeout(ctx))
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
