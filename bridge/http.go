@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -10,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,14 +16,13 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -64,7 +61,7 @@ type httpSession struct {
 	*session.Client
 	s        *Server
 	kind     config.Transport
-	rt       *headerTransport
+	rt       *remote.Transport
 	init     mcp.InitializeRequest
 	reinitMu sync.Mutex // one session re-initialization at a time
 }
@@ -93,7 +90,7 @@ func ended(s session.Session) bool {
 func (hs *httpSession) Close(context.Context) error {
 	hs.Finish(session.End{Cause: session.CauseClosed})
 	err := hs.MCP().Close()
-	hs.rt.base.CloseIdleConnections()
+	hs.rt.CloseIdleConnections()
 	return err
 }
 
@@ -102,7 +99,7 @@ func (hs *httpSession) Close(context.Context) error {
 func (hs *httpSession) lose(e *Error) bool {
 	first := hs.Finish(session.End{Cause: session.CauseLost, Err: e})
 	_ = hs.MCP().Close()
-	hs.rt.base.CloseIdleConnections()
+	hs.rt.CloseIdleConnections()
 	return first
 }
 
@@ -111,7 +108,7 @@ func (hs *httpSession) lose(e *Error) bool {
 func (hs *httpSession) streamLost(err error) {
 	reason := "stream ended"
 	if err != nil && !errors.Is(err, io.EOF) {
-		reason = hs.rt.redact(err.Error())
+		reason = hs.rt.Redact(err.Error())
 	}
 	if hs.lose(hs.s.errorf(KindCrashed, nil, "the SSE stream from %s dropped (%s)", displayURL(hs.s.cfg), reason)) {
 		hs.s.d.log.Warn().Str("server", hs.s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
@@ -159,9 +156,9 @@ func (s *Server) openHTTP(ctx context.Context, h session.Handlers) (session.Sess
 			return hs, nil
 		}
 		if i+1 < len(order) && ctx.Err() == nil && wrongTransport(kind, p, err) {
-			s.d.log.Info().Str("server", s.cfg.Name).Str("tried", string(kind)).Str("answer", p.describe()).
+			s.d.log.Info().Str("server", s.cfg.Name).Str("tried", string(kind)).Str("answer", p.Describe()).
 				Msg("url-only server does not speak this transport; trying the other one")
-			note = fmt.Sprintf(" (%s was tried first and answered %s)", kind, p.describe())
+			note = fmt.Sprintf(" (%s was tried first and answered %s)", kind, p.Describe())
 			continue
 		}
 		return nil, s.startError(ctx, kind, p, err, note)
@@ -171,24 +168,24 @@ func (s *Server) openHTTP(ctx context.Context, h session.Handlers) (session.Sess
 
 // wrongTransport says whether a failed attempt shows that the server speaks the other
 // transport: a 4xx (other than 401/403) or an SSE endpoint event.
-func wrongTransport(kind config.Transport, p probeInfo, err error) bool {
-	if p.sseEndpoint {
+func wrongTransport(kind config.Transport, p remote.ProbeInfo, err error) bool {
+	if p.SSEEndpoint {
 		return kind == config.TransportStreamableHTTP
 	}
-	if p.status == http.StatusUnauthorized || p.status == http.StatusForbidden {
+	if p.Status == http.StatusUnauthorized || p.Status == http.StatusForbidden {
 		return false
 	}
 	if kind == config.TransportStreamableHTTP && errors.Is(err, transport.ErrLegacySSEServer) {
 		return true
 	}
-	return p.status >= 400 && p.status < 500
+	return p.Status >= 400 && p.Status < 500
 }
 
-func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds, h session.Handlers) (*httpSession, probeInfo, error) {
+func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds, h session.Handlers) (*httpSession, remote.ProbeInfo, error) {
 	rt := s.newHeaderTransport(kind)
 	hc := &http.Client{Transport: rt}
-	logger := slog.New(&zlogHandler{log: s.d.log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), redact: rt.redact})
-	pctx, p := withProbe(ctx)
+	logger := slog.New(&remote.LogHandler{Log: s.d.log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), Redact: rt.Redact})
+	pctx, p := remote.WithProbe(ctx)
 	var store *tokenStore
 	if creds != nil {
 		store = s.newTokenStore()
@@ -207,7 +204,7 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 		}
 		t, err := transport.NewSSE(s.cfg.URL, opts...)
 		if err != nil {
-			return nil, probeInfo{}, err
+			return nil, remote.ProbeInfo{}, err
 		}
 		if store != nil {
 			store.handler = t.GetOAuthHandler()
@@ -224,7 +221,7 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 		}
 		t, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
 		if err != nil {
-			return nil, probeInfo{}, err
+			return nil, remote.ProbeInfo{}, err
 		}
 		if store != nil {
 			store.handler = t.GetOAuthHandler()
@@ -246,9 +243,9 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 	}
 	if err != nil {
 		_ = hs.Close(context.Background())
-		return nil, p.snapshot(), err
+		return nil, p.Snapshot(), err
 	}
-	return hs, p.snapshot(), nil
+	return hs, p.Snapshot(), nil
 }
 
 // startSSE opens the SSE stream and waits for its endpoint event within ctx. The stream
@@ -282,11 +279,11 @@ func (hs *httpSession) reinit(ctx context.Context) error {
 // sessionLost says whether err means the server no longer knows our session: a 404 for a
 // request that carried the session id, or mcp-go refusing to send because an earlier
 // request (or the GET stream) met that 404. Either way the request did not run.
-func sessionLost(p probeInfo, err error) bool {
+func sessionLost(p remote.ProbeInfo, err error) bool {
 	if !errors.Is(err, transport.ErrSessionTerminated) {
 		return false
 	}
-	return p.status == 0 || (p.status == http.StatusNotFound && p.withSession)
+	return p.Status == 0 || (p.Status == http.StatusNotFound && p.WithSession)
 }
 
 // retry runs one request with session recovery: a request the server refused because it
@@ -297,12 +294,12 @@ func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error
 	retried := false
 	prefix := ""
 	for {
-		pctx, p := withProbe(ctx)
+		pctx, p := remote.WithProbe(ctx)
 		err := do(pctx)
 		if err == nil {
 			return nil
 		}
-		pi := p.snapshot()
+		pi := p.Snapshot()
 		switch {
 		case ctx.Err() != nil:
 			return err
@@ -311,7 +308,7 @@ func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error
 		case !retried && sessionLost(pi, err):
 			retried = true
 			if rerr := hs.reinit(ctx); rerr != nil {
-				err, pi, prefix = rerr, probeInfo{}, "the server forgot our session and starting a new one failed: "
+				err, pi, prefix = rerr, remote.ProbeInfo{}, "the server forgot our session and starting a new one failed: "
 				break
 			}
 			hs.s.d.log.Info().Str("server", hs.s.cfg.Name).Msg("server forgot the session (HTTP 404); re-initialized and sending the request again")
@@ -323,7 +320,7 @@ func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error
 
 // failure classifies a failed request on a live session; a server that cannot be reached
 // any more ends the session.
-func (hs *httpSession) failure(p probeInfo, err error, prefix string) error {
+func (hs *httpSession) failure(p remote.ProbeInfo, err error, prefix string) error {
 	if serverAnswered(p, err) {
 		if prefix != "" {
 			return fmt.Errorf("%s%w", prefix, err)
@@ -381,8 +378,8 @@ func (hs *httpSession) ListTools(ctx context.Context) ([]mcp.Tool, []session.Ski
 }
 
 // startError words a failed connect of the given transport.
-func (s *Server) startError(ctx context.Context, kind config.Transport, p probeInfo, err error, note string) *Error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && kind == config.TransportSSE && p.method == http.MethodGet && p.status == http.StatusOK {
+func (s *Server) startError(ctx context.Context, kind config.Transport, p remote.ProbeInfo, err error, note string) *Error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && kind == config.TransportSSE && p.Method == http.MethodGet && p.Status == http.StatusOK {
 		return s.httpErrorf(KindTimeout, err, "%s opened an event stream but sent no SSE endpoint event within connectTimeout (%s)%s; if it is a streamable HTTP server, set \"transport\": \"streamable-http\"",
 			displayURL(s.cfg), s.cfg.ConnectTimeout, note)
 	}
@@ -403,9 +400,9 @@ func (s *Server) startError(ctx context.Context, kind config.Transport, p probeI
 
 // serverAnswered says whether err is the server's JSON-RPC error answer rather than a
 // transport failure (mcp-go wraps every transport failure of a request in transport.Error).
-func serverAnswered(p probeInfo, err error) bool {
+func serverAnswered(p remote.ProbeInfo, err error) bool {
 	var te *transport.Error
-	return !errors.As(err, &te) && p.status < 400
+	return !errors.As(err, &te) && p.Status < 400
 }
 
 // failure is a classified HTTP-level failure.
@@ -419,7 +416,7 @@ type failure struct {
 
 // classifyHTTP says what went wrong, from the error and what the server answered. It
 // changes nothing: what follows from the failure is the caller's to do.
-func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) failure {
+func (s *Server) classifyHTTP(kind config.Transport, p remote.ProbeInfo, err error) failure {
 	host := s.hostPort()
 	var dnsErr *net.DNSError
 	var addrErr *net.AddrError
@@ -430,7 +427,7 @@ func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) fai
 	var verifyErr *tls.CertificateVerificationError
 	var recErr tls.RecordHeaderError
 	var alert tls.AlertError
-	var notMCP *notMCPError
+	var notMCP *remote.NotMCPError
 	switch {
 	case errors.As(err, &dnsErr):
 		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot resolve host %q (DNS lookup failed); check the url in %s", dnsErr.Name, s.cfg.Source)}
@@ -442,12 +439,12 @@ func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) fai
 		return failure{kind: KindTLS, msg: fmt.Sprintf("TLS handshake with %s failed: the server does not speak TLS; use an http:// url if it is a plain HTTP server", host)}
 	case errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &certErr), errors.As(err, &verifyErr), errors.As(err, &alert):
 		return failure{kind: KindTLS, msg: fmt.Sprintf("TLS handshake with %s failed (%s); check the server's certificate (a self-signed or expired certificate is refused) and the url's host name", host, tlsReason(err))}
-	case p.sseEndpoint && kind == config.TransportStreamableHTTP:
+	case p.SSEEndpoint && kind == config.TransportStreamableHTTP:
 		return failure{kind: KindBadResponse, msg: "the server speaks the legacy SSE transport, not streamable HTTP; set \"transport\": \"sse\" (or remove \"transport\" to detect it)"}
 	case errors.As(err, &notMCP):
-		return failure{kind: KindBadResponse, msg: notMCP.describe(p.status)}
+		return failure{kind: KindBadResponse, msg: notMCP.Describe(p.Status)}
 	}
-	switch st := p.status; {
+	switch st := p.Status; {
 	case needsLogin(p, err):
 		msg := fmt.Sprintf("the server requires an OAuth login (HTTP 401 Unauthorized); run %s", s.d.surface.Cmd("login", s.cfg.Name))
 		if len(s.cfg.Raw.Headers) > 0 {
@@ -459,19 +456,19 @@ func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) fai
 			st = http.StatusUnauthorized
 		}
 		return failure{kind: KindAuth, msg: fmt.Sprintf("the server refused access (HTTP %d %s). %s", st, http.StatusText(st), s.authHint())}
-	case st == http.StatusNotFound && !p.withSession:
+	case st == http.StatusNotFound && !p.WithSession:
 		return failure{kind: KindBadResponse, msg: "nothing found at that url (HTTP 404 Not Found); check the url's path (streamable HTTP endpoints usually end in /mcp, SSE ones in /sse)"}
 	case st == http.StatusNotFound:
 		return failure{kind: KindBadResponse, msg: "the server no longer knows our session (HTTP 404) and a new one did not help"}
 	case st >= 500:
 		return failure{kind: KindBadResponse, maybeRan: true, msg: fmt.Sprintf("the server failed with HTTP %d %s; it may be down or overloaded: try again later, or check the server's logs", st, http.StatusText(st))}
-	case st >= 200 && st < 300 && isHTML(p.contentType):
+	case st >= 200 && st < 300 && remote.IsHTML(p.ContentType):
 		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the url answered with an HTML page (HTTP %d), not MCP; it may point at a website, a login page or a proxy instead of the MCP endpoint", st)}
-	case st >= 200 && st < 300 && p.contentType != "" && p.contentType != "application/json" && p.contentType != "text/event-stream" && p.method == http.MethodPost:
-		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the url answered with content type %q (HTTP %d), not MCP (application/json or text/event-stream)", p.contentType, st)}
+	case st >= 200 && st < 300 && p.ContentType != "" && p.ContentType != "application/json" && p.ContentType != "text/event-stream" && p.Method == http.MethodPost:
+		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the url answered with content type %q (HTTP %d), not MCP (application/json or text/event-stream)", p.ContentType, st)}
 	case st == http.StatusMethodNotAllowed && kind == config.TransportStreamableHTTP:
 		return failure{kind: KindBadResponse, msg: "the server refused the streamable HTTP POST (HTTP 405 Method Not Allowed); if it is a legacy SSE server, set \"transport\": \"sse\""}
-	case (st == http.StatusMethodNotAllowed || st == http.StatusBadRequest) && kind == config.TransportSSE && p.method == http.MethodGet:
+	case (st == http.StatusMethodNotAllowed || st == http.StatusBadRequest) && kind == config.TransportSSE && p.Method == http.MethodGet:
 		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the server refused the SSE stream (HTTP %d %s); if it is a streamable HTTP server, set \"transport\": \"streamable-http\"", st, http.StatusText(st))}
 	case st >= 400:
 		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the server rejected the request (HTTP %d %s)", st, http.StatusText(st))}
@@ -507,8 +504,6 @@ func tlsReason(err error) string {
 	}
 	return "certificate verification failed"
 }
-
-func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xhtml+xml" }
 
 // authHint says how to fix a 401/403.
 func (s *Server) authHint() string {
@@ -594,338 +589,8 @@ func (s *Server) httpErrorf(kind ErrKind, err error, format string, args ...any)
 	return s.errorf(kind, err, format, args...)
 }
 
-// probe notes what the server answered to the requests made under one context.
-type probe struct {
-	mu sync.Mutex
-	probeInfo
+// newHeaderTransport is the RoundTripper of one connection to s (remote.Transport).
+func (s *Server) newHeaderTransport(kind config.Transport) *remote.Transport {
+	return remote.NewTransport(remote.Options{Kind: kind, URL: s.cfg.URL, Headers: s.cfg.Headers, ConnectTimeout: s.cfg.ConnectTimeout,
+		Resolver: s.d.resolver, Redact: newRedactor(s.cfg), Clock: s.d.clock})
 }
-
-type probeInfo struct {
-	method      string // HTTP method of the last response's request
-	status      int    // last HTTP status (0: no response)
-	contentType string // media type of the last response
-	withSession bool   // the request carried an Mcp-Session-Id
-	sseEndpoint bool   // a POST was answered with an SSE endpoint event (a legacy SSE server)
-	// oauthChallenge: a 401 announced OAuth (WWW-Authenticate with resource_metadata).
-	oauthChallenge bool
-}
-
-func (p probeInfo) describe() string {
-	switch {
-	case p.sseEndpoint:
-		return "with an SSE endpoint event"
-	case p.status != 0:
-		return fmt.Sprintf("HTTP %d", p.status)
-	}
-	return "nothing"
-}
-
-type probeKey struct{}
-
-func withProbe(ctx context.Context) (context.Context, *probe) {
-	p := &probe{}
-	return context.WithValue(ctx, probeKey{}, p), p
-}
-
-func probeFrom(ctx context.Context) *probe {
-	p, _ := ctx.Value(probeKey{}).(*probe)
-	return p
-}
-
-func (p *probe) snapshot() probeInfo {
-	if p == nil {
-		return probeInfo{}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.probeInfo
-}
-
-func (p *probe) record(method string, status int, ct string, withSession bool) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.method, p.status, p.contentType, p.withSession = method, status, ct, withSession
-}
-
-func (p *probe) markOAuth() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.oauthChallenge = true
-}
-
-func (p *probe) markEndpoint() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sseEndpoint = true
-}
-
-// headerTransport adds the configured headers to every request for the server's origin and
-// notes each answer in the request's probe.
-type headerTransport struct {
-	base    *http.Transport
-	kind    config.Transport
-	scheme  string
-	host    string // host:port, lower case
-	headers map[string]string
-	redact  func(string) string
-	clock   Clock
-
-	mu          sync.Mutex
-	listenFails int // GET stream attempts in a row that could not reach the server
-}
-
-// listenRetry is mcp-go's fixed pause before it reopens a broken GET stream; listenMax
-// caps our backoff on top of it.
-const (
-	listenRetry = time.Second
-	listenMax   = time.Minute
-)
-
-// listenBackoff is the extra wait before the next GET stream attempt after fails
-// attempts in a row failed: with mcp-go's own second, 2s, 4s, 8s ... up to a minute.
-func listenBackoff(fails int) time.Duration {
-	if fails <= 0 {
-		return 0
-	}
-	total := listenMax
-	if fails < 6 {
-		total = min(listenRetry<<fails, listenMax)
-	}
-	return total - listenRetry
-}
-
-// isListen says whether req opens streamable HTTP's optional GET stream (not a resumption).
-func (t *headerTransport) isListen(req *http.Request) bool {
-	return req.Method == http.MethodGet && t.kind == config.TransportStreamableHTTP && req.Header.Get("Last-Event-ID") == ""
-}
-
-// listenWait holds a GET stream attempt back after failed ones.
-func (t *headerTransport) listenWait(ctx context.Context) error {
-	t.mu.Lock()
-	d := listenBackoff(t.listenFails)
-	t.mu.Unlock()
-	if d <= 0 {
-		return nil
-	}
-	ch, tm := after(t.clock, d)
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		tm.Stop()
-		return ctx.Err()
-	}
-}
-
-func (t *headerTransport) listenResult(reached bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if reached {
-		t.listenFails = 0
-	} else {
-		t.listenFails++
-	}
-}
-
-func (s *Server) newHeaderTransport(kind config.Transport) *headerTransport {
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.DialContext = (&net.Dialer{Timeout: s.cfg.ConnectTimeout, KeepAlive: 30 * time.Second, Resolver: s.d.resolver}).DialContext
-	base.TLSHandshakeTimeout = s.cfg.ConnectTimeout
-	t := &headerTransport{base: base, kind: kind, headers: s.cfg.Headers, redact: newRedactor(s.cfg), clock: s.d.clock}
-	if u, err := url.Parse(s.cfg.URL); err == nil {
-		t.scheme, t.host = u.Scheme, canonicalHost(u)
-	}
-	return t
-}
-
-func canonicalHost(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return strings.ToLower(u.Hostname()) + ":" + port
-}
-
-func (t *headerTransport) sameOrigin(u *url.URL) bool {
-	return u.Scheme == t.scheme && canonicalHost(u) == t.host
-}
-
-// RoundTrip implements http.RoundTripper.
-func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 && t.sameOrigin(req.URL) {
-		oauth := req.Header.Get("Authorization") != "" // set by mcp-go's OAuth handler
-		req = req.Clone(req.Context())
-		for k, v := range t.headers {
-			if oauth && http.CanonicalHeaderKey(k) == "Authorization" {
-				continue
-			}
-			req.Header.Set(k, v)
-		}
-	}
-	listen := t.isListen(req)
-	if listen {
-		if err := t.listenWait(req.Context()); err != nil {
-			return nil, err
-		}
-	}
-	resp, err := t.base.RoundTrip(req)
-	if listen {
-		t.listenResult(err == nil)
-	}
-	if err != nil {
-		return nil, err
-	}
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	p := probeFrom(req.Context())
-	p.record(req.Method, resp.StatusCode, ct, req.Header.Get(transport.HeaderKeySessionID) != "")
-	if resp.StatusCode == http.StatusUnauthorized && oauthChallenge(resp.Header) {
-		p.markOAuth()
-	}
-	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
-	switch {
-	case listen && resp.StatusCode != http.StatusNotFound && (!ok || ct != "text/event-stream"):
-		// The optional GET stream is unusable (an error, a login page...). mcp-go would
-		// retry it every second for the life of the connection; 405 makes it stop.
-		drain(resp.Body)
-		return &http.Response{Status: "405 Method Not Allowed", StatusCode: http.StatusMethodNotAllowed, Proto: resp.Proto,
-			ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor, Header: http.Header{}, Body: http.NoBody, Request: req}, nil
-	case req.Method == http.MethodGet && t.kind == config.TransportSSE && ok && ct != "text/event-stream":
-		// mcp-go would read an HTML page as an event stream and wait for an endpoint event
-		// until its timeout.
-		drain(resp.Body)
-		return nil, &notMCPError{contentType: ct}
-	case req.Method == http.MethodPost && t.kind == config.TransportStreamableHTTP && ok && ct == "text/event-stream":
-		resp.Body = &endpointSniffer{rc: resp.Body, p: p}
-	}
-	return resp, nil
-}
-
-func drain(rc io.ReadCloser) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(rc, 64<<10))
-	_ = rc.Close()
-}
-
-// notMCPError is an answer that is not an MCP event stream.
-type notMCPError struct{ contentType string }
-
-func (e *notMCPError) Error() string {
-	return fmt.Sprintf("not an MCP event stream (content type %q)", e.contentType)
-}
-
-func (e *notMCPError) describe(status int) string {
-	if isHTML(e.contentType) {
-		return fmt.Sprintf("the url answered with an HTML page (HTTP %d), not an MCP event stream; it may point at a website, a login page or a proxy instead of the MCP endpoint", status)
-	}
-	return fmt.Sprintf("the url answered with content type %q (HTTP %d), not an MCP event stream (text/event-stream)", e.contentType, status)
-}
-
-// errSSEEndpoint stops reading a POST answer that turned out to be a legacy SSE stream.
-var errSSEEndpoint = errors.New("the server answered with a legacy SSE endpoint event")
-
-// endpointSniffer passes an SSE body through, but fails it if its first event is a legacy
-// SSE "endpoint" event: the server ignored our POST and opened an SSE session instead.
-type endpointSniffer struct {
-	rc     io.ReadCloser
-	p      *probe
-	buf    []byte
-	fields bool
-	done   bool
-}
-
-func (s *endpointSniffer) Read(b []byte) (int, error) {
-	n, err := s.rc.Read(b)
-	if s.done || n == 0 {
-		return n, err
-	}
-	s.buf = append(s.buf, b[:n]...)
-	for !s.done {
-		i := bytes.IndexByte(s.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := strings.TrimRight(string(s.buf[:i]), "\r")
-		s.buf = s.buf[i+1:]
-		switch {
-		case line == "":
-			s.done = s.fields // the first event is complete
-		case strings.HasPrefix(line, ":"): // comment
-		default:
-			s.fields = true
-			if ev, ok := strings.CutPrefix(line, "event:"); ok && strings.TrimSpace(ev) == "endpoint" {
-				s.p.markEndpoint()
-				s.done = true
-				return 0, errSSEEndpoint
-			}
-		}
-	}
-	if s.done || len(s.buf) > 8<<10 {
-		s.done, s.buf = true, nil
-	}
-	return n, err
-}
-
-func (s *endpointSniffer) Close() error { return s.rc.Close() }
-
-// zlogHandler sends mcp-go's log records to our logger, redacted. mcp-go's errors become
-// warnings, its warnings info, the rest debug.
-type zlogHandler struct {
-	log    zerolog.Logger
-	redact func(string) string
-	attrs  []slog.Attr
-}
-
-// zlogLevel is the zerolog level an mcp-go record of level l is logged at.
-func zlogLevel(l slog.Level) zerolog.Level {
-	switch {
-	case l >= slog.LevelError:
-		return zerolog.WarnLevel
-	case l >= slog.LevelWarn:
-		return zerolog.InfoLevel
-	}
-	return zerolog.DebugLevel
-}
-
-// Enabled honours our logger's level (and zerolog's global one), so that slog drops
-// records we would discard before mcp-go's attributes are formatted.
-func (h *zlogHandler) Enabled(_ context.Context, l slog.Level) bool {
-	zl := zlogLevel(l)
-	return zl >= h.log.GetLevel() && zl >= zerolog.GlobalLevel()
-}
-
-func (h *zlogHandler) Handle(_ context.Context, r slog.Record) error {
-	ev := h.log.WithLevel(zlogLevel(r.Level))
-	if ev == nil {
-		return nil
-	}
-	var sb strings.Builder
-	add := func(a slog.Attr) bool {
-		fmt.Fprintf(&sb, " %s=%v", a.Key, a.Value)
-		return true
-	}
-	for _, a := range h.attrs {
-		add(a)
-	}
-	r.Attrs(add)
-	if sb.Len() > 0 {
-		ev = ev.Str("detail", h.redact(strings.TrimSpace(sb.String())))
-	}
-	ev.Msg(h.redact("mcp-go: " + r.Message))
-	return nil
-}
-
-func (h *zlogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	n := *h
-	n.attrs = append(append([]slog.Attr{}, h.attrs...), attrs...)
-	return &n
-}
-
-func (h *zlogHandler) WithGroup(string) slog.Handler { return h }

@@ -22,6 +22,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // startFakeHTTP starts the fake server in -http or -sse mode on a free loopback port and
@@ -144,7 +145,7 @@ func TestHeaderTransportSameOriginOnly(t *testing.T) {
 		"headers": map[string]any{"X-Api-Key": "${API_KEY}"}}}, nil)
 	s := e.srv(e.bridge(extension.GenNew), "r")
 	rt := s.newHeaderTransport(s.cfg.Transport)
-	defer rt.base.CloseIdleConnections()
+	defer rt.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: rt}).Get(home.URL + "/mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -618,12 +619,12 @@ func TestNoSecretLeaks(t *testing.T) {
 func TestListenBackoffIsCapped(t *testing.T) {
 	want := []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second, 15 * time.Second, 31 * time.Second, 59 * time.Second, 59 * time.Second}
 	for fails, w := range want {
-		if got := listenBackoff(fails); got != w {
-			t.Errorf("listenBackoff(%d) = %s, want %s", fails, got, w)
+		if got := remote.ListenBackoff(fails); got != w {
+			t.Errorf("remote.ListenBackoff(%d) = %s, want %s", fails, got, w)
 		}
 	}
-	if got := listenBackoff(1000); got != listenMax-listenRetry {
-		t.Errorf("listenBackoff(1000) = %s", got)
+	if got := remote.ListenBackoff(1000); got != remote.ListenMax-remote.ListenRetry {
+		t.Errorf("remote.ListenBackoff(1000) = %s", got)
 	}
 }
 

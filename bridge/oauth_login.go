@@ -214,7 +214,7 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 	}
 	defer l.cb.close()
 	rt := s.newHeaderTransport("")
-	defer rt.base.CloseIdleConnections()
+	defer rt.CloseIdleConnections()
 	authURL, err := l.authorizationURL(ctx, s.oauthClient(rt))
 	if err != nil {
 		l.fail(err)
