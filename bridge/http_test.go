@@ -733,11 +733,17 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 
 func TestExplicitSSEAgainstStreamableServer(t *testing.T) {
 	e := newTestEnv(t)
-	url, _ := startFakeHTTP(t, "-http")
+	url, record := startFakeHTTP(t, "-http")
 	// mcp-go's streamable server answers the GET with an event stream that never carries
-	// an endpoint event.
-	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "sse", "connectTimeout": 0.5}}, nil)
-	err := e.srv(e.bridge(extension.GenNew), "r").Start(ctxGuard(t))
+	// an endpoint event. connectTimeout runs on the fake clock; mcp-go's own endpoint
+	// timer (twice as long, real time) only backs it up.
+	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "sse", "connectTimeout": 30}}, nil)
+	s := e.srv(e.bridge(extension.GenNew), "r")
+	errc := make(chan error, 1)
+	go func() { errc <- s.Start(ctxGuard(t)) }()
+	waitFor(t, "the SSE GET", func() bool { return countRecord(t, record, isHTTP("GET", "")) > 0 })
+	advanceWhenWaiting(t, e.clock, 30*time.Second)
+	err := <-errc
 	if kindOf(err) != KindTimeout || !strings.Contains(err.Error(), "no SSE endpoint event") || !strings.Contains(err.Error(), `"transport": "streamable-http"`) {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}
