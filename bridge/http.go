@@ -2,20 +2,15 @@ package bridge
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -155,7 +150,7 @@ func (s *Server) openHTTP(ctx context.Context, h session.Handlers) (session.Sess
 			s.d.log.Debug().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("url", displayURL(s.cfg)).Msg("connected")
 			return hs, nil
 		}
-		if i+1 < len(order) && ctx.Err() == nil && wrongTransport(kind, p, err) {
+		if i+1 < len(order) && ctx.Err() == nil && remote.WrongTransport(kind, p, err) {
 			s.d.log.Info().Str("server", s.cfg.Name).Str("tried", string(kind)).Str("answer", p.Describe()).
 				Msg("url-only server does not speak this transport; trying the other one")
 			note = fmt.Sprintf(" (%s was tried first and answered %s)", kind, p.Describe())
@@ -164,21 +159,6 @@ func (s *Server) openHTTP(ctx context.Context, h session.Handlers) (session.Sess
 		return nil, s.startError(ctx, kind, p, err, note)
 	}
 	return nil, s.errorf(KindStart, nil, "no transport to try")
-}
-
-// wrongTransport says whether a failed attempt shows that the server speaks the other
-// transport: a 4xx (other than 401/403) or an SSE endpoint event.
-func wrongTransport(kind config.Transport, p remote.ProbeInfo, err error) bool {
-	if p.SSEEndpoint {
-		return kind == config.TransportStreamableHTTP
-	}
-	if p.Status == http.StatusUnauthorized || p.Status == http.StatusForbidden {
-		return false
-	}
-	if kind == config.TransportStreamableHTTP && errors.Is(err, transport.ErrLegacySSEServer) {
-		return true
-	}
-	return p.Status >= 400 && p.Status < 500
 }
 
 func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds, h session.Handlers) (*httpSession, remote.ProbeInfo, error) {
@@ -276,16 +256,6 @@ func (hs *httpSession) reinit(ctx context.Context) error {
 	return err
 }
 
-// sessionLost says whether err means the server no longer knows our session: a 404 for a
-// request that carried the session id, or mcp-go refusing to send because an earlier
-// request (or the GET stream) met that 404. Either way the request did not run.
-func sessionLost(p remote.ProbeInfo, err error) bool {
-	if !errors.Is(err, transport.ErrSessionTerminated) {
-		return false
-	}
-	return p.Status == 0 || (p.Status == http.StatusNotFound && p.WithSession)
-}
-
 // retry runs one request with session recovery: a request the server refused because it
 // forgot our session (it cannot have run) is sent again once on a new session. A failure
 // is returned as is when ctx ended (the caller words it), as an *session.EndedError when
@@ -305,7 +275,7 @@ func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error
 			return err
 		case ended(hs):
 			return &session.EndedError{End: hs.End(), Err: err}
-		case !retried && sessionLost(pi, err):
+		case !retried && remote.SessionLost(pi, err):
 			retried = true
 			if rerr := hs.reinit(ctx); rerr != nil {
 				err, pi, prefix = rerr, remote.ProbeInfo{}, "the server forgot our session and starting a new one failed: "
@@ -321,7 +291,7 @@ func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error
 // failure classifies a failed request on a live session; a server that cannot be reached
 // any more ends the session.
 func (hs *httpSession) failure(p remote.ProbeInfo, err error, prefix string) error {
-	if serverAnswered(p, err) {
+	if remote.ServerAnswered(p, err) {
 		if prefix != "" {
 			return fmt.Errorf("%s%w", prefix, err)
 		}
@@ -398,14 +368,7 @@ func (s *Server) startError(ctx context.Context, kind config.Transport, p remote
 	return s.httpErrorf(k, err, "cannot connect to %s: %s%s", displayURL(s.cfg), f.msg, note)
 }
 
-// serverAnswered says whether err is the server's JSON-RPC error answer rather than a
-// transport failure (mcp-go wraps every transport failure of a request in transport.Error).
-func serverAnswered(p remote.ProbeInfo, err error) bool {
-	var te *transport.Error
-	return !errors.As(err, &te) && p.Status < 400
-}
-
-// failure is a classified HTTP-level failure.
+// failure is a classified HTTP-level failure in the bridge's kinds.
 type failure struct {
 	kind     ErrKind
 	msg      string
@@ -414,95 +377,13 @@ type failure struct {
 	needsLogin bool
 }
 
-// classifyHTTP says what went wrong, from the error and what the server answered. It
-// changes nothing: what follows from the failure is the caller's to do.
+// classifyHTTP says what went wrong (remote.Classify), worded for this server.
 func (s *Server) classifyHTTP(kind config.Transport, p remote.ProbeInfo, err error) failure {
-	host := s.hostPort()
-	var dnsErr *net.DNSError
-	var addrErr *net.AddrError
-	var opErr *net.OpError
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var certErr x509.CertificateInvalidError
-	var verifyErr *tls.CertificateVerificationError
-	var recErr tls.RecordHeaderError
-	var alert tls.AlertError
-	var notMCP *remote.NotMCPError
-	switch {
-	case errors.As(err, &dnsErr):
-		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot resolve host %q (DNS lookup failed); check the url in %s", dnsErr.Name, s.cfg.Source)}
-	case errors.As(err, &addrErr):
-		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot resolve host %q (%s); check the url in %s", addrErr.Addr, addrErr.Err, s.cfg.Source)}
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return failure{kind: KindUnreachable, msg: fmt.Sprintf("connection refused by %s; is the server running and listening there?", host)}
-	case errors.As(err, &recErr), errors.Is(err, http.ErrSchemeMismatch):
-		return failure{kind: KindTLS, msg: fmt.Sprintf("TLS handshake with %s failed: the server does not speak TLS; use an http:// url if it is a plain HTTP server", host)}
-	case errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &certErr), errors.As(err, &verifyErr), errors.As(err, &alert):
-		return failure{kind: KindTLS, msg: fmt.Sprintf("TLS handshake with %s failed (%s); check the server's certificate (a self-signed or expired certificate is refused) and the url's host name", host, tlsReason(err))}
-	case p.SSEEndpoint && kind == config.TransportStreamableHTTP:
-		return failure{kind: KindBadResponse, msg: "the server speaks the legacy SSE transport, not streamable HTTP; set \"transport\": \"sse\" (or remove \"transport\" to detect it)"}
-	case errors.As(err, &notMCP):
-		return failure{kind: KindBadResponse, msg: notMCP.Describe(p.Status)}
-	}
-	switch st := p.Status; {
-	case needsLogin(p, err):
-		msg := fmt.Sprintf("the server requires an OAuth login (HTTP 401 Unauthorized); run %s", s.d.surface.Cmd("login", s.cfg.Name))
-		if len(s.cfg.Raw.Headers) > 0 {
-			msg += fmt.Sprintf(" (or check the credentials in \"headers\" of %s)", s.cfg.Source)
-		}
-		return failure{kind: KindAuth, msg: msg, needsLogin: true}
-	case st == http.StatusUnauthorized || st == http.StatusForbidden || errors.Is(err, transport.ErrAuthorizationRequired):
-		if st == 0 {
-			st = http.StatusUnauthorized
-		}
-		return failure{kind: KindAuth, msg: fmt.Sprintf("the server refused access (HTTP %d %s). %s", st, http.StatusText(st), s.authHint())}
-	case st == http.StatusNotFound && !p.WithSession:
-		return failure{kind: KindBadResponse, msg: "nothing found at that url (HTTP 404 Not Found); check the url's path (streamable HTTP endpoints usually end in /mcp, SSE ones in /sse)"}
-	case st == http.StatusNotFound:
-		return failure{kind: KindBadResponse, msg: "the server no longer knows our session (HTTP 404) and a new one did not help"}
-	case st >= 500:
-		return failure{kind: KindBadResponse, maybeRan: true, msg: fmt.Sprintf("the server failed with HTTP %d %s; it may be down or overloaded: try again later, or check the server's logs", st, http.StatusText(st))}
-	case st >= 200 && st < 300 && remote.IsHTML(p.ContentType):
-		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the url answered with an HTML page (HTTP %d), not MCP; it may point at a website, a login page or a proxy instead of the MCP endpoint", st)}
-	case st >= 200 && st < 300 && p.ContentType != "" && p.ContentType != "application/json" && p.ContentType != "text/event-stream" && p.Method == http.MethodPost:
-		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the url answered with content type %q (HTTP %d), not MCP (application/json or text/event-stream)", p.ContentType, st)}
-	case st == http.StatusMethodNotAllowed && kind == config.TransportStreamableHTTP:
-		return failure{kind: KindBadResponse, msg: "the server refused the streamable HTTP POST (HTTP 405 Method Not Allowed); if it is a legacy SSE server, set \"transport\": \"sse\""}
-	case (st == http.StatusMethodNotAllowed || st == http.StatusBadRequest) && kind == config.TransportSSE && p.Method == http.MethodGet:
-		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the server refused the SSE stream (HTTP %d %s); if it is a streamable HTTP server, set \"transport\": \"streamable-http\"", st, http.StatusText(st))}
-	case st >= 400:
-		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the server rejected the request (HTTP %d %s)", st, http.StatusText(st))}
-	}
-	switch {
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return failure{kind: KindUnreachable, maybeRan: true, msg: fmt.Sprintf("the connection to %s was closed before an answer came", host)}
-	case strings.Contains(err.Error(), "server closed idle connection"):
-		// net/http's unexported errServerClosedIdle: the server closed the pooled
-		// connection before the request was written (a server that just went away).
-		return failure{kind: KindUnreachable, msg: fmt.Sprintf("the connection to %s was closed by the server", host)}
-	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot connect to %s: %v", host, opErr.Err)}
-	}
-	return failure{kind: KindCall, maybeRan: true, msg: err.Error()}
-}
-
-func tlsReason(err error) string {
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var certErr x509.CertificateInvalidError
-	switch {
-	case errors.As(err, &unknownCA):
-		return "certificate signed by an unknown authority"
-	case errors.As(err, &hostErr):
-		return "certificate is not valid for this host name"
-	case errors.As(err, &certErr):
-		return "certificate is invalid or expired"
-	}
-	var alert tls.AlertError
-	if errors.As(err, &alert) {
-		return "the server sent TLS alert: " + alert.Error()
-	}
-	return "certificate verification failed"
+	f := remote.Classify(kind, p, err, remote.Where{Host: remote.HostPort(s.cfg.URL), Source: s.cfg.Source,
+		LoginCmd: s.d.surface.Cmd("login", s.cfg.Name), AuthHint: s.authHint(), HasHeaders: len(s.cfg.Raw.Headers) > 0})
+	k := map[remote.Kind]ErrKind{remote.KindCall: KindCall, remote.KindAuth: KindAuth, remote.KindUnreachable: KindUnreachable,
+		remote.KindTLS: KindTLS, remote.KindBadResponse: KindBadResponse}[f.Kind]
+	return failure{kind: k, msg: f.Msg, maybeRan: f.MaybeRan, needsLogin: f.NeedsLogin}
 }
 
 // authHint says how to fix a 401/403.
@@ -525,20 +406,6 @@ func (s *Server) authHint() string {
 		return fmt.Sprintf("Check the credentials in \"headers\" (%s) of %s; or, %s.", strings.Join(keys, ", "), s.cfg.Source, login)
 	}
 	return fmt.Sprintf("Add the credentials it needs to \"headers\" in %s (e.g. \"Authorization\": \"Bearer ${TOKEN}\" with TOKEN set in the environment); or, %s.", s.cfg.Source, login)
-}
-
-func (s *Server) hostPort() string {
-	u, err := url.Parse(s.cfg.URL)
-	if err != nil || u.Host == "" {
-		return "the server"
-	}
-	if u.Port() != "" {
-		return u.Host
-	}
-	if u.Scheme == "https" {
-		return u.Host + ":443"
-	}
-	return u.Host + ":80"
 }
 
 // displayURL is the url as written in the config (${VAR} references, not values), without

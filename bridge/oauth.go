@@ -472,11 +472,6 @@ func (s *Server) badCredsError() *Error {
 	return s.errorf(KindAuth, nil, "%s for %s; run %s, then %s", errBadCredFile, displayURL(s.cfg), s.d.surface.Cmd("logout", s.cfg.Name), s.d.surface.Cmd("login", s.cfg.Name))
 }
 
-// needsLogin says whether a failure means the server wants an OAuth login.
-func needsLogin(p remote.ProbeInfo, err error) bool {
-	return errors.Is(err, transport.ErrOAuthAuthorizationRequired) || (p.Status == http.StatusUnauthorized && p.OAuthChallenge)
-}
-
 func (s *Server) markNeedsLogin() {
 	s.mu.Lock()
 	s.needsLogin = true
