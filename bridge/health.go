@@ -10,13 +10,6 @@ import (
 // pingTimeout is how long a server gets to answer a ping after one of its calls timed out.
 const pingTimeout = 5 * time.Second
 
-// checkIfTimeout starts a health check of c when err says a call on it timed out: a slow
-// tool is fine, a server that stopped answering altogether is not.
-func (s *Server) checkIfTimeout(c *conn, err error) {
-	if errors.Is(err, context.DeadlineExceeded) || kindOf(err) == KindTimeout {
-		s.checkAfterTimeout(c)
-	}
-}
 
 func kindOf(err error) ErrKind {
 	var e *Error

@@ -140,15 +140,6 @@ func (p *process) exitStatus() string {
 	return "exited with status 0"
 }
 
-// exitText describes how the process ended, with its last stderr lines (for the log and
-// the user, never for the model: a server may print a token there).
-func (p *process) exitText() string {
-	s := p.exitStatus()
-	if t := p.tail.String(); t != "" {
-		s += "; last stderr: " + t
-	}
-	return s
-}
 
 // pipeStderr keeps every line in tail and logs what out lets through.
 func pipeStderr(r io.Reader, tail *Ring, out *LineLog) {
