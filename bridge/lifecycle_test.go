@@ -424,7 +424,8 @@ func TestCallAnswersBeforeHostDeadline(t *testing.T) {
 }
 
 // TestStdioCrashSmoke: end to end with a real process: a crash shows its exit status to
-// the model and its stderr to the user only, and the next call spawns the server again.
+// the model and its stderr to the user only, the next call spawns the server again, and
+// idle sleep leaves no process behind.
 func TestStdioCrashSmoke(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": mergeMap(e.server("-crash-after", "2"), map[string]any{"requestTimeout": 50})}, nil)
@@ -447,6 +448,12 @@ func TestStdioCrashSmoke(t *testing.T) {
 	waitState(t, s, StateAsleep)
 	if got := mustCall(t, s, "echo", map[string]any{"text": "three"}); got != "three" {
 		t.Fatalf("respawn: %q", got)
+	}
+	// Idle sleep closes the session and the supervisor takes the whole process tree down.
+	e.clock.Advance(s.Config().IdleTimeout)
+	wantState(t, s, StateAsleep, "not asleep after idleTimeout")
+	if left := testutil.WaitNoProcs(ctxGuard(t), e.marker); len(left) > 0 {
+		t.Fatalf("sleeping server still has processes: %v", left)
 	}
 }
 
