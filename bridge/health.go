@@ -10,7 +10,6 @@ import (
 // pingTimeout is how long a server gets to answer a ping after one of its calls timed out.
 const pingTimeout = 5 * time.Second
 
-
 func kindOf(err error) ErrKind {
 	var e *Error
 	if errors.As(err, &e) {

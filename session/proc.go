@@ -140,7 +140,6 @@ func (p *process) exitStatus() string {
 	return "exited with status 0"
 }
 
-
 // pipeStderr keeps every line in tail and logs what out lets through.
 func pipeStderr(r io.Reader, tail *Ring, out *LineLog) {
 	defer out.close()
