@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/zot-mcp/mcp-bridge/search"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/search"
 )
 
 // Search limits: the default number of results, the most one call may ask for, and the

@@ -215,11 +215,7 @@ func (r *Ring) String() string {
 	if start < 0 {
 		start = 0
 	}
-	s := joinLines(r.lines[start:])
-	if len(s) > 600 {
-		s = textcut.Prefix(s, 600-len("…")) + "…"
-	}
-	return s
+	return textcut.Truncate(joinLines(r.lines[start:]), 600)
 }
 
 // Lines returns a copy of every kept line and how many lines were ever added.
