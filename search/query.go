@@ -85,6 +85,18 @@ var metaWords = map[string]bool{
 	"arg": true, "accept": true,
 }
 
+// lightVerbs say little by themselves: what they mean is in their object
+// ("take the train", "give it more copies", "keep track of", "put it
+// aside"), so they and their synonyms weigh lightVerbWeight of a word.
+// Tools named after them (take_screenshot) are still found by the object.
+var lightVerbs = map[string]bool{
+	"take": true, "give": true, "put": true, "keep": true, "let": true,
+	"bring": true,
+}
+
+// lightVerbWeight is the weight of a light verb in a query.
+const lightVerbWeight = 0.4
+
 // questionVerbWeight scales, in a question, derived terms that are verbs of
 // a class other than reading.
 const questionVerbWeight = 0.3
@@ -136,6 +148,20 @@ func lemma(w string, known func(string) bool) string {
 		}
 	}
 	return ""
+}
+
+// titleCase reports whether w is a capital letter followed by lower-case
+// letters only ("York", not "GitHub", "URL" or "york").
+func titleCase(w string) bool {
+	if len(w) < 2 || w[0] < 'A' || w[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // fileExtension returns the lower-case extension of a file-shaped query word,
@@ -298,7 +324,8 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 		return 0
 	}
-	for _, chunk := range strings.Fields(q) {
+	names := map[string]bool{} // original terms seen only as capitalised words after the first
+	for ci, chunk := range strings.Fields(q) {
 		shape := wordShape(chunk)
 		weight, strong := 1.0, true
 		if shape != "" {
@@ -346,16 +373,27 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 				}
 			})
 			for _, p := range parts {
+				if ci > 0 && titleCase(run) {
+					if _, seen := origWeight[p]; !seen {
+						names[p] = true
+					}
+				} else {
+					delete(names, p)
+				}
 				orig = append(orig, p)
-				origWeight[p] = max(origWeight[p], weight)
+				w := weight
+				if lightVerbs[p] {
+					w *= lightVerbWeight
+				}
+				origWeight[p] = max(origWeight[p], w)
 				origin = bitOf(p)
-				put(p, weight, strong)
+				put(p, w, strong)
 				if known(p) {
 					continue
 				}
 				if l := lemma(p, known); l != "" {
 					lemmaOf[p] = l
-					put(l, weight*lemmaWeight, strong)
+					put(l, w*lemmaWeight, strong)
 				}
 			}
 		}
@@ -363,6 +401,11 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	// The first verb is the main verb of an imperative task; a phrasal use
 	// ("open a PR") is replaced by the verb tools use for it.
 	for i, t := range orig {
+		if names[t] {
+			// "New York", "Main Street": a capitalised word inside a
+			// sentence names something; it is not the verb.
+			continue
+		}
 		if l, ok := lemmaOf[t]; ok {
 			t = l
 		}
@@ -461,6 +504,10 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		// A word inside a file name or identifier expands as weakly as it
 		// counts itself: "config.yaml" is a file, not a configuration tool.
 		ow := origWeight[t]
+		if names[t] {
+			// A name ("New York") does not stand for its synonyms.
+			ow *= shapedWordWeight
+		}
 		for _, e := range expansions[t] {
 			put(e.term, e.weight*ow, e.strong && ow == 1)
 		}

@@ -1,0 +1,92 @@
+package search
+
+import (
+	"sort"
+	"strings"
+	"testing"
+)
+
+// termWeight is the weight analyseQuery gives term in q (0 when absent).
+func termWeight(q, term string) float64 {
+	terms, _ := analyseQuery(q, map[string]int32{})
+	for _, qt := range terms {
+		if qt.term == term {
+			return qt.weight
+		}
+	}
+	return 0
+}
+
+// TestFieldIntentsUseToolWords: every word a semantic field maps to is a word
+// of the catalog's tools, so an entry can only lead to what tools say.
+func TestFieldIntentsUseToolWords(t *testing.T) {
+	ix := New(loadCatalog(t))
+	var missing []string
+	for k, tos := range fieldIntents {
+		for _, w := range tos {
+			if _, ok := ix.vocab[singular(w)]; !ok {
+				missing = append(missing, k+" → "+w)
+			}
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("fieldIntents map to words no catalog tool uses:\n%s", strings.Join(missing, "\n"))
+	}
+}
+
+// TestFieldIntents: everyday words of each field reach the tools' words, and
+// keys with an apostrophe match the query words they split into.
+func TestFieldIntents(t *testing.T) {
+	for _, tt := range []struct{ q, term string }{
+		{"bike to the office", "bicycling"},
+		{"pull the slider", "drag"},
+		{"note that bob likes tea", "observation"},
+		{"which customers spent the most", "aggregate"},
+		{"is anything on fire", "incident"},
+		{"put my work aside", "stash"},
+		{"what's new for iphone developers", "latest"},
+		{"what's wrong with the pod", "describe"}, // an intents key with an apostrophe
+	} {
+		if termWeight(tt.q, tt.term) == 0 {
+			t.Errorf("%q does not reach %q", tt.q, tt.term)
+		}
+	}
+}
+
+// TestLightVerbs: take, give, put… weigh little on their own, so "take the
+// train" is not about take_screenshot; other verbs keep their weight.
+func TestLightVerbs(t *testing.T) {
+	if w := termWeight("take the train", "take"); w != lightVerbWeight {
+		t.Errorf("take weighs %.2f, want %.2f", w, lightVerbWeight)
+	}
+	if w := termWeight("take the train", "grab"); w == 0 || w > lightVerbWeight*synonymWeight+1e-9 {
+		t.Errorf("a synonym of take weighs %.2f, want (0, %.2f]", w, lightVerbWeight*synonymWeight)
+	}
+	if w := termWeight("drag the card", "drag"); w != 1 {
+		t.Errorf("drag weighs %.2f, want 1", w)
+	}
+}
+
+// TestNamesAreNotVerbs: a capitalised word inside a sentence ("New York")
+// names something: it neither sets the query's verb nor expands to synonyms
+// at full strength.
+func TestNamesAreNotVerbs(t *testing.T) {
+	if _, v := analyseQuery("9am in Berlin to New York", nil); v&vCreate != 0 {
+		t.Errorf("New York: verbs %b include create", v)
+	}
+	if _, v := analyseQuery("New file for the notes", nil); v&vCreate == 0 {
+		t.Errorf("a leading New: verbs %b lack create", v)
+	}
+	if n, c := termWeight("9am in New York", "create"), termWeight("a new file", "create"); n >= c {
+		t.Errorf("New in a name expands to create at %.2f, the word new at %.2f", n, c)
+	}
+}
+
+// TestQuestionSay: in a question, "say" asks what something says, not to
+// echo a message.
+func TestQuestionSay(t *testing.T) {
+	if q, c := termWeight("what does the wiki say about holidays", "echo"), termWeight("say hello", "echo"); q == 0 || q >= c {
+		t.Errorf("echo weighs %.2f in a question, %.2f in a command", q, c)
+	}
+}
