@@ -58,7 +58,6 @@ var fieldIntents = map[string][]string{
 
 	// Times of day, days and calendars.
 	"clock":     {"time", "current"},
-	"right now": {"current", "time"},
 	"noon":      {"time"},
 	"midnight":  {"time"},
 	"morning":   {"time"},

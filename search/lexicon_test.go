@@ -54,14 +54,18 @@ func TestFieldIntents(t *testing.T) {
 	}
 }
 
-// TestLightVerbs: take, give, put… weigh little on their own, so "take the
-// train" is not about take_screenshot; other verbs keep their weight.
-func TestLightVerbs(t *testing.T) {
-	if w := termWeight("take the train", "take"); w != lightVerbWeight {
-		t.Errorf("take weighs %.2f, want %.2f", w, lightVerbWeight)
+// TestLightWords: take, give, put… and now, today weigh little on their own,
+// so "take the train" is not about take_screenshot; other words keep their
+// weight.
+func TestLightWords(t *testing.T) {
+	if w := termWeight("take the train", "take"); w != lightWordWeight {
+		t.Errorf("take weighs %.2f, want %.2f", w, lightWordWeight)
 	}
-	if w := termWeight("take the train", "grab"); w == 0 || w > lightVerbWeight*synonymWeight+1e-9 {
-		t.Errorf("a synonym of take weighs %.2f, want (0, %.2f]", w, lightVerbWeight*synonymWeight)
+	if w := termWeight("take the train", "grab"); w == 0 || w > lightWordWeight*synonymWeight+1e-9 {
+		t.Errorf("a synonym of take weighs %.2f, want (0, %.2f]", w, lightWordWeight*synonymWeight)
+	}
+	if w := termWeight("is anything down right now", "now"); w != lightWordWeight {
+		t.Errorf("now weighs %.2f, want %.2f", w, lightWordWeight)
 	}
 	if w := termWeight("drag the card", "drag"); w != 1 {
 		t.Errorf("drag weighs %.2f, want 1", w)

@@ -85,17 +85,20 @@ var metaWords = map[string]bool{
 	"arg": true, "accept": true,
 }
 
-// lightVerbs say little by themselves: what they mean is in their object
-// ("take the train", "give it more copies", "keep track of", "put it
-// aside"), so they and their synonyms weigh lightVerbWeight of a word.
-// Tools named after them (take_screenshot) are still found by the object.
-var lightVerbs = map[string]bool{
+// lightWords say little by themselves, so they and their synonyms weigh
+// lightWordWeight of a word: light verbs, whose meaning is in their object
+// ("take the train", "give it more copies", "put it aside"; tools named
+// after them, take_screenshot, are still found by the object), and adverbs
+// of time ("is anything down right now" is not about the time).
+var lightWords = map[string]bool{
 	"take": true, "give": true, "put": true, "keep": true, "let": true,
 	"bring": true,
+	// Adverbs of time say when the request is made, not what about.
+	"now": true, "currently": true, "today": true, "yesterday": true,
 }
 
-// lightVerbWeight is the weight of a light verb in a query.
-const lightVerbWeight = 0.4
+// lightWordWeight is the weight of a light word in a query.
+const lightWordWeight = 0.4
 
 // questionVerbWeight scales, in a question, derived terms that are verbs of
 // a class other than reading.
@@ -382,8 +385,8 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 				}
 				orig = append(orig, p)
 				w := weight
-				if lightVerbs[p] {
-					w *= lightVerbWeight
+				if lightWords[p] {
+					w *= lightWordWeight
 				}
 				origWeight[p] = max(origWeight[p], w)
 				origin = bitOf(p)
