@@ -421,4 +421,28 @@ var fieldIntents = map[string][]string{
 	"who changed":      {"blame", "log"},
 	"when did":         {"log", "history"},
 	"recent commit":    {"log"},
+
+	// Heights and time zones in everyday units and names.
+	"feet":            {"elevation", "distance"},
+	"metre":           {"elevation", "distance"},
+	"meter":           {"elevation", "distance"},
+	"hill":            {"elevation"},
+	"mount":           {"elevation"},
+	"east coast":      {"timezone", "time"},
+	"west coast":      {"timezone", "time"},
+	"utc":             {"timezone", "time"},
+	"gmt":             {"timezone", "time"},
+	"pst":             {"timezone", "time"},
+	"est":             {"timezone", "time"},
+	"cet":             {"timezone", "time"},
+	"time difference": {"convert", "timezone"},
+
+	// Alarms, restarts and throwing edits away.
+	"alarm":          {"monitor", "alert", "incident"},
+	"going off":      {"monitor", "alert"},
+	"restarting":     {"logs", "describe", "event"},
+	"throw out":      {"reset", "checkout", "clean", "discard"},
+	"toss":           {"reset", "checkout", "clean", "discard"},
+	"not committed":  {"status", "diff"},
+	"not yet commit": {"status", "diff"},
 }
