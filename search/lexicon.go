@@ -582,4 +582,37 @@ var fieldIntents = map[string][]string{
 	"customer request": {"customer"},
 	"feature request":  {"customer"},
 	"knowledge base":   {"knowledge", "retrieval"},
+
+	// Getting a project onto this machine, and mistakes undone.
+	"on my machine":       {"clone", "local"},
+	"open source project": {"repository", "clone"},
+	"accidentally":        {"reflog", "restore", "undo"},
+	"by mistake":          {"reflog", "restore", "undo"},
+	"oops":                {"reflog", "restore", "undo"},
+	"get back":            {"restore"},
+	"staged":              {"status", "staging"},
+	"line up":             {"add", "staging"},
+	"next commit":         {"add", "staging"},
+
+	// What assistive technology sees; cleaning up after oneself.
+	"screen reader": {"accessibility", "snapshot"},
+	"clean up":      {"cleanup", "clean"},
+
+	// Page views, alerts back on, stack traces, owners, labels and
+	// priorities, what someone was told.
+	"page view":     {"rum", "view", "event"},
+	"pageview":      {"rum", "view", "event"},
+	"back into":     {"unmute", "resume", "enable"},
+	"stack trace":   {"event", "error", "issue"},
+	"stacktrace":    {"event", "error", "issue"},
+	"traceback":     {"event", "error", "issue"},
+	"own":           {"team", "member"},
+	"owner":         {"team", "member"},
+	"who owns":      {"team", "member"},
+	"labelled":      {"label", "list", "search"},
+	"labeled":       {"label", "list", "search"},
+	"urgent":        {"priority", "label"},
+	"high priority": {"priority", "label"},
+	"moved to":      {"observation", "relation"},
+	"told you":      {"memory", "graph", "knowledge"},
 }
