@@ -615,4 +615,22 @@ var fieldIntents = map[string][]string{
 	"high priority": {"priority", "label"},
 	"moved to":      {"observation", "relation"},
 	"told you":      {"memory", "graph", "knowledge"},
+
+	// Plain text, dates people count down to, files sent with a form.
+	"plain text":    {"txt", "text"},
+	"text only":     {"txt", "text"},
+	"words only":    {"txt", "text"},
+	"till":          {"relative", "date"},
+	"christmas":     {"date", "relative"},
+	"new year":      {"date", "relative"},
+	"how many week": {"week", "relative"},
+	"cv":            {"upload", "file"},
+
+	// Latency as a number, wiping things out, starting things, messages
+	// to one person, finishing a ticket.
+	"nuke":           {"delete", "reset", "clean", "drop"},
+	"kick off":       {"run", "start", "trigger"},
+	"dm":             {"message", "post", "send"},
+	"direct message": {"message", "post", "send"},
+	"close out":      {"update", "edit", "done"},
 }

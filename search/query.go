@@ -178,9 +178,9 @@ func fileExtension(w string) string {
 }
 
 // identShape classifies a query word that names something rather than
-// saying what to do: "channel" for #name, "user" for @name, "name" for
-// letters and digits joined by - _ or : (db-1, worker-2, config:flags), ""
-// otherwise.
+// saying what to do: "channel" for #name, "user" for @name, "issue" for a
+// tracker's key (ENG-42), "name" for letters and digits joined by - _ or :
+// (db-1, worker-2, config:flags), "" otherwise.
 func identShape(w string) string {
 	w = strings.Trim(w, "\"'`()[]{}<>,;!?.")
 	if len(w) < 2 {
@@ -191,6 +191,9 @@ func identShape(w string) string {
 		return "channel"
 	case '@':
 		return "user"
+	}
+	if ticketKey(w) {
+		return "issue"
 	}
 	var letter, digit, joint bool
 	for i := 0; i < len(w); i++ {
@@ -207,6 +210,24 @@ func identShape(w string) string {
 		return "name"
 	}
 	return ""
+}
+
+// ticketKey reports whether w is an issue tracker's key: two to ten capital
+// letters, a dash and a number (ENG-42, PROJ-1234).
+func ticketKey(w string) bool {
+	i := 0
+	for i < len(w) && w[i] >= 'A' && w[i] <= 'Z' {
+		i++
+	}
+	if i < 2 || i > 10 || i+1 >= len(w) || w[i] != '-' {
+		return false
+	}
+	for _, c := range w[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Words that values of a recognisable shape stand for.
