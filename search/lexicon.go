@@ -33,7 +33,6 @@ var fieldIntents = map[string][]string{
 	"travel time":      {"distance", "travel", "time"},
 	"quickest way":     {"directions", "route"},
 	"fastest way":      {"directions", "route"},
-	"way to":           {"directions", "route"},
 	"get to":           {"directions", "route"},
 	"how many minute":  {"distance", "travel", "time"},
 
@@ -682,4 +681,26 @@ var fieldIntents = map[string][]string{
 	"dots and lines":      {"network", "graph", "node", "edge"},
 	"connections between": {"network", "graph", "node", "edge"},
 	"who talks":           {"network", "graph", "relationship"},
+
+	// No longer remembering.
+	"stop remembering": {"delete", "observation"},
+
+	// Earlier states, unfinished work, several things at once.
+	"how thing were":   {"reset", "restore", "checkout"},
+	"how it was":       {"reset", "restore", "checkout"},
+	"previous state":   {"reset", "restore", "checkout"},
+	"half-finished":    {"stash"},
+	"unfinished":       {"stash"},
+	"wip":              {"stash", "commit"},
+	"work in progress": {"stash", "commit"},
+	"several":          {"multiple", "many"},
+	"both":             {"multiple", "many"},
+
+	// Money brought in, machines running hot, trends over years, things
+	// that call each other, text a record mentions.
+	"brought in":    {"query", "sql", "aggregate"},
+	"running hot":   {"metric", "usage", "cpu"},
+	"over the year": {"line", "trend", "chart"},
+	"each other":    {"network", "relationship", "relation"},
+	"mention":       {"search", "containing", "text"},
 }

@@ -67,6 +67,9 @@ func TestLightWords(t *testing.T) {
 	if w := termWeight("is anything down right now", "now"); w != lightWordWeight {
 		t.Errorf("now weighs %.2f, want %.2f", w, lightWordWeight)
 	}
+	if w := termWeight("could you help me figure out the build", "help"); w != lightWordWeight {
+		t.Errorf("help weighs %.2f, want %.2f", w, lightWordWeight)
+	}
 	if w := termWeight("drag the card", "drag"); w != 1 {
 		t.Errorf("drag weighs %.2f, want 1", w)
 	}
@@ -92,5 +95,18 @@ func TestNamesAreNotVerbs(t *testing.T) {
 func TestQuestionSay(t *testing.T) {
 	if q, c := termWeight("what does the wiki say about holidays", "echo"), termWeight("say hello", "echo"); q == 0 || q >= c {
 		t.Errorf("echo weighs %.2f in a question, %.2f in a command", q, c)
+	}
+}
+
+// TestAskingWords: "to know" asks; it is not about what is known.
+func TestAskingWords(t *testing.T) {
+	if w := termWeight("I'd like to know which indexes the orders have", "memory"); w != 0 {
+		t.Errorf("to know: memory weighs %.2f, want 0", w)
+	}
+	if w := termWeight("what do you know about bob", "memory"); w == 0 {
+		t.Error("what do you know: no memory term")
+	}
+	if w := termWeight("do you still know who Carol is", "memory"); w == 0 {
+		t.Error("do you still know: no memory term")
 	}
 }

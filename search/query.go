@@ -88,17 +88,26 @@ var metaWords = map[string]bool{
 // lightWords say little by themselves, so they and their synonyms weigh
 // lightWordWeight of a word: light verbs, whose meaning is in their object
 // ("take the train", "give it more copies", "put it aside"; tools named
-// after them, take_screenshot, are still found by the object), and adverbs
-// of time ("is anything down right now" is not about the time).
+// after them, take_screenshot, are still found by the object), adverbs of
+// time ("is anything down right now" is not about the time) and words of
+// politeness and hedging.
 var lightWords = map[string]bool{
 	"take": true, "give": true, "put": true, "keep": true, "let": true,
 	"bring": true,
 	// Adverbs of time say when the request is made, not what about.
 	"now": true, "currently": true, "today": true, "yesterday": true,
+	// Words of politeness and hedging ("could you help me figure out",
+	// "is there a way to").
+	"help": true, "wonder": true, "happen": true, "figure": true,
+	"way": true, "something": true, "thing": true, "stuff": true,
 }
 
 // lightWordWeight is the weight of a light word in a query.
 const lightWordWeight = 0.4
+
+// askingWords, after "to", ask rather than name a subject ("I'd like to
+// know which indexes…"), so their own intents do not apply.
+var askingWords = map[string]bool{"know": true}
 
 // questionVerbWeight scales, in a question, derived terms that are verbs of
 // a class other than reading.
@@ -476,6 +485,9 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 	}
 	for i := range sing {
+		// "I'd like to know", "need to know": asking, not about what is
+		// known; the word's own intents are skipped, its phrases count.
+		asking := i > 0 && askingWords[sing[i]] && sing[i-1] == "to"
 		key := ""
 		var bits uint64
 		w := 1.0
@@ -487,6 +499,9 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			bits |= bitOf(singular(raw[j]))
 			w = min(w, rawWeight[j])
 			origin = bits
+			if asking && j == i {
+				continue
+			}
 			for _, to := range intentTable[key] {
 				put(to, intentWeight*w, false)
 			}
