@@ -58,6 +58,7 @@ var abbreviations = map[string][]string{
 	"regex":      {"regular", "expression"},
 	"ci":         {"pipeline"},
 	"vm":         {"virtual", "machine"},
+	"org":        {"organization"},
 	"ai":         {"artificial", "intelligence"},
 }
 
@@ -187,7 +188,7 @@ var phrasalVerbs = map[string]struct {
 	"raise":  {[]string{"issue", "ticket", "bug"}, "create"},
 	"close":  {[]string{"issue", "pr", "pull", "mr", "merge", "ticket", "bug"}, "update"},
 	"reopen": {[]string{"issue", "pr", "pull", "mr", "merge", "ticket", "bug"}, "update"},
-	"write":  {[]string{"issue", "ticket", "bug"}, "create"},
+	"write":  {[]string{"issue", "ticket", "bug", "comment", "note", "reply", "review"}, "create"},
 	"log":    {[]string{"issue", "ticket", "bug"}, "create"},
 	"leave":  {[]string{"comment", "note", "review", "reaction", "feedback"}, "create"},
 }

@@ -703,4 +703,25 @@ var fieldIntents = map[string][]string{
 	"over the year": {"line", "trend", "chart"},
 	"each other":    {"network", "relationship", "relation"},
 	"mention":       {"search", "containing", "text"},
+
+	// Starting and rolling back pipelines, what CI costs, how a page looks.
+	"kick":       {"run", "trigger", "start"},
+	"last good":  {"rollback", "previous"},
+	"credit":     {"usage", "cost"},
+	"burn":       {"usage", "cost"},
+	"look right": {"screenshot", "snapshot"},
+	"visual":     {"screenshot", "snapshot"},
+
+	// Cache entries, nearby places, roles in a team, what the assistant
+	// holds, per-item aggregates, reusable pieces, states of a ticket.
+	"cache key":        {"redis", "key", "value"},
+	"stored under":     {"get", "key", "value"},
+	"walking distance": {"local", "place"},
+	"tech lead":        {"relation", "observation", "entity"},
+	"role":             {"relation", "observation"},
+	"you have":         {"memory", "knowledge", "graph", "node"},
+	"each":             {"aggregate", "group"},
+	"reuse":            {"catalog", "component", "template"},
+	"reusable":         {"catalog", "component", "template"},
+	"to done":          {"status", "update", "state"},
 }

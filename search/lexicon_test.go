@@ -110,3 +110,13 @@ func TestAskingWords(t *testing.T) {
 		t.Error("do you still know: no memory term")
 	}
 }
+
+// TestWriteAComment: writing a comment, note or reply creates one.
+func TestWriteAComment(t *testing.T) {
+	if _, v := analyseQuery("write a comment under ENG-9", nil); v&vCreate == 0 {
+		t.Errorf("write a comment: verbs %b lack create", v)
+	}
+	if _, v := analyseQuery("write the config to disk", nil); v&vCreate != 0 {
+		t.Errorf("write the config: verbs %b include create", v)
+	}
+}
