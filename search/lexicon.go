@@ -724,4 +724,22 @@ var fieldIntents = map[string][]string{
 	"reuse":            {"catalog", "component", "template"},
 	"reusable":         {"catalog", "component", "template"},
 	"to done":          {"status", "update", "state"},
+
+	// Command-line programs: what follows them is a shell command.
+	"cargo":    {"command", "run"},
+	"docker":   {"command", "run"},
+	"npx":      {"command", "run"},
+	"pytest":   {"command", "run", "test"},
+	"go test":  {"command", "run", "test"},
+	"go build": {"command", "run", "build"},
+	"go run":   {"command", "run"},
+	"gradle":   {"command", "run", "build"},
+	"mvn":      {"command", "run", "build"},
+	"dotnet":   {"command", "run"},
+	"manage":   {"command", "run"},
+
+	// Small edits to a file, and files git should forget.
+	"bump":          {"update", "edit", "version"},
+	"fresh":         {"create", "new", "write"},
+	"stop tracking": {"reset", "untracked", "remove"},
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -118,5 +119,28 @@ func TestWriteAComment(t *testing.T) {
 	}
 	if _, v := analyseQuery("write the config to disk", nil); v&vCreate != 0 {
 		t.Errorf("write the config: verbs %b include create", v)
+	}
+}
+
+// TestFileNamedAlone: a file named with no verb ("the Dockerfile", "go.mod")
+// is to be read; dot-files and capitalised well-known names are files; a
+// past form ("added") is still its verb, but "settings" is no verb.
+func TestFileNamedAlone(t *testing.T) {
+	for w, want := range map[string]string{
+		"Dockerfile": "file", "README": "file", ".gitignore": "file", "go.mod": "file",
+		"readme": "", "license": "", "gitignore": "",
+	} {
+		if got := wordShape(w); got != want {
+			t.Errorf("wordShape(%q) = %q, want %q", w, got, want)
+		}
+	}
+	if terms, v := analyseQuery("the Dockerfile", nil); v != vGet || !slices.ContainsFunc(terms, func(q queryTerm) bool { return q.term == "read" }) {
+		t.Errorf("the Dockerfile: verbs %b, terms %v; want get and read", v, terms)
+	}
+	if _, v := analyseQuery("requirements.txt needs flask added", nil); v&vCreate == 0 {
+		t.Errorf("… added: verbs %b lack create", v)
+	}
+	if _, v := analyseQuery("the .env file's settings", nil); v&vUpdate != 0 {
+		t.Errorf("settings: verbs %b include update", v)
 	}
 }

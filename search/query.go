@@ -38,6 +38,17 @@ var fileExtensions = map[string]bool{
 	"kt": true, "mp4": true, "mp3": true, "wav": true, "docx": true,
 	"xlsx": true, "ini": true, "conf": true, "cfg": true, "proto": true,
 	"mod": true, "sum": true, "tf": true, "dockerfile": true,
+	// Dot-files: ".gitignore" is a file name whose extension is all of it.
+	"gitignore": true, "dockerignore": true, "npmrc": true, "editorconfig": true,
+	"bashrc": true, "zshrc": true, "prettierrc": true, "eslintrc": true,
+}
+
+// wellKnownFiles are file names without an extension that name a file all
+// the same ("the Dockerfile", "update the README").
+var wellKnownFiles = map[string]bool{
+	"dockerfile": true, "makefile": true, "readme": true, "license": true,
+	"changelog": true, "gemfile": true, "procfile": true, "jenkinsfile": true,
+	"vagrantfile": true, "rakefile": true, "brewfile": true,
 }
 
 // extensionWords name what a file extension says about the file: its language
@@ -108,6 +119,10 @@ const lightWordWeight = 0.4
 // askingWords, after "to", ask rather than name a subject ("I'd like to
 // know which indexes…"), so their own intents do not apply.
 var askingWords = map[string]bool{"know": true}
+
+// fileReadWeight is the weight of "read" in a query that names a file and
+// no verb.
+const fileReadWeight = 0.6
 
 // questionVerbWeight scales, in a question, derived terms that are verbs of
 // a class other than reading.
@@ -308,6 +323,10 @@ func wordShape(w string) string {
 	if strings.Contains(lw, "://") || strings.HasPrefix(lw, "www.") {
 		return "url"
 	}
+	if w != lw && wellKnownFiles[lw] {
+		// Written with capitals (Dockerfile, README): the file, not the word.
+		return "file"
+	}
 	dot := strings.LastIndexByte(lw, '.')
 	if dot < 0 || dot == len(lw)-1 {
 		return ""
@@ -358,8 +377,10 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		return 0
 	}
 	names := map[string]bool{} // original terms seen only as capitalised words after the first
+	namesFile := false
 	for ci, chunk := range strings.Fields(q) {
 		shape := wordShape(chunk)
+		namesFile = namesFile || shape == "file"
 		weight, strong := 1.0, true
 		if shape != "" {
 			weight, strong = shapedWordWeight, false
@@ -444,6 +465,16 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 		v := verbClasses[t]
 		if v == 0 {
+			// A past form the index knows as a word ("added", "deleted")
+			// is still that verb; -ing forms are left alone, as they are
+			// often nouns ("settings", "listing").
+			if strings.HasSuffix(t, "ed") {
+				if l := lemma(t, func(s string) bool { return verbClasses[s] != 0 }); l != "" {
+					v = verbClasses[l]
+				}
+			}
+		}
+		if v == 0 {
 			// An everyday verb ("remember", "forget") takes the class of the
 			// first tool verb it stands for.
 			for _, to := range intentTable[t] {
@@ -474,6 +505,12 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		verbs = vGet | vList | vSearch
 	} else if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
 		verbs = vGet | vList
+	} else if verbs == 0 && namesFile {
+		// A file named with nothing to do to it ("the Dockerfile",
+		// "go.mod") is to be read.
+		verbs = vGet
+		origin = 0
+		put("read", fileReadWeight, false)
 	}
 
 	// Everyday words and phrases, and the tool words they stand for.
