@@ -742,4 +742,11 @@ var fieldIntents = map[string][]string{
 	"bump":          {"update", "edit", "version"},
 	"fresh":         {"create", "new", "write"},
 	"stop tracking": {"reset", "untracked", "remove"},
+
+	// What reviewers say, checks on a commit, things asked for by name.
+	"verdict":      {"review", "approve"},
+	"remark":       {"comment"},
+	"inline":       {"comment", "review"},
+	"status check": {"status", "check"},
+	"passed":       {"status", "success"},
 }

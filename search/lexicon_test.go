@@ -144,3 +144,23 @@ func TestFileNamedAlone(t *testing.T) {
 		t.Errorf("settings: verbs %b include update", v)
 	}
 }
+
+// TestQuantifierVerbs: a noun phrase asking for all of something lists, one
+// in detail gets; a command with its own verb, or a phrase that is not a
+// noun phrase, is left alone.
+func TestQuantifierVerbs(t *testing.T) {
+	for _, tt := range []struct {
+		q    string
+		want uint16
+	}{
+		{"every open pull request in the repo", vList},
+		{"all labels in the project", vList},
+		{"the details of one label", vGet},
+		{"fix the wording in one block", 0},
+		{"delete all labels", vDelete},
+	} {
+		if _, v := analyseQuery(tt.q, nil); v != tt.want {
+			t.Errorf("%q: verbs %b, want %b", tt.q, v, tt.want)
+		}
+	}
+}

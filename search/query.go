@@ -120,6 +120,37 @@ const lightWordWeight = 0.4
 // know which indexes…"), so their own intents do not apply.
 var askingWords = map[string]bool{"know": true}
 
+// nounPhraseStarts open a request that is a noun phrase, not a command.
+var nounPhraseStarts = map[string]bool{
+	"the": true, "a": true, "an": true, "all": true, "every": true, "each": true,
+	"one": true, "single": true, "just": true, "my": true, "our": true,
+}
+
+// listWords ask for many things, getWords for one thing in detail.
+var (
+	listWords = map[string]bool{"all": true, "every": true, "each": true}
+	getWords  = map[string]bool{"one": true, "single": true, "detail": true, "exact": true, "specific": true}
+)
+
+// quantifierVerbs returns the verb class the quantity words of a query
+// without a verb imply: list for all/every/each, get for one/single/details;
+// 0 when it has neither or both.
+func quantifierVerbs(raw []string) uint16 {
+	var v uint16
+	for _, w := range raw {
+		switch w = singular(w); {
+		case listWords[w]:
+			v |= vList
+		case getWords[w]:
+			v |= vGet
+		}
+	}
+	if v == vList|vGet {
+		return 0
+	}
+	return v
+}
+
 // fileReadWeight is the weight of "read" in a query that names a file and
 // no verb.
 const fileReadWeight = 0.6
@@ -460,6 +491,11 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			// sentence names something; it is not the verb.
 			continue
 		}
+		if j := slices.Index(raw, t); j > 0 && nounPhraseStarts[raw[j-1]] {
+			// "every open pull request", "the open issues": after a
+			// determiner the word describes a thing; it is not the verb.
+			continue
+		}
 		if l, ok := lemmaOf[t]; ok {
 			t = l
 		}
@@ -505,6 +541,11 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		verbs = vGet | vList | vSearch
 	} else if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
 		verbs = vGet | vList
+	} else if v := quantifierVerbs(raw); verbs == 0 && v != 0 && nounPhraseStarts[raw[0]] {
+		// "every open pull request", "the details of one label": a noun
+		// phrase with no verb; how many things it asks for says list or
+		// get.
+		verbs = v
 	} else if verbs == 0 && namesFile {
 		// A file named with nothing to do to it ("the Dockerfile",
 		// "go.mod") is to be read.
