@@ -25,7 +25,7 @@ type qualitySet struct {
 // ones were saturated, 43 task queries in the styles of issue 15's misses,
 // 29 parameter and keyword queries so that no kind is tuned away unseen,
 // 100 everyday task queries over 40 servers for the lexicon's semantic
-// fields and nine batches of 44-48 written after fields to check them);
+// fields and ten batches of 44-48 written after fields to check them);
 // report.json is the report half: 64 queries written before any tuning
 // plus 283 written blind for issue 15 (committed before the ranker
 // changed), which no ranking change may be tuned on. The floors of both sit
@@ -33,11 +33,11 @@ type qualitySet struct {
 // floors are not the issue's goal (recall@5 0.95, MRR 0.85, task recall@5
 // 0.90), which the ranker does not reach yet.
 var qualitySets = []qualitySet{
-	{file: "tuning.json", minQueries: 930,
-		overall: floor{0.72, 0.92, 0.80},
+	{file: "tuning.json", minQueries: 980,
+		overall: floor{0.71, 0.91, 0.79},
 		byKind: map[string]floor{
-			"task":      {0.69, 0.90, 0.78},
-			"product":   {0.80, 0.97, 0.87},
+			"task":      {0.69, 0.90, 0.77},
+			"product":   {0.79, 0.95, 0.86},
 			"keyword":   {0.95, 1.00, 0.95},
 			"parameter": {0.85, 0.95, 0.92},
 		},
