@@ -749,4 +749,9 @@ var fieldIntents = map[string][]string{
 	"inline":       {"comment", "review"},
 	"status check": {"status", "check"},
 	"passed":       {"status", "success"},
+
+	// How things relate, pausing alerts, servers started by hand, bugs.
+	"are related": {"relation", "relationship", "graph"},
+	"pause alert": {"mute", "downtime"},
+	"dev server":  {"process"},
 }

@@ -110,6 +110,19 @@ func TestAskingWords(t *testing.T) {
 	if w := termWeight("do you still know who Carol is", "memory"); w == 0 {
 		t.Error("do you still know: no memory term")
 	}
+	// "find out" and "tell me" ask too.
+	if w := termWeight("how do I find out the altitude of our cabin", "find"); w != lightWordWeight {
+		t.Errorf("find out: find weighs %.2f, want %.2f", w, lightWordWeight)
+	}
+	if _, v := analyseQuery("find out the altitude of our cabin", nil); v&vSearch != 0 {
+		t.Errorf("find out: verbs %b include search", v)
+	}
+	if w := termWeight("could you tell me who Ana is", "post"); w != 0 {
+		t.Errorf("tell me: post weighs %.2f, want 0", w)
+	}
+	if w := termWeight("tell the team lunch is here", "post"); w == 0 {
+		t.Error("tell the team: no post term")
+	}
 }
 
 // TestWriteAComment: writing a comment, note or reply creates one.

@@ -116,9 +116,25 @@ var lightWords = map[string]bool{
 // lightWordWeight is the weight of a light word in a query.
 const lightWordWeight = 0.4
 
-// askingWords, after "to", ask rather than name a subject ("I'd like to
-// know which indexes…"), so their own intents do not apply.
-var askingWords = map[string]bool{"know": true}
+// askingPairs are two-word phrases one of whose words asks rather than
+// names a subject or an operation ("I'd like to know which indexes…", "find
+// out the altitude", "tell me how…"): the value is the asking word's place in
+// the pair. An asking word weighs like a light word, is not the query's verb
+// and takes no intents of its own.
+var askingPairs = map[[2]string]int{
+	{"to", "know"}: 1, {"find", "out"}: 0, {"tell", "me"}: 0,
+}
+
+// askingPlaces marks the raw words (lower case, in order) that ask.
+func askingPlaces(raw []string) []bool {
+	at := make([]bool, len(raw))
+	for i := 0; i+1 < len(raw); i++ {
+		if k, ok := askingPairs[[2]string{singular(raw[i]), singular(raw[i+1])}]; ok {
+			at[i+k] = true
+		}
+	}
+	return at
+}
 
 // nounPhraseStarts open a request that is a noun phrase, not a command.
 var nounPhraseStarts = map[string]bool{
@@ -234,8 +250,9 @@ func fileExtension(w string) string {
 
 // identShape classifies a query word that names something rather than
 // saying what to do: "channel" for #name, "user" for @name, "issue" for a
-// tracker's key (ENG-42), "name" for letters and digits joined by - _ or :
-// (db-1, worker-2, config:flags), "" otherwise.
+// tracker's key (ENG-42), "command" for a command-line flag (-la, --force),
+// "name" for letters and digits joined by - _ or : (db-1, worker-2,
+// config:flags), "" otherwise.
 func identShape(w string) string {
 	w = strings.Trim(w, "\"'`()[]{}<>,;!?.")
 	if len(w) < 2 {
@@ -249,6 +266,9 @@ func identShape(w string) string {
 	}
 	if ticketKey(w) {
 		return "issue"
+	}
+	if cliFlag(w) {
+		return "command"
 	}
 	var letter, digit, joint bool
 	for i := 0; i < len(w); i++ {
@@ -265,6 +285,22 @@ func identShape(w string) string {
 		return "name"
 	}
 	return ""
+}
+
+// cliFlag reports whether w is a command-line flag (-la, --force,
+// --dry-run; not -v): a request carrying one is a shell command.
+func cliFlag(w string) bool {
+	rest := strings.TrimPrefix(strings.TrimPrefix(w, "-"), "-")
+	// One dash and one letter (-v) is too often something else.
+	if rest == w || len(rest) < 2 || rest[0] < 'a' || rest[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; (c < 'a' || c > 'z') && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // ticketKey reports whether w is an issue tracker's key: two to ten capital
@@ -409,6 +445,19 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	}
 	names := map[string]bool{} // original terms seen only as capitalised words after the first
 	namesFile := false
+	// Words that ask (see askingPairs), found before the words are weighed.
+	var lower []string
+	forEachWord(q, nil, func(w []byte, whole bool) {
+		if !whole {
+			lower = append(lower, string(w))
+		}
+	})
+	asking := map[string]bool{}
+	for i, a := range askingPlaces(lower) {
+		if a {
+			asking[singular(lower[i])] = true
+		}
+	}
 	for ci, chunk := range strings.Fields(q) {
 		shape := wordShape(chunk)
 		namesFile = namesFile || shape == "file"
@@ -467,7 +516,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 				}
 				orig = append(orig, p)
 				w := weight
-				if lightWords[p] {
+				if lightWords[p] || asking[p] {
 					w *= lightWordWeight
 				}
 				origWeight[p] = max(origWeight[p], w)
@@ -489,6 +538,9 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		if names[t] {
 			// "New York", "Main Street": a capitalised word inside a
 			// sentence names something; it is not the verb.
+			continue
+		}
+		if asking[t] {
 			continue
 		}
 		if j := slices.Index(raw, t); j > 0 && nounPhraseStarts[raw[j-1]] {
@@ -562,10 +614,10 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			sing[i] = l
 		}
 	}
+	askingAt := askingPlaces(raw)
 	for i := range sing {
-		// "I'd like to know", "need to know": asking, not about what is
-		// known; the word's own intents are skipped, its phrases count.
-		asking := i > 0 && askingWords[sing[i]] && sing[i-1] == "to"
+		// An asking word's own intents are skipped; its phrases count.
+		asking := askingAt[i]
 		key := ""
 		var bits uint64
 		w := 1.0
