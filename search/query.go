@@ -443,21 +443,8 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 		return 0
 	}
-	names := map[string]bool{} // original terms seen only as capitalised words after the first
+	var names map[string]bool // original terms seen only as capitalised words after the first
 	namesFile := false
-	// Words that ask (see askingPairs), found before the words are weighed.
-	var lower []string
-	forEachWord(q, nil, func(w []byte, whole bool) {
-		if !whole {
-			lower = append(lower, string(w))
-		}
-	})
-	asking := map[string]bool{}
-	for i, a := range askingPlaces(lower) {
-		if a {
-			asking[singular(lower[i])] = true
-		}
-	}
 	for ci, chunk := range strings.Fields(q) {
 		shape := wordShape(chunk)
 		namesFile = namesFile || shape == "file"
@@ -509,6 +496,9 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			for _, p := range parts {
 				if ci > 0 && titleCase(run) {
 					if _, seen := origWeight[p]; !seen {
+						if names == nil {
+							names = map[string]bool{}
+						}
 						names[p] = true
 					}
 				} else {
@@ -516,7 +506,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 				}
 				orig = append(orig, p)
 				w := weight
-				if lightWords[p] || asking[p] {
+				if lightWords[p] {
 					w *= lightWordWeight
 				}
 				origWeight[p] = max(origWeight[p], w)
@@ -529,6 +519,22 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 					lemmaOf[p] = l
 					put(l, w*lemmaWeight, strong)
 				}
+			}
+		}
+	}
+	// Words that ask (see askingPairs) weigh like light words.
+	askingAt := askingPlaces(raw)
+	var asking map[string]bool
+	for i, a := range askingAt {
+		if t := singular(raw[i]); a && !lightWords[t] && !asking[t] {
+			if asking == nil {
+				asking = map[string]bool{}
+			}
+			asking[t] = true
+			origWeight[t] *= lightWordWeight
+			if qt, ok := weights[t]; ok {
+				qt.weight *= lightWordWeight
+				weights[t] = qt
 			}
 		}
 	}
@@ -614,7 +620,6 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			sing[i] = l
 		}
 	}
-	askingAt := askingPlaces(raw)
 	for i := range sing {
 		// An asking word's own intents are skipped; its phrases count.
 		asking := askingAt[i]
