@@ -393,18 +393,26 @@ var intents = map[string][]string{
 // intentTable is intents with every key word in analysed (singular) form,
 // built once at package initialisation and only read.
 var intentTable = func() map[string][]string {
-	m := make(map[string][]string, len(intents))
-	keys := make([]string, 0, len(intents))
+	m := make(map[string][]string, len(intents)+len(fieldIntents))
+	keys := make([]string, 0, len(intents)+len(fieldIntents))
 	for k := range intents {
 		keys = append(keys, k)
 	}
+	for k := range fieldIntents {
+		if _, ok := intents[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		v := intents[k]
-		words := strings.Fields(k)
-		for i, w := range words {
-			words[i] = singular(w)
-		}
+		v := append(slices.Clip(intents[k]), fieldIntents[k]...)
+		// Keys split into words as queries do ("what's new" → what s new).
+		var words []string
+		forEachWord(k, nil, func(w []byte, whole bool) {
+			if !whole {
+				words = append(words, singular(string(w)))
+			}
+		})
 		key := strings.Join(words, " ")
 		// Keys that analyse alike ("hour", "hours") share one entry: the
 		// union of their words in key order, so neither is lost and the

@@ -6,12 +6,17 @@
 // separators and camelCase), title, server name, description (and, again,
 // its first sentence), parameter names and descriptions and parameter enum
 // values, with query expansion from a small synonym/abbreviation table, an
-// everyday-English intent lexicon ("how far" → distance, "forget" → delete),
-// file extensions (app.ts → typescript), the shapes of values and names
-// (40.7128 → coordinate, 9am → time, v1.2.0 → version; db-1 and #ops are
-// names whose inner words weigh little) and base forms of unknown inflected
-// words; questions ("what do you remember…") take the reading verbs; a boost for tools of a server the query names ("in gitlab …"); and
-// bonuses when the query's verb matches the verb that heads the tool name,
+// everyday-English intent lexicon ("how far" → distance, "forget" → delete)
+// widened by whole semantic fields (ways of travelling, gestures on a
+// screen, remembering, business and monitoring questions, source control by
+// intent: "bike" → bicycling, "slider" → drag), file extensions (app.ts →
+// typescript), the shapes of values and names (40.7128 → coordinate, 9am →
+// time, v1.2.0 → version; db-1 and #ops are names whose inner words weigh
+// little) and base forms of unknown inflected words; light words (take,
+// give, now) weigh little and a capitalised word inside a sentence ("New
+// York") is a name, not a verb; questions ("what do you remember…") take
+// the reading verbs; a boost for tools of a server the query names ("in
+// gitlab …"); and bonuses when the query's verb matches the verb that heads the tool name,
 // when the query covers the tool name's words, and by the share of the
 // query's words a tool matches.
 //

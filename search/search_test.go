@@ -495,6 +495,8 @@ func TestIdentShape(t *testing.T) {
 	for w, want := range map[string]string{
 		"db-1": "name", "us-east-1": "name", "worker_2": "name", "config:flags": "name",
 		"#ops": "channel", "@maria": "user", "(db-1)": "name",
+		"ENG-42": "issue", "PROJ-1234": "issue", "eng-42": "name", "A-1": "name", "ENG-": "",
+		"-la": "command", "--force": "command", "--dry-run": "command", "-": "", "--": "", "-9": "",
 		"database": "", "k8s": "", "a11y": "", "-v": "", "re-run": "", "v2": "", "#": "",
 	} {
 		if got := identShape(w); got != want {
