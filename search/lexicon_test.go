@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/search/lexicon"
 )
 
 // termWeight is the weight analyseQuery gives term in q (0 when absent).
@@ -23,7 +25,7 @@ func termWeight(q, term string) float64 {
 func TestFieldIntentsUseToolWords(t *testing.T) {
 	ix := New(loadCatalog(t))
 	var missing []string
-	for k, tos := range fieldIntents {
+	for k, tos := range lexicon.Fields() {
 		for _, w := range tos {
 			if _, ok := ix.vocab[singular(w)]; !ok {
 				missing = append(missing, k+" → "+w)

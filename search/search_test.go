@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/search/lexicon"
 )
 
 // mk builds a Doc with the reference naming scheme.
@@ -484,7 +486,7 @@ func TestLemma(t *testing.T) {
 // ("hour", "hours") keep the words of both, whatever the map order.
 func TestIntentTableMergesAlikeKeys(t *testing.T) {
 	got := intentTable["hour"]
-	for _, w := range append(slices.Clone(intents["hour"]), intents["hours"]...) {
+	for _, w := range append(slices.Clone(lexicon.Intents()["hour"]), lexicon.Intents()["hours"]...) {
 		if !slices.Contains(got, singular(w)) {
 			t.Errorf("intentTable[hour] = %v, lacks %q", got, w)
 		}
