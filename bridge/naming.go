@@ -83,13 +83,27 @@ func AssignNames(refs []ToolRef) (map[ToolRef]string, []Collision) {
 // a/x-y to the new tool, so a host call reached the wrong tool.) Safe for concurrent use.
 type Namer struct {
 	mu    sync.Mutex
-	byRef map[ToolRef]string
-	taken map[string]ToolRef
+	taken map[string]ToolRef // every name given, with its tool
+	// moved holds the tools that did not get their plain name (baseName); every other tool
+	// given a name holds its plain one, so it needs no second map entry.
+	moved map[ToolRef]string
 }
 
 // NewNamer returns a Namer that has given out no names.
 func NewNamer() *Namer {
-	return &Namer{byRef: map[ToolRef]string{}, taken: map[string]ToolRef{}}
+	return &Namer{moved: map[ToolRef]string{}, taken: map[string]ToolRef{}}
+}
+
+// given returns the name given to ref earlier, if any.
+func (n *Namer) given(ref ToolRef) (string, bool) {
+	if name, ok := n.moved[ref]; ok {
+		return name, true
+	}
+	name := baseName(ref.Server, ref.Tool)
+	if owner, ok := n.taken[name]; ok && owner == ref {
+		return name, true
+	}
+	return "", false
 }
 
 // Assign returns the names of refs: the name given earlier where there is one, else a new
@@ -114,7 +128,7 @@ func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
 		if i > 0 && sorted[i-1] == ref {
 			continue
 		}
-		if name, ok := n.byRef[ref]; ok {
+		if name, ok := n.given(ref); ok {
 			names[ref] = name
 		} else {
 			fresh = append(fresh, ref)
@@ -128,7 +142,7 @@ func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
 			late = append(late, ref)
 			continue
 		}
-		n.give(ref, name)
+		n.give(ref, name, true)
 		names[ref] = name
 	}
 	var collisions []Collision
@@ -150,15 +164,17 @@ func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
 				break
 			}
 		}
-		n.give(ref, name)
+		n.give(ref, name, false)
 		names[ref] = name
 		collisions = append(collisions, Collision{Ref: ref, Wanted: wanted, Assigned: name})
 	}
 	return names, collisions
 }
 
-// give records that name belongs to ref from now on.
-func (n *Namer) give(ref ToolRef, name string) {
-	n.byRef[ref] = name
+// give records that name belongs to ref from now on; plain says it is ref's baseName.
+func (n *Namer) give(ref ToolRef, name string, plain bool) {
+	if !plain {
+		n.moved[ref] = name
+	}
 	n.taken[name] = ref
 }
