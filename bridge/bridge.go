@@ -438,9 +438,10 @@ func (b *Bridge) afterReady() {
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
-		// Pack the bodies the startup path left decoded, then index: the index build reads
-		// each packed block once, and what stays is the packed catalog.
-		b.packCatalog().searchIndex()
+		cat.searchIndex()
+		// Then pack the bodies the startup path left decoded (the packed catalog shares
+		// the index): a search in the meantime is not kept waiting for it.
+		b.packCatalog()
 		// Building the index churns through several times its own size; return that to the
 		// OS now rather than when the scavenger gets to it, so the idle bridge stays small.
 		debug.FreeOSMemory()

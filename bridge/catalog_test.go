@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/rs/zerolog"
 
@@ -157,5 +158,19 @@ func TestBodyDamage(t *testing.T) {
 	}
 	if got := es[0].tool(); got.Name != "t" || got.Description != "" {
 		t.Fatalf("tool() of a damaged body: %+v", got)
+	}
+}
+
+// TestNamerSharesNames: a name given earlier is handed out again as the same string, not
+// a new copy, so every catalog and the Namer hold one copy of each name.
+func TestNamerSharesNames(t *testing.T) {
+	n := NewNamer()
+	refs := []ToolRef{{"srv", "get_item"}, {"srv", "get-item"}, {"a.b", "9x"}}
+	first, _ := n.Assign(refs)
+	again, _ := n.Assign(refs)
+	for _, r := range refs {
+		if first[r] != again[r] || unsafe.StringData(first[r]) != unsafe.StringData(again[r]) {
+			t.Fatalf("%v: %q then a new copy %q", r, first[r], again[r])
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -21,24 +20,46 @@ const hashLen = 8
 // Sanitize maps a server or tool name onto [A-Za-z0-9_]: every other rune becomes '_', a
 // leading digit gets a "t_" prefix and an empty result becomes "unnamed".
 func Sanitize(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+	if clean(s) {
+		return s // most names are; no copy
+	}
+	return string(appendSanitized(make([]byte, 0, len(s)+2), s))
+}
+
+// appendSanitized appends Sanitize(s) to dst.
+func appendSanitized(dst []byte, s string) []byte {
+	start := len(dst)
 	for _, r := range s {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
-			b.WriteRune(r)
+			dst = append(dst, byte(r))
 		default:
-			b.WriteByte('_')
+			dst = append(dst, '_')
 		}
 	}
-	out := b.String()
-	if out == "" {
-		return "unnamed"
+	if len(dst) == start {
+		return append(dst, "unnamed"...)
 	}
-	if out[0] >= '0' && out[0] <= '9' {
-		out = "t_" + out
+	if c := dst[start]; c >= '0' && c <= '9' {
+		dst = append(dst, "t_"...)
+		copy(dst[start+2:], dst[start:len(dst)-2])
+		copy(dst[start:], "t_")
 	}
-	return out
+	return dst
+}
+
+// clean reports whether Sanitize would return s unchanged.
+func clean(s string) bool {
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // shortHash is a stable digest of the exact (server, tool) pair.
@@ -50,11 +71,22 @@ func shortHash(server, tool string) string {
 // baseName is the plain mcp__<server>__<tool> name, shortened to MaxToolName with a hash
 // suffix when it is too long.
 func baseName(server, tool string) string {
-	name := Prefix + Sanitize(server) + "__" + Sanitize(tool)
-	if len(name) <= MaxToolName {
-		return name
+	var buf [2 * MaxToolName]byte
+	return string(appendBaseName(buf[:0], server, tool))
+}
+
+// appendBaseName appends baseName(server, tool) to dst.
+func appendBaseName(dst []byte, server, tool string) []byte {
+	start := len(dst)
+	dst = append(dst, Prefix...)
+	dst = appendSanitized(dst, server)
+	dst = append(dst, "__"...)
+	dst = appendSanitized(dst, tool)
+	if len(dst)-start <= MaxToolName {
+		return dst
 	}
-	return name[:MaxToolName-hashLen-1] + "_" + shortHash(server, tool)
+	dst = append(dst[:start+MaxToolName-hashLen-1], '_')
+	return append(dst, shortHash(server, tool)...)
 }
 
 // ToolRef identifies one MCP tool of one configured server.
@@ -83,7 +115,7 @@ func AssignNames(refs []ToolRef) (map[ToolRef]string, []Collision) {
 // a/x-y to the new tool, so a host call reached the wrong tool.) Safe for concurrent use.
 type Namer struct {
 	mu    sync.Mutex
-	taken map[string]ToolRef // every name given, with its tool
+	taken map[string]givenName // every name given, with its tool
 	// moved holds the tools that did not get their plain name (baseName); every other tool
 	// given a name holds its plain one, so it needs no second map entry.
 	moved map[ToolRef]string
@@ -91,7 +123,14 @@ type Namer struct {
 
 // NewNamer returns a Namer that has given out no names.
 func NewNamer() *Namer {
-	return &Namer{moved: map[ToolRef]string{}, taken: map[string]ToolRef{}}
+	return &Namer{moved: map[ToolRef]string{}, taken: map[string]givenName{}}
+}
+
+// givenName is a name given out: its tool, and the name itself (the map key's string),
+// so that every catalog shares one copy of it.
+type givenName struct {
+	ref  ToolRef
+	name string
 }
 
 // given returns the name given to ref earlier, if any.
@@ -99,9 +138,9 @@ func (n *Namer) given(ref ToolRef) (string, bool) {
 	if name, ok := n.moved[ref]; ok {
 		return name, true
 	}
-	name := baseName(ref.Server, ref.Tool)
-	if owner, ok := n.taken[name]; ok && owner == ref {
-		return name, true
+	var buf [2 * MaxToolName]byte
+	if g, ok := n.taken[string(appendBaseName(buf[:0], ref.Server, ref.Tool))]; ok && g.ref == ref {
+		return g.name, true
 	}
 	return "", false
 }
@@ -176,5 +215,5 @@ func (n *Namer) give(ref ToolRef, name string, plain bool) {
 	if !plain {
 		n.moved[ref] = name
 	}
-	n.taken[name] = ref
+	n.taken[name] = givenName{ref: ref, name: name}
 }

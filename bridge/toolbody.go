@@ -24,7 +24,7 @@ import (
 
 // bodyBlockSize is the uncompressed size at which a block is closed: large enough to
 // compress well, small enough that reading one tool stays cheap.
-const bodyBlockSize = 16 << 10
+const bodyBlockSize = 32 << 10
 
 // toolBody is where an entry's bulky parts are: decoded (raw, until the catalog is
 // packed) or packed in a block.
@@ -170,7 +170,7 @@ func (p *packer) flush() error {
 	}
 	p.out.Reset()
 	if p.fw == nil {
-		fw, err := flate.NewWriter(&p.out, flate.BestSpeed)
+		fw, err := flate.NewWriter(&p.out, flate.DefaultCompression)
 		if err != nil {
 			return err
 		}
