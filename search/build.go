@@ -329,11 +329,7 @@ func postings(shards []*shard, fieldLen [][numFields]float32, nt int) ([][]posti
 						tf += float64(e.tf[f]) * norm[f]
 					}
 				}
-				post[e.term] = append(post[e.term], posting{
-					doc:      int32(d),
-					sat:      float32(tf / (k1 + tf)),
-					nameWord: e.nameWord,
-				})
+				post[e.term] = append(post[e.term], newPosting(int32(d), float32(tf/(k1+tf)), e.nameWord))
 			}
 		}
 	}

@@ -18,6 +18,7 @@ package search
 
 import (
 	"container/heap"
+	"math"
 	"math/bits"
 	"slices"
 	"sort"
@@ -100,12 +101,26 @@ var (
 
 // posting is one (term, document) pair: the saturated BM25F term frequency
 // (tf/(k1+tf), so a query only multiplies by idf and weight) and whether the
-// term is one of the words of the tool name proper.
+// term is one of the words of the tool name proper, carried as the sign of sat
+// so that a posting takes 8 bytes rather than 12 (an index of thousands of
+// tools holds hundreds of thousands of postings).
 type posting struct {
-	doc      int32
-	sat      float32
-	nameWord bool
+	doc int32
+	sat float32 // negative: a word of the tool name proper
 }
+
+func newPosting(doc int32, sat float32, nameWord bool) posting {
+	if nameWord {
+		sat = -sat
+	}
+	return posting{doc: doc, sat: sat}
+}
+
+// weight is the saturated term frequency.
+func (p posting) weight() float64 { return math.Abs(float64(p.sat)) }
+
+// nameWord reports whether the term is a word of the tool name proper.
+func (p posting) nameWord() bool { return math.Signbit(float64(p.sat)) }
 
 // docMeta holds what the re-ranking needs per document.
 type docMeta struct {
@@ -294,8 +309,8 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 				touched = append(touched, p.doc)
 			}
 			words[p.doc] |= t.origin
-			scores[p.doc] += w * float64(p.sat)
-			if p.nameWord {
+			scores[p.doc] += w * p.weight()
+			if p.nameWord() {
 				cover[p.doc] += float32(t.weight)
 			}
 		}
