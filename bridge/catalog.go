@@ -136,7 +136,8 @@ func newCatalog(namer *Namer, kept []entry, tools map[string][]cache.Tool, drop 
 			refs = append(refs, ToolRef{Server: server, Tool: t.Name})
 		}
 	}
-	names, collisions := namer.Assign(refs)
+	names := make(map[ToolRef]givenName, len(refs))
+	collisions := namer.assign(refs, func(r ToolRef, g givenName) { names[r] = g })
 	c := &catalog{entries: make([]entry, 0, len(kept)+len(refs)), catIndex: newCatIndex()}
 	c.entries = append(c.entries, kept...)
 	seen := make(map[ToolRef]bool, len(refs))
@@ -151,7 +152,8 @@ func newCatalog(namer *Namer, kept []entry, tools map[string][]cache.Tool, drop 
 				continue
 			}
 			seen[ref] = true
-			c.entries = append(c.entries, entry{Name: names[ref], Server: server, Tool: toolHead{Name: t.Name, Annotations: t.Annotations},
+			g := names[ref] // its strings are the Namer's: one copy for every catalog
+			c.entries = append(c.entries, entry{Name: g.name, Server: g.ref.Server, Tool: toolHead{Name: g.ref.Tool, Annotations: t.Annotations},
 				Registered: registered(ref), body: toolBody{raw: t}})
 		}
 	}

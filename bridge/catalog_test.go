@@ -174,3 +174,17 @@ func TestNamerSharesNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogSharesToolStrings: a tool decoded again (the cache after a fast start, a
+// refresh) enters the catalog with the strings the Namer already holds, not the new copy.
+func TestCatalogSharesToolStrings(t *testing.T) {
+	b := catalogBridge(t)
+	first, _ := b.changeCatalog(catalogChange{replace: true, tools: map[string][]cache.Tool{"srv": tools(strings.Clone("get_item"))}})
+	again, _ := b.changeCatalog(catalogChange{tools: map[string][]cache.Tool{strings.Clone("srv"): tools(strings.Clone("get_item"))}})
+	a, b2 := &first.entries[0], &again.entries[0]
+	for _, c := range []struct{ what, x, y string }{{"name", a.Name, b2.Name}, {"server", a.Server, b2.Server}, {"tool", a.Tool.Name, b2.Tool.Name}} {
+		if c.x != c.y || unsafe.StringData(c.x) != unsafe.StringData(c.y) {
+			t.Errorf("%s: %q and a second copy %q", c.what, c.x, c.y)
+		}
+	}
+}

@@ -118,31 +118,31 @@ type Namer struct {
 	taken map[string]givenName // every name given, with its tool
 	// moved holds the tools that did not get their plain name (baseName); every other tool
 	// given a name holds its plain one, so it needs no second map entry.
-	moved map[ToolRef]string
+	moved map[ToolRef]givenName
 }
 
 // NewNamer returns a Namer that has given out no names.
 func NewNamer() *Namer {
-	return &Namer{moved: map[ToolRef]string{}, taken: map[string]givenName{}}
+	return &Namer{moved: map[ToolRef]givenName{}, taken: map[string]givenName{}}
 }
 
-// givenName is a name given out: its tool, and the name itself (the map key's string),
-// so that every catalog shares one copy of it.
+// givenName is a name given out with its tool, both as first stored, so that every
+// catalog shares one copy of the name and of the tool's strings.
 type givenName struct {
 	ref  ToolRef
 	name string
 }
 
 // given returns the name given to ref earlier, if any.
-func (n *Namer) given(ref ToolRef) (string, bool) {
-	if name, ok := n.moved[ref]; ok {
-		return name, true
+func (n *Namer) given(ref ToolRef) (givenName, bool) {
+	if g, ok := n.moved[ref]; ok {
+		return g, true
 	}
 	var buf [2 * MaxToolName]byte
 	if g, ok := n.taken[string(appendBaseName(buf[:0], ref.Server, ref.Tool))]; ok && g.ref == ref {
-		return g.name, true
+		return g, true
 	}
-	return "", false
+	return givenName{}, false
 }
 
 // Assign returns the names of refs: the name given earlier where there is one, else a new
@@ -152,6 +152,14 @@ func (n *Namer) given(ref ToolRef) (string, bool) {
 // tool can be called x_1a2b3c4d) is re-hashed until it is free. Collisions lists the new
 // refs that did not get their plain name.
 func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
+	names := make(map[ToolRef]string, len(refs))
+	collisions := n.assign(refs, func(ref ToolRef, g givenName) { names[ref] = g.name })
+	return names, collisions
+}
+
+// assign is Assign that hands each ref's name, with the tool's strings as the Namer
+// keeps them, to put.
+func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision {
 	sorted := append([]ToolRef(nil), refs...)
 	sort.Slice(sorted, func(i, j int) bool {
 		if sorted[i].Server != sorted[j].Server {
@@ -161,14 +169,13 @@ func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
 	})
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	names := make(map[ToolRef]string, len(sorted))
 	var fresh []ToolRef
 	for i, ref := range sorted {
 		if i > 0 && sorted[i-1] == ref {
 			continue
 		}
-		if name, ok := n.given(ref); ok {
-			names[ref] = name
+		if g, ok := n.given(ref); ok {
+			put(ref, g)
 		} else {
 			fresh = append(fresh, ref)
 		}
@@ -181,8 +188,7 @@ func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
 			late = append(late, ref)
 			continue
 		}
-		n.give(ref, name, true)
-		names[ref] = name
+		put(ref, n.give(ref, name, true))
 	}
 	var collisions []Collision
 	for _, ref := range late {
@@ -203,17 +209,18 @@ func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
 				break
 			}
 		}
-		n.give(ref, name, false)
-		names[ref] = name
+		put(ref, n.give(ref, name, false))
 		collisions = append(collisions, Collision{Ref: ref, Wanted: wanted, Assigned: name})
 	}
-	return names, collisions
+	return collisions
 }
 
 // give records that name belongs to ref from now on; plain says it is ref's baseName.
-func (n *Namer) give(ref ToolRef, name string, plain bool) {
+func (n *Namer) give(ref ToolRef, name string, plain bool) givenName {
+	g := givenName{ref: ref, name: name}
 	if !plain {
-		n.moved[ref] = name
+		n.moved[ref] = g
 	}
-	n.taken[name] = givenName{ref: ref, name: name}
+	n.taken[name] = g
+	return g
 }
