@@ -141,6 +141,7 @@ func newCatalog(namer *Namer, kept []entry, tools map[string][]cache.Tool, drop 
 	c := &catalog{entries: make([]entry, 0, len(kept)+len(refs)), catIndex: newCatIndex()}
 	c.entries = append(c.entries, kept...)
 	seen := make(map[ToolRef]bool, len(refs))
+	anns := annotationSet{}
 	for server, ts := range tools {
 		if drop[server] {
 			continue
@@ -153,7 +154,7 @@ func newCatalog(namer *Namer, kept []entry, tools map[string][]cache.Tool, drop 
 			}
 			seen[ref] = true
 			g := names[ref] // its strings are the Namer's: one copy for every catalog
-			c.entries = append(c.entries, entry{Name: g.name, Server: g.ref.Server, Tool: toolHead{Name: g.ref.Tool, Annotations: t.Annotations},
+			c.entries = append(c.entries, entry{Name: g.name, Server: g.ref.Server, Tool: toolHead{Name: g.ref.Tool, Annotations: anns.intern(t.Annotations)},
 				Registered: registered(ref), body: toolBody{raw: t}})
 		}
 	}
@@ -164,6 +165,38 @@ func newCatalog(namer *Namer, kept []entry, tools map[string][]cache.Tool, drop 
 	}
 	slices.SortFunc(c.byRef, func(i, j int32) int { return compareRefs(c.entries[i].ref(), c.entries[j].ref()) })
 	return c, collisions
+}
+
+// annotationSet holds one copy of each distinct set of annotations: most tools of a
+// catalog share one of a few, and each decoded copy is five small allocations.
+type annotationSet map[annotationKey]*cache.Annotations
+
+type annotationKey struct {
+	title string
+	hints [4]int8 // per hint: 0 unset, 1 false, 2 true
+}
+
+// intern returns the set's copy of a (nil stays nil). The annotations are never
+// modified once in a catalog, so sharing them is safe.
+func (s annotationSet) intern(a *cache.Annotations) *cache.Annotations {
+	if a == nil {
+		return nil
+	}
+	k := annotationKey{title: a.Title}
+	for i, h := range []*bool{a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint} {
+		switch {
+		case h == nil:
+		case *h:
+			k.hints[i] = 2
+		default:
+			k.hints[i] = 1
+		}
+	}
+	if c, ok := s[k]; ok {
+		return c
+	}
+	s[k] = a
+	return a
 }
 
 // compareRefs orders refs by server, then tool.

@@ -188,3 +188,30 @@ func TestCatalogSharesToolStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnotationsShared: equal annotations of different tools are one copy in the
+// catalog; different ones stay apart and keep their values.
+func TestAnnotationsShared(t *testing.T) {
+	yes, no, yes2 := true, false, true
+	ts := tools("a", "b", "c", "d")
+	ts[0].Annotations = &cache.Annotations{ReadOnlyHint: &yes}
+	ts[1].Annotations = &cache.Annotations{ReadOnlyHint: &yes2}
+	ts[2].Annotations = &cache.Annotations{ReadOnlyHint: &no}
+	cat, _ := catalogBridge(t).changeCatalog(catalogChange{replace: true, tools: map[string][]cache.Tool{"s": ts}})
+	get := func(tool string) *cache.Annotations {
+		e, ok := cat.lookupRef("s", tool)
+		if !ok {
+			t.Fatalf("%s missing", tool)
+		}
+		return e.Tool.Annotations
+	}
+	if get("a") != get("b") {
+		t.Error("equal annotations are two copies")
+	}
+	if get("c") == get("a") || *get("c").ReadOnlyHint || !*get("a").ReadOnlyHint {
+		t.Error("different annotations were merged")
+	}
+	if get("d") != nil {
+		t.Error("a tool without annotations got some")
+	}
+}
