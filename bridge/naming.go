@@ -3,6 +3,7 @@ package bridge
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -115,15 +116,16 @@ func AssignNames(refs []ToolRef) (map[ToolRef]string, []Collision) {
 // a/x-y to the new tool, so a host call reached the wrong tool.) Safe for concurrent use.
 type Namer struct {
 	mu    sync.Mutex
-	taken map[string]givenName // every name given, with its tool
+	given []givenName       // every name given, with its tool, in the order given
+	taken map[string]int32 // name → its place in given (a small map slot per name)
 	// moved holds the tools that did not get their plain name (baseName); every other tool
 	// given a name holds its plain one, so it needs no second map entry.
-	moved map[ToolRef]givenName
+	moved map[ToolRef]int32
 }
 
 // NewNamer returns a Namer that has given out no names.
 func NewNamer() *Namer {
-	return &Namer{moved: map[ToolRef]givenName{}, taken: map[string]givenName{}}
+	return &Namer{moved: map[ToolRef]int32{}, taken: map[string]int32{}}
 }
 
 // givenName is a name given out with its tool, both as first stored, so that every
@@ -134,13 +136,13 @@ type givenName struct {
 }
 
 // given returns the name given to ref earlier, if any.
-func (n *Namer) given(ref ToolRef) (givenName, bool) {
-	if g, ok := n.moved[ref]; ok {
-		return g, true
+func (n *Namer) givenTo(ref ToolRef) (givenName, bool) {
+	if i, ok := n.moved[ref]; ok {
+		return n.given[i], true
 	}
 	var buf [2 * MaxToolName]byte
-	if g, ok := n.taken[string(appendBaseName(buf[:0], ref.Server, ref.Tool))]; ok && g.ref == ref {
-		return g, true
+	if i, ok := n.taken[string(appendBaseName(buf[:0], ref.Server, ref.Tool))]; ok && n.given[i].ref == ref {
+		return n.given[i], true
 	}
 	return givenName{}, false
 }
@@ -174,12 +176,13 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 		if i > 0 && sorted[i-1] == ref {
 			continue
 		}
-		if g, ok := n.given(ref); ok {
+		if g, ok := n.givenTo(ref); ok {
 			put(ref, g)
 		} else {
 			fresh = append(fresh, ref)
 		}
 	}
+	n.given = slices.Grow(n.given, len(fresh))
 	// Plain names first, so a suffixed name never takes the plain name of a later tool.
 	var late []ToolRef
 	for _, ref := range fresh {
@@ -218,9 +221,11 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 // give records that name belongs to ref from now on; plain says it is ref's baseName.
 func (n *Namer) give(ref ToolRef, name string, plain bool) givenName {
 	g := givenName{ref: ref, name: name}
+	i := int32(len(n.given))
+	n.given = append(n.given, g)
 	if !plain {
-		n.moved[ref] = g
+		n.moved[ref] = i
 	}
-	n.taken[name] = g
+	n.taken[name] = i
 	return g
 }
