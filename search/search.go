@@ -140,8 +140,8 @@ type Index struct {
 	postings [][]posting
 	// products maps a product word (from server names) to the servers it names.
 	products map[string][]int32
-	byID     map[string][]int32 // lower-case ID → docs
-	byTool   map[string][]int32 // lower-case MCP tool name → docs, ID ascending
+	byID     docSet // lower-case ID → docs
+	byTool   docSet // lower-case MCP tool name → docs, ID ascending
 
 	scratch sync.Pool // *scratch reused by Search (the only mutable part)
 }
@@ -181,8 +181,8 @@ func (ix *Index) Search(query string, limit int) []Hit {
 
 	lq := strings.ToLower(q)
 	var exact []int32
-	exact = append(exact, ix.byID[lq]...)
-	for _, d := range ix.byTool[lq] {
+	exact = append(exact, ix.byID.get(lq)...)
+	for _, d := range ix.byTool.get(lq) {
 		if !slices.Contains(exact, d) {
 			exact = append(exact, d)
 		}
@@ -221,9 +221,9 @@ func (ix *Index) selectNames(list string, limit int) []Hit {
 		if name == "" {
 			continue
 		}
-		ds := ix.byID[name]
+		ds := ix.byID.get(name)
 		if len(ds) == 0 {
-			ds = ix.byTool[name]
+			ds = ix.byTool.get(name)
 		}
 		for _, d := range ds {
 			if seen[d] || len(hits) >= limit {
