@@ -392,7 +392,7 @@ func (b *Bridge) recoverSetup(err error) {
 	}
 	b.startup = nil
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
-		b.setCatalog(emptyCatalog())
+		b.publishCatalog(nil, nil)
 	}
 	b.startup = startupFromCatalog(b.cat.Load())
 }

@@ -207,11 +207,6 @@ func compareRefs(a, b ToolRef) int {
 	return strings.Compare(a.Tool, b.Tool)
 }
 
-// emptyCatalog is the catalog of a bridge that knows no tools.
-func emptyCatalog() *catalog {
-	return &catalog{catIndex: newCatIndex()}
-}
-
 func (c *catalog) lookup(name string) (*entry, bool) {
 	i, ok := slices.BinarySearchFunc(c.entries, name, func(e entry, n string) int { return strings.Compare(e.Name, n) })
 	if !ok {
