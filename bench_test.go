@@ -36,11 +36,11 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/search"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/search"
 )
 
 // benchGuard bounds every wait of a benchmark: a hang guard, never a measurement.
@@ -1082,7 +1082,7 @@ func replicated(cat []catServer, n int) (servers []string, tools []*cache.Tool) 
 
 func benchQuerySet(b *testing.B, file string) []search.Query {
 	b.Helper()
-	qs, err := search.LoadQueries(filepath.Join("cache", "search", "testdata", file))
+	qs, err := search.LoadQueries(filepath.Join("search", "testdata", file))
 	if err != nil {
 		b.Fatal(err)
 	}

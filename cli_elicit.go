@@ -11,7 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/zot-mcp/mcp-bridge/bridge"
+	"github.com/zot-mcp/mcp-bridge/interact"
 )
 
 // termElicitor answers servers' questions in the terminal: it prompts on a TTY, takes the
@@ -50,7 +50,7 @@ func decision(a mcp.ElicitationResponseAction, content any) *mcp.ElicitationResu
 }
 
 // Elicit answers one question.
-func (t *termElicitor) Elicit(ctx context.Context, q *bridge.Elicitation) (*mcp.ElicitationResult, error) {
+func (t *termElicitor) Elicit(ctx context.Context, q *interact.Elicitation) (*mcp.ElicitationResult, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if q.Mode == mcp.ElicitationModeURL {
@@ -110,7 +110,7 @@ func (t *termElicitor) Elicit(ctx context.Context, q *bridge.Elicitation) (*mcp.
 	}
 }
 
-func fieldList(q *bridge.Elicitation) string {
+func fieldList(q *interact.Elicitation) string {
 	var names []string
 	for _, f := range q.Fields {
 		names = append(names, f.Name)

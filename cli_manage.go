@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
+	mcpcmd "github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 )
 
@@ -262,7 +263,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	}
 	b := loadBridge(f.cwd, stderr)
 	defer closeBridge(b)
-	infos := b.ServerInfos()
+	infos := mcpcmd.ServerInfos(b.Commands())
 	code := boolExit(brokenFiles(b) != nil)
 	if *asJSON {
 		return max(writeJSON(stdout, stderr, infos), code)
@@ -282,7 +283,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		if tr == "" {
 			tr = "-"
 		}
-		if cache == bridge.CacheFresh {
+		if cache == mcpcmd.CacheFresh {
 			cache = fmt.Sprintf("%d tools", s.Tools)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Scope, tr, s.State, cache, s.File)
@@ -302,7 +303,7 @@ func cmdGet(args []string, stdout, stderr io.Writer) int {
 	}
 	b := loadBridge(f.cwd, stderr)
 	defer closeBridge(b)
-	info, ok := b.ServerInfo(name)
+	info, ok := mcpcmd.Info(b.Commands(), name)
 	if !ok {
 		fmt.Fprintf(stderr, "unknown server %q.%s Servers: %s\n", name, bridge.Suggest(name, b.ServerNames()), orNone(b.ServerNames()))
 		reportBrokenFor(b, stderr, name)
@@ -311,7 +312,7 @@ func cmdGet(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return writeJSON(stdout, stderr, info)
 	}
-	text, _ := b.DetailText(name)
+	text, _ := mcpcmd.Detail(b.Commands(), name)
 	fmt.Fprintln(stdout, text)
 	return 0
 }

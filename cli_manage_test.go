@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
+	mcpcmd "github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -87,9 +88,9 @@ func TestCLIManageNPMFilesystem(t *testing.T) {
 		!regexpLine(r.stdout, `^keep\s+global\s+stdio\s+disabled\s+-\s+`) {
 		t.Fatalf("list before any refresh:\n%s", r.stdout)
 	}
-	var list []bridge.ServerInfo
+	var list []mcpcmd.ServerInfo
 	decodeJSON(t, "list --json", e.run("list", "--json"), &list)
-	if len(list) != 2 || list[0].Name != "fs" || list[0].Cache != bridge.CacheMissing || list[0].Scope != "global" || list[0].File != e.globalPath() || list[0].Transport != "stdio" {
+	if len(list) != 2 || list[0].Name != "fs" || list[0].Cache != mcpcmd.CacheMissing || list[0].Scope != "global" || list[0].File != e.globalPath() || list[0].Transport != "stdio" {
 		t.Fatalf("list --json before refresh: %+v", list)
 	}
 
@@ -101,7 +102,7 @@ func TestCLIManageNPMFilesystem(t *testing.T) {
 			t.Errorf("get lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	var info bridge.ServerInfo
+	var info mcpcmd.ServerInfo
 	decodeJSON(t, "get --json", e.run("get", "fs", "--json"), &info)
 	if info.Command != fsBin || !slices.Equal(info.Args, []string{e.project}) || info.Env["FS_TOKEN"] != "${FS_TOKEN}" || info.Env["LITERAL"] != "<set>" {
 		t.Fatalf("get --json: %+v", info)
@@ -120,7 +121,7 @@ func TestCLIManageNPMFilesystem(t *testing.T) {
 		t.Fatalf("call printed %q", r.stdout)
 	}
 	decodeJSON(t, "list --json", e.run("list", "--json"), &list)
-	if list[0].Cache != bridge.CacheFresh || list[0].Tools < 10 {
+	if list[0].Cache != mcpcmd.CacheFresh || list[0].Tools < 10 {
 		t.Fatalf("call did not fill the cache: %+v", list[0])
 	}
 	// The names `tools` prints, and '-' for '_', reach the same tool; a real typo still
@@ -223,7 +224,7 @@ func TestCLIAddRemoteAndScopes(t *testing.T) {
 	if w := file.MCPServers["web"]; w.URL != "https://example.invalid/mcp" || w.Type != "http" || w.Headers["Authorization"] != "Bearer ${WEB_TOKEN}" || w.Headers["X-Key"] != "planted-header-value" {
 		t.Fatalf("project file: %s", data)
 	}
-	var info bridge.ServerInfo
+	var info mcpcmd.ServerInfo
 	r = e.run("get", "web", "--json")
 	decodeJSON(t, "get web --json", r, &info)
 	if strings.Contains(r.all(), "planted-header-value") || info.Headers["Authorization"] != "<set, uses ${WEB_TOKEN}>" || info.Headers["X-Key"] != "<set>" ||
@@ -250,7 +251,7 @@ func TestCLIAddRemoteAndScopes(t *testing.T) {
 		t.Errorf("remove of a name in both files: %q", r.stderr)
 	}
 	expectCode(t, e.run("remove", "web", "--project"), 0, "remove --project")
-	var list []bridge.ServerInfo
+	var list []mcpcmd.ServerInfo
 	decodeJSON(t, "list --json", e.run("list", "--json"), &list)
 	if len(list) != 1 || list[0].Scope != "global" || list[0].Transport != "sse" {
 		t.Fatalf("after remove --project: %+v", list)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/zot-mcp/mcp-bridge/bridge"
+	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -144,14 +144,14 @@ func TestNPMElicitationCLI(t *testing.T) {
 // values are asked again), takes the defaults with --accept-defaults, and declines off a
 // terminal; a URL is accepted on a TTY after Enter and declined elsewhere.
 func TestTermElicitor(t *testing.T) {
-	form := &bridge.Elicitation{Server: "srv", Message: "Who are you?", Mode: mcp.ElicitationModeForm, Fields: []bridge.Field{
+	form := &interact.Elicitation{Server: "srv", Message: "Who are you?", Mode: mcp.ElicitationModeForm, Fields: []interact.Field{
 		{Name: "name", Type: "string", Default: "Ada"},
 		{Name: "age", Type: "integer", Default: float64(36)},
 	}}
-	url := &bridge.Elicitation{Server: "srv", Message: "Sign the form", Mode: mcp.ElicitationModeURL, URL: "https://example.com/sign"}
+	url := &interact.Elicitation{Server: "srv", Message: "Sign the form", Mode: mcp.ElicitationModeURL, URL: "https://example.com/sign"}
 	tests := []struct {
 		name          string
-		q             *bridge.Elicitation
+		q             *interact.Elicitation
 		input         string
 		tty, defaults bool
 		action        mcp.ElicitationResponseAction

@@ -24,6 +24,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
@@ -32,7 +33,7 @@ import (
 const (
 	SearchToolName = "mcp__search_tools"
 	CallToolName   = "mcp__call_tool"
-	CommandName    = "mcp"
+	CommandName    = commands.Name
 )
 
 // ExtensionName is the extension's one name in zot: the manifest's "name", the folder
@@ -509,7 +510,7 @@ func nonEmptyLines(texts ...string) string {
 // note shows one bridge note, replacing the bridge's earlier notes on hosts that support
 // clear_notes (older hosts keep them until the next prompt).
 func (b *Bridge) note(level, msg string) {
-	b.x.notes.setGeneral(level, msg)
+	b.x.notes.SetGeneral(level, msg)
 }
 
 // Refresh starts each named server (in parallel), lists its tools, and merges them into the

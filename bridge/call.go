@@ -60,12 +60,12 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	ctx, cancel := withClockTimeout(ctx, b.opts.Clock, budget)
 	defer cancel()
 	ctx = withBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
-	ctx, done := b.x.progress.begin(ctx, e.Server, e.Tool.Name)
+	ctx, done := b.x.progress.Begin(ctx, e.Server, e.Tool.Name)
 	defer done()
-	watch, unwatch := b.elicits.watch(ctx, e.Server, b.opts.Clock.Now().Add(budget))
+	watch, unwatch := b.elicits.Watch(ctx, e.Server, b.opts.Clock.Now().Add(budget))
 	defer unwatch()
 	res, err := srv.Call(ctx, e.Tool.Name, args, SafeToRepeat(e.Tool.Annotations))
-	if msg := watch.expiredText(e.Tool.Name); msg != "" {
+	if msg := watch.ExpiredText(e.Tool.Name); msg != "" {
 		return ErrorResult("%s", msg)
 	}
 	if r, ok := b.urlRequired(e.Server, e.Tool.Name, err); ok {

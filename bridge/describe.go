@@ -62,21 +62,7 @@ func Describe(server string, t *cache.Tool) string {
 }
 
 // FirstLine returns the first sentence or line of s, capped at max bytes on a rune boundary.
-func FirstLine(s string, max int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	if i := strings.Index(s, ". "); i >= 0 && i < max {
-		s = s[:i+1]
-	}
-	return Truncate(s, max)
-}
+func FirstLine(s string, max int) string { return textcut.FirstLine(s, max) }
 
 // Truncate cuts s to at most max bytes on a rune boundary, marking the cut with "…".
-func Truncate(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	return textcut.Prefix(s, max-len("…")) + "…"
-}
+func Truncate(s string, max int) string { return textcut.Truncate(s, max) }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
@@ -281,4 +282,16 @@ func serveHost(t *testing.T, b *Bridge) *exttest.Host {
 	})
 	h.ExpectHello(ctxGuard(t))
 	return h
+}
+
+// statusText is the /mcp dashboard, as package commands words it for this bridge.
+func (b *Bridge) statusText() string {
+	text, _ := b.Command(context.Background(), "status")
+	return text
+}
+
+// detailText is /mcp <server> without the tasks and log lines.
+func (b *Bridge) detailText(name string) string {
+	text, _ := commands.Detail(b.Commands(), name)
+	return text
 }

@@ -6,14 +6,16 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/interact"
 )
 
 // mcpx is the bridge's state for MCP beyond tools/call, shared by every server: the note
 // board (progress notes beside the bridge's own note), the calls waiting for progress,
 // the servers' log messages, and the catalog of resources and prompts.
 type mcpx struct {
-	notes    *noteBoard
-	progress *progressTracker
+	notes    *interact.NoteBoard
+	progress *interact.Progress
 	logs     *serverLogs
 	extras   extrasHolder
 	tasks    *taskBoard
@@ -24,8 +26,8 @@ type mcpx struct {
 }
 
 func newMCPX(b *Bridge) *mcpx {
-	x := &mcpx{notes: newNoteBoard(b), logs: newServerLogs(), tasks: newTaskBoard()}
-	x.progress = newProgressTracker(x.notes)
+	x := &mcpx{notes: interact.NewNoteBoard(b.sess.Load, b.opts.Notify), logs: newServerLogs(), tasks: newTaskBoard()}
+	x.progress = interact.NewProgress(x.notes)
 	return x
 }
 
@@ -58,7 +60,7 @@ func (s *Server) onNotification(n mcp.JSONRPCNotification) {
 		if s.d.x != nil {
 			var p mcp.ProgressNotificationParams
 			if decodeParams(n.Params, &p) == nil {
-				s.d.x.progress.update(s.cfg.Name, p)
+				s.d.x.progress.Update(s.cfg.Name, p)
 			}
 		}
 	case string(mcp.MethodNotificationMessage):

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -15,45 +14,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 )
-
-func TestProgressText(t *testing.T) {
-	c := progressCall{server: "gh", tool: "clone"}
-	for _, tt := range []struct {
-		n    mcp.ProgressNotificationParams
-		want string
-	}{
-		{mcp.ProgressNotificationParams{Progress: 2, Total: 5}, "gh clone: 40%"},
-		{mcp.ProgressNotificationParams{Progress: 2, Total: 5, Message: "  fetching\nobjects "}, "gh clone: fetching objects 40%"},
-		{mcp.ProgressNotificationParams{Progress: 7, Total: 5}, "gh clone: 100%"},
-		{mcp.ProgressNotificationParams{Progress: 3, Message: "step"}, "gh clone: step 3 done"},
-		{mcp.ProgressNotificationParams{Progress: 0.5}, "gh clone: 0.5 done"},
-	} {
-		if got := progressText(c, tt.n); got != tt.want {
-			t.Errorf("progressText(%+v) = %q, want %q", tt.n, got, tt.want)
-		}
-	}
-}
-
-func TestSplitQuoted(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want []string
-		err  bool
-	}{
-		{"gh review pr=12", []string{"gh", "review", "pr=12"}, false},
-		{`s p city="New York"  state='N Y'`, []string{"s", "p", "city=New York", "state=N Y"}, false},
-		{`s p note=""`, []string{"s", "p", "note="}, false},
-		{`s p city="New`, nil, true},
-		{"", nil, false},
-	} {
-		got, err := splitQuoted(tt.in)
-		if (err != nil) != tt.err || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("splitQuoted(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.err)
-		}
-	}
-}
 
 func TestStripOutputSchema(t *testing.T) {
 	full := payloadFor("s", &cacheToolWithOutput)
@@ -72,50 +33,6 @@ func TestStripOutputSchema(t *testing.T) {
 
 // TestLegacyHostGetsNoProgressNotes: a host that cannot clear notes would pile up one
 // note per progress step, so it gets none; its general notes still arrive.
-func TestLegacyHostGetsNoProgressNotes(t *testing.T) {
-	for _, tt := range []struct {
-		name  string
-		caps  []string
-		notes int // progress notes expected
-	}{
-		{"new host", []string{"call_tool"}, 2},
-		{"legacy host", nil, 0},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			e := newTestEnv(t)
-			e.write(map[string]any{}, nil)
-			b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock})
-			h := serveHost(t, b)
-			ctx := ctxGuard(t)
-			ack := exttest.Ack{Cwd: e.project}
-			if tt.caps != nil {
-				ack.Capabilities = tt.caps
-			}
-			h.Handshake(ctx, ack)
-			cctx, end := b.x.progress.begin(context.Background(), "s", "slow")
-			token := progressMeta(cctx).ProgressToken
-			b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2})
-			b.x.progress.update("other", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 4}) // not its call
-			b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 2, Total: 2})
-			end()
-			b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 3, Total: 2}) // after the end
-			b.note("info", "general note")
-			if _, err := h.WaitNotify(ctx, "general note"); err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			for _, f := range h.Pending() {
-				if f.Type == "notify" && strings.Contains(string(f.Raw), "s slow:") {
-					n++
-				}
-			}
-			if n != tt.notes {
-				t.Fatalf("%d progress notes, want %d", n, tt.notes)
-			}
-		})
-	}
-}
-
 var cacheToolWithOutput = cache.Tool{Name: "weather", Description: "Weather", InputSchema: json.RawMessage(`{"type":"object","properties":{"output_schema":{"type":"string"}}}`),
 	OutputSchema: json.RawMessage(`{"type":"object","properties":{"t":{"type":"number"}}}`)}
 
@@ -253,57 +170,14 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 	if got := b.searchResources("team handbook", 5); len(got) != 1 || got[0].res.URI != "docs://handbook" {
 		t.Fatalf("approved server: %+v", got)
 	}
-	if txt, _ := b.promptsText(nil); !strings.Contains(txt, "summarize") {
+	if txt, _ := b.Command(context.Background(), "prompts"); !strings.Contains(txt, "summarize") {
 		t.Fatalf("approved server's prompts: %s", txt)
 	}
 	e.srv(b, "docs").pending.Store(true)
 	if got := b.searchResources("team handbook", 5); len(got) != 0 {
 		t.Fatalf("a withdrawn server's resource is offered: %+v", got)
 	}
-	if txt, _ := b.promptsText(nil); strings.Contains(txt, "summarize") {
+	if txt, _ := b.Command(context.Background(), "prompts"); strings.Contains(txt, "summarize") {
 		t.Fatalf("a withdrawn server's prompts are listed: %s", txt)
-	}
-}
-
-// TestPinnedNoteSurvivesProgress: a pinned note (a question for the user) stays on screen
-// while a call's progress note is replaced and removed, and goes when unpinned.
-func TestPinnedNoteSurvivesProgress(t *testing.T) {
-	e := newTestEnv(t)
-	e.write(map[string]any{}, nil)
-	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock})
-	h := serveHost(t, b)
-	ctx := ctxGuard(t)
-	h.Handshake(ctx, exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}})
-	b.x.notes.pin("q1", "warn", "question 1")
-	cctx, end := b.x.progress.begin(context.Background(), "s", "slow")
-	token := progressMeta(cctx).ProgressToken
-	b.x.progress.update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2})
-	end()
-	b.x.notes.unpin("q1")
-	b.note("info", "done")
-	if _, err := h.WaitNotify(ctx, "done"); err != nil {
-		t.Fatal(err)
-	}
-	var shown []string
-	questionAlways := true
-	for _, f := range h.Pending() {
-		switch f.Type {
-		case "clear_notes":
-			shown = nil
-		case "notify":
-			var n exttest.Notify
-			_ = f.Decode(&n)
-			shown = append(shown, n.Message)
-			if strings.HasPrefix(n.Message, "s slow") && !slices.Contains(shown, "question 1") {
-				questionAlways = false
-			}
-		}
-	}
-	if !questionAlways {
-		t.Fatal("the progress note replaced the pinned question")
-	}
-	// WaitNotify took the final "done" note, which followed the last clear_notes.
-	if len(shown) != 0 {
-		t.Fatalf("before the last general note the host still showed %q", shown)
 	}
 }

@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/schemacheck"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 )
 
@@ -250,41 +248,7 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*entry, json.R
 }
 
 // suggest names the closest candidates to name, if any are close.
-func suggest(name string, candidates []string) string {
-	type scored struct {
-		s string
-		d int
-	}
-	var best []scored
-	ln := strings.ToLower(name)
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		d := textdist.Distance(ln, lc)
-		if strings.Contains(lc, ln) || strings.Contains(ln, lc) {
-			d = min(d, 1)
-		}
-		if d <= max(2, len(name)/3) {
-			best = append(best, scored{c, d})
-		}
-	}
-	if len(best) == 0 {
-		return ""
-	}
-	sort.Slice(best, func(i, j int) bool {
-		if best[i].d != best[j].d {
-			return best[i].d < best[j].d
-		}
-		return best[i].s < best[j].s
-	})
-	if len(best) > 3 {
-		best = best[:3]
-	}
-	var names []string
-	for _, b := range best {
-		names = append(names, fmt.Sprintf("%q", b.s))
-	}
-	return " Did you mean " + strings.Join(names, " or ") + "?"
-}
+func suggest(name string, candidates []string) string { return textdist.Suggest(name, candidates) }
 
 // validator compiles input schemas on first use and checks arguments against them.
 type validator struct {
@@ -301,15 +265,6 @@ type compiledSchema struct {
 	sch *jsonschema.Schema // nil: not checkable
 }
 
-// noLoader refuses every external schema resource: a server's schema is checked on its
-// own (its $refs into itself work), and nothing is read from disk or the network because
-// a server said so.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external schema %s is not loaded", url)
-}
-
 func (v *validator) check(e *entry, args json.RawMessage) string {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
@@ -323,7 +278,7 @@ func (v *validator) check(e *entry, args json.RawMessage) string {
 		return ""
 	}
 	if err := sch.Validate(inst); err != nil {
-		return validationText(err)
+		return schemacheck.ErrorText(err)
 	}
 	return ""
 }
@@ -338,51 +293,7 @@ func (v *validator) schema(e *entry) *jsonschema.Schema {
 	if v.compiled == nil {
 		v.compiled = map[ToolRef]compiledSchema{}
 	}
-	sch := compileSchema(e.Name, e.tool().InputSchema)
+	sch := schemacheck.Compile(e.Name, e.tool().InputSchema)
 	v.compiled[ref] = compiledSchema{sum: sum, sch: sch}
 	return sch
-}
-
-// compileSchema compiles a JSON schema sent by a server; nil when it cannot be compiled
-// (such a schema is not checked: the server decides).
-func compileSchema(name string, raw []byte) *jsonschema.Schema {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	url := "mem:///" + name + ".json"
-	if c.AddResource(url, doc) != nil {
-		return nil
-	}
-	sch, _ := c.Compile(url)
-	return sch
-}
-
-// validationText flattens a validation error into one line naming each failing location.
-func validationText(err error) string {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err.Error()
-	}
-	printer := message.NewPrinter(language.English)
-	var parts []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := "/" + strings.Join(e.InstanceLocation, "/")
-			parts = append(parts, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	sort.Strings(parts)
-	if len(parts) > 6 {
-		parts = append(parts[:6], fmt.Sprintf("and %d more", len(parts)-6))
-	}
-	return strings.Join(parts, "; ")
 }

@@ -64,5 +64,5 @@ func (s *Server) guardHandler(next transport.RequestHandler) transport.RequestHa
 
 // samplingRefused tells the user that a server wanted sampling.
 func (x *mcpx) samplingRefused(server string) {
-	x.notes.b.note("warn", fmt.Sprintf("MCP server %q asked zot's model to generate text (sampling); mcp-bridge does not offer that, so its request was refused and the server's operation may fail.", server))
+	x.notes.SetGeneral("warn", fmt.Sprintf("MCP server %q asked zot's model to generate text (sampling); mcp-bridge does not offer that, so its request was refused and the server's operation may fail.", server))
 }

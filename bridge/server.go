@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/interact"
 )
 
 // State is where a server is in its lifecycle.
@@ -722,7 +723,7 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
-	req.Params.Meta = progressMeta(ctx)
+	req.Params.Meta = interact.ProgressMeta(ctx)
 	if s.taskAugmented(c, tool) {
 		return s.callTask(ctx, cctx, c, req, safeRepeat)
 	}

@@ -11,42 +11,11 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 )
-
-func TestSurfaceWording(t *testing.T) {
-	for _, tc := range []struct {
-		sf        Surface
-		sub       string
-		args      []string
-		want      string
-		reload    string
-		reloadCmd string
-	}{
-		{SurfaceZot, "login", []string{"gh"}, "/mcp login gh", "run /reload-ext", "/reload-ext"},
-		{SurfaceZot, "start", []string{"gh"}, "/mcp start gh", "run /reload-ext", "/reload-ext"},
-		{SurfaceZot, "", []string{"gh"}, "/mcp gh", "run /reload-ext", "/reload-ext"},
-		{SurfaceCLI, "login", []string{"gh"}, "mcp-bridge login gh", "restart zot or run /reload-ext inside zot", "a zot restart (or /reload-ext inside zot)"},
-		{SurfaceCLI, "logout", []string{"gh"}, "mcp-bridge logout gh", "", ""},
-		{SurfaceCLI, "start", []string{"gh"}, "mcp-bridge refresh --server gh", "", ""},
-		{SurfaceCLI, "restart", []string{"gh"}, "mcp-bridge refresh --server gh", "", ""},
-		{SurfaceCLI, "refresh", nil, "mcp-bridge refresh", "", ""},
-		{SurfaceCLI, "setup", nil, "mcp-bridge setup", "", ""},
-		{SurfaceCLI, "", []string{"gh"}, "mcp-bridge get gh", "", ""},
-	} {
-		if got := tc.sf.Cmd(tc.sub, tc.args...); got != tc.want {
-			t.Errorf("Cmd(%q, %v) on surface %d = %q, want %q", tc.sub, tc.args, tc.sf, got, tc.want)
-		}
-		if tc.reload != "" && tc.sf.Reload() != tc.reload {
-			t.Errorf("Reload on surface %d = %q", tc.sf, tc.sf.Reload())
-		}
-		if tc.reloadCmd != "" && tc.sf.ReloadCmd() != tc.reloadCmd {
-			t.Errorf("ReloadCmd on surface %d = %q", tc.sf, tc.sf.ReloadCmd())
-		}
-	}
-}
 
 // bridgeOn loads a bridge from the written config for a surface (no host).
 func (e *testEnv) bridgeOn(gen extension.Generation, sf Surface) *Bridge {
@@ -76,8 +45,8 @@ func TestSurfaceHintsInMessages(t *testing.T) {
 		b := e.bridgeOn(extension.GenNew, tc.sf)
 		e.failUntilParked(e.srv(b, "dead"))
 		_, err := e.srv(b, "dead").Call(ctxGuard(t), "echo", nil, true)
-		dead, _ := b.DetailText("dead")
-		off, _ := b.DetailText("off")
+		dead, _ := commands.Detail(b.Commands(), "dead")
+		off, _ := commands.Detail(b.Commands(), "off")
 		text := err.Error() + "\n" + dead + "\n" + off
 		has(t, "messages", text, tc.want...)
 		hasNot(t, "messages", text, tc.notWant...)
@@ -110,7 +79,7 @@ func TestMCPOutputFitsWidth(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, l := range strings.Split(out, "\n") {
-				if n := utf8.RuneCountInString(l); n > lineWidth {
+				if n := utf8.RuneCountInString(l); n > commands.LineWidth {
 					t.Errorf("/mcp %s (gen %d): a line of %d columns:\n%s", args, gen, n, l)
 				}
 			}

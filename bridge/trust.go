@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/trust"
@@ -72,12 +73,7 @@ func (s *Server) approvalErr() *Error {
 
 // ReplacesText flags an entry that replaced the global entry of the same name ("" when it
 // replaced none).
-func ReplacesText(c *config.Server) string {
-	if c.Replaces == "" {
-		return ""
-	}
-	return " (it replaces the entry of the same name in " + c.Replaces + ")"
-}
+func ReplacesText(c *config.Server) string { return commands.ReplacesText(c) }
 
 // RunsText says what a server entry would run or contact, as written in the file: the
 // command line, or the URL without credentials or query, plus the names of env and header
@@ -173,68 +169,23 @@ func (b *Bridge) pendingTool(name string) (extension.ToolResult, bool) {
 	return extension.ToolResult{}, false
 }
 
-// trustTargets resolves the argument of trust/untrust to servers that need approval.
-func (b *Bridge) trustTargets(sub string, args []string) ([]string, error) {
-	if len(args) != 1 {
-		return nil, fmt.Errorf("usage: /mcp %s <server|all>", sub)
-	}
-	if args[0] == "all" {
-		var out []string
-		for _, n := range b.names {
-			if needsApproval(b.servers[n].cfg) {
-				out = append(out, n)
-			}
-		}
-		return out, nil
-	}
-	s, ok := b.servers[args[0]]
-	if !ok {
-		return nil, fmt.Errorf("unknown server %q.%s Servers: %s", args[0], suggest(args[0], b.names), b.serverList())
-	}
-	if !needsApproval(s.cfg) {
-		return nil, fmt.Errorf("MCP server %q is defined in your global file %s; it needs no approval", args[0], s.cfg.Source)
-	}
-	return args, nil
-}
-
-// trustCommand approves project servers for this project: it stores the approval of each
-// entry as it is now, lets the servers run, and (inside zot) lists the tools of those
-// without a fresh cache entry in the background.
-func (b *Bridge) trustCommand(ctx context.Context, args []string) (string, error) {
-	if len(args) == 0 {
-		return b.trustList(), nil
-	}
-	if b.cfg.TrustProjectServers {
-		return "", fmt.Errorf("\"trustProjectServers\": true is set in %s: project servers run without approval, so there is nothing to approve", config.GlobalPath(b.opts.ZotHome))
-	}
-	names, err := b.trustTargets("trust", args)
-	if err != nil {
-		return "", err
-	}
-	if len(names) == 0 {
-		return "No project servers to approve.", nil
-	}
-	if b.projectDir == "" {
-		return "", fmt.Errorf("the project directory is unknown, so no approval can be stored")
-	}
+// approve stores the approval of each named server as its entry is now, lets them run and
+// puts their fresh cached tools into the catalog; list are the usable ones whose tools
+// must still be listed.
+func (b *Bridge) approve(ctx context.Context, names []string) (list []string, err error) {
 	fps := make(map[string]string, len(names))
 	for _, n := range names {
 		fps[n] = trust.Fingerprint(b.servers[n].cfg)
 	}
 	if err := trust.Approve(ctx, b.trustPath(), b.projectDir, fps, b.opts.Clock.Now()); err != nil {
-		return "", err
+		return nil, err
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "Approved for %s (until the entry changes):", b.projectDir)
 	put := map[string]*cache.Entry{}
-	var list []string
 	file, _ := cache.Read(b.opts.CachePath)
 	for _, n := range names {
 		s := b.servers[n]
 		s.pending.Store(false)
-		fmt.Fprintf(&sb, "\n  %s: %s%s", n, RunsText(s.cfg), ReplacesText(s.cfg))
 		if !s.cfg.Usable() {
-			sb.WriteString(" — not usable yet (disabled or config error; see /mcp " + n + ")")
 			continue
 		}
 		if e := file.Servers[n]; e != nil && e.Fingerprint == s.cfg.Fingerprint() {
@@ -246,44 +197,31 @@ func (b *Bridge) trustCommand(ctx context.Context, args []string) (string, error
 	if len(put) > 0 {
 		b.mergeLive(put)
 	}
-	switch {
-	case len(list) == 0:
-		sb.WriteString("\nRun /reload-ext in zot to load their tools.")
-	case b.sess.Load() == nil:
-		sb.WriteString("\nTheir tools are listed on the next zot start (or run mcp-bridge refresh).")
-	default:
-		sb.WriteString("\nListing the tools of " + strings.Join(list, ", ") + " in the background; a note will say when /reload-ext can load them.")
-		b.bg.Add(1)
-		go func() {
-			defer b.bg.Done()
-			parts, warn := b.RefreshEach(b.bgCtx, list, nil).noteParts(b.opts.Surface)
-			switch {
-			case warn:
-				b.note("warn", strings.Join(parts, "\n"))
-			case len(parts) > 0:
-				b.note("success", strings.Join(parts, "\n"))
-			}
-		}()
-	}
-	return sb.String(), nil
+	return list, nil
 }
 
-// untrustCommand withdraws approvals for this project and stops the servers concerned.
-func (b *Bridge) untrustCommand(ctx context.Context, args []string) (string, error) {
-	names, err := b.trustTargets("untrust", args)
+// listLater lists the servers' tools in the background and reports the outcome by note.
+func (b *Bridge) listLater(names []string) {
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		parts, warn := b.RefreshEach(b.bgCtx, names, nil).noteParts(b.opts.Surface)
+		switch {
+		case warn:
+			b.note("warn", strings.Join(parts, "\n"))
+		case len(parts) > 0:
+			b.note("success", strings.Join(parts, "\n"))
+		}
+	}()
+}
+
+// revoke withdraws the approvals of the named servers (which nil: every approval of the
+// project, also of servers no longer configured), and stops and hides those servers unless
+// trustProjectServers lets them run anyway.
+func (b *Bridge) revoke(ctx context.Context, names, which []string) (removed []string, err error) {
+	removed, err = trust.Revoke(ctx, b.trustPath(), b.projectDir, which)
 	if err != nil {
-		return "", err
-	}
-	if b.projectDir == "" {
-		return "", fmt.Errorf("the project directory is unknown, so there are no approvals to withdraw")
-	}
-	var which []string // nil: every approval of the project, also of servers no longer configured
-	if args[0] != "all" {
-		which = names
-	}
-	removed, err := trust.Revoke(ctx, b.trustPath(), b.projectDir, which)
-	if err != nil {
-		return "", err
+		return nil, err
 	}
 	drop := map[string]bool{}
 	for _, n := range names {
@@ -296,31 +234,7 @@ func (b *Bridge) untrustCommand(ctx context.Context, args []string) (string, err
 		s.Stop(ctx)
 	}
 	b.dropLive(drop)
-	if len(removed) == 0 {
-		return fmt.Sprintf("No approvals to withdraw for %s in %s.", strings.Join(args, " "), b.projectDir), nil
-	}
-	text := fmt.Sprintf("Withdrew the approval of %s for %s; they are stopped and need approval again.", strings.Join(removed, ", "), b.projectDir)
-	if b.cfg.TrustProjectServers {
-		text += " Note: \"trustProjectServers\": true in your global file still lets project servers run."
-	}
-	return text, nil
-}
-
-// trustList is /mcp trust without arguments: what waits for approval.
-func (b *Bridge) trustList() string {
-	var sb strings.Builder
-	pending := b.pendingNames()
-	if len(pending) == 0 {
-		sb.WriteString("No project servers wait for approval.")
-	} else {
-		sb.WriteString("Project servers awaiting your approval:")
-		for _, n := range pending {
-			c := b.servers[n].cfg
-			fmt.Fprintf(&sb, "\n  %s: %s%s [%s]", n, RunsText(c), ReplacesText(c), c.Source)
-		}
-	}
-	sb.WriteString("\nUsage: /mcp trust <server|all> · /mcp untrust <server|all>")
-	return sb.String()
+	return removed, nil
 }
 
 // dropLive removes servers' tools from the live catalog.

@@ -1,10 +1,13 @@
 package search
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // intentWeight is the weight of a term an everyday word or phrase stands for
 // (intents), relative to an original query term.
-const intentWeight = 0.5
+const intentWeight = 0.9
 
 // intents maps everyday English words and short phrases (lower case, words
 // separated by one space, the last word singular) to the words tools use for
@@ -391,16 +394,28 @@ var intents = map[string][]string{
 // built once at package initialisation and only read.
 var intentTable = func() map[string][]string {
 	m := make(map[string][]string, len(intents))
-	for k, v := range intents {
+	keys := make([]string, 0, len(intents))
+	for k := range intents {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := intents[k]
 		words := strings.Fields(k)
 		for i, w := range words {
 			words[i] = singular(w)
 		}
-		to := make([]string, len(v))
-		for i, w := range v {
-			to[i] = singular(w)
+		key := strings.Join(words, " ")
+		// Keys that analyse alike ("hour", "hours") share one entry: the
+		// union of their words in key order, so neither is lost and the
+		// result does not depend on map order.
+		to := m[key]
+		for _, w := range v {
+			if w = singular(w); !slices.Contains(to, w) {
+				to = append(to, w)
+			}
 		}
-		m[strings.Join(words, " ")] = to
+		m[key] = to
 	}
 	return m
 }()

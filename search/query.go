@@ -16,9 +16,10 @@ const (
 	splitWeight = 0.8
 	// shapeWeight applies to the implied kind of a file- or URL-shaped word
 	// ("notes.md" → "file", "example.com" → "url").
-	shapeWeight = 0.8
-	// shapedWordWeight applies to the words inside such a file name or URL.
-	shapedWordWeight = 0.5
+	shapeWeight = 1.0
+	// shapedWordWeight applies to the words inside such a file name or URL,
+	// or an identifier (db-1, #ops).
+	shapedWordWeight = 0.3
 	// minJoinLen and minSplitPart bound joins and splits to avoid accidents.
 	minJoinLen   = 5
 	minSplitPart = 3
@@ -76,6 +77,24 @@ var implicitReadStarts = map[string]bool{
 	"are": true, "is": true, "any": true, "show": true,
 }
 
+// metaWords speak about tools rather than what a tool does ("which tool
+// accepts a filePattern parameter"): every tool is one and has them, so in a
+// query they only match the few tools whose own text says "tool".
+var metaWords = map[string]bool{
+	"parameter": true, "param": true, "argument": true,
+	"arg": true, "accept": true,
+}
+
+// questionVerbWeight scales, in a question, derived terms that are verbs of
+// a class other than reading.
+const questionVerbWeight = 0.3
+
+// questionStarts are words that open a question rather than a command.
+var questionStarts = map[string]bool{
+	"what": true, "whats": true, "which": true, "who": true, "where": true,
+	"when": true, "did": true, "was": true, "were": true, "has": true,
+}
+
 // queryTerm is one analysed query term with its weight.
 type queryTerm struct {
 	term   string
@@ -129,6 +148,100 @@ func fileExtension(w string) string {
 	return ""
 }
 
+// identShape classifies a query word that names something rather than
+// saying what to do: "channel" for #name, "user" for @name, "name" for
+// letters and digits joined by - _ or : (db-1, worker-2, config:flags), ""
+// otherwise.
+func identShape(w string) string {
+	w = strings.Trim(w, "\"'`()[]{}<>,;!?.")
+	if len(w) < 2 {
+		return ""
+	}
+	switch w[0] {
+	case '#':
+		return "channel"
+	case '@':
+		return "user"
+	}
+	var letter, digit, joint bool
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c == '-' || c == '_' || c == ':':
+			joint = i > 0 && i < len(w)-1
+		case isLetterOrDigit(rune(c)):
+			letter = true
+		}
+	}
+	if joint && letter && (digit || strings.Contains(w, ":")) {
+		return "name"
+	}
+	return ""
+}
+
+// Words that values of a recognisable shape stand for.
+var (
+	coordinateWords = []string{"coordinate", "latitude", "longitude"}
+	timeOfDayWords  = []string{"time"}
+	dateWords       = []string{"date"}
+	versionWords    = []string{"version", "tag", "release"}
+)
+
+// valueShape returns the words a value-shaped query word stands for: a
+// coordinate (40.7128, -74.0060), a time of day (9am, 14:30), a date
+// (2024-05-01) or a version (v1.2, 2.0.1); nil for anything else.
+func valueShape(w string) []string {
+	w = strings.ToLower(strings.Trim(w, "\"'`()[]{}<>,;!?"))
+	digitsThen := func(s string, min, max int) (rest string, ok bool) {
+		n := 0
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		return s[n:], n >= min && n <= max
+	}
+	// Coordinate: -?d{1,3}.d{3,}
+	if rest, ok := digitsThen(strings.TrimPrefix(w, "-"), 1, 3); ok && strings.HasPrefix(rest, ".") {
+		if tail, ok := digitsThen(rest[1:], 3, 20); ok && tail == "" {
+			return coordinateWords
+		}
+	}
+	// Time of day: d{1,2}(:dd)?(am|pm) or d{1,2}:dd.
+	if rest, ok := digitsThen(w, 1, 2); ok {
+		minutes := false
+		if strings.HasPrefix(rest, ":") {
+			var ok2 bool
+			if rest, ok2 = digitsThen(rest[1:], 2, 2); !ok2 {
+				return nil
+			}
+			minutes = true
+		}
+		if rest == "am" || rest == "pm" || rest == "" && minutes {
+			return timeOfDayWords
+		}
+	}
+	// Date: dddd-dd-dd.
+	if rest, ok := digitsThen(w, 4, 4); ok && strings.HasPrefix(rest, "-") {
+		if rest, ok = digitsThen(rest[1:], 1, 2); ok && strings.HasPrefix(rest, "-") {
+			if rest, ok = digitsThen(rest[1:], 1, 2); ok && rest == "" {
+				return dateWords
+			}
+		}
+	}
+	// Version: v followed by d(.d)+, or d.d.d(.d)*.
+	v, prefixed := strings.CutPrefix(w, "v")
+	parts := strings.Split(v, ".")
+	if len(parts) >= 2 && (prefixed || len(parts) >= 3) {
+		for _, p := range parts {
+			if rest, ok := digitsThen(p, 1, 6); !ok || rest != "" {
+				return nil
+			}
+		}
+		return versionWords
+	}
+	return nil
+}
+
 // wordShape classifies a white-space separated query word.
 func wordShape(w string) string {
 	w = strings.Trim(w, "\"'`()[]{}<>,;:!?")
@@ -170,9 +283,11 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	// known reports whether a word means something to the index: it is
 	// indexed or has synonyms or intents.
 	known := func(t string) bool { return inVocab(t) || expansions[t] != nil || intentTable[t] != nil }
-	lemmaOf := map[string]string{} // unknown inflected original term → known base form
-	var orig []string              // original terms, in order
-	var raw []string               // raw lower-case words in order, stop words included
+	lemmaOf := map[string]string{}     // unknown inflected original term → known base form
+	var orig []string                  // original terms, in order
+	var raw []string                   // raw lower-case words in order, stop words included
+	var rawWeight []float64            // weight of each raw word's chunk
+	origWeight := map[string]float64{} // original term → its highest weight
 	var verbs uint16
 	// bitOf is the coverage bit of an original term: its first position.
 	bitOf := func(t string) uint64 {
@@ -195,16 +310,33 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 					put(t, shapeWeight, false)
 				}
 			}
+		} else if id := identShape(chunk); id != "" {
+			// A name such as db-1, #ops or @maria: what it is says more
+			// than the words inside it.
+			weight, strong = shapedWordWeight, false
+			origin = 0
+			if id != "name" {
+				put(id, shapeWeight, false)
+			}
+		} else if means := valueShape(chunk); means != nil {
+			// A value (40.7128, 9am, 2024-05-01, v1.2.0) says what kind
+			// of thing the request is about.
+			weight, strong = shapedWordWeight, false
+			origin = 0
+			for _, t := range means {
+				put(t, shapeWeight, false)
+			}
 		}
 		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
 			var parts []string
 			forEachWord(run, nil, func(w []byte, whole bool) {
 				if !whole {
 					raw = append(raw, string(w))
+					rawWeight = append(rawWeight, weight)
 				}
 				t := string(singularBytes(w))
 				switch {
-				case stopWords[t]:
+				case stopWords[t], metaWords[t]:
 				case !whole:
 					parts = append(parts, t)
 				case inVocab(t):
@@ -215,6 +347,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			})
 			for _, p := range parts {
 				orig = append(orig, p)
+				origWeight[p] = max(origWeight[p], weight)
 				origin = bitOf(p)
 				put(p, weight, strong)
 				if known(p) {
@@ -258,7 +391,12 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 	}
 	origin = 0
-	if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
+	question := len(raw) > 0 && questionStarts[raw[0]]
+	if question {
+		// A question asks to see something, whatever verb it mentions
+		// ("what do you remember", "which files did I change").
+		verbs = vGet | vList | vSearch
+	} else if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
 		verbs = vGet | vList
 	}
 
@@ -273,15 +411,17 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	for i := range sing {
 		key := ""
 		var bits uint64
+		w := 1.0
 		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
 			if j > i {
 				key += " "
 			}
 			key += sing[j]
 			bits |= bitOf(singular(raw[j]))
+			w = min(w, rawWeight[j])
 			origin = bits
 			for _, to := range intentTable[key] {
-				put(to, intentWeight, false)
+				put(to, intentWeight*w, false)
 			}
 		}
 	}
@@ -318,18 +458,28 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	// Synonyms and abbreviations of the original words.
 	for _, t := range orig {
 		origin = bitOf(t)
+		// A word inside a file name or identifier expands as weakly as it
+		// counts itself: "config.yaml" is a file, not a configuration tool.
+		ow := origWeight[t]
 		for _, e := range expansions[t] {
-			put(e.term, e.weight, e.strong)
+			put(e.term, e.weight*ow, e.strong && ow == 1)
 		}
 		if l, ok := lemmaOf[t]; ok {
 			for _, e := range expansions[l] {
-				put(e.term, e.weight*lemmaWeight, e.strong)
+				put(e.term, e.weight*lemmaWeight*ow, e.strong && ow == 1)
 			}
 		}
 	}
 
 	terms := make([]queryTerm, 0, len(weights))
 	for _, qt := range weights {
+		if question && !qt.strong {
+			// The operations an everyday word stands for ("remember" →
+			// create, add) are not what a question about it asks for.
+			if v := verbClasses[qt.term]; v != 0 && v&verbs == 0 {
+				qt.weight *= questionVerbWeight
+			}
+		}
 		terms = append(terms, qt)
 	}
 	sort.Slice(terms, func(i, j int) bool { return terms[i].term < terms[j].term })

@@ -7,8 +7,10 @@
 // its first sentence), parameter names and descriptions and parameter enum
 // values, with query expansion from a small synonym/abbreviation table, an
 // everyday-English intent lexicon ("how far" → distance, "forget" → delete),
-// file extensions (app.ts → typescript) and base forms of unknown inflected
-// words; a boost for tools of a server the query names ("in gitlab …"); and
+// file extensions (app.ts → typescript), the shapes of values and names
+// (40.7128 → coordinate, 9am → time, v1.2.0 → version; db-1 and #ops are
+// names whose inner words weigh little) and base forms of unknown inflected
+// words; questions ("what do you remember…") take the reading verbs; a boost for tools of a server the query names ("in gitlab …"); and
 // bonuses when the query's verb matches the verb that heads the tool name,
 // when the query covers the tool name's words, and by the share of the
 // query's words a tool matches.
@@ -81,7 +83,7 @@ const (
 	// queryCoverBoost multiplies the score by 1 + queryCoverBoost × the
 	// idf-weighted share of the query's words the tool matches (directly or
 	// through a synonym or intent).
-	queryCoverBoost = 0.5
+	queryCoverBoost = 1.0
 	// maxDescBytes caps the indexed description text: the first paragraphs
 	// say what a tool does; long usage manuals only add noise and build time.
 	maxDescBytes = 1000
@@ -95,8 +97,8 @@ const (
 // fieldWeight and fieldB are the BM25F weights and length normalisation of
 // each field.
 var (
-	fieldWeight = [numFields]float64{3.0, 1.5, 1.2, 1.0, 0.6, 0.25, 0.5, 1.0}
-	fieldB      = [numFields]float64{0.4, 0.4, 0.2, 0.75, 0.5, 0.75, 0.5, 0.5}
+	fieldWeight = [numFields]float64{1.5, 1.5, 1.2, 1.0, 0.8, 0.25, 0.5, 1.0}
+	fieldB      = [numFields]float64{0.4, 0.4, 0.2, 0.75, 0.75, 0.75, 0.5, 0.5}
 )
 
 // posting is one (term, document) pair: the saturated BM25F term frequency

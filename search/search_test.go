@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -475,6 +476,97 @@ func TestLemma(t *testing.T) {
 	} {
 		if got := lemma(w, known); got != want {
 			t.Errorf("lemma(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+// TestIntentTableMergesAlikeKeys: intent keys that analyse to the same words
+// ("hour", "hours") keep the words of both, whatever the map order.
+func TestIntentTableMergesAlikeKeys(t *testing.T) {
+	got := intentTable["hour"]
+	for _, w := range append(slices.Clone(intents["hour"]), intents["hours"]...) {
+		if !slices.Contains(got, singular(w)) {
+			t.Errorf("intentTable[hour] = %v, lacks %q", got, w)
+		}
+	}
+}
+
+func TestIdentShape(t *testing.T) {
+	for w, want := range map[string]string{
+		"db-1": "name", "us-east-1": "name", "worker_2": "name", "config:flags": "name",
+		"#ops": "channel", "@maria": "user", "(db-1)": "name",
+		"database": "", "k8s": "", "a11y": "", "-v": "", "re-run": "", "v2": "", "#": "",
+	} {
+		if got := identShape(w); got != want {
+			t.Errorf("identShape(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+// TestQueryShapes: a question reads whatever verb it uses, and the words
+// inside a file name or identifier expand no more strongly than they count.
+func TestQueryShapes(t *testing.T) {
+	weightOf := func(q, term string) float64 {
+		terms, _ := analyseQuery(q, map[string]int32{})
+		for _, qt := range terms {
+			if qt.term == term {
+				return qt.weight
+			}
+		}
+		return 0
+	}
+	if _, v := analyseQuery("remember that bob likes tea", nil); v&vCreate == 0 {
+		t.Errorf("command: verbs %b lack create", v)
+	}
+	if _, v := analyseQuery("what do you remember about bob", nil); v != vGet|vList|vSearch {
+		t.Errorf("question: verbs %b, want get|list|search", v)
+	}
+	for _, tt := range []struct {
+		q, term string
+		max     float64
+	}{
+		{"show config.txt", "configuration", shapedWordWeight * abbrevWeight},
+		{"restart db-1", "database", shapedWordWeight * abbrevWeight},
+		{"post to #ops", "channel", shapeWeight},
+	} {
+		if w := weightOf(tt.q, tt.term); w == 0 || w > tt.max+1e-9 {
+			t.Errorf("%q: term %q weighs %.2f, want (0, %.2f]", tt.q, tt.term, w, tt.max)
+		}
+	}
+	if w, c := weightOf("what do you remember about bob", "create"), weightOf("remember bob", "create"); w == 0 || w >= c {
+		t.Errorf("a question weighs the create that remember stands for %.2f, a command %.2f", w, c)
+	}
+	if w := weightOf("open the config", "configuration"); w != abbrevWeight {
+		t.Errorf("a plain word expands at %.2f, want %.2f", w, abbrevWeight)
+	}
+}
+
+// TestMetaWords: words about tools ("parameter", "argument") are not searched
+// for, so a tool whose description happens to use them does not win.
+func TestMetaWords(t *testing.T) {
+	docs := []Doc{
+		mk("a", "run_script", "Run a script", Param{Name: "interpreter"}),
+		mk("b", "describe_args", "Describe the parameter and argument of a command"),
+	}
+	ix := New(docs)
+	got := ids(docs, ix.Search("the interpreter parameter argument", 2))
+	if len(got) != 1 || got[0] != "mcp__a__run_script" {
+		t.Errorf("got %v, want only mcp__a__run_script", got)
+	}
+}
+
+func TestValueShape(t *testing.T) {
+	for w, want := range map[string]string{
+		"40.7128,": "coordinate", "-74.0060": "coordinate", "9am": "time", "11:30pm": "time",
+		"14:30": "time", "2024-05-01": "date", "v1.2.0": "version", "v2.1": "version", "2.0.1": "version",
+		"2.1": "", "1.5": "", "9": "", "am": "", "123:45": "", "report.pdf": "", "2024-05": "", "v2": "", "1.2.x": "",
+	} {
+		got := ""
+		if ws := valueShape(w); ws != nil {
+			got = ws[0]
+		}
+		if got != want {
+			t.Errorf("valueShape(%q) = %v, want %q first", w, valueShape(w), want)
 		}
 	}
 }

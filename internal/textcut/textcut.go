@@ -2,7 +2,10 @@
 // implementation shared by result truncation, descriptions, notes and the cache.
 package textcut
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Prefix returns the longest prefix of s of at most n bytes that ends on a rune boundary
 // ("" when n <= 0).
@@ -17,4 +20,24 @@ func Prefix(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// FirstLine returns the first sentence or line of s, capped at max bytes on a rune boundary.
+func FirstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if i := strings.Index(s, ". "); i >= 0 && i < max {
+		s = s[:i+1]
+	}
+	return Truncate(s, max)
+}
+
+// Truncate cuts s to at most max bytes on a rune boundary, marking the cut with "…".
+func Truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return Prefix(s, max-len("…")) + "…"
 }

@@ -1,7 +1,11 @@
 // Package textdist measures how far apart two words are, for "did you mean" hints.
 package textdist
 
-import "strings"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // Distance is the Levenshtein edit distance between a and b, counted in bytes.
 func Distance(a, b string) int {
@@ -39,4 +43,42 @@ func Closest(name string, candidates []string) (string, bool) {
 		return "", false
 	}
 	return best, true
+}
+
+// Suggest is " Did you mean ...?" naming the closest candidates to name (up to three),
+// or "" when none is close.
+func Suggest(name string, candidates []string) string {
+	type scored struct {
+		s string
+		d int
+	}
+	var best []scored
+	ln := strings.ToLower(name)
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		d := Distance(ln, lc)
+		if strings.Contains(lc, ln) || strings.Contains(ln, lc) {
+			d = min(d, 1)
+		}
+		if d <= max(2, len(name)/3) {
+			best = append(best, scored{c, d})
+		}
+	}
+	if len(best) == 0 {
+		return ""
+	}
+	sort.Slice(best, func(i, j int) bool {
+		if best[i].d != best[j].d {
+			return best[i].d < best[j].d
+		}
+		return best[i].s < best[j].s
+	})
+	if len(best) > 3 {
+		best = best[:3]
+	}
+	var names []string
+	for _, b := range best {
+		names = append(names, fmt.Sprintf("%q", b.s))
+	}
+	return " Did you mean " + strings.Join(names, " or ") + "?"
 }

@@ -1,4 +1,4 @@
-package bridge
+package commands
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 )
 
-// lineWidth is the terminal width /mcp output is laid out for: zot shows command output
+// LineWidth is the terminal width /mcp output is laid out for: zot shows command output
 // as it is, and a longer line is cut on a 100-column terminal.
-const lineWidth = 100
+const LineWidth = 100
 
 // wrapLines breaks every line longer than width at spaces; continuation lines are indented
 // four columns deeper than the line they continue, and spacing within a line is kept. A word longer than a whole line (a long
@@ -60,11 +60,11 @@ func wrapLines(text string, width int) string {
 
 // modeBrief is the short reason for the exposure mode on the /mcp status line; doctor
 // gives the long one.
-func modeBrief(cfg *config.Config, m Mode) string {
+func modeBrief(cfg *config.Config, deferred bool) string {
 	switch {
 	case cfg.ToolExposureSource != "" && cfg.ToolExposure != config.ToolExposureAuto && cfg.ToolExposure != "":
 		return fmt.Sprintf("toolExposure set in %s", cfg.ToolExposureSource)
-	case m == ModeDeferred:
+	case deferred:
 		return "zot hides the tools until a search activates them"
 	}
 	return "zot without capabilities; toolExposure overrides"

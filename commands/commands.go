@@ -1,4 +1,4 @@
-package bridge
+package commands
 
 import (
 	"context"
@@ -11,12 +11,10 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/templates"
 )
-
-// commandBudget keeps command answers well inside the host's 30 s command deadline; work
-// that may take longer continues in the background and reports with notes.
-const commandBudget = 20 * time.Second
 
 const helpText = `/mcp — MCP servers bridged into zot
   /mcp [status]                status of every server
@@ -39,36 +37,41 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
 Logs: zot ext logs mcp-bridge -f`
 
-// RunCommand serves /mcp.
-func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
-	if cmd.Name != CommandName {
+// host is the Host as the commands use it; its methods are the command handlers.
+type host struct{ Host }
+
+// Run serves /mcp for the zot host.
+func Run(ctx context.Context, h Host, cmd extension.Command) extension.CommandResponse {
+	b := host{h}
+	if cmd.Name != Name {
 		return extension.CommandResponse{Error: "unknown command /" + cmd.Name}
 	}
 	if r, ok := b.promptCommand(ctx, cmd.Args); ok {
 		return r
 	}
-	text, err := b.Command(ctx, cmd.Args)
+	text, err := Line(ctx, h, cmd.Args)
 	if err != nil {
 		return extension.CommandResponse{Action: "display", Display: text, Error: err.Error()}
 	}
 	return extension.CommandResponse{Action: "display", Display: text}
 }
 
-// Command runs one /mcp command line and returns its text.
-func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
-	return b.CommandArgs(ctx, strings.Fields(line))
+// Line runs one /mcp command line and returns its text.
+func Line(ctx context.Context, h Host, line string) (string, error) {
+	return Args(ctx, h, strings.Fields(line))
 }
 
-// CommandArgs runs one /mcp command given as separate arguments, so that the CLI can pass
+// Args runs one /mcp command given as separate arguments, so that the CLI can pass
 // a value with spaces (a quoted --name) through intact.
-func (b *Bridge) CommandArgs(ctx context.Context, f []string) (string, error) {
+func Args(ctx context.Context, h Host, f []string) (string, error) {
+	b := host{h}
 	if len(f) == 0 {
 		return b.statusText(), nil
 	}
 	sub, rest := f[0], f[1:]
 	switch sub {
 	case "help", "-h", "--help":
-		return wrapLines(helpText, lineWidth), nil
+		return wrapLines(helpText, LineWidth), nil
 	case "status":
 		return b.statusText(), nil
 	case "start", "stop", "restart", "refresh":
@@ -76,43 +79,46 @@ func (b *Bridge) CommandArgs(ctx context.Context, f []string) (string, error) {
 	case "setup":
 		return b.setupCommand(rest)
 	case "login":
-		return b.loginCommand(ctx, rest)
+		return b.Login(ctx, rest)
 	case "logout":
-		return b.logoutCommand(ctx, rest)
+		return b.Logout(ctx, rest)
 	case "trust":
-		return b.trustCommand(ctx, rest)
+		return b.trust(ctx, rest)
 	case "untrust":
-		return b.untrustCommand(ctx, rest)
+		return b.untrust(ctx, rest)
 	case "answer", "accept", "decline", "cancel":
-		return b.elicitCommand(ctx, sub, rest)
+		return b.answer(ctx, sub, rest)
 	case "prompts":
-		return b.promptsText(rest)
+		return b.prompts(rest)
 	case "prompt":
-		return b.fetchPrompt(ctx, rest)
+		return b.prompt(ctx, rest)
 	}
-	if _, ok := b.servers[sub]; ok {
+	if _, ok := b.Server(sub); ok {
 		if len(rest) > 0 {
 			return "", fmt.Errorf("/mcp %s takes no arguments; to act on it: /mcp start|stop|restart|refresh %s", sub, sub)
 		}
-		return b.detailText(sub) + b.tasksText(sub) + b.serverLogText(sub), nil
+		return b.detailText(sub) + b.MoreDetail(sub), nil
 	}
-	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust", "prompts", "prompt"}, b.names...)
+	cands := append([]string{"help", "status", "start", "stop", "restart", "refresh", "setup", "login", "logout", "trust", "untrust", "prompts", "prompt"}, b.Names()...)
 	return helpText, fmt.Errorf("unknown /mcp command or server %q.%s Commands: help, status, start, stop, restart, refresh, setup, login, logout, trust, untrust, prompts, prompt; servers: %s",
-		sub, suggest(sub, cands), b.serverList())
+		sub, textdist.Suggest(sub, cands), b.serverList())
 }
 
-func (b *Bridge) serverList() string {
-	if len(b.names) == 0 {
+func (b host) serverList() string { return ServerList(b.Names()) }
+
+// ServerList names the configured servers for an error message.
+func ServerList(names []string) string {
+	if len(names) == 0 {
 		return "(none configured)"
 	}
-	return strings.Join(b.names, ", ")
+	return strings.Join(names, ", ")
 }
 
 // targets resolves a server argument ("all" or a name; empty = all when allowEmpty).
-func (b *Bridge) targets(sub string, args []string, allowEmpty bool) ([]string, error) {
+func (b host) targets(sub string, args []string, allowEmpty bool) ([]string, error) {
 	if len(args) == 0 {
 		if allowEmpty {
-			return b.names, nil
+			return b.Names(), nil
 		}
 		return nil, fmt.Errorf("usage: /mcp %s <server|all>; servers: %s", sub, b.serverList())
 	}
@@ -120,17 +126,17 @@ func (b *Bridge) targets(sub string, args []string, allowEmpty bool) ([]string, 
 		return nil, fmt.Errorf("usage: /mcp %s <server|all> (one name)", sub)
 	}
 	if args[0] == "all" {
-		return b.names, nil
+		return b.Names(), nil
 	}
-	if _, ok := b.servers[args[0]]; !ok {
-		return nil, fmt.Errorf("unknown server %q.%s Servers: %s", args[0], suggest(args[0], b.names), b.serverList())
+	if _, ok := b.Server(args[0]); !ok {
+		return nil, fmt.Errorf("unknown server %q.%s Servers: %s", args[0], textdist.Suggest(args[0], b.Names()), b.serverList())
 	}
 	return args, nil
 }
 
 // lifecycleCommand starts work in the background and waits for it only as long as the
 // host's command deadline allows; anything slower reports with a note when done.
-func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string) (string, error) {
+func (b host) lifecycleCommand(ctx context.Context, sub string, args []string) (string, error) {
 	names, err := b.targets(sub, args, sub == "restart" || sub == "refresh")
 	if err != nil {
 		return "", err
@@ -140,17 +146,19 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 	}
 	var usable, skipped, pending []string
 	for _, n := range names {
+		s, _ := b.Server(n)
 		switch {
-		case b.servers[n].pending.Load():
+		case s.Pending():
 			pending = append(pending, n)
-		case b.servers[n].cfg.Usable():
+		case s.Config().Usable():
 			usable = append(usable, n)
 		default:
 			skipped = append(skipped, n)
 		}
 	}
 	if len(usable) == 0 && len(pending) == 1 && len(names) == 1 {
-		return "", b.servers[pending[0]].approvalErr()
+		s, _ := b.Server(pending[0])
+		return "", s.ApprovalErr()
 	}
 	if len(usable) == 0 && len(pending) > 0 {
 		return "", fmt.Errorf("nothing to %s: %s need your approval first (review with /mcp <server>, approve with /mcp trust <server>)", sub, strings.Join(pending, ", "))
@@ -163,10 +171,8 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 		failed bool
 	}
 	done := make(chan outcome, 1)
-	b.bg.Add(1)
-	go func() {
-		defer b.bg.Done()
-		text, failed := b.runLifecycle(b.bgCtx, sub, usable)
+	b.Background(func(bgCtx context.Context) {
+		text, failed := b.runLifecycle(bgCtx, sub, usable)
 		if len(skipped) > 0 {
 			text += "\nSkipped (disabled or config error): " + strings.Join(skipped, ", ")
 		}
@@ -174,10 +180,10 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 			text += "\nSkipped (needs your approval: /mcp trust <server>): " + strings.Join(pending, ", ")
 		}
 		done <- outcome{text, failed}
-	}()
+	})
 	// ctx's deadline, when earlier than the wait, ends the select through ctx.Done.
-	waited, t := after(b.opts.Clock, b.cmdWait)
-	defer t.Stop()
+	waited, stop := b.CommandWait()
+	defer stop()
 	select {
 	case out := <-done:
 		if out.failed {
@@ -187,38 +193,36 @@ func (b *Bridge) lifecycleCommand(ctx context.Context, sub string, args []string
 	case <-waited:
 	case <-ctx.Done():
 	}
-	b.bg.Add(1)
-	go func() {
-		defer b.bg.Done()
+	b.Background(func(bgCtx context.Context) {
 		select {
 		case out := <-done:
 			level := "success"
 			if out.failed {
 				level = "warn"
 			}
-			b.note(level, out.text)
-		case <-b.bgCtx.Done():
+			b.Note(level, out.text)
+		case <-bgCtx.Done():
 		}
-	}()
+	})
 	return strings.Join(append([]string{"/mcp", sub}, args...), " ") + " is still running; a note will report the outcome.", nil
 }
 
 // runLifecycle does the work of a lifecycle command; failed reports whether any of it
 // failed.
-func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) (text string, failed bool) {
+func (b host) runLifecycle(ctx context.Context, sub string, names []string) (text string, failed bool) {
 	switch sub {
 	case "stop":
-		b.each(names, func(s *Server) string { s.Stop(ctx); return "stopped" })
+		b.each(names, func(s Server) string { s.Stop(ctx); return "stopped" })
 		return fmt.Sprintf("Stopped %s.", strings.Join(names, ", ")), false
 	case "refresh":
-		rep := b.RefreshEach(ctx, names, nil)
+		rep := b.Refresh(ctx, names)
 		var sb strings.Builder
-		if rep.CacheErr != nil {
-			fmt.Fprintf(&sb, "Listed %d of %d server(s), but %s.", rep.Listed, len(names), rep.SaveText())
+		if rep.SaveErr != "" {
+			fmt.Fprintf(&sb, "Listed %d of %d server(s), but %s.", rep.Listed, len(names), rep.SaveErr)
 		} else {
 			fmt.Fprintf(&sb, "Refreshed %d of %d server(s).", rep.Listed, len(names))
 			if len(rep.Changed) > 0 {
-				fmt.Fprintf(&sb, " Tools changed for %s: %s to load them.", strings.Join(rep.Changed, ", "), b.opts.Surface.Reload())
+				fmt.Fprintf(&sb, " Tools changed for %s: %s to load them.", strings.Join(rep.Changed, ", "), b.Surface().Reload())
 			} else if rep.Listed > 0 {
 				sb.WriteString(" No tool changes; no reload needed.")
 			}
@@ -226,14 +230,14 @@ func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) (
 		for _, e := range rep.Failed {
 			sb.WriteString("\n  " + e)
 		}
-		return sb.String(), len(rep.Failed) > 0 || rep.CacheErr != nil
+		return sb.String(), len(rep.Failed) > 0 || rep.SaveErr != ""
 	}
-	res := b.each(names, func(s *Server) string {
+	res := b.each(names, func(s Server) string {
 		if sub == "restart" {
 			s.Stop(ctx)
 		}
 		if err := s.Start(ctx); err != nil {
-			return failedPrefix + UserText(err)
+			return failedPrefix + err.Error()
 		}
 		return fmt.Sprintf("ready, %d tools", s.Status().Tools)
 	})
@@ -250,12 +254,12 @@ func (b *Bridge) runLifecycle(ctx context.Context, sub string, names []string) (
 const failedPrefix = "failed: "
 
 // each runs f on the named servers in parallel.
-func (b *Bridge) each(names []string, f func(*Server) string) map[string]string {
+func (b host) each(names []string, f func(Server) string) map[string]string {
 	out := make(map[string]string, len(names))
 	type kv struct{ k, v string }
 	ch := make(chan kv, len(names))
 	for _, n := range names {
-		s := b.servers[n]
+		s, _ := b.Server(n)
 		go func() { ch <- kv{n, f(s)} }()
 	}
 	for range names {
@@ -266,27 +270,30 @@ func (b *Bridge) each(names []string, f func(*Server) string) map[string]string 
 }
 
 // statusText is the /mcp dashboard.
-func (b *Bridge) statusText() string {
+func (b host) statusText() string {
 	var sb strings.Builder
-	cat := b.catalog()
-	_, counts := cat.servers()
-	fmt.Fprintf(&sb, "MCP servers (%d) — mode: %s (%s)\n", len(b.names), b.mode, modeBrief(b.cfg, b.mode))
+	counts := b.CachedTools()
+	cfg := b.Config()
+	mode, deferred := b.Mode()
+	fmt.Fprintf(&sb, "MCP servers (%d) — mode: %s (%s)\n", len(b.Names()), mode, modeBrief(cfg, deferred))
 	broken := false
-	for _, f := range b.cfg.Files {
+	for _, f := range cfg.Files {
 		broken = broken || f.Err != ""
 	}
 	switch {
-	case len(b.names) == 0 && broken:
+	case len(b.Names()) == 0 && broken:
 		sb.WriteString("  none loaded: a config file is broken (below); fix it, then /reload-ext\n")
-	case len(b.names) == 0:
+	case len(b.Names()) == 0:
 		sb.WriteString("  none configured. Add one: /mcp setup add <template> (see /mcp setup templates), or edit " +
-			config.GlobalPath(b.opts.ZotHome) + "\n")
+			config.GlobalPath(b.ZotHome()) + "\n")
 	}
-	for _, n := range b.names {
-		s := b.servers[n]
+	sf := b.Surface()
+	for _, n := range b.Names() {
+		s, _ := b.Server(n)
+		c := s.Config()
 		st := s.Status()
 		state := st.State.String()
-		if st.State == StateDisabled && s.cfg.Err != "" {
+		if st.State == StateDisabled && c.Err != "" {
 			state = "config error"
 		}
 		login := st.NeedsLogin && st.State != StateDisabled
@@ -301,23 +308,23 @@ func (b *Bridge) statusText() string {
 		if st.Tools > tools {
 			tools = st.Tools
 		}
-		line := fmt.Sprintf("  %-20s %-12s %3d tools  %s", n, state, tools, shortSource(s.cfg))
-		if s.cfg.Replaces != "" {
+		line := fmt.Sprintf("  %-20s %-12s %3d tools  %s", n, state, tools, shortSource(c))
+		if c.Replaces != "" {
 			line += " replaces global"
 		}
 		note := ""
 		switch {
 		case pending:
-			note = RunsText(s.cfg) + "; approve: " + b.opts.Surface.Cmd("trust", n)
+			note = s.RunsText() + "; approve: " + sf.Cmd("trust", n)
 		case login:
-			note = "run " + b.opts.Surface.Cmd("login", n)
+			note = "run " + sf.Cmd("login", n)
 		case st.LastError != "" && st.State != StateReady:
 			// The server's name is already on the row; /mcp <server> has the whole error.
-			note = Truncate(strings.TrimPrefix(st.LastError, fmt.Sprintf("MCP server %q: ", n)), 2*lineWidth)
+			note = textcut.Truncate(strings.TrimPrefix(st.LastError, fmt.Sprintf("MCP server %q: ", n)), 2*LineWidth)
 		}
 		switch {
 		case note == "":
-		case utf8.RuneCountInString(line)+len("  — ")+utf8.RuneCountInString(note) <= lineWidth:
+		case utf8.RuneCountInString(line)+len("  — ")+utf8.RuneCountInString(note) <= LineWidth:
 			line += "  — " + note
 		default:
 			// On its own line (wrapped further if need be), so it reads as one phrase.
@@ -325,14 +332,14 @@ func (b *Bridge) statusText() string {
 		}
 		sb.WriteString(line + "\n")
 	}
-	for _, p := range b.cfg.Problems {
+	for _, p := range cfg.Problems {
 		if p.Server == "" {
 			sb.WriteString("  problem: " + p.String() + "\n")
 		}
 	}
 	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · login|logout <server> ·\n" +
 		"  trust|untrust <server|all> · setup|help")
-	return wrapLines(sb.String(), lineWidth)
+	return wrapLines(sb.String(), LineWidth)
 }
 
 func shortSource(s *config.Server) string {
@@ -345,11 +352,11 @@ func shortSource(s *config.Server) string {
 }
 
 // detailText describes one server; values that came from ${VAR} are shown as written.
-func (b *Bridge) detailText(name string) string {
-	s := b.servers[name]
-	c := s.cfg
+func (b host) detailText(name string) string {
+	s, _ := b.Server(name)
+	c := s.Config()
 	st := s.Status()
-	sf := b.opts.Surface
+	sf := b.Surface()
 	var sb strings.Builder
 	state := st.State.String()
 	if st.State == StateDisabled && c.Err != "" {
@@ -363,14 +370,14 @@ func (b *Bridge) detailText(name string) string {
 	if c.Replaces != "" {
 		fmt.Fprintf(&sb, "  replaces:   the entry of the same name in %s\n", c.Replaces)
 	}
-	if needsApproval(c) {
+	if c.Scope != config.ScopeGlobal {
 		switch {
-		case s.pending.Load():
-			fmt.Fprintf(&sb, "  trust:      needs your approval — it %s; approve with %s\n", RunsText(c), b.opts.Surface.Cmd("trust", name))
-		case b.cfg.TrustProjectServers:
+		case s.Pending():
+			fmt.Fprintf(&sb, "  trust:      needs your approval — it %s; approve with %s\n", s.RunsText(), sf.Cmd("trust", name))
+		case b.Config().TrustProjectServers:
 			sb.WriteString("  trust:      runs without approval (\"trustProjectServers\": true in the global file)\n")
 		default:
-			fmt.Fprintf(&sb, "  trust:      approved for this project (%s withdraws it)\n", b.opts.Surface.Cmd("untrust", name))
+			fmt.Fprintf(&sb, "  trust:      approved for this project (%s withdraws it)\n", sf.Cmd("untrust", name))
 		}
 	}
 	tr := string(c.Transport)
@@ -378,24 +385,24 @@ func (b *Bridge) detailText(name string) string {
 		tr += " (url only: tries streamable-http, then sse)"
 	}
 	fmt.Fprintf(&sb, "  transport:  %s\n", tr)
-	sb.WriteString(filterLines(b.cfg, c))
+	sb.WriteString(filterLines(b.Config(), c))
 	if c.Transport == config.TransportStdio {
-		fmt.Fprintf(&sb, "  command:    %s\n", strings.Join(append([]string{c.Raw.Command}, maskArgs(c.Raw.Args)...), " "))
+		fmt.Fprintf(&sb, "  command:    %s\n", s.CommandLine())
 		if len(c.Raw.Env) > 0 {
 			fmt.Fprintf(&sb, "  env:        %s\n", strings.Join(redactMap(c.Raw.Env), ", "))
 		}
 		fmt.Fprintf(&sb, "  envPolicy:  %s\n", c.EnvPolicy)
 		dir := c.Raw.Cwd
 		if dir == "" {
-			dir = b.projectDir + " (project)"
+			dir = b.ProjectDir() + " (project)"
 		}
 		fmt.Fprintf(&sb, "  cwd:        %s\n", dir)
 	} else {
-		fmt.Fprintf(&sb, "  url:        %s\n", displayURL(c))
+		fmt.Fprintf(&sb, "  url:        %s\n", s.URL())
 		if len(c.Raw.Headers) > 0 {
 			fmt.Fprintf(&sb, "  headers:    %s\n", strings.Join(redactMap(c.Raw.Headers), ", "))
 		}
-		if o := s.oauthDetail(st); o != "" {
+		if o := s.OAuthDetail(); o != "" {
 			fmt.Fprintf(&sb, "  oauth:      %s\n", o)
 		}
 	}
@@ -404,14 +411,12 @@ func (b *Bridge) detailText(name string) string {
 		idle = "never"
 	}
 	fmt.Fprintf(&sb, "  timeouts:   connect %s, request %s, idle %s\n", c.ConnectTimeout, c.RequestTimeout, idle)
-	cat := b.catalog()
-	_, counts := cat.servers()
-	fmt.Fprintf(&sb, "  tools:      %d cached", counts[name])
+	fmt.Fprintf(&sb, "  tools:      %d cached", b.CachedTools()[name])
 	if st.Tools > 0 {
 		fmt.Fprintf(&sb, ", %d listed this session", st.Tools)
 	}
 	sb.WriteString("\n")
-	if t := skippedText(s.SkippedTools()); t != "" {
+	if t := s.SkippedText(); t != "" {
 		fmt.Fprintf(&sb, "  skipped:    %s\n", t)
 	}
 	if !st.LastUsed.IsZero() {
@@ -435,11 +440,19 @@ func (b *Bridge) detailText(name string) string {
 	if len(st.Stderr) > 0 {
 		fmt.Fprintf(&sb, "  stderr:     last %d of %d lines\n", len(st.Stderr), st.StderrSeen)
 		for _, l := range st.Stderr {
-			fmt.Fprintf(&sb, "    %s\n", s.redact(l))
+			fmt.Fprintf(&sb, "    %s\n", s.Redact(l))
 		}
 	}
 	sb.WriteString("  logs:       " + sf.Logs())
 	return sb.String()
+}
+
+// Detail is /mcp <server> for the named server (the CLI's get).
+func Detail(h Host, name string) (string, bool) {
+	if _, ok := h.Server(name); !ok {
+		return "", false
+	}
+	return host{h}.detailText(name), true
 }
 
 // redactMap shows each key with its value redacted by detailValue.
@@ -447,15 +460,15 @@ func redactMap(m map[string]string) []string {
 	keys := slices.Sorted(maps.Keys(m))
 	out := make([]string, len(keys))
 	for i, k := range keys {
-		out[i] = k + "=" + detailValue(m[k])
+		out[i] = k + "=" + DetailValue(m[k])
 	}
 	return out
 }
 
-// detailValue shows a value only when it is exactly one ${VAR} reference without a
+// DetailValue shows a value only when it is exactly one ${VAR} reference without a
 // default. Literal text (a default included) is hidden, since it is often a secret; the
 // variables the value refers to are still named.
-func detailValue(v string) string {
+func DetailValue(v string) string {
 	refs := config.Refs(v)
 	if len(refs) == 1 && refs[0].Start == 0 && refs[0].End == len(v) && !refs[0].Default {
 		return v
@@ -479,8 +492,8 @@ Secrets are never written: templates refer to ${VARS} that you set in your envir
 After adding, %[3]s.`
 
 // setupCommand lists templates or adds one to a config file, keeping its comments.
-func (b *Bridge) setupCommand(args []string) (string, error) {
-	help := fmt.Sprintf(setupHelp, b.opts.Surface.Cmd("setup"), config.GlobalPath(b.opts.ZotHome), b.opts.Surface.Reload())
+func (b host) setupCommand(args []string) (string, error) {
+	help := fmt.Sprintf(setupHelp, b.Surface().Cmd("setup"), config.GlobalPath(b.ZotHome()), b.Surface().Reload())
 	if len(args) == 0 || args[0] == "help" {
 		return help + "\n\n" + templateList(), nil
 	}
@@ -511,8 +524,8 @@ func templateList() string {
 
 const setupUsageTail = " add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]"
 
-func (b *Bridge) setupAdd(args []string) (string, error) {
-	setupUsage := "usage: " + b.opts.Surface.Cmd("setup") + setupUsageTail
+func (b host) setupAdd(args []string) (string, error) {
+	setupUsage := "usage: " + b.Surface().Cmd("setup") + setupUsageTail
 	var tmpl, name, scope, dir string
 	project, force := false, false
 	for i := 0; i < len(args); i++ {
@@ -567,7 +580,7 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 				names = append(names, x.Name)
 			}
 		}
-		return templateList(), fmt.Errorf("unknown template %q.%s Templates: %s", tmpl, suggest(tmpl, names), strings.Join(names, ", "))
+		return templateList(), fmt.Errorf("unknown template %q.%s Templates: %s", tmpl, textdist.Suggest(tmpl, names), strings.Join(names, ", "))
 	}
 	if name == "" {
 		name = t.Name
@@ -579,12 +592,12 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := config.GlobalPath(b.opts.ZotHome)
+	path := config.GlobalPath(b.ZotHome())
 	if project {
-		if b.projectDir == "" {
+		if b.ProjectDir() == "" {
 			return "", fmt.Errorf("--project needs the project directory, but none is known")
 		}
-		path = config.ProjectPath(b.projectDir)
+		path = config.ProjectPath(b.ProjectDir())
 	}
 	replaced, err := config.AddServer(path, name, entry, force)
 	if err != nil {
@@ -598,7 +611,7 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 	fmt.Fprintf(&sb, "%s MCP server %q from template %q in %s.", verb, name, t.Name, path)
 	var unset []string
 	for _, v := range t.Vars {
-		if _, ok := b.opts.LookupEnv(v); !ok {
+		if _, ok := b.LookupEnv(v); !ok {
 			unset = append(unset, v)
 		}
 	}
@@ -617,7 +630,7 @@ func (b *Bridge) setupAdd(args []string) (string, error) {
 	for _, n := range t.Notes {
 		sb.WriteString("\n" + n)
 	}
-	fmt.Fprintf(&sb, "\n%s to load its tools.", capFirst(b.opts.Surface.Reload()))
+	fmt.Fprintf(&sb, "\n%s to load its tools.", CapFirst(b.Surface().Reload()))
 	return sb.String(), nil
 }
 

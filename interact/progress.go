@@ -1,4 +1,4 @@
-package bridge
+package interact
 
 import (
 	"context"
@@ -8,13 +8,15 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
-// progressTracker gives every tool call a progress token and turns the server's
+// Progress gives every tool call a progress token and turns the server's
 // notifications/progress for it into one note that is replaced as the call advances and
 // removed when it ends.
-type progressTracker struct {
-	notes *noteBoard
+type Progress struct {
+	notes *NoteBoard
 
 	mu    sync.Mutex
 	seq   uint64
@@ -27,13 +29,14 @@ type progressCall struct {
 
 type progressKey struct{}
 
-func newProgressTracker(notes *noteBoard) *progressTracker {
-	return &progressTracker{notes: notes, calls: map[string]progressCall{}}
+// NewProgress returns a tracker that shows its notes on notes.
+func NewProgress(notes *NoteBoard) *Progress {
+	return &Progress{notes: notes, calls: map[string]progressCall{}}
 }
 
-// begin registers a call to server/tool and returns the context that carries its token
-// (see progressMeta) and the function that ends it, which takes its note away.
-func (p *progressTracker) begin(ctx context.Context, server, tool string) (context.Context, func()) {
+// Begin registers a call to server/tool and returns the context that carries its token
+// (see ProgressMeta) and the function that ends it, which takes its note away.
+func (p *Progress) Begin(ctx context.Context, server, tool string) (context.Context, func()) {
 	p.mu.Lock()
 	p.seq++
 	token := "mcp-bridge-" + strconv.FormatUint(p.seq, 10)
@@ -43,13 +46,13 @@ func (p *progressTracker) begin(ctx context.Context, server, tool string) (conte
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		delete(p.calls, token)
-		p.notes.clearLive(token)
+		p.notes.ClearLive(token)
 	}
 }
 
-// progressMeta is the request _meta that asks the server for progress on the call ctx
+// ProgressMeta is the request _meta that asks the server for progress on the call ctx
 // belongs to (nil outside a tracked call).
-func progressMeta(ctx context.Context) *mcp.Meta {
+func ProgressMeta(ctx context.Context) *mcp.Meta {
 	token, ok := ctx.Value(progressKey{}).(string)
 	if !ok {
 		return nil
@@ -57,9 +60,9 @@ func progressMeta(ctx context.Context) *mcp.Meta {
 	return &mcp.Meta{ProgressToken: token}
 }
 
-// update shows the progress a server reported for one of its calls. Tokens of calls that
+// Update shows the progress a server reported for one of its calls. Tokens of calls that
 // ended, or that belong to another server, are ignored.
-func (p *progressTracker) update(server string, n mcp.ProgressNotificationParams) {
+func (p *Progress) Update(server string, n mcp.ProgressNotificationParams) {
 	token, ok := n.ProgressToken.(string)
 	if !ok {
 		return
@@ -71,7 +74,7 @@ func (p *progressTracker) update(server string, n mcp.ProgressNotificationParams
 	if !ok || c.server != server {
 		return
 	}
-	p.notes.setLive(token, "info", progressText(c, n))
+	p.notes.SetLive(token, "info", progressText(c, n))
 }
 
 // progressText is one line: "server tool: message 40%".
@@ -79,7 +82,7 @@ func progressText(c progressCall, n mcp.ProgressNotificationParams) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s %s:", c.server, c.tool)
 	if m := strings.TrimSpace(n.Message); m != "" {
-		sb.WriteString(" " + Truncate(strings.Join(strings.Fields(m), " "), 200))
+		sb.WriteString(" " + textcut.Truncate(strings.Join(strings.Fields(m), " "), 200))
 	}
 	switch {
 	case n.Total > 0:

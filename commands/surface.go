@@ -1,4 +1,4 @@
-package bridge
+package commands
 
 import "strings"
 
@@ -64,14 +64,6 @@ func (sf Surface) ReloadCmd() string {
 		return "a zot restart (or /reload-ext inside zot)"
 	}
 	return "/reload-ext"
-}
-
-// capFirst upper-cases the first letter of a sentence built from a verb phrase.
-func capFirst(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // Status names the overview command (/mcp or mcp-bridge list).

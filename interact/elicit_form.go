@@ -1,7 +1,8 @@
-package bridge
+package interact
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/zot-mcp/mcp-bridge/internal/schemacheck"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 )
 
 // Elicitation is one question a server asked during a call (MCP elicitation/create), in
@@ -23,7 +28,7 @@ type Elicitation struct {
 	Message string
 	// Mode is mcp.ElicitationModeForm or mcp.ElicitationModeURL.
 	Mode string
-	// URL (url mode) has passed checkElicitURL.
+	// URL (url mode) has passed the checkURL given to NewElicitation.
 	URL    string
 	Fields []Field
 
@@ -72,9 +77,9 @@ type constChoice struct {
 	Title string `json:"title"`
 }
 
-// newElicitation reads a request's parameters. Form mode needs an object schema; url mode
+// NewElicitation reads a request's parameters. Form mode needs an object schema; url mode
 // a URL that checkURL accepts.
-func newElicitation(server string, p mcp.ElicitationParams, checkURL func(string) error) (*Elicitation, error) {
+func NewElicitation(server string, p mcp.ElicitationParams, checkURL func(string) error) (*Elicitation, error) {
 	q := &Elicitation{Server: server, Message: strings.TrimSpace(p.Message), Mode: p.Mode}
 	if q.Mode == "" {
 		q.Mode = mcp.ElicitationModeForm
@@ -126,7 +131,7 @@ func newElicitation(server string, p mcp.ElicitationParams, checkURL func(string
 		q.Fields = append(q.Fields, newField(name, fs, required[name]))
 	}
 	q.schemaRaw = raw
-	q.schema = compileSchema("elicitation", raw)
+	q.schema = schemacheck.Compile("elicitation", raw)
 	return q, nil
 }
 
@@ -192,7 +197,7 @@ func (q *Elicitation) Answer(values map[string]string) (map[string]any, error) {
 	for _, name := range names {
 		f, ok := q.Field(name)
 		if !ok {
-			problems = append(problems, fmt.Sprintf("no field %q.%s", name, suggest(name, q.fieldNames())))
+			problems = append(problems, fmt.Sprintf("no field %q.%s", name, textdist.Suggest(name, q.FieldNames())))
 			continue
 		}
 		v, err := f.Parse(values[name])
@@ -208,12 +213,13 @@ func (q *Elicitation) Answer(values map[string]string) (map[string]any, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%s (fields: %s)", strings.Join(problems, "; "), strings.Join(q.fieldNames(), ", "))
+		return nil, fmt.Errorf("%s (fields: %s)", strings.Join(problems, "; "), strings.Join(q.FieldNames(), ", "))
 	}
 	return content, nil
 }
 
-func (q *Elicitation) fieldNames() []string {
+// FieldNames lists the fields by name, in the order they are asked.
+func (q *Elicitation) FieldNames() []string {
 	out := make([]string, len(q.Fields))
 	for i, f := range q.Fields {
 		out[i] = f.Name
@@ -236,7 +242,7 @@ func (q *Elicitation) validate(content map[string]any) string {
 		return err.Error()
 	}
 	if err := q.schema.Validate(inst); err != nil {
-		return validationText(err)
+		return schemacheck.ErrorText(err)
 	}
 	return ""
 }
@@ -315,8 +321,12 @@ func (f Field) Summary() string {
 		sb.WriteString(", required")
 	}
 	sb.WriteString(")")
-	if d := firstNonEmpty(f.Description, f.Title); d != "" {
-		sb.WriteString(": " + FirstLine(d, 160))
+	d := f.Description
+	if strings.TrimSpace(d) == "" {
+		d = f.Title
+	}
+	if strings.TrimSpace(d) != "" {
+		sb.WriteString(": " + textcut.FirstLine(d, 160))
 	}
 	if len(f.Choices) > 0 {
 		var cs []string
@@ -363,14 +373,26 @@ func (f Field) DefaultText() string {
 	return fmt.Sprint(f.Default)
 }
 
-// errElicitURL is what is said about a URL the bridge will not show or open.
-var errElicitURL = errors.New("the URL is not a plain https (or loopback http) URL with a host and no user name or password")
-
-// checkElicitURL accepts what may be shown to the user and opened in a browser: the
-// OAuth check (https or loopback http, a host, no user info, no quoting characters).
-func (e *oauthEnv) checkElicitURL(raw string) error {
-	if e.checkBrowserURL(raw) != nil {
-		return errElicitURL
+// NoteText is the note that shows a question and how to answer it.
+func (q *Elicitation) NoteText() string {
+	var sb strings.Builder
+	n := strconv.Itoa(q.N)
+	if q.Mode == mcp.ElicitationModeURL {
+		fmt.Fprintf(&sb, "MCP server %q asks you to open a URL (request %s): %s\n  %s\n", q.Server, n, cmp.Or(q.Message, "(no reason given)"), q.URL)
+		fmt.Fprintf(&sb, "Open it: /mcp accept %s · refuse: /mcp decline %s · dismiss: /mcp cancel %s", n, n, n)
+		return sb.String()
 	}
-	return nil
+	fmt.Fprintf(&sb, "MCP server %q asks (request %s): %s\n", q.Server, n, cmp.Or(q.Message, "(no message)"))
+	for i, f := range q.Fields {
+		fmt.Fprintf(&sb, "  %d. %s\n", i+1, f.Describe())
+	}
+	example := "field=value"
+	for _, f := range q.Fields {
+		if f.Required {
+			example = f.Name + "=…"
+			break
+		}
+	}
+	fmt.Fprintf(&sb, "Answer: /mcp answer %s %s … (unset fields keep their defaults) · /mcp accept %s (defaults) · /mcp decline %s · /mcp cancel %s", n, example, n, n, n)
+	return sb.String()
 }

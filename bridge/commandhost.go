@@ -1,0 +1,166 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/commands"
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/interact"
+)
+
+// commandBudget keeps command answers well inside the host's 30 s command deadline; work
+// that may take longer continues in the background and reports with notes.
+const commandBudget = 20 * time.Second
+
+// Surface is where the user reads the bridge's messages; package commands words them.
+type Surface = commands.Surface
+
+// Surfaces.
+const (
+	SurfaceZot = commands.SurfaceZot
+	SurfaceCLI = commands.SurfaceCLI
+)
+
+// capFirst upper-cases the first letter of a sentence built from a verb phrase.
+func capFirst(s string) string { return commands.CapFirst(s) }
+
+// RunCommand serves /mcp (package commands does the work).
+func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
+	return commands.Run(ctx, cmdHost{b}, cmd)
+}
+
+// Command runs one /mcp command line and returns its text.
+func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
+	return commands.Line(ctx, cmdHost{b}, line)
+}
+
+// CommandArgs runs one /mcp command given as separate arguments, so that the CLI can pass
+// a value with spaces (a quoted --name) through intact.
+func (b *Bridge) CommandArgs(ctx context.Context, args []string) (string, error) {
+	return commands.Args(ctx, cmdHost{b}, args)
+}
+
+func (b *Bridge) serverList() string { return commands.ServerList(b.names) }
+
+// cmdHost is the bridge as the /mcp commands see it (commands.Host).
+type cmdHost struct{ b *Bridge }
+
+func (h cmdHost) Surface() commands.Surface { return h.b.opts.Surface }
+func (h cmdHost) Names() []string           { return h.b.names }
+func (h cmdHost) Config() *config.Config    { return h.b.cfg }
+func (h cmdHost) ZotHome() string           { return h.b.opts.ZotHome }
+func (h cmdHost) CachePath() string         { return h.b.opts.CachePath }
+func (h cmdHost) ProjectDir() string        { return h.b.projectDir }
+func (h cmdHost) Note(level, text string)   { h.b.note(level, text) }
+
+func (h cmdHost) Server(name string) (commands.Server, bool) {
+	s, ok := h.b.servers[name]
+	if !ok {
+		return nil, false
+	}
+	return cmdServer{s}, true
+}
+
+func (h cmdHost) LookupEnv(name string) (string, bool) { return h.b.opts.LookupEnv(name) }
+
+func (h cmdHost) Mode() (string, bool) { return string(h.b.mode), h.b.mode == ModeDeferred }
+
+func (h cmdHost) CachedTools() map[string]int {
+	_, counts := h.b.catalog().servers()
+	return counts
+}
+
+func (h cmdHost) MoreDetail(name string) string {
+	return h.b.tasksText(name) + h.b.serverLogText(name)
+}
+
+func (h cmdHost) Refresh(ctx context.Context, names []string) commands.RefreshSummary {
+	rep := h.b.RefreshEach(ctx, names, nil)
+	return commands.RefreshSummary{Listed: rep.Listed, Changed: rep.Changed, Failed: rep.Failed, SaveErr: rep.SaveText()}
+}
+
+func (h cmdHost) Background(f func(ctx context.Context)) {
+	h.b.bg.Add(1)
+	go func() {
+		defer h.b.bg.Done()
+		f(h.b.bgCtx)
+	}()
+}
+
+func (h cmdHost) CommandWait() (<-chan struct{}, func()) {
+	waited, t := after(h.b.opts.Clock, h.b.cmdWait)
+	return waited, func() { t.Stop() }
+}
+
+func (h cmdHost) Login(ctx context.Context, args []string) (string, error) {
+	return h.b.loginCommand(ctx, args)
+}
+
+func (h cmdHost) Logout(ctx context.Context, args []string) (string, error) {
+	return h.b.logoutCommand(ctx, args)
+}
+
+func (h cmdHost) Approve(ctx context.Context, names []string) ([]string, error) {
+	return h.b.approve(ctx, names)
+}
+
+func (h cmdHost) Revoke(ctx context.Context, names, which []string) ([]string, error) {
+	return h.b.revoke(ctx, names, which)
+}
+
+func (h cmdHost) InZot() bool              { return h.b.sess.Load() != nil }
+func (h cmdHost) ListLater(names []string) { h.b.listLater(names) }
+
+func (h cmdHost) Questions() *interact.Questions { return &h.b.elicits.Questions }
+
+func (h cmdHost) OpenURL(ctx context.Context, url string) error {
+	return h.b.deps.oauth.openURL(ctx, url)
+}
+
+func (h cmdHost) Prompts(server string) []cache.Prompt {
+	if e := h.b.extras().servers[server]; e != nil {
+		return e.Prompts
+	}
+	return nil
+}
+
+func (h cmdHost) GetPrompt(ctx context.Context, server, name string, args map[string]string) (string, error) {
+	return h.b.getPromptText(ctx, server, name, args)
+}
+
+// cmdServer is one server as the /mcp commands see it (commands.Server).
+type cmdServer struct{ s *Server }
+
+func (c cmdServer) Config() *config.Server    { return c.s.cfg }
+func (c cmdServer) Pending() bool             { return c.s.pending.Load() }
+func (c cmdServer) NeedsApproval() bool       { return c.s.NeedsApproval() }
+func (c cmdServer) ApprovalErr() error        { return c.s.approvalErr() }
+func (c cmdServer) RunsText() string          { return RunsText(c.s.cfg) }
+func (c cmdServer) URL() string               { return displayURL(c.s.cfg) }
+func (c cmdServer) OAuthDetail() string       { return c.s.oauthDetail(c.s.Status()) }
+func (c cmdServer) SkippedText() string       { return skippedText(c.s.SkippedTools()) }
+func (c cmdServer) Redact(line string) string { return c.s.redact(line) }
+func (c cmdServer) Stop(ctx context.Context)  { c.s.Stop(ctx) }
+
+func (c cmdServer) CommandLine() string {
+	return strings.Join(append([]string{c.s.cfg.Raw.Command}, maskArgs(c.s.cfg.Raw.Args)...), " ")
+}
+
+// Start words the failure for the user, as the commands show it.
+func (c cmdServer) Start(ctx context.Context) error {
+	if err := c.s.Start(ctx); err != nil {
+		return errors.New(UserText(err))
+	}
+	return nil
+}
+
+func (c cmdServer) Status() commands.Status {
+	st := c.s.Status()
+	return commands.Status{State: commands.State(st.State.String()), Tools: st.Tools, LastUsed: st.LastUsed,
+		LastError: st.LastError, Stderr: st.Stderr, StderrSeen: st.StderrSeen, NeedsLogin: st.NeedsLogin}
+}
