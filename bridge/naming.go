@@ -116,7 +116,7 @@ func AssignNames(refs []ToolRef) (map[ToolRef]string, []Collision) {
 // a/x-y to the new tool, so a host call reached the wrong tool.) Safe for concurrent use.
 type Namer struct {
 	mu    sync.Mutex
-	given []givenName       // every name given, with its tool, in the order given
+	given []givenName      // every name given, with its tool, in the order given
 	taken map[string]int32 // name → its place in given (a small map slot per name)
 	// moved holds the tools that did not get their plain name (baseName); every other tool
 	// given a name holds its plain one, so it needs no second map entry.
