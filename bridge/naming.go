@@ -135,13 +135,12 @@ type givenName struct {
 	name string
 }
 
-// given returns the name given to ref earlier, if any.
-func (n *Namer) givenTo(ref ToolRef) (givenName, bool) {
+// givenTo returns the name given to ref earlier, if any; base is ref's baseName.
+func (n *Namer) givenTo(ref ToolRef, base []byte) (givenName, bool) {
 	if i, ok := n.moved[ref]; ok {
 		return n.given[i], true
 	}
-	var buf [2 * MaxToolName]byte
-	if i, ok := n.taken[string(appendBaseName(buf[:0], ref.Server, ref.Tool))]; ok && n.given[i].ref == ref {
+	if i, ok := n.taken[string(base)]; ok && n.given[i].ref == ref {
 		return n.given[i], true
 	}
 	return givenName{}, false
@@ -171,27 +170,33 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 	})
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	var fresh []ToolRef
+	type freshRef struct {
+		ref  ToolRef
+		name string // its baseName
+	}
+	var fresh []freshRef
+	var buf [2 * MaxToolName]byte
 	for i, ref := range sorted {
 		if i > 0 && sorted[i-1] == ref {
 			continue
 		}
-		if g, ok := n.givenTo(ref); ok {
+		// The base name is computed once, in buf, and copied out only for a new tool.
+		base := appendBaseName(buf[:0], ref.Server, ref.Tool)
+		if g, ok := n.givenTo(ref, base); ok {
 			put(ref, g)
 		} else {
-			fresh = append(fresh, ref)
+			fresh = append(fresh, freshRef{ref: ref, name: string(base)})
 		}
 	}
 	n.given = slices.Grow(n.given, len(fresh))
 	// Plain names first, so a suffixed name never takes the plain name of a later tool.
 	var late []ToolRef
-	for _, ref := range fresh {
-		name := baseName(ref.Server, ref.Tool)
-		if _, taken := n.taken[name]; taken {
-			late = append(late, ref)
+	for _, f := range fresh {
+		if _, taken := n.taken[f.name]; taken {
+			late = append(late, f.ref)
 			continue
 		}
-		put(ref, n.give(ref, name, true))
+		put(f.ref, n.give(f.ref, f.name, true))
 	}
 	var collisions []Collision
 	for _, ref := range late {
