@@ -127,7 +127,11 @@ func (b *Bridge) packCatalog() *catalog {
 // earlier in the process are kept, see Namer). registered says which new refs the host
 // knows. A tool listed twice by one server is kept once.
 func newCatalog(namer *Namer, kept []entry, tools map[string][]cache.Tool, drop map[string]bool, registered func(ToolRef) bool) (*catalog, []Collision) {
-	var refs []ToolRef // the new tools; kept entries keep their names
+	n := 0
+	for _, ts := range tools {
+		n += len(ts)
+	}
+	refs := make([]ToolRef, 0, n) // the new tools; kept entries keep their names
 	for server, ts := range tools {
 		if drop[server] {
 			continue

@@ -174,7 +174,7 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 		ref  ToolRef
 		name string // its baseName
 	}
-	var fresh []freshRef
+	fresh := make([]freshRef, 0, len(sorted))
 	var buf [2 * MaxToolName]byte
 	for i, ref := range sorted {
 		if i > 0 && sorted[i-1] == ref {
