@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
@@ -843,7 +844,30 @@ func BenchmarkToolDefinitions(b *testing.B) {
 func (h *home) directClient(ctx context.Context, name string, extra ...string) *client.Client {
 	h.b.Helper()
 	args := append([]string{"-marker", h.marker, "-max-lifetime", "10m", "-name", name}, extra...)
-	c, err := client.NewStdioMCPClient(h.fake, nil, args...)
+	c, _ := h.initClient(ctx, h.fake, args...)
+	return c
+}
+
+// relayClient is a direct mcp-go client of the fake server through the relay command,
+// which passes the bytes on unchanged: the floor of what a process in the middle adds.
+// It returns the relay's process too.
+func (h *home) relayClient(ctx context.Context, name string) (*client.Client, *os.Process) {
+	h.b.Helper()
+	relay := testutil.BuildBinary(h.b, "github.com/zot-mcp/mcp-bridge/internal/relay")
+	return h.initClient(ctx, relay, h.fake, "-marker", h.marker, "-max-lifetime", "10m", "-name", name)
+}
+
+// initClient starts command with args as a stdio MCP server and initializes a client of
+// it; it returns the server's process too.
+func (h *home) initClient(ctx context.Context, command string, args ...string) (*client.Client, *os.Process) {
+	h.b.Helper()
+	var cmd *exec.Cmd
+	c, err := client.NewStdioMCPClientWithOptions(command, nil, args, transport.WithCommandFunc(
+		func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd = exec.CommandContext(ctx, command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			return cmd, nil
+		}))
 	if err != nil {
 		h.b.Fatal(err)
 	}
@@ -853,7 +877,7 @@ func (h *home) directClient(ctx context.Context, name string, extra ...string) *
 	if _, err := c.Initialize(ctx, req); err != nil {
 		h.b.Fatal(err)
 	}
-	return c
+	return c, cmd.Process
 }
 
 // directCall calls a tool with the direct client (from the benchmark's goroutine).
@@ -879,10 +903,12 @@ func directErr(ctx context.Context, c *client.Client, tool string, args map[stri
 
 // BenchmarkCallRoundTrip measures one tools/call through the bridge (fake host → bridge
 // binary → fake MCP server over stdio → back) against a direct mcp-go client calling the
-// same fake server. Each iteration makes one call each way, alternating which goes first,
-// so both see the same machine state. Reported: p50 and p99 of each and their ratios, and
-// the CPU time the bridge process spends per forwarded call.
-// ns/op is the sum of the two calls.
+// same fake server, and against the same direct client through the relay command (a
+// process that passes the bytes on unchanged: the floor of two more pipe hops). Each
+// iteration makes one call each way, rotating which goes first, so all see the same
+// machine state. Reported: p50 and p99 of each and their ratios, and the CPU time the
+// bridge and the relay processes spend per forwarded call.
+// ns/op is the sum of the three calls.
 func BenchmarkCallRoundTrip(b *testing.B) {
 	cases := []struct {
 		name, tool string
@@ -900,34 +926,43 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			defer cancel()
 			host, _, stderr, cmd := h.startHostCmd(ctx)
 			direct := h.directClient(ctx, "direct")
+			relayed, relayProc := h.relayClient(ctx, "relayed")
 			name := "mcp__fake__" + c.tool
 			for i := range 50 { // warm up: the first bridge call starts the server
 				callOK(ctx, b, host, "w"+strconv.Itoa(i), name, c.args)
 				directCall(ctx, b, direct, c.tool, c.args)
+				directCall(ctx, b, relayed, c.tool, c.args)
 			}
-			var viaBridge, viaDirect []float64
+			var viaBridge, viaDirect, viaRelay []float64
 			cpu0, err := cpuTime(cmd.Process.Pid)
 			if err != nil {
 				b.Fatal(err)
 			}
-			i := 0
-			for b.Loop() {
-				one := func() {
+			rcpu0, err := cpuTime(relayProc.Pid)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ways := []func(i int){
+				func(i int) {
 					t0 := time.Now()
 					callOK(ctx, b, host, strconv.Itoa(i), name, c.args)
 					viaBridge = append(viaBridge, us(time.Since(t0)))
-				}
-				two := func() {
+				},
+				func(int) {
 					t0 := time.Now()
 					directCall(ctx, b, direct, c.tool, c.args)
 					viaDirect = append(viaDirect, us(time.Since(t0)))
-				}
-				if i%2 == 0 {
-					one()
-					two()
-				} else {
-					two()
-					one()
+				},
+				func(int) {
+					t0 := time.Now()
+					directCall(ctx, b, relayed, c.tool, c.args)
+					viaRelay = append(viaRelay, us(time.Since(t0)))
+				},
+			}
+			i := 0
+			for b.Loop() {
+				for k := range ways {
+					ways[(i+k)%len(ways)](i)
 				}
 				i++
 			}
@@ -936,7 +971,12 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			rcpu1, err := cpuTime(relayProc.Pid)
+			if err != nil {
+				b.Fatal(err)
+			}
 			_ = direct.Close()
+			_ = relayed.Close()
 			h.stopHost(ctx, host, stderr)
 
 			bp50, bp99 := quantile(viaBridge, 0.5), quantile(viaBridge, 0.99)
@@ -949,6 +989,12 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			b.ReportMetric(bp99/dp99, "p99-ratio")
 			b.ReportMetric(bp50-dp50, "p50-overhead-us")
 			b.ReportMetric(us(cpu1-cpu0)/float64(len(viaBridge)), "bridge-cpu-us/call")
+			rp50, rp99 := quantile(viaRelay, 0.5), quantile(viaRelay, 0.99)
+			b.ReportMetric(rp50, "relay-p50-us")
+			b.ReportMetric(rp99, "relay-p99-us")
+			b.ReportMetric(rp50/dp50, "relay-p50-ratio")
+			b.ReportMetric(bp50/rp50, "bridge-relay-p50-ratio")
+			b.ReportMetric(us(rcpu1-rcpu0)/float64(len(viaRelay)), "relay-cpu-us/call")
 		})
 	}
 }

@@ -92,13 +92,25 @@ func supervisorArgv() []string {
 	return []string{exe, supervise.Arg}
 }
 
+// serveProcs is the GOMAXPROCS the bridge serves calls with from the first call on: 1, since
+// a call is a chain of goroutine hand-offs (reader, call, mcp-go's reader, writer) with
+// little work in each, and with more Ps every hand-off also wakes an idle thread that finds
+// nothing to do; 0 (leave it) when the user set GOMAXPROCS.
+func serveProcs(lookup func(string) (string, bool)) int {
+	if _, set := lookup("GOMAXPROCS"); set {
+		return 0
+	}
+	return 1
+}
+
 // serve runs the zot extension until shutdown, stdin EOF, SIGTERM or SIGINT, then stops
 // every server within the host's grace.
 func serve(stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), StartupGC: true})
-	err := extension.Run(ctx, stdin, stdout, b, extension.Options{Name: bridge.ExtensionName, Version: version, Log: log})
+	err := extension.Run(ctx, stdin, stdout, b, extension.Options{Name: bridge.ExtensionName, Version: version, Log: log,
+		ServeProcs: serveProcs(os.LookupEnv)})
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	b.Close(sctx)
 	cancel()

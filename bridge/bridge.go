@@ -27,6 +27,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // Tool names the bridge registers besides the MCP tools.
@@ -84,6 +85,9 @@ type Options struct {
 	// Notify receives notes when no host session is attached (the CLI prints them);
 	// nil drops them.
 	Notify func(level, msg string)
+	// Connect, when set, opens every server's MCP sessions instead of its configured
+	// transport: tests and benchmarks give in-process sessions (session.OpenInProcess).
+	Connect Connector
 	// StartupGC lets Setup switch the garbage collector off while it loads and registers
 	// (up to a heap of startupHeapLimit). The setting is process-wide, so only a process
 	// that runs one bridge (the extension's main) may set it.
@@ -163,7 +167,7 @@ func New(opts Options) *Bridge {
 		opts.CallBudget = callBudget
 	}
 	if opts.MaxReplyBytes <= 0 {
-		n, err := maxReplyFrom(opts.LookupEnv)
+		n, err := session.MaxReplyFrom(opts.LookupEnv)
 		if err != nil {
 			opts.Log.Warn().Msg(err.Error())
 		}
@@ -193,7 +197,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
 		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, surface: b.opts.Surface,
-		oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x, bridge: b}
+		oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x, bridge: b, connect: b.opts.Connect}
 	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
 	b.deps.version = cmp.Or(b.opts.Version, ClientVersion)
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))

@@ -1,9 +1,13 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+
+	gojson "github.com/goccy/go-json"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
@@ -48,8 +52,8 @@ func (b *Bridge) unknownTool(name string) extension.ToolResult {
 // callEntry wakes the tool's server if needed, forwards the call under our deadline, and
 // converts the result.
 func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) extension.ToolResult {
-	var args map[string]any
-	if err := decodeArgs(raw, &args); err != nil {
+	args, err := objectArgs(raw)
+	if err != nil {
 		return ErrorResult("%s: arguments must be a JSON object: %v", e.Name, err)
 	}
 	srv, ok := b.servers[e.Server]
@@ -82,4 +86,34 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 		return ErrorResult("MCP server %q: %v", e.Server, err)
 	}
 	return b.withFirstInstructions(srv, withTaskHint(res, ConvertResult(res, DefaultBudget)))
+}
+
+// objectArgs checks that raw holds a JSON object and returns it to be sent on as it is:
+// decoding it only to have mcp-go encode it again would cost every call both. Absent or
+// null arguments are {}.
+func objectArgs(raw json.RawMessage) (json.RawMessage, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return json.RawMessage("{}"), nil
+	}
+	if !gojson.Valid(t) {
+		return nil, errors.New("not valid JSON")
+	}
+	if t[0] != '{' {
+		return nil, fmt.Errorf("got %s", jsonKind(t[0]))
+	}
+	return json.RawMessage(t), nil
+}
+
+// jsonKind names the kind of JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
 }

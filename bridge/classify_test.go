@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // TestClassifyHTTPReportsLogin checks that classifying a failure only reports that the
@@ -15,14 +16,14 @@ import (
 func TestClassifyHTTPReportsLogin(t *testing.T) {
 	tests := []struct {
 		name  string
-		p     probeInfo
+		p     remote.ProbeInfo
 		err   error
 		login bool
 	}{
-		{"401 with an OAuth challenge", probeInfo{status: http.StatusUnauthorized, oauthChallenge: true}, errors.New("401"), true},
-		{"mcp-go wants authorization", probeInfo{}, transport.ErrOAuthAuthorizationRequired, true},
-		{"plain 401", probeInfo{status: http.StatusUnauthorized}, errors.New("401"), false},
-		{"500", probeInfo{status: http.StatusInternalServerError}, errors.New("500"), false},
+		{"401 with an OAuth challenge", remote.ProbeInfo{Status: http.StatusUnauthorized, OAuthChallenge: true}, errors.New("401"), true},
+		{"mcp-go wants authorization", remote.ProbeInfo{}, transport.ErrOAuthAuthorizationRequired, true},
+		{"plain 401", remote.ProbeInfo{Status: http.StatusUnauthorized}, errors.New("401"), false},
+		{"500", remote.ProbeInfo{Status: http.StatusInternalServerError}, errors.New("500"), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

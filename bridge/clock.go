@@ -1,33 +1,27 @@
 package bridge
 
-import "time"
+import (
+	"context"
+	"time"
 
-// Clock is the bridge's view of time, injected so idle sleep and backoff are testable
-// without sleeping.
-type Clock interface {
-	Now() time.Time
-	// AfterFunc calls f in its own goroutine once d has passed.
-	AfterFunc(d time.Duration, f func()) Timer
-}
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+)
+
+// Clock is the bridge's view of time (internal/clock), injected so idle sleep and backoff
+// are testable without sleeping.
+type Clock = clock.Clock
 
 // Timer is a pending AfterFunc.
-type Timer interface {
-	// Stop prevents the call if it has not happened; it reports whether it did so.
-	Stop() bool
-}
+type Timer = clock.Timer
 
 // SystemClock is the real clock.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// AfterFunc wraps time.AfterFunc.
-func (SystemClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+type SystemClock = clock.System
 
 // after returns a channel that is closed once d has passed on c, and the timer that stops
 // it: a select-friendly timer on the injected clock.
-func after(c Clock, d time.Duration) (<-chan struct{}, Timer) {
-	ch := make(chan struct{})
-	return ch, c.AfterFunc(d, func() { close(ch) })
+func after(c Clock, d time.Duration) (<-chan struct{}, Timer) { return clock.After(c, d) }
+
+// withClockTimeout is context.WithTimeout on the injected clock (clock.WithTimeout).
+func withClockTimeout(parent context.Context, c Clock, d time.Duration) (context.Context, context.CancelFunc) {
+	return clock.WithTimeout(parent, c, d)
 }

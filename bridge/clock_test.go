@@ -8,18 +8,11 @@ import (
 // advanceWhenWaiting waits until something has a timer due d from now on the fake clock,
 // then advances the clock by d. Polling is bounded by guard: the timer is set by a
 // goroutine of the code under test.
-func (c *fakeClock) advanceWhenWaiting(t *testing.T, d time.Duration) {
+func advanceWhenWaiting(t *testing.T, c *fakeClock, d time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(guard)
 	for {
-		c.mu.Lock()
-		due := c.now.Add(d)
-		found := false
-		for _, tm := range c.timers {
-			found = found || (!tm.done && tm.at.Equal(due))
-		}
-		c.mu.Unlock()
-		if found {
+		if c.HasTimer(d) {
 			c.Advance(d)
 			return
 		}

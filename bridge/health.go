@@ -10,14 +10,6 @@ import (
 // pingTimeout is how long a server gets to answer a ping after one of its calls timed out.
 const pingTimeout = 5 * time.Second
 
-// checkIfTimeout starts a health check of c when err says a call on it timed out: a slow
-// tool is fine, a server that stopped answering altogether is not.
-func (s *Server) checkIfTimeout(c *conn, err error) {
-	if errors.Is(err, context.DeadlineExceeded) || kindOf(err) == KindTimeout {
-		s.checkAfterTimeout(c)
-	}
-}
-
 func kindOf(err error) ErrKind {
 	var e *Error
 	if errors.As(err, &e) {
@@ -44,10 +36,7 @@ func (s *Server) checkAfterTimeout(c *conn) {
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
-		// Connections pin the legacy protocol (initRequest), where ping is the MCP way to
-		// ask "are you there"; the deprecation concerns the 2026-07-28 protocol only.
-		//lint:ignore SA1019 see above
-		err := c.client.Ping(ctx)
+		err := c.sess.Ping(ctx)
 		cancel()
 		if err != nil {
 			s.mu.Lock()

@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
@@ -34,73 +34,10 @@ func TestMain(m *testing.M) {
 const guard = 60 * time.Second
 
 // fakeClock is a manual clock: timers fire, synchronously, only inside Advance.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
+// fakeClock is the shared fake clock (internal/clock).
+type fakeClock = clock.Fake
 
-type fakeTimer struct {
-	c    *fakeClock
-	at   time.Time
-	f    func()
-	done bool
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-func (t *fakeTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	was := !t.done
-	t.done = true
-	return was
-}
-
-// Advance moves time forward and runs every timer that came due, in order.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	var due []*fakeTimer
-	for _, t := range c.timers {
-		if !t.done && !t.at.After(c.now) {
-			t.done = true
-			due = append(due, t)
-		}
-	}
-	c.mu.Unlock()
-	sort.Slice(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
-	for _, t := range due {
-		t.f()
-	}
-}
-
-// pending counts timers that have not fired or been stopped.
-func (c *fakeClock) pending() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, t := range c.timers {
-		if !t.done {
-			n++
-		}
-	}
-	return n
-}
+func newFakeClock() *fakeClock { return clock.NewFake() }
 
 // testEnv is a zot home with a config file, and a bridge loaded from it.
 type testEnv struct {

@@ -1,31 +1,24 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"mime"
-	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // HTTP transports (streamable HTTP and legacy SSE) through mcp-go.
@@ -55,33 +48,65 @@ import (
 //     configured Authorization header never replaces the OAuth one. A 401 announcing
 //     OAuth, or no usable token, marks the server "needs login".
 
-// httpConn is the HTTP side of one connection.
-type httpConn struct {
+// httpSession is one streamable-HTTP or SSE session: mcp-go's client (session.Client)
+// plus what only HTTP needs: re-initializing a session the server forgot, classifying
+// failures from what the server answered, and ending itself when the SSE stream drops
+// or the server cannot be reached any more (the state machine learns of it from Done).
+type httpSession struct {
+	*session.Client
+	s        *Server
 	kind     config.Transport
-	rt       *headerTransport
-	lost     chan struct{} // closed when the SSE stream dropped
-	lostOnce sync.Once
+	rt       *remote.Transport
+	init     mcp.InitializeRequest
 	reinitMu sync.Mutex // one session re-initialization at a time
 }
 
-func (h *httpConn) markLost() bool {
-	first := false
-	h.lostOnce.Do(func() { close(h.lost); first = true })
-	return first
+// remoteFailure is a classified HTTP-level failure of one request; the state machine
+// words it with the tool's name.
+type remoteFailure struct {
+	f      failure
+	err    error
+	prefix string
 }
 
-func (h *httpConn) isLost() bool {
+func (e *remoteFailure) Error() string { return e.prefix + e.f.msg }
+func (e *remoteFailure) Unwrap() error { return e.err }
+
+func ended(s session.Session) bool {
 	select {
-	case <-h.lost:
+	case <-s.Done():
 		return true
 	default:
 		return false
 	}
 }
 
-func (h *httpConn) closeIdle() {
-	if h != nil {
-		h.rt.base.CloseIdleConnections()
+// Close ends the session and its idle HTTP connections.
+func (hs *httpSession) Close(context.Context) error {
+	hs.Finish(session.End{Cause: session.CauseClosed})
+	err := hs.MCP().Close()
+	hs.rt.CloseIdleConnections()
+	return err
+}
+
+// lose ends the session because its transport broke (e says how, for the model); the
+// requests waiting on it fail now.
+func (hs *httpSession) lose(e *Error) bool {
+	first := hs.Finish(session.End{Cause: session.CauseLost, Err: e})
+	_ = hs.MCP().Close()
+	hs.rt.CloseIdleConnections()
+	return first
+}
+
+// streamLost handles an SSE stream that ended without our asking: legacy SSE sessions
+// live as long as their stream, so the session ends and the next use reconnects.
+func (hs *httpSession) streamLost(err error) {
+	reason := "stream ended"
+	if err != nil && !errors.Is(err, io.EOF) {
+		reason = hs.rt.Redact(err.Error())
+	}
+	if hs.lose(hs.s.errorf(KindCrashed, nil, "the SSE stream from %s dropped (%s)", displayURL(hs.s.cfg), reason)) {
+		hs.s.d.log.Warn().Str("server", hs.s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
 	}
 }
 
@@ -109,58 +134,43 @@ func (s *Server) transportOrder() []config.Transport {
 	return []config.Transport{config.TransportStreamableHTTP, config.TransportSSE}
 }
 
-// connectHTTP opens a streamable-HTTP or SSE connection, initializes it and lists tools.
-func (s *Server) connectHTTP(ctx context.Context) (*conn, []mcp.Tool, error) {
+// openHTTP opens and initializes a streamable-HTTP or SSE session, falling back to the
+// other transport for a url-only server whose answer shows it speaks that one.
+func (s *Server) openHTTP(ctx context.Context, h session.Handlers) (session.Session, error) {
 	creds, err := s.storedCreds()
 	if err != nil {
-		return nil, nil, s.badCredsError()
+		return nil, s.badCredsError()
 	}
 	order := s.transportOrder()
 	note := ""
 	for i, kind := range order {
-		c, tools, p, err := s.connectHTTPKind(ctx, kind, creds)
+		hs, p, err := s.openHTTPKind(ctx, kind, creds, h)
 		if err == nil {
 			s.rememberTransport(kind)
 			s.d.log.Debug().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("url", displayURL(s.cfg)).Msg("connected")
-			return c, tools, nil
+			return hs, nil
 		}
-		if i+1 < len(order) && ctx.Err() == nil && wrongTransport(kind, p, err) {
-			s.d.log.Info().Str("server", s.cfg.Name).Str("tried", string(kind)).Str("answer", p.describe()).
+		if i+1 < len(order) && ctx.Err() == nil && remote.WrongTransport(kind, p, err) {
+			s.d.log.Info().Str("server", s.cfg.Name).Str("tried", string(kind)).Str("answer", p.Describe()).
 				Msg("url-only server does not speak this transport; trying the other one")
-			note = fmt.Sprintf(" (%s was tried first and answered %s)", kind, p.describe())
+			note = fmt.Sprintf(" (%s was tried first and answered %s)", kind, p.Describe())
 			continue
 		}
-		return nil, nil, s.startError(ctx, kind, p, err, note)
+		return nil, s.startError(ctx, kind, p, err, note)
 	}
-	return nil, nil, s.errorf(KindStart, nil, "no transport to try")
+	return nil, s.errorf(KindStart, nil, "no transport to try")
 }
 
-// wrongTransport says whether a failed attempt shows that the server speaks the other
-// transport: a 4xx (other than 401/403) or an SSE endpoint event.
-func wrongTransport(kind config.Transport, p probeInfo, err error) bool {
-	if p.sseEndpoint {
-		return kind == config.TransportStreamableHTTP
-	}
-	if p.status == http.StatusUnauthorized || p.status == http.StatusForbidden {
-		return false
-	}
-	if kind == config.TransportStreamableHTTP && errors.Is(err, transport.ErrLegacySSEServer) {
-		return true
-	}
-	return p.status >= 400 && p.status < 500
-}
-
-func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds) (*conn, []mcp.Tool, probeInfo, error) {
+func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds, h session.Handlers) (*httpSession, remote.ProbeInfo, error) {
 	rt := s.newHeaderTransport(kind)
 	hc := &http.Client{Transport: rt}
-	h := &httpConn{kind: kind, rt: rt, lost: make(chan struct{})}
-	logger := slog.New(&zlogHandler{log: s.d.log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), redact: rt.redact})
-	pctx, p := withProbe(ctx)
+	logger := slog.New(&remote.LogHandler{Log: s.d.log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), Redact: rt.Redact})
+	pctx, p := remote.WithProbe(ctx)
 	var store *tokenStore
 	if creds != nil {
 		store = s.newTokenStore()
 	}
-	var cl *client.Client
+	var tr transport.Interface
 	switch kind {
 	case config.TransportSSE:
 		opts := []transport.ClientOption{transport.WithHTTPClient(hc), transport.WithSSELogger(logger),
@@ -172,14 +182,14 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		if store != nil {
 			opts = append(opts, transport.WithOAuth(s.oauthConfig(creds, rt, store)))
 		}
-		tr, err := transport.NewSSE(s.cfg.URL, opts...)
+		t, err := transport.NewSSE(s.cfg.URL, opts...)
 		if err != nil {
-			return nil, nil, probeInfo{}, err
+			return nil, remote.ProbeInfo{}, err
 		}
 		if store != nil {
-			store.handler = tr.GetOAuthHandler()
+			store.handler = t.GetOAuthHandler()
 		}
-		cl = s.newClient(tr)
+		tr = t
 	default:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(logger),
 			// The GET stream carries notifications such as tools/list_changed. It keeps
@@ -189,34 +199,33 @@ func (s *Server) connectHTTPKind(ctx context.Context, kind config.Transport, cre
 		if store != nil {
 			opts = append(opts, transport.WithHTTPOAuth(s.oauthConfig(creds, rt, store)))
 		}
-		tr, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
+		t, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
 		if err != nil {
-			return nil, nil, probeInfo{}, err
+			return nil, remote.ProbeInfo{}, err
 		}
 		if store != nil {
-			store.handler = tr.GetOAuthHandler()
+			store.handler = t.GetOAuthHandler()
 		}
-		cl = s.newClient(tr)
+		tr = t
 	}
-	c := &conn{client: cl, http: h, info: connInfo{transport: kind}}
+	hs := &httpSession{Client: session.NewClient(tr, kind, h), s: s, kind: kind, rt: rt, init: h.Init}
+	var err error
 	if kind == config.TransportSSE {
-		cl.OnConnectionLost(func(err error) { s.httpLost(c, err) })
-		if err := startSSE(pctx, cl); err != nil {
-			_ = cl.Close()
-			rt.base.CloseIdleConnections()
-			return nil, nil, p.snapshot(), err
+		hs.MCP().OnConnectionLost(hs.streamLost)
+		if err = startSSE(pctx, hs.MCP()); err == nil {
+			err = hs.Handshake(pctx, h)
 		}
+	} else {
+		err = hs.Initialize(pctx, h)
 	}
-	tools, err := s.handshake(pctx, c)
-	if err != nil && h.isLost() {
+	if err != nil && ended(hs) {
 		err = fmt.Errorf("the SSE stream closed before the handshake finished: %w", err)
 	}
 	if err != nil {
-		_ = cl.Close()
-		rt.base.CloseIdleConnections()
-		return nil, nil, p.snapshot(), err
+		_ = hs.Close(context.Background())
+		return nil, p.Snapshot(), err
 	}
-	return c, tools, p.snapshot(), nil
+	return hs, p.Snapshot(), nil
 }
 
 // startSSE opens the SSE stream and waits for its endpoint event within ctx. The stream
@@ -235,196 +244,112 @@ func startSSE(ctx context.Context, cl *client.Client) error {
 	}
 }
 
-// httpLost handles an SSE stream that ended without our asking: the connection is dead
-// (legacy SSE sessions live as long as their stream), so fail what is in flight now and
-// let the next use reconnect.
-func (s *Server) httpLost(c *conn, err error) {
-	if !c.http.markLost() {
-		return
-	}
-	reason := "stream ended"
-	if err != nil && !errors.Is(err, io.EOF) {
-		reason = c.http.rt.redact(err.Error())
-	}
-	dropped := s.dropConn(c, s.httpErrorf(KindCrashed, nil, "the SSE stream from %s dropped (%s); the next call reconnects", displayURL(s.cfg), reason))
-	if dropped {
-		s.d.log.Warn().Str("server", s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
-	}
-	_ = c.client.Close() // fails requests waiting for an answer on the stream
-}
-
-// dropConn retires c if it is still the live connection: the server goes to sleep (or
-// backoff) and the next use connects again.
-func (s *Server) dropConn(c *conn, e *Error) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.conn != c {
-		return false
-	}
-	s.gen++
-	s.disarmIdle()
-	s.failLocked(e)
-	return true
-}
-
-// retire drops c (see dropConn) and closes it: the server is gone, so the next use
-// connects again.
-func (s *Server) retire(c *conn, e *Error) {
-	if s.dropConn(c, e) {
-		c.close(context.Background())
-	}
-}
-
-func (s *Server) isConn(c *conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.conn == c
-}
-
-// reinit starts a new session on c after the server forgot ours, unless a concurrent
-// caller already did.
-func (s *Server) reinit(ctx context.Context, c *conn) error {
-	h := c.http
-	h.reinitMu.Lock()
-	defer h.reinitMu.Unlock()
-	if c.client.GetSessionId() != "" {
+// reinit starts a new session after the server forgot ours, unless a concurrent caller
+// already did.
+func (hs *httpSession) reinit(ctx context.Context) error {
+	hs.reinitMu.Lock()
+	defer hs.reinitMu.Unlock()
+	if hs.MCP().GetSessionId() != "" {
 		return nil // someone else re-initialized meanwhile
 	}
-	_, err := c.client.Initialize(ctx, initRequest(s.d.version))
+	_, err := hs.MCP().Initialize(ctx, hs.init)
 	return err
 }
 
-// sessionLost says whether err means the server no longer knows our session: a 404 for a
-// request that carried the session id, or mcp-go refusing to send because an earlier
-// request (or the GET stream) met that 404. Either way the request did not run.
-func sessionLost(p probeInfo, err error) bool {
-	if !errors.Is(err, transport.ErrSessionTerminated) {
-		return false
-	}
-	return p.status == 0 || (p.status == http.StatusNotFound && p.withSession)
-}
-
-// callHTTP runs one tools/call on an HTTP connection, with session recovery and error
-// classification.
-func (s *Server) callHTTP(ctx, cctx context.Context, c *conn, req mcp.CallToolRequest, safeRepeat bool) (*mcp.CallToolResult, error) {
-	tool := req.Params.Name
+// retry runs one request with session recovery: a request the server refused because it
+// forgot our session (it cannot have run) is sent again once on a new session. A failure
+// is returned as is when ctx ended (the caller words it), as an *session.EndedError when
+// the session ended under it, else classified (remoteFailure) unless the server answered.
+func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error) error {
 	retried := false
+	prefix := ""
 	for {
-		pctx, p := withProbe(cctx)
-		res, err := c.client.CallTool(pctx, req)
+		pctx, p := remote.WithProbe(ctx)
+		err := do(pctx)
 		if err == nil {
-			s.mu.Lock()
-			s.failures = 0
-			s.needsLogin = false
-			s.mu.Unlock()
-			return res, nil
+			return nil
 		}
-		pi := p.snapshot()
+		pi := p.Snapshot()
 		switch {
-		case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return nil, s.httpErrorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
 		case ctx.Err() != nil:
-			return nil, s.httpErrorf(KindCanceled, err, "call to %s cancelled", tool)
-		case errors.Is(cctx.Err(), context.DeadlineExceeded):
-			return nil, s.httpErrorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
-		case c.http.isLost():
-			s.dropConn(c, s.httpErrorf(KindCrashed, nil, "the SSE stream from %s dropped; the next call reconnects", displayURL(s.cfg)))
-			if !retried && safeRepeat {
-				// The tool is read-only or idempotent: reconnect and send it again.
-				retried = true
-				s.d.log.Info().Str("server", s.cfg.Name).Str("tool", tool).Msg("SSE stream dropped during a safe call; reconnecting to send it again")
-				nc, aerr := s.acquire(ctx)
-				if aerr != nil {
-					return nil, aerr
-				}
-				defer s.release()
-				c = nc
-				if c.http == nil {
-					return nil, s.errorf(KindStopped, nil, "the server changed transport during the call to %s", tool)
-				}
-				continue
-			}
-			return nil, s.httpErrorf(KindCrashed, err, "the SSE stream from %s dropped during the call to %s. The next call reconnects%s", displayURL(s.cfg), tool, repeatWarning(safeRepeat))
-		case !s.isConn(c):
-			return nil, s.httpErrorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
-		case !retried && sessionLost(pi, err):
+			return err
+		case ended(hs):
+			return &session.EndedError{End: hs.End(), Err: err}
+		case !retried && remote.SessionLost(pi, err):
 			retried = true
-			if rerr := s.reinit(cctx, c); rerr != nil {
-				return nil, s.callFailure(ctx, cctx, c, tool, safeRepeat, probeInfo{}, rerr, "the server forgot our session and starting a new one failed: ")
+			if rerr := hs.reinit(ctx); rerr != nil {
+				err, pi, prefix = rerr, remote.ProbeInfo{}, "the server forgot our session and starting a new one failed: "
+				break
 			}
-			s.d.log.Info().Str("server", s.cfg.Name).Str("tool", tool).Msg("server forgot the session (HTTP 404); re-initialized and sending the call again")
+			hs.s.d.log.Info().Str("server", hs.s.cfg.Name).Msg("server forgot the session (HTTP 404); re-initialized and sending the request again")
 			continue
 		}
-		return nil, s.callFailure(ctx, cctx, c, tool, safeRepeat, pi, err, "")
+		return hs.failure(pi, err, prefix)
 	}
 }
 
-// callFailure words a failed request on a live connection.
-func (s *Server) callFailure(ctx, cctx context.Context, c *conn, tool string, safeRepeat bool, p probeInfo, err error, prefix string) *Error {
-	if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		return s.httpErrorf(KindTimeout, err, "%s%s did not answer within requestTimeout (%s)%s", prefix, tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
+// failure classifies a failed request on a live session; a server that cannot be reached
+// any more ends the session.
+func (hs *httpSession) failure(p remote.ProbeInfo, err error, prefix string) error {
+	if remote.ServerAnswered(p, err) {
+		if prefix != "" {
+			return fmt.Errorf("%s%w", prefix, err)
+		}
+		return err
 	}
-	if serverAnswered(p, err) {
-		return s.httpErrorf(KindCall, err, "%s%s failed: %v", prefix, tool, err)
-	}
-	f := s.classifyHTTP(c.http.kind, p, err)
+	f := hs.s.classifyHTTP(hs.kind, p, err)
 	if f.needsLogin {
-		s.markNeedsLogin()
+		hs.s.markNeedsLogin()
 	}
 	if f.kind == KindUnreachable {
-		s.retire(c, s.httpErrorf(f.kind, err, "%s", f.msg))
+		hs.lose(hs.s.errorf(f.kind, err, "%s", f.msg))
 	}
-	warn := "."
-	if f.maybeRan {
-		warn = repeatWarning(safeRepeat)
-	}
-	return s.httpErrorf(f.kind, err, "%s%s failed: %s%s", prefix, tool, f.msg, warn)
+	return &remoteFailure{f: f, err: err, prefix: prefix}
 }
 
-// listHTTP lists tools on an HTTP connection (bounded by requestTimeout), re-initializing
-// once if the server forgot the session. Listing is always safe to repeat.
-func (s *Server) listHTTP(ctx context.Context, c *conn) ([]mcp.Tool, error) {
-	lctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+// CallTool runs tools/call with session recovery and classified failures.
+func (hs *httpSession) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var res *mcp.CallToolResult
+	err := hs.retry(ctx, func(ctx context.Context) (err error) {
+		res, err = hs.Client.CallTool(ctx, req)
+		return err
+	})
+	return res, err
+}
+
+// ListTools lists tools (bounded by requestTimeout) with session recovery; listing is
+// always safe to repeat.
+func (hs *httpSession) ListTools(ctx context.Context) ([]mcp.Tool, []session.SkippedTool, error) {
+	s := hs.s
+	lctx, cancel := withClockTimeout(ctx, s.d.clock, s.cfg.RequestTimeout)
 	defer cancel()
-	retried := false
-	for {
-		pctx, p := withProbe(lctx)
-		tools, err := s.listTools(pctx, c.client)
-		if err == nil {
-			return tools, nil
-		}
-		pi := p.snapshot()
-		if !retried && lctx.Err() == nil && sessionLost(pi, err) {
-			retried = true
-			if rerr := s.reinit(lctx, c); rerr == nil {
-				continue
-			}
-		}
-		switch {
-		case ctx.Err() != nil:
-			return nil, s.ctxErr(ctx, "listing tools")
-		case errors.Is(lctx.Err(), context.DeadlineExceeded):
-			return nil, s.httpErrorf(KindTimeout, err, "list tools: no answer within requestTimeout (%s)", s.cfg.RequestTimeout)
-		case c.http.isLost():
-			return nil, s.httpErrorf(KindCrashed, err, "list tools: the SSE stream from %s dropped; the next use reconnects", displayURL(s.cfg))
-		}
-		if serverAnswered(pi, err) {
-			return nil, s.httpErrorf(KindCall, err, "list tools: %v", err)
-		}
-		f := s.classifyHTTP(c.http.kind, pi, err)
-		if f.needsLogin {
-			s.markNeedsLogin()
-		}
-		if f.kind == KindUnreachable {
-			s.retire(c, s.httpErrorf(f.kind, err, "%s", f.msg))
-		}
-		return nil, s.httpErrorf(f.kind, err, "list tools: %s", f.msg)
+	var tools []mcp.Tool
+	var skipped []session.SkippedTool
+	err := hs.retry(lctx, func(ctx context.Context) (err error) {
+		tools, skipped, err = hs.Client.ListTools(ctx)
+		return err
+	})
+	if err == nil {
+		return tools, skipped, nil
 	}
+	var f *remoteFailure
+	var end *session.EndedError
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, s.ctxErr(ctx, "listing tools")
+	case errors.Is(lctx.Err(), context.DeadlineExceeded):
+		return nil, nil, s.errorf(KindTimeout, err, "list tools: no answer within requestTimeout (%s)", s.cfg.RequestTimeout)
+	case errors.As(err, &end):
+		return nil, nil, s.errorf(KindCrashed, err, "list tools: %s; the next use reconnects", lostText(end.End))
+	case errors.As(err, &f):
+		return nil, nil, s.errorf(f.f.kind, err, "list tools: %s%s", f.prefix, f.f.msg)
+	}
+	return nil, nil, s.errorf(KindCall, err, "list tools: %v", err)
 }
 
 // startError words a failed connect of the given transport.
-func (s *Server) startError(ctx context.Context, kind config.Transport, p probeInfo, err error, note string) *Error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && kind == config.TransportSSE && p.method == http.MethodGet && p.status == http.StatusOK {
+func (s *Server) startError(ctx context.Context, kind config.Transport, p remote.ProbeInfo, err error, note string) *Error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && kind == config.TransportSSE && p.Method == http.MethodGet && p.Status == http.StatusOK {
 		return s.httpErrorf(KindTimeout, err, "%s opened an event stream but sent no SSE endpoint event within connectTimeout (%s)%s; if it is a streamable HTTP server, set \"transport\": \"streamable-http\"",
 			displayURL(s.cfg), s.cfg.ConnectTimeout, note)
 	}
@@ -443,14 +368,7 @@ func (s *Server) startError(ctx context.Context, kind config.Transport, p probeI
 	return s.httpErrorf(k, err, "cannot connect to %s: %s%s", displayURL(s.cfg), f.msg, note)
 }
 
-// serverAnswered says whether err is the server's JSON-RPC error answer rather than a
-// transport failure (mcp-go wraps every transport failure of a request in transport.Error).
-func serverAnswered(p probeInfo, err error) bool {
-	var te *transport.Error
-	return !errors.As(err, &te) && p.status < 400
-}
-
-// failure is a classified HTTP-level failure.
+// failure is a classified HTTP-level failure in the bridge's kinds.
 type failure struct {
 	kind     ErrKind
 	msg      string
@@ -459,98 +377,14 @@ type failure struct {
 	needsLogin bool
 }
 
-// classifyHTTP says what went wrong, from the error and what the server answered. It
-// changes nothing: what follows from the failure is the caller's to do.
-func (s *Server) classifyHTTP(kind config.Transport, p probeInfo, err error) failure {
-	host := s.hostPort()
-	var dnsErr *net.DNSError
-	var addrErr *net.AddrError
-	var opErr *net.OpError
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var certErr x509.CertificateInvalidError
-	var verifyErr *tls.CertificateVerificationError
-	var recErr tls.RecordHeaderError
-	var alert tls.AlertError
-	var notMCP *notMCPError
-	switch {
-	case errors.As(err, &dnsErr):
-		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot resolve host %q (DNS lookup failed); check the url in %s", dnsErr.Name, s.cfg.Source)}
-	case errors.As(err, &addrErr):
-		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot resolve host %q (%s); check the url in %s", addrErr.Addr, addrErr.Err, s.cfg.Source)}
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return failure{kind: KindUnreachable, msg: fmt.Sprintf("connection refused by %s; is the server running and listening there?", host)}
-	case errors.As(err, &recErr), errors.Is(err, http.ErrSchemeMismatch):
-		return failure{kind: KindTLS, msg: fmt.Sprintf("TLS handshake with %s failed: the server does not speak TLS; use an http:// url if it is a plain HTTP server", host)}
-	case errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &certErr), errors.As(err, &verifyErr), errors.As(err, &alert):
-		return failure{kind: KindTLS, msg: fmt.Sprintf("TLS handshake with %s failed (%s); check the server's certificate (a self-signed or expired certificate is refused) and the url's host name", host, tlsReason(err))}
-	case p.sseEndpoint && kind == config.TransportStreamableHTTP:
-		return failure{kind: KindBadResponse, msg: "the server speaks the legacy SSE transport, not streamable HTTP; set \"transport\": \"sse\" (or remove \"transport\" to detect it)"}
-	case errors.As(err, &notMCP):
-		return failure{kind: KindBadResponse, msg: notMCP.describe(p.status)}
-	}
-	switch st := p.status; {
-	case needsLogin(p, err):
-		msg := fmt.Sprintf("the server requires an OAuth login (HTTP 401 Unauthorized); run %s", s.d.surface.Cmd("login", s.cfg.Name))
-		if len(s.cfg.Raw.Headers) > 0 {
-			msg += fmt.Sprintf(" (or check the credentials in \"headers\" of %s)", s.cfg.Source)
-		}
-		return failure{kind: KindAuth, msg: msg, needsLogin: true}
-	case st == http.StatusUnauthorized || st == http.StatusForbidden || errors.Is(err, transport.ErrAuthorizationRequired):
-		if st == 0 {
-			st = http.StatusUnauthorized
-		}
-		return failure{kind: KindAuth, msg: fmt.Sprintf("the server refused access (HTTP %d %s). %s", st, http.StatusText(st), s.authHint())}
-	case st == http.StatusNotFound && !p.withSession:
-		return failure{kind: KindBadResponse, msg: "nothing found at that url (HTTP 404 Not Found); check the url's path (streamable HTTP endpoints usually end in /mcp, SSE ones in /sse)"}
-	case st == http.StatusNotFound:
-		return failure{kind: KindBadResponse, msg: "the server no longer knows our session (HTTP 404) and a new one did not help"}
-	case st >= 500:
-		return failure{kind: KindBadResponse, maybeRan: true, msg: fmt.Sprintf("the server failed with HTTP %d %s; it may be down or overloaded: try again later, or check the server's logs", st, http.StatusText(st))}
-	case st >= 200 && st < 300 && isHTML(p.contentType):
-		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the url answered with an HTML page (HTTP %d), not MCP; it may point at a website, a login page or a proxy instead of the MCP endpoint", st)}
-	case st >= 200 && st < 300 && p.contentType != "" && p.contentType != "application/json" && p.contentType != "text/event-stream" && p.method == http.MethodPost:
-		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the url answered with content type %q (HTTP %d), not MCP (application/json or text/event-stream)", p.contentType, st)}
-	case st == http.StatusMethodNotAllowed && kind == config.TransportStreamableHTTP:
-		return failure{kind: KindBadResponse, msg: "the server refused the streamable HTTP POST (HTTP 405 Method Not Allowed); if it is a legacy SSE server, set \"transport\": \"sse\""}
-	case (st == http.StatusMethodNotAllowed || st == http.StatusBadRequest) && kind == config.TransportSSE && p.method == http.MethodGet:
-		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the server refused the SSE stream (HTTP %d %s); if it is a streamable HTTP server, set \"transport\": \"streamable-http\"", st, http.StatusText(st))}
-	case st >= 400:
-		return failure{kind: KindBadResponse, msg: fmt.Sprintf("the server rejected the request (HTTP %d %s)", st, http.StatusText(st))}
-	}
-	switch {
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return failure{kind: KindUnreachable, maybeRan: true, msg: fmt.Sprintf("the connection to %s was closed before an answer came", host)}
-	case strings.Contains(err.Error(), "server closed idle connection"):
-		// net/http's unexported errServerClosedIdle: the server closed the pooled
-		// connection before the request was written (a server that just went away).
-		return failure{kind: KindUnreachable, msg: fmt.Sprintf("the connection to %s was closed by the server", host)}
-	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return failure{kind: KindUnreachable, msg: fmt.Sprintf("cannot connect to %s: %v", host, opErr.Err)}
-	}
-	return failure{kind: KindCall, maybeRan: true, msg: err.Error()}
+// classifyHTTP says what went wrong (remote.Classify), worded for this server.
+func (s *Server) classifyHTTP(kind config.Transport, p remote.ProbeInfo, err error) failure {
+	f := remote.Classify(kind, p, err, remote.Where{Host: remote.HostPort(s.cfg.URL), Source: s.cfg.Source,
+		LoginCmd: s.d.surface.Cmd("login", s.cfg.Name), AuthHint: s.authHint(), HasHeaders: len(s.cfg.Raw.Headers) > 0})
+	k := map[remote.Kind]ErrKind{remote.KindCall: KindCall, remote.KindAuth: KindAuth, remote.KindUnreachable: KindUnreachable,
+		remote.KindTLS: KindTLS, remote.KindBadResponse: KindBadResponse}[f.Kind]
+	return failure{kind: k, msg: f.Msg, maybeRan: f.MaybeRan, needsLogin: f.NeedsLogin}
 }
-
-func tlsReason(err error) string {
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var certErr x509.CertificateInvalidError
-	switch {
-	case errors.As(err, &unknownCA):
-		return "certificate signed by an unknown authority"
-	case errors.As(err, &hostErr):
-		return "certificate is not valid for this host name"
-	case errors.As(err, &certErr):
-		return "certificate is invalid or expired"
-	}
-	var alert tls.AlertError
-	if errors.As(err, &alert) {
-		return "the server sent TLS alert: " + alert.Error()
-	}
-	return "certificate verification failed"
-}
-
-func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xhtml+xml" }
 
 // authHint says how to fix a 401/403.
 func (s *Server) authHint() string {
@@ -572,20 +406,6 @@ func (s *Server) authHint() string {
 		return fmt.Sprintf("Check the credentials in \"headers\" (%s) of %s; or, %s.", strings.Join(keys, ", "), s.cfg.Source, login)
 	}
 	return fmt.Sprintf("Add the credentials it needs to \"headers\" in %s (e.g. \"Authorization\": \"Bearer ${TOKEN}\" with TOKEN set in the environment); or, %s.", s.cfg.Source, login)
-}
-
-func (s *Server) hostPort() string {
-	u, err := url.Parse(s.cfg.URL)
-	if err != nil || u.Host == "" {
-		return "the server"
-	}
-	if u.Port() != "" {
-		return u.Host
-	}
-	if u.Scheme == "https" {
-		return u.Host + ":443"
-	}
-	return u.Host + ":80"
 }
 
 // displayURL is the url as written in the config (${VAR} references, not values), without
@@ -636,338 +456,8 @@ func (s *Server) httpErrorf(kind ErrKind, err error, format string, args ...any)
 	return s.errorf(kind, err, format, args...)
 }
 
-// probe notes what the server answered to the requests made under one context.
-type probe struct {
-	mu sync.Mutex
-	probeInfo
+// newHeaderTransport is the RoundTripper of one connection to s (remote.Transport).
+func (s *Server) newHeaderTransport(kind config.Transport) *remote.Transport {
+	return remote.NewTransport(remote.Options{Kind: kind, URL: s.cfg.URL, Headers: s.cfg.Headers, ConnectTimeout: s.cfg.ConnectTimeout,
+		Resolver: s.d.resolver, Redact: newRedactor(s.cfg), Clock: s.d.clock})
 }
-
-type probeInfo struct {
-	method      string // HTTP method of the last response's request
-	status      int    // last HTTP status (0: no response)
-	contentType string // media type of the last response
-	withSession bool   // the request carried an Mcp-Session-Id
-	sseEndpoint bool   // a POST was answered with an SSE endpoint event (a legacy SSE server)
-	// oauthChallenge: a 401 announced OAuth (WWW-Authenticate with resource_metadata).
-	oauthChallenge bool
-}
-
-func (p probeInfo) describe() string {
-	switch {
-	case p.sseEndpoint:
-		return "with an SSE endpoint event"
-	case p.status != 0:
-		return fmt.Sprintf("HTTP %d", p.status)
-	}
-	return "nothing"
-}
-
-type probeKey struct{}
-
-func withProbe(ctx context.Context) (context.Context, *probe) {
-	p := &probe{}
-	return context.WithValue(ctx, probeKey{}, p), p
-}
-
-func probeFrom(ctx context.Context) *probe {
-	p, _ := ctx.Value(probeKey{}).(*probe)
-	return p
-}
-
-func (p *probe) snapshot() probeInfo {
-	if p == nil {
-		return probeInfo{}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.probeInfo
-}
-
-func (p *probe) record(method string, status int, ct string, withSession bool) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.method, p.status, p.contentType, p.withSession = method, status, ct, withSession
-}
-
-func (p *probe) markOAuth() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.oauthChallenge = true
-}
-
-func (p *probe) markEndpoint() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sseEndpoint = true
-}
-
-// headerTransport adds the configured headers to every request for the server's origin and
-// notes each answer in the request's probe.
-type headerTransport struct {
-	base    *http.Transport
-	kind    config.Transport
-	scheme  string
-	host    string // host:port, lower case
-	headers map[string]string
-	redact  func(string) string
-	clock   Clock
-
-	mu          sync.Mutex
-	listenFails int // GET stream attempts in a row that could not reach the server
-}
-
-// listenRetry is mcp-go's fixed pause before it reopens a broken GET stream; listenMax
-// caps our backoff on top of it.
-const (
-	listenRetry = time.Second
-	listenMax   = time.Minute
-)
-
-// listenBackoff is the extra wait before the next GET stream attempt after fails
-// attempts in a row failed: with mcp-go's own second, 2s, 4s, 8s ... up to a minute.
-func listenBackoff(fails int) time.Duration {
-	if fails <= 0 {
-		return 0
-	}
-	total := listenMax
-	if fails < 6 {
-		total = min(listenRetry<<fails, listenMax)
-	}
-	return total - listenRetry
-}
-
-// isListen says whether req opens streamable HTTP's optional GET stream (not a resumption).
-func (t *headerTransport) isListen(req *http.Request) bool {
-	return req.Method == http.MethodGet && t.kind == config.TransportStreamableHTTP && req.Header.Get("Last-Event-ID") == ""
-}
-
-// listenWait holds a GET stream attempt back after failed ones.
-func (t *headerTransport) listenWait(ctx context.Context) error {
-	t.mu.Lock()
-	d := listenBackoff(t.listenFails)
-	t.mu.Unlock()
-	if d <= 0 {
-		return nil
-	}
-	ch, tm := after(t.clock, d)
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		tm.Stop()
-		return ctx.Err()
-	}
-}
-
-func (t *headerTransport) listenResult(reached bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if reached {
-		t.listenFails = 0
-	} else {
-		t.listenFails++
-	}
-}
-
-func (s *Server) newHeaderTransport(kind config.Transport) *headerTransport {
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.DialContext = (&net.Dialer{Timeout: s.cfg.ConnectTimeout, KeepAlive: 30 * time.Second, Resolver: s.d.resolver}).DialContext
-	base.TLSHandshakeTimeout = s.cfg.ConnectTimeout
-	t := &headerTransport{base: base, kind: kind, headers: s.cfg.Headers, redact: newRedactor(s.cfg), clock: s.d.clock}
-	if u, err := url.Parse(s.cfg.URL); err == nil {
-		t.scheme, t.host = u.Scheme, canonicalHost(u)
-	}
-	return t
-}
-
-func canonicalHost(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return strings.ToLower(u.Hostname()) + ":" + port
-}
-
-func (t *headerTransport) sameOrigin(u *url.URL) bool {
-	return u.Scheme == t.scheme && canonicalHost(u) == t.host
-}
-
-// RoundTrip implements http.RoundTripper.
-func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 && t.sameOrigin(req.URL) {
-		oauth := req.Header.Get("Authorization") != "" // set by mcp-go's OAuth handler
-		req = req.Clone(req.Context())
-		for k, v := range t.headers {
-			if oauth && http.CanonicalHeaderKey(k) == "Authorization" {
-				continue
-			}
-			req.Header.Set(k, v)
-		}
-	}
-	listen := t.isListen(req)
-	if listen {
-		if err := t.listenWait(req.Context()); err != nil {
-			return nil, err
-		}
-	}
-	resp, err := t.base.RoundTrip(req)
-	if listen {
-		t.listenResult(err == nil)
-	}
-	if err != nil {
-		return nil, err
-	}
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	p := probeFrom(req.Context())
-	p.record(req.Method, resp.StatusCode, ct, req.Header.Get(transport.HeaderKeySessionID) != "")
-	if resp.StatusCode == http.StatusUnauthorized && oauthChallenge(resp.Header) {
-		p.markOAuth()
-	}
-	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
-	switch {
-	case listen && resp.StatusCode != http.StatusNotFound && (!ok || ct != "text/event-stream"):
-		// The optional GET stream is unusable (an error, a login page...). mcp-go would
-		// retry it every second for the life of the connection; 405 makes it stop.
-		drain(resp.Body)
-		return &http.Response{Status: "405 Method Not Allowed", StatusCode: http.StatusMethodNotAllowed, Proto: resp.Proto,
-			ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor, Header: http.Header{}, Body: http.NoBody, Request: req}, nil
-	case req.Method == http.MethodGet && t.kind == config.TransportSSE && ok && ct != "text/event-stream":
-		// mcp-go would read an HTML page as an event stream and wait for an endpoint event
-		// until its timeout.
-		drain(resp.Body)
-		return nil, &notMCPError{contentType: ct}
-	case req.Method == http.MethodPost && t.kind == config.TransportStreamableHTTP && ok && ct == "text/event-stream":
-		resp.Body = &endpointSniffer{rc: resp.Body, p: p}
-	}
-	return resp, nil
-}
-
-func drain(rc io.ReadCloser) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(rc, 64<<10))
-	_ = rc.Close()
-}
-
-// notMCPError is an answer that is not an MCP event stream.
-type notMCPError struct{ contentType string }
-
-func (e *notMCPError) Error() string {
-	return fmt.Sprintf("not an MCP event stream (content type %q)", e.contentType)
-}
-
-func (e *notMCPError) describe(status int) string {
-	if isHTML(e.contentType) {
-		return fmt.Sprintf("the url answered with an HTML page (HTTP %d), not an MCP event stream; it may point at a website, a login page or a proxy instead of the MCP endpoint", status)
-	}
-	return fmt.Sprintf("the url answered with content type %q (HTTP %d), not an MCP event stream (text/event-stream)", e.contentType, status)
-}
-
-// errSSEEndpoint stops reading a POST answer that turned out to be a legacy SSE stream.
-var errSSEEndpoint = errors.New("the server answered with a legacy SSE endpoint event")
-
-// endpointSniffer passes an SSE body through, but fails it if its first event is a legacy
-// SSE "endpoint" event: the server ignored our POST and opened an SSE session instead.
-type endpointSniffer struct {
-	rc     io.ReadCloser
-	p      *probe
-	buf    []byte
-	fields bool
-	done   bool
-}
-
-func (s *endpointSniffer) Read(b []byte) (int, error) {
-	n, err := s.rc.Read(b)
-	if s.done || n == 0 {
-		return n, err
-	}
-	s.buf = append(s.buf, b[:n]...)
-	for !s.done {
-		i := bytes.IndexByte(s.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := strings.TrimRight(string(s.buf[:i]), "\r")
-		s.buf = s.buf[i+1:]
-		switch {
-		case line == "":
-			s.done = s.fields // the first event is complete
-		case strings.HasPrefix(line, ":"): // comment
-		default:
-			s.fields = true
-			if ev, ok := strings.CutPrefix(line, "event:"); ok && strings.TrimSpace(ev) == "endpoint" {
-				s.p.markEndpoint()
-				s.done = true
-				return 0, errSSEEndpoint
-			}
-		}
-	}
-	if s.done || len(s.buf) > 8<<10 {
-		s.done, s.buf = true, nil
-	}
-	return n, err
-}
-
-func (s *endpointSniffer) Close() error { return s.rc.Close() }
-
-// zlogHandler sends mcp-go's log records to our logger, redacted. mcp-go's errors become
-// warnings, its warnings info, the rest debug.
-type zlogHandler struct {
-	log    zerolog.Logger
-	redact func(string) string
-	attrs  []slog.Attr
-}
-
-// zlogLevel is the zerolog level an mcp-go record of level l is logged at.
-func zlogLevel(l slog.Level) zerolog.Level {
-	switch {
-	case l >= slog.LevelError:
-		return zerolog.WarnLevel
-	case l >= slog.LevelWarn:
-		return zerolog.InfoLevel
-	}
-	return zerolog.DebugLevel
-}
-
-// Enabled honours our logger's level (and zerolog's global one), so that slog drops
-// records we would discard before mcp-go's attributes are formatted.
-func (h *zlogHandler) Enabled(_ context.Context, l slog.Level) bool {
-	zl := zlogLevel(l)
-	return zl >= h.log.GetLevel() && zl >= zerolog.GlobalLevel()
-}
-
-func (h *zlogHandler) Handle(_ context.Context, r slog.Record) error {
-	ev := h.log.WithLevel(zlogLevel(r.Level))
-	if ev == nil {
-		return nil
-	}
-	var sb strings.Builder
-	add := func(a slog.Attr) bool {
-		fmt.Fprintf(&sb, " %s=%v", a.Key, a.Value)
-		return true
-	}
-	for _, a := range h.attrs {
-		add(a)
-	}
-	r.Attrs(add)
-	if sb.Len() > 0 {
-		ev = ev.Str("detail", h.redact(strings.TrimSpace(sb.String())))
-	}
-	ev.Msg(h.redact("mcp-go: " + r.Message))
-	return nil
-}
-
-func (h *zlogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	n := *h
-	n.attrs = append(append([]slog.Attr{}, h.attrs...), attrs...)
-	return &n
-}
-
-func (h *zlogHandler) WithGroup(string) slog.Handler { return h }

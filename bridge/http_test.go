@@ -22,6 +22,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // startFakeHTTP starts the fake server in -http or -sse mode on a free loopback port and
@@ -144,7 +145,7 @@ func TestHeaderTransportSameOriginOnly(t *testing.T) {
 		"headers": map[string]any{"X-Api-Key": "${API_KEY}"}}}, nil)
 	s := e.srv(e.bridge(extension.GenNew), "r")
 	rt := s.newHeaderTransport(s.cfg.Transport)
-	defer rt.base.CloseIdleConnections()
+	defer rt.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: rt}).Get(home.URL + "/mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -304,6 +305,9 @@ func TestHTTPErrors(t *testing.T) {
 		extra     map[string]any
 		kind      ErrKind
 		want      []string
+		// advance is how far the fake clock must move for the start to fail (the
+		// connectTimeout runs on it); 0: it fails by itself.
+		advance time.Duration
 	}
 	serve := func(h http.Handler) func(t *testing.T) string {
 		return func(t *testing.T) string {
@@ -314,33 +318,33 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	cases := []tc{
 		{"dns", func(*testing.T) string { return "http://no-such-host.example.test/mcp" }, "", nil, KindUnreachable,
-			[]string{"cannot resolve host", `"no-such-host.example.test"`, "DNS"}},
-		{"refused", func(*testing.T) string { return refused() }, "", nil, KindUnreachable, []string{"connection refused", "is the server running"}},
-		{"refused sse", func(*testing.T) string { return refused() }, "sse", nil, KindUnreachable, []string{"connection refused"}},
+			[]string{"cannot resolve host", `"no-such-host.example.test"`, "DNS"}, 0},
+		{"refused", func(*testing.T) string { return refused() }, "", nil, KindUnreachable, []string{"connection refused", "is the server running"}, 0},
+		{"refused sse", func(*testing.T) string { return refused() }, "sse", nil, KindUnreachable, []string{"connection refused"}, 0},
 		{"tls unknown authority", func(t *testing.T) string {
 			ts := httptest.NewTLSServer(handler(200, "application/json", "{}"))
 			t.Cleanup(ts.Close)
 			return ts.URL + "/mcp"
-		}, "", nil, KindTLS, []string{"TLS handshake", "unknown authority", "certificate"}},
+		}, "", nil, KindTLS, []string{"TLS handshake", "unknown authority", "certificate"}, 0},
 		{"tls to plain http", func(t *testing.T) string {
 			ts := httptest.NewServer(handler(200, "application/json", "{}"))
 			t.Cleanup(ts.Close)
 			return strings.Replace(ts.URL, "http://", "https://", 1) + "/mcp"
-		}, "", nil, KindTLS, []string{"does not speak TLS", "http://"}},
+		}, "", nil, KindTLS, []string{"does not speak TLS", "http://"}, 0},
 		{"401 with header var", serve(handler(401, "text/plain", "nope")), "", map[string]any{"headers": map[string]any{"Authorization": "Bearer ${TOKEN}"}},
-			KindAuth, []string{"HTTP 401", "${TOKEN}", "/mcp login r"}},
-		{"401 no headers", serve(handler(401, "", "")), "", nil, KindAuth, []string{"HTTP 401", `Add the credentials it needs to "headers"`, "/mcp login r"}},
-		{"403", serve(handler(403, "", "")), "streamable-http", map[string]any{"headers": map[string]any{"X-Key": "${KEY}"}}, KindAuth, []string{"HTTP 403", "${KEY}", "/mcp login r"}},
-		{"403 sse", serve(handler(403, "", "")), "sse", nil, KindAuth, []string{"HTTP 403"}},
-		{"404 explicit", serve(http.NotFoundHandler()), "streamable-http", nil, KindBadResponse, []string{"HTTP 404", "check the url's path"}},
-		{"404 url-only", serve(http.NotFoundHandler()), "", nil, KindBadResponse, []string{"HTTP 404", "streamable-http was tried first and answered HTTP 404"}},
-		{"503", serve(handler(503, "text/plain", "down")), "", nil, KindBadResponse, []string{"HTTP 503", "try again later"}},
-		{"500 sse", serve(handler(500, "text/plain", "boom")), "sse", nil, KindBadResponse, []string{"HTTP 500"}},
-		{"html page", serve(handler(200, "text/html; charset=utf-8", "<html>login</html>")), "streamable-http", nil, KindBadResponse, []string{"HTML page", "not MCP"}},
-		{"html page sse", serve(handler(200, "text/html", "<html>hi</html>")), "sse", nil, KindBadResponse, []string{"HTML page"}},
-		{"html page url-only", serve(handler(200, "text/html", "<html>hi</html>")), "", nil, KindBadResponse, []string{"HTML page"}},
-		{"no answer", serve(hang), "", map[string]any{"connectTimeout": 0.3}, KindTimeout, []string{"within connectTimeout (300ms)", "connectTimeout"}},
-		{"no answer sse", serve(hang), "sse", map[string]any{"connectTimeout": 0.3}, KindTimeout, []string{"within connectTimeout (300ms)"}},
+			KindAuth, []string{"HTTP 401", "${TOKEN}", "/mcp login r"}, 0},
+		{"401 no headers", serve(handler(401, "", "")), "", nil, KindAuth, []string{"HTTP 401", `Add the credentials it needs to "headers"`, "/mcp login r"}, 0},
+		{"403", serve(handler(403, "", "")), "streamable-http", map[string]any{"headers": map[string]any{"X-Key": "${KEY}"}}, KindAuth, []string{"HTTP 403", "${KEY}", "/mcp login r"}, 0},
+		{"403 sse", serve(handler(403, "", "")), "sse", nil, KindAuth, []string{"HTTP 403"}, 0},
+		{"404 explicit", serve(http.NotFoundHandler()), "streamable-http", nil, KindBadResponse, []string{"HTTP 404", "check the url's path"}, 0},
+		{"404 url-only", serve(http.NotFoundHandler()), "", nil, KindBadResponse, []string{"HTTP 404", "streamable-http was tried first and answered HTTP 404"}, 0},
+		{"503", serve(handler(503, "text/plain", "down")), "", nil, KindBadResponse, []string{"HTTP 503", "try again later"}, 0},
+		{"500 sse", serve(handler(500, "text/plain", "boom")), "sse", nil, KindBadResponse, []string{"HTTP 500"}, 0},
+		{"html page", serve(handler(200, "text/html; charset=utf-8", "<html>login</html>")), "streamable-http", nil, KindBadResponse, []string{"HTML page", "not MCP"}, 0},
+		{"html page sse", serve(handler(200, "text/html", "<html>hi</html>")), "sse", nil, KindBadResponse, []string{"HTML page"}, 0},
+		{"html page url-only", serve(handler(200, "text/html", "<html>hi</html>")), "", nil, KindBadResponse, []string{"HTML page"}, 0},
+		{"no answer", serve(hang), "", map[string]any{"connectTimeout": 0.3}, KindTimeout, []string{"within connectTimeout (300ms)", "connectTimeout"}, 300 * time.Millisecond},
+		{"no answer sse", serve(hang), "sse", map[string]any{"connectTimeout": 0.3}, KindTimeout, []string{"within connectTimeout (300ms)"}, 300 * time.Millisecond},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -355,7 +359,12 @@ func TestHTTPErrors(t *testing.T) {
 			e.env["TOKEN"], e.env["KEY"] = "tok-abcdef123", "key-abcdef123"
 			e.write(map[string]any{"r": entry}, nil)
 			s := e.srv(e.bridge(extension.GenNew), "r")
-			err := s.Start(ctxGuard(t))
+			errc := make(chan error, 1)
+			go func() { errc <- s.Start(ctxGuard(t)) }()
+			if c.advance > 0 {
+				advanceWhenWaiting(t, e.clock, c.advance)
+			}
+			err := <-errc
 			if err == nil {
 				t.Fatal("start succeeded")
 			}
@@ -384,7 +393,13 @@ func TestHTTPRequestTimeout(t *testing.T) {
 	e.write(map[string]any{"r": map[string]any{"url": url, "requestTimeout": 0.3}}, nil)
 	s := e.srv(e.bridge(extension.GenNew), "r")
 	mustCall(t, s, "echo", map[string]any{"text": "warm"})
-	_, err := s.Call(ctxGuard(t), "slow", map[string]any{"ms": 60000}, false)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Call(ctxGuard(t), "slow", map[string]any{"ms": 60000}, false)
+		errc <- err
+	}()
+	advanceWhenWaiting(t, e.clock, 300*time.Millisecond) // requestTimeout runs on the injected clock
+	err := <-errc
 	if kindOf(err) != KindTimeout || !strings.Contains(err.Error(), "requestTimeout (300ms)") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}
@@ -604,12 +619,12 @@ func TestNoSecretLeaks(t *testing.T) {
 func TestListenBackoffIsCapped(t *testing.T) {
 	want := []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second, 15 * time.Second, 31 * time.Second, 59 * time.Second, 59 * time.Second}
 	for fails, w := range want {
-		if got := listenBackoff(fails); got != w {
-			t.Errorf("listenBackoff(%d) = %s, want %s", fails, got, w)
+		if got := remote.ListenBackoff(fails); got != w {
+			t.Errorf("remote.ListenBackoff(%d) = %s, want %s", fails, got, w)
 		}
 	}
-	if got := listenBackoff(1000); got != listenMax-listenRetry {
-		t.Errorf("listenBackoff(1000) = %s", got)
+	if got := remote.ListenBackoff(1000); got != remote.ListenMax-remote.ListenRetry {
+		t.Errorf("remote.ListenBackoff(1000) = %s", got)
 	}
 }
 
@@ -672,7 +687,7 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 		for !cond() {
 			select {
 			case <-ctx.Done():
-				t.Fatalf("timed out waiting for %s (gets %d, timers %d)", what, getCount(), e.clock.pending())
+				t.Fatalf("timed out waiting for %s (gets %d, timers %d)", what, getCount(), e.clock.Pending())
 			case <-time.After(5 * time.Millisecond):
 			}
 		}
@@ -688,18 +703,18 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 	// The stream drops and the server stays unreachable: the first retry goes out after
 	// mcp-go's second, the next one waits for our backoff (on the bridge clock).
 	drop(true)
-	waitFor("a backoff wait", func() bool { return e.clock.pending() == 1 })
+	waitFor("a backoff wait", func() bool { return e.clock.Pending() == 1 })
 	if n := getCount(); n != 2 {
 		t.Fatalf("%d GET attempts before the first backoff, want 2", n)
 	}
 	e.clock.Advance(999 * time.Millisecond)
-	if e.clock.pending() != 1 {
+	if e.clock.Pending() != 1 {
 		t.Fatal("first backoff ended before 1s")
 	}
 	e.clock.Advance(time.Millisecond)
-	waitFor("the second backoff", func() bool { return getCount() == 3 && e.clock.pending() == 1 })
+	waitFor("the second backoff", func() bool { return getCount() == 3 && e.clock.Pending() == 1 })
 	e.clock.Advance(2999 * time.Millisecond)
-	if e.clock.pending() != 1 {
+	if e.clock.Pending() != 1 {
 		t.Fatal("second backoff did not grow to 3s")
 	}
 	// The server is back: the next attempt opens the stream and resets the backoff.
@@ -708,7 +723,7 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 	waitFor("the reopened stream", func() bool { return getCount() == 4 })
 	drop(false)
 	waitFor("an immediate reopen", func() bool { return getCount() == 5 })
-	if n := e.clock.pending(); n != 0 {
+	if n := e.clock.Pending(); n != 0 {
 		t.Fatalf("backoff not reset after the stream reopened: %d timers pending", n)
 	}
 	if got := mustCall(t, s, "hello", nil); got != "hi" {
@@ -718,11 +733,17 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 
 func TestExplicitSSEAgainstStreamableServer(t *testing.T) {
 	e := newTestEnv(t)
-	url, _ := startFakeHTTP(t, "-http")
+	url, record := startFakeHTTP(t, "-http")
 	// mcp-go's streamable server answers the GET with an event stream that never carries
-	// an endpoint event.
-	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "sse", "connectTimeout": 0.5}}, nil)
-	err := e.srv(e.bridge(extension.GenNew), "r").Start(ctxGuard(t))
+	// an endpoint event. connectTimeout runs on the fake clock; mcp-go's own endpoint
+	// timer (twice as long, real time) only backs it up.
+	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "sse", "connectTimeout": 30}}, nil)
+	s := e.srv(e.bridge(extension.GenNew), "r")
+	errc := make(chan error, 1)
+	go func() { errc <- s.Start(ctxGuard(t)) }()
+	waitFor(t, "the SSE GET", func() bool { return countRecord(t, record, isHTTP("GET", "")) > 0 })
+	advanceWhenWaiting(t, e.clock, 30*time.Second)
+	err := <-errc
 	if kindOf(err) != KindTimeout || !strings.Contains(err.Error(), "no SSE endpoint event") || !strings.Contains(err.Error(), `"transport": "streamable-http"`) {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}

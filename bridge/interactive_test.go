@@ -16,7 +16,7 @@ import (
 // interactiveSession runs a bridge with the given call budget behind a host that
 // announces caps (nil: a host without capabilities), the fake server "fake" cached, its
 // "slow" tool listed in interactiveTools and a requestTimeout of 1 s.
-func interactiveSession(t *testing.T, caps []string, budget time.Duration) (*exttest.Host, []exttest.Frame) {
+func interactiveSession(t *testing.T, caps []string, budget time.Duration) (*exttest.Host, []exttest.Frame, *fakeClock) {
 	t.Helper()
 	e := newTestEnv(t)
 	e.write(map[string]any{"fake": mergeMap(e.server(), map[string]any{"interactiveTools": []string{"slo*"}, "requestTimeout": 1})}, nil)
@@ -28,14 +28,14 @@ func interactiveSession(t *testing.T, caps []string, budget time.Duration) (*ext
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(t)), CallBudget: budget,
 		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
 	h := serveHost(t, b)
-	return h, h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: caps})
+	return h, h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: caps}), e.clock
 }
 
 // TestInteractiveToolsOnHostWithCapabilities: a tool in interactiveTools is registered
 // interactive (others are not), and a call of it outlives both the call budget and the
 // server's requestTimeout, which bound every other call.
 func TestInteractiveToolsOnHostWithCapabilities(t *testing.T) {
-	h, regs := interactiveSession(t, []string{"call_tool"}, time.Second)
+	h, regs, _ := interactiveSession(t, []string{"call_tool"}, time.Second)
 	seen := map[string]bool{}
 	for _, f := range regs {
 		if f.Type != "register_tool" {
@@ -69,13 +69,24 @@ func TestInteractiveToolsOnHostWithCapabilities(t *testing.T) {
 // TestInteractiveToolsOnHostWithoutCapabilities: a host without capabilities keeps its
 // deadline, so a call of an interactive tool ends with the budget and explains why.
 func TestInteractiveToolsOnHostWithoutCapabilities(t *testing.T) {
-	h, regs := interactiveSession(t, nil, 2*time.Second)
+	h, regs, clock := interactiveSession(t, nil, 2*time.Second)
 	for _, f := range regs {
 		if f.Has("interactive") {
 			t.Fatalf("a host without capabilities got an interactive registration: %s", f.Raw)
 		}
 	}
-	r, err := h.CallTool(ctxGuard(t), "1", CallToolName, map[string]any{"server": "fake", "tool": "slow", "arguments": map[string]any{"ms": 60000}})
+	type answer struct {
+		r   exttest.ToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		r, err := h.CallTool(ctxGuard(t), "1", CallToolName, map[string]any{"server": "fake", "tool": "slow", "arguments": map[string]any{"ms": 60000}})
+		done <- answer{r, err}
+	}()
+	advanceWhenWaiting(t, clock, time.Second) // the requestTimeout, on the injected clock
+	a := <-done
+	r, err := a.r, a.err
 	if err != nil {
 		t.Fatal(err)
 	}

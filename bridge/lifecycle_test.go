@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 func resultText(r *mcp.CallToolResult) string {
@@ -34,10 +36,9 @@ func mustCall(t *testing.T, s *Server, tool string, args map[string]any) string 
 }
 
 func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
-	e := newTestEnv(t)
-	e.write(map[string]any{"s": mergeMap(e.server(), map[string]any{"idleTimeout": 2})}, nil)
-	b := e.bridge(extension.GenNew)
-	s := e.srv(b, "s")
+	e := newInprocEnv(t, map[string]map[string]any{"s": {"idleTimeout": 2}})
+	b := e.bridge()
+	s, f := e.srv(b, "s"), e.servers["s"]
 	wantState(t, s, StateAsleep, "initial state")
 	if got := mustCall(t, s, "echo", map[string]any{"text": "a"}); got != "a" {
 		t.Fatalf("echo = %q", got)
@@ -50,35 +51,36 @@ func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
 	wantState(t, s, StateReady, "idle measured from the first call, not the last")
 	e.clock.Advance(200 * time.Millisecond)
 	wantState(t, s, StateAsleep, "did not sleep at last call end + idleTimeout")
-	if left := testutil.WaitNoProcs(ctxGuard(t), e.marker); len(left) > 0 {
-		t.Fatalf("sleeping server still has processes: %v", left)
+	if end := f.last().End(); end.Cause != session.CauseClosed {
+		t.Fatalf("sleeping server's session: %v, want closed", end)
 	}
 	// The next call wakes it.
 	if got := mustCall(t, s, "echo", map[string]any{"text": "c"}); got != "c" {
 		t.Fatalf("after wake: %q", got)
 	}
+	if opens, _ := f.counts(); opens != 2 {
+		t.Fatalf("%d sessions opened, want 2", opens)
+	}
 }
 
 func TestLongCallIsNeverPutToSleep(t *testing.T) {
-	e := newTestEnv(t)
-	e.write(map[string]any{"s": mergeMap(e.server(), map[string]any{"idleTimeout": 1})}, nil)
-	b := e.bridge(extension.GenNew)
-	s := e.srv(b, "s")
+	e := newInprocEnv(t, map[string]map[string]any{"s": {"idleTimeout": 1}})
+	b := e.bridge()
+	s, f := e.srv(b, "s"), e.servers["s"]
 	mustCall(t, s, "echo", map[string]any{"text": "warm"})
-	done := make(chan string, 1)
-	go func() { done <- mustCall(t, s, "slow", map[string]any{"ms": 400}) }()
-	ctx := ctxGuard(t)
-	for s.Status().InFlight == 0 {
-		select {
-		case <-ctx.Done():
-			t.Fatal("call never went in flight")
-		case <-time.After(2 * time.Millisecond):
-		}
-	}
+	ctx, cancel := context.WithCancel(ctxGuard(t))
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Call(ctx, "slow", nil, true)
+		done <- err
+	}()
+	f.waitStarted(t, "slow")
+	waitInFlight(t, s, 1)
 	e.clock.Advance(time.Hour) // far past the idle timeout while the call runs
 	wantState(t, s, StateReady, "server with a call in flight went to")
-	if got := <-done; got != "done" {
-		t.Fatalf("slow = %q", got)
+	cancel()
+	if err := <-done; kindOf(err) != KindCanceled {
+		t.Fatalf("slow call: %v", err)
 	}
 	e.clock.Advance(999 * time.Millisecond)
 	wantState(t, s, StateReady, "slept early")
@@ -87,29 +89,35 @@ func TestLongCallIsNeverPutToSleep(t *testing.T) {
 }
 
 func TestIdleZeroMeansNeverSleep(t *testing.T) {
-	e := newTestEnv(t)
-	e.write(map[string]any{"s": mergeMap(e.server(), map[string]any{"idleTimeout": 0})}, nil)
-	b := e.bridge(extension.GenNew)
+	e := newInprocEnv(t, map[string]map[string]any{"s": {"idleTimeout": 0}})
+	b := e.bridge()
 	s := e.srv(b, "s")
 	mustCall(t, s, "echo", map[string]any{"text": "x"})
-	if n := e.clock.pending(); n != 0 {
+	if n := e.clock.Pending(); n != 0 {
 		t.Fatalf("%d idle timers armed for idleTimeout 0", n)
 	}
 	e.clock.Advance(24 * time.Hour)
 	wantState(t, s, StateReady, "state")
 }
 
+// TestCrashFailsInFlightAtOnceAndRespawns: the session's done signal fails a call in
+// flight at once with how the process ended (not when its request timeout runs out),
+// and the next call starts the server again.
 func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
-	e := newTestEnv(t)
-	e.write(map[string]any{"s": mergeMap(e.server("-crash-after", "2"), map[string]any{"requestTimeout": 50})}, nil)
-	b := e.bridge(extension.GenNew)
-	s := e.srv(b, "s")
+	e := newInprocEnv(t, map[string]map[string]any{"s": {"requestTimeout": 3600}})
+	b := e.bridge()
+	s, f := e.srv(b, "s"), e.servers["s"]
 	mustCall(t, s, "echo", map[string]any{"text": "one"})
-	_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "two"}, false)
-	// A crash kind (not a timeout) shows the call failed when the process died, not when
-	// the 50 s request timeout ran out.
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Call(ctxGuard(t), "slow", nil, false)
+		errc <- err
+	}()
+	f.waitStarted(t, "slow")
+	f.last().Exit("exited: exit status 3", "crashing on tools/call #2")
+	err := <-errc
 	if kindOf(err) != KindCrashed {
-		t.Fatalf("second call: %v (kind %d), want a crash error", err, kindOf(err))
+		t.Fatalf("call in flight: %v (kind %d), want a crash error", err, kindOf(err))
 	}
 	if !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("crash error does not explain: %v", err)
@@ -119,15 +127,24 @@ func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
 		t.Fatalf("stderr in the model's error or missing from the user's: %q / %q", err.Error(), UserText(err))
 	}
 	waitState(t, s, StateAsleep)
+	if st := s.Status(); st.Failures != 1 || !strings.Contains(st.LastError, "crashing on tools/call #2") {
+		t.Fatalf("status after the crash: %+v", st)
+	}
 	if got := mustCall(t, s, "echo", map[string]any{"text": "three"}); got != "three" {
 		t.Fatalf("respawn: %q", got)
+	}
+	if opens, _ := f.counts(); opens != 2 {
+		t.Fatalf("%d sessions opened, want 2", opens)
 	}
 }
 
 func TestBackoffThenPark(t *testing.T) {
-	e := newTestEnv(t)
-	e.write(map[string]any{"bad": e.server("-exit-on-start"), "good": e.server()}, nil)
-	b := e.bridge(extension.GenNew)
+	e := newInprocEnv(t, map[string]map[string]any{"bad": {}, "good": {}})
+	e.servers["bad"].openErr = func(int) error {
+		return &session.EndedError{End: session.End{Cause: session.CauseExited, Status: "exited: exit status 1", Stderr: "fatal: boom"},
+			Err: errors.New("initialize: transport closed")}
+	}
+	b := e.bridge()
 	s := e.srv(b, "bad")
 	call := func() error {
 		_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true)
@@ -143,15 +160,22 @@ func TestBackoffThenPark(t *testing.T) {
 	if err := call(); kindOf(err) != KindStart { // the first failure is retried at once
 		t.Fatalf("second attempt: %v", err)
 	}
-	// Now backing off: fails fast without spawning.
+	// Now backing off: fails fast without opening a session.
 	if err := call(); kindOf(err) != KindBackoff || !strings.Contains(err.Error(), "exit status 1") || strings.Contains(err.Error(), "boom") {
 		t.Fatalf("during backoff: %v", err)
+	}
+	if opens, _ := e.servers["bad"].counts(); opens != 2 {
+		t.Fatalf("%d opens during backoff, want 2", opens)
 	}
 	if st := s.Status(); st.State != StateBackoff || st.Failures != 2 {
 		t.Fatalf("status %+v", st)
 	}
 	for i := 3; i <= parkAfter; i++ {
-		e.clock.Advance(backoffDelay(i - 1))
+		e.clock.Advance(backoffDelay(i-1) - time.Millisecond)
+		if err := call(); kindOf(err) != KindBackoff {
+			t.Fatalf("attempt %d before its backoff ended: %v", i, err)
+		}
+		e.clock.Advance(time.Millisecond)
 		if err := call(); kindOf(err) != KindStart && kindOf(err) != KindParked {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
@@ -190,17 +214,15 @@ func TestBackoffDelays(t *testing.T) {
 }
 
 func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
-	e := newTestEnv(t)
-	e.write(map[string]any{
-		"hung": mergeMap(e.server("-hang-start"), map[string]any{"connectTimeout": 1}),
-		"fine": e.server(),
-	}, nil)
-	b := e.bridge(extension.GenNew)
+	e := newInprocEnv(t, map[string]map[string]any{"hung": {"connectTimeout": 1}, "fine": {}})
+	e.servers["hung"].hangOpen = true
+	b := e.bridge()
 	hungErr := make(chan error, 1)
 	go func() {
 		_, err := e.srv(b, "hung").Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true)
 		hungErr <- err
 	}()
+	waitState(t, e.srv(b, "hung"), StateStarting)
 	for i := 0; i < 5; i++ {
 		if got := mustCall(t, e.srv(b, "fine"), "echo", map[string]any{"text": fmt.Sprint(i)}); got != fmt.Sprint(i) {
 			t.Fatal(got)
@@ -208,20 +230,48 @@ func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
 	}
 	select {
 	case err := <-hungErr:
-		t.Fatalf("hung server answered before its healthy neighbour finished: %v", err)
+		t.Fatalf("hung server answered before its connectTimeout: %v", err)
 	default:
 	}
+	// connectTimeout runs on the injected clock.
+	advanceWhenWaiting(t, e.clock, time.Second)
 	err := <-hungErr
 	if kindOf(err) != KindStart || !strings.Contains(err.Error(), "connectTimeout") {
 		t.Fatalf("hung start: %v", err)
 	}
 }
 
+// TestStopDuringStart: a stop while the server is starting ends the start; the callers
+// waiting for it are told, and the next call starts it afresh.
+func TestStopDuringStart(t *testing.T) {
+	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
+	f := e.servers["s"]
+	f.hangOpen = true
+	b := e.bridge()
+	s := e.srv(b, "s")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true)
+		errc <- err
+	}()
+	waitState(t, s, StateStarting)
+	s.Stop(ctxGuard(t))
+	if err := <-errc; kindOf(err) != KindStopped {
+		t.Fatalf("call waiting for a stopped start: %v", err)
+	}
+	wantState(t, s, StateAsleep, "after a stop during start")
+	if st := s.Status(); st.Failures != 0 {
+		t.Fatalf("a stop counted as a failure: %+v", st)
+	}
+	f.set(func(f *inprocServer) { f.hangOpen = false })
+	if got := mustCall(t, s, "echo", map[string]any{"text": "y"}); got != "y" {
+		t.Fatalf("after the stop: %q", got)
+	}
+}
+
 func TestSingleFlightStart(t *testing.T) {
-	e := newTestEnv(t)
-	rec := t.TempDir() + "/rec.jsonl"
-	e.write(map[string]any{"s": e.server("-record", rec)}, nil)
-	b := e.bridge(extension.GenNew)
+	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
+	b := e.bridge()
 	s := e.srv(b, "s")
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
@@ -229,49 +279,43 @@ func TestSingleFlightStart(t *testing.T) {
 		go func() { defer wg.Done(); mustCall(t, s, "echo", map[string]any{"text": "x"}) }()
 	}
 	wg.Wait()
-	inits := 0
-	for _, l := range testutil.ReadRecord(t, rec) {
-		if l.Method == "initialize" {
-			inits++
-		}
-	}
-	if inits != 1 {
-		t.Fatalf("20 concurrent calls on a sleeping server started it %d times", inits)
+	if opens, inits := e.servers["s"].counts(); opens != 1 || inits != 1 {
+		t.Fatalf("20 concurrent calls on a sleeping server opened %d sessions, %d initializes", opens, inits)
 	}
 }
 
 func TestCancellationReachesServer(t *testing.T) {
-	e := newTestEnv(t)
-	rec := t.TempDir() + "/rec.jsonl"
-	e.write(map[string]any{"s": e.server("-record", rec)}, nil)
-	b := e.bridge(extension.GenNew)
-	s := e.srv(b, "s")
+	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
+	b := e.bridge()
+	s, f := e.srv(b, "s"), e.servers["s"]
 	mustCall(t, s, "echo", map[string]any{"text": "warm"})
 	ctx, cancel := context.WithCancel(ctxGuard(t))
 	errc := make(chan error, 1)
 	go func() {
-		_, err := s.Call(ctx, "slow", map[string]any{"ms": 60000}, false)
+		_, err := s.Call(ctx, "slow", nil, false)
 		errc <- err
 	}()
-	call := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "tools/call" && l.Tool == "slow" })
+	f.waitStarted(t, "slow")
 	cancel()
 	if err := <-errc; kindOf(err) != KindCanceled {
 		t.Fatalf("cancelled call: %v", err)
 	}
-	got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })
-	if got.RequestID() != call.IDString() {
-		t.Fatalf("notifications/cancelled for request %q, the call was %q", got.RequestID(), call.IDString())
+	select {
+	case <-f.cancelled:
+	case <-ctxGuard(t).Done():
+		t.Fatal("the server's handler never saw the cancellation")
 	}
+	wantState(t, s, StateReady, "a cancelled call is no failure")
 }
 
 func TestConcurrentCallsAcrossServers(t *testing.T) {
-	e := newTestEnv(t)
-	servers := map[string]any{"hung": mergeMap(e.server("-hang-start"), map[string]any{"connectTimeout": 30})}
+	entries := map[string]map[string]any{"hung": {"connectTimeout": 30}}
 	for i := 0; i < 10; i++ {
-		servers[fmt.Sprintf("s%d", i)] = e.server()
+		entries[fmt.Sprintf("s%d", i)] = map[string]any{}
 	}
-	e.write(servers, nil)
-	b := e.bridge(extension.GenNew)
+	e := newInprocEnv(t, entries)
+	e.servers["hung"].hangOpen = true
+	b := e.bridge()
 	// A call stuck on a hung server must not slow the others.
 	go func() { _, _ = e.srv(b, "hung").Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true) }()
 	var wg sync.WaitGroup
@@ -326,14 +370,14 @@ func TestJunkStdoutAndStderrFlood(t *testing.T) {
 }
 
 func TestManyToolsServer(t *testing.T) {
-	e := newTestEnv(t)
-	e.write(map[string]any{"big": e.server("-tools", "500")}, nil)
-	b := e.bridge(extension.GenNew)
+	e := newInprocEnv(t, map[string]map[string]any{"big": {}})
+	e.servers["big"] = newInprocServer(500)
+	b := e.bridge()
 	changed, errs := b.Refresh(ctxGuard(t), []string{"big"})
 	if len(errs) > 0 || len(changed) != 1 {
 		t.Fatalf("refresh: changed %v errs %v", changed, errs)
 	}
-	if n := len(b.Tools("big")); n != 500+13 {
+	if n := len(b.Tools("big")); n != 500+3 {
 		t.Fatalf("catalog has %d tools", n)
 	}
 }
@@ -352,19 +396,18 @@ func mergeMap(a, b map[string]any) map[string]any {
 // TestCallAnswersBeforeHostDeadline: a server whose own timeouts exceed the host's budget
 // gets our timeout error first, warning that a non-idempotent call may have been applied.
 func TestCallAnswersBeforeHostDeadline(t *testing.T) {
-	e := newTestEnv(t)
-	e.write(map[string]any{"s": mergeMap(e.server(), map[string]any{"requestTimeout": 600})}, nil)
-	pre := e.bridge(extension.GenNew)
+	e := newInprocEnv(t, map[string]map[string]any{"s": {"requestTimeout": 600}})
+	pre := e.bridge()
 	if _, errs := pre.Refresh(ctxGuard(t), []string{"s"}); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	b := e.bridge(extension.GenNew)
+	b := e.bridge()
 	b.opts.CallBudget = 300 * time.Millisecond
 	// The budget runs on the injected clock: a cold start that takes long on a loaded
 	// machine does not eat into it, and it ends exactly when the test says.
 	done := make(chan extension.ToolResult, 1)
 	go func() {
-		done <- b.CallTool(ctxGuard(t), extension.ToolCall{ID: "1", Name: "mcp__s__slow", Args: []byte(`{"ms":60000}`)})
+		done <- b.CallTool(ctxGuard(t), extension.ToolCall{ID: "1", Name: "mcp__s__slow", Args: []byte(`{}`)})
 	}()
 	waitInFlight(t, e.srv(b, "s"), 1)
 	e.clock.Advance(300 * time.Millisecond)
@@ -377,5 +420,65 @@ func TestCallAnswersBeforeHostDeadline(t *testing.T) {
 	r = b.CallTool(ctxGuard(t), extension.ToolCall{ID: "2", Name: "mcp__s__echo", Args: []byte(`{"text":"x"}`)})
 	if r.IsError {
 		t.Fatalf("echo after timeout: %q", textOf(t, r))
+	}
+}
+
+// TestStdioCrashSmoke: end to end with a real process: a crash shows its exit status to
+// the model and its stderr to the user only, the next call spawns the server again, and
+// idle sleep leaves no process behind.
+func TestStdioCrashSmoke(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": mergeMap(e.server("-crash-after", "2"), map[string]any{"requestTimeout": 50})}, nil)
+	b := e.bridge(extension.GenNew)
+	s := e.srv(b, "s")
+	mustCall(t, s, "echo", map[string]any{"text": "one"})
+	_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "two"}, false)
+	// A crash kind (not a timeout) shows the call failed when the process died, not when
+	// the 50 s request timeout ran out.
+	if kindOf(err) != KindCrashed {
+		t.Fatalf("second call: %v (kind %d), want a crash error", err, kindOf(err))
+	}
+	if !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "may already have applied") {
+		t.Fatalf("crash error does not explain: %v", err)
+	}
+	// What the server printed is for the user (/mcp s), never for the model.
+	if strings.Contains(err.Error(), "crashing on tools/call") || !strings.Contains(UserText(err), "crashing on tools/call #2") {
+		t.Fatalf("stderr in the model's error or missing from the user's: %q / %q", err.Error(), UserText(err))
+	}
+	waitState(t, s, StateAsleep)
+	if got := mustCall(t, s, "echo", map[string]any{"text": "three"}); got != "three" {
+		t.Fatalf("respawn: %q", got)
+	}
+	// Idle sleep closes the session and the supervisor takes the whole process tree down.
+	e.clock.Advance(s.Config().IdleTimeout)
+	wantState(t, s, StateAsleep, "not asleep after idleTimeout")
+	if left := testutil.WaitNoProcs(ctxGuard(t), e.marker); len(left) > 0 {
+		t.Fatalf("sleeping server still has processes: %v", left)
+	}
+}
+
+// TestStdioCancelSendsNotification: end to end, a cancelled call reaches a real stdio
+// server as notifications/cancelled for the call's request id.
+func TestStdioCancelSendsNotification(t *testing.T) {
+	e := newTestEnv(t)
+	rec := t.TempDir() + "/rec.jsonl"
+	e.write(map[string]any{"s": e.server("-record", rec)}, nil)
+	b := e.bridge(extension.GenNew)
+	s := e.srv(b, "s")
+	mustCall(t, s, "echo", map[string]any{"text": "warm"})
+	ctx, cancel := context.WithCancel(ctxGuard(t))
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Call(ctx, "slow", map[string]any{"ms": 60000}, false)
+		errc <- err
+	}()
+	call := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "tools/call" && l.Tool == "slow" })
+	cancel()
+	if err := <-errc; kindOf(err) != KindCanceled {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })
+	if got.RequestID() != call.IDString() {
+		t.Fatalf("notifications/cancelled for request %q, the call was %q", got.RequestID(), call.IDString())
 	}
 }

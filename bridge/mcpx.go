@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // mcpx is the bridge's state for MCP beyond tools/call, shared by every server: the note
@@ -31,11 +31,13 @@ func newMCPX(b *Bridge) *mcpx {
 	return x
 }
 
-// newClient creates the mcp-go client of one connection: roots answered with the project
-// directory, sampling refused with a note (and not advertised), server-to-client requests
-// seen through guardRequests.
-func (s *Server) newClient(tr transport.Interface) *client.Client {
-	return client.NewClient(s.guardRequests(tr), append(s.clientOptions(), s.elicitOptions()...)...)
+// handlers is what every session of the server is opened with: initialize with our
+// version, roots answered with the project directory, sampling refused with a note (and
+// not advertised), server-to-client requests seen through guardRequests, and the
+// server's notifications routed by onNotification.
+func (s *Server) handlers() session.Handlers {
+	return session.Handlers{Init: initRequest(s.d.version), Options: append(s.clientOptions(), s.elicitOptions()...),
+		Wrap: s.guardRequests, OnNotification: s.onNotification}
 }
 
 // clientOptions are the capabilities and handlers of every connection.
@@ -47,13 +49,8 @@ func (s *Server) clientOptions() []client.ClientOption {
 	return opts
 }
 
-// watchNotifications routes a connection's notifications beyond tools/list_changed:
-// progress to the call's note, log messages to our log, and list changes of resources and
-// prompts to the same re-list as tools.
-func (s *Server) watchNotifications(c *conn) {
-	c.client.OnNotification(s.onNotification)
-}
-
+// onNotification routes a session's notifications: progress to the call's note, log
+// messages to our log, and list changes of tools, resources and prompts to a re-list.
 func (s *Server) onNotification(n mcp.JSONRPCNotification) {
 	switch n.Method {
 	case string(mcp.MethodNotificationProgress):
@@ -68,7 +65,7 @@ func (s *Server) onNotification(n mcp.JSONRPCNotification) {
 		if decodeParams(n.Params, &p) == nil {
 			s.serverLog(p)
 		}
-	case string(mcp.MethodNotificationResourcesListChanged), string(mcp.MethodNotificationPromptsListChanged):
+	case string(mcp.MethodNotificationToolsListChanged), string(mcp.MethodNotificationResourcesListChanged), string(mcp.MethodNotificationPromptsListChanged):
 		if s.d.onListChanged != nil {
 			go s.d.onListChanged(s.cfg.Name)
 		}

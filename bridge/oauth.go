@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
+	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // OAuth for HTTP MCP servers, built on mcp-go's OAuthHandler.
@@ -425,7 +426,7 @@ func safeCode(code string) string {
 // configured headers on the server's own origin (except Authorization), through the
 // connection's HTTP transport.
 type oauthTransport struct {
-	t   *headerTransport
+	t   *remote.Transport
 	env *oauthEnv
 }
 
@@ -436,19 +437,19 @@ func (o *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, fmt.Errorf("refusing to send an OAuth request to %s: it must use HTTPS (plain HTTP only to a loopback host)", req.URL.Host)
 	}
-	if len(o.t.headers) > 0 && o.t.sameOrigin(req.URL) {
+	if h := o.t.OriginHeaders(req.URL); len(h) > 0 {
 		req = req.Clone(req.Context())
-		for k, v := range o.t.headers {
+		for k, v := range h {
 			if http.CanonicalHeaderKey(k) != "Authorization" {
 				req.Header.Set(k, v)
 			}
 		}
 	}
-	return o.t.base.RoundTrip(req)
+	return o.t.Base().RoundTrip(req)
 }
 
 // oauthClient is the HTTP client of OAuth requests made for s over rt's connections.
-func (s *Server) oauthClient(rt *headerTransport) *http.Client {
+func (s *Server) oauthClient(rt *remote.Transport) *http.Client {
 	return &http.Client{Transport: &oauthTransport{t: rt, env: s.d.oauth}, Timeout: oauthRequestTimeout}
 }
 
@@ -461,7 +462,7 @@ func (s *Server) storedCreds() (*oauthCreds, error) {
 }
 
 // oauthConfig is the transport's OAuth config for stored credentials.
-func (s *Server) oauthConfig(c *oauthCreds, rt *headerTransport, store *tokenStore) transport.OAuthConfig {
+func (s *Server) oauthConfig(c *oauthCreds, rt *remote.Transport, store *tokenStore) transport.OAuthConfig {
 	return transport.OAuthConfig{ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenEndpointAuthMethod: c.AuthMethod,
 		PKCEEnabled: true, TokenStore: store, HTTPClient: s.oauthClient(rt)}
 }
@@ -469,22 +470,6 @@ func (s *Server) oauthConfig(c *oauthCreds, rt *headerTransport, store *tokenSto
 // badCredsError words an unusable credential file.
 func (s *Server) badCredsError() *Error {
 	return s.errorf(KindAuth, nil, "%s for %s; run %s, then %s", errBadCredFile, displayURL(s.cfg), s.d.surface.Cmd("logout", s.cfg.Name), s.d.surface.Cmd("login", s.cfg.Name))
-}
-
-// oauthChallenge says whether a 401 answer announces OAuth (an RFC 9728
-// resource_metadata parameter in WWW-Authenticate).
-func oauthChallenge(h http.Header) bool {
-	for _, v := range h.Values("WWW-Authenticate") {
-		if strings.Contains(strings.ToLower(v), "resource_metadata") {
-			return true
-		}
-	}
-	return false
-}
-
-// needsLogin says whether a failure means the server wants an OAuth login.
-func needsLogin(p probeInfo, err error) bool {
-	return errors.Is(err, transport.ErrOAuthAuthorizationRequired) || (p.status == http.StatusUnauthorized && p.oauthChallenge)
 }
 
 func (s *Server) markNeedsLogin() {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
 )
@@ -52,7 +53,7 @@ func (f *loginFlow) finish(err error) {
 
 // beginLogin registers a new login for s, cancelling one still waiting.
 func (s *Server) beginLogin(parent context.Context) (context.Context, *loginFlow) {
-	ctx, cancel := context.WithTimeout(parent, loginTimeout)
+	ctx, cancel := withClockTimeout(parent, s.d.clock, loginTimeout)
 	f := &loginFlow{cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
 	old := s.login
@@ -205,148 +206,210 @@ func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error
 
 // runLogin is the background part of /mcp login.
 func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *handoff) {
-	name := s.cfg.Name
-	env := s.d.oauth
-	log := s.d.log.With().Str("server", name).Logger()
-	red := newRedactor(s.cfg)
-	fail := func(err error) {
-		flow.finish(err)
-		if !h.offer(loginStart{err: err}) && s.loginActive(flow) && b.bgCtx.Err() == nil {
-			b.note("warn", err.Error())
-		}
-		log.Warn().Str("error", err.Error()).Msg("OAuth login failed")
-	}
-	failf := func(format string, args ...any) {
-		e := s.errorf(KindAuth, nil, format, args...)
-		e.Msg = red(e.Msg)
-		fail(e)
-	}
-	reason := func(err error, secrets ...string) string {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return "timed out"
-		}
-		return newRedactor(s.cfg, secrets...)(Truncate(err.Error(), 300))
-	}
-	log.Info().Msg("OAuth login started")
-
-	state, err := transport.GenerateState()
-	if err != nil {
-		failf("OAuth login: cannot generate a random state: %v", err)
+	l := &loginRun{b: b, s: s, flow: flow, h: h, log: s.d.log.With().Str("server", s.cfg.Name).Logger(), red: newRedactor(s.cfg)}
+	l.log.Info().Msg("OAuth login started")
+	if err := l.listen(); err != nil {
+		l.fail(err)
 		return
 	}
-	verifier, err := transport.GenerateCodeVerifier()
-	if err != nil {
-		failf("OAuth login: cannot generate a PKCE verifier: %v", err)
-		return
-	}
-	challenge := transport.GenerateCodeChallenge(verifier)
-
-	cb, err := newCallbackServer(state)
-	if err != nil {
-		failf("OAuth login: cannot listen for the callback on 127.0.0.1: %v", err)
-		return
-	}
-	defer cb.close()
-
+	defer l.cb.close()
 	rt := s.newHeaderTransport("")
-	defer rt.base.CloseIdleConnections()
-	hc := s.oauthClient(rt)
-	// Resource discovery: an unauthenticated request whose 401 names the metadata and
-	// the scope to ask for.
-	unauthorized, err := discoverResource(ctx, hc, s.cfg)
+	defer rt.CloseIdleConnections()
+	authURL, err := l.authorizationURL(ctx, s.oauthClient(rt))
 	if err != nil {
-		failf("OAuth resource discovery failed: %s", reason(err))
+		l.fail(err)
 		return
 	}
-	mem := transport.NewMemoryTokenStore()
-	handler := transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: cb.redirectURI(), PKCEEnabled: true,
-		TokenStore: mem, HTTPClient: hc, Scopes: challengeScopes(unauthorized)})
-	handler.SetBaseURL(resourceBase(s.cfg.URL))
-	if unauthorized != nil {
-		handler.HandleUnauthorizedResponse(&http.Response{StatusCode: http.StatusUnauthorized, Header: unauthorized})
-	}
-	md, err := handler.GetServerMetadata(ctx)
+	l.announce(ctx, authURL)
+	code, err := l.awaitCallback(ctx)
 	if err != nil {
-		failf("OAuth authorization server discovery failed: %s", reason(err))
+		l.fail(err)
 		return
 	}
-	for _, ep := range []struct{ name, url string }{{"authorization", md.AuthorizationEndpoint}, {"token", md.TokenEndpoint}, {"registration", md.RegistrationEndpoint}} {
-		if ep.url != "" && !env.secureString(ep.url) {
-			failf("OAuth %s endpoint must use HTTPS (plain HTTP only to a loopback host)", ep.name)
-			return
-		}
+	if code == "" {
+		return // timed out or cancelled; awaitCallback said so
 	}
-	if err := handler.RegisterClient(ctx, ClientName); err != nil {
-		failf("OAuth client registration failed; the server must support dynamic public-client registration (%s)", reason(err))
-		return
-	}
-	authURL, err := handler.GetAuthorizationURL(ctx, state, challenge)
+	creds, err := l.exchange(ctx, code)
 	if err != nil {
-		failf("OAuth authorization URL discovery failed: %s", reason(err, handler.GetClientSecret()))
-		return
-	}
-	if !env.secureString(authURL) {
-		failf("OAuth authorization endpoint must use HTTPS (plain HTTP only to a loopback host)")
-		return
-	}
-	if h.offer(loginStart{url: authURL}) {
-		b.note("info", fmt.Sprintf("MCP login for %q: waiting for the authorization in your browser (up to %s).", name, loginTimeout))
-	} else {
-		b.note("info", fmt.Sprintf("MCP login for %q: open this URL in your browser to authorize zot (waiting up to %s):\n  %s", name, loginTimeout, authURL))
-	}
-
-	b.bg.Add(1)
-	go func() {
-		defer b.bg.Done()
-		octx, cancel := context.WithTimeout(ctx, openTimeout)
-		defer cancel()
-		if err := env.openBrowser(octx, authURL); err != nil && ctx.Err() == nil {
-			log.Info().Str("error", red(err.Error())).Msg("could not open a browser")
-			b.note("warn", fmt.Sprintf("MCP login for %q: could not open a browser (%s); open the URL from %s yourself.", name, red(Truncate(err.Error(), 200)), b.opts.Surface.Cmd("login")))
-		}
-	}()
-
-	var res callbackResult
-	select {
-	case res = <-cb.result:
-	case <-ctx.Done():
-		flow.finish(fmt.Errorf("no authorization arrived within %s", loginTimeout))
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			b.note("warn", fmt.Sprintf("MCP login for %q timed out after %s without an authorization; run %s to try again.", name, loginTimeout, b.opts.Surface.Cmd("login", name)))
-			log.Warn().Msg("OAuth login timed out")
-		}
-		return
-	}
-	if res.err != nil {
-		failf("OAuth login: %v; run %s to try again", res.err, b.opts.Surface.Cmd("login", name))
-		return
-	}
-	if err := handler.ProcessAuthorizationResponse(ctx, res.code, state, verifier); err != nil {
-		failf("OAuth code exchange failed: %s", reason(err, res.code, verifier, handler.GetClientSecret()))
-		return
-	}
-	tok, err := mem.GetToken(ctx)
-	if err != nil || tok.AccessToken == "" {
-		failf("OAuth code exchange failed: the authorization server sent no access token")
+		l.fail(err)
 		return
 	}
 	if !s.loginActive(flow) {
 		return // replaced by a newer login, or logged out meanwhile
 	}
-	store := s.newTokenStore()
-	creds := &oauthCreds{ClientID: handler.GetClientID(), ClientSecret: handler.GetClientSecret(),
-		AuthMethod: handler.GetTokenEndpointAuthMethod(), Token: store.stamp(tok)}
-	if err := saveCreds(ctx, store.path, creds); err != nil {
-		failf("OAuth login: cannot save the credentials: %s", reason(err))
+	if err := saveCreds(ctx, creds.path, creds.creds); err != nil {
+		l.fail(l.errf("OAuth login: cannot save the credentials: %s", l.reason(err)))
 		return
 	}
-	log.Info().Msg("OAuth login succeeded; credentials saved")
+	l.log.Info().Msg("OAuth login succeeded; credentials saved")
 	flow.finish(nil)
 	if !s.loginActive(flow) {
 		return
 	}
+	l.restartSharing(ctx)
+}
 
-	// Servers sharing the url share the credentials: restart them with the token.
+// loginRun is one login's state across its steps (runLogin).
+type loginRun struct {
+	b    *Bridge
+	s    *Server
+	flow *loginFlow
+	h    *handoff
+	log  zerolog.Logger
+	red  func(string) string
+
+	state, verifier string
+	cb              *callbackServer
+	handler         *transport.OAuthHandler
+	mem             *transport.MemoryTokenStore
+}
+
+// fail ends the login with err: the command waiting for the start gets it, else a note.
+func (l *loginRun) fail(err error) {
+	l.flow.finish(err)
+	if !l.h.offer(loginStart{err: err}) && l.s.loginActive(l.flow) && l.b.bgCtx.Err() == nil {
+		l.b.note("warn", err.Error())
+	}
+	l.log.Warn().Str("error", err.Error()).Msg("OAuth login failed")
+}
+
+// errf is a login failure, redacted.
+func (l *loginRun) errf(format string, args ...any) *Error {
+	e := l.s.errorf(KindAuth, nil, format, args...)
+	e.Msg = l.red(e.Msg)
+	return e
+}
+
+// reason words err for a failure message without secrets (the server's, and the
+// login's own: code, verifier, client secret).
+func (l *loginRun) reason(err error, secrets ...string) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timed out"
+	}
+	return newRedactor(l.s.cfg, secrets...)(Truncate(err.Error(), 300))
+}
+
+// listen makes the state, the PKCE verifier and the loopback callback server.
+func (l *loginRun) listen() error {
+	var err error
+	if l.state, err = transport.GenerateState(); err != nil {
+		return l.errf("OAuth login: cannot generate a random state: %v", err)
+	}
+	if l.verifier, err = transport.GenerateCodeVerifier(); err != nil {
+		return l.errf("OAuth login: cannot generate a PKCE verifier: %v", err)
+	}
+	if l.cb, err = newCallbackServer(l.state); err != nil {
+		return l.errf("OAuth login: cannot listen for the callback on 127.0.0.1: %v", err)
+	}
+	return nil
+}
+
+// authorizationURL discovers the resource and its authorization server, checks that
+// every endpoint is secure, registers a public client and builds the URL to open.
+func (l *loginRun) authorizationURL(ctx context.Context, hc *http.Client) (string, error) {
+	env := l.s.d.oauth
+	// Resource discovery: an unauthenticated request whose 401 names the metadata and
+	// the scope to ask for.
+	unauthorized, err := discoverResource(ctx, hc, l.s.cfg)
+	if err != nil {
+		return "", l.errf("OAuth resource discovery failed: %s", l.reason(err))
+	}
+	l.mem = transport.NewMemoryTokenStore()
+	l.handler = transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: l.cb.redirectURI(), PKCEEnabled: true,
+		TokenStore: l.mem, HTTPClient: hc, Scopes: challengeScopes(unauthorized)})
+	l.handler.SetBaseURL(resourceBase(l.s.cfg.URL))
+	if unauthorized != nil {
+		l.handler.HandleUnauthorizedResponse(&http.Response{StatusCode: http.StatusUnauthorized, Header: unauthorized})
+	}
+	md, err := l.handler.GetServerMetadata(ctx)
+	if err != nil {
+		return "", l.errf("OAuth authorization server discovery failed: %s", l.reason(err))
+	}
+	for _, ep := range []struct{ name, url string }{{"authorization", md.AuthorizationEndpoint}, {"token", md.TokenEndpoint}, {"registration", md.RegistrationEndpoint}} {
+		if ep.url != "" && !env.secureString(ep.url) {
+			return "", l.errf("OAuth %s endpoint must use HTTPS (plain HTTP only to a loopback host)", ep.name)
+		}
+	}
+	if err := l.handler.RegisterClient(ctx, ClientName); err != nil {
+		return "", l.errf("OAuth client registration failed; the server must support dynamic public-client registration (%s)", l.reason(err))
+	}
+	authURL, err := l.handler.GetAuthorizationURL(ctx, l.state, transport.GenerateCodeChallenge(l.verifier))
+	if err != nil {
+		return "", l.errf("OAuth authorization URL discovery failed: %s", l.reason(err, l.handler.GetClientSecret()))
+	}
+	if !env.secureString(authURL) {
+		return "", l.errf("OAuth authorization endpoint must use HTTPS (plain HTTP only to a loopback host)")
+	}
+	return authURL, nil
+}
+
+// announce hands the URL to the waiting command (or says it in a note) and opens the
+// browser in the background.
+func (l *loginRun) announce(ctx context.Context, authURL string) {
+	b, name := l.b, l.s.cfg.Name
+	if l.h.offer(loginStart{url: authURL}) {
+		b.note("info", fmt.Sprintf("MCP login for %q: waiting for the authorization in your browser (up to %s).", name, loginTimeout))
+	} else {
+		b.note("info", fmt.Sprintf("MCP login for %q: open this URL in your browser to authorize zot (waiting up to %s):\n  %s", name, loginTimeout, authURL))
+	}
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		// Bounds a browser opener process that does not return (real time: it is a
+		// process of its own).
+		octx, cancel := context.WithTimeout(ctx, openTimeout)
+		defer cancel()
+		if err := l.s.d.oauth.openBrowser(octx, authURL); err != nil && ctx.Err() == nil {
+			l.log.Info().Str("error", l.red(err.Error())).Msg("could not open a browser")
+			b.note("warn", fmt.Sprintf("MCP login for %q: could not open a browser (%s); open the URL from %s yourself.", name, l.red(Truncate(err.Error(), 200)), b.opts.Surface.Cmd("login")))
+		}
+	}()
+}
+
+// awaitCallback waits for the browser's redirect within the login window. It returns ""
+// without an error when the window closed first (having ended the flow and said so).
+func (l *loginRun) awaitCallback(ctx context.Context) (string, error) {
+	name := l.s.cfg.Name
+	select {
+	case res := <-l.cb.result:
+		if res.err != nil {
+			return "", l.errf("OAuth login: %v; run %s to try again", res.err, l.b.opts.Surface.Cmd("login", name))
+		}
+		return res.code, nil
+	case <-ctx.Done():
+		l.flow.finish(fmt.Errorf("no authorization arrived within %s", loginTimeout))
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			l.b.note("warn", fmt.Sprintf("MCP login for %q timed out after %s without an authorization; run %s to try again.", name, loginTimeout, l.b.opts.Surface.Cmd("login", name)))
+			l.log.Warn().Msg("OAuth login timed out")
+		}
+		return "", nil
+	}
+}
+
+// exchangedCreds are the credentials a code exchange produced and where they go.
+type exchangedCreds struct {
+	path  string
+	creds *oauthCreds
+}
+
+// exchange trades the authorization code for a token.
+func (l *loginRun) exchange(ctx context.Context, code string) (exchangedCreds, error) {
+	if err := l.handler.ProcessAuthorizationResponse(ctx, code, l.state, l.verifier); err != nil {
+		return exchangedCreds{}, l.errf("OAuth code exchange failed: %s", l.reason(err, code, l.verifier, l.handler.GetClientSecret()))
+	}
+	tok, err := l.mem.GetToken(ctx)
+	if err != nil || tok.AccessToken == "" {
+		return exchangedCreds{}, l.errf("OAuth code exchange failed: the authorization server sent no access token")
+	}
+	store := l.s.newTokenStore()
+	return exchangedCreds{path: store.path, creds: &oauthCreds{ClientID: l.handler.GetClientID(), ClientSecret: l.handler.GetClientSecret(),
+		AuthMethod: l.handler.GetTokenEndpointAuthMethod(), Token: store.stamp(tok)}}, nil
+}
+
+// restartSharing restarts every server with the same url (they share the credentials)
+// and re-lists their tools, then says how the login ended.
+func (l *loginRun) restartSharing(ctx context.Context) {
+	b, s := l.b, l.s
 	var names []string
 	for _, n := range b.names {
 		o := b.servers[n]
@@ -359,7 +422,7 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *loginFlow, h *ha
 			names = append(names, n)
 		}
 	}
-	msg := fmt.Sprintf("Logged in to MCP server %q; the OAuth credentials are saved.", name)
+	msg := fmt.Sprintf("Logged in to MCP server %q; the OAuth credentials are saved.", s.cfg.Name)
 	level := "success"
 	if len(names) > 0 {
 		r := b.RefreshEach(ctx, names, nil)

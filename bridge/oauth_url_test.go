@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // TestOAuthURLRule: the one URL rule of OAuth (endpoints, the login's browser URL, and
@@ -76,7 +78,7 @@ func TestOAuthTransportRefusesNonLoopbackHTTP(t *testing.T) {
 		sent = append(sent, addr)
 		return nil, errors.New("test: no network")
 	}}
-	ot := &oauthTransport{t: &headerTransport{base: base}, env: env}
+	ot := &oauthTransport{t: remote.NewTransport(remote.Options{Base: base}), env: env}
 	for _, tt := range []struct {
 		url string
 		ok  bool

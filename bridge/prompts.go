@@ -63,6 +63,6 @@ func (s *Server) GetPrompt(ctx context.Context, name string, args map[string]str
 		req := mcp.GetPromptRequest{}
 		req.Params.Name = name
 		req.Params.Arguments = args
-		return c.client.GetPrompt(cctx, req)
+		return c.sess.GetPrompt(cctx, req)
 	})
 }

@@ -283,7 +283,7 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 	return extraRequest(ctx, s, "reading resource "+uri, func(cctx context.Context, c *conn) (*mcp.ReadResourceResult, error) {
 		req := mcp.ReadResourceRequest{}
 		req.Params.URI = uri
-		return c.client.ReadResource(cctx, req)
+		return c.sess.ReadResource(cctx, req)
 	})
 }
 
@@ -297,7 +297,7 @@ func extraRequest[T any](ctx context.Context, s *Server, doing string, do func(c
 		return zero, err
 	}
 	defer s.release()
-	cctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	cctx, cancel := withClockTimeout(ctx, s.d.clock, s.cfg.RequestTimeout)
 	defer cancel()
 	res, err := do(cctx, c)
 	if err != nil {
@@ -326,23 +326,23 @@ func (s *Server) listExtras(ctx context.Context, e *cache.Entry) {
 		return
 	}
 	defer s.release()
-	caps := c.client.GetServerCapabilities()
+	caps := c.sess.Info().Capabilities
 	warn := func(what string, err error) {
 		s.d.log.Warn().Str("server", s.cfg.Name).Err(err).Msg("listing " + what + " failed")
 	}
 	if caps.Resources != nil {
-		for r, err := range c.client.IterResources(ctx, mcp.ListResourcesRequest{}) {
-			if err != nil {
-				warn("resources", err)
-				break
-			}
+		rs, err := c.sess.ListResources(ctx)
+		if err != nil {
+			warn("resources", err)
+		}
+		for _, r := range rs {
 			e.Resources = append(e.Resources, cache.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
 		}
-		for t, err := range c.client.IterResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{}) {
-			if err != nil {
-				warn("resource templates", err)
-				break
-			}
+		ts, err := c.sess.ListResourceTemplates(ctx)
+		if err != nil {
+			warn("resource templates", err)
+		}
+		for _, t := range ts {
 			raw := ""
 			if t.URITemplate != nil && t.URITemplate.Template != nil {
 				raw = t.URITemplate.Raw()
@@ -351,11 +351,11 @@ func (s *Server) listExtras(ctx context.Context, e *cache.Entry) {
 		}
 	}
 	if caps.Prompts != nil {
-		for p, err := range c.client.IterPrompts(ctx, mcp.ListPromptsRequest{}) {
-			if err != nil {
-				warn("prompts", err)
-				break
-			}
+		ps, err := c.sess.ListPrompts(ctx)
+		if err != nil {
+			warn("prompts", err)
+		}
+		for _, p := range ps {
 			cp := cache.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
 			for _, a := range p.Arguments {
 				cp.Arguments = append(cp.Arguments, cache.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})

@@ -5,20 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime/debug"
+	"os"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // State is where a server is in its lifecycle.
@@ -106,7 +106,14 @@ type serverDeps struct {
 	x *mcpx
 	// bridge answers the servers' requests to the client (elicitation: elicit.go).
 	bridge *Bridge
+	// connect, when set, opens every server's sessions instead of the configured
+	// transport (tests: in-process sessions; Options.Connect).
+	connect Connector
 }
+
+// Connector opens an initialized MCP session for a server: what the state machine is
+// given instead of knowing transports (Options.Connect).
+type Connector func(ctx context.Context, cfg *config.Server, h session.Handlers) (session.Session, error)
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
 // handling and backoff. All fields behind mu.
@@ -140,7 +147,7 @@ type Server struct {
 	needsLogin bool
 	login      *loginFlow // the /mcp login in progress, if any
 	// tail is the stderr tail of the last stdio process, kept after it exits for /mcp.
-	tail *ring
+	tail *session.Ring
 	// probe is closed when the ping check after a timed-out call ends (nil: none running).
 	probe chan struct{}
 
@@ -148,7 +155,7 @@ type Server struct {
 	redactFn   func(string) string
 	// logBudget limits what the server's MCP log messages may write to our log.
 	logMu     sync.Mutex
-	logBudget *stderrLog
+	logBudget *session.LineLog
 	lastLogin *loginFlow // the latest login, running or ended (WaitLogin)
 
 	// pending: a project server the user has not approved; nothing starts or contacts it.
@@ -166,25 +173,22 @@ type attempt struct {
 	cancel context.CancelFunc
 }
 
-// conn is one live connection.
+// conn is one live session and what its initialize said.
 type conn struct {
-	client *client.Client
-	proc   *process  // nil for HTTP transports
-	http   *httpConn // nil for stdio
-	info   connInfo
-
-	closeOnce sync.Once
-	closing   chan struct{} // closed when we close the connection on purpose (stop, shutdown)
-	// replyLost is closed when the stream was ended because of an over-size reply whose
-	// id could not be found (stdio only).
-	replyLost <-chan struct{}
-	maxReply  int
+	sess session.Session
+	info connInfo
 }
 
 type connInfo struct {
 	transport    config.Transport
 	serverName   string
 	instructions string
+}
+
+func newConn(sess session.Session) *conn {
+	in := sess.Info()
+	return &conn{sess: sess, info: connInfo{transport: in.Transport, serverName: in.ServerName,
+		instructions: Truncate(strings.TrimSpace(in.Instructions), 2000)}}
 }
 
 func newServer(cfg *config.Server, d *serverDeps) *Server {
@@ -405,7 +409,8 @@ func (s *Server) idleFired(seq uint64) {
 // beginStartLocked launches a start attempt shared by every caller until it finishes.
 func (s *Server) beginStartLocked() {
 	s.state = StateStarting
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ConnectTimeout)
+	// connectTimeout runs on the injected clock, so a hung start is testable without waiting.
+	ctx, cancel := withClockTimeout(context.Background(), s.d.clock, s.cfg.ConnectTimeout)
 	a := &attempt{done: make(chan struct{}), cancel: cancel}
 	s.attempt = a
 	gen := s.gen
@@ -416,11 +421,12 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	defer a.cancel()
 	began := s.d.clock.Now()
 	c, tools, err := s.connect(ctx)
+	a.cancel() // the start's deadline is over either way; its timer must not outlive it
 	s.mu.Lock()
 	if gen != s.gen { // stopped meanwhile
 		s.mu.Unlock()
 		if c != nil {
-			c.close(context.Background())
+			_ = c.sess.Close(context.Background())
 		}
 		a.err = s.errorf(KindStopped, nil, "stopped while starting")
 		close(a.done)
@@ -444,9 +450,7 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	s.mu.Unlock()
 	close(a.done)
 	s.d.log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Dur("took", s.d.clock.Now().Sub(began)).Msg("server ready")
-	if c.proc != nil {
-		go s.watchExit(c)
-	}
+	go s.watchEnd(c)
 }
 
 // failLocked records a failed start or run and moves to backoff or parked.
@@ -478,33 +482,56 @@ func (s *Server) failLocked(err error) *Error {
 	return e
 }
 
-// watchExit notices a server that exits on its own.
-func (s *Server) watchExit(c *conn) {
-	<-c.proc.exited
+// watchEnd learns from c's done signal that its session ended without our asking (a
+// process exit, a dropped stream): what is in flight has failed already, and the next
+// use starts the server afresh, after a failure is counted, except when an over-size
+// reply broke the stream (the server is fine; it only needs a new one).
+func (s *Server) watchEnd(c *conn) {
+	<-c.sess.Done()
+	s.sessionEnded(c)
+}
+
+// sessionEnded retires c, whose session has ended, if it is still the live connection
+// (watchEnd, or a call that saw the end first).
+func (s *Server) sessionEnded(c *conn) {
+	end := c.sess.End()
+	if end.Cause == session.CauseClosed {
+		return
+	}
 	s.mu.Lock()
 	if s.conn != c {
 		s.mu.Unlock()
 		return
 	}
-	s.gen++
-	s.disarmIdle()
-	s.failLocked(s.withStderr(s.errorf(KindCrashed, nil, "process %s", c.proc.exitStatus()), c.proc.tail))
-	s.mu.Unlock()
-	s.d.log.Warn().Str("server", s.cfg.Name).Str("exit", s.redact(c.proc.exitText())).Msg("server exited unexpectedly")
-	_ = c.client.Close()
-}
-
-// restartAfterLoss stops a server whose connection c is unusable although its process
-// still runs, so the next call starts it afresh.
-func (s *Server) restartAfterLoss(c *conn, why string) {
-	s.mu.Lock()
-	current := s.conn == c
-	s.mu.Unlock()
-	if !current {
+	if errors.Is(end.Err, session.ErrReplyTooLarge) {
+		s.mu.Unlock()
+		s.d.log.Warn().Str("server", s.cfg.Name).Msg("restarting: a reply over the size limit ended the connection")
+		s.Stop(context.Background())
 		return
 	}
-	s.d.log.Warn().Str("server", s.cfg.Name).Msg("restarting: " + why)
-	go s.Stop(context.Background())
+	s.gen++
+	s.disarmIdle()
+	var e *Error
+	switch {
+	case end.Cause == session.CauseExited:
+		e = s.withStderrText(s.errorf(KindCrashed, nil, "process %s", end.Status), end.Stderr)
+	case errors.As(end.Err, &e):
+	default:
+		e = s.errorf(KindCrashed, end.Err, "connection lost: %v", end.Err)
+	}
+	s.failLocked(e)
+	s.mu.Unlock()
+	s.d.log.Warn().Str("server", s.cfg.Name).Str("end", s.redact(endText(end))).Msg("server session ended unexpectedly")
+	_ = c.sess.Close(context.Background())
+}
+
+// endText is how a session ended with its stderr tail: for the log and the user, never
+// for the model.
+func endText(e session.End) string {
+	if e.Stderr != "" {
+		return e.String() + "; last stderr: " + e.Stderr
+	}
+	return e.String()
 }
 
 // Start wakes the server now (clearing backoff and parking) and waits until it is ready.
@@ -543,7 +570,7 @@ func (s *Server) Stop(ctx context.Context) {
 	if c == nil {
 		return
 	}
-	c.close(ctx)
+	_ = c.sess.Close(ctx)
 	s.mu.Lock()
 	if s.state == StateStopping {
 		s.state = StateAsleep
@@ -560,29 +587,42 @@ func (s *Server) Tools() []mcp.Tool {
 	return s.tools
 }
 
-func (c *conn) close(ctx context.Context) {
-	if c.proc == nil {
-		_ = c.client.Close()
-		c.http.closeIdle()
-		return
+// connect opens a session, initializes and lists tools.
+func (s *Server) connect(ctx context.Context) (*conn, []mcp.Tool, error) {
+	sess, err := s.open(ctx, s.handlers())
+	if err != nil {
+		return nil, nil, s.startErr(ctx, err)
 	}
-	c.markClosing()
-	// Closing the client closes the server's stdin; stop escalates from there.
-	done := make(chan struct{})
-	go func() { _ = c.client.Close(); close(done) }()
-	c.proc.stop(ctx)
-	<-done
+	c := newConn(sess)
+	if sess.Info().Capabilities.Tools == nil {
+		return c, nil, nil
+	}
+	tools, err := s.listTools(ctx, sess)
+	if err != nil {
+		_ = sess.Close(context.Background())
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, nil, e
+		}
+		return nil, nil, s.startErr(ctx, fmt.Errorf("list tools: %w", err))
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	return c, tools, nil
 }
 
-// connect opens a connection of the configured transport, initializes and lists tools.
-func (s *Server) connect(ctx context.Context) (*conn, []mcp.Tool, error) {
+// open opens an initialized session: through the injected connector, or the configured
+// transport.
+func (s *Server) open(ctx context.Context, h session.Handlers) (session.Session, error) {
+	if s.d.connect != nil {
+		return s.d.connect(ctx, s.cfg, h)
+	}
 	switch s.cfg.Transport {
 	case config.TransportStdio:
-		return s.connectStdio(ctx)
+		return s.openStdio(ctx, h)
 	case config.TransportStreamableHTTP, config.TransportSSE:
-		return s.connectHTTP(ctx)
+		return s.openHTTP(ctx, h)
 	}
-	return nil, nil, s.errorf(KindStart, nil, "unknown transport %q", s.cfg.Transport)
+	return nil, s.errorf(KindStart, nil, "unknown transport %q", s.cfg.Transport)
 }
 
 func (s *Server) workDir() string {
@@ -592,33 +632,45 @@ func (s *Server) workDir() string {
 	return s.d.projectDir
 }
 
-func (s *Server) connectStdio(ctx context.Context) (*conn, []mcp.Tool, error) {
-	p, err := spawn(s.cfg, s.workDir(), s.d.supervisor, s.d.log, s.d.clock)
-	if err != nil {
-		return nil, nil, s.errorf(KindStart, err, "%s", err.Error())
-	}
+// openStdio spawns the server under its supervisor; its stderr tail stays with the
+// Server for /mcp.
+func (s *Server) openStdio(ctx context.Context, h session.Handlers) (session.Session, error) {
+	tail := session.NewStderrTail()
 	s.mu.Lock()
-	s.tail = p.tail
+	s.tail = tail
 	s.mu.Unlock()
-	lim := newReplyLimiter(p.stdout, s.d.maxReply)
-	cl := s.newClient(transport.NewIO(lim, p.stdin, nil))
-	c := &conn{client: cl, proc: p, info: connInfo{transport: config.TransportStdio}, closing: make(chan struct{}), replyLost: lim.lost, maxReply: lim.limit}
-	tools, err := s.handshake(ctx, c)
-	if err != nil {
-		exited := c.lostBecause(ctx, err) == lostExited
-		c.close(context.Background())
-		if exited {
-			return nil, nil, s.withStderr(s.errorf(KindStart, err, "failed to start: process %s", p.exitStatus()), p.tail)
-		}
-		return nil, nil, s.withStderr(s.errorf(KindStart, err, "failed to start: %s", describeStartErr(ctx, err, s.cfg.ConnectTimeout)), p.tail)
-	}
-	return c, tools, nil
+	return session.OpenStdio(ctx, session.Stdio{Config: s.cfg, Dir: s.workDir(), Env: serverEnv(s.cfg, os.Environ()),
+		Supervisor: s.d.supervisor, MaxReply: s.d.maxReply, Log: s.d.log, Clock: s.d.clock, Redact: newRedactor(s.cfg), Tail: tail}, h)
 }
 
-// withStderr puts the server's last stderr lines into the user's version of e (User) and
-// only a pointer to them into the model's (Msg): servers print tokens there.
-func (s *Server) withStderr(e *Error, tail *ring) *Error {
-	t := tail.String()
+// startErr words a failed start: a process that exited says so (its stderr for the
+// user), an error already worded (remote) is kept.
+func (s *Server) startErr(ctx context.Context, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var ended *session.EndedError
+	if errors.As(err, &ended) && ended.End.Cause == session.CauseExited {
+		return s.withStderrText(s.errorf(KindStart, err, "failed to start: process %s", ended.End.Status), ended.End.Stderr)
+	}
+	return s.withStderr(s.errorf(KindStart, err, "failed to start: %s", describeStartErr(ctx, err, s.cfg.ConnectTimeout)))
+}
+
+// withStderr is withStderrText with the current stderr tail.
+func (s *Server) withStderr(e *Error) *Error {
+	s.mu.Lock()
+	tail := s.tail
+	s.mu.Unlock()
+	if tail == nil {
+		return e
+	}
+	return s.withStderrText(e, tail.String())
+}
+
+// withStderrText puts the server's last stderr lines into the user's version of e (User)
+// and only a pointer to them into the model's (Msg): servers print tokens there.
+func (s *Server) withStderrText(e *Error, t string) *Error {
 	if t == "" {
 		return e
 	}
@@ -645,34 +697,6 @@ func describeStartErr(ctx context.Context, err error, limit time.Duration) strin
 	return err.Error()
 }
 
-// handshake starts the client, initializes, subscribes to list changes and lists tools.
-func (s *Server) handshake(ctx context.Context, c *conn) ([]mcp.Tool, error) {
-	if err := c.client.Start(context.Background()); err != nil {
-		return nil, fmt.Errorf("transport: %w", err)
-	}
-	c.client.OnNotification(func(n mcp.JSONRPCNotification) {
-		if n.Method == string(mcp.MethodNotificationToolsListChanged) && s.d.onListChanged != nil {
-			go s.d.onListChanged(s.cfg.Name)
-		}
-	})
-	s.watchNotifications(c)
-	res, err := c.client.Initialize(ctx, initRequest(s.d.version))
-	if err != nil {
-		return nil, fmt.Errorf("initialize: %w", err)
-	}
-	c.info.serverName = res.ServerInfo.Name
-	c.info.instructions = Truncate(strings.TrimSpace(res.Instructions), 2000)
-	if res.Capabilities.Tools == nil {
-		return nil, nil
-	}
-	tools, err := s.listTools(ctx, c.client)
-	if err != nil {
-		return nil, fmt.Errorf("list tools: %w", err)
-	}
-	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
-	return tools, nil
-}
-
 // initRequest is the initialize request of every connection (and of a re-initialization).
 func initRequest(version string) mcp.InitializeRequest {
 	req := mcp.InitializeRequest{}
@@ -690,15 +714,13 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 		return nil, err
 	}
 	defer s.release()
-	var tools []mcp.Tool
-	if c.http != nil {
-		if tools, err = s.listHTTP(ctx, c); err != nil {
-			return nil, err
+	tools, err := s.listTools(ctx, c.sess)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, e
 		}
-	} else {
-		if tools, err = s.listTools(ctx, c.client); err != nil {
-			return nil, s.errorf(KindCall, err, "list tools: %v", err)
-		}
+		return nil, s.errorf(KindCall, err, "list tools: %v", err)
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	s.mu.Lock()
@@ -711,14 +733,15 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 
 // Call runs one tools/call with the original MCP tool name. budget bounds the whole call
 // including a cold start; safeRepeat says whether the tool is read-only or idempotent (it
-// only changes the wording of timeout errors).
-func (s *Server) Call(ctx context.Context, tool string, args map[string]any, safeRepeat bool) (*mcp.CallToolResult, error) {
+// only changes the wording of timeout errors). args is sent as the call's arguments: a
+// json.RawMessage object goes on as it is.
+func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat bool) (*mcp.CallToolResult, error) {
 	c, err := s.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer s.release()
-	cctx, cancel := context.WithTimeout(ctx, s.requestTimeout(ctx))
+	cctx, cancel := withClockTimeout(ctx, s.d.clock, s.requestTimeout(ctx))
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
@@ -727,47 +750,89 @@ func (s *Server) Call(ctx context.Context, tool string, args map[string]any, saf
 	if s.taskAugmented(c, tool) {
 		return s.callTask(ctx, cctx, c, req, safeRepeat)
 	}
-	if c.http != nil {
-		res, err := s.callHTTP(ctx, cctx, c, req, safeRepeat)
-		s.checkIfTimeout(c, err)
-		return res, err
+	for retried := false; ; retried = true {
+		res, err := c.sess.CallTool(cctx, req)
+		if err == nil {
+			s.mu.Lock()
+			s.failures = 0
+			s.needsLogin = false
+			s.mu.Unlock()
+			return res, nil
+		}
+		var ended *session.EndedError
+		if !retried && safeRepeat && ctx.Err() == nil && errors.As(err, &ended) && ended.End.Cause == session.CauseLost &&
+			!errors.Is(ended.End.Err, session.ErrReplyTooLarge) {
+			// The transport broke under a read-only or idempotent call: reconnect and
+			// send it again.
+			s.d.log.Info().Str("server", s.cfg.Name).Str("tool", tool).Msg("connection lost during a safe call; reconnecting to send it again")
+			s.sessionEnded(c)
+			nc, aerr := s.acquire(ctx)
+			if aerr != nil {
+				return nil, aerr
+			}
+			defer s.release()
+			c = nc
+			continue
+		}
+		e := s.callErr(ctx, cctx, tool, safeRepeat, err)
+		if e.Kind == KindTimeout {
+			s.checkAfterTimeout(c)
+		}
+		return nil, e
 	}
-	res, err := c.client.CallTool(cctx, req)
-	if err != nil && strings.Contains(err.Error(), tooLargeMarker) {
-		// The reply was dropped by the limiter: give its memory back now rather than
-		// whenever the scavenger gets to it.
-		go debug.FreeOSMemory()
-	}
-	if err == nil {
-		s.mu.Lock()
-		s.failures = 0
-		s.mu.Unlock()
-		return res, nil
-	}
-	if c.proc != nil {
-		switch c.lostBecause(cctx, err) {
-		case lostExited:
-			return nil, s.withStderr(s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", c.proc.exitStatus(), tool, repeatWarning(safeRepeat)), c.proc.tail)
-		case lostClosed:
-			return nil, s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
-		case lostTooLarge:
-			s.restartAfterLoss(c, "a reply over the size limit ended the connection")
-			return nil, s.errorf(KindCall, err, "%s: %s. The server is restarted for the next call%s", tool, tooLargeText(c.maxReply), repeatWarning(safeRepeat))
+}
+
+// callErr words a failed tools/call: from how the session ended when it did, else from
+// the contexts, else as the server's own error.
+func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool, err error) *Error {
+	var ended *session.EndedError
+	if errors.As(err, &ended) {
+		switch end := ended.End; {
+		case end.Cause == session.CauseExited:
+			return s.withStderrText(s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", end.Status, tool, repeatWarning(safeRepeat)), end.Stderr)
+		case end.Cause == session.CauseClosed:
+			return s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+		case errors.Is(end.Err, session.ErrReplyTooLarge):
+			return s.errorf(KindCall, err, "%s: %s. The server is restarted for the next call%s", tool, end.Err.Error(), repeatWarning(safeRepeat))
+		default:
+			return s.errorf(KindCrashed, err, "%s during the call to %s. The next call reconnects%s", lostText(end), tool, repeatWarning(safeRepeat))
 		}
 	}
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		s.checkIfTimeout(c, context.DeadlineExceeded)
-		return nil, s.errorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
+		return s.errorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
 	case ctx.Err() != nil:
-		return nil, s.errorf(KindCanceled, err, "call to %s cancelled", tool)
+		return s.errorf(KindCanceled, err, "call to %s cancelled", tool)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		s.checkIfTimeout(c, context.DeadlineExceeded)
-		return nil, s.errorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
-	case errors.Is(err, transport.ErrTransportClosed):
-		return nil, s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+		return s.errorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
 	}
-	return nil, s.errorf(KindCall, err, "%s failed: %v", tool, err)
+	var e *Error
+	var f *remoteFailure
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.As(err, &f):
+		warn := "."
+		if f.f.maybeRan {
+			warn = repeatWarning(safeRepeat)
+		}
+		return s.errorf(f.f.kind, f.err, "%s%s failed: %s%s", f.prefix, tool, f.f.msg, warn)
+	case errors.Is(err, transport.ErrTransportClosed):
+		return s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+	}
+	return s.errorf(KindCall, err, "%s failed: %v", tool, err)
+}
+
+// lostText says how a session's transport broke, for the model.
+func lostText(e session.End) string {
+	var re *Error
+	if errors.As(e.Err, &re) {
+		return strings.TrimPrefix(re.Msg, fmt.Sprintf("MCP server %q: ", re.Server))
+	}
+	if e.Err != nil {
+		return "the connection was lost (" + e.Err.Error() + ")"
+	}
+	return "the connection was lost"
 }
 
 func repeatWarning(safe bool) string {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // serverLogKeep is how many log messages per server /mcp <server> can show.
@@ -70,10 +72,9 @@ func (s *Server) serverLog(p mcp.LoggingMessageNotificationParams) {
 	text := s.redact(logData(p.Data))
 	s.logMu.Lock()
 	if s.logBudget == nil {
-		s.logBudget = newStderrLog(s.d.log, s.cfg.Name, s.d.clock)
-		s.logBudget.what = "server log messages"
+		s.logBudget = session.NewLineLog(s.d.log, s.cfg.Name, "server log messages", s.d.clock)
 	}
-	logIt := s.logBudget.allow(len(text))
+	logIt := s.logBudget.Allow(len(text))
 	s.logMu.Unlock()
 	if s.d.x != nil {
 		s.d.x.logs.add(s.cfg.Name, logLine{at: s.d.clock.Now(), level: string(p.Level), logger: p.Logger, text: text})

@@ -2,8 +2,6 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,10 +129,10 @@ func (t *runningTask) ended() bool {
 // taskAugmented reports whether a call to tool on c runs as a task: the server announced
 // task-augmented tools/call and the tool's listing allows it.
 func (s *Server) taskAugmented(c *conn, tool string) bool {
-	if s.d.x == nil || c.client == nil {
+	if s.d.x == nil {
 		return false
 	}
-	caps := c.client.GetServerCapabilities()
+	caps := c.sess.Info().Capabilities
 	if caps.Tasks == nil || caps.Tasks.Requests == nil || caps.Tasks.Requests.Tools == nil || caps.Tasks.Requests.Tools.Call == nil {
 		return false
 	}
@@ -169,16 +167,9 @@ func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 	}
 	params := req.Params
 	params.Task = &mcp.TaskParams{}
-	var nonce [6]byte
-	_, _ = rand.Read(nonce[:])
-	resp, err := c.client.GetTransport().SendRequest(cctx, transport.JSONRPCRequest{
-		JSONRPC: mcp.JSONRPC_VERSION,
-		ID:      mcp.NewRequestId("mcp-bridge-task-" + hex.EncodeToString(nonce[:])),
-		Method:  string(mcp.MethodToolsCall),
-		Params:  params,
-	})
+	resp, err := c.sess.Request(cctx, string(mcp.MethodToolsCall), params)
 	if err != nil {
-		return nil, s.taskCreateErr(ctx, cctx, tool, transport.NewError(err), safeRepeat)
+		return nil, s.taskCreateErr(ctx, cctx, tool, err, safeRepeat)
 	}
 	if resp.Error != nil {
 		return nil, s.errorf(KindCall, resp.Error.AsError(), "%s failed: %v", tool, resp.Error.AsError())
@@ -244,7 +235,7 @@ func (s *Server) startTask(c *conn, tool string, task *mcp.Task) (*runningTask, 
 func (s *Server) fetchTask(ctx context.Context, t *runningTask) {
 	defer s.release()
 	defer t.stop()
-	r, err := t.conn.client.TaskResult(ctx, mcp.TaskResultRequest{Params: mcp.TaskResultParams{TaskId: t.id}})
+	r, err := t.conn.sess.TaskResult(ctx, mcp.TaskResultRequest{Params: mcp.TaskResultParams{TaskId: t.id}})
 	if err != nil {
 		t.err = s.errorf(KindCall, err, "task %s of %s ended without a result: %v", t.id, t.tool, err)
 	} else {
@@ -284,7 +275,7 @@ func (x *mcpx) waitTask(ctx context.Context, t *runningTask, expired <-chan stru
 func (x *mcpx) cancelTask(ctx context.Context, t *runningTask) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelTimeout)
 	defer cancel()
-	_, err := t.conn.client.CancelTask(cctx, mcp.CancelTaskRequest{Params: mcp.CancelTaskParams{TaskId: t.id}})
+	err := t.conn.sess.CancelTask(cctx, mcp.CancelTaskRequest{Params: mcp.CancelTaskParams{TaskId: t.id}})
 	t.stop()
 	x.tasks.remove(t)
 	if err != nil {

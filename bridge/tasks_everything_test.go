@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -115,9 +116,13 @@ func TestEverythingTaskCancel(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	got, err := task.conn.client.GetTask(ctxGuard(t), mcp.GetTaskRequest{Params: mcp.GetTaskParams{TaskId: task.id}})
-	if err != nil {
-		t.Fatalf("tasks/get: %v", err)
+	resp, err := task.conn.sess.Request(ctxGuard(t), string(mcp.MethodTasksGet), mcp.GetTaskParams{TaskId: task.id})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("tasks/get: %v %v", err, resp)
+	}
+	var got mcp.GetTaskResult
+	if err := json.Unmarshal(resp.Result, &got); err != nil {
+		t.Fatalf("tasks/get result: %v", err)
 	}
 	if got.Status != mcp.TaskStatusCancelled {
 		t.Fatalf("task status after tool_cancel = %q, want cancelled (tasks/cancel not sent?)", got.Status)

@@ -2,59 +2,20 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
-// maxToolPages bounds how many tools/list pages one listing follows, so a server that
-// hands out fresh cursors forever cannot keep a refresh busy.
-const maxToolPages = 1000
-
-// toolsPage is one tools/list result with each tool left undecoded.
-type toolsPage struct {
-	Tools      []json.RawMessage `json:"tools"`
-	NextCursor mcp.Cursor        `json:"nextCursor"`
-}
-
-// rawTool is one listed tool with every field that may be malformed left raw.
-type rawTool struct {
-	Name         json.RawMessage `json:"name"`
-	Title        json.RawMessage `json:"title"`
-	Description  json.RawMessage `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-	Annotations  json.RawMessage `json:"annotations"`
-	Execution    json.RawMessage `json:"execution"`
-}
-
 // SkippedTool is a listed tool the bridge cannot offer, and why.
-type SkippedTool struct {
-	Name   string // the tool's name, or "#<index>" when it has none
-	Reason string
-}
+type SkippedTool = session.SkippedTool
 
-// listTools lists every tool of the server on cl, following pagination, and logs the tools
-// it had to skip or repair.
-//
-// mcp-go's ListTools decodes each tool into mcp.Tool, whose input schema is a fixed struct:
-// one tool with "type": ["object","null"], "required" as a string, or a schema that is not
-// an object failed the whole listing, and top-level keywords outside the struct (anyOf,
-// definitions, $schema, description) were lost, leaving dangling $refs. So the same
-// tools/list request goes through the client's transport (mcp-go's raw request API) and
-// each tool is decoded on its own, its schemas kept as the server sent them
-// (cache.CheckInputSchema normalizes only what providers require).
-func (s *Server) listTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, error) {
-	tools, skipped, err := listRawTools(ctx, cl)
+// listTools lists every tool of the server on sess and logs the tools it had to skip.
+func (s *Server) listTools(ctx context.Context, sess session.Session) ([]mcp.Tool, error) {
+	tools, skipped, err := sess.ListTools(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -84,101 +45,4 @@ func skippedText(skipped []SkippedTool) string {
 		parts = append(parts, fmt.Sprintf("%s (%s)", sk.Name, sk.Reason))
 	}
 	return fmt.Sprintf("%d not offered: %s", len(skipped), Truncate(strings.Join(parts, "; "), 1000))
-}
-
-// listRawTools does the work of listTools.
-func listRawTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, []SkippedTool, error) {
-	var nonce [6]byte
-	_, _ = rand.Read(nonce[:])
-	idBase := "mcp-bridge-tools-" + hex.EncodeToString(nonce[:]) + "-"
-	var tools []mcp.Tool
-	var skipped []SkippedTool
-	seen := map[string]bool{}
-	cursors := map[mcp.Cursor]bool{}
-	var cursor mcp.Cursor
-	index := 0
-	for page := 0; ; page++ {
-		if page == maxToolPages {
-			return nil, nil, fmt.Errorf("tools/list: more than %d pages; the server keeps returning a next cursor", maxToolPages)
-		}
-		var params any
-		if cursor != "" {
-			params = mcp.PaginatedParams{Cursor: cursor}
-		}
-		resp, err := cl.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
-			JSONRPC: mcp.JSONRPC_VERSION,
-			ID:      mcp.NewRequestId(fmt.Sprintf("%s%d", idBase, page)),
-			Method:  string(mcp.MethodToolsList),
-			Params:  params,
-		})
-		if err != nil {
-			return nil, nil, transport.NewError(err)
-		}
-		if resp.Error != nil {
-			return nil, nil, resp.Error.AsError()
-		}
-		var p toolsPage
-		if err := json.Unmarshal(resp.Result, &p); err != nil {
-			return nil, nil, fmt.Errorf("tools/list: the result is not an object with a tools list: %w", err)
-		}
-		for _, raw := range p.Tools {
-			t, reason := decodeTool(raw)
-			switch {
-			case reason != "":
-				name := t.Name
-				if name == "" {
-					name = fmt.Sprintf("#%d", index)
-				}
-				skipped = append(skipped, SkippedTool{Name: name, Reason: reason})
-			case seen[t.Name]:
-				skipped = append(skipped, SkippedTool{Name: t.Name, Reason: "listed twice; the first definition is used"})
-			default:
-				seen[t.Name] = true
-				tools = append(tools, t)
-			}
-			index++
-		}
-		if p.NextCursor == "" {
-			return tools, skipped, nil
-		}
-		if cursors[p.NextCursor] {
-			return nil, nil, errors.New("tools/list: the server returned the same cursor twice")
-		}
-		cursors[p.NextCursor] = true
-		cursor = p.NextCursor
-	}
-}
-
-// decodeTool decodes one listed tool. It returns a reason when the tool cannot be offered
-// (no usable name or input schema); a malformed title, description, output schema or
-// annotations are dropped instead.
-func decodeTool(raw json.RawMessage) (mcp.Tool, string) {
-	var r rawTool
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return mcp.Tool{}, "not a JSON object"
-	}
-	var t mcp.Tool
-	if json.Unmarshal(r.Name, &t.Name) != nil || t.Name == "" {
-		return mcp.Tool{}, "no name"
-	}
-	_ = json.Unmarshal(r.Title, &t.Title)
-	_ = json.Unmarshal(r.Description, &t.Description)
-	in, _, err := cache.CheckInputSchema(r.InputSchema)
-	if err != nil {
-		return t, err.Error()
-	}
-	t.RawInputSchema = in
-	if out, _, err := cache.CheckInputSchema(r.OutputSchema); err == nil && len(r.OutputSchema) > 0 && string(r.OutputSchema) != "null" {
-		t.RawOutputSchema = out
-	}
-	var a mcp.ToolAnnotation
-	if json.Unmarshal(r.Annotations, &a) == nil {
-		t.Annotations = a
-	}
-	// Whether the tool runs as a task (tasks.go); kept only on the live listing.
-	var ex mcp.ToolExecution
-	if json.Unmarshal(r.Execution, &ex) == nil && ex.TaskSupport != "" {
-		t.Execution = &ex
-	}
-	return t, ""
 }

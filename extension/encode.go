@@ -128,56 +128,6 @@ type helloFrame struct {
 	Capabilities []string `json:"capabilities"`
 }
 
-// toolResultFrame is the wire form of a ToolResult.
-type toolResultFrame struct {
-	Type              string          `json:"type"`
-	ID                string          `json:"id"`
-	Content           []Content       `json:"content"`
-	IsError           bool            `json:"is_error,omitempty"`
-	ActivateTools     []string        `json:"activate_tools,omitempty"`
-	StructuredContent json.RawMessage `json:"structured_content,omitempty"`
-}
-
-// encodeToolResult encodes r as the tool_result frame for id. Structured
-// content is only included for GenNew hosts (and only when it is valid
-// JSON). A frame that would not fit in a line is replaced by an error result
-// saying how large it was.
-func encodeToolResult(id string, r ToolResult, gen Generation) ([]byte, error) {
-	f := toolResultFrame{
-		Type:          "tool_result",
-		ID:            id,
-		Content:       r.Content,
-		IsError:       r.IsError,
-		ActivateTools: r.ActivateTools,
-	}
-	if f.Content == nil {
-		f.Content = []Content{}
-	}
-	if gen == GenNew && len(bytes.TrimSpace(r.StructuredContent)) > 0 {
-		f.StructuredContent = r.StructuredContent
-	}
-	b, err := marshalFrame(f)
-	if err != nil && f.StructuredContent != nil {
-		// Invalid structured content must not cost the whole result.
-		f.StructuredContent = nil
-		b, err = marshalFrame(f)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(b) <= maxFrame {
-		return b, nil
-	}
-	return marshalFrame(toolResultFrame{
-		Type: "tool_result",
-		ID:   id,
-		Content: []Content{{Type: "text", Text: fmt.Sprintf(
-			"tool result too large to deliver (%d bytes; the limit is %d): ask for less, e.g. a narrower query, a smaller range or fewer items",
-			len(b), maxFrame)}},
-		IsError: true,
-	})
-}
-
 // panelFrame is the wire form of a Panel.
 type panelFrame struct {
 	ID     string   `json:"id"`

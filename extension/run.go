@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 )
 
@@ -36,12 +38,11 @@ const (
 // waiting for a command_response after this long.
 const CommandTimeout = 30 * time.Second
 
-// Fixed frames and the reader's backlog.
+// Fixed frames.
 const (
-	readyFrame         = `{"type":"ready"}`
-	shutdownAckFrame   = `{"type":"shutdown_ack"}`
-	clearNotesFrame    = `{"type":"clear_notes"}`
-	lineChannelBacklog = 64
+	readyFrame       = `{"type":"ready"}`
+	shutdownAckFrame = `{"type":"shutdown_ack"}`
+	clearNotesFrame  = `{"type":"clear_notes"}`
 )
 
 // hooks lets the package's own tests observe internal ordering points
@@ -73,8 +74,10 @@ type hooks struct {
 // errors are a bad handshake or a failed read or write. Handlers still
 // running when Run returns keep running until they notice their cancelled
 // context; whatever they send afterwards is discarded. Run does not close in
-// or out; a goroutine blocked reading in stays blocked until in delivers data
-// or fails.
+// or out. When in is an *os.File on a pipe or socket, Run reads it through
+// Go's poller (see pollable) and its read ends with Run; with any other
+// reader, a goroutine blocked reading in stays blocked until in delivers
+// data or fails.
 func Run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Options) error {
 	return run(ctx, in, out, h, opts, hooks{})
 }
@@ -92,6 +95,11 @@ type runner struct {
 
 	mu    sync.Mutex
 	calls map[string]*inflight
+
+	workers *workers // run the tool calls
+
+	firstCall     chan struct{} // closed when the first tool call is dispatched
+	firstCallOnce sync.Once
 }
 
 // inflight is one running tool call.
@@ -123,51 +131,39 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 		connCtx:    connCtx,
 		cancelConn: cancelConn,
 		calls:      make(map[string]*inflight),
+		workers:    newWorkers(connCtx.Done()),
+		firstCall:  make(chan struct{}),
 	}
 	go r.w.loop(out)
 	r.w.send(outFrame{b: hello})
 
-	// The reader goroutine: the only code that reads in.
+	in, release := pollable(in)
+	defer release()
 	stop := make(chan struct{})
 	defer close(stop)
-	lines := make(chan []byte, lineChannelBacklog)
-	readErr := make(chan error, 1)
-	// Unbuffered: the reader reads on only after the dispatcher took the notice, so an
-	// over-long line is answered in order with the lines around it.
-	tooLong := make(chan overLong)
-	lr := newLineReader(in, func(n int, head []byte) {
-		log.Error().Int("bytes", n).Int("max", MaxLine).Msg("discarding over-long line from host")
-		select {
-		case tooLong <- overLong{n: n, head: head}:
-		case <-stop:
-		}
-	})
-	go readLoop(lr, lines, readErr, stop)
+	first := make(chan []byte, 1)
+	handshook := make(chan struct{})
+	end := make(chan readEnd, 1)
+	go r.readLoop(newLineReader(in, nil), first, handshook, stop, end)
 
 	// Handshake: the first line must be hello_ack.
-	var first []byte
-	for first == nil {
-		select {
-		case <-tooLong:
-			// Nothing before hello_ack can be answered; the reader logged it.
-		case l, ok := <-lines:
-			if !ok {
-				r.finish(nil)
-				if err := pollErr(readErr); err != nil {
-					return fmt.Errorf("extension: read hello_ack: %w", err)
-				}
-				return errors.New("extension: stdin closed before hello_ack")
-			}
-			first = l
-		case <-ctx.Done():
-			r.finish(nil)
-			return ctx.Err()
-		case <-r.w.dead:
-			r.finish(nil)
-			return fmt.Errorf("extension: write hello: %w", r.w.err)
+	var line []byte
+	select {
+	case line = <-first:
+	case e := <-end:
+		r.finish(nil)
+		if e.err != nil {
+			return fmt.Errorf("extension: read hello_ack: %w", e.err)
 		}
+		return errors.New("extension: stdin closed before hello_ack")
+	case <-ctx.Done():
+		r.finish(nil)
+		return ctx.Err()
+	case <-r.w.dead:
+		r.finish(nil)
+		return fmt.Errorf("extension: write hello: %w", r.w.err)
 	}
-	info, err := parseHelloAck(first)
+	info, err := parseHelloAck(line)
 	if err != nil {
 		r.finish(nil)
 		return err
@@ -175,35 +171,33 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 	log.Debug().Int("protocol_version", info.ProtocolVersion).Strs("capabilities", info.Capabilities).
 		Stringer("generation", info.Generation()).Str("zot_version", info.ZotVersion).Msg("handshake done")
 	r.sess = &Session{w: r.w, host: info, log: log, ready: make(chan struct{})}
+	close(handshook)
 	go r.setup()
+	if opts.ServeProcs > 0 {
+		defer serveProcs(opts.ServeProcs, r.sess.ready, r.firstCall)()
+	}
 
-	for {
-		select {
-		case ol := <-tooLong:
-			r.answerOverLong(ol)
-		case l, ok := <-lines:
-			if !ok {
-				r.finish(nil)
-				if err := pollErr(readErr); err != nil {
-					return fmt.Errorf("extension: read stdin: %w", err)
-				}
-				log.Debug().Msg("stdin closed; stopping")
-				return nil
+	select {
+	case e := <-end:
+		if e.shutdown {
+			if err := r.finish([]byte(shutdownAckFrame)); err != nil {
+				return fmt.Errorf("extension: write shutdown_ack: %w", err)
 			}
-			if r.dispatch(l) {
-				if err := r.finish([]byte(shutdownAckFrame)); err != nil {
-					return fmt.Errorf("extension: write shutdown_ack: %w", err)
-				}
-				log.Debug().Msg("shutdown acknowledged")
-				return nil
-			}
-		case <-ctx.Done():
-			r.finish(nil)
-			return ctx.Err()
-		case <-r.w.dead:
-			r.finish(nil)
-			return fmt.Errorf("extension: write stdout: %w", r.w.err)
+			log.Debug().Msg("shutdown acknowledged")
+			return nil
 		}
+		r.finish(nil)
+		if e.err != nil {
+			return fmt.Errorf("extension: read stdin: %w", e.err)
+		}
+		log.Debug().Msg("stdin closed; stopping")
+		return nil
+	case <-ctx.Done():
+		r.finish(nil)
+		return ctx.Err()
+	case <-r.w.dead:
+		r.finish(nil)
+		return fmt.Errorf("extension: write stdout: %w", r.w.err)
 	}
 }
 
@@ -223,36 +217,90 @@ func (r *runner) finish(final []byte) error {
 	}
 }
 
-// pollErr returns the error waiting in c, if any.
-func pollErr(c <-chan error) error {
-	select {
-	case err := <-c:
-		return err
-	default:
-		return nil
+// serveProcs sets GOMAXPROCS to n once ready and firstCall are both closed; the
+// returned func puts the previous value back (or cancels the change if it was not made).
+func serveProcs(n int, ready, firstCall <-chan struct{}) (restore func()) {
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, c := range []<-chan struct{}{ready, firstCall} {
+			select {
+			case <-c:
+			case <-quit:
+				return
+			}
+		}
+		prev := runtime.GOMAXPROCS(n)
+		<-quit
+		runtime.GOMAXPROCS(prev)
+	}()
+	return func() {
+		close(quit)
+		<-done
 	}
 }
 
-// readLoop feeds non-blank lines to lines until EOF, a read error (sent on
-// errc before lines is closed), or stop.
-func readLoop(lr *lineReader, lines chan<- []byte, errc chan<- error, stop <-chan struct{}) {
-	defer close(lines)
+// readEnd is why the reader stopped: a shutdown frame, a read error, or (neither) EOF.
+type readEnd struct {
+	shutdown bool
+	err      error
+}
+
+// readLoop is the only code that reads in. It hands the first line to the handshake and,
+// once handshook is closed, dispatches every later line itself: a tool call reaches its
+// goroutine straight from the read, with no hand-off between reading and dispatching.
+// dispatch never blocks for long, so reading goes on at once. It reports on end when it
+// stops (shutdown, EOF or a read error) and returns without dispatching once stop is
+// closed.
+func (r *runner) readLoop(lr *lineReader, first chan<- []byte, handshook, stop <-chan struct{}, end chan<- readEnd) {
+	started := false
+	lr.onTooLong = func(n int, head []byte) {
+		r.log.Error().Int("bytes", n).Int("max", MaxLine).Msg("discarding over-long line from host")
+		// Nothing before hello_ack can be answered.
+		if started && !closed(stop) {
+			r.answerOverLong(overLong{n: n, head: head})
+		}
+	}
 	for {
 		l, err := lr.next()
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				errc <- err
+			if errors.Is(err, io.EOF) {
+				err = nil
 			}
+			end <- readEnd{err: err}
 			return
 		}
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}
-		select {
-		case lines <- l:
-		case <-stop:
+		if closed(stop) {
 			return
 		}
+		if !started {
+			first <- l
+			select {
+			case <-handshook:
+				started = true
+				continue
+			case <-stop:
+				return
+			}
+		}
+		if r.dispatch(l) {
+			end <- readEnd{shutdown: true}
+			return
+		}
+	}
+}
+
+// closed reports whether c is closed.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -332,12 +380,8 @@ type (
 	idOnly struct {
 		ID string `json:"id"`
 	}
+	// toolCallFrame is tool_call and command_invoked.
 	toolCallFrame struct {
-		ID   string          `json:"id"`
-		Name string          `json:"name"`
-		Args json.RawMessage `json:"args"`
-	}
-	commandInvokedFrame struct {
 		ID   string          `json:"id"`
 		Name string          `json:"name"`
 		Args json.RawMessage `json:"args"`
@@ -352,17 +396,12 @@ type (
 // dispatch handles one host line. It never blocks for long: handlers run in
 // their own goroutines. It returns true for shutdown.
 func (r *runner) dispatch(line []byte) (shutdown bool) {
-	var t typeOnly
-	if err := json.Unmarshal(line, &t); err != nil {
-		r.log.Warn().Err(err).Str("line", prefix(line, 200)).Msg("ignoring malformed frame from host")
+	f, ok := r.parseFrame(line)
+	if !ok {
 		return false
 	}
-	switch t.Type {
+	switch f.Type {
 	case "tool_call":
-		var f toolCallFrame
-		if !r.decode(line, &f, t.Type) {
-			return false
-		}
 		if f.ID == "" {
 			r.log.Warn().Str("name", f.Name).Msg("ignoring tool_call without id")
 			return false
@@ -373,10 +412,6 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		}
 		r.startTool(ToolCall{ID: f.ID, Name: f.Name, Args: json.RawMessage(args)})
 	case "command_invoked":
-		var f commandInvokedFrame
-		if !r.decode(line, &f, t.Type) {
-			return false
-		}
 		if f.ID == "" {
 			r.log.Warn().Str("name", f.Name).Msg("ignoring command_invoked without id")
 			return false
@@ -387,10 +422,6 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		}
 		go r.serveCommand(cmd)
 	case "tool_cancel":
-		var f idOnly
-		if !r.decode(line, &f, t.Type) {
-			return false
-		}
 		r.mu.Lock()
 		c := r.calls[f.ID]
 		r.mu.Unlock()
@@ -400,10 +431,6 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		}
 		c.cancel(ErrToolCancelled)
 	case "event_intercept":
-		var f idOnly
-		if !r.decode(line, &f, t.Type) {
-			return false
-		}
 		if f.ID == "" {
 			r.log.Warn().Msg("ignoring event_intercept without id")
 			return false
@@ -417,13 +444,54 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 	case "event", "panel_key", "panel_close", "panel_resize", "tool_result":
 		// Not used: events and panels are never subscribed to or opened with
 		// key handling, and this package issues no call_tool.
-		r.log.Debug().Str("type", t.Type).Msg("ignoring host frame")
+		r.log.Debug().Str("type", f.Type).Msg("ignoring host frame")
 	case "":
 		r.log.Warn().Str("line", prefix(line, 200)).Msg("ignoring host frame without type")
 	default:
-		r.log.Warn().Str("type", t.Type).Msg("ignoring host frame of unknown type")
+		r.log.Warn().Str("type", f.Type).Msg("ignoring host frame of unknown type")
 	}
 	return false
+}
+
+// hostFrame is a host frame as far as dispatch needs it, whatever its type.
+type hostFrame struct {
+	Type string          `json:"type"`
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// parseFrame decodes line in one pass (goccy/go-json: this is on every call's path).
+// A frame that does not fit hostFrame, say an event whose id is a number, is decoded
+// again field set by field set as its type needs, so a field the type does not use
+// cannot cost it. Failures are logged.
+func (r *runner) parseFrame(line []byte) (hostFrame, bool) {
+	var f hostFrame
+	if gojson.Unmarshal(line, &f) == nil {
+		return f, true
+	}
+	f = hostFrame{}
+	var t typeOnly
+	if err := json.Unmarshal(line, &t); err != nil {
+		r.log.Warn().Err(err).Str("line", prefix(line, 200)).Msg("ignoring malformed frame from host")
+		return f, false
+	}
+	f.Type = t.Type
+	switch t.Type {
+	case "tool_call", "command_invoked":
+		var c toolCallFrame
+		if !r.decode(line, &c, t.Type) {
+			return f, false
+		}
+		f.ID, f.Name, f.Args = c.ID, c.Name, c.Args
+	case "tool_cancel", "event_intercept":
+		var c idOnly
+		if !r.decode(line, &c, t.Type) {
+			return f, false
+		}
+		f.ID = c.ID
+	}
+	return f, true
 }
 
 // decode unmarshals a frame whose type is already known, logging failures.
@@ -436,7 +504,7 @@ func (r *runner) decode(line []byte, v any, typ string) bool {
 }
 
 // startTool registers the call (so a tool_cancel read right after it finds
-// it) and serves it in a new goroutine.
+// it) and serves it on a goroutine of its own.
 func (r *runner) startTool(call ToolCall) {
 	ctx, cancel := context.WithCancelCause(r.connCtx)
 	c := &inflight{cancel: cancel}
@@ -462,7 +530,8 @@ func (r *runner) startTool(call ToolCall) {
 	if r.hooks.callQueued != nil {
 		r.hooks.callQueued(call.ID)
 	}
-	go r.serveTool(ctx, c, call)
+	r.firstCallOnce.Do(func() { close(r.firstCall) })
+	r.workers.run(func() { r.serveTool(ctx, c, call) })
 }
 
 // serveTool runs one tool call and queues its result unless the host
@@ -472,28 +541,29 @@ func (r *runner) serveTool(ctx context.Context, c *inflight, call ToolCall) {
 		r.hooks.callStart(call.ID)
 	}
 	sent := false
-	if ctx.Err() == nil {
-		res := r.safeCallTool(ctx, call)
-		if !errors.Is(context.Cause(ctx), ErrToolCancelled) {
-			b, err := encodeToolResult(call.ID, res, r.sess.host.Generation())
-			if err != nil {
-				r.log.Error().Err(err).Str("id", call.ID).Str("tool", call.Name).Msg("cannot encode tool result")
-				b, _ = encodeToolResult(call.ID, ToolResult{
-					Content: []Content{{Type: "text", Text: "extension could not encode the tool result: " + err.Error()}},
-					IsError: true,
-				}, GenLegacy)
-			}
-			sent = r.w.send(outFrame{b: b})
-		} else {
-			r.log.Debug().Str("id", call.ID).Str("tool", call.Name).Msg("dropping result of cancelled tool call")
-		}
+	var res ToolResult
+	ran := ctx.Err() == nil
+	if ran {
+		res = r.safeCallTool(ctx, call)
 	}
-	c.cancel(nil)
+	// The id is free again before its result is out, so a host that reuses it right
+	// after the result is not refused.
 	r.mu.Lock()
 	if r.calls[call.ID] == c {
 		delete(r.calls, call.ID)
 	}
 	r.mu.Unlock()
+	cancelled := errors.Is(context.Cause(ctx), ErrToolCancelled)
+	// The call's context ends before its result is queued: queuing wakes the writer,
+	// and the worker should wait for its next call right after, not finish this one.
+	c.cancel(nil)
+	switch {
+	case !ran:
+	case cancelled:
+		r.log.Debug().Str("id", call.ID).Str("tool", call.Name).Msg("dropping result of cancelled tool call")
+	default:
+		sent = r.w.sendToolResult(call.ID, res, r.sess.host.Generation())
+	}
 	if r.hooks.callDone != nil {
 		r.hooks.callDone(call.ID, sent)
 	}

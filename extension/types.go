@@ -206,6 +206,13 @@ type Options struct {
 	// Log receives diagnostics (malformed frames, dropped frames, handler
 	// panics). The zero Logger discards everything.
 	Log zerolog.Logger
+	// ServeProcs, when positive, is the GOMAXPROCS of the whole process from
+	// the first tool call after ready until Run returns (then the previous
+	// value is restored). Startup, and the work a handler does in the
+	// background right after it, can use every core; serving calls, one
+	// goroutine hands each frame to the next, and with a single P the woken
+	// goroutine runs on the same thread instead of waking another one.
+	ServeProcs int
 }
 
 // DefaultCapabilities returns the capabilities sent in hello when

@@ -17,6 +17,8 @@ type outFrame struct {
 	// flushed, if non-nil, is closed once the frame has been written and
 	// flushed to the underlying writer.
 	flushed chan struct{}
+	// pooled marks b as taken from the writer's buffers: it goes back once written.
+	pooled bool
 }
 
 // writer owns the extension's stdout. Frames are queued on ch and written by
@@ -35,7 +37,15 @@ type writer struct {
 	dead chan struct{} // closed when a write failed; err is set before
 	err  error
 	done chan struct{} // closed when loop has returned
+
+	// bufs holds encode buffers (*[]byte) for tool results, so a call's answer is
+	// encoded into memory an earlier answer used.
+	bufs sync.Pool
 }
+
+// pooledBufferMax is the largest buffer kept for reuse; a rare huge result does not
+// pin its memory.
+const pooledBufferMax = 64 << 10
 
 // writerQueue is the queue length between senders and the write loop.
 const writerQueue = 256
@@ -63,7 +73,12 @@ func (w *writer) loop(out io.Writer) {
 		close(w.dead)
 	}
 	for f := range w.ch {
-		if _, err := bw.Write(f.b); err != nil {
+		_, err := bw.Write(f.b)
+		if f.pooled {
+			// bufio copied f.b or wrote it through: nothing refers to it any more.
+			w.putBuf(f.b)
+		}
+		if err != nil {
 			fail(err)
 			return
 		}
@@ -110,6 +125,30 @@ func (w *writer) send(f outFrame) bool {
 		return true
 	case <-w.dead:
 		return false
+	}
+}
+
+// sendToolResult encodes r as the tool_result frame for id into a reused buffer and
+// queues it, as send does.
+func (w *writer) sendToolResult(id string, r ToolResult, gen Generation) bool {
+	b := appendToolResult(w.getBuf(), id, r, gen)
+	if !w.send(outFrame{b: b, pooled: true}) {
+		w.putBuf(b)
+		return false
+	}
+	return true
+}
+
+func (w *writer) getBuf() []byte {
+	if p, ok := w.bufs.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, 512)
+}
+
+func (w *writer) putBuf(b []byte) {
+	if cap(b) <= pooledBufferMax {
+		w.bufs.Put(&b)
 	}
 }
 

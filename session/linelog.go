@@ -1,9 +1,11 @@
-package bridge
+package session
 
 import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 )
 
 // What one server may write to our log from its stderr. Every line still reaches the
@@ -11,18 +13,18 @@ import (
 // loop would otherwise fill the disk with the log.
 const (
 	stderrRate  = 20      // lines per second, sustained
-	stderrBurst = 200     // lines at once
+	LineBurst   = 200     // lines at once
 	stderrTotal = 4 << 20 // bytes logged per process run; after that only the tail is kept
 )
 
-// stderrLog logs one server's stderr lines through a token bucket on the injected clock,
+// LineLog logs one server's stderr lines through a token bucket on the injected clock,
 // with a cap on the total, and says once per burst how many lines it dropped.
 // It is owned by the goroutine that reads the stderr pipe.
-type stderrLog struct {
+type LineLog struct {
 	log    zerolog.Logger
 	server string
 	what   string // what is logged, for the notices ("server stderr")
-	clock  Clock
+	clock  clock.Clock
 	redact func(string) string // nil: log lines as written
 	rate   float64
 	burst  float64
@@ -36,14 +38,16 @@ type stderrLog struct {
 	dropping bool
 }
 
-func newStderrLog(log zerolog.Logger, server string, clock Clock) *stderrLog {
-	return &stderrLog{log: log, server: server, what: "server stderr", clock: clock, rate: stderrRate, burst: stderrBurst, total: stderrTotal,
-		tokens: stderrBurst, last: clock.Now()}
+// NewLineLog limits what one server may log; what names the lines in the notices
+// ("server stderr").
+func NewLineLog(log zerolog.Logger, server, what string, clk clock.Clock) *LineLog {
+	return &LineLog{log: log, server: server, what: what, clock: clk, rate: stderrRate, burst: LineBurst, total: stderrTotal,
+		tokens: LineBurst, last: clk.Now()}
 }
 
 // line logs text if the budget allows; otherwise it is counted as dropped.
-func (l *stderrLog) line(text string) {
-	if !l.allow(len(text)) {
+func (l *LineLog) line(text string) {
+	if !l.Allow(len(text)) {
 		return
 	}
 	if l.redact != nil {
@@ -52,9 +56,9 @@ func (l *stderrLog) line(text string) {
 	l.log.Info().Str("server", l.server).Str("stderr", text).Msg("server stderr")
 }
 
-// allow reports whether a line of n bytes may be logged now, counting it as dropped when
-// not, and logs the notices (dropping, how many were dropped, the cap reached).
-func (l *stderrLog) allow(n int) bool {
+// Allow reports whether a line of n bytes may be logged now, counting it as dropped when
+// not, and logs the notices.
+func (l *LineLog) Allow(n int) bool {
 	if l.capped {
 		l.dropped++
 		return false
@@ -96,7 +100,7 @@ func (l *stderrLog) allow(n int) bool {
 }
 
 // close reports lines dropped since the last report.
-func (l *stderrLog) close() {
+func (l *LineLog) close() {
 	if l.dropped > 0 {
 		l.log.Warn().Str("server", l.server).Int("dropped", l.dropped).Msgf("%s: %d lines were dropped", l.what, l.dropped)
 	}

@@ -1,4 +1,4 @@
-package bridge
+package session
 
 import (
 	"bytes"
@@ -19,9 +19,9 @@ const DefaultMaxReply = 64 << 20
 // wins when set).
 const MaxReplyEnv = "MCP_BRIDGE_MAX_REPLY_MB"
 
-// maxReplyFrom reads MaxReplyEnv; 0 (the default) when unset or not a positive number of
+// MaxReplyFrom reads MaxReplyEnv; 0 (the default) when unset or not a positive number of
 // MiB up to 4096.
-func maxReplyFrom(lookup func(string) (string, bool)) (int, error) {
+func MaxReplyFrom(lookup func(string) (string, bool)) (int, error) {
 	v, ok := lookup(MaxReplyEnv)
 	if !ok || strings.TrimSpace(v) == "" {
 		return 0, nil

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package bridge
+package session
 
 import (
 	"os/exec"

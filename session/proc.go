@@ -1,4 +1,4 @@
-package bridge
+package session
 
 import (
 	"bufio"
@@ -13,9 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // Stop timing: after stdin closes a well-behaved server exits at once; one that does not is
@@ -41,19 +39,20 @@ type process struct {
 	stdout  *os.File // our read end
 	exited  chan struct{}
 	exitErr error // valid once exited is closed
-	tail    *ring
+	tail    *Ring
 }
 
-// spawn starts cfg's command. supervisor, when non-empty, is the argv prefix that runs the
-// supervise helper; the command follows after "--".
-func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logger, clock Clock) (*process, error) {
+// spawn starts o.Config's command, under o.Supervisor when set (the command follows
+// after "--"); its stderr goes to tail and, rate-limited, to the log.
+func spawn(o *Stdio, tail *Ring) (*process, error) {
+	cfg := o.Config
 	argv := append([]string{cfg.Command}, cfg.Args...)
-	if len(supervisor) > 0 {
-		argv = append(append(append([]string{}, supervisor...), "--"), argv...)
+	if len(o.Supervisor) > 0 {
+		argv = append(append(append([]string{}, o.Supervisor...), "--"), argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = serverEnv(cfg, os.Environ())
-	cmd.Dir = dir
+	cmd.Env = o.Env
+	cmd.Dir = o.Dir
 	cmd.SysProcAttr = sysProcAttr()
 
 	inR, inW, err := os.Pipe()
@@ -79,12 +78,12 @@ func spawn(cfg *config.Server, dir string, supervisor []string, log zerolog.Logg
 		return nil, fmt.Errorf("spawn %q: %w", cfg.Raw.Command, err)
 	}
 	closeAll(inR, outW, errW) // the child holds these now
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), tail: newRing(32, 8<<10)}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), tail: tail}
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		out := newStderrLog(log, cfg.Name, clock)
-		out.redact = newRedactor(cfg)
+		out := NewLineLog(o.Log, cfg.Name, "server stderr", o.Clock)
+		out.redact = o.Redact
 		pipeStderr(errR, p.tail, out)
 	}()
 	go func() {
@@ -141,18 +140,8 @@ func (p *process) exitStatus() string {
 	return "exited with status 0"
 }
 
-// exitText describes how the process ended, with its last stderr lines (for the log and
-// the user, never for the model: a server may print a token there).
-func (p *process) exitText() string {
-	s := p.exitStatus()
-	if t := p.tail.String(); t != "" {
-		s += "; last stderr: " + t
-	}
-	return s
-}
-
 // pipeStderr keeps every line in tail and logs what out lets through.
-func pipeStderr(r io.Reader, tail *ring, out *stderrLog) {
+func pipeStderr(r io.Reader, tail *Ring, out *LineLog) {
 	defer out.close()
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
@@ -186,8 +175,9 @@ func closeAll(files ...*os.File) {
 	}
 }
 
-// ring keeps the last lines of a stream within a line and byte cap.
-type ring struct {
+// Ring keeps the last lines of a stream within a line and byte cap: a stdio server's
+// stderr tail, kept after it exits for the user (never for the model).
+type Ring struct {
 	mu       sync.Mutex
 	lines    []string
 	maxLines int
@@ -196,9 +186,13 @@ type ring struct {
 	seen     int // lines ever added
 }
 
-func newRing(maxLines, maxBytes int) *ring { return &ring{maxLines: maxLines, maxBytes: maxBytes} }
+// NewRing keeps up to maxLines lines and maxBytes bytes.
+func NewRing(maxLines, maxBytes int) *Ring { return &Ring{maxLines: maxLines, maxBytes: maxBytes} }
 
-func (r *ring) add(s string) {
+// NewStderrTail is the ring a stdio server's stderr goes to.
+func NewStderrTail() *Ring { return NewRing(32, 8<<10) }
+
+func (r *Ring) add(s string) {
 	if len(s) > r.maxBytes {
 		s = s[len(s)-r.maxBytes:]
 	}
@@ -214,18 +208,18 @@ func (r *ring) add(s string) {
 }
 
 // String returns the last few lines joined, short enough for an error message.
-func (r *ring) String() string {
+func (r *Ring) String() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	start := len(r.lines) - 3
 	if start < 0 {
 		start = 0
 	}
-	return Truncate(joinLines(r.lines[start:]), 600)
+	return textcut.Truncate(joinLines(r.lines[start:]), 600)
 }
 
 // Lines returns a copy of every kept line and how many lines were ever added.
-func (r *ring) Lines() ([]string, int) {
+func (r *Ring) Lines() ([]string, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.lines...), r.seen

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package extension
+
+import "io"
+
+// pollable returns in as it is: only Unix pipes are switched to the poller.
+func pollable(in io.Reader) (io.Reader, func()) { return in, func() {} }

@@ -1,0 +1,93 @@
+//go:build unix
+
+package extension
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// nonblocking reports whether f's descriptor is in non-blocking mode.
+func nonblocking(t *testing.T, f *os.File) bool {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fl int
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { fl, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil || ferr != nil {
+		t.Fatal(err, ferr)
+	}
+	return fl&unix.O_NONBLOCK != 0
+}
+
+// A stdin pipe in blocking mode (as a host hands it over) is read through the poller while
+// Run runs, and is back in blocking mode, still readable, once Run returned.
+func TestRunReadsPipeThroughPoller(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pr.Close(); _ = pw.Close() })
+	// os.Pipe's ends are non-blocking; Fd puts them into blocking mode, as a child's stdin is.
+	_ = pr.Fd()
+	if nonblocking(t, pr) {
+		t.Fatal("setup: the pipe is non-blocking before Run")
+	}
+	outR, outW := io.Pipe()
+	t.Cleanup(func() { _ = outR.Close() })
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(want string) {
+		t.Helper()
+		for l := range lines {
+			if strings.Contains(l, want) {
+				return
+			}
+		}
+		t.Fatalf("output ended before a line with %s", want)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() { errc <- Run(runCtx, pr, outW, &testHandler{}, Options{Name: "t"}) }()
+	if _, err := pw.WriteString(`{"type":"hello_ack","protocol_version":1,"capabilities":[]}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	next(`"type":"ready"`)
+	if !nonblocking(t, pr) {
+		t.Fatal("Run reads stdin with blocking reads")
+	}
+	if _, err := pw.WriteString(`{"type":"tool_call","id":"1","name":"echo","args":{"a":1}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	next(`echo:{\"a\":1}`)
+	stop()
+	if err := <-errc; err != context.Canceled {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if nonblocking(t, pr) {
+		t.Fatal("stdin is left in non-blocking mode after Run")
+	}
+	if _, err := pw.WriteString("after\n"); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	if n, err := pr.Read(buf); err != nil || string(buf[:n]) != "after\n" {
+		t.Fatalf("read after Run = %q, %v", buf[:n], err)
+	}
+}

@@ -1,0 +1,287 @@
+// Package remote holds the HTTP layer under mcp-go's streamable-HTTP and SSE transports:
+// the RoundTripper that adds configured headers and notes what the server answered, the
+// sniffer that spots a legacy SSE server, and the adapter of mcp-go's log to ours.
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+)
+
+// Transport adds the configured headers to every request for the server's origin (never
+// to a redirect target or an OAuth endpoint elsewhere) and notes each answer in the
+// request's Probe; it holds streamable HTTP's GET stream back after failed attempts.
+type Transport struct {
+	base    *http.Transport
+	kind    config.Transport
+	scheme  string
+	host    string // host:port, lower case
+	headers map[string]string
+	redact  func(string) string
+	clock   clock.Clock
+
+	mu          sync.Mutex
+	listenFails int // GET stream attempts in a row that could not reach the server
+}
+
+// ListenRetry is mcp-go's fixed pause before it reopens a broken GET stream; ListenMax
+// caps our backoff on top of it.
+const (
+	ListenRetry = time.Second
+	ListenMax   = time.Minute
+)
+
+// ListenBackoff is the extra wait before the next GET stream attempt after fails
+// attempts in a row failed: with mcp-go's own second, 2s, 4s, 8s ... up to a minute.
+func ListenBackoff(fails int) time.Duration {
+	if fails <= 0 {
+		return 0
+	}
+	total := ListenMax
+	if fails < 6 {
+		total = min(ListenRetry<<fails, ListenMax)
+	}
+	return total - ListenRetry
+}
+
+// isListen says whether req opens streamable HTTP's optional GET stream (not a resumption).
+func (t *Transport) isListen(req *http.Request) bool {
+	return req.Method == http.MethodGet && t.kind == config.TransportStreamableHTTP && req.Header.Get("Last-Event-ID") == ""
+}
+
+// listenWait holds a GET stream attempt back after failed ones.
+func (t *Transport) listenWait(ctx context.Context) error {
+	t.mu.Lock()
+	d := ListenBackoff(t.listenFails)
+	t.mu.Unlock()
+	if d <= 0 {
+		return nil
+	}
+	ch, tm := clock.After(t.clock, d)
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		tm.Stop()
+		return ctx.Err()
+	}
+}
+
+func (t *Transport) listenResult(reached bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if reached {
+		t.listenFails = 0
+	} else {
+		t.listenFails++
+	}
+}
+
+// Options configure a Transport.
+type Options struct {
+	Kind           config.Transport
+	URL            string
+	Headers        map[string]string // already ${VAR}-expanded
+	ConnectTimeout time.Duration
+	Resolver       *net.Resolver // nil: the system resolver
+	Redact         func(string) string
+	Clock          clock.Clock
+	// Base, when set, is the transport requests go through as they are (tests); nil: a
+	// clone of http.DefaultTransport with the connect timeouts.
+	Base *http.Transport
+}
+
+// NewTransport makes the RoundTripper of one server connection.
+func NewTransport(o Options) *Transport {
+	base := o.Base
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+		base.DialContext = (&net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second, Resolver: o.Resolver}).DialContext
+		base.TLSHandshakeTimeout = o.ConnectTimeout
+	}
+	redact := o.Redact
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	t := &Transport{base: base, kind: o.Kind, headers: o.Headers, redact: redact, clock: o.Clock}
+	if u, err := url.Parse(o.URL); err == nil {
+		t.scheme, t.host = u.Scheme, canonicalHost(u)
+	}
+	return t
+}
+
+// Base is the underlying HTTP transport (requests that must not get the headers).
+func (t *Transport) Base() *http.Transport { return t.base }
+
+// CloseIdleConnections closes the transport's idle connections.
+func (t *Transport) CloseIdleConnections() { t.base.CloseIdleConnections() }
+
+// OriginHeaders are the configured headers when u is the server's own origin (nil
+// otherwise): what a request there may carry.
+func (t *Transport) OriginHeaders(u *url.URL) map[string]string {
+	if len(t.headers) == 0 || !t.sameOrigin(u) {
+		return nil
+	}
+	return t.headers
+}
+
+// Redact hides the server's secrets in a text.
+func (t *Transport) Redact(s string) string { return t.redact(s) }
+
+func canonicalHost(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return strings.ToLower(u.Hostname()) + ":" + port
+}
+
+func (t *Transport) sameOrigin(u *url.URL) bool {
+	return u.Scheme == t.scheme && canonicalHost(u) == t.host
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 && t.sameOrigin(req.URL) {
+		oauth := req.Header.Get("Authorization") != "" // set by mcp-go's OAuth handler
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			if oauth && http.CanonicalHeaderKey(k) == "Authorization" {
+				continue
+			}
+			req.Header.Set(k, v)
+		}
+	}
+	listen := t.isListen(req)
+	if listen {
+		if err := t.listenWait(req.Context()); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if listen {
+		t.listenResult(err == nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	p := probeFrom(req.Context())
+	p.record(req.Method, resp.StatusCode, ct, req.Header.Get(transport.HeaderKeySessionID) != "")
+	if resp.StatusCode == http.StatusUnauthorized && OAuthChallenge(resp.Header) {
+		p.markOAuth()
+	}
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	switch {
+	case listen && resp.StatusCode != http.StatusNotFound && (!ok || ct != "text/event-stream"):
+		// The optional GET stream is unusable (an error, a login page...). mcp-go would
+		// retry it every second for the life of the connection; 405 makes it stop.
+		drain(resp.Body)
+		return &http.Response{Status: "405 Method Not Allowed", StatusCode: http.StatusMethodNotAllowed, Proto: resp.Proto,
+			ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor, Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+	case req.Method == http.MethodGet && t.kind == config.TransportSSE && ok && ct != "text/event-stream":
+		// mcp-go would read an HTML page as an event stream and wait for an endpoint event
+		// until its timeout.
+		drain(resp.Body)
+		return nil, &NotMCPError{contentType: ct}
+	case req.Method == http.MethodPost && t.kind == config.TransportStreamableHTTP && ok && ct == "text/event-stream":
+		resp.Body = &endpointSniffer{rc: resp.Body, p: p}
+	}
+	return resp, nil
+}
+
+func drain(rc io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(rc, 64<<10))
+	_ = rc.Close()
+}
+
+// NotMCPError is an answer that is not an MCP event stream.
+type NotMCPError struct{ contentType string }
+
+func (e *NotMCPError) Error() string {
+	return fmt.Sprintf("not an MCP event stream (content type %q)", e.contentType)
+}
+
+// Describe words the answer for the user, given its HTTP status.
+func (e *NotMCPError) Describe(status int) string {
+	if IsHTML(e.contentType) {
+		return fmt.Sprintf("the url answered with an HTML page (HTTP %d), not an MCP event stream; it may point at a website, a login page or a proxy instead of the MCP endpoint", status)
+	}
+	return fmt.Sprintf("the url answered with content type %q (HTTP %d), not an MCP event stream (text/event-stream)", e.contentType, status)
+}
+
+// errSSEEndpoint stops reading a POST answer that turned out to be a legacy SSE stream.
+var errSSEEndpoint = errors.New("the server answered with a legacy SSE endpoint event")
+
+// endpointSniffer passes an SSE body through, but fails it if its first event is a legacy
+// SSE "endpoint" event: the server ignored our POST and opened an SSE session instead.
+type endpointSniffer struct {
+	rc     io.ReadCloser
+	p      *Probe
+	buf    []byte
+	fields bool
+	done   bool
+}
+
+func (s *endpointSniffer) Read(b []byte) (int, error) {
+	n, err := s.rc.Read(b)
+	if s.done || n == 0 {
+		return n, err
+	}
+	s.buf = append(s.buf, b[:n]...)
+	for !s.done {
+		i := bytes.IndexByte(s.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimRight(string(s.buf[:i]), "\r")
+		s.buf = s.buf[i+1:]
+		switch {
+		case line == "":
+			s.done = s.fields // the first event is complete
+		case strings.HasPrefix(line, ":"): // comment
+		default:
+			s.fields = true
+			if ev, ok := strings.CutPrefix(line, "event:"); ok && strings.TrimSpace(ev) == "endpoint" {
+				s.p.markEndpoint()
+				s.done = true
+				return 0, errSSEEndpoint
+			}
+		}
+	}
+	if s.done || len(s.buf) > 8<<10 {
+		s.done, s.buf = true, nil
+	}
+	return n, err
+}
+
+func (s *endpointSniffer) Close() error { return s.rc.Close() }
+
+// IsHTML says whether a media type is a web page.
+func IsHTML(ct string) bool { return ct == "text/html" || ct == "application/xhtml+xml" }
+
+// OAuthChallenge says whether a 401 answer announces OAuth (an RFC 9728
+// resource_metadata parameter in WWW-Authenticate).
+func OAuthChallenge(h http.Header) bool {
+	for _, v := range h.Values("WWW-Authenticate") {
+		if strings.Contains(strings.ToLower(v), "resource_metadata") {
+			return true
+		}
+	}
+	return false
+}

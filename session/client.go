@@ -1,0 +1,183 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+)
+
+// Client is the part of every Session that is the same over any transport: the
+// requests, made through one mcp-go client, and the done signal. The transport-specific
+// sessions embed it and decide the End.
+type Client struct {
+	cl   *client.Client
+	info Info
+
+	endOnce sync.Once
+	done    chan struct{}
+	end     End
+}
+
+// NewClient makes the mcp-go client of one session over tr, as h says; kind is the
+// transport reported in Info.
+func NewClient(tr transport.Interface, kind config.Transport, h Handlers) *Client {
+	if h.Wrap != nil {
+		tr = h.Wrap(tr)
+	}
+	return &Client{cl: client.NewClient(tr, h.Options...), info: Info{Transport: kind}, done: make(chan struct{})}
+}
+
+// Initialize starts the client and runs the initialize handshake under ctx.
+func (c *Client) Initialize(ctx context.Context, h Handlers) error {
+	if err := c.cl.Start(context.Background()); err != nil {
+		return &startErr{what: "transport", err: err}
+	}
+	return c.Handshake(ctx, h)
+}
+
+// Handshake installs the notification handler and initializes (the client is started).
+func (c *Client) Handshake(ctx context.Context, h Handlers) error {
+	if h.OnNotification != nil {
+		c.cl.OnNotification(h.OnNotification)
+	}
+	res, err := c.cl.Initialize(ctx, h.Init)
+	if err != nil {
+		return &startErr{what: "initialize", err: err}
+	}
+	c.info.ServerName = res.ServerInfo.Name
+	c.info.Instructions = res.Instructions
+	c.info.Capabilities = res.Capabilities
+	return nil
+}
+
+// startErr is a failed start step ("initialize: ...").
+type startErr struct {
+	what string
+	err  error
+}
+
+func (e *startErr) Error() string { return e.what + ": " + e.err.Error() }
+func (e *startErr) Unwrap() error { return e.err }
+
+// Finish records why the session ended (the first reason wins) and closes done.
+func (c *Client) Finish(e End) bool {
+	first := false
+	c.endOnce.Do(func() {
+		c.end = e
+		close(c.done)
+		first = true
+	})
+	return first
+}
+
+// MCP is the session's mcp-go client, for what only a transport's own session needs
+// (its session id, connection-loss callback); the state machine never sees it.
+func (c *Client) MCP() *client.Client { return c.cl }
+
+func (c *Client) Info() Info            { return c.info }
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+func (c *Client) End() End {
+	select {
+	case <-c.done:
+		return c.end
+	default:
+		return End{}
+	}
+}
+
+func (c *Client) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *Client) ListTools(ctx context.Context) ([]mcp.Tool, []SkippedTool, error) {
+	return listRawTools(ctx, c.cl)
+}
+
+func (c *Client) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return c.cl.CallTool(ctx, req)
+}
+
+func (c *Client) ListResources(ctx context.Context) ([]mcp.Resource, error) {
+	var out []mcp.Resource
+	for r, err := range c.cl.IterResources(ctx, mcp.ListResourcesRequest{}) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (c *Client) ListResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplate, error) {
+	var out []mcp.ResourceTemplate
+	for t, err := range c.cl.IterResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{}) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func (c *Client) ListPrompts(ctx context.Context) ([]mcp.Prompt, error) {
+	var out []mcp.Prompt
+	for p, err := range c.cl.IterPrompts(ctx, mcp.ListPromptsRequest{}) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func (c *Client) ReadResource(ctx context.Context, req mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return c.cl.ReadResource(ctx, req)
+}
+
+func (c *Client) GetPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	return c.cl.GetPrompt(ctx, req)
+}
+
+func (c *Client) Ping(ctx context.Context) error {
+	// Connections pin the legacy protocol (Handlers.Init), where ping is the MCP way to
+	// ask "are you there"; the deprecation concerns the 2026-07-28 protocol only.
+	//lint:ignore SA1019 see above
+	return c.cl.Ping(ctx)
+}
+
+func (c *Client) Request(ctx context.Context, method string, params any) (*transport.JSONRPCResponse, error) {
+	var nonce [6]byte
+	_, _ = rand.Read(nonce[:])
+	resp, err := c.cl.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		ID:      mcp.NewRequestId("mcp-bridge-" + method + "-" + hex.EncodeToString(nonce[:])),
+		Method:  method,
+		Params:  params,
+	})
+	if err != nil {
+		return nil, transport.NewError(err)
+	}
+	return resp, nil
+}
+
+func (c *Client) TaskResult(ctx context.Context, req mcp.TaskResultRequest) (*mcp.TaskResultResult, error) {
+	return c.cl.TaskResult(ctx, req)
+}
+
+func (c *Client) CancelTask(ctx context.Context, req mcp.CancelTaskRequest) error {
+	_, err := c.cl.CancelTask(ctx, req)
+	return err
+}

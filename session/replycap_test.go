@@ -1,0 +1,143 @@
+package session
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// TestReplyLimiter: lines up to the limit pass untouched; a longer one is cut, the rest
+// of it discarded, and an error for its id takes its place; without an id the stream
+// ends. Read the way mcp-go reads: ReadString('\n') over a bufio.Reader.
+func TestReplyLimiter(t *testing.T) {
+	const limit = 64
+	big := `{"jsonrpc":"2.0","id":7,"result":{"text":"` + strings.Repeat("x", 500) + `"}}`
+	late := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"id":7,"jsonrpc":"2.0"}`
+	ok := `{"jsonrpc":"2.0","id":8,"result":{}}`
+	exact := `{"id":9,"r":"` + strings.Repeat("y", limit-len(`{"id":9,"r":""}`)) + `"}`
+	tests := []struct {
+		name     string
+		in       string
+		want     []string // lines that parse as JSON, in order
+		wantLost bool
+	}{
+		{name: "small lines pass", in: ok + "\n" + ok + "\n", want: []string{ok, ok}},
+		{name: "exactly the limit passes", in: exact + "\n", want: []string{exact}},
+		{name: "over-size reply becomes an error for its id", in: big + "\n" + ok + "\n",
+			want: []string{`{"error":{"code":-32603,"message":"` + tooLargeText(limit) + `"},"id":7,"jsonrpc":"2.0"}`, ok}},
+		{name: "over-size reply without a newline yet at EOF", in: big, want: []string{`"id":7`}},
+		{name: "id after the result: the stream ends", in: late + "\n" + ok + "\n", wantLost: true},
+	}
+	for _, tt := range tests {
+		for _, oneByte := range []bool{false, true} {
+			t.Run(tt.name, func(t *testing.T) {
+				var src io.Reader = strings.NewReader(tt.in)
+				if oneByte {
+					src = iotest.OneByteReader(src)
+				}
+				lim := newReplyLimiter(src, limit)
+				br := bufio.NewReader(lim)
+				var got []string
+				for {
+					line, err := br.ReadString('\n')
+					if l := strings.TrimSpace(line); strings.HasPrefix(l, "{") && strings.HasSuffix(l, "}") {
+						got = append(got, l)
+					} else if len(l) > limit+1 {
+						t.Fatalf("a line of %d bytes got through", len(l))
+					}
+					if err != nil {
+						if !errors.Is(err, io.EOF) {
+							t.Fatal(err)
+						}
+						break
+					}
+				}
+				lost := false
+				select {
+				case <-lim.lost:
+					lost = true
+				default:
+				}
+				if lost != tt.wantLost {
+					t.Fatalf("lost = %v, want %v", lost, tt.wantLost)
+				}
+				if len(got) != len(tt.want) {
+					t.Fatalf("got lines %q, want %d like %q", got, len(tt.want), tt.want)
+				}
+				for i := range got {
+					if !strings.Contains(got[i], tt.want[i]) {
+						t.Fatalf("line %d = %q, want %q", i, got[i], tt.want[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// hugeLine is an io.Reader of one JSON-RPC reply line whose text field holds n bytes,
+// produced piece by piece so that the test itself allocates nothing in proportion to n.
+type hugeLine struct {
+	head, tail string
+	n          int // filler bytes still to produce
+	sent       int // bytes of head already produced
+	tailSent   int
+}
+
+func (h *hugeLine) Read(p []byte) (int, error) {
+	switch {
+	case h.sent < len(h.head):
+		k := copy(p, h.head[h.sent:])
+		h.sent += k
+		return k, nil
+	case h.n > 0:
+		k := min(len(p), h.n)
+		for i := range p[:k] {
+			p[i] = 'x'
+		}
+		h.n -= k
+		return k, nil
+	case h.tailSent < len(h.tail):
+		k := copy(p, h.tail[h.tailSent:])
+		h.tailSent += k
+		return k, nil
+	}
+	return 0, io.EOF
+}
+
+// TestReplyLimiterMemoryIsBounded: reading a reply far over the cap the way mcp-go reads
+// (bufio ReadString per line) allocates about the cap, not the reply: the rest is
+// discarded as it streams past. Without the limiter the whole line is buffered (and
+// grown by doubling), which is what took the bridge to gigabytes on a huge result.
+func TestReplyLimiterMemoryIsBounded(t *testing.T) {
+	const limit, reply = 1 << 20, 64 << 20
+	src := &hugeLine{head: `{"jsonrpc":"2.0","id":3,"result":{"text":"`, n: reply, tail: "\"}}\n"}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	br := bufio.NewReader(newReplyLimiter(src, limit))
+	lines := 0
+	for {
+		line, err := br.ReadString('\n')
+		if strings.TrimSpace(line) != "" {
+			lines++
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if lines == 0 {
+		t.Fatal("nothing came through the limiter")
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Fatalf("reading a %d MiB reply through a %d MiB cap allocated %d MiB; want about the cap",
+			reply>>20, limit>>20, grew>>20)
+	}
+}

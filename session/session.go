@@ -1,0 +1,127 @@
+// Package session is the bridge's seam to one MCP server: a Session is one initialized
+// connection (stdio process, HTTP, or an in-process mcp-go server) with the requests the
+// bridge makes and a done signal that says why it ended. The server state machine knows
+// only this interface, so its tests run against in-process sessions on a fake clock.
+//
+// Every implementation is built on mcp-go's client and transports; nothing here speaks
+// JSON-RPC by hand. Cancelling a request's context is how a request is cancelled: mcp-go
+// then sends notifications/cancelled to the server.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+)
+
+// Session is one initialized MCP connection.
+type Session interface {
+	// Info is what the server said in initialize.
+	Info() Info
+	// ListTools lists every tool (following pagination), decoding each one alone so one
+	// malformed tool cannot fail the listing; skipped says which were left out and why.
+	ListTools(ctx context.Context) (tools []mcp.Tool, skipped []SkippedTool, err error)
+	CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
+	ListResources(ctx context.Context) ([]mcp.Resource, error)
+	ListResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplate, error)
+	ListPrompts(ctx context.Context) ([]mcp.Prompt, error)
+	ReadResource(ctx context.Context, req mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error)
+	GetPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error)
+	// Ping asks the server whether it is there.
+	Ping(ctx context.Context) error
+	// Request sends any other request (tasks) through the transport and returns the raw
+	// answer, for results mcp-go's typed API cannot take (a CreateTaskResult).
+	Request(ctx context.Context, method string, params any) (*transport.JSONRPCResponse, error)
+	TaskResult(ctx context.Context, req mcp.TaskResultRequest) (*mcp.TaskResultResult, error)
+	CancelTask(ctx context.Context, req mcp.CancelTaskRequest) error
+	// Close ends the session (and a stdio server's process tree) within ctx; End then
+	// says CauseClosed unless the session had already ended otherwise.
+	Close(ctx context.Context) error
+	// Done is closed when the session has ended, for whatever reason.
+	Done() <-chan struct{}
+	// End says why the session ended; valid once Done is closed.
+	End() End
+}
+
+// Info is what initialize told us about the server.
+type Info struct {
+	Transport    config.Transport
+	ServerName   string
+	Instructions string
+	Capabilities mcp.ServerCapabilities
+}
+
+// Cause is why a session ended.
+type Cause int
+
+// The causes.
+const (
+	CauseClosed Cause = iota + 1 // we closed it (stop, idle sleep, shutdown)
+	CauseExited                  // the server process exited on its own
+	CauseLost                    // the transport broke (a dropped stream, an over-size reply)
+)
+
+// End is why a session ended.
+type End struct {
+	Cause Cause
+	// Status says how a process ended ("exited: exit status 3"), without its stderr:
+	// what the model may read.
+	Status string
+	// Stderr is the process's last stderr lines (for the user only: servers print
+	// tokens there).
+	Stderr string
+	// Err is what broke the transport (CauseLost), e.g. ErrReplyTooLarge.
+	Err error
+}
+
+func (e End) String() string {
+	switch e.Cause {
+	case CauseClosed:
+		return "closed"
+	case CauseExited:
+		return "process " + e.Status
+	case CauseLost:
+		if e.Err != nil {
+			return "transport lost: " + e.Err.Error()
+		}
+		return "transport lost"
+	}
+	return "running"
+}
+
+// EndedError is a request that failed because its session ended under it.
+type EndedError struct {
+	End End
+	Err error // the request's own error
+}
+
+func (e *EndedError) Error() string { return fmt.Sprintf("%v (session %s)", e.Err, e.End) }
+func (e *EndedError) Unwrap() error { return e.Err }
+
+// ErrReplyTooLarge ends a stdio session whose over-size reply could not be matched to a
+// request: the stream is unusable after it.
+var ErrReplyTooLarge = errors.New("a reply over the size limit without an id ended the stream")
+
+// Handlers is what the bridge installs on every connection it opens.
+type Handlers struct {
+	// Init is the initialize request.
+	Init mcp.InitializeRequest
+	// Options are mcp-go client options (roots, elicitation, capabilities).
+	Options []client.ClientOption
+	// Wrap wraps the transport before mcp-go sees it (the sampling guard); nil: none.
+	Wrap func(transport.Interface) transport.Interface
+	// OnNotification receives every server notification; nil: none.
+	OnNotification func(mcp.JSONRPCNotification)
+}
+
+// SkippedTool is a listed tool the bridge cannot offer, and why.
+type SkippedTool struct {
+	Name   string // the tool's name, or "#<index>" when it has none
+	Reason string
+}

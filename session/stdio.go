@@ -1,0 +1,143 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+)
+
+// Stdio says how to run one stdio server.
+type Stdio struct {
+	Config *config.Server
+	Dir    string   // working directory
+	Env    []string // the process environment (the bridge applies envPolicy)
+	// Supervisor, when non-empty, is the argv prefix that runs the supervise helper.
+	Supervisor []string
+	// MaxReply bounds one message read from the server (0: DefaultMaxReply).
+	MaxReply int
+	Log      zerolog.Logger
+	Clock    clock.Clock
+	// Redact hides secrets in the stderr lines that go to the log (nil: none).
+	Redact func(string) string
+	// Tail receives the process's stderr lines (for /mcp <server>); nil: a new one.
+	Tail *Ring
+}
+
+// stdioSession is a supervised process speaking MCP on its stdin/stdout.
+type stdioSession struct {
+	*Client
+	proc *process
+	lim  *replyLimiter
+}
+
+// OpenStdio spawns the server, starts mcp-go's stdio transport over its pipes and
+// initializes within ctx. When the process exits during the handshake the error is an
+// *EndedError whose End carries the exit status and stderr tail.
+func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
+	tail := o.Tail
+	if tail == nil {
+		tail = NewStderrTail()
+	}
+	p, err := spawn(&o, tail)
+	if err != nil {
+		return nil, err
+	}
+	lim := newReplyLimiter(p.stdout, o.MaxReply)
+	s := &stdioSession{Client: NewClient(transport.NewIO(lim, p.stdin, nil), config.TransportStdio, h), proc: p, lim: lim}
+	go s.watch()
+	if err := s.Initialize(ctx, h); err != nil {
+		lost := s.lost(ctx, err)
+		_ = s.Close(context.Background())
+		if lost != nil && lost.End.Cause == CauseExited {
+			return nil, lost
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// watch ends the session when the process exits or the reply limiter gave up on the
+// stream, whichever comes first.
+func (s *stdioSession) watch() {
+	select {
+	case <-s.proc.exited:
+		s.Finish(End{Cause: CauseExited, Status: s.proc.exitStatus(), Stderr: s.proc.tail.String()})
+	case <-s.lim.lost:
+		s.Finish(End{Cause: CauseLost, Err: &TooLargeError{Limit: s.lim.limit}})
+	case <-s.done:
+	}
+}
+
+// Close closes stdin (through mcp-go's client) and ends the process tree: stdin, then
+// SIGTERM, then SIGKILL (process.stop).
+func (s *stdioSession) Close(ctx context.Context) error {
+	s.Finish(End{Cause: CauseClosed})
+	done := make(chan error, 1)
+	go func() { done <- s.cl.Close() }()
+	s.proc.stop(ctx)
+	return <-done
+}
+
+// CallTool runs tools/call; a failure because the process died or the stream broke is
+// an *EndedError.
+func (s *stdioSession) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	res, err := s.cl.CallTool(ctx, req)
+	if err == nil {
+		return res, nil
+	}
+	if strings.Contains(err.Error(), tooLargeMarker) {
+		// The reply was dropped by the limiter: give its memory back now rather than
+		// whenever the scavenger gets to it.
+		go debug.FreeOSMemory()
+	}
+	if lost := s.lost(ctx, err); lost != nil {
+		return nil, lost
+	}
+	return nil, err
+}
+
+// lost decides, from events only, whether a request failed with err because the session
+// ended. The transport notices a dead server (stdout EOF) before the process is reaped,
+// so when the pipe is gone it waits for whichever comes: the exit, our own close, or the
+// end of ctx (a server that closed stdout but keeps running is a plain failure).
+func (s *stdioSession) lost(ctx context.Context, err error) *EndedError {
+	if err == nil {
+		return nil
+	}
+	if !TransportLost(err) || ctx.Err() != nil {
+		if s.ended() { // the end may already be known; it explains better than a timeout
+			return &EndedError{End: s.End(), Err: err}
+		}
+		return nil
+	}
+	select {
+	case <-s.done:
+		return &EndedError{End: s.End(), Err: err}
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// TransportLost reports whether err means the pipe to the server is gone rather than
+// that the server answered with an error.
+func TransportLost(err error) bool {
+	return errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, os.ErrClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// TooLargeError is why a stream ended after an over-size reply without an id.
+type TooLargeError struct{ Limit int }
+
+func (e *TooLargeError) Error() string        { return tooLargeText(e.Limit) }
+func (e *TooLargeError) Is(target error) bool { return target == ErrReplyTooLarge }
