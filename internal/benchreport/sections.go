@@ -154,11 +154,12 @@ func sections() []section {
 	)
 	mem.limits = func(r results) string {
 		return fmt.Sprintf("the base (%s MB) is the Go runtime and the binary's code pages; on top, ≈ %s MB per 1,000 tools stays live. "+
-			"A heap profile of the idle bridge at 10,000 tools (in-process, after the index build) puts ≈ 9 MB in the tools' raw schemas, "+
-			"≈ 7 MB in the search index (postings), ≈ 3 MB in descriptions, ≈ 2.6 MB in the catalog's entries and maps and ≈ 2 MB in "+
-			"the registered names. The startup garbage (file bytes, frames) is handed back to the OS after `ready` and the index build's "+
-			"after the build (debug.FreeOSMemory). Meeting 1.5 MB per 1,000 needs schemas and descriptions out of the heap (read from the "+
-			"startup file when a tool is described, validated or indexed) and a smaller index.",
+			"A heap profile of the idle bridge at 10,000 tools (in-process, after the index build) puts ≈ 3.1 MB in the tools' titles, "+
+			"descriptions and schemas, packed after `ready` into flate-compressed blocks and unpacked only when a tool is described, "+
+			"validated or indexed (`bridge/toolbody.go`); ≈ 4.6 MB in the search index (3.1 MB of it postings, 8 bytes each); ≈ 0.9 MB "+
+			"in the catalog's entries; ≈ 1.5 MB in the names (the Namer's record of every name given, one copy of each string, shared "+
+			"by the catalog and the index). The startup garbage (file bytes, frames, the decoded cache) is handed back to the OS after "+
+			"the index build and packing (debug.FreeOSMemory). What is left is mostly the index and the packed text.",
 			f(med(r, startup(50, 0), "rss-MB"), 1),
 			f((med(r, startup(50, 10000), "rss-MB")-med(r, startup(50, 0), "rss-MB"))/10, 1))
 	}
