@@ -87,9 +87,10 @@ func TestAddPayloadRefuses(t *testing.T) {
 }
 
 // registrationsOf runs a session whose Setup calls register and returns the raw frames
-// the host saw before ready, what register returned and how many writes reached stdout
-// between hello and ready.
-func registrationsOf(t *testing.T, register func(*Session) error) ([]string, error, int64) {
+// the host saw before ready, how many writes reached stdout between hello and ready, and
+// what register returned.
+
+func registrationsOf(t *testing.T, register func(*Session) error) ([]string, int64, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
@@ -117,7 +118,7 @@ func registrationsOf(t *testing.T, register func(*Session) error) ([]string, err
 	if err := recv(t, ctx, runErr, "Run"); err != nil {
 		t.Fatal(err)
 	}
-	return got, err, writes
+	return got, writes, err
 }
 
 // TestRegisterAndReplay: registrations built with Registrations reach the host in one
@@ -146,7 +147,7 @@ func TestRegisterAndReplay(t *testing.T) {
 	if len(saved) < 2*writerBuffer {
 		t.Fatalf("%d bytes of frames are too few to tell one write from many", len(saved))
 	}
-	built, err, writes := registrationsOf(t, func(s *Session) error { return s.Register(build()) })
+	built, writes, err := registrationsOf(t, func(s *Session) error { return s.Register(build()) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestRegisterAndReplay(t *testing.T) {
 	if writes > 3 {
 		t.Errorf("%d writes for %d bytes of frames and ready, want at most 3", writes, len(saved))
 	}
-	replayed, err, writes := registrationsOf(t, func(s *Session) error { return s.RegisterEncoded(bytes.Clone(saved)) })
+	replayed, writes, err := registrationsOf(t, func(s *Session) error { return s.RegisterEncoded(bytes.Clone(saved)) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestRegisterEncodedRefuses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err, _ := registrationsOf(t, func(s *Session) error { return s.RegisterEncoded([]byte(tc.frames)) })
+			got, _, err := registrationsOf(t, func(s *Session) error { return s.RegisterEncoded([]byte(tc.frames)) })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
