@@ -109,6 +109,7 @@ type Bridge struct {
 	catReady chan struct{} // closed once cat holds the full catalog
 	catOnce  sync.Once
 	startup  *startupSet // set when Setup registered from the startup file
+	sent     []byte      // the startup file's sent section, when made for this start
 	setupErr error       // a panic recovered in Setup, reported after ready
 	cacheErr error
 	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
@@ -320,15 +321,7 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	if err := b.safely("loading the MCP config and tool cache", func() { b.loadLocal(dir) }); err != nil {
 		b.recoverSetup(err)
 	}
-	regErr := b.safely("registering the MCP tools", func() {
-		if err := b.registerTools(s); err != nil {
-			b.opts.Log.Warn().Err(err).Msg("tools not registered")
-		}
-	})
-	if regErr != nil {
-		b.setupErr = errors.Join(b.setupErr, regErr)
-	}
-	if err := s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)"); err != nil {
+	if err := b.register(s); err != nil {
 		return err
 	}
 	// The stale servers are listed right after ready: a search meanwhile is told that
@@ -359,8 +352,11 @@ func (b *Bridge) loadLocal(dir string) {
 	if b.faultHook != nil {
 		b.faultHook("load")
 	}
+	sent := b.readSent()
 	b.loadConfig(dir, b.host.Generation())
-	if b.loadStartup() {
+	if b.useSent(<-sent) {
+		b.opts.Log.Debug().Bool("sent", true).Msg("registering from the startup file")
+	} else if b.loadStartup() {
 		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
 	} else {
 		b.loadCatalog(nil)
@@ -396,32 +392,31 @@ func (b *Bridge) recoverSetup(err error) {
 	if rmErr := cache.RemoveFrames(cache.FramesPath(b.opts.CachePath)); rmErr != nil {
 		b.opts.Log.Warn().Err(rmErr).Msg("startup file not removed")
 	}
-	b.startup = nil
+	b.startup, b.sent = nil, nil
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.setCatalog(&catalog{byName: map[string]int{}, byRef: map[ToolRef]int{}})
 	}
 	b.startup = startupFromCatalog(b.cat.Load())
 }
 
-// registerTools sends every tool registration of the active mode: the search tool, then
-// the tools as pre-encoded frames (deferred or eager), or the proxy call tool. Setup
-// registers /mcp after it, whatever happened here.
-func (b *Bridge) registerTools(s *extension.Session) error {
-	set := b.startup
-	if err := s.RegisterTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.refs()), Schema: searchSchema}); err != nil {
+// registerTools adds every tool registration of the active mode to regs: the search
+// tool, then the tools as pre-encoded frames (deferred or eager), or the proxy call tool.
+// Setup registers /mcp after them, whatever happened here.
+func (b *Bridge) registerTools(regs *extension.Registrations, set *startupSet) error {
+	if err := regs.AddTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.refs()), Schema: searchSchema}); err != nil {
 		return err
 	}
 	if b.mode == ModeProxy {
-		if err := s.RegisterTool(extension.Tool{Name: CallToolName, Description: callToolDescription, Schema: callSchema}); err != nil {
+		if err := regs.AddTool(extension.Tool{Name: CallToolName, Description: callToolDescription, Schema: callSchema}); err != nil {
 			return err
 		}
-	} else if err := s.RegisterToolFrames(set.frames(b.mode == ModeDeferred, b.toolPayload)); err != nil {
-		b.opts.Log.Warn().Err(err).Msg("tools not registered")
+	} else {
+		b.addTools(regs, set, b.mode == ModeDeferred)
 	}
-	if err := b.registerReadResource(s); err != nil {
+	if err := b.registerReadResource(regs); err != nil {
 		return err
 	}
-	return b.registerTaskResult(s)
+	return b.registerTaskResult(regs)
 }
 
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.
@@ -433,7 +428,9 @@ func (b *Bridge) afterReady() {
 			b.setupErr = errors.Join(b.setupErr, err)
 			b.catalogFromStartup()
 		}
-	} else {
+	}
+	if !b.startup.sent {
+		// The next start with this configuration copies what this one sent.
 		b.writeStartup()
 	}
 	b.startup = nil

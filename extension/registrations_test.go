@@ -89,7 +89,6 @@ func TestAddPayloadRefuses(t *testing.T) {
 // registrationsOf runs a session whose Setup calls register and returns the raw frames
 // the host saw before ready, how many writes reached stdout between hello and ready, and
 // what register returned.
-
 func registrationsOf(t *testing.T, register func(*Session) error) ([]string, int64, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
