@@ -109,7 +109,7 @@ type Bridge struct {
 	catReady chan struct{} // closed once cat holds the full catalog
 	catOnce  sync.Once
 	startup  *startupSet // set when Setup registered from the startup file
-	sent     []byte      // the startup file's sent section, when made for this start
+	sent     *cache.Sent // the startup file's sent section, when made for this start
 	setupErr error       // a panic recovered in Setup, reported after ready
 	cacheErr error
 	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
@@ -392,7 +392,11 @@ func (b *Bridge) recoverSetup(err error) {
 	if rmErr := cache.RemoveFrames(cache.FramesPath(b.opts.CachePath)); rmErr != nil {
 		b.opts.Log.Warn().Err(rmErr).Msg("startup file not removed")
 	}
-	b.startup, b.sent = nil, nil
+	b.startup = nil
+	if b.sent != nil {
+		b.sent.Release()
+		b.sent = nil
+	}
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.setCatalog(&catalog{byName: map[string]int{}, byRef: map[ToolRef]int{}})
 	}
@@ -434,6 +438,11 @@ func (b *Bridge) afterReady() {
 		b.writeStartup()
 	}
 	b.startup = nil
+	if b.sent != nil {
+		// Written and flushed before ready.
+		b.sent.Release()
+		b.sent = nil
+	}
 	// Hand the startup garbage (the file bytes, the frames) back to the OS.
 	debug.FreeOSMemory()
 	cat := b.catalog()

@@ -61,14 +61,16 @@ func (b *Bridge) useSent(r sentRead) bool {
 		return false
 	}
 	if r.sent.Key != b.sentKey(r.stamp) {
+		r.sent.Release()
 		return false
 	}
 	var meta sentMeta
 	if err := json.Unmarshal([]byte(r.sent.Meta), &meta); err != nil {
+		r.sent.Release()
 		b.discardDamaged(fmt.Errorf("startup file: damaged sent section metadata: %w", err))
 		return false
 	}
-	b.sent = r.sent.Frames
+	b.sent = r.sent
 	b.startup = &startupSet{fast: true, sent: true}
 	b.stale = meta.Stale
 	return true
@@ -152,12 +154,13 @@ func executableID() string {
 // active mode, and /mcp. A panic while building costs the tools, never /mcp.
 func (b *Bridge) register(s *extension.Session) error {
 	if b.sent != nil {
-		frames := b.sent
-		b.sent = nil
-		err := s.RegisterEncoded(frames)
+		// The writer uses the frames until ready is flushed; afterReady releases them.
+		err := s.RegisterEncoded(b.sent.Frames)
 		if err == nil || errors.Is(err, extension.ErrClosed) {
 			return err
 		}
+		b.sent.Release()
+		b.sent = nil
 		// The checksum matched, so this is a bug in whatever wrote it: build them instead.
 		b.opts.Log.Warn().Err(err).Msg("startup file's registrations refused; building them from its payloads")
 		b.discardDamaged(err)

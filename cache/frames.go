@@ -94,6 +94,8 @@ type Sent struct {
 	Meta string
 	// Frames are the bytes sent.
 	Frames []byte
+
+	release func() // unmaps Frames (ReadSent)
 }
 
 // WriteFrames writes a startup file without a sent section (see WriteStartup).
@@ -240,11 +242,13 @@ func readHead(path string, stamp Stamp) (f *os.File, h startupHead, head []byte,
 }
 
 // ReadSent reads the startup file's sent section, checking that the file was made from
-// the cache version stamp. It reads the file's head and the section's bytes, straight into
-// the returned Frames, and nothing else. Errors are as ReadFrames gives them, and
+// the cache version stamp. It reads the file's head and maps the section's bytes (where
+// the system can; else it reads them) as the returned Frames, and nothing else: the file
+// is replaced, never rewritten in place, so the mapping stays valid until Release. A
+// fresh process touching new memory for them page by page costs more than the bytes. Errors are as ReadFrames gives them, and
 // ErrNoSent when the file has no sent section.
 func ReadSent(path string, stamp Stamp) (*Sent, error) {
-	f, h, head, err := readHead(path, stamp)
+	f, h, _, err := readHead(path, stamp)
 	if err != nil {
 		return nil, err
 	}
@@ -255,17 +259,36 @@ func ReadSent(path string, stamp Stamp) (*Sent, error) {
 	if !validKey(h.key) {
 		return nil, errors.New("startup file: damaged sent section key")
 	}
-	frames := make([]byte, h.sentLen)
-	end := h.sentOff + h.sentLen
-	if end <= int64(len(head)) {
-		copy(frames, head[h.sentOff:end])
-	} else if _, err := f.ReadAt(frames, h.sentOff); err != nil {
+	frames, release, err := readSection(f, h.sentOff, h.sentLen)
+	if err != nil {
 		return nil, fmt.Errorf("startup file: reading the sent section: %w", err)
 	}
 	if crc32.Checksum(frames, crcTable) != h.sentSum {
+		release()
 		return nil, errors.New("startup file: checksum mismatch in the sent section (the file was damaged)")
 	}
-	return &Sent{Key: h.key, Meta: h.meta, Frames: frames}, nil
+	return &Sent{Key: h.key, Meta: h.meta, Frames: frames, release: release}, nil
+}
+
+// Release gives back the memory of s.Frames, which must not be used afterwards. Frames
+// may be a mapping of the file rather than a copy, and a mapping counts in the process's
+// resident memory until it is released.
+func (s *Sent) Release() {
+	if s.release != nil {
+		s.release()
+		s.release = nil
+	}
+	s.Frames = nil
+}
+
+// readAtSection reads n bytes at off from f into a new buffer (readSection where the file
+// cannot be mapped).
+func readAtSection(f *os.File, off, n int64) ([]byte, func(), error) {
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return nil, nil, err
+	}
+	return buf, func() {}, nil
 }
 
 // ReadFrames reads the startup file's payload section and checks that the file was made
