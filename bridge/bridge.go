@@ -85,8 +85,8 @@ type Options struct {
 	// nil drops them.
 	Notify func(level, msg string)
 	// StartupGC lets Setup switch the garbage collector off while it loads and registers
-	// (up to a heap of startupHeapLimit). The setting is process-wide, so only a process
-	// that runs one bridge (the extension's main) may set it.
+	// (up to a heap of startupHeapLimit) and add two Ps (startupRuntime). The settings are
+	// process-wide, so only a process that runs one bridge (the extension's main) may set it.
 	StartupGC bool
 }
 
@@ -109,9 +109,16 @@ type Bridge struct {
 	catReady chan struct{} // closed once cat holds the full catalog
 	catOnce  sync.Once
 	startup  *startupSet // set when Setup registered from the startup file
-	sent     *cache.Sent // the startup file's sent section, when made for this start
-	setupErr error       // a panic recovered in Setup, reported after ready
-	cacheErr error
+	sent     *cache.Sent // the startup file's sent section, when it went out at this start
+	// What the sent section was checked against, and the raw inputs and state this
+	// process loaded its config from (startupsent.go).
+	sentMeta   sentMeta
+	sentInputs string
+	loadInputs string // "" when the inputs changed while they were loaded
+	loadEnv    []string
+	loadState  string
+	setupErr   error // a panic recovered in Setup, reported after ready
+	cacheErr   error
 	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
 	// built from the startup file's own data (the registered tools keep working).
 	cacheFallback bool
@@ -190,7 +197,13 @@ func (b *Bridge) Load(projectDir string, gen extension.Generation) {
 // loadConfig reads the config files and creates one Server per entry.
 func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.projectDir = projectDir
-	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
+	files := b.inputFiles(projectDir)
+	var env []string
+	lookup := func(k string) (string, bool) {
+		env = append(env, k)
+		return b.opts.LookupEnv(k)
+	}
+	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: lookup})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
 		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, surface: b.opts.Surface,
@@ -206,6 +219,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	}
 	sort.Strings(b.names)
 	b.loadTrust()
+	b.noteInputs(projectDir, files, env)
 }
 
 // loadCatalog decodes the cache file and builds the catalog from every usable server's
@@ -316,7 +330,7 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 		b.opts.Log.Warn().Msg("hello_ack carried no cwd; project config and relative paths are unavailable")
 	}
 	if b.opts.StartupGC {
-		defer pauseGC()()
+		defer startupRuntime()()
 	}
 	if err := b.safely("loading the MCP config and tool cache", func() { b.loadLocal(dir) }); err != nil {
 		b.recoverSetup(err)
@@ -352,9 +366,11 @@ func (b *Bridge) loadLocal(dir string) {
 	if b.faultHook != nil {
 		b.faultHook("load")
 	}
-	sent := b.readSent()
+	sent := <-b.readSent()
+	early := b.sendSent(sent, dir)
 	b.loadConfig(dir, b.host.Generation())
-	if b.useSent(<-sent) {
+	if early {
+		b.checkSent(sent.stamp)
 		b.opts.Log.Debug().Bool("sent", true).Msg("registering from the startup file")
 	} else if b.loadStartup() {
 		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
@@ -392,11 +408,9 @@ func (b *Bridge) recoverSetup(err error) {
 	if rmErr := cache.RemoveFrames(cache.FramesPath(b.opts.CachePath)); rmErr != nil {
 		b.opts.Log.Warn().Err(rmErr).Msg("startup file not removed")
 	}
+	// A sent section that went out stays: the writer may still be sending it (afterReady
+	// releases it), and register must not send the registrations twice.
 	b.startup = nil
-	if b.sent != nil {
-		b.sent.Release()
-		b.sent = nil
-	}
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.setCatalog(&catalog{byName: map[string]int{}, byRef: map[ToolRef]int{}})
 	}

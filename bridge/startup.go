@@ -3,6 +3,7 @@ package bridge
 import (
 	"errors"
 	"io/fs"
+	"runtime"
 	"runtime/debug"
 	"sort"
 
@@ -10,18 +11,28 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
-// startupHeapLimit bounds the heap while pauseGC holds the collector off: past it the
+// startupHeapLimit bounds the heap while startupRuntime holds the collector off: past it the
 // runtime collects as usual, so a huge catalog cannot run the process out of memory.
 const startupHeapLimit = 512 << 20
 
-// pauseGC turns the garbage collector off until the returned function runs. Setup
-// allocates a few times the startup file's size in a fresh process whose heap target is
-// tiny, so several collections would run inside the host's registration window and
-// collect almost nothing: all of it is either kept or dropped right after ready.
-func pauseGC() (restore func()) {
+// startupRuntime tunes the runtime for Setup until the returned function runs.
+//
+// The garbage collector is off: Setup allocates a few times the startup file's size in a
+// fresh process whose heap target is tiny, so several collections would run inside the
+// host's registration window and collect almost nothing: all of it is either kept or
+// dropped right after ready.
+//
+// Two more Ps: stdin is a blocking pipe, so the reader waiting on it holds a P in a
+// system call until the runtime's monitor takes it back, which in a process that has
+// been idle can take milliseconds. Without a spare P the writer, handed the startup
+// file's registrations, would wait for Setup to finish loading the config instead of
+// sending them meanwhile.
+func startupRuntime() (restore func()) {
 	pct := debug.SetGCPercent(-1)
 	limit := debug.SetMemoryLimit(startupHeapLimit)
+	procs := runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 2)
 	return func() {
+		runtime.GOMAXPROCS(procs)
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(pct)
 	}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -8,18 +9,27 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
 // The startup file's sent section holds the registrations a start sent, exactly as sent
-// (named, framed, in order), under a key over everything they were built from. A start
-// whose key matches copies them to the host in one write and builds nothing: no payloads
-// parsed, no names assigned, no frames assembled. Anything that does not match falls back
-// to building the registrations from the payloads or from the cache, and the file is
-// rewritten after ready for the configuration at hand.
+// (named, framed, in order), under a key over the raw inputs they were built from: the
+// executable, the host generation, the cache file's version, the project directory, the
+// bytes of the config and approval files and the values of the environment variables the
+// config read. A start whose key matches hands the section to the writer before it even
+// loads the config, so the config is parsed while the bytes move through the pipe; no
+// payload is parsed, no name assigned, no frame built. The config loaded afterwards is
+// checked against the state the section was built for (a second key, kept beside it), so
+// an input the raw key missed would be caught and the file dropped. Anything that does not
+// match falls back to building the registrations from the payloads or the cache, and the
+// file is rewritten after ready for the configuration at hand.
 
 // sentKeyVersion changes whenever what goes into the key, or how the registrations are
 // built from it, changes in a way the executable's identity would not show.
@@ -53,15 +63,12 @@ func (b *Bridge) readSent() <-chan sentRead {
 	return out
 }
 
-// useSent takes the sent section when it was made for this start: the same cache file,
-// configuration, trust decisions, host and executable. A damaged file is discarded.
-func (b *Bridge) useSent(r sentRead) bool {
+// sendSent hands the startup file's sent section to the host when it was made from the
+// raw inputs this start has: the same executable, host, cache file, config and approval
+// files and environment. It reports whether it did; a damaged file is discarded.
+func (b *Bridge) sendSent(r sentRead, projectDir string) bool {
 	if r.err != nil {
 		b.discardDamaged(r.err)
-		return false
-	}
-	if r.sent.Key != b.sentKey(r.stamp) {
-		r.sent.Release()
 		return false
 	}
 	var meta sentMeta
@@ -70,65 +77,194 @@ func (b *Bridge) useSent(r sentRead) bool {
 		b.discardDamaged(fmt.Errorf("startup file: damaged sent section metadata: %w", err))
 		return false
 	}
-	b.sent = r.sent
-	b.startup = &startupSet{fast: true, sent: true}
-	b.stale = meta.Stale
+	inputs := b.inputsDigest(projectDir, meta.Env, b.inputFiles(projectDir))
+	if r.sent.Key != b.rawKey(r.stamp, inputs) {
+		r.sent.Release()
+		return false
+	}
+	s := b.sess.Load()
+	if s == nil {
+		r.sent.Release()
+		return false
+	}
+	// The writer uses the frames until ready is flushed; afterReady releases them.
+	if err := s.RegisterEncoded(r.sent.Frames); err != nil && !errors.Is(err, extension.ErrClosed) {
+		// The checksum matched, so this is a bug in whatever wrote it: build them instead.
+		r.sent.Release()
+		b.opts.Log.Warn().Err(err).Msg("startup file's registrations refused; building them")
+		b.discardDamaged(err)
+		return false
+	}
+	b.sent, b.sentMeta, b.sentInputs = r.sent, meta, inputs
 	return true
 }
 
-// sentMeta is what the sent section keeps beside the frames: what Setup needs to know
-// before ready that it would otherwise learn while building them.
-type sentMeta struct {
-	Stale []string `json:"stale,omitempty"` // usable servers without a fresh cache entry
+// checkSent runs once the config is loaded after the sent section went out: the state it
+// was built for must be this one. If not, the raw key missed an input (a bug): the host
+// already has the frames, so all that can be done is to say so and drop the file.
+func (b *Bridge) checkSent(stamp cache.Stamp) {
+	b.startup = &startupSet{fast: true, sent: true}
+	b.stale = b.sentMeta.Stale
+	if b.loadInputs == b.sentInputs && stateKey(stamp, b.loadState) == b.sentMeta.State {
+		return
+	}
+	framesPath := cache.FramesPath(b.opts.CachePath)
+	rmErr := cache.RemoveFrames(framesPath)
+	b.opts.Log.Error().AnErr("remove", rmErr).Str("file", framesPath).Msg("the startup file's registrations were made for another configuration than the one loaded; discarded (restart zot or run /reload-ext if tools look wrong)")
 }
 
-// sentKey identifies everything the registrations of a start are built from, as a hex
-// digest: the cache file's version (its payloads and which servers it has fresh entries
-// for), the executable (the code that builds them), the host generation and the exposure
-// mode, and every configured server's name, origin, fingerprint, whether it may run or
-// awaits approval, and the settings that filter or mark its tools. A change to any of them
-// changes the key; naming depends on nothing else (a fresh process names the same tools
-// the same way).
-func (b *Bridge) sentKey(stamp cache.Stamp) string {
+// noteInputs records the raw inputs the config was just loaded from (files: inputFiles
+// before loading; env: the variables it read) and the state it gave, for the sent section
+// written later. Inputs that changed while they were read are not recorded.
+func (b *Bridge) noteInputs(projectDir string, files []byte, env []string) {
+	slices.Sort(env)
+	b.loadEnv = slices.Compact(env)
+	b.loadInputs = ""
+	if bytes.Equal(files, b.inputFiles(projectDir)) {
+		b.loadInputs = b.inputsDigest(projectDir, b.loadEnv, files)
+	}
+	b.loadState = b.stateCore()
+}
+
+// sentMeta is what the sent section keeps beside the frames: what Setup needs to know
+// before ready that it would otherwise learn while building them, and what checks them.
+type sentMeta struct {
+	Stale []string `json:"stale,omitempty"` // usable servers without a fresh cache entry
+	Env   []string `json:"env,omitempty"`   // the environment variables the config read
+	State string   `json:"state"`           // stateKey of the state they were built for
+}
+
+// inputFiles reads the files the config and the approvals are loaded from (what config.Load
+// and loadTrust read), each with whether it exists, in one buffer.
+func (b *Bridge) inputFiles(projectDir string) []byte {
+	var paths []string
+	if b.opts.ZotHome != "" {
+		paths = append(paths, absPath(config.GlobalPath(b.opts.ZotHome)))
+	}
+	if projectDir != "" {
+		paths = append(paths, config.ProjectPaths(absPath(projectDir))...)
+	}
+	paths = append(paths, b.trustPath())
+	var out []byte
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		out = binary.LittleEndian.AppendUint64(append(out, p...), uint64(len(data)))
+		if err != nil {
+			out = append(out, 0)
+			continue
+		}
+		out = append(append(out, 1), data...)
+	}
+	return out
+}
+
+// absPath is p made absolute as config.Load makes it.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// inputsDigest digests the raw inputs of loading the config for projectDir: the files
+// (inputFiles), the home directory and the values of the environment variables env.
+func (b *Bridge) inputsDigest(projectDir string, env []string, files []byte) string {
 	h := sha256.New()
-	num := func(v int64) { _ = binary.Write(h, binary.LittleEndian, v) }
-	str := func(s string) { num(int64(len(s))); _, _ = h.Write([]byte(s)) }
-	strs := func(ss []string) {
-		num(int64(len(ss)))
-		for _, s := range ss {
-			str(s)
-		}
+	w := keyWriter{h}
+	w.str(projectDir)
+	w.str(absPath(projectDir))
+	w.str(b.opts.ZotHome)
+	home, _ := os.UserHomeDir()
+	w.str(home)
+	w.str(string(files))
+	w.num(int64(len(env)))
+	for _, name := range env {
+		v, ok := b.opts.LookupEnv(name)
+		w.str(name)
+		w.flag(ok)
+		w.str(v)
 	}
-	flag := func(v bool) {
-		if v {
-			num(1)
-		} else {
-			num(0)
-		}
+	return hexSum(h)
+}
+
+// rawKey is the sent section's key for the cache version stamp and the digest of the
+// config's raw inputs.
+func (b *Bridge) rawKey(stamp cache.Stamp, inputs string) string {
+	h := sha256.New()
+	w := keyWriter{h}
+	w.num(sentKeyVersion)
+	w.str(executableID())
+	w.num(stamp.Size)
+	w.num(stamp.ModTime)
+	w.num(int64(b.host.Generation()))
+	w.str(inputs)
+	return hexSum(h)
+}
+
+// keyWriter writes values into a hash unambiguously (lengths before bytes).
+type keyWriter struct{ h hash.Hash }
+
+func (w keyWriter) num(v int64) { _ = binary.Write(w.h, binary.LittleEndian, v) }
+
+func (w keyWriter) str(s string) {
+	w.num(int64(len(s)))
+	_, _ = io.WriteString(w.h, s)
+}
+
+func (w keyWriter) strs(ss []string) {
+	w.num(int64(len(ss)))
+	for _, s := range ss {
+		w.str(s)
 	}
-	num(sentKeyVersion)
-	exe := executableID()
-	str(exe)
-	num(stamp.Size)
-	num(stamp.ModTime)
-	num(int64(b.host.Generation()))
-	str(string(b.mode))
-	num(int64(len(b.names)))
+}
+
+func (w keyWriter) flag(v bool) {
+	if v {
+		w.num(1)
+	} else {
+		w.num(0)
+	}
+}
+
+// stateCore identifies the loaded state the registrations of a start are built from, as
+// a hex digest: the executable (the code that builds them), the host generation and the
+// exposure mode, and every configured server's name, origin, fingerprint, whether it may
+// run or awaits approval, and the settings that filter or mark its tools. With the cache
+// file's version (stateKey) it is everything: naming depends on nothing else (a fresh
+// process names the same tools the same way).
+func (b *Bridge) stateCore() string {
+	h := sha256.New()
+	w := keyWriter{h}
+	w.num(sentKeyVersion)
+	w.str(executableID())
+	w.num(int64(b.host.Generation()))
+	w.str(string(b.mode))
+	w.num(int64(len(b.names)))
 	for _, name := range b.names {
 		srv := b.servers[name]
 		c := srv.cfg
-		str(name)
-		str(c.Source)
-		str(c.Scope)
-		str(c.Fingerprint())
-		flag(b.runnable(name))
-		flag(srv.pending.Load())
-		flag(c.Enabled)
-		strs(c.DisabledTools)
-		strs(c.IncludeTools)
-		strs(c.ExcludeTools)
-		strs(c.InteractiveTools)
+		w.str(name)
+		w.str(c.Source)
+		w.str(c.Scope)
+		w.str(c.Fingerprint())
+		w.flag(b.runnable(name))
+		w.flag(srv.pending.Load())
+		w.flag(c.Enabled)
+		w.strs(c.DisabledTools)
+		w.strs(c.IncludeTools)
+		w.strs(c.ExcludeTools)
+		w.strs(c.InteractiveTools)
 	}
+	return hexSum(h)
+}
+
+// stateKey is the state core with the cache file's version.
+func stateKey(stamp cache.Stamp, core string) string {
+	h := sha256.New()
+	w := keyWriter{h}
+	w.num(stamp.Size)
+	w.num(stamp.ModTime)
+	w.str(core)
 	return hexSum(h)
 }
 
@@ -149,24 +285,12 @@ func executableID() string {
 	return fmt.Sprintf("%s\x00%d\x00%d", exe, st.Size(), st.ModTime().UnixNano())
 }
 
-// register sends everything Setup registers, in one hand-off to the writer: the sent
-// section when it was made for this start, otherwise the registrations built for the
-// active mode, and /mcp. A panic while building costs the tools, never /mcp.
+// register sends everything Setup registers, in one hand-off to the writer, unless the
+// sent section went out already: the registrations built for the active mode, and /mcp.
+// A panic while building costs the tools, never /mcp.
 func (b *Bridge) register(s *extension.Session) error {
 	if b.sent != nil {
-		// The writer uses the frames until ready is flushed; afterReady releases them.
-		err := s.RegisterEncoded(b.sent.Frames)
-		if err == nil || errors.Is(err, extension.ErrClosed) {
-			return err
-		}
-		b.sent.Release()
-		b.sent = nil
-		// The checksum matched, so this is a bug in whatever wrote it: build them instead.
-		b.opts.Log.Warn().Err(err).Msg("startup file's registrations refused; building them from its payloads")
-		b.discardDamaged(err)
-		b.startup = &startupSet{fast: true, sent: true}
-		b.startupTools()
-		b.startup.sent = false
+		return nil
 	}
 	regs, err := b.registrations()
 	if err != nil {
@@ -198,14 +322,18 @@ func (b *Bridge) registrations() (*extension.Registrations, error) {
 const commandDescription = "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)"
 
 // sentSection is the sent section for the cache version stamp whose payloads are servers:
-// the registrations a fresh start with this configuration and this host sends, under
-// their key. It is nil outside a host session (the CLI knows no host) and when the
-// configuration or approvals changed while it was built.
+// the registrations a fresh start with this configuration and this host sends, under the
+// key of the raw inputs this process loaded its configuration from. It is nil outside a
+// host session (the CLI knows no host), when those inputs changed while they were loaded,
+// and when the state changed since (an approval given or withdrawn this session): a fresh
+// start with those inputs would not build these registrations.
 func (b *Bridge) sentSection(stamp cache.Stamp, servers map[string]*cache.FrameServer) *cache.Sent {
-	if b.sess.Load() == nil {
+	if b.sess.Load() == nil || b.loadInputs == "" {
 		return nil
 	}
-	key := b.sentKey(stamp)
+	if b.stateCore() != b.loadState {
+		return nil
+	}
 	set, stale, ok := b.startupSetFrom(servers, NewNamer())
 	if !ok {
 		return nil
@@ -217,11 +345,11 @@ func (b *Bridge) sentSection(stamp cache.Stamp, servers map[string]*cache.FrameS
 	if err := regs.AddCommand(CommandName, commandDescription); err != nil {
 		return nil
 	}
-	meta, err := json.Marshal(sentMeta{Stale: stale})
-	if err != nil || b.sentKey(stamp) != key {
+	meta, err := json.Marshal(sentMeta{Stale: stale, Env: b.loadEnv, State: stateKey(stamp, b.loadState)})
+	if err != nil || b.stateCore() != b.loadState {
 		return nil
 	}
-	return &cache.Sent{Key: key, Meta: string(meta), Frames: regs.Bytes()}
+	return &cache.Sent{Key: b.rawKey(stamp, b.loadInputs), Meta: string(meta), Frames: regs.Bytes()}
 }
 
 // startupTools fills the startup set of a start that copied the sent section with the

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -215,5 +216,93 @@ func TestSentSectionEqualsBuiltRegistrations(t *testing.T) {
 				t.Error("/mcp not registered")
 			}
 		})
+	}
+}
+
+// TestSentSectionFollowsRawInputs: the sent section is copied only while every raw input
+// of the config is what it was made from; a change to any of them (an environment
+// variable the config reads, the config file's bytes, the approvals file) makes the start
+// build its registrations instead, and they are the same. A section whose recorded state
+// does not match the state loaded (an input the raw key missed) is dropped and reported.
+func TestSentSectionFollowsRawInputs(t *testing.T) {
+	e := newTestEnv(t)
+	e.env["MCPB_TOKEN"] = "one"
+	alpha := mergeMap(e.server("-name", "alpha"), map[string]any{"env": map[string]any{"TOKEN": "${MCPB_TOKEN}"}})
+	e.write(map[string]any{"alpha": alpha}, nil)
+	pre := e.bridge(extension.GenNew)
+	if _, errs := pre.Refresh(ctxGuard(t), []string{"alpha"}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	cachePath := pre.opts.CachePath
+	ack := exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}}
+	prime := func() []string {
+		t.Helper()
+		if err := cache.RemoveFrames(cache.FramesPath(cachePath)); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := oneStart(t, e, ack)
+		waitSent(t, cachePath)
+		if got, how := oneStart(t, e, ack); how != pathSent || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("primed start: %s", how)
+		}
+		return want
+	}
+	changes := []struct {
+		name           string
+		change, revert func()
+	}{
+		{"environment variable", func() { e.env["MCPB_TOKEN"] = "two" }, func() { e.env["MCPB_TOKEN"] = "one" }},
+		{"config file bytes", func() { e.write(map[string]any{"alpha": alpha}, map[string]any{"toolExposure": "auto"}) }, func() { e.write(map[string]any{"alpha": alpha}, nil) }},
+		{"approvals file", func() {
+			if err := os.WriteFile(pre.trustPath(), []byte(`{"version":1,"projects":{}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, func() {
+			if err := os.Remove(pre.trustPath()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, c := range changes {
+		t.Run(c.name, func(t *testing.T) {
+			want := prime()
+			c.change()
+			defer c.revert()
+			got, how := oneStart(t, e, ack)
+			if how == pathSent {
+				t.Fatal("copied the sent section after the change")
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("registrations differ:\n%s\n\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+
+	// A section recorded for another state: sent (the raw key matched), then reported
+	// and dropped, so the next start builds its registrations.
+	prime()
+	stamp, err := cache.StampOf(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := cache.FramesPath(cachePath)
+	sent, err := cache.ReadSent(path, stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, err := cache.ReadFrames(path, stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := &cache.Sent{Key: sent.Key, Meta: strings.Replace(sent.Meta, `"state":"`, `"state":"0`, 1), Frames: bytes.Clone(sent.Frames)}
+	sent.Release()
+	if err := cache.WriteStartup(path, stamp, forged, servers); err != nil {
+		t.Fatal(err)
+	}
+	if _, how := oneStart(t, e, ack); how != pathSent {
+		t.Fatalf("forged state: %s", how)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a sent section for another state was kept: %v", err)
 	}
 }
