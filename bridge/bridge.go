@@ -366,8 +366,10 @@ func (b *Bridge) loadLocal(dir string) {
 	if b.faultHook != nil {
 		b.faultHook("load")
 	}
-	sent := <-b.readSent()
-	early := b.sendSent(sent, dir)
+	sentc := b.readSent()
+	files := b.inputFiles(dir)
+	sent := <-sentc
+	early := b.sendSent(sent, dir, files)
 	b.loadConfig(dir, b.host.Generation())
 	if early {
 		b.checkSent(sent.stamp)

@@ -42,9 +42,8 @@ type sentRead struct {
 	err   error
 }
 
-// readSent reads the startup file's sent section in the background, while Setup loads the
-// config: the two are independent, and the key that says whether the section can be used
-// needs both.
+// readSent maps the startup file's sent section and checks its checksum in the background,
+// while Setup reads the files its key covers (inputFiles).
 func (b *Bridge) readSent() <-chan sentRead {
 	out := make(chan sentRead, 1)
 	go func() {
@@ -65,8 +64,8 @@ func (b *Bridge) readSent() <-chan sentRead {
 
 // sendSent hands the startup file's sent section to the host when it was made from the
 // raw inputs this start has: the same executable, host, cache file, config and approval
-// files and environment. It reports whether it did; a damaged file is discarded.
-func (b *Bridge) sendSent(r sentRead, projectDir string) bool {
+// files (files: inputFiles) and environment. It reports whether it did; a damaged file is discarded.
+func (b *Bridge) sendSent(r sentRead, projectDir string, files []byte) bool {
 	if r.err != nil {
 		b.discardDamaged(r.err)
 		return false
@@ -77,7 +76,7 @@ func (b *Bridge) sendSent(r sentRead, projectDir string) bool {
 		b.discardDamaged(fmt.Errorf("startup file: damaged sent section metadata: %w", err))
 		return false
 	}
-	inputs := b.inputsDigest(projectDir, meta.Env, b.inputFiles(projectDir))
+	inputs := b.inputsDigest(projectDir, meta.Env, files)
 	if r.sent.Key != b.rawKey(r.stamp, inputs) {
 		r.sent.Release()
 		return false
