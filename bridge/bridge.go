@@ -114,10 +114,10 @@ type Bridge struct {
 	// process loaded its config from (startupsent.go).
 	sentMeta   sentMeta
 	sentInputs string
-	loadInputs string // "" when the inputs changed while they were loaded
-	loadEnv    []string
-	loadState  string
-	setupErr   error // a panic recovered in Setup, reported after ready
+	sentStamp  cache.Stamp
+	loaded     loadedInputs                // what loadConfig read, digested after ready (noteInputs)
+	noted      atomic.Pointer[notedInputs] // their digest, once noteInputs ran
+	setupErr   error                       // a panic recovered in Setup, reported after ready
 	cacheErr   error
 	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
 	// built from the startup file's own data (the registered tools keep working).
@@ -219,7 +219,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	}
 	sort.Strings(b.names)
 	b.loadTrust()
-	b.noteInputs(projectDir, files, env)
+	b.loaded = loadedInputs{projectDir: projectDir, files: files, env: env, pending: b.pendingFlags()}
 }
 
 // loadCatalog decodes the cache file and builds the catalog from every usable server's
@@ -372,7 +372,8 @@ func (b *Bridge) loadLocal(dir string) {
 	early := b.sendSent(sent, dir, files)
 	b.loadConfig(dir, b.host.Generation())
 	if early {
-		b.checkSent(sent.stamp)
+		b.startup = &startupSet{fast: true, sent: true}
+		b.stale = b.sentMeta.Stale
 		b.opts.Log.Debug().Bool("sent", true).Msg("registering from the startup file")
 	} else if b.loadStartup() {
 		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
@@ -442,6 +443,11 @@ func (b *Bridge) registerTools(regs *extension.Registrations, set *startupSet) e
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.
 func (b *Bridge) afterReady() {
 	log := b.opts.Log
+	// Before any command can change an approval: the inputs and the state they gave.
+	b.noteInputs()
+	if b.startup.sent {
+		b.checkSent()
+	}
 	if b.startup.fast {
 		// A panic here would leave every call waiting for a catalog that never comes.
 		if err := b.safely("decoding the tool cache", b.finishStartup); err != nil {

@@ -94,17 +94,15 @@ func (b *Bridge) sendSent(r sentRead, projectDir string, files []byte) bool {
 		b.discardDamaged(err)
 		return false
 	}
-	b.sent, b.sentMeta, b.sentInputs = r.sent, meta, inputs
+	b.sent, b.sentMeta, b.sentInputs, b.sentStamp = r.sent, meta, inputs, r.stamp
 	return true
 }
 
-// checkSent runs once the config is loaded after the sent section went out: the state it
-// was built for must be this one. If not, the raw key missed an input (a bug): the host
-// already has the frames, so all that can be done is to say so and drop the file.
-func (b *Bridge) checkSent(stamp cache.Stamp) {
-	b.startup = &startupSet{fast: true, sent: true}
-	b.stale = b.sentMeta.Stale
-	if b.loadInputs == b.sentInputs && stateKey(stamp, b.loadState) == b.sentMeta.State {
+// checkSent runs after ready when the sent section went out: the state it was built for
+// must be the one loaded. If not, the raw key missed an input (a bug): the host already
+// has the frames, so all that can be done is to say so and drop the file.
+func (b *Bridge) checkSent() {
+	if n := b.noted.Load(); n.inputs == b.sentInputs && stateKey(b.sentStamp, n.state) == b.sentMeta.State {
 		return
 	}
 	framesPath := cache.FramesPath(b.opts.CachePath)
@@ -112,17 +110,43 @@ func (b *Bridge) checkSent(stamp cache.Stamp) {
 	b.opts.Log.Error().AnErr("remove", rmErr).Str("file", framesPath).Msg("the startup file's registrations were made for another configuration than the one loaded; discarded (restart zot or run /reload-ext if tools look wrong)")
 }
 
-// noteInputs records the raw inputs the config was just loaded from (files: inputFiles
-// before loading; env: the variables it read) and the state it gave, for the sent section
-// written later. Inputs that changed while they were read are not recorded.
-func (b *Bridge) noteInputs(projectDir string, files []byte, env []string) {
-	slices.Sort(env)
-	b.loadEnv = slices.Compact(env)
-	b.loadInputs = ""
-	if bytes.Equal(files, b.inputFiles(projectDir)) {
-		b.loadInputs = b.inputsDigest(projectDir, b.loadEnv, files)
+// loadedInputs is what loadConfig read: the files (inputFiles, read before loading), the
+// environment variables the config read, and which servers it left awaiting approval.
+type loadedInputs struct {
+	projectDir string
+	files      []byte
+	env        []string
+	pending    []bool // per b.names
+}
+
+// pendingFlags lists, per server in b.names, whether it awaits approval.
+func (b *Bridge) pendingFlags() []bool {
+	out := make([]bool, len(b.names))
+	for i, n := range b.names {
+		out[i] = b.servers[n].pending.Load()
 	}
-	b.loadState = b.stateCore()
+	return out
+}
+
+// noteInputs digests the raw inputs the config was loaded from and the state they gave,
+// for the sent section written later; off the startup path, as Setup does not need them
+// before ready. Files that changed since they were read are not recorded (no sent section
+// is written this session).
+func (b *Bridge) noteInputs() {
+	in := b.loaded
+	slices.Sort(in.env)
+	n := &notedInputs{env: slices.Compact(in.env), state: b.stateCore(in.pending)}
+	if in.files != nil && bytes.Equal(in.files, b.inputFiles(in.projectDir)) {
+		n.inputs = b.inputsDigest(in.projectDir, n.env, in.files)
+	}
+	b.noted.Store(n)
+}
+
+// notedInputs is the digest of what loadConfig read.
+type notedInputs struct {
+	inputs string // inputsDigest; "" when the files changed while they were loaded
+	env    []string
+	state  string // stateCore of the state they gave
 }
 
 // sentMeta is what the sent section keeps beside the frames: what Setup needs to know
@@ -225,13 +249,13 @@ func (w keyWriter) flag(v bool) {
 	}
 }
 
-// stateCore identifies the loaded state the registrations of a start are built from, as
-// a hex digest: the executable (the code that builds them), the host generation and the
+// stateCore identifies the loaded state the registrations of a start are built from, with
+// the approvals pending (per b.names), as a hex digest: the executable (the code that builds them), the host generation and the
 // exposure mode, and every configured server's name, origin, fingerprint, whether it may
 // run or awaits approval, and the settings that filter or mark its tools. With the cache
 // file's version (stateKey) it is everything: naming depends on nothing else (a fresh
 // process names the same tools the same way).
-func (b *Bridge) stateCore() string {
+func (b *Bridge) stateCore(pending []bool) string {
 	h := sha256.New()
 	w := keyWriter{h}
 	w.num(sentKeyVersion)
@@ -239,15 +263,14 @@ func (b *Bridge) stateCore() string {
 	w.num(int64(b.host.Generation()))
 	w.str(string(b.mode))
 	w.num(int64(len(b.names)))
-	for _, name := range b.names {
-		srv := b.servers[name]
-		c := srv.cfg
+	for i, name := range b.names {
+		c := b.servers[name].cfg
 		w.str(name)
 		w.str(c.Source)
 		w.str(c.Scope)
 		w.str(c.Fingerprint())
-		w.flag(b.runnable(name))
-		w.flag(srv.pending.Load())
+		w.flag(c.Usable() && !pending[i])
+		w.flag(pending[i])
 		w.flag(c.Enabled)
 		w.strs(c.DisabledTools)
 		w.strs(c.IncludeTools)
@@ -327,10 +350,11 @@ const commandDescription = "MCP servers: status, start/stop, refresh, login, set
 // and when the state changed since (an approval given or withdrawn this session): a fresh
 // start with those inputs would not build these registrations.
 func (b *Bridge) sentSection(stamp cache.Stamp, servers map[string]*cache.FrameServer) *cache.Sent {
-	if b.sess.Load() == nil || b.loadInputs == "" {
+	n := b.noted.Load()
+	if b.sess.Load() == nil || n == nil || n.inputs == "" {
 		return nil
 	}
-	if b.stateCore() != b.loadState {
+	if b.stateCore(b.pendingFlags()) != n.state {
 		return nil
 	}
 	set, stale, ok := b.startupSetFrom(servers, NewNamer())
@@ -344,11 +368,11 @@ func (b *Bridge) sentSection(stamp cache.Stamp, servers map[string]*cache.FrameS
 	if err := regs.AddCommand(CommandName, commandDescription); err != nil {
 		return nil
 	}
-	meta, err := json.Marshal(sentMeta{Stale: stale, Env: b.loadEnv, State: stateKey(stamp, b.loadState)})
-	if err != nil || b.stateCore() != b.loadState {
+	meta, err := json.Marshal(sentMeta{Stale: stale, Env: n.env, State: stateKey(stamp, n.state)})
+	if err != nil || b.stateCore(b.pendingFlags()) != n.state {
 		return nil
 	}
-	return &cache.Sent{Key: b.rawKey(stamp, b.loadInputs), Meta: string(meta), Frames: regs.Bytes()}
+	return &cache.Sent{Key: b.rawKey(stamp, n.inputs), Meta: string(meta), Frames: regs.Bytes()}
 }
 
 // startupTools fills the startup set of a start that copied the sent section with the
