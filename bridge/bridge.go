@@ -85,8 +85,9 @@ type Options struct {
 	// nil drops them.
 	Notify func(level, msg string)
 	// StartupGC lets Setup switch the garbage collector off while it loads and registers
-	// (up to a heap of startupHeapLimit) and add two Ps (startupRuntime). The settings are
-	// process-wide, so only a process that runs one bridge (the extension's main) may set it.
+	// (up to a heap of startupHeapLimit) and add two Ps while it writes a large startup
+	// file (spareProcs). The settings are process-wide, so only a process that runs one
+	// bridge (the extension's main) may set it.
 	StartupGC bool
 }
 
@@ -115,6 +116,7 @@ type Bridge struct {
 	sentMeta   sentMeta
 	sentInputs string
 	sentStamp  cache.Stamp
+	procs      int                         // GOMAXPROCS to restore after ready (spareProcs); 0: unchanged
 	loaded     loadedInputs                // what loadConfig read, digested after ready (noteInputs)
 	noted      atomic.Pointer[notedInputs] // their digest, once noteInputs ran
 	setupErr   error                       // a panic recovered in Setup, reported after ready
@@ -443,6 +445,9 @@ func (b *Bridge) registerTools(regs *extension.Registrations, set *startupSet) e
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.
 func (b *Bridge) afterReady() {
 	log := b.opts.Log
+	if b.procs > 0 {
+		runtime.GOMAXPROCS(b.procs)
+	}
 	// Before any command can change an approval: the inputs and the state they gave.
 	b.noteInputs()
 	if b.startup.sent {

@@ -15,26 +15,31 @@ import (
 // runtime collects as usual, so a huge catalog cannot run the process out of memory.
 const startupHeapLimit = 512 << 20
 
-// startupRuntime tunes the runtime for Setup until the returned function runs.
-//
-// The garbage collector is off: Setup allocates a few times the startup file's size in a
-// fresh process whose heap target is tiny, so several collections would run inside the
-// host's registration window and collect almost nothing: all of it is either kept or
-// dropped right after ready.
-//
-// Two more Ps: stdin is a blocking pipe, so the reader waiting on it holds a P in a
-// system call until the runtime's monitor takes it back, which in a process that has
-// been idle can take milliseconds. Without a spare P the writer, handed the startup
-// file's registrations, would wait for Setup to finish loading the config instead of
-// sending them meanwhile.
+// startupRuntime turns the garbage collector off until the returned function runs. Setup
+// allocates a few times the startup file's size in a fresh process whose heap target is
+// tiny, so several collections would run inside the host's registration window and
+// collect almost nothing: all of it is either kept or dropped right after ready.
 func startupRuntime() (restore func()) {
 	pct := debug.SetGCPercent(-1)
 	limit := debug.SetMemoryLimit(startupHeapLimit)
-	procs := runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 2)
 	return func() {
-		runtime.GOMAXPROCS(procs)
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(pct)
+	}
+}
+
+// spareProcsFrom is the size of a sent section worth two more Ps while it is written.
+const spareProcsFrom = 1 << 20
+
+// spareProcs adds two Ps until ready (afterReady restores them) when a large sent section
+// is being written while Setup loads the config. Stdin is a blocking pipe, so the reader
+// waiting on it holds a P in a system call until the runtime's monitor takes it back,
+// which in a process that has been idle can take milliseconds: without a spare P the
+// writer would wait for the config to be loaded instead of sending meanwhile. Changing
+// GOMAXPROCS stops the world, which costs more than it saves for a small section.
+func (b *Bridge) spareProcs(size int) {
+	if b.opts.StartupGC && size >= spareProcsFrom {
+		b.procs = runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 2)
 	}
 }
 

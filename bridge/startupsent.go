@@ -95,6 +95,7 @@ func (b *Bridge) sendSent(r sentRead, projectDir string, files []byte) bool {
 		return false
 	}
 	b.sent, b.sentMeta, b.sentInputs, b.sentStamp = r.sent, meta, inputs, r.stamp
+	b.spareProcs(len(r.sent.Frames))
 	return true
 }
 
