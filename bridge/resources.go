@@ -17,8 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/search"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/search"
 )
 
 // ReadResourceToolName is the one bridge tool that reads MCP resources.
