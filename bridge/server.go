@@ -18,6 +18,8 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -93,8 +95,8 @@ type serverDeps struct {
 	onListChanged func(server string)
 	// resolver resolves HTTP servers' host names (nil: the system resolver).
 	resolver *net.Resolver
-	// oauth holds the OAuth credential store and test hooks (oauth.go); nil: no OAuth.
-	oauth *oauthEnv
+	// remote is what HTTP servers share (remote.Deps: the OAuth store, the resolver).
+	remote *remote.Deps
 	// maxReply bounds one message read from a stdio server (0: DefaultMaxReply).
 	maxReply int
 	// surface is where the user reads messages (names /mcp or CLI commands).
@@ -139,13 +141,12 @@ type Server struct {
 	lastErrAt   time.Time
 	tools       []mcp.Tool
 	info        connInfo
-	// remembered is, for a url-only server, the transport that worked last (from the
-	// cache or this session); the next connect tries it first.
-	remembered config.Transport
+	// remote is the server's HTTP side that outlives sessions (the transport that worked
+	// last, logins).
+	remote *remote.Server
 	// needsLogin: the server answered that it wants an OAuth login (cleared by a
 	// successful connect or login).
 	needsLogin bool
-	login      *loginFlow // the /mcp login in progress, if any
 	// tail is the stderr tail of the last stdio process, kept after it exits for /mcp.
 	tail *session.Ring
 	// probe is closed when the ping check after a timed-out call ends (nil: none running).
@@ -156,7 +157,6 @@ type Server struct {
 	// logBudget limits what the server's MCP log messages may write to our log.
 	logMu     sync.Mutex
 	logBudget *session.LineLog
-	lastLogin *loginFlow // the latest login, running or ended (WaitLogin)
 
 	// pending: a project server the user has not approved; nothing starts or contacts it.
 	pending atomic.Bool
@@ -193,6 +193,11 @@ func newConn(sess session.Session) *conn {
 
 func newServer(cfg *config.Server, d *serverDeps) *Server {
 	s := &Server{cfg: cfg, d: d, state: StateAsleep}
+	rd := d.remote
+	if rd == nil {
+		rd = &remote.Deps{}
+	}
+	s.remote = remote.NewServer(cfg, rd, s.markNeedsLogin)
 	if !cfg.Usable() {
 		s.state = StateDisabled
 	}
@@ -285,9 +290,57 @@ func (s *Server) errorf(kind ErrKind, err error, format string, args ...any) *Er
 	return e
 }
 
-// redact hides the server's secrets in a text (see newRedactor).
+// redactedErr keeps an error's identity for errors.Is/As but never shows its raw text, not
+// even to code that walks the chain with Unwrap (it has no Unwrap method).
+type redactedErr struct {
+	err error
+	msg string
+}
+
+func (e *redactedErr) Error() string        { return e.msg }
+func (e *redactedErr) Is(target error) bool { return errors.Is(e.err, target) }
+func (e *redactedErr) As(target any) bool   { return errors.As(e.err, target) }
+
+// remoteKind is the bridge's kind of a remote failure: the one place the two meet.
+func remoteKind(k remote.Kind) ErrKind {
+	switch k {
+	case remote.KindAuth:
+		return KindAuth
+	case remote.KindUnreachable:
+		return KindUnreachable
+	case remote.KindTLS:
+		return KindTLS
+	case remote.KindBadResponse:
+		return KindBadResponse
+	case remote.KindStart:
+		return KindStart
+	case remote.KindTimeout:
+		return KindTimeout
+	case remote.KindCanceled:
+		return KindCanceled
+	case remote.KindCrashed:
+		return KindCrashed
+	}
+	return KindCall
+}
+
+// fromRemote words a remote failure as the server's error (prefix and redaction).
+func (s *Server) fromRemote(e *remote.Error) *Error {
+	return s.errorf(remoteKind(e.Kind), e.Err, "%s", e.Msg)
+}
+
+// remoteErr is err as the server's *Error when it is a remote failure, else err.
+func (s *Server) remoteErr(err error) error {
+	var re *remote.Error
+	if errors.As(err, &re) {
+		return s.fromRemote(re)
+	}
+	return err
+}
+
+// redact hides the server's secrets in a text (internal/redact).
 func (s *Server) redact(text string) string {
-	s.redactOnce.Do(func() { s.redactFn = newRedactor(s.cfg) })
+	s.redactOnce.Do(func() { s.redactFn = redact.New(s.cfg) })
 	return s.redactFn(text)
 }
 
@@ -512,10 +565,13 @@ func (s *Server) sessionEnded(c *conn) {
 	s.gen++
 	s.disarmIdle()
 	var e *Error
+	var re *remote.Error
 	switch {
 	case end.Cause == session.CauseExited:
 		e = s.withStderrText(s.errorf(KindCrashed, nil, "process %s", end.Status), end.Stderr)
 	case errors.As(end.Err, &e):
+	case errors.As(end.Err, &re):
+		e = s.fromRemote(re)
 	default:
 		e = s.errorf(KindCrashed, end.Err, "connection lost: %v", end.Err)
 	}
@@ -600,6 +656,7 @@ func (s *Server) connect(ctx context.Context) (*conn, []mcp.Tool, error) {
 	tools, err := s.listTools(ctx, sess)
 	if err != nil {
 		_ = sess.Close(context.Background())
+		err = s.remoteErr(err)
 		var e *Error
 		if errors.As(err, &e) {
 			return nil, nil, e
@@ -620,7 +677,7 @@ func (s *Server) open(ctx context.Context, h session.Handlers) (session.Session,
 	case config.TransportStdio:
 		return s.openStdio(ctx, h)
 	case config.TransportStreamableHTTP, config.TransportSSE:
-		return s.openHTTP(ctx, h)
+		return s.remote.Open(ctx, h)
 	}
 	return nil, s.errorf(KindStart, nil, "unknown transport %q", s.cfg.Transport)
 }
@@ -640,12 +697,13 @@ func (s *Server) openStdio(ctx context.Context, h session.Handlers) (session.Ses
 	s.tail = tail
 	s.mu.Unlock()
 	return session.OpenStdio(ctx, session.Stdio{Config: s.cfg, Dir: s.workDir(), Env: serverEnv(s.cfg, os.Environ()),
-		Supervisor: s.d.supervisor, MaxReply: s.d.maxReply, Log: s.d.log, Clock: s.d.clock, Redact: newRedactor(s.cfg), Tail: tail}, h)
+		Supervisor: s.d.supervisor, MaxReply: s.d.maxReply, Log: s.d.log, Clock: s.d.clock, Redact: redact.New(s.cfg), Tail: tail}, h)
 }
 
 // startErr words a failed start: a process that exited says so (its stderr for the
 // user), an error already worded (remote) is kept.
 func (s *Server) startErr(ctx context.Context, err error) *Error {
+	err = s.remoteErr(err)
 	var e *Error
 	if errors.As(err, &e) {
 		return e
@@ -716,6 +774,7 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	defer s.release()
 	tools, err := s.listTools(ctx, c.sess)
 	if err != nil {
+		err = s.remoteErr(err)
 		var e *Error
 		if errors.As(err, &e) {
 			return nil, e
@@ -807,16 +866,19 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 		return s.errorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
 	}
 	var e *Error
-	var f *remoteFailure
+	var re *remote.Error
+	var f *remote.RequestError
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &re):
+		return s.fromRemote(re)
 	case errors.As(err, &f):
 		warn := "."
-		if f.f.maybeRan {
+		if f.MaybeRan {
 			warn = repeatWarning(safeRepeat)
 		}
-		return s.errorf(f.f.kind, f.err, "%s%s failed: %s%s", f.prefix, tool, f.f.msg, warn)
+		return s.errorf(remoteKind(f.Kind), f.Err, "%s%s failed: %s%s", f.Prefix, tool, f.Msg, warn)
 	case errors.Is(err, transport.ErrTransportClosed):
 		return s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 	}
@@ -829,10 +891,7 @@ func lostText(e session.End) string {
 	if errors.As(e.Err, &re) {
 		return strings.TrimPrefix(re.Msg, fmt.Sprintf("MCP server %q: ", re.Server))
 	}
-	if e.Err != nil {
-		return "the connection was lost (" + e.Err.Error() + ")"
-	}
-	return "the connection was lost"
+	return remote.LostText(e)
 }
 
 func repeatWarning(safe bool) string {
@@ -840,4 +899,25 @@ func repeatWarning(safe bool) string {
 		return "."
 	}
 	return ". The server may already have applied the call: check before retrying, a retry may repeat it."
+}
+
+// markNeedsLogin notes that the server answered that it wants an OAuth login.
+func (s *Server) markNeedsLogin() {
+	s.mu.Lock()
+	s.needsLogin = true
+	s.mu.Unlock()
+}
+
+// loggedIn clears what the missing login left behind: the flag, backoff and parking.
+func (s *Server) loggedIn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.needsLogin = false
+	if s.state == StateBackoff || s.state == StateParked {
+		s.state = StateAsleep
+	}
+	s.failures = 0
+	s.retryAt = time.Time{}
+	s.lastErr, s.lastErrUser = "", ""
+	s.lastErrAt = time.Time{}
 }
