@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -36,7 +37,7 @@ func newMCPX(b *Bridge) *mcpx {
 // not advertised), server-to-client requests seen through guardRequests, and the
 // server's notifications routed by onNotification.
 func (s *Server) handlers() session.Handlers {
-	return session.Handlers{Init: initRequest(s.d.version), Options: append(s.clientOptions(), s.elicitOptions()...),
+	return session.Handlers{Init: lifecycle.InitRequest(s.d.version), Options: append(s.clientOptions(), s.elicitOptions()...),
 		Wrap: s.guardRequests, OnNotification: s.onNotification}
 }
 

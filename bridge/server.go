@@ -19,69 +19,9 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
-)
-
-// State is where a server is in its lifecycle.
-type State int
-
-// The lifecycle states. A server starts Asleep (or Disabled), wakes on demand, and goes
-// back to sleep after its idle timeout.
-const (
-	StateAsleep   State = iota // not running; the next call starts it
-	StateStarting              // spawn/connect + initialize + tools/list under way
-	StateReady                 // connected and serving calls
-	StateStopping              // being shut down
-	StateBackoff               // the last start or run failed; no new start before RetryAt
-	StateParked                // failed too often in a row; only /mcp start tries again
-	StateDisabled              // disabled in config or the config entry is broken
-)
-
-func (s State) String() string {
-	switch s {
-	case StateAsleep:
-		return "asleep"
-	case StateStarting:
-		return "starting"
-	case StateReady:
-		return "ready"
-	case StateStopping:
-		return "stopping"
-	case StateBackoff:
-		return "backing off"
-	case StateParked:
-		return "parked"
-	case StateDisabled:
-		return "disabled"
-	}
-	return "unknown"
-}
-
-// Failure policy: the first failure is retried by the next call at once, later ones wait
-// backoffBase·2^(n-2) (capped), and after parkAfter failures in a row the server is parked.
-const (
-	backoffBase = 500 * time.Millisecond
-	backoffMax  = 30 * time.Second
-	parkAfter   = 5
-)
-
-func backoffDelay(failures int) time.Duration {
-	if failures <= 1 {
-		return 0
-	}
-	d := backoffBase << (failures - 2)
-	if d > backoffMax || d <= 0 {
-		return backoffMax
-	}
-	return d
-}
-
-// ClientName is what the bridge calls itself in MCP initialize; ClientVersion is the
-// version it reports when Options.Version is empty.
-const (
-	ClientName    = "zot-mcp-bridge"
-	ClientVersion = "0.1.0"
 )
 
 // serverDeps is what every Server shares with the bridge.
@@ -210,25 +150,6 @@ func (s *Server) Name() string { return s.cfg.Name }
 // Config is the server's configuration.
 func (s *Server) Config() *config.Server { return s.cfg }
 
-// Status is a snapshot for /mcp and doctor.
-type Status struct {
-	State     State
-	Tools     int // tools seen on the last successful list (0 if never listed this session)
-	InFlight  int
-	LastUsed  time.Time
-	LastError string
-	ErrorAt   time.Time
-	RetryAt   time.Time
-	Failures  int
-	Transport config.Transport
-	// Stderr is the tail of the last stdio process's stderr (kept after it exits, for the
-	// user only), out of StderrSeen lines it wrote.
-	Stderr     []string
-	StderrSeen int
-	// NeedsLogin: the server wants an OAuth login (/mcp login <server>).
-	NeedsLogin bool
-}
-
 // Status returns the current state.
 func (s *Server) Status() Status {
 	s.mu.Lock()
@@ -244,41 +165,6 @@ func (s *Server) Status() Status {
 	}
 	return st
 }
-
-// ErrKind classifies a failure so messages can say what to do next.
-type ErrKind int
-
-// Failure kinds.
-const (
-	KindStart       ErrKind = iota + 1 // spawn, connect, initialize or list failed
-	KindBackoff                        // not retried yet after earlier failures
-	KindParked                         // parked after repeated failures
-	KindDisabled                       // disabled or broken in config
-	KindCrashed                        // the server went away during the call
-	KindTimeout                        // our deadline passed
-	KindCanceled                       // the caller gave up
-	KindCall                           // the server answered with a protocol error
-	KindStopped                        // stopped (by /mcp stop or shutdown) while in use
-	KindAuth                           // HTTP 401/403: credentials missing or refused
-	KindUnreachable                    // DNS failure, connection refused or reset
-	KindTLS                            // TLS handshake or certificate failure
-	KindBadResponse                    // HTTP 404, 5xx, an HTML page or other non-MCP answer
-	KindUntrusted                      // a project server the user has not approved
-)
-
-// Error is a failure of a server operation, worded for the model and the user.
-type Error struct {
-	Kind   ErrKind
-	Server string
-	Msg    string // for the model (and the user when User is empty)
-	// User is the message for the user when it says more than Msg (the server's last
-	// stderr lines, which never go to the model).
-	User string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Msg }
-func (e *Error) Unwrap() error { return e.Err }
 
 // errorf builds a server error. Its text and the wrapped error's text pass through the
 // server's redactor: expanded ${VAR} values read as the reference, credentials are masked.
@@ -378,7 +264,7 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 		case StateParked:
 			msg := s.lastErr
 			s.mu.Unlock()
-			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run %s", parkAfter, msg, s.d.surface.Cmd("start", s.cfg.Name))
+			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run %s", lifecycle.ParkAfter, msg, s.d.surface.Cmd("start", s.cfg.Name))
 		case StateBackoff:
 			now := s.d.clock.Now()
 			if now.Before(s.retryAt) {
@@ -517,7 +403,7 @@ func (s *Server) failLocked(err error) *Error {
 	if !errors.As(err, &e) {
 		e = s.errorf(KindStart, err, "failed to start: %s", err.Error())
 	}
-	if s.failures >= parkAfter {
+	if s.failures >= lifecycle.ParkAfter {
 		s.state = StateParked
 		why := fmt.Sprintf(" — parked after %d failed attempts in a row; fix the cause, then run %s", s.failures, s.d.surface.Cmd("start", s.cfg.Name))
 		p := s.errorf(KindParked, err, "%s%s", e.Msg, why)
@@ -526,7 +412,7 @@ func (s *Server) failLocked(err error) *Error {
 		}
 		return p
 	}
-	if d := backoffDelay(s.failures); d > 0 {
+	if d := lifecycle.BackoffDelay(s.failures); d > 0 {
 		s.state = StateBackoff
 		s.retryAt = s.d.clock.Now().Add(d)
 	} else {
@@ -696,7 +582,7 @@ func (s *Server) openStdio(ctx context.Context, h session.Handlers) (session.Ses
 	s.mu.Lock()
 	s.tail = tail
 	s.mu.Unlock()
-	return session.OpenStdio(ctx, session.Stdio{Config: s.cfg, Dir: s.workDir(), Env: serverEnv(s.cfg, os.Environ()),
+	return session.OpenStdio(ctx, session.Stdio{Config: s.cfg, Dir: s.workDir(), Env: lifecycle.Env(s.cfg, os.Environ()),
 		Supervisor: s.d.supervisor, MaxReply: s.d.maxReply, Log: s.d.log, Clock: s.d.clock, Redact: redact.New(s.cfg), Tail: tail}, h)
 }
 
@@ -740,29 +626,11 @@ func (s *Server) withStderrText(e *Error, t string) *Error {
 	return e
 }
 
-// UserText is the text of err for the user: with the stderr tail where there is one.
-func UserText(err error) string {
-	var e *Error
-	if errors.As(err, &e) && e.User != "" {
-		return e.User
-	}
-	return err.Error()
-}
 func describeStartErr(ctx context.Context, err error, limit time.Duration) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Sprintf("no answer within connectTimeout (%s); raise \"connectTimeout\" if the server is slow to start (a first npx run downloads packages)", limit)
 	}
 	return err.Error()
-}
-
-// initRequest is the initialize request of every connection (and of a re-initialization).
-func initRequest(version string) mcp.InitializeRequest {
-	req := mcp.InitializeRequest{}
-	// Every server measured speaks the initialize handshake; pinning it avoids a probe
-	// round trip (server/discover) that legacy servers answer with an error.
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: version}
-	return req
 }
 
 // ListTools re-lists the tools of a running server (for list_changed and refresh).
