@@ -6,7 +6,6 @@ package bridge
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -245,15 +244,10 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[Too
 	b.publishCatalog(tools, registered)
 }
 
-// publishCatalog names the tools, logs collisions and swaps the catalog in.
+// publishCatalog publishes the catalog of tools, the whole of it, leaving the bodies
+// unpacked until afterReady packs them (see toolbody.go).
 func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[ToolRef]bool) {
-	b.catMu.Lock()
-	defer b.catMu.Unlock()
-	cat, collisions := newCatalog(b.namer, tools, registered)
-	for _, c := range collisions {
-		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
-	}
-	b.setCatalog(cat)
+	b.changeCatalog(catalogChange{replace: true, tools: tools, registered: registered, packLater: true})
 }
 
 // setCatalog publishes a catalog; the first call releases everyone waiting in catalog().
@@ -405,7 +399,7 @@ func (b *Bridge) recoverSetup(err error) {
 	}
 	b.startup = nil
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
-		b.setCatalog(&catalog{byName: map[string]int{}, byRef: map[ToolRef]int{}})
+		b.publishCatalog(nil, nil)
 	}
 	b.startup = startupFromCatalog(b.cat.Load())
 }
@@ -452,6 +446,9 @@ func (b *Bridge) afterReady() {
 	go func() {
 		defer b.bg.Done()
 		cat.searchIndex()
+		// Then pack the bodies the startup path left decoded (the packed catalog shares
+		// the index): a search in the meantime is not kept waiting for it.
+		b.packCatalog()
 		// Building the index churns through several times its own size; return that to the
 		// OS now rather than when the scavenger gets to it, so the idle bridge stays small.
 		debug.FreeOSMemory()
@@ -655,29 +652,11 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 // registered at startup stay searchable (and callable through mcp__call_tool) but are
 // marked unregistered, so deferred activation never names a tool the host does not know.
 func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
-	<-b.catReady // the first catalog is published by its own path; merge into it
-	// Load, rebuild and swap under one lock: concurrent refreshes (list_changed, /mcp
-	// refresh, login, the startup refresh) each add their own servers, and without it the
-	// last swap dropped what the others had merged.
-	b.catMu.Lock()
-	defer b.catMu.Unlock()
-	old := b.cat.Load()
-	tools := map[string][]cache.Tool{}
-	registered := map[ToolRef]bool{}
-	for _, e := range old.entries {
-		tools[e.Server] = append(tools[e.Server], e.Tool)
-		if e.Registered {
-			registered[ToolRef{Server: e.Server, Tool: e.Tool.Name}] = true
-		}
-	}
+	tools := make(map[string][]cache.Tool, len(put))
 	for name, e := range put {
 		tools[name] = filterTools(e.Tools, b.servers[name].cfg)
 	}
-	cat, collisions := newCatalog(b.namer, tools, registered)
-	for _, c := range collisions {
-		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
-	}
-	b.cat.Store(cat)
+	b.changeCatalog(catalogChange{tools: tools})
 	b.x.extras.merge(put)
 }
 
@@ -695,30 +674,6 @@ func (s *Server) cacheEntry(tools []mcp.Tool) *cache.Entry {
 		e.Tools = append(e.Tools, toCacheTool(t))
 	}
 	return e
-}
-
-func toCacheTool(t mcp.Tool) cache.Tool {
-	in := t.RawInputSchema
-	if len(in) == 0 && t.InputSchema.Type != "" {
-		// Only a tool built in code has the struct form; a missing schema stays missing
-		// (NormalizeSchema makes it the empty object schema) rather than becoming
-		// {"type":"","properties":{},"required":[]}.
-		in, _ = json.Marshal(t.InputSchema)
-	}
-	out := t.RawOutputSchema
-	if len(out) == 0 && t.OutputSchema.Type != "" {
-		out, _ = json.Marshal(t.OutputSchema)
-	}
-	ct := cache.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: cache.NormalizeSchema(in)}
-	if len(out) > 0 {
-		ct.OutputSchema = cache.NormalizeSchema(out)
-	}
-	a := t.Annotations
-	if a.Title != "" || a.ReadOnlyHint != nil || a.DestructiveHint != nil || a.IdempotentHint != nil || a.OpenWorldHint != nil {
-		ct.Annotations = &cache.Annotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
-			IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
-	}
-	return ct
 }
 
 // listChanged re-lists a server that announced a new tool list (coalescing bursts) and

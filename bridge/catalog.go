@@ -4,66 +4,215 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/search"
 )
 
-// entry is one MCP tool the bridge knows, under its registered name.
+// entry is one MCP tool the bridge knows, under its registered name. What routing needs
+// is at hand; the bulky parts (title, description, schemas) are in body, packed once the
+// catalog is (see toolbody.go), and read with tool().
 type entry struct {
 	Name       string // registered name, mcp__<server>__<tool>
 	Server     string
-	Tool       cache.Tool
+	Tool       toolHead
 	Registered bool // registered with the host at startup (so activation and direct calls work)
+	body       toolBody
+}
+
+// toolHead is what routing and calling need of a tool.
+type toolHead struct {
+	Name        string // MCP tool name as the server knows it
+	Annotations *cache.Annotations
+}
+
+// ref is the entry's (server, tool) pair.
+func (e *entry) ref() ToolRef { return ToolRef{Server: e.Server, Tool: e.Tool.Name} }
+
+// tool returns the whole cache.Tool of the entry, unpacking its body. A body that cannot
+// be unpacked (only a bug can damage memory the bridge wrote itself) gives the tool
+// without description or schema: the server still checks the arguments of a call.
+func (e *entry) tool() cache.Tool {
+	t, _ := e.body.load()
+	t.Name, t.Annotations = e.Tool.Name, e.Tool.Annotations
+	return t
 }
 
 // catalog is an immutable snapshot of every known tool, with a search index built on
-// first use. A refresh builds a new catalog and swaps it in.
+// first use. Catalogs are made only by Bridge.changeCatalog.
 type catalog struct {
 	entries []entry // sorted by Name
-	byName  map[string]int
-	byRef   map[ToolRef]int
+	byRef   []int32 // entry indices sorted by (Server, Tool)
+	*catIndex
+}
 
+// catIndex is a catalog's search index, built once. A catalog that differs from the one
+// before only in where its bodies are (packCatalog) shares its index: the entries are the
+// same tools in the same order.
+type catIndex struct {
 	once    sync.Once
 	index   *search.Index
 	indexed chan struct{} // closed once index is built
 }
 
-// newCatalog names the tools of every server through namer (names given earlier in the
-// process are kept, see Namer). registered marks the refs that were registered with the
-// host (nil: all of them). A tool listed twice by one server is kept once.
-func newCatalog(namer *Namer, tools map[string][]cache.Tool, registered map[ToolRef]bool) (*catalog, []Collision) {
-	var refs []ToolRef
+func newCatIndex() *catIndex { return &catIndex{indexed: make(chan struct{})} }
+
+// catalogChange is one change of the catalog.
+type catalogChange struct {
+	// replace: tools is the whole new catalog (startup, recovery); registered marks the
+	// refs registered with the host (nil: all of them). Otherwise tools replaces the named
+	// servers' tools and every other server keeps its tools and registered marks.
+	replace    bool
+	registered map[ToolRef]bool
+	tools      map[string][]cache.Tool
+	drop       map[string]bool // servers whose tools leave the catalog
+	// packLater leaves the new tools' bodies unpacked (the startup path, where the catalog
+	// is needed at once; afterReady packs it).
+	packLater bool
+}
+
+// changeCatalog is the one way the catalog changes: the startup load, refresh merges,
+// list_changed, trust changes and packing all come here, one at a time, so none is lost to
+// another and no registered name moves (names come from the process's Namer).
+// It returns the new catalog and the names that could not be given as wanted.
+func (b *Bridge) changeCatalog(ch catalogChange) (*catalog, []Collision) {
+	if !ch.replace {
+		<-b.catReady // the first catalog is published by a replace; change that one
+	}
+	b.catMu.Lock()
+	defer b.catMu.Unlock()
+	var kept []entry
+	registered := ch.registered
+	var old *catalog
+	if !ch.replace {
+		old = b.cat.Load()
+		registered = make(map[ToolRef]bool, len(old.entries))
+		for _, e := range old.entries {
+			if e.Registered {
+				registered[e.ref()] = true
+			}
+			if _, put := ch.tools[e.Server]; put || ch.drop[e.Server] {
+				continue
+			}
+			kept = append(kept, e)
+		}
+	}
+	cat, collisions := newCatalog(b.namer, kept, ch.tools, ch.drop, func(r ToolRef) bool { return registered == nil || registered[r] })
+	if old != nil && len(ch.tools) == 0 && len(ch.drop) == 0 {
+		cat.catIndex = old.catIndex
+	}
+	if !ch.packLater {
+		if err := pack(cat.entries); err != nil {
+			b.opts.Log.Warn().Err(err).Msg("tool descriptions not packed; they stay in memory as they are")
+		}
+	}
+	for _, c := range collisions {
+		b.opts.Log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
+	}
+	b.setCatalog(cat)
+	return cat, collisions
+}
+
+// packCatalog packs the bodies that the startup path left unpacked, keeping every name and
+// mark as it is.
+func (b *Bridge) packCatalog() *catalog {
+	cat, _ := b.changeCatalog(catalogChange{})
+	return cat
+}
+
+// newCatalog builds a catalog of the kept entries (names and bodies as they are) and the
+// tools of the servers in tools (except those in drop), named through namer (names given
+// earlier in the process are kept, see Namer). registered says which new refs the host
+// knows. A tool listed twice by one server is kept once.
+func newCatalog(namer *Namer, kept []entry, tools map[string][]cache.Tool, drop map[string]bool, registered func(ToolRef) bool) (*catalog, []Collision) {
+	n := 0
+	for _, ts := range tools {
+		n += len(ts)
+	}
+	refs := make([]ToolRef, 0, n) // the new tools; kept entries keep their names
 	for server, ts := range tools {
+		if drop[server] {
+			continue
+		}
 		for _, t := range ts {
 			refs = append(refs, ToolRef{Server: server, Tool: t.Name})
 		}
 	}
-	names, collisions := namer.Assign(refs)
-	c := &catalog{byName: make(map[string]int, len(names)), byRef: make(map[ToolRef]int, len(names)), indexed: make(chan struct{})}
+	names := make(map[ToolRef]givenName, len(refs))
+	collisions := namer.assign(refs, func(r ToolRef, g givenName) { names[r] = g })
+	c := &catalog{entries: make([]entry, 0, len(kept)+len(refs)), catIndex: newCatIndex()}
+	c.entries = append(c.entries, kept...)
 	seen := make(map[ToolRef]bool, len(refs))
+	anns := annotationSet{}
 	for server, ts := range tools {
-		for _, t := range ts {
+		if drop[server] {
+			continue
+		}
+		for i := range ts {
+			t := &ts[i]
 			ref := ToolRef{Server: server, Tool: t.Name}
 			if seen[ref] {
 				continue
 			}
 			seen[ref] = true
-			reg := registered == nil || registered[ref]
-			c.entries = append(c.entries, entry{Name: names[ref], Server: server, Tool: t, Registered: reg})
+			g := names[ref] // its strings are the Namer's: one copy for every catalog
+			c.entries = append(c.entries, entry{Name: g.name, Server: g.ref.Server, Tool: toolHead{Name: g.ref.Tool, Annotations: anns.intern(t.Annotations)},
+				Registered: registered(ref), body: toolBody{raw: t}})
 		}
 	}
 	sort.Slice(c.entries, func(i, j int) bool { return c.entries[i].Name < c.entries[j].Name })
-	for i, e := range c.entries {
-		c.byName[e.Name] = i
-		c.byRef[ToolRef{Server: e.Server, Tool: e.Tool.Name}] = i
+	c.byRef = make([]int32, len(c.entries))
+	for i := range c.byRef {
+		c.byRef[i] = int32(i)
 	}
+	slices.SortFunc(c.byRef, func(i, j int32) int { return compareRefs(c.entries[i].ref(), c.entries[j].ref()) })
 	return c, collisions
 }
 
+// annotationSet holds one copy of each distinct set of annotations: most tools of a
+// catalog share one of a few, and each decoded copy is five small allocations.
+type annotationSet map[annotationKey]*cache.Annotations
+
+type annotationKey struct {
+	title string
+	hints [4]int8 // per hint: 0 unset, 1 false, 2 true
+}
+
+// intern returns the set's copy of a (nil stays nil). The annotations are never
+// modified once in a catalog, so sharing them is safe.
+func (s annotationSet) intern(a *cache.Annotations) *cache.Annotations {
+	if a == nil {
+		return nil
+	}
+	k := annotationKey{title: a.Title}
+	for i, h := range []*bool{a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint} {
+		switch {
+		case h == nil:
+		case *h:
+			k.hints[i] = 2
+		default:
+			k.hints[i] = 1
+		}
+	}
+	if c, ok := s[k]; ok {
+		return c
+	}
+	s[k] = a
+	return a
+}
+
+// compareRefs orders refs by server, then tool.
+func compareRefs(a, b ToolRef) int {
+	if c := strings.Compare(a.Server, b.Server); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Tool, b.Tool)
+}
+
 func (c *catalog) lookup(name string) (*entry, bool) {
-	i, ok := c.byName[name]
+	i, ok := slices.BinarySearchFunc(c.entries, name, func(e entry, n string) int { return strings.Compare(e.Name, n) })
 	if !ok {
 		return nil, false
 	}
@@ -71,11 +220,12 @@ func (c *catalog) lookup(name string) (*entry, bool) {
 }
 
 func (c *catalog) lookupRef(server, tool string) (*entry, bool) {
-	i, ok := c.byRef[ToolRef{Server: server, Tool: tool}]
+	want := ToolRef{Server: server, Tool: tool}
+	i, ok := slices.BinarySearchFunc(c.byRef, want, func(i int32, r ToolRef) int { return compareRefs(c.entries[i].ref(), r) })
 	if !ok {
 		return nil, false
 	}
-	return &c.entries[i], true
+	return &c.entries[c.byRef[i]], true
 }
 
 // searchIndex builds the index on first use (never on the startup path: afterReady
@@ -106,9 +256,10 @@ func (c *catalog) servers() ([]string, map[string]int) {
 func (b *Bridge) Tools(server string) []ToolInfo {
 	cat := b.catalog()
 	var out []ToolInfo
-	for _, e := range cat.entries {
+	for i := range cat.entries {
+		e := &cat.entries[i]
 		if server == "" || e.Server == server {
-			out = append(out, ToolInfo{Name: e.Name, Server: e.Server, Tool: e.Tool.Name, Description: e.Tool.Description})
+			out = append(out, ToolInfo{Name: e.Name, Server: e.Server, Tool: e.Tool.Name, Description: e.tool().Description})
 		}
 	}
 	return out

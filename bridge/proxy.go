@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/schemacheck"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
@@ -35,16 +35,17 @@ func (b *Bridge) proxySearchAnswer(q string, shown []*entry) extension.ToolResul
 	fmt.Fprintf(&sb, "Found %d MCP tool(s) for %q. Call one with mcp__call_tool {\"server\": ..., \"tool\": ..., \"arguments\": {...}}:\n", len(shown), q)
 	for i, e := range shown {
 		var item strings.Builder
-		fmt.Fprintf(&item, "\n%d. server=%q tool=%q", i+1, e.Server, e.Tool.Name)
-		if h := Hints(e.Tool.Annotations); len(h) > 0 {
+		t := e.tool()
+		fmt.Fprintf(&item, "\n%d. server=%q tool=%q", i+1, e.Server, t.Name)
+		if h := Hints(t.Annotations); len(h) > 0 {
 			item.WriteString(" [" + strings.Join(h, ", ") + "]")
 		}
-		if p := FirstLine(firstNonEmpty(e.Tool.Description, e.Tool.Title), purposeLen*2); p != "" {
+		if p := FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2); p != "" {
 			item.WriteString("\n   " + p)
 		}
-		schema := CompactSchema(e.Tool.InputSchema, schemaBudget)
+		schema := CompactSchema(t.InputSchema, schemaBudget)
 		fmt.Fprintf(&item, "\n   input schema: %s", schema)
-		fmt.Fprintf(&item, "\n   example: mcp__call_tool %s\n", exampleCall(e))
+		fmt.Fprintf(&item, "\n   example: mcp__call_tool %s\n", exampleCall(e.Server, &t))
 		if sb.Len()+item.Len() > answerBudget {
 			fmt.Fprintf(&sb, "\n(%d more not shown to keep this short; search with narrower words.)\n", len(shown)-i)
 			break
@@ -142,7 +143,7 @@ func compactAny(v any, depth int) any {
 }
 
 // exampleCall builds a one-line example call with placeholder values for required params.
-func exampleCall(e *entry) string {
+func exampleCall(server string, t *cache.Tool) string {
 	var s struct {
 		Properties map[string]struct {
 			Type any   `json:"type"`
@@ -150,7 +151,7 @@ func exampleCall(e *entry) string {
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
-	_ = json.Unmarshal(e.Tool.InputSchema, &s)
+	_ = json.Unmarshal(t.InputSchema, &s)
 	args := map[string]any{}
 	for _, r := range s.Required {
 		p := s.Properties[r]
@@ -169,7 +170,7 @@ func exampleCall(e *entry) string {
 			args[r] = "<" + r + ">"
 		}
 	}
-	out, _ := json.Marshal(map[string]any{"server": e.Server, "tool": e.Tool.Name, "arguments": args})
+	out, _ := json.Marshal(map[string]any{"server": server, "tool": t.Name, "arguments": args})
 	return string(out)
 }
 
@@ -240,7 +241,7 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*entry, json.R
 		args = json.RawMessage("{}")
 	}
 	if msg := b.validator.check(e, args); msg != "" {
-		r := ErrorResult("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, CompactSchema(e.Tool.InputSchema, schemaBudget))
+		r := ErrorResult("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, CompactSchema(e.tool().InputSchema, schemaBudget))
 		return nil, nil, &r
 	}
 	return e, args, nil
@@ -252,15 +253,16 @@ func suggest(name string, candidates []string) string { return textdist.Suggest(
 // validator compiles input schemas on first use and checks arguments against them.
 type validator struct {
 	mu       sync.Mutex
-	compiled map[schemaKey]*jsonschema.Schema // nil entry = not checkable
+	compiled map[ToolRef]compiledSchema
 }
 
-// schemaKey names one version of one tool's schema. A registered name always points at
-// the same tool, but the tool's schema can change on a refresh: keying by the schema's
-// hash means a call is never checked against an old schema.
-type schemaKey struct {
-	server, tool string
-	sum          [sha256.Size]byte
+// compiledSchema is one tool's schema as last compiled, with the sum of the schema it
+// was compiled from. A registered name always points at the same tool, but the tool's
+// schema can change on a refresh: a call is checked against the schema the catalog holds
+// now (a changed sum recompiles), and only the newest schema of a tool is kept.
+type compiledSchema struct {
+	sum uint64
+	sch *jsonschema.Schema // nil: not checkable
 }
 
 func (v *validator) check(e *entry, args json.RawMessage) string {
@@ -282,16 +284,16 @@ func (v *validator) check(e *entry, args json.RawMessage) string {
 }
 
 func (v *validator) schema(e *entry) *jsonschema.Schema {
-	key := schemaKey{server: e.Server, tool: e.Tool.Name, sum: sha256.Sum256(e.Tool.InputSchema)}
+	ref, sum := e.ref(), e.body.inputSum()
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if c, ok := v.compiled[ref]; ok && c.sum == sum {
+		return c.sch
+	}
 	if v.compiled == nil {
-		v.compiled = map[schemaKey]*jsonschema.Schema{}
+		v.compiled = map[ToolRef]compiledSchema{}
 	}
-	if s, ok := v.compiled[key]; ok {
-		return s
-	}
-	sch := schemacheck.Compile(e.Name, e.Tool.InputSchema)
-	v.compiled[key] = sch
+	sch := schemacheck.Compile(e.Name, e.tool().InputSchema)
+	v.compiled[ref] = compiledSchema{sum: sum, sch: sch}
 	return sch
 }

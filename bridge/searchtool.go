@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/search"
 )
 
 // Search limits: the default number of results, the most one call may ask for, and the
@@ -207,13 +206,14 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 // resultLine is one search result: name, purpose, key parameters, hints.
 func resultLine(e *entry) string {
 	line := "- " + e.Name
-	if p := FirstLine(firstNonEmpty(e.Tool.Description, e.Tool.Title), purposeLen); p != "" {
+	t := e.tool()
+	if p := FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen); p != "" {
 		line += ": " + p
 	}
-	if params := keyParams(e.Tool.InputSchema, 5); params != "" {
+	if params := keyParams(t.InputSchema, 5); params != "" {
 		line += " (" + params + ")"
 	}
-	if h := Hints(e.Tool.Annotations); len(h) > 0 {
+	if h := Hints(t.Annotations); len(h) > 0 {
 		line += " [" + strings.Join(h, ", ") + "]"
 	}
 	return line + "\n"
@@ -267,12 +267,6 @@ func decodeArgs(raw json.RawMessage, v any) error {
 		raw = json.RawMessage("{}")
 	}
 	return json.Unmarshal(raw, v)
-}
-
-// docFor exposes a catalog entry as a search document (used by tests and benchmarks).
-func docFor(e *entry) search.Doc {
-	return search.Doc{ID: e.Name, Server: e.Server, Tool: e.Tool.Name, Title: e.Tool.Title, Description: e.Tool.Description,
-		Params: search.ParamsFromSchema(e.Tool.InputSchema)}
 }
 
 // noToolsText says why no tool is known when servers are configured: lists being fetched

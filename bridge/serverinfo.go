@@ -40,9 +40,10 @@ func (b *Bridge) SearchTools(query string, limit int) ([]SearchHit, string) {
 	var out []SearchHit
 	for _, h := range cat.searchIndex().Search(strings.TrimSpace(query), limit) {
 		e := &cat.entries[h.Doc]
-		out = append(out, SearchHit{Name: e.Name, Server: e.Server, Tool: e.Tool.Name,
-			Description: FirstLine(firstNonEmpty(e.Tool.Description, e.Tool.Title), purposeLen*2),
-			Hints:       Hints(e.Tool.Annotations), InputSchema: e.Tool.InputSchema})
+		t := e.tool()
+		out = append(out, SearchHit{Name: e.Name, Server: e.Server, Tool: t.Name,
+			Description: FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2),
+			Hints:       Hints(t.Annotations), InputSchema: t.InputSchema})
 	}
 	return out, ""
 }

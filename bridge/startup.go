@@ -127,7 +127,8 @@ func startupFromCatalog(cat *catalog) *startupSet {
 	set := &startupSet{tools: make([]startupTool, len(cat.entries))}
 	for i := range cat.entries {
 		e := &cat.entries[i]
-		set.tools[i] = startupTool{ref: ToolRef{Server: e.Server, Tool: e.Tool.Name}, name: e.Name, payload: payloadFor(e.Server, &e.Tool)}
+		t := e.tool()
+		set.tools[i] = startupTool{ref: e.ref(), name: e.Name, payload: payloadFor(e.Server, &t)}
 	}
 	return set
 }

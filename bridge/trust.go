@@ -243,24 +243,7 @@ func (b *Bridge) dropLive(drop map[string]bool) {
 	if len(drop) == 0 {
 		return
 	}
-	<-b.catReady
-	// Under the catalog lock, like mergeLive: a concurrent merge must not be lost.
-	b.catMu.Lock()
-	defer b.catMu.Unlock()
-	old := b.cat.Load()
-	tools := map[string][]cache.Tool{}
-	registered := map[ToolRef]bool{}
-	for _, e := range old.entries {
-		if drop[e.Server] {
-			continue
-		}
-		tools[e.Server] = append(tools[e.Server], e.Tool)
-		if e.Registered {
-			registered[ToolRef{Server: e.Server, Tool: e.Tool.Name}] = true
-		}
-	}
-	cat, _ := newCatalog(b.namer, tools, registered)
-	b.cat.Store(cat)
+	b.changeCatalog(catalogChange{drop: drop})
 }
 
 // instructionsFor is the entry's instructions as shown to the model ("" when none).

@@ -28,8 +28,8 @@ func newIndex(docs []Doc, workers int) *Index {
 	ix := &Index{
 		docs:     make([]docMeta, len(docs)),
 		products: map[string][]int32{},
-		byID:     make(map[string][]int32, len(docs)),
-		byTool:   make(map[string][]int32, len(docs)),
+		byID:     newDocSet(len(docs)),
+		byTool:   newDocSet(len(docs)),
 	}
 	n := len(docs)
 
@@ -46,11 +46,11 @@ func newIndex(docs []Doc, workers int) *Index {
 		}
 		ix.docs[d] = docMeta{id: docs[d].ID, server: sid}
 		lid := strings.ToLower(docs[d].ID)
-		ix.byID[lid] = append(ix.byID[lid], int32(d))
+		ix.byID.add(lid, int32(d))
 		lt := strings.ToLower(docs[d].Tool)
-		ix.byTool[lt] = append(ix.byTool[lt], int32(d))
+		ix.byTool.add(lt, int32(d))
 	}
-	for _, ds := range ix.byTool {
+	for _, ds := range ix.byTool.lists() {
 		sort.Slice(ds, func(i, j int) bool { return ix.docs[ds[i]].id < ix.docs[ds[j]].id })
 	}
 
@@ -329,11 +329,7 @@ func postings(shards []*shard, fieldLen [][numFields]float32, nt int) ([][]posti
 						tf += float64(e.tf[f]) * norm[f]
 					}
 				}
-				post[e.term] = append(post[e.term], posting{
-					doc:      int32(d),
-					sat:      float32(tf / (k1 + tf)),
-					nameWord: e.nameWord,
-				})
+				post[e.term] = append(post[e.term], newPosting(int32(d), float32(tf/(k1+tf)), e.nameWord))
 			}
 		}
 	}

@@ -58,6 +58,7 @@ var abbreviations = map[string][]string{
 	"regex":      {"regular", "expression"},
 	"ci":         {"pipeline"},
 	"vm":         {"virtual", "machine"},
+	"org":        {"organization"},
 	"ai":         {"artificial", "intelligence"},
 }
 
@@ -166,7 +167,8 @@ var verbClasses = map[string]uint16{
 	"locate": vSearch,
 	"run":    vRun, "execute": vRun, "exec": vRun, "launch": vRun,
 	"trigger": vRun, "invoke": vRun, "evaluate": vRun, "rerun": vRun,
-	"send": vSend, "publish": vSend, "reply": vSend,
+	"send": vSend, "publish": vSend, "reply": vSend, "say": vSend, "echo": vSend,
+	"push":  vSend | vWrite,
 	"write": vWrite, "save": vWrite, "store": vWrite, "put": vWrite,
 	"navigate": vNavigate, "go": vNavigate, "visit": vNavigate,
 	"merge": vMerge,
@@ -186,7 +188,7 @@ var phrasalVerbs = map[string]struct {
 	"raise":  {[]string{"issue", "ticket", "bug"}, "create"},
 	"close":  {[]string{"issue", "pr", "pull", "mr", "merge", "ticket", "bug"}, "update"},
 	"reopen": {[]string{"issue", "pr", "pull", "mr", "merge", "ticket", "bug"}, "update"},
-	"write":  {[]string{"issue", "ticket", "bug"}, "create"},
+	"write":  {[]string{"issue", "ticket", "bug", "comment", "note", "reply", "review"}, "create"},
 	"log":    {[]string{"issue", "ticket", "bug"}, "create"},
 	"leave":  {[]string{"comment", "note", "review", "reaction", "feedback"}, "create"},
 }

@@ -22,29 +22,31 @@ type qualitySet struct {
 
 // qualitySets: tuning.json is the tuning half, which the ranker is tuned on
 // (233 original queries, 105 everyday task queries added once the first
-// ones were saturated, then 43 task queries in the styles of issue 15's
-// misses and 29 parameter and keyword queries, so that no kind is tuned
-// away unseen); report.json is the report half: 64 queries
-// written before any tuning plus 283 written blind for issue 15 (committed
-// before the ranker changed), which no ranking change may be tuned on. The
-// floors of both sit just under what the ranker reaches, so a regression
-// fails; the report floors are not the issue's goal (recall@5 0.95, MRR 0.85,
-// task recall@5 0.90), which the ranker does not reach yet.
+// ones were saturated, 43 task queries in the styles of issue 15's misses,
+// 29 parameter and keyword queries so that no kind is tuned away unseen,
+// 100 everyday task queries over 40 servers for the lexicon's semantic
+// fields and eleven batches of 44-48 written after fields to check them);
+// report.json is the report half: 64 queries written before any tuning
+// plus 283 written blind for issue 15 (committed before the ranker
+// changed), which no ranking change may be tuned on. The floors of both sit
+// just under what the ranker reaches, so a regression fails; the report
+// floors are not the issue's goal (recall@5 0.95, MRR 0.85, task recall@5
+// 0.90), which the ranker does not reach yet.
 var qualitySets = []qualitySet{
-	{file: "tuning.json", minQueries: 400,
-		overall: floor{0.73, 0.91, 0.80},
+	{file: "tuning.json", minQueries: 1030,
+		overall: floor{0.71, 0.91, 0.79},
 		byKind: map[string]floor{
-			"task":      {0.68, 0.88, 0.76},
-			"product":   {0.83, 0.98, 0.89},
+			"task":      {0.69, 0.90, 0.77},
+			"product":   {0.79, 0.95, 0.86},
 			"keyword":   {0.95, 1.00, 0.95},
-			"parameter": {0.75, 0.95, 0.85},
+			"parameter": {0.85, 0.95, 0.92},
 		},
 		minGainRecall5: 0.30, minGainMRR: 0.30},
 	{file: "report.json", minQueries: 300,
-		overall: floor{0.69, 0.90, 0.77},
+		overall: floor{0.75, 0.93, 0.82},
 		byKind: map[string]floor{
-			"task":       {0.64, 0.86, 0.73},
-			"product":    {0.74, 0.97, 0.83},
+			"task":       {0.70, 0.91, 0.78},
+			"product":    {0.80, 0.97, 0.87},
 			"keyword":    {0.80, 1.00, 0.90},
 			"parameter":  {0.95, 1.00, 0.95},
 			"exact-name": {1.00, 1.00, 1.00},

@@ -38,6 +38,17 @@ var fileExtensions = map[string]bool{
 	"kt": true, "mp4": true, "mp3": true, "wav": true, "docx": true,
 	"xlsx": true, "ini": true, "conf": true, "cfg": true, "proto": true,
 	"mod": true, "sum": true, "tf": true, "dockerfile": true,
+	// Dot-files: ".gitignore" is a file name whose extension is all of it.
+	"gitignore": true, "dockerignore": true, "npmrc": true, "editorconfig": true,
+	"bashrc": true, "zshrc": true, "prettierrc": true, "eslintrc": true,
+}
+
+// wellKnownFiles are file names without an extension that name a file all
+// the same ("the Dockerfile", "update the README").
+var wellKnownFiles = map[string]bool{
+	"dockerfile": true, "makefile": true, "readme": true, "license": true,
+	"changelog": true, "gemfile": true, "procfile": true, "jenkinsfile": true,
+	"vagrantfile": true, "rakefile": true, "brewfile": true,
 }
 
 // extensionWords name what a file extension says about the file: its language
@@ -84,6 +95,81 @@ var metaWords = map[string]bool{
 	"parameter": true, "param": true, "argument": true,
 	"arg": true, "accept": true,
 }
+
+// lightWords say little by themselves, so they and their synonyms weigh
+// lightWordWeight of a word: light verbs, whose meaning is in their object
+// ("take the train", "give it more copies", "put it aside"; tools named
+// after them, take_screenshot, are still found by the object), adverbs of
+// time ("is anything down right now" is not about the time) and words of
+// politeness and hedging.
+var lightWords = map[string]bool{
+	"take": true, "give": true, "put": true, "keep": true, "let": true,
+	"bring": true,
+	// Adverbs of time say when the request is made, not what about.
+	"now": true, "currently": true, "today": true, "yesterday": true,
+	// Words of politeness and hedging ("could you help me figure out",
+	// "is there a way to").
+	"help": true, "wonder": true, "happen": true, "figure": true,
+	"way": true, "something": true, "thing": true, "stuff": true,
+}
+
+// lightWordWeight is the weight of a light word in a query.
+const lightWordWeight = 0.4
+
+// askingPairs are two-word phrases one of whose words asks rather than
+// names a subject or an operation ("I'd like to know which indexes…", "find
+// out the altitude", "tell me how…"): the value is the asking word's place in
+// the pair. An asking word weighs like a light word, is not the query's verb
+// and takes no intents of its own.
+var askingPairs = map[[2]string]int{
+	{"to", "know"}: 1, {"find", "out"}: 0, {"tell", "me"}: 0,
+}
+
+// askingPlaces marks the raw words (lower case, in order) that ask.
+func askingPlaces(raw []string) []bool {
+	at := make([]bool, len(raw))
+	for i := 0; i+1 < len(raw); i++ {
+		if k, ok := askingPairs[[2]string{singular(raw[i]), singular(raw[i+1])}]; ok {
+			at[i+k] = true
+		}
+	}
+	return at
+}
+
+// nounPhraseStarts open a request that is a noun phrase, not a command.
+var nounPhraseStarts = map[string]bool{
+	"the": true, "a": true, "an": true, "all": true, "every": true, "each": true,
+	"one": true, "single": true, "just": true, "my": true, "our": true,
+}
+
+// listWords ask for many things, getWords for one thing in detail.
+var (
+	listWords = map[string]bool{"all": true, "every": true, "each": true}
+	getWords  = map[string]bool{"one": true, "single": true, "detail": true, "exact": true, "specific": true}
+)
+
+// quantifierVerbs returns the verb class the quantity words of a query
+// without a verb imply: list for all/every/each, get for one/single/details;
+// 0 when it has neither or both.
+func quantifierVerbs(raw []string) uint16 {
+	var v uint16
+	for _, w := range raw {
+		switch w = singular(w); {
+		case listWords[w]:
+			v |= vList
+		case getWords[w]:
+			v |= vGet
+		}
+	}
+	if v == vList|vGet {
+		return 0
+	}
+	return v
+}
+
+// fileReadWeight is the weight of "read" in a query that names a file and
+// no verb.
+const fileReadWeight = 0.6
 
 // questionVerbWeight scales, in a question, derived terms that are verbs of
 // a class other than reading.
@@ -138,6 +224,20 @@ func lemma(w string, known func(string) bool) string {
 	return ""
 }
 
+// titleCase reports whether w is a capital letter followed by lower-case
+// letters only ("York", not "GitHub", "URL" or "york").
+func titleCase(w string) bool {
+	if len(w) < 2 || w[0] < 'A' || w[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 // fileExtension returns the lower-case extension of a file-shaped query word,
 // or "".
 func fileExtension(w string) string {
@@ -149,9 +249,10 @@ func fileExtension(w string) string {
 }
 
 // identShape classifies a query word that names something rather than
-// saying what to do: "channel" for #name, "user" for @name, "name" for
-// letters and digits joined by - _ or : (db-1, worker-2, config:flags), ""
-// otherwise.
+// saying what to do: "channel" for #name, "user" for @name, "issue" for a
+// tracker's key (ENG-42), "command" for a command-line flag (-la, --force),
+// "name" for letters and digits joined by - _ or : (db-1, worker-2,
+// config:flags), "" otherwise.
 func identShape(w string) string {
 	w = strings.Trim(w, "\"'`()[]{}<>,;!?.")
 	if len(w) < 2 {
@@ -162,6 +263,12 @@ func identShape(w string) string {
 		return "channel"
 	case '@':
 		return "user"
+	}
+	if ticketKey(w) {
+		return "issue"
+	}
+	if cliFlag(w) {
+		return "command"
 	}
 	var letter, digit, joint bool
 	for i := 0; i < len(w); i++ {
@@ -178,6 +285,40 @@ func identShape(w string) string {
 		return "name"
 	}
 	return ""
+}
+
+// cliFlag reports whether w is a command-line flag (-la, --force,
+// --dry-run; not -v): a request carrying one is a shell command.
+func cliFlag(w string) bool {
+	rest := strings.TrimPrefix(strings.TrimPrefix(w, "-"), "-")
+	// One dash and one letter (-v) is too often something else.
+	if rest == w || len(rest) < 2 || rest[0] < 'a' || rest[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; (c < 'a' || c > 'z') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// ticketKey reports whether w is an issue tracker's key: two to ten capital
+// letters, a dash and a number (ENG-42, PROJ-1234).
+func ticketKey(w string) bool {
+	i := 0
+	for i < len(w) && w[i] >= 'A' && w[i] <= 'Z' {
+		i++
+	}
+	if i < 2 || i > 10 || i+1 >= len(w) || w[i] != '-' {
+		return false
+	}
+	for _, c := range w[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Words that values of a recognisable shape stand for.
@@ -249,6 +390,10 @@ func wordShape(w string) string {
 	if strings.Contains(lw, "://") || strings.HasPrefix(lw, "www.") {
 		return "url"
 	}
+	if w != lw && wellKnownFiles[lw] {
+		// Written with capitals (Dockerfile, README): the file, not the word.
+		return "file"
+	}
 	dot := strings.LastIndexByte(lw, '.')
 	if dot < 0 || dot == len(lw)-1 {
 		return ""
@@ -298,8 +443,11 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 		return 0
 	}
-	for _, chunk := range strings.Fields(q) {
+	var names map[string]bool // original terms seen only as capitalised words after the first
+	namesFile := false
+	for ci, chunk := range strings.Fields(q) {
 		shape := wordShape(chunk)
+		namesFile = namesFile || shape == "file"
 		weight, strong := 1.0, true
 		if shape != "" {
 			weight, strong = shapedWordWeight, false
@@ -346,27 +494,80 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 				}
 			})
 			for _, p := range parts {
+				if ci > 0 && titleCase(run) {
+					if _, seen := origWeight[p]; !seen {
+						if names == nil {
+							names = map[string]bool{}
+						}
+						names[p] = true
+					}
+				} else {
+					delete(names, p)
+				}
 				orig = append(orig, p)
-				origWeight[p] = max(origWeight[p], weight)
+				w := weight
+				if lightWords[p] {
+					w *= lightWordWeight
+				}
+				origWeight[p] = max(origWeight[p], w)
 				origin = bitOf(p)
-				put(p, weight, strong)
+				put(p, w, strong)
 				if known(p) {
 					continue
 				}
 				if l := lemma(p, known); l != "" {
 					lemmaOf[p] = l
-					put(l, weight*lemmaWeight, strong)
+					put(l, w*lemmaWeight, strong)
 				}
+			}
+		}
+	}
+	// Words that ask (see askingPairs) weigh like light words.
+	askingAt := askingPlaces(raw)
+	var asking map[string]bool
+	for i, a := range askingAt {
+		if t := singular(raw[i]); a && !lightWords[t] && !asking[t] {
+			if asking == nil {
+				asking = map[string]bool{}
+			}
+			asking[t] = true
+			origWeight[t] *= lightWordWeight
+			if qt, ok := weights[t]; ok {
+				qt.weight *= lightWordWeight
+				weights[t] = qt
 			}
 		}
 	}
 	// The first verb is the main verb of an imperative task; a phrasal use
 	// ("open a PR") is replaced by the verb tools use for it.
 	for i, t := range orig {
+		if names[t] {
+			// "New York", "Main Street": a capitalised word inside a
+			// sentence names something; it is not the verb.
+			continue
+		}
+		if asking[t] {
+			continue
+		}
+		if j := slices.Index(raw, t); j > 0 && nounPhraseStarts[raw[j-1]] {
+			// "every open pull request", "the open issues": after a
+			// determiner the word describes a thing; it is not the verb.
+			continue
+		}
 		if l, ok := lemmaOf[t]; ok {
 			t = l
 		}
 		v := verbClasses[t]
+		if v == 0 {
+			// A past form the index knows as a word ("added", "deleted")
+			// is still that verb; -ing forms are left alone, as they are
+			// often nouns ("settings", "listing").
+			if strings.HasSuffix(t, "ed") {
+				if l := lemma(t, func(s string) bool { return verbClasses[s] != 0 }); l != "" {
+					v = verbClasses[l]
+				}
+			}
+		}
 		if v == 0 {
 			// An everyday verb ("remember", "forget") takes the class of the
 			// first tool verb it stands for.
@@ -398,6 +599,17 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		verbs = vGet | vList | vSearch
 	} else if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
 		verbs = vGet | vList
+	} else if v := quantifierVerbs(raw); verbs == 0 && v != 0 && nounPhraseStarts[raw[0]] {
+		// "every open pull request", "the details of one label": a noun
+		// phrase with no verb; how many things it asks for says list or
+		// get.
+		verbs = v
+	} else if verbs == 0 && namesFile {
+		// A file named with nothing to do to it ("the Dockerfile",
+		// "go.mod") is to be read.
+		verbs = vGet
+		origin = 0
+		put("read", fileReadWeight, false)
 	}
 
 	// Everyday words and phrases, and the tool words they stand for.
@@ -409,6 +621,8 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 	}
 	for i := range sing {
+		// An asking word's own intents are skipped; its phrases count.
+		asking := askingAt[i]
 		key := ""
 		var bits uint64
 		w := 1.0
@@ -420,6 +634,9 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			bits |= bitOf(singular(raw[j]))
 			w = min(w, rawWeight[j])
 			origin = bits
+			if asking && j == i {
+				continue
+			}
 			for _, to := range intentTable[key] {
 				put(to, intentWeight*w, false)
 			}
@@ -461,6 +678,10 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		// A word inside a file name or identifier expands as weakly as it
 		// counts itself: "config.yaml" is a file, not a configuration tool.
 		ow := origWeight[t]
+		if names[t] {
+			// A name ("New York") does not stand for its synonyms.
+			ow *= shapedWordWeight
+		}
 		for _, e := range expansions[t] {
 			put(e.term, e.weight*ow, e.strong && ow == 1)
 		}

@@ -6,12 +6,17 @@
 // separators and camelCase), title, server name, description (and, again,
 // its first sentence), parameter names and descriptions and parameter enum
 // values, with query expansion from a small synonym/abbreviation table, an
-// everyday-English intent lexicon ("how far" → distance, "forget" → delete),
-// file extensions (app.ts → typescript), the shapes of values and names
-// (40.7128 → coordinate, 9am → time, v1.2.0 → version; db-1 and #ops are
-// names whose inner words weigh little) and base forms of unknown inflected
-// words; questions ("what do you remember…") take the reading verbs; a boost for tools of a server the query names ("in gitlab …"); and
-// bonuses when the query's verb matches the verb that heads the tool name,
+// everyday-English intent lexicon ("how far" → distance, "forget" → delete)
+// widened by whole semantic fields (ways of travelling, gestures on a
+// screen, remembering, business and monitoring questions, source control by
+// intent: "bike" → bicycling, "slider" → drag), file extensions (app.ts →
+// typescript), the shapes of values and names (40.7128 → coordinate, 9am →
+// time, v1.2.0 → version; db-1 and #ops are names whose inner words weigh
+// little) and base forms of unknown inflected words; light words (take,
+// give, now) weigh little and a capitalised word inside a sentence ("New
+// York") is a name, not a verb; questions ("what do you remember…") take
+// the reading verbs; a boost for tools of a server the query names ("in
+// gitlab …"); and bonuses when the query's verb matches the verb that heads the tool name,
 // when the query covers the tool name's words, and by the share of the
 // query's words a tool matches.
 //
@@ -20,6 +25,7 @@ package search
 
 import (
 	"container/heap"
+	"math"
 	"math/bits"
 	"slices"
 	"sort"
@@ -102,12 +108,26 @@ var (
 
 // posting is one (term, document) pair: the saturated BM25F term frequency
 // (tf/(k1+tf), so a query only multiplies by idf and weight) and whether the
-// term is one of the words of the tool name proper.
+// term is one of the words of the tool name proper, carried as the sign of sat
+// so that a posting takes 8 bytes rather than 12 (an index of thousands of
+// tools holds hundreds of thousands of postings).
 type posting struct {
-	doc      int32
-	sat      float32
-	nameWord bool
+	doc int32
+	sat float32 // negative: a word of the tool name proper
 }
+
+func newPosting(doc int32, sat float32, nameWord bool) posting {
+	if nameWord {
+		sat = -sat
+	}
+	return posting{doc: doc, sat: sat}
+}
+
+// weight is the saturated term frequency.
+func (p posting) weight() float64 { return math.Abs(float64(p.sat)) }
+
+// nameWord reports whether the term is a word of the tool name proper.
+func (p posting) nameWord() bool { return math.Signbit(float64(p.sat)) }
 
 // docMeta holds what the re-ranking needs per document.
 type docMeta struct {
@@ -127,8 +147,8 @@ type Index struct {
 	postings [][]posting
 	// products maps a product word (from server names) to the servers it names.
 	products map[string][]int32
-	byID     map[string][]int32 // lower-case ID → docs
-	byTool   map[string][]int32 // lower-case MCP tool name → docs, ID ascending
+	byID     docSet // lower-case ID → docs
+	byTool   docSet // lower-case MCP tool name → docs, ID ascending
 
 	scratch sync.Pool // *scratch reused by Search (the only mutable part)
 }
@@ -168,8 +188,8 @@ func (ix *Index) Search(query string, limit int) []Hit {
 
 	lq := strings.ToLower(q)
 	var exact []int32
-	exact = append(exact, ix.byID[lq]...)
-	for _, d := range ix.byTool[lq] {
+	exact = append(exact, ix.byID.get(lq)...)
+	for _, d := range ix.byTool.get(lq) {
 		if !slices.Contains(exact, d) {
 			exact = append(exact, d)
 		}
@@ -208,9 +228,9 @@ func (ix *Index) selectNames(list string, limit int) []Hit {
 		if name == "" {
 			continue
 		}
-		ds := ix.byID[name]
+		ds := ix.byID.get(name)
 		if len(ds) == 0 {
-			ds = ix.byTool[name]
+			ds = ix.byTool.get(name)
 		}
 		for _, d := range ds {
 			if seen[d] || len(hits) >= limit {
@@ -296,8 +316,8 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 				touched = append(touched, p.doc)
 			}
 			words[p.doc] |= t.origin
-			scores[p.doc] += w * float64(p.sat)
-			if p.nameWord {
+			scores[p.doc] += w * p.weight()
+			if p.nameWord() {
 				cover[p.doc] += float32(t.weight)
 			}
 		}

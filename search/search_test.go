@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/search/lexicon"
 )
 
 // mk builds a Doc with the reference naming scheme.
@@ -484,7 +486,7 @@ func TestLemma(t *testing.T) {
 // ("hour", "hours") keep the words of both, whatever the map order.
 func TestIntentTableMergesAlikeKeys(t *testing.T) {
 	got := intentTable["hour"]
-	for _, w := range append(slices.Clone(intents["hour"]), intents["hours"]...) {
+	for _, w := range append(slices.Clone(lexicon.Intents()["hour"]), lexicon.Intents()["hours"]...) {
 		if !slices.Contains(got, singular(w)) {
 			t.Errorf("intentTable[hour] = %v, lacks %q", got, w)
 		}
@@ -495,6 +497,8 @@ func TestIdentShape(t *testing.T) {
 	for w, want := range map[string]string{
 		"db-1": "name", "us-east-1": "name", "worker_2": "name", "config:flags": "name",
 		"#ops": "channel", "@maria": "user", "(db-1)": "name",
+		"ENG-42": "issue", "PROJ-1234": "issue", "eng-42": "name", "A-1": "name", "ENG-": "",
+		"-la": "command", "--force": "command", "--dry-run": "command", "-": "", "--": "", "-9": "",
 		"database": "", "k8s": "", "a11y": "", "-v": "", "re-run": "", "v2": "", "#": "",
 	} {
 		if got := identShape(w); got != want {
