@@ -2,8 +2,10 @@ package bridge
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/interact"
@@ -41,9 +43,32 @@ func (s *Server) handlers() session.Handlers {
 		Wrap: s.guardRequests, OnNotification: s.onNotification}
 }
 
+// guardRequests refuses the server's sampling requests (lifecycle.GuardSampling).
+func (s *Server) guardRequests(tr transport.Interface) transport.Interface {
+	return lifecycle.GuardSampling(tr, s.cfg.Name, s.samplingRefused)
+}
+
+// samplingRefused logs that the server asked for sampling and tells the user.
+func (s *Server) samplingRefused() {
+	s.d.log.Warn().Str("server", s.cfg.Name).Msg("server asked for sampling, which the bridge does not offer; refused")
+	if s.d.x != nil {
+		s.d.x.samplingRefused(s.cfg.Name)
+	}
+}
+
+// samplingRefused tells the user that a server wanted sampling.
+func (x *mcpx) samplingRefused(server string) {
+	x.notes.SetGeneral("warn", fmt.Sprintf("MCP server %q asked zot's model to generate text (sampling); mcp-bridge does not offer that, so its request was refused and the server's operation may fail.", server))
+}
+
+// rootDirs are the roots offered to this server (lifecycle.RootDirs).
+func (s *Server) rootDirs() []string {
+	return lifecycle.RootDirs(s.d.projectDir, s.workDir(), s.cfg.Args)
+}
+
 // clientOptions are the capabilities and handlers of every connection.
 func (s *Server) clientOptions() []client.ClientOption {
-	opts := []client.ClientOption{client.WithRootsHandler(rootsHandler{dirs: s.rootDirs()})}
+	opts := []client.ClientOption{client.WithRootsHandler(lifecycle.RootsHandler{Dirs: s.rootDirs()})}
 	if s.d.x != nil && s.d.x.advertiseSampling {
 		opts = append(opts, client.WithClientCapabilities(mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}))
 	}
