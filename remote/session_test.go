@@ -21,7 +21,9 @@ import (
 
 func testDeps() *Deps {
 	return &Deps{Log: zerolog.Nop(), Clock: clock.System{}, ClientName: "test",
-		Cmd: func(sub string, args ...string) string { return strings.TrimSpace("/mcp " + sub + " " + strings.Join(args, " ")) }}
+		Cmd: func(sub string, args ...string) string {
+			return strings.TrimSpace("/mcp " + sub + " " + strings.Join(args, " "))
+		}}
 }
 
 func testHandlers() session.Handlers {
