@@ -199,7 +199,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
 		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, surface: b.opts.Surface,
 		remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
-			Cmd: b.opts.Surface.Cmd, ClientName: ClientName}, x: b.x, bridge: b, connect: b.opts.Connect}
+			Cmd: b.opts.Surface.Cmd, ClientName: ClientName}, host: bridgeHost{b}, connect: b.opts.Connect}
 	b.deps.remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
 	b.deps.version = cmp.Or(b.opts.Version, ClientVersion)
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))

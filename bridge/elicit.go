@@ -58,12 +58,8 @@ func (r *elicitations) modes() (form, url bool) {
 }
 
 // elicitOptions are the mcp-go client options that install the bridge's elicitation
-// handler and advertise exactly the modes it handles.
-func (s *Server) elicitOptions() []client.ClientOption {
-	b := s.d.bridge
-	if b == nil {
-		return nil
-	}
+// handler for server and advertise exactly the modes it handles.
+func (b *Bridge) elicitOptions(server string) []client.ClientOption {
 	form, url := b.elicits.modes()
 	if !form && !url {
 		return nil
@@ -76,7 +72,7 @@ func (s *Server) elicitOptions() []client.ClientOption {
 		caps.URL = &struct{}{}
 	}
 	return []client.ClientOption{
-		client.WithElicitationHandler(elicitHandler{b: b, server: s.cfg.Name}),
+		client.WithElicitationHandler(elicitHandler{b: b, server: server}),
 		// Only the elicitation member is set, so capabilities configured elsewhere stay.
 		func(c *client.Client) {
 			cc := c.GetClientCapabilities()

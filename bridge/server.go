@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
@@ -43,14 +44,30 @@ type serverDeps struct {
 	surface Surface
 	// version is the bridge's version, sent in initialize (Options.Version).
 	version string
-	// x is the bridge's state beyond tools (progress, server logs; mcpx.go); nil in
-	// servers made without a bridge.
-	x *mcpx
-	// bridge answers the servers' requests to the client (elicitation: elicit.go).
-	bridge *Bridge
+	// host is the bridge's side of the servers' MCP beyond tools (progress, log
+	// messages, sampling notes, elicitation, the task board); nil in servers made
+	// without a bridge.
+	host serverHost
 	// connect, when set, opens every server's sessions instead of the configured
 	// transport (tests: in-process sessions; Options.Connect).
 	connect Connector
+}
+
+// serverHost is all the state machine asks of the host side: the one seam between a
+// Server and the Bridge (bridgeHost implements it), along which Server can leave bridge.
+type serverHost interface {
+	// sessionOptions are the host's client options of every session of s (elicitation,
+	// a claimed sampling capability).
+	sessionOptions(s *Server) []client.ClientOption
+	// progress passes a progress notification to the call it belongs to.
+	progress(server string, p mcp.ProgressNotificationParams)
+	// samplingRefused tells the user that a server asked for sampling.
+	samplingRefused(server string)
+	// serverLog keeps one of a server's log messages for /mcp <server>.
+	serverLog(server string, line logLine)
+	// addTask puts a task on the board; waitTask waits for its result (tasks.go).
+	addTask(t *runningTask)
+	waitTask(ctx context.Context, t *runningTask, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
 }
 
 // Connector opens an initialized MCP session for a server: what the state machine is
