@@ -27,6 +27,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -148,8 +149,8 @@ type Bridge struct {
 
 	validator validator
 
-	// oauthHooks are OAuth test seams (oauth.go); zero in production.
-	oauthHooks oauthHooks
+	// oauthHooks are OAuth test seams (remote/oauth.go); zero in production.
+	oauthHooks remote.OAuthHooks
 	// faultHook runs at the start of a startup stage ("load": Setup's loading, "finish":
 	// decoding the cache after a fast start); tests make it panic. Nil in production.
 	faultHook func(stage string)
@@ -213,8 +214,9 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
 		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, surface: b.opts.Surface,
-		oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x, bridge: b, connect: b.opts.Connect}
-	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
+		remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
+			Cmd: b.opts.Surface.Cmd, ClientName: ClientName}, host: bridgeHost{b}, connect: b.opts.Connect}
+	b.deps.remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
 	b.deps.version = cmp.Or(b.opts.Version, ClientVersion)
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
@@ -252,7 +254,7 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[Too
 			b.stale = append(b.stale, name)
 			continue
 		}
-		b.servers[name].rememberTransport(config.Transport(e.Transport))
+		b.servers[name].remote.RememberTransport(config.Transport(e.Transport))
 		tools[name] = filterTools(e.Tools, s)
 	}
 	b.x.extras.setFrom(file.Servers, slices.Collect(maps.Keys(tools)))

@@ -3,9 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -35,43 +32,6 @@ func TestStripOutputSchema(t *testing.T) {
 // note per progress step, so it gets none; its general notes still arrive.
 var cacheToolWithOutput = cache.Tool{Name: "weather", Description: "Weather", InputSchema: json.RawMessage(`{"type":"object","properties":{"output_schema":{"type":"string"}}}`),
 	OutputSchema: json.RawMessage(`{"type":"object","properties":{"t":{"type":"number"}}}`)}
-
-// TestRootDirs: the project is the first root; a stdio server's directory arguments
-// follow (so server-filesystem keeps what the user configured), flags and non-directories
-// do not.
-func TestRootDirs(t *testing.T) {
-	project, other := t.TempDir(), t.TempDir()
-	if err := os.Mkdir(filepath.Join(project, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		name    string
-		project string
-		args    []string
-		want    []string
-	}{
-		{"project only", project, nil, []string{project}},
-		{"argument directories", project, []string{"--flag", ".", "sub", other, "missing", filepath.Join(project, "file.txt")}, []string{project, filepath.Join(project, "sub"), other}},
-		{"no project", "", []string{other}, []string{other}},
-		{"nothing", "", nil, nil},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(&config.Server{Name: "fs", Args: tt.args}, &serverDeps{projectDir: tt.project})
-			if got := s.rootDirs(); !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("rootDirs = %q, want %q", got, tt.want)
-			}
-			res, err := rootsHandler{dirs: s.rootDirs()}.ListRoots(context.Background(), mcp.ListRootsRequest{})
-			if err != nil || res.Roots == nil || len(res.Roots) != len(tt.want) {
-				t.Fatalf("ListRoots: %v %+v", err, res)
-			}
-			for i, r := range res.Roots {
-				if r.URI != "file://"+tt.want[i] {
-					t.Fatalf("root %d: %q", i, r.URI)
-				}
-			}
-		})
-	}
-}
 
 // TestListChangedOfResourcesAndPrompts: resources and prompts list changes re-list the
 // server like a tools list change; other notifications do not.

@@ -76,8 +76,8 @@ func (s *Server) serverLog(p mcp.LoggingMessageNotificationParams) {
 	}
 	logIt := s.logBudget.Allow(len(text))
 	s.logMu.Unlock()
-	if s.d.x != nil {
-		s.d.x.logs.add(s.cfg.Name, logLine{at: s.d.clock.Now(), level: string(p.Level), logger: p.Logger, text: text})
+	if s.d.host != nil {
+		s.d.host.serverLog(s.cfg.Name, logLine{at: s.d.clock.Now(), level: string(p.Level), logger: p.Logger, text: text})
 	}
 	if !logIt {
 		return

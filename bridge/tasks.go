@@ -129,7 +129,7 @@ func (t *runningTask) ended() bool {
 // taskAugmented reports whether a call to tool on c runs as a task: the server announced
 // task-augmented tools/call and the tool's listing allows it.
 func (s *Server) taskAugmented(c *conn, tool string) bool {
-	if s.d.x == nil {
+	if s.d.host == nil {
 		return false
 	}
 	caps := c.sess.Info().Capabilities
@@ -188,7 +188,7 @@ func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 	if err != nil {
 		return nil, err
 	}
-	return s.d.x.waitTask(ctx, t, expired, created.Task)
+	return s.d.host.waitTask(ctx, t, expired, created.Task)
 }
 
 // taskCreateErr explains a task-augmented tools/call that got no answer. If the server
@@ -226,7 +226,7 @@ func (s *Server) startTask(c *conn, tool string, task *mcp.Task) (*runningTask, 
 		timer := s.d.clock.AfterFunc(time.Duration(*task.TTL)*time.Millisecond, stop)
 		context.AfterFunc(fctx, func() { timer.Stop() })
 	}
-	s.d.x.tasks.add(t)
+	s.d.host.addTask(t)
 	go s.fetchTask(fctx, t)
 	return t, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
@@ -86,7 +87,7 @@ func RunsText(c *config.Server) string {
 			sb.WriteString(" with env " + strings.Join(slices.Sorted(maps.Keys(c.Raw.Env)), ", "))
 		}
 	} else {
-		sb.WriteString("connects to " + displayURL(c))
+		sb.WriteString("connects to " + redact.DisplayURL(c))
 		if len(c.Raw.Headers) > 0 {
 			sb.WriteString(" with headers " + strings.Join(slices.Sorted(maps.Keys(c.Raw.Headers)), ", "))
 		}

@@ -1,4 +1,4 @@
-package bridge
+package lifecycle
 
 import (
 	"maps"
@@ -23,9 +23,9 @@ var minimalEnv = []string{
 	"CommonProgramFiles", "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS",
 }
 
-// serverEnv is the environment of a stdio server: environ filtered by the policy, then
+// Env is the environment of a stdio server: environ filtered by the policy, then
 // the server's own "env" (which wins).
-func serverEnv(cfg *config.Server, environ []string) []string {
+func Env(cfg *config.Server, environ []string) []string {
 	var env []string
 	if cfg.EnvPolicy.Mode == config.EnvMinimal {
 		allowed := append(append([]string(nil), minimalEnv...), cfg.EnvPolicy.Pass...)

@@ -1,4 +1,4 @@
-package bridge
+package remote
 
 import (
 	"strings"
@@ -23,7 +23,8 @@ func TestAuthHintNamesVariables(t *testing.T) {
 		{map[string]string{"X-Key": "literal-secret"}, []string{`"headers" (X-Key)`}, []string{"literal-secret"}},
 	}
 	for _, tt := range tests {
-		s := newServer(&config.Server{Name: "web", Source: "mcp.json", Raw: config.Raw{Headers: tt.headers}}, &serverDeps{})
+		s := NewServer(&config.Server{Name: "web", Source: "mcp.json", Raw: config.Raw{Headers: tt.headers}},
+			&Deps{Cmd: func(sub string, args ...string) string { return "/mcp " + sub + " " + strings.Join(args, " ") }}, nil)
 		got := s.authHint()
 		for _, w := range tt.want {
 			if !strings.Contains(got, w) {

@@ -1,4 +1,4 @@
-package bridge
+package lifecycle
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// rootsHandler answers roots/list. The project directory (hello_ack.cwd in zot, --cwd
+// RootsHandler answers roots/list with Dirs. The project directory (hello_ack.cwd in zot, --cwd
 // in the terminal) is the client's root, so servers that scope themselves by the client's
 // roots (server-filesystem without a directory argument) work on the project.
 //
@@ -18,21 +18,21 @@ import (
 // servers (server-filesystem again) replace their argument directories by the client's
 // roots as soon as the client offers roots, which would take away what the user
 // configured.
-type rootsHandler struct{ dirs []string }
+type RootsHandler struct{ Dirs []string }
 
 // ListRoots implements client.RootsHandler.
-func (h rootsHandler) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+func (h RootsHandler) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
 	res := &mcp.ListRootsResult{Roots: []mcp.Root{}}
-	for _, d := range h.dirs {
-		res.Roots = append(res.Roots, mcp.Root{URI: fileURI(d), Name: filepath.Base(d)})
+	for _, d := range h.Dirs {
+		res.Roots = append(res.Roots, mcp.Root{URI: FileURI(d), Name: filepath.Base(d)})
 	}
 	return res, nil
 }
 
-// rootDirs are the roots offered to this server: the project directory, then every
-// argument of a stdio server that names an existing directory (relative ones from the
-// server's working directory), each once.
-func (s *Server) rootDirs() []string {
+// RootDirs are the roots offered to a server: the project directory, then every argument
+// of a stdio server that names an existing directory (relative ones from the server's
+// working directory, workDir), each once.
+func RootDirs(projectDir, workDir string, args []string) []string {
 	var dirs []string
 	seen := map[string]bool{}
 	add := func(d string) {
@@ -47,17 +47,17 @@ func (s *Server) rootDirs() []string {
 			dirs = append(dirs, d)
 		}
 	}
-	add(s.d.projectDir)
-	for _, a := range s.cfg.Args {
+	add(projectDir)
+	for _, a := range args {
 		if a == "" || strings.HasPrefix(a, "-") {
 			continue
 		}
 		p := a
 		if !filepath.IsAbs(p) {
-			if s.workDir() == "" {
+			if workDir == "" {
 				continue
 			}
-			p = filepath.Join(s.workDir(), p)
+			p = filepath.Join(workDir, p)
 		}
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			add(p)
@@ -66,8 +66,8 @@ func (s *Server) rootDirs() []string {
 	return dirs
 }
 
-// fileURI is the file:// URI of an absolute path (percent-encoded, forward slashes).
-func fileURI(path string) string {
+// FileURI is the file:// URI of an absolute path (percent-encoded, forward slashes).
+func FileURI(path string) string {
 	p := filepath.ToSlash(path)
 	if len(p) > 0 && p[0] != '/' { // a Windows drive path
 		p = "/" + p

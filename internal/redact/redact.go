@@ -1,4 +1,6 @@
-package bridge
+// Package redact is the one redactor: it hides a server's secrets (expanded ${VAR}
+// values, header values, credentials in urls and args) in any text shown or logged.
+package redact
 
 import (
 	"net/http"
@@ -15,7 +17,7 @@ import (
 // redactedText replaces a secret in any text the bridge shows or logs.
 const redactedText = "[redacted]"
 
-// newRedactor returns the bridge's one redactor: a function that hides the secrets of cfg
+// New returns the bridge's one redactor: a function that hides the secrets of cfg
 // (nil: none) and of extra (OAuth tokens and the like) in a text, for messages to the
 // model, the user and the log:
 //   - a value that came from a ${VAR} reference (in the url, args, env, headers, command
@@ -23,10 +25,10 @@ const redactedText = "[redacted]"
 //   - header values (but a few harmless ones), env values under a secret-looking name,
 //     the url's password and query values, and literal url path segments, query values
 //     and args that look like credentials become [redacted];
-//   - the whole expanded url becomes displayURL.
+//   - the whole expanded url becomes DisplayURL.
 //
 // Longer matches are replaced first, so no part of a secret is left behind.
-func newRedactor(cfg *config.Server, extra ...string) func(string) string {
+func New(cfg *config.Server, extra ...string) func(string) string {
 	repl := map[string]string{}
 	secret := func(v string, minLen int) {
 		if len(v) >= minLen {
@@ -122,8 +124,8 @@ func addServerSecrets(cfg *config.Server, repl map[string]string, secret func(st
 			}
 		}
 	}
-	if cfg.URL != "" && cfg.URL != displayURL(cfg) {
-		repl[cfg.URL] = displayURL(cfg)
+	if cfg.URL != "" && cfg.URL != DisplayURL(cfg) {
+		repl[cfg.URL] = DisplayURL(cfg)
 	}
 }
 
@@ -231,8 +233,8 @@ func isOneRef(a string) bool {
 	return len(refs) == 1 && refs[0].Start == 0 && refs[0].End == len(a)
 }
 
-// maskArgs is args for display: ${VAR} references stay, credentials are masked.
-func maskArgs(args []string) []string {
+// MaskArgs is args for display: ${VAR} references stay, credentials are masked.
+func MaskArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		switch {
@@ -264,4 +266,36 @@ func maskInline(a string) string {
 		return k + ": " + redactedText
 	}
 	return a
+}
+
+// DisplayURL is the url as written in the config (${VAR} references, not values), without
+// user info or query (which may hold literal secrets).
+func DisplayURL(cfg *config.Server) string {
+	u, query := cfg.Raw.URL, ""
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u, query = u[:i], "?…"
+	}
+	// Literal credentials in the path (some servers put the key there) are masked.
+	if i := strings.Index(u, "://"); i >= 0 {
+		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+			segs := strings.Split(u[i+3+j:], "/")
+			for k, seg := range segs {
+				if looksSecret(seg) {
+					segs[k] = redactedText
+				}
+			}
+			u = u[:i+3+j] + strings.Join(segs, "/")
+		}
+	}
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest := u[i+3:]
+		end := strings.IndexByte(rest, '/')
+		if end < 0 {
+			end = len(rest)
+		}
+		if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+			u = u[:i+3] + rest[at+1:]
+		}
+	}
+	return u + query
 }

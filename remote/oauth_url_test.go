@@ -1,4 +1,4 @@
-package bridge
+package remote
 
 import (
 	"context"
@@ -7,16 +7,14 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // TestOAuthURLRule: the one URL rule of OAuth (endpoints, the login's browser URL, and
-// elicitation URLs through checkElicitURL): https with a host and no user info, or plain
+// elicitation URLs through CheckElicitURL): https with a host and no user info, or plain
 // http only when the host is loopback (localhost, 127.0.0.0/8, ::1) — never a name that
 // merely looks local, never user info, never another scheme.
 func TestOAuthURLRule(t *testing.T) {
-	env := newOAuthEnv(t.TempDir(), oauthHooks{})
+	env := NewOAuth(t.TempDir(), OAuthHooks{})
 	tests := []struct {
 		url string
 		ok  bool
@@ -54,13 +52,13 @@ func TestOAuthURLRule(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		if got := env.secureString(tt.url); got != tt.ok {
+		if got := env.SecureURL(tt.url); got != tt.ok {
 			t.Errorf("secureString(%q) = %v, want %v", tt.url, got, tt.ok)
 		}
 		if err := env.checkBrowserURL(tt.url); (err == nil) != tt.ok {
 			t.Errorf("checkBrowserURL(%q) = %v, want ok=%v", tt.url, err, tt.ok)
 		}
-		if err := env.checkElicitURL(tt.url); (err == nil) != tt.ok {
+		if err := env.CheckElicitURL(tt.url); (err == nil) != tt.ok {
 			t.Errorf("checkElicitURL(%q) = %v, want ok=%v", tt.url, err, tt.ok)
 		}
 	}
@@ -70,7 +68,7 @@ func TestOAuthURLRule(t *testing.T) {
 // same rule, so a metadata document that points the token endpoint at plain http on
 // another host cannot get a request sent there, while loopback http goes through.
 func TestOAuthTransportRefusesNonLoopbackHTTP(t *testing.T) {
-	env := newOAuthEnv(t.TempDir(), oauthHooks{})
+	env := NewOAuth(t.TempDir(), OAuthHooks{})
 	// Every request that gets past the rule is dialled; the dial is recorded and fails, so
 	// nothing leaves the test.
 	var sent []string
@@ -78,7 +76,7 @@ func TestOAuthTransportRefusesNonLoopbackHTTP(t *testing.T) {
 		sent = append(sent, addr)
 		return nil, errors.New("test: no network")
 	}}
-	ot := &oauthTransport{t: remote.NewTransport(remote.Options{Base: base}), env: env}
+	ot := &oauthTransport{t: NewTransport(Options{Base: base}), env: env}
 	for _, tt := range []struct {
 		url string
 		ok  bool

@@ -1,4 +1,4 @@
-package bridge
+package remote
 
 import (
 	"context"
@@ -17,7 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/config"
-	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -56,21 +57,10 @@ type httpSession struct {
 	*session.Client
 	s        *Server
 	kind     config.Transport
-	rt       *remote.Transport
+	rt       *Transport
 	init     mcp.InitializeRequest
 	reinitMu sync.Mutex // one session re-initialization at a time
 }
-
-// remoteFailure is a classified HTTP-level failure of one request; the state machine
-// words it with the tool's name.
-type remoteFailure struct {
-	f      failure
-	err    error
-	prefix string
-}
-
-func (e *remoteFailure) Error() string { return e.prefix + e.f.msg }
-func (e *remoteFailure) Unwrap() error { return e.err }
 
 func ended(s session.Session) bool {
 	select {
@@ -105,13 +95,13 @@ func (hs *httpSession) streamLost(err error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		reason = hs.rt.Redact(err.Error())
 	}
-	if hs.lose(hs.s.errorf(KindCrashed, nil, "the SSE stream from %s dropped (%s)", displayURL(hs.s.cfg), reason)) {
-		hs.s.d.log.Warn().Str("server", hs.s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
+	if hs.lose(errorf(KindCrashed, nil, "the SSE stream from %s dropped (%s)", redact.DisplayURL(hs.s.cfg), reason)) {
+		hs.s.d.Log.Warn().Str("server", hs.s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
 	}
 }
 
-// rememberTransport records the transport that worked last for a url-only server.
-func (s *Server) rememberTransport(t config.Transport) {
+// RememberTransport records the transport that worked last for a url-only server.
+func (s *Server) RememberTransport(t config.Transport) {
 	if !s.cfg.TransportGuessed || (t != config.TransportStreamableHTTP && t != config.TransportSSE) {
 		return
 	}
@@ -134,9 +124,10 @@ func (s *Server) transportOrder() []config.Transport {
 	return []config.Transport{config.TransportStreamableHTTP, config.TransportSSE}
 }
 
-// openHTTP opens and initializes a streamable-HTTP or SSE session, falling back to the
-// other transport for a url-only server whose answer shows it speaks that one.
-func (s *Server) openHTTP(ctx context.Context, h session.Handlers) (session.Session, error) {
+// Open opens and initializes a streamable-HTTP or SSE session, falling back to the
+// other transport for a url-only server whose answer shows it speaks that one. Its
+// failures are *Error, worded for the model.
+func (s *Server) Open(ctx context.Context, h session.Handlers) (session.Session, error) {
 	creds, err := s.storedCreds()
 	if err != nil {
 		return nil, s.badCredsError()
@@ -146,26 +137,26 @@ func (s *Server) openHTTP(ctx context.Context, h session.Handlers) (session.Sess
 	for i, kind := range order {
 		hs, p, err := s.openHTTPKind(ctx, kind, creds, h)
 		if err == nil {
-			s.rememberTransport(kind)
-			s.d.log.Debug().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("url", displayURL(s.cfg)).Msg("connected")
+			s.RememberTransport(kind)
+			s.d.Log.Debug().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("url", redact.DisplayURL(s.cfg)).Msg("connected")
 			return hs, nil
 		}
-		if i+1 < len(order) && ctx.Err() == nil && remote.WrongTransport(kind, p, err) {
-			s.d.log.Info().Str("server", s.cfg.Name).Str("tried", string(kind)).Str("answer", p.Describe()).
+		if i+1 < len(order) && ctx.Err() == nil && WrongTransport(kind, p, err) {
+			s.d.Log.Info().Str("server", s.cfg.Name).Str("tried", string(kind)).Str("answer", p.Describe()).
 				Msg("url-only server does not speak this transport; trying the other one")
 			note = fmt.Sprintf(" (%s was tried first and answered %s)", kind, p.Describe())
 			continue
 		}
 		return nil, s.startError(ctx, kind, p, err, note)
 	}
-	return nil, s.errorf(KindStart, nil, "no transport to try")
+	return nil, errorf(KindStart, nil, "no transport to try")
 }
 
-func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds, h session.Handlers) (*httpSession, remote.ProbeInfo, error) {
+func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds, h session.Handlers) (*httpSession, ProbeInfo, error) {
 	rt := s.newHeaderTransport(kind)
 	hc := &http.Client{Transport: rt}
-	logger := slog.New(&remote.LogHandler{Log: s.d.log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), Redact: rt.Redact})
-	pctx, p := remote.WithProbe(ctx)
+	logger := slog.New(&LogHandler{Log: s.d.Log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), Redact: rt.Redact})
+	pctx, p := WithProbe(ctx)
 	var store *tokenStore
 	if creds != nil {
 		store = s.newTokenStore()
@@ -184,7 +175,7 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 		}
 		t, err := transport.NewSSE(s.cfg.URL, opts...)
 		if err != nil {
-			return nil, remote.ProbeInfo{}, err
+			return nil, ProbeInfo{}, err
 		}
 		if store != nil {
 			store.handler = t.GetOAuthHandler()
@@ -201,7 +192,7 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 		}
 		t, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
 		if err != nil {
-			return nil, remote.ProbeInfo{}, err
+			return nil, ProbeInfo{}, err
 		}
 		if store != nil {
 			store.handler = t.GetOAuthHandler()
@@ -259,12 +250,12 @@ func (hs *httpSession) reinit(ctx context.Context) error {
 // retry runs one request with session recovery: a request the server refused because it
 // forgot our session (it cannot have run) is sent again once on a new session. A failure
 // is returned as is when ctx ended (the caller words it), as an *session.EndedError when
-// the session ended under it, else classified (remoteFailure) unless the server answered.
+// the session ended under it, else classified (RequestError) unless the server answered.
 func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error) error {
 	retried := false
 	prefix := ""
 	for {
-		pctx, p := remote.WithProbe(ctx)
+		pctx, p := WithProbe(ctx)
 		err := do(pctx)
 		if err == nil {
 			return nil
@@ -275,13 +266,13 @@ func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error
 			return err
 		case ended(hs):
 			return &session.EndedError{End: hs.End(), Err: err}
-		case !retried && remote.SessionLost(pi, err):
+		case !retried && SessionLost(pi, err):
 			retried = true
 			if rerr := hs.reinit(ctx); rerr != nil {
-				err, pi, prefix = rerr, remote.ProbeInfo{}, "the server forgot our session and starting a new one failed: "
+				err, pi, prefix = rerr, ProbeInfo{}, "the server forgot our session and starting a new one failed: "
 				break
 			}
-			hs.s.d.log.Info().Str("server", hs.s.cfg.Name).Msg("server forgot the session (HTTP 404); re-initialized and sending the request again")
+			hs.s.d.Log.Info().Str("server", hs.s.cfg.Name).Msg("server forgot the session (HTTP 404); re-initialized and sending the request again")
 			continue
 		}
 		return hs.failure(pi, err, prefix)
@@ -290,21 +281,21 @@ func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error
 
 // failure classifies a failed request on a live session; a server that cannot be reached
 // any more ends the session.
-func (hs *httpSession) failure(p remote.ProbeInfo, err error, prefix string) error {
-	if remote.ServerAnswered(p, err) {
+func (hs *httpSession) failure(p ProbeInfo, err error, prefix string) error {
+	if ServerAnswered(p, err) {
 		if prefix != "" {
 			return fmt.Errorf("%s%w", prefix, err)
 		}
 		return err
 	}
-	f := hs.s.classifyHTTP(hs.kind, p, err)
-	if f.needsLogin {
+	f := hs.s.classify(hs.kind, p, err)
+	if f.NeedsLogin {
 		hs.s.markNeedsLogin()
 	}
-	if f.kind == KindUnreachable {
-		hs.lose(hs.s.errorf(f.kind, err, "%s", f.msg))
+	if f.Kind == KindUnreachable {
+		hs.lose(errorf(f.Kind, err, "%s", f.Msg))
 	}
-	return &remoteFailure{f: f, err: err, prefix: prefix}
+	return &RequestError{Failure: f, Err: err, Prefix: prefix}
 }
 
 // CallTool runs tools/call with session recovery and classified failures.
@@ -321,7 +312,7 @@ func (hs *httpSession) CallTool(ctx context.Context, req mcp.CallToolRequest) (*
 // always safe to repeat.
 func (hs *httpSession) ListTools(ctx context.Context) ([]mcp.Tool, []session.SkippedTool, error) {
 	s := hs.s
-	lctx, cancel := withClockTimeout(ctx, s.d.clock, s.cfg.RequestTimeout)
+	lctx, cancel := clock.WithTimeout(ctx, s.d.Clock, s.cfg.RequestTimeout)
 	defer cancel()
 	var tools []mcp.Tool
 	var skipped []session.SkippedTool
@@ -332,58 +323,46 @@ func (hs *httpSession) ListTools(ctx context.Context) ([]mcp.Tool, []session.Ski
 	if err == nil {
 		return tools, skipped, nil
 	}
-	var f *remoteFailure
+	var f *RequestError
 	var end *session.EndedError
 	switch {
 	case ctx.Err() != nil:
-		return nil, nil, s.ctxErr(ctx, "listing tools")
+		return nil, nil, ctxError(ctx, "listing tools")
 	case errors.Is(lctx.Err(), context.DeadlineExceeded):
-		return nil, nil, s.errorf(KindTimeout, err, "list tools: no answer within requestTimeout (%s)", s.cfg.RequestTimeout)
+		return nil, nil, errorf(KindTimeout, err, "list tools: no answer within requestTimeout (%s)", s.cfg.RequestTimeout)
 	case errors.As(err, &end):
-		return nil, nil, s.errorf(KindCrashed, err, "list tools: %s; the next use reconnects", lostText(end.End))
+		return nil, nil, errorf(KindCrashed, err, "list tools: %s; the next use reconnects", LostText(end.End))
 	case errors.As(err, &f):
-		return nil, nil, s.errorf(f.f.kind, err, "list tools: %s%s", f.prefix, f.f.msg)
+		return nil, nil, errorf(f.Kind, err, "list tools: %s%s", f.Prefix, f.Msg)
 	}
-	return nil, nil, s.errorf(KindCall, err, "list tools: %v", err)
+	return nil, nil, errorf(KindCall, err, "list tools: %v", err)
 }
 
 // startError words a failed connect of the given transport.
-func (s *Server) startError(ctx context.Context, kind config.Transport, p remote.ProbeInfo, err error, note string) *Error {
+func (s *Server) startError(ctx context.Context, kind config.Transport, p ProbeInfo, err error, note string) *Error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && kind == config.TransportSSE && p.Method == http.MethodGet && p.Status == http.StatusOK {
-		return s.httpErrorf(KindTimeout, err, "%s opened an event stream but sent no SSE endpoint event within connectTimeout (%s)%s; if it is a streamable HTTP server, set \"transport\": \"streamable-http\"",
-			displayURL(s.cfg), s.cfg.ConnectTimeout, note)
+		return errorf(KindTimeout, err, "%s opened an event stream but sent no SSE endpoint event within connectTimeout (%s)%s; if it is a streamable HTTP server, set \"transport\": \"streamable-http\"",
+			redact.DisplayURL(s.cfg), s.cfg.ConnectTimeout, note)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return s.httpErrorf(KindTimeout, err, "no answer from %s within connectTimeout (%s)%s; check that the url is right, or raise \"connectTimeout\" in %s if the server is slow",
-			displayURL(s.cfg), s.cfg.ConnectTimeout, note, s.cfg.Source)
+		return errorf(KindTimeout, err, "no answer from %s within connectTimeout (%s)%s; check that the url is right, or raise \"connectTimeout\" in %s if the server is slow",
+			redact.DisplayURL(s.cfg), s.cfg.ConnectTimeout, note, s.cfg.Source)
 	}
-	f := s.classifyHTTP(kind, p, err)
-	if f.needsLogin {
+	f := s.classify(kind, p, err)
+	if f.NeedsLogin {
 		s.markNeedsLogin()
 	}
-	k := f.kind
+	k := f.Kind
 	if k == KindCall {
 		k = KindStart
 	}
-	return s.httpErrorf(k, err, "cannot connect to %s: %s%s", displayURL(s.cfg), f.msg, note)
+	return errorf(k, err, "cannot connect to %s: %s%s", redact.DisplayURL(s.cfg), f.Msg, note)
 }
 
-// failure is a classified HTTP-level failure in the bridge's kinds.
-type failure struct {
-	kind     ErrKind
-	msg      string
-	maybeRan bool // the request may have reached the server and run
-	// needsLogin: the server wants an OAuth login (the caller marks the server).
-	needsLogin bool
-}
-
-// classifyHTTP says what went wrong (remote.Classify), worded for this server.
-func (s *Server) classifyHTTP(kind config.Transport, p remote.ProbeInfo, err error) failure {
-	f := remote.Classify(kind, p, err, remote.Where{Host: remote.HostPort(s.cfg.URL), Source: s.cfg.Source,
-		LoginCmd: s.d.surface.Cmd("login", s.cfg.Name), AuthHint: s.authHint(), HasHeaders: len(s.cfg.Raw.Headers) > 0})
-	k := map[remote.Kind]ErrKind{remote.KindCall: KindCall, remote.KindAuth: KindAuth, remote.KindUnreachable: KindUnreachable,
-		remote.KindTLS: KindTLS, remote.KindBadResponse: KindBadResponse}[f.Kind]
-	return failure{kind: k, msg: f.Msg, maybeRan: f.MaybeRan, needsLogin: f.NeedsLogin}
+// classify says what went wrong (Classify), worded for this server.
+func (s *Server) classify(kind config.Transport, p ProbeInfo, err error) Failure {
+	return Classify(kind, p, err, Where{Host: HostPort(s.cfg.URL), Source: s.cfg.Source,
+		LoginCmd: s.d.Cmd("login", s.cfg.Name), AuthHint: s.authHint(), HasHeaders: len(s.cfg.Raw.Headers) > 0})
 }
 
 // authHint says how to fix a 401/403.
@@ -397,67 +376,31 @@ func (s *Server) authHint() string {
 			}
 		}
 	}
-	login := fmt.Sprintf("if the server uses OAuth, run %s", s.d.surface.Cmd("login", s.cfg.Name))
+	login := fmt.Sprintf("if the server uses OAuth, run %s", s.d.Cmd("login", s.cfg.Name))
 	switch {
 	case len(vars) > 0:
 		return fmt.Sprintf("Check that %s (used in \"headers\" of %s) is set, in the environment zot starts from, to a valid token, then run %s; or, %s.",
-			strings.Join(vars, ", "), s.cfg.Source, s.d.surface.Cmd("restart", s.cfg.Name), login)
+			strings.Join(vars, ", "), s.cfg.Source, s.d.Cmd("restart", s.cfg.Name), login)
 	case len(keys) > 0:
 		return fmt.Sprintf("Check the credentials in \"headers\" (%s) of %s; or, %s.", strings.Join(keys, ", "), s.cfg.Source, login)
 	}
 	return fmt.Sprintf("Add the credentials it needs to \"headers\" in %s (e.g. \"Authorization\": \"Bearer ${TOKEN}\" with TOKEN set in the environment); or, %s.", s.cfg.Source, login)
 }
 
-// displayURL is the url as written in the config (${VAR} references, not values), without
-// user info or query (which may hold literal secrets).
-func displayURL(cfg *config.Server) string {
-	u, query := cfg.Raw.URL, ""
-	if i := strings.IndexAny(u, "?#"); i >= 0 {
-		u, query = u[:i], "?…"
-	}
-	// Literal credentials in the path (some servers put the key there) are masked.
-	if i := strings.Index(u, "://"); i >= 0 {
-		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
-			segs := strings.Split(u[i+3+j:], "/")
-			for k, seg := range segs {
-				if looksSecret(seg) {
-					segs[k] = redactedText
-				}
-			}
-			u = u[:i+3+j] + strings.Join(segs, "/")
-		}
-	}
-	if i := strings.Index(u, "://"); i >= 0 {
-		rest := u[i+3:]
-		end := strings.IndexByte(rest, '/')
-		if end < 0 {
-			end = len(rest)
-		}
-		if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
-			u = u[:i+3] + rest[at+1:]
-		}
-	}
-	return u + query
+// newHeaderTransport is the RoundTripper of one connection to s (Transport).
+func (s *Server) newHeaderTransport(kind config.Transport) *Transport {
+	return NewTransport(Options{Kind: kind, URL: s.cfg.URL, Headers: s.cfg.Headers, ConnectTimeout: s.cfg.ConnectTimeout,
+		Resolver: s.d.Resolver, Redact: s.redactor(), Clock: s.d.Clock})
 }
 
-// redactedErr keeps an error's identity for errors.Is/As but never shows its raw text, not
-// even to code that walks the chain with Unwrap (it has no Unwrap method).
-type redactedErr struct {
-	err error
-	msg string
-}
-
-func (e *redactedErr) Error() string        { return e.msg }
-func (e *redactedErr) Is(target error) bool { return errors.Is(e.err, target) }
-func (e *redactedErr) As(target any) bool   { return errors.As(e.err, target) }
-
-// httpErrorf is errorf for HTTP servers (errorf redacts every server's messages).
-func (s *Server) httpErrorf(kind ErrKind, err error, format string, args ...any) *Error {
-	return s.errorf(kind, err, format, args...)
-}
-
-// newHeaderTransport is the RoundTripper of one connection to s (remote.Transport).
-func (s *Server) newHeaderTransport(kind config.Transport) *remote.Transport {
-	return remote.NewTransport(remote.Options{Kind: kind, URL: s.cfg.URL, Headers: s.cfg.Headers, ConnectTimeout: s.cfg.ConnectTimeout,
-		Resolver: s.d.resolver, Redact: newRedactor(s.cfg), Clock: s.d.clock})
+// LostText says how a session's transport broke, for the model.
+func LostText(e session.End) string {
+	var re *Error
+	if errors.As(e.Err, &re) {
+		return re.Msg
+	}
+	if e.Err != nil {
+		return "the connection was lost (" + e.Err.Error() + ")"
+	}
+	return "the connection was lost"
 }

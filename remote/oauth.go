@@ -1,4 +1,4 @@
-package bridge
+package remote
 
 import (
 	"context"
@@ -20,8 +20,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
-	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // OAuth for HTTP MCP servers, built on mcp-go's OAuthHandler.
@@ -39,14 +41,15 @@ import (
 //     Expiry is judged on the bridge's clock.
 //   - Nothing in the background starts a login: a 401 that announces OAuth (RFC 9728
 //     resource_metadata) or a missing/refused token marks the server "needs login".
-//   - /mcp login runs the authorization code flow with PKCE (oauth_login.go).
+//   - /mcp login runs the authorization code flow with PKCE (login.go).
 //   - No token, refresh token, client secret, code or verifier is ever put in a log line,
 //     an error, a note or the status output; a corrupt credential file gives a generic
 //     error without its contents.
 
 const (
-	oauthDirName        = "mcp-oauth"
-	loginTimeout        = 5 * time.Minute
+	oauthDirName = "mcp-oauth"
+	// LoginTimeout bounds a whole login, on the bridge's clock.
+	LoginTimeout        = 5 * time.Minute
 	openTimeout         = 10 * time.Second
 	oauthRequestTimeout = 30 * time.Second
 	callbackReadTimeout = 5 * time.Second
@@ -59,19 +62,20 @@ const (
 // errBadCredFile is the only thing said about a credential file that cannot be read.
 var errBadCredFile = errors.New("invalid OAuth credential file")
 
-// oauthHooks are the test seams of OAuth. Zero values mean production behaviour.
-type oauthHooks struct {
-	// open opens the authorization URL (nil: the platform's opener). It is only called
+// OAuthHooks are the test seams of OAuth. Zero values mean production behaviour.
+type OAuthHooks struct {
+	// Open opens the authorization URL (nil: the platform's opener). It is only called
 	// with a URL that passed checkBrowserURL.
-	open func(ctx context.Context, url string) error
+	Open func(ctx context.Context, url string) error
 }
 
-// oauthEnv is what every server shares for OAuth.
-type oauthEnv struct {
+// OAuth is what every server shares for OAuth: the credential store's directory, the
+// browser opener and the refresh tokens this process saw refused.
+type OAuth struct {
 	dir   string
-	hooks oauthHooks
-	// browser is $BROWSER: the user's choice of opener, used before the platform's.
-	browser string
+	hooks OAuthHooks
+	// Browser is $BROWSER: the user's choice of opener, used before the platform's.
+	Browser string
 
 	spentMu sync.Mutex
 	// spent is, per credential file, the refresh token the authorization server last
@@ -81,7 +85,7 @@ type oauthEnv struct {
 }
 
 // markSpent records that the authorization server refused refreshToken of credPath.
-func (e *oauthEnv) markSpent(credPath, refreshToken string) {
+func (e *OAuth) markSpent(credPath, refreshToken string) {
 	if e == nil {
 		return
 	}
@@ -94,7 +98,7 @@ func (e *oauthEnv) markSpent(credPath, refreshToken string) {
 }
 
 // isSpent says whether refreshToken of credPath was refused before.
-func (e *oauthEnv) isSpent(credPath, refreshToken string) bool {
+func (e *OAuth) isSpent(credPath, refreshToken string) bool {
 	if e == nil {
 		return false
 	}
@@ -103,12 +107,13 @@ func (e *oauthEnv) isSpent(credPath, refreshToken string) bool {
 	return refreshToken != "" && e.spent[credPath] == refreshToken
 }
 
-func newOAuthEnv(zotHome string, hooks oauthHooks) *oauthEnv {
-	return &oauthEnv{dir: filepath.Join(zotHome, oauthDirName), hooks: hooks}
+// NewOAuth is the OAuth state of a bridge whose credentials live under zotHome.
+func NewOAuth(zotHome string, hooks OAuthHooks) *OAuth {
+	return &OAuth{dir: filepath.Join(zotHome, oauthDirName), hooks: hooks}
 }
 
 // credPath is the credential file of a server url.
-func (e *oauthEnv) credPath(serverURL string) string {
+func (e *OAuth) credPath(serverURL string) string {
 	sum := sha256.Sum256([]byte(serverURL))
 	return filepath.Join(e.dir, hex.EncodeToString(sum[:])+".json")
 }
@@ -119,7 +124,7 @@ func lockPathOf(credPath string) string { return strings.TrimSuffix(credPath, ".
 // plain HTTP to a loopback host (OAuth 2.1 and the MCP authorization spec allow it: the
 // traffic never leaves the machine, and local servers and test suites use it). It is the
 // one URL rule of OAuth endpoints, the login's browser URL and elicitation URLs.
-func (e *oauthEnv) secure(u *url.URL) bool {
+func (e *OAuth) secure(u *url.URL) bool {
 	if u == nil || u.Host == "" || u.Hostname() == "" || u.User != nil {
 		return false
 	}
@@ -132,7 +137,8 @@ func (e *oauthEnv) secure(u *url.URL) bool {
 	return false
 }
 
-func (e *oauthEnv) secureString(raw string) bool {
+// SecureURL says whether raw is a URL that may carry OAuth traffic (secure).
+func (e *OAuth) SecureURL(raw string) bool {
 	u, err := url.Parse(raw)
 	return err == nil && e.secure(u)
 }
@@ -221,8 +227,8 @@ func lockCreds(ctx context.Context, credPath string) (func(), error) {
 	return unlock, nil
 }
 
-// removeCreds deletes a url's credentials; removed says whether there were any.
-func (e *oauthEnv) removeCreds(ctx context.Context, serverURL string) (removed bool, err error) {
+// RemoveCreds deletes a url's credentials; removed says whether there were any.
+func (e *OAuth) RemoveCreds(ctx context.Context, serverURL string) (removed bool, err error) {
 	path := e.credPath(serverURL)
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -256,14 +262,14 @@ func holdsLock(ctx context.Context, path string) bool {
 // tokenStore is mcp-go's TokenStore over a credential file.
 type tokenStore struct {
 	path  string
-	clock Clock
+	clock clock.Clock
 	log   func(msg string)
 	// warn reports a problem the user must act on (nil: none is reported).
 	warn func(msg string)
 	// relogin is what to run to start over (logout, then login).
 	relogin string
 	// env remembers refused refresh tokens across connections (nil: nothing remembered).
-	env *oauthEnv
+	env *OAuth
 	// handler refreshes tokens; set once after the transport is built, before any
 	// request.
 	handler *transport.OAuthHandler
@@ -271,11 +277,11 @@ type tokenStore struct {
 }
 
 func (s *Server) newTokenStore() *tokenStore {
-	return &tokenStore{path: s.d.oauth.credPath(s.cfg.URL), clock: s.d.clock, log: func(msg string) {
-		s.d.log.Info().Str("server", s.cfg.Name).Msg(msg)
+	return &tokenStore{path: s.d.OAuth.credPath(s.cfg.URL), clock: s.d.Clock, log: func(msg string) {
+		s.d.Log.Info().Str("server", s.cfg.Name).Msg(msg)
 	}, warn: func(msg string) {
-		s.d.log.Warn().Str("server", s.cfg.Name).Msg(msg)
-	}, relogin: s.d.surface.Cmd("logout", s.cfg.Name) + " then " + s.d.surface.Cmd("login", s.cfg.Name), env: s.d.oauth}
+		s.d.Log.Warn().Str("server", s.cfg.Name).Msg(msg)
+	}, relogin: s.d.Cmd("logout", s.cfg.Name) + " then " + s.d.Cmd("login", s.cfg.Name), env: s.d.OAuth}
 }
 
 // stamp returns a copy of t whose expiry is computed on the bridge's clock.
@@ -362,7 +368,7 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 		st.log("OAuth token refreshed")
 		return forHandler(tok), nil
 	}
-	red := newRedactor(nil, old.AccessToken, old.RefreshToken, c.ClientSecret)
+	red := redact.New(nil, old.AccessToken, old.RefreshToken, c.ClientSecret)
 	var oe transport.OAuthError
 	if errors.As(err, &oe) {
 		// The authorization server refused: the login is over. Forget the token (keep
@@ -379,7 +385,7 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	return nil, fmt.Errorf("OAuth token refresh failed: %s", red(Truncate(err.Error(), 300)))
+	return nil, fmt.Errorf("OAuth token refresh failed: %s", red(textcut.Truncate(err.Error(), 300)))
 }
 
 // SaveToken implements transport.TokenStore (mcp-go calls it after a refresh).
@@ -426,8 +432,8 @@ func safeCode(code string) string {
 // configured headers on the server's own origin (except Authorization), through the
 // connection's HTTP transport.
 type oauthTransport struct {
-	t   *remote.Transport
-	env *oauthEnv
+	t   *Transport
+	env *OAuth
 }
 
 func (o *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -449,45 +455,37 @@ func (o *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // oauthClient is the HTTP client of OAuth requests made for s over rt's connections.
-func (s *Server) oauthClient(rt *remote.Transport) *http.Client {
-	return &http.Client{Transport: &oauthTransport{t: rt, env: s.d.oauth}, Timeout: oauthRequestTimeout}
+func (s *Server) oauthClient(rt *Transport) *http.Client {
+	return &http.Client{Transport: &oauthTransport{t: rt, env: s.d.OAuth}, Timeout: oauthRequestTimeout}
 }
 
 // storedCreds returns the server's stored OAuth client, if any.
 func (s *Server) storedCreds() (*oauthCreds, error) {
-	if s.d.oauth == nil || s.cfg.URL == "" {
+	if s.d.OAuth == nil || s.cfg.URL == "" {
 		return nil, nil
 	}
-	return readCreds(s.d.oauth.credPath(s.cfg.URL))
+	return readCreds(s.d.OAuth.credPath(s.cfg.URL))
 }
 
 // oauthConfig is the transport's OAuth config for stored credentials.
-func (s *Server) oauthConfig(c *oauthCreds, rt *remote.Transport, store *tokenStore) transport.OAuthConfig {
+func (s *Server) oauthConfig(c *oauthCreds, rt *Transport, store *tokenStore) transport.OAuthConfig {
 	return transport.OAuthConfig{ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenEndpointAuthMethod: c.AuthMethod,
 		PKCEEnabled: true, TokenStore: store, HTTPClient: s.oauthClient(rt)}
 }
 
 // badCredsError words an unusable credential file.
 func (s *Server) badCredsError() *Error {
-	return s.errorf(KindAuth, nil, "%s for %s; run %s, then %s", errBadCredFile, displayURL(s.cfg), s.d.surface.Cmd("logout", s.cfg.Name), s.d.surface.Cmd("login", s.cfg.Name))
+	return errorf(KindAuth, nil, "%s for %s; run %s, then %s", errBadCredFile, redact.DisplayURL(s.cfg), s.d.Cmd("logout", s.cfg.Name), s.d.Cmd("login", s.cfg.Name))
 }
 
-func (s *Server) markNeedsLogin() {
-	s.mu.Lock()
-	s.needsLogin = true
-	s.mu.Unlock()
-}
+// ErrElicitURL is what is said about a URL the bridge will not show or open.
+var ErrElicitURL = errors.New("the URL is not a plain https (or loopback http) URL with a host and no user name or password")
 
-// loggedIn clears what the missing login left behind: the flag, backoff and parking.
-func (s *Server) loggedIn() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.needsLogin = false
-	if s.state == StateBackoff || s.state == StateParked {
-		s.state = StateAsleep
+// CheckElicitURL accepts what may be shown to the user and opened in a browser: the
+// OAuth check (https or loopback http, a host, no user info, no quoting characters).
+func (e *OAuth) CheckElicitURL(raw string) error {
+	if e.checkBrowserURL(raw) != nil {
+		return ErrElicitURL
 	}
-	s.failures = 0
-	s.retryAt = time.Time{}
-	s.lastErr, s.lastErrUser = "", ""
-	s.lastErrAt = time.Time{}
+	return nil
 }
