@@ -9,6 +9,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
@@ -30,7 +31,7 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 		return b.callEntry(ctx, e, args)
 	}
 	cat := b.catalog()
-	e, ok := cat.lookup(call.Name)
+	e, ok := cat.Lookup(call.Name)
 	if !ok {
 		if r, ok := b.pendingTool(call.Name); ok {
 			return r
@@ -42,8 +43,8 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 
 func (b *Bridge) unknownTool(name string) extension.ToolResult {
 	cat := b.catalog()
-	cands := make([]string, 0, len(cat.entries))
-	for _, e := range cat.entries {
+	cands := make([]string, 0, len(cat.Entries))
+	for _, e := range cat.Entries {
 		cands = append(cands, e.Name)
 	}
 	return ErrorResult("Unknown MCP tool %q.%s Use %s to find the right tool.", name, suggest(name, cands), SearchToolName)
@@ -51,7 +52,7 @@ func (b *Bridge) unknownTool(name string) extension.ToolResult {
 
 // callEntry wakes the tool's server if needed, forwards the call under our deadline, and
 // converts the result.
-func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) extension.ToolResult {
+func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMessage) extension.ToolResult {
 	args, err := objectArgs(raw)
 	if err != nil {
 		return ErrorResult("%s: arguments must be a JSON object: %v", e.Name, err)
@@ -68,7 +69,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	defer done()
 	watch, unwatch := b.elicits.Watch(ctx, e.Server, b.opts.Clock.Now().Add(budget))
 	defer unwatch()
-	res, err := srv.Call(ctx, e.Tool.Name, args, SafeToRepeat(e.Tool.Annotations))
+	res, err := srv.Call(ctx, e.Tool.Name, args, catalog.SafeToRepeat(e.Tool.Annotations))
 	if msg := watch.ExpiredText(e.Tool.Name); msg != "" {
 		return ErrorResult("%s", msg)
 	}

@@ -71,7 +71,7 @@ func (h cmdHost) LookupEnv(name string) (string, bool) { return h.b.opts.LookupE
 func (h cmdHost) Mode() (string, bool) { return string(h.b.mode), h.b.mode == ModeDeferred }
 
 func (h cmdHost) CachedTools() map[string]int {
-	_, counts := h.b.catalog().servers()
+	_, counts := h.b.catalog().Servers()
 	return counts
 }
 

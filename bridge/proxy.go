@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/schemacheck"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
@@ -30,14 +31,14 @@ var callSchema = json.RawMessage(`{"type":"object","properties":{"server":{"type
 
 // proxySearchAnswer lists tools with what the model needs to call them through
 // mcp__call_tool: server, tool, purpose, a compact schema and an example.
-func (b *Bridge) proxySearchAnswer(q string, shown []*entry) extension.ToolResult {
+func (b *Bridge) proxySearchAnswer(q string, shown []*catalog.Entry) extension.ToolResult {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Found %d MCP tool(s) for %q. Call one with mcp__call_tool {\"server\": ..., \"tool\": ..., \"arguments\": {...}}:\n", len(shown), q)
 	for i, e := range shown {
 		var item strings.Builder
-		t := e.tool()
+		t := e.CacheTool()
 		fmt.Fprintf(&item, "\n%d. server=%q tool=%q", i+1, e.Server, t.Name)
-		if h := Hints(t.Annotations); len(h) > 0 {
+		if h := catalog.Hints(t.Annotations); len(h) > 0 {
 			item.WriteString(" [" + strings.Join(h, ", ") + "]")
 		}
 		if p := FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2); p != "" {
@@ -183,7 +184,7 @@ type callArgs struct {
 // resolveProxyCall validates an mcp__call_tool request without reaching any server: the
 // server and tool must exist (closest names suggested) and the arguments must satisfy the
 // tool's input schema.
-func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*entry, json.RawMessage, *extension.ToolResult) {
+func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*catalog.Entry, json.RawMessage, *extension.ToolResult) {
 	return b.resolveCall(raw, modelWording)
 }
 
@@ -203,7 +204,7 @@ var cliWording = callWording{find: func(server string) string {
 }}
 
 // resolveCall is resolveProxyCall worded for w.
-func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*entry, json.RawMessage, *extension.ToolResult) {
+func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry, json.RawMessage, *extension.ToolResult) {
 	var a callArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		r := ErrorResult("%sinvalid arguments: %v. Expected {\"server\": \"...\", \"tool\": \"...\", \"arguments\": {...}}.", w.prefix, err)
@@ -225,10 +226,10 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*entry, json.R
 		return nil, nil, &r
 	}
 	cat := b.catalog()
-	e, ok := cat.lookupRef(a.Server, a.Tool)
+	e, ok := cat.LookupRef(a.Server, a.Tool)
 	if !ok {
 		var tools []string
-		for _, x := range cat.entries {
+		for _, x := range cat.Entries {
 			if x.Server == a.Server {
 				tools = append(tools, x.Tool.Name)
 			}
@@ -241,7 +242,7 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*entry, json.R
 		args = json.RawMessage("{}")
 	}
 	if msg := b.validator.check(e, args); msg != "" {
-		r := ErrorResult("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, CompactSchema(e.tool().InputSchema, schemaBudget))
+		r := ErrorResult("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, CompactSchema(e.CacheTool().InputSchema, schemaBudget))
 		return nil, nil, &r
 	}
 	return e, args, nil
@@ -253,7 +254,7 @@ func suggest(name string, candidates []string) string { return textdist.Suggest(
 // validator compiles input schemas on first use and checks arguments against them.
 type validator struct {
 	mu       sync.Mutex
-	compiled map[ToolRef]compiledSchema
+	compiled map[catalog.ToolRef]compiledSchema
 }
 
 // compiledSchema is one tool's schema as last compiled, with the sum of the schema it
@@ -265,7 +266,7 @@ type compiledSchema struct {
 	sch *jsonschema.Schema // nil: not checkable
 }
 
-func (v *validator) check(e *entry, args json.RawMessage) string {
+func (v *validator) check(e *catalog.Entry, args json.RawMessage) string {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
 		return "arguments are not valid JSON: " + err.Error()
@@ -283,17 +284,17 @@ func (v *validator) check(e *entry, args json.RawMessage) string {
 	return ""
 }
 
-func (v *validator) schema(e *entry) *jsonschema.Schema {
-	ref, sum := e.ref(), e.body.inputSum()
+func (v *validator) schema(e *catalog.Entry) *jsonschema.Schema {
+	ref, sum := e.Ref(), e.InputSum()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if c, ok := v.compiled[ref]; ok && c.sum == sum {
 		return c.sch
 	}
 	if v.compiled == nil {
-		v.compiled = map[ToolRef]compiledSchema{}
+		v.compiled = map[catalog.ToolRef]compiledSchema{}
 	}
-	sch := schemacheck.Compile(e.Name, e.tool().InputSchema)
+	sch := schemacheck.Compile(e.Name, e.CacheTool().InputSchema)
 	v.compiled[ref] = compiledSchema{sum: sum, sch: sch}
 	return sch
 }

@@ -77,7 +77,7 @@ func (h *extrasHolder) load() *extrasCatalog {
 // the full catalog, decoded in the background right after ready; a /mcp prompts or a
 // search that comes before it waits for it, as tool lookups do (catalog).
 func (b *Bridge) extras() *extrasCatalog {
-	<-b.catReady
+	<-b.cats.Ready()
 	return b.x.extras.load()
 }
 

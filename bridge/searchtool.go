@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
@@ -22,7 +23,7 @@ var searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"typ
 
 // searchDescription tells the model what the catalog holds and how to use the tool. It
 // carries a compact directory of servers so the model knows what exists without schemas.
-func (b *Bridge) searchDescription(refs []ToolRef) string {
+func (b *Bridge) searchDescription(refs []catalog.ToolRef) string {
 	var sb strings.Builder
 	sb.WriteString("Find tools from the user's MCP servers (GitHub, browsers, databases, docs, etc.) and make them callable. ")
 	sb.WriteString("Use it before any task that an installed MCP server could do and no tool you already have covers. ")
@@ -76,7 +77,7 @@ type dirEntry struct {
 
 // directory summarises refs per server, sorted by server: the tool count and the most
 // frequent distinctive words of its tool names. One pass over the tools.
-func directory(refs []ToolRef) []dirEntry {
+func directory(refs []catalog.ToolRef) []dirEntry {
 	type acc struct {
 		tools int
 		freq  map[string]int
@@ -150,18 +151,18 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	if r, ok := b.pendingSearch(q); ok {
 		return r
 	}
-	if len(cat.entries) == 0 {
+	if len(cat.Entries) == 0 {
 		if len(b.names) == 0 {
 			return TextResult("No MCP servers are configured. The user can add one with `/mcp setup add <template>` (see `/mcp setup templates`) or by editing mcp.json, then run /reload-ext.")
 		}
 		return TextResult(b.noToolsText() + b.pendingHint())
 	}
 	// Ask for extra hits so filtering out unregistered tools still fills the page.
-	hits := cat.searchIndex().Search(q, limit+8)
-	var shown []*entry
+	hits := cat.SearchIndex().Search(q, limit+8)
+	var shown []*catalog.Entry
 	hidden := 0
 	for _, h := range hits {
-		e := &cat.entries[h.Doc]
+		e := &cat.Entries[h.Doc]
 		if b.mode != ModeProxy && !e.Registered {
 			hidden++
 			continue
@@ -204,16 +205,16 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 }
 
 // resultLine is one search result: name, purpose, key parameters, hints.
-func resultLine(e *entry) string {
+func resultLine(e *catalog.Entry) string {
 	line := "- " + e.Name
-	t := e.tool()
+	t := e.CacheTool()
 	if p := FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen); p != "" {
 		line += ": " + p
 	}
 	if params := keyParams(t.InputSchema, 5); params != "" {
 		line += " (" + params + ")"
 	}
-	if h := Hints(t.Annotations); len(h) > 0 {
+	if h := catalog.Hints(t.Annotations); len(h) > 0 {
 		line += " [" + strings.Join(h, ", ") + "]"
 	}
 	return line + "\n"

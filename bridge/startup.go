@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
@@ -46,7 +47,7 @@ func (b *Bridge) spareProcs(size int) {
 // startupTool is one tool to register at startup: its registered name and the
 // pre-encoded rest of its register_tool frame (description and schema).
 type startupTool struct {
-	ref     ToolRef
+	ref     catalog.ToolRef
 	name    string
 	payload extension.ToolPayload
 }
@@ -64,7 +65,7 @@ type startupSet struct {
 // payloadFor encodes a tool's description and schema as they follow the name in its
 // register_tool frame.
 func payloadFor(server string, t *cache.Tool) extension.ToolPayload {
-	return extension.EncodeToolPayload(extension.Tool{Description: Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+	return extension.EncodeToolPayload(extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
 }
 
 // loadStartup fills the startup set from the startup file when it was made from the
@@ -81,7 +82,7 @@ func (b *Bridge) loadStartup() bool {
 		b.discardDamaged(err)
 		return false
 	}
-	set, stale, ok := b.startupSetFrom(servers, b.namer)
+	set, stale, ok := b.startupSetFrom(servers, b.cats.Namer())
 	if !ok {
 		b.discardDamaged(errors.New("startup file: a payload is not a run of JSON members"))
 		return false
@@ -107,9 +108,9 @@ func (b *Bridge) discardDamaged(err error) {
 // every tool of each usable server whose entry has the server's fingerprint and that its
 // config does not hide, in name order. stale lists the usable servers without such an
 // entry. ok is false when a payload is damaged.
-func (b *Bridge) startupSetFrom(servers map[string]*cache.FrameServer, namer *Namer) (set *startupSet, stale []string, ok bool) {
-	var refs []ToolRef
-	payloads := map[ToolRef]extension.ToolPayload{}
+func (b *Bridge) startupSetFrom(servers map[string]*cache.FrameServer, namer *catalog.Namer) (set *startupSet, stale []string, ok bool) {
+	var refs []catalog.ToolRef
+	payloads := map[catalog.ToolRef]extension.ToolPayload{}
 	for _, name := range b.names {
 		s := b.servers[name].cfg
 		if !b.runnable(name) {
@@ -124,7 +125,7 @@ func (b *Bridge) startupSetFrom(servers map[string]*cache.FrameServer, namer *Na
 			if allowed, _ := s.ToolAllowed(t.Name); !allowed {
 				continue
 			}
-			ref := ToolRef{Server: name, Tool: t.Name}
+			ref := catalog.ToolRef{Server: name, Tool: t.Name}
 			if _, dup := payloads[ref]; dup {
 				continue
 			}
@@ -146,12 +147,12 @@ func (b *Bridge) startupSetFrom(servers map[string]*cache.FrameServer, namer *Na
 }
 
 // startupFromCatalog is the startup set of an already decoded catalog.
-func startupFromCatalog(cat *catalog) *startupSet {
-	set := &startupSet{tools: make([]startupTool, len(cat.entries))}
-	for i := range cat.entries {
-		e := &cat.entries[i]
-		t := e.tool()
-		set.tools[i] = startupTool{ref: e.ref(), name: e.Name, payload: payloadFor(e.Server, &t)}
+func startupFromCatalog(cat *catalog.Catalog) *startupSet {
+	set := &startupSet{tools: make([]startupTool, len(cat.Entries))}
+	for i := range cat.Entries {
+		e := &cat.Entries[i]
+		t := e.CacheTool()
+		set.tools[i] = startupTool{ref: e.Ref(), name: e.Name, payload: payloadFor(e.Server, &t)}
 	}
 	return set
 }
@@ -173,8 +174,8 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startupSet, deferred
 }
 
 // refs lists the set's tools.
-func (s *startupSet) refs() []ToolRef {
-	out := make([]ToolRef, len(s.tools))
+func (s *startupSet) refs() []catalog.ToolRef {
+	out := make([]catalog.ToolRef, len(s.tools))
 	for i, t := range s.tools {
 		out[i] = t.ref
 	}
@@ -209,8 +210,8 @@ func (b *Bridge) finishStartup() {
 }
 
 // startupRefs marks the tools registered at startup.
-func (b *Bridge) startupRefs() map[ToolRef]bool {
-	registered := make(map[ToolRef]bool, len(b.startup.tools))
+func (b *Bridge) startupRefs() map[catalog.ToolRef]bool {
+	registered := make(map[catalog.ToolRef]bool, len(b.startup.tools))
 	for _, t := range b.startup.tools {
 		registered[t.ref] = true
 	}

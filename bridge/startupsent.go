@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
@@ -358,7 +359,7 @@ func (b *Bridge) sentSection(stamp cache.Stamp, servers map[string]*cache.FrameS
 	if b.stateCore(b.pendingFlags()) != n.state {
 		return nil
 	}
-	set, stale, ok := b.startupSetFrom(servers, NewNamer())
+	set, stale, ok := b.startupSetFrom(servers, catalog.NewNamer())
 	if !ok {
 		return nil
 	}
@@ -389,7 +390,7 @@ func (b *Bridge) startupTools() {
 	if err != nil {
 		return
 	}
-	if set, _, ok := b.startupSetFrom(servers, b.namer); ok {
+	if set, _, ok := b.startupSetFrom(servers, b.cats.Namer()); ok {
 		b.startup.tools = set.tools
 	}
 }

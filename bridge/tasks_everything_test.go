@@ -18,7 +18,7 @@ const researchTool = "simulate-research-query"
 // registeredName is the name the model sees for the everything server's tool.
 func (s *everythingSession) registeredName(t *testing.T, tool string) string {
 	t.Helper()
-	e, ok := s.b.catalog().lookupRef("everything", tool)
+	e, ok := s.b.catalog().LookupRef("everything", tool)
 	if !ok {
 		t.Fatalf("%s not in the catalog", tool)
 	}
