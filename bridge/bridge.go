@@ -29,6 +29,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/startup"
 )
 
 // Tool names the bridge registers besides the MCP tools.
@@ -110,11 +111,11 @@ type Bridge struct {
 	deps       *serverDeps
 
 	cats    *catalog.Owner // the tool catalog and the names pinned for the process
-	startup *startupSet    // set when Setup registered from the startup file
+	startup *startup.Set   // set when Setup registered from the startup file
 	sent    *cache.Sent    // the startup file's sent section, when it went out at this start
 	// What the sent section was checked against, and the raw inputs and state this
 	// process loaded its config from (startupsent.go).
-	sentMeta   sentMeta
+	sentMeta   startup.Meta
 	sentInputs string
 	sentStamp  cache.Stamp
 	procs      int                         // GOMAXPROCS to restore after ready (spareProcs); 0: unchanged
@@ -325,7 +326,7 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 		b.opts.Log.Warn().Msg("hello_ack carried no cwd; project config and relative paths are unavailable")
 	}
 	if b.opts.StartupGC {
-		defer startupRuntime()()
+		defer startup.Runtime()()
 	}
 	if err := b.safely("loading the MCP config and tool cache", func() { b.loadLocal(dir) }); err != nil {
 		b.recoverSetup(err)
@@ -361,20 +362,20 @@ func (b *Bridge) loadLocal(dir string) {
 	if b.faultHook != nil {
 		b.faultHook("load")
 	}
-	sentc := b.readSent()
+	sentc := startup.ReadSent(b.opts.CachePath)
 	files := b.inputFiles(dir)
 	sent := <-sentc
 	early := b.sendSent(sent, dir, files)
 	b.loadConfig(dir, b.host.Generation())
 	if early {
-		b.startup = &startupSet{fast: true, sent: true}
+		b.startup = &startup.Set{Fast: true, Sent: true}
 		b.stale = b.sentMeta.Stale
 		b.opts.Log.Debug().Bool("sent", true).Msg("registering from the startup file")
 	} else if b.loadStartup() {
-		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
+		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the startup file")
 	} else {
 		b.loadCatalog(nil)
-		b.startup = startupFromCatalog(b.cats.Loaded())
+		b.startup = startup.FromCatalog(b.cats.Loaded())
 	}
 }
 
@@ -412,14 +413,14 @@ func (b *Bridge) recoverSetup(err error) {
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.publishCatalog(nil, nil)
 	}
-	b.startup = startupFromCatalog(b.cats.Loaded())
+	b.startup = startup.FromCatalog(b.cats.Loaded())
 }
 
 // registerTools adds every tool registration of the active mode to regs: the search
 // tool, then the tools as pre-encoded frames (deferred or eager), or the proxy call tool.
 // Setup registers /mcp after them, whatever happened here.
-func (b *Bridge) registerTools(regs *extension.Registrations, set *startupSet) error {
-	if err := regs.AddTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.refs()), Schema: searchSchema}); err != nil {
+func (b *Bridge) registerTools(regs *extension.Registrations, set *startup.Set) error {
+	if err := regs.AddTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.Refs()), Schema: searchSchema}); err != nil {
 		return err
 	}
 	if b.mode == ModeProxy {
@@ -443,17 +444,17 @@ func (b *Bridge) afterReady() {
 	}
 	// Before any command can change an approval: the inputs and the state they gave.
 	b.noteInputs()
-	if b.startup.sent {
+	if b.startup.Sent {
 		b.checkSent()
 	}
-	if b.startup.fast {
+	if b.startup.Fast {
 		// A panic here would leave every call waiting for a catalog that never comes.
 		if err := b.safely("decoding the tool cache", b.finishStartup); err != nil {
 			b.setupErr = errors.Join(b.setupErr, err)
 			b.catalogFromStartup()
 		}
 	}
-	if !b.startup.sent {
+	if !b.startup.Sent {
 		// The next start with this configuration copies what this one sent.
 		b.writeStartup()
 	}

@@ -14,10 +14,11 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/startup"
 )
 
 func TestStripOutputSchema(t *testing.T) {
-	full := payloadFor("s", &cacheToolWithOutput)
+	full := startup.PayloadFor("s", &cacheToolWithOutput)
 	if !strings.Contains(string(full), `"output_schema":`) {
 		t.Fatalf("payload lacks output_schema: %s", full)
 	}
