@@ -11,6 +11,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
 // CallTool routes one host tool call: the search tool, the proxy call tool, or an MCP tool
@@ -86,7 +87,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 		}
 		return ErrorResult("MCP server %q: %v", e.Server, err)
 	}
-	return b.withFirstInstructions(srv, withTaskHint(res, ConvertResult(res, DefaultBudget)))
+	return b.withFirstInstructions(srv, withTaskHint(res, toolresult.Convert(res, toolresult.DefaultBudget)))
 }
 
 // objectArgs checks that raw holds a JSON object and returns it to be sent on as it is:

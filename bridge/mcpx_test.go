@@ -15,6 +15,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/startup"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
 func TestStripOutputSchema(t *testing.T) {
@@ -108,14 +109,14 @@ func TestListChangedOfResourcesAndPrompts(t *testing.T) {
 // images, text (also text sent as a blob) comes with its URI, other binary content is
 // described, and everything is bounded like a tool result.
 func TestResourceContents(t *testing.T) {
-	big := strings.Repeat("x", DefaultBudget.Text+10)
+	big := strings.Repeat("x", toolresult.DefaultBudget.Text+10)
 	res := &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
 		mcp.BlobResourceContents{URI: "img://a", MIMEType: "image/png", Blob: "iVBORw0KGgo="},
 		mcp.BlobResourceContents{URI: "t://b", MIMEType: "text/plain", Blob: "aGVsbG8="},
 		mcp.BlobResourceContents{URI: "bin://c", MIMEType: "application/zip", Blob: "UEsDBA=="},
 		mcp.TextResourceContents{URI: "t://big", Text: big},
 	}}
-	out := ConvertResult(resourceAsResult(res), DefaultBudget)
+	out := toolresult.Convert(resourceAsResult(res), toolresult.DefaultBudget)
 	if len(out.Content) < 4 || out.Content[0].Type != "image" || out.Content[0].MimeType != "image/png" || out.Content[0].Data != "iVBORw0KGgo=" {
 		t.Fatalf("image not kept: %+v", out.Content)
 	}
@@ -128,7 +129,7 @@ func TestResourceContents(t *testing.T) {
 			t.Errorf("converted contents lack %q", want)
 		}
 	}
-	if len(text) > DefaultBudget.Text+1024 {
+	if len(text) > toolresult.DefaultBudget.Text+1024 {
 		t.Errorf("text not bounded: %d bytes", len(text))
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
 // getPromptText fetches a prompt of the named server and returns its messages as one text.
@@ -41,11 +43,11 @@ func promptText(res *mcp.GetPromptResult) string {
 		case mcp.AudioContent:
 			t = fmt.Sprintf("[audio %s omitted]", c.MIMEType)
 		case mcp.EmbeddedResource:
-			t = describeResource(c.Resource)
+			t = toolresult.DescribeResource(c.Resource)
 		case *mcp.EmbeddedResource:
-			t = describeResource(c.Resource)
+			t = toolresult.DescribeResource(c.Resource)
 		case mcp.ResourceLink:
-			t = describeLink(c)
+			t = toolresult.DescribeLink(c)
 		default:
 			t = fmt.Sprintf("%v", c)
 		}

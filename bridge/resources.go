@@ -19,6 +19,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/search"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
 // ReadResourceToolName is the one bridge tool that reads MCP resources.
@@ -238,7 +239,7 @@ func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage) exte
 		}
 		return ErrorResult("MCP server %q: %v", a.Server, err)
 	}
-	return ConvertResult(resourceAsResult(res), DefaultBudget)
+	return toolresult.Convert(resourceAsResult(res), toolresult.DefaultBudget)
 }
 
 // resourceAsResult puts resource contents in a tool result, so they are converted and

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
 // Long-running work (MCP tasks, protocol revision 2025-11-25). A tool that the server
@@ -357,7 +358,7 @@ func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage) extens
 		}
 		return ErrorResult("MCP server %q: %v", a.Server, err)
 	}
-	return withTaskHint(res, ConvertResult(res, DefaultBudget))
+	return withTaskHint(res, toolresult.Convert(res, toolresult.DefaultBudget))
 }
 
 // tasksText is the /mcp <server> section listing its tasks ("" when there are none).

@@ -1,4 +1,4 @@
-package bridge
+package toolresult
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 func TestConvertResult(t *testing.T) {
@@ -35,7 +36,7 @@ func TestConvertResult(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			out := ConvertResult(tc.in, DefaultBudget)
+			out := Convert(tc.in, DefaultBudget)
 			var text strings.Builder
 			image := false
 			total := 0
@@ -48,7 +49,7 @@ func TestConvertResult(t *testing.T) {
 			}
 			for _, w := range tc.wantText {
 				if !strings.Contains(text.String(), w) {
-					t.Errorf("text %q lacks %q", Truncate(text.String(), 300), w)
+					t.Errorf("text %q lacks %q", textcut.Truncate(text.String(), 300), w)
 				}
 			}
 			if image != tc.wantImage || out.IsError != tc.isError || string(out.StructuredContent) != tc.structure {
@@ -63,7 +64,7 @@ func TestConvertResult(t *testing.T) {
 
 func TestMediaBudget(t *testing.T) {
 	in := mcp.NewToolResultImage("", strings.Repeat("A", 100), "image/png")
-	out := ConvertResult(in, Budget{Text: 1000, Media: 10})
+	out := Convert(in, Budget{Text: 1000, Media: 10})
 	if len(out.Content) != 1 || out.Content[0].Type != "text" || !strings.Contains(out.Content[0].Text, "omitted") {
 		t.Fatalf("oversized image not replaced: %+v", out.Content)
 	}
@@ -86,7 +87,7 @@ func TestManyTinyBlocksAreCutByBlocks(t *testing.T) {
 			for i := 0; i < 300000; i++ {
 				res.Content = append(res.Content, tt.content(i))
 			}
-			out := ConvertResult(res, DefaultBudget)
+			out := Convert(res, DefaultBudget)
 			frame, err := json.Marshal(out.Content)
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package bridge
+package toolresult
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func FuzzConvertResult(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out := ConvertResult(res, budget)
+		out := Convert(res, budget)
 		if len(out.Content) == 0 {
 			t.Fatal("no content")
 		}
