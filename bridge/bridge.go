@@ -253,7 +253,7 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 		b.servers[name].rememberTransport(config.Transport(e.Transport))
 		tools[name] = filterTools(e.Tools, s)
 	}
-	b.x.extras.setFrom(file.Servers, slices.Collect(maps.Keys(tools)))
+	b.x.extras.SetFrom(file.Servers, slices.Collect(maps.Keys(tools)))
 	b.publishCatalog(tools, registered)
 }
 
@@ -683,7 +683,7 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 		tools[name] = filterTools(e.Tools, b.servers[name].cfg)
 	}
 	b.changeCatalog(catalog.Change{Tools: tools})
-	b.x.extras.merge(put)
+	b.x.extras.Merge(put)
 }
 
 // cacheEntry converts a live tool list into a cache entry.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
@@ -65,7 +66,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 	ctx, budget := b.callBudget(ctx, e.Server, e.Tool.Name)
 	ctx, cancel := withClockTimeout(ctx, b.opts.Clock, budget)
 	defer cancel()
-	ctx = withBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
+	ctx = extras.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
 	ctx, done := b.x.progress.Begin(ctx, e.Server, e.Tool.Name)
 	defer done()
 	watch, unwatch := b.elicits.Watch(ctx, e.Server, b.opts.Clock.Now().Add(budget))
@@ -87,7 +88,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 		}
 		return ErrorResult("MCP server %q: %v", e.Server, err)
 	}
-	return b.withFirstInstructions(srv, withTaskHint(res, toolresult.Convert(res, toolresult.DefaultBudget)))
+	return b.withFirstInstructions(srv, extras.WithHint(res, toolresult.Convert(res, toolresult.DefaultBudget)))
 }
 
 // objectArgs checks that raw holds a JSON object and returns it to be sent on as it is:

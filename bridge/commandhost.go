@@ -123,7 +123,7 @@ func (h cmdHost) OpenURL(ctx context.Context, url string) error {
 }
 
 func (h cmdHost) Prompts(server string) []cache.Prompt {
-	if e := h.b.extras().servers[server]; e != nil {
+	if e := h.b.extras().Servers[server]; e != nil {
 		return e.Prompts
 	}
 	return nil
