@@ -144,7 +144,7 @@ type Bridge struct {
 	// "still running" (commandBudget; tests lower it).
 	cmdWait time.Duration
 
-	validator validator
+	validator catalog.Validator
 
 	// oauthHooks are OAuth test seams (oauth.go); zero in production.
 	oauthHooks oauthHooks

@@ -6,10 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rs/zerolog"
-
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
@@ -70,43 +67,5 @@ func TestConcurrentMergesKeepEveryServer(t *testing.T) {
 		if len(names) != servers {
 			t.Fatalf("round %d: merged %d servers, the catalog holds %s", round, servers, strings.Join(names, ", "))
 		}
-	}
-}
-
-// TestValidatorFollowsSchemaChanges: the compiled-schema cache is keyed by tool and schema.
-// Before, it was keyed by registered name, so after a refresh changed a tool's schema,
-// proxy calls were still checked against the old one. Packed bodies (catalog/toolbody.go) carry the
-// schema's sum, so the same holds for them.
-func TestValidatorFollowsSchemaChanges(t *testing.T) {
-	mk := func(enum string, packed bool) *catalog.Entry {
-		tools := map[string][]cache.Tool{"a": {{Name: "t", InputSchema: []byte(`{"type":"object","properties":{"m":{"enum":["` + enum + `"]}}}`)}}}
-		cat, _ := catalog.NewOwner(zerolog.Nop()).Change(catalog.Change{Replace: true, PackLater: !packed, Tools: tools})
-		e, ok := cat.LookupRef("a", "t")
-		if !ok {
-			t.Fatal("a/t is not in the catalog")
-		}
-		return e
-	}
-	for _, packed := range []bool{false, true} {
-		t.Run(fmt.Sprintf("packed=%v", packed), func(t *testing.T) {
-			var v validator
-			old, cur := mk("old", packed), mk("new", packed)
-			if msg := v.check(old, []byte(`{"m":"old"}`)); msg != "" {
-				t.Fatalf("old schema: %s", msg)
-			}
-			if msg := v.check(cur, []byte(`{"m":"new"}`)); msg != "" {
-				t.Fatalf("checked against the old schema after a change: %s", msg)
-			}
-			if msg := v.check(cur, []byte(`{"m":"old"}`)); msg == "" {
-				t.Fatal("the new schema was not applied")
-			}
-			if n := len(v.compiled); n != 1 {
-				t.Fatalf("the validator keeps %d schemas of one tool, want only the newest", n)
-			}
-			first := v.compiled[cur.Ref()].sch
-			if v.check(mk("new", packed), []byte(`{"m":"new"}`)); v.compiled[cur.Ref()].sch != first {
-				t.Fatal("the same schema was compiled again")
-			}
-		})
 	}
 }
