@@ -1,6 +1,8 @@
 // Package bridge connects the host protocol (package extension) to MCP servers: it owns
-// the per-server lifecycle, the tool catalog built from the cache, routing of tool calls,
-// result conversion, the search and proxy tools, and the /mcp command.
+// the per-server lifecycle, loading and registering at startup, routing of tool calls,
+// the search and proxy tools, and the /mcp command's glue. The tool catalog (catalog),
+// the startup set (startup), result conversion (toolresult), the tools' wording for the
+// model (toolview) and what servers offer beyond tools (extras) are packages of their own.
 package bridge
 
 import (
