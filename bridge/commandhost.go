@@ -72,7 +72,7 @@ func (h cmdHost) LookupEnv(name string) (string, bool) { return h.b.opts.LookupE
 func (h cmdHost) Mode() (string, bool) { return string(h.b.mode), h.b.mode == ModeDeferred }
 
 func (h cmdHost) CachedTools() map[string]int {
-	_, counts := h.b.catalog().servers()
+	_, counts := h.b.catalog().Servers()
 	return counts
 }
 
@@ -124,7 +124,7 @@ func (h cmdHost) OpenURL(ctx context.Context, url string) error {
 }
 
 func (h cmdHost) Prompts(server string) []cache.Prompt {
-	if e := h.b.extras().servers[server]; e != nil {
+	if e := h.b.extras().Servers[server]; e != nil {
 		return e.Prompts
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/session"
@@ -138,8 +139,8 @@ func (h bridgeHost) serverLog(server string, line logLine) {
 	}
 }
 
-func (h bridgeHost) addTask(t *runningTask) { h.b.x.tasks.add(t) }
+func (h bridgeHost) addTask(t *extras.Task) { h.b.x.tasks.Add(t) }
 
-func (h bridgeHost) waitTask(ctx context.Context, t *runningTask, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
+func (h bridgeHost) waitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
 	return h.b.x.waitTask(ctx, t, expired, last)
 }

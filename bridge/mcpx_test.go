@@ -11,10 +11,12 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/startup"
 )
 
 func TestStripOutputSchema(t *testing.T) {
-	full := payloadFor("s", &cacheToolWithOutput)
+	full := startup.PayloadFor("s", &cacheToolWithOutput)
 	if !strings.Contains(string(full), `"output_schema":`) {
 		t.Fatalf("payload lacks output_schema: %s", full)
 	}
@@ -63,57 +65,6 @@ func TestListChangedOfResourcesAndPrompts(t *testing.T) {
 	}
 }
 
-// TestResourceContents: resource contents become tool result content: images stay
-// images, text (also text sent as a blob) comes with its URI, other binary content is
-// described, and everything is bounded like a tool result.
-func TestResourceContents(t *testing.T) {
-	big := strings.Repeat("x", DefaultBudget.Text+10)
-	res := &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
-		mcp.BlobResourceContents{URI: "img://a", MIMEType: "image/png", Blob: "iVBORw0KGgo="},
-		mcp.BlobResourceContents{URI: "t://b", MIMEType: "text/plain", Blob: "aGVsbG8="},
-		mcp.BlobResourceContents{URI: "bin://c", MIMEType: "application/zip", Blob: "UEsDBA=="},
-		mcp.TextResourceContents{URI: "t://big", Text: big},
-	}}
-	out := ConvertResult(resourceAsResult(res), DefaultBudget)
-	if len(out.Content) < 4 || out.Content[0].Type != "image" || out.Content[0].MimeType != "image/png" || out.Content[0].Data != "iVBORw0KGgo=" {
-		t.Fatalf("image not kept: %+v", out.Content)
-	}
-	text := ""
-	for _, c := range out.Content[1:] {
-		text += c.Text + "\n"
-	}
-	for _, want := range []string{"[resource t://b]\nhello", "[resource bin://c: application/zip, 8 bytes base64, not shown]", "[resource t://big]", "[result truncated by mcp-bridge"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("converted contents lack %q", want)
-		}
-	}
-	if len(text) > DefaultBudget.Text+1024 {
-		t.Errorf("text not bounded: %d bytes", len(text))
-	}
-}
-
-func TestPromptText(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		msgs []mcp.PromptMessage
-		want string
-	}{
-		{"one user message", []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Type: "text", Text: "Review PR 12"}}}, "Review PR 12"},
-		{"a conversation", []mcp.PromptMessage{
-			{Role: mcp.RoleUser, Content: mcp.TextContent{Type: "text", Text: "Q"}},
-			{Role: mcp.RoleAssistant, Content: mcp.TextContent{Type: "text", Text: "A"}},
-		}, "user: Q\n\nassistant: A"},
-		{"image and resource", []mcp.PromptMessage{
-			{Role: mcp.RoleUser, Content: mcp.ImageContent{Type: "image", MIMEType: "image/png"}},
-			{Role: mcp.RoleUser, Content: mcp.EmbeddedResource{Type: "resource", Resource: mcp.TextResourceContents{URI: "f://x", Text: "body"}}},
-		}, "user: [image image/png omitted]\n\nuser: [resource f://x]\nbody"},
-	} {
-		if got := promptText(&mcp.GetPromptResult{Messages: tt.msgs}); got != tt.want {
-			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
 // TestResourcesOfWithdrawnServersAreHidden: a server the user has not approved (or
 // withdrew) offers no resources and no prompts, although its cache entry is known.
 func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
@@ -127,7 +78,7 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.loadCatalog(nil)
-	if got := b.searchResources("team handbook", 5); len(got) != 1 || got[0].res.URI != "docs://handbook" {
+	if got := b.searchResources("team handbook", 5); len(got) != 1 || !strings.Contains(extras.Line(got[0], purposeLen), `uri="docs://handbook"`) {
 		t.Fatalf("approved server: %+v", got)
 	}
 	if txt, _ := b.Command(context.Background(), "prompts"); !strings.Contains(txt, "summarize") {

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
@@ -66,8 +67,8 @@ type serverHost interface {
 	// serverLog keeps one of a server's log messages for /mcp <server>.
 	serverLog(server string, line logLine)
 	// addTask puts a task on the board; waitTask waits for its result (tasks.go).
-	addTask(t *runningTask)
-	waitTask(ctx context.Context, t *runningTask, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
+	addTask(t *extras.Task)
+	waitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
 }
 
 // Connector opens an initialized MCP session for a server: what the state machine is

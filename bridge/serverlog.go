@@ -123,7 +123,7 @@ func logData(v any) string {
 // templates and prompts, and the server's last log messages.
 func (b *Bridge) serverLogText(server string) string {
 	var sb strings.Builder
-	if e := b.extras().servers[server]; e != nil && len(e.Resources)+len(e.ResourceTemplates)+len(e.Prompts) > 0 {
+	if e := b.extras().Servers[server]; e != nil && len(e.Resources)+len(e.ResourceTemplates)+len(e.Prompts) > 0 {
 		fmt.Fprintf(&sb, "\n  resources:  %d, %d templates (search them with %s); prompts: %d (/mcp prompts %s)",
 			len(e.Resources), len(e.ResourceTemplates), SearchToolName, len(e.Prompts), server)
 	}

@@ -1,4 +1,4 @@
-package bridge
+package catalog
 
 import (
 	"strings"
@@ -54,15 +54,9 @@ func Describe(server string, t *cache.Tool) string {
 	if desc == "" {
 		desc = "Tool " + t.Name + " of MCP server " + server + "."
 	}
-	desc = Truncate(desc, maxDescription)
+	desc = textcut.Truncate(desc, maxDescription)
 	if hints := Hints(t.Annotations); len(hints) > 0 {
 		desc += " [" + strings.Join(hints, ", ") + "]"
 	}
 	return desc
 }
-
-// FirstLine returns the first sentence or line of s, capped at max bytes on a rune boundary.
-func FirstLine(s string, max int) string { return textcut.FirstLine(s, max) }
-
-// Truncate cuts s to at most max bytes on a rune boundary, marking the cut with "…".
-func Truncate(s string, max int) string { return textcut.Truncate(s, max) }

@@ -1,4 +1,4 @@
-package bridge
+package catalog
 
 import (
 	"encoding/json"
@@ -10,17 +10,17 @@ import (
 )
 
 // A tool has one type per layer, and the conversions between them are here (the startup
-// file's payloads, which belong to the registration path, are in startup.go):
+// file's payloads, which belong to the registration path, are in bridge/startup.go):
 //
-//	mcp.Tool        what a server lists (mcp-go's type)            → toCacheTool
-//	cache.Tool      what the cache file stores, schemas kept raw   → entry (newCatalog)
-//	entry           a catalog tool: names for routing, the rest packed (catalog.go)
+//	mcp.Tool        what a server lists (mcp-go's type)            → ToCacheTool
+//	cache.Tool      what the cache file stores, schemas kept raw   → Entry (newCatalog)
+//	Entry           a catalog tool: names for routing, the rest packed (catalog.go)
 //	search.Doc      what the ranker indexes                       ← docFor
-//	extension.Tool  what the host is told at registration          ← payloadFor
-//	ToolInfo        what the CLI lists                             ← Bridge.Tools
+//	extension.Tool  what the host is told at registration          ← bridge.payloadFor
+//	bridge.ToolInfo what the CLI lists                             ← Bridge.Tools
 
-// toCacheTool converts a live listing's tool into what the cache stores.
-func toCacheTool(t mcp.Tool) cache.Tool {
+// ToCacheTool converts a live listing's tool into what the cache stores.
+func ToCacheTool(t mcp.Tool) cache.Tool {
 	in := t.RawInputSchema
 	if len(in) == 0 && t.InputSchema.Type != "" {
 		// Only a tool built in code has the struct form; a missing schema stays missing
@@ -46,8 +46,8 @@ func toCacheTool(t mcp.Tool) cache.Tool {
 
 // docFor is a catalog entry as the ranker indexes it. The ID and names are the entry's own
 // strings, so the index shares them rather than copying.
-func docFor(e *entry) search.Doc {
-	t := e.tool()
+func docFor(e *Entry) search.Doc {
+	t := e.CacheTool()
 	return search.Doc{ID: e.Name, Server: e.Server, Tool: e.Tool.Name, Title: t.Title, Description: t.Description,
 		Params: search.ParamsFromSchema(t.InputSchema)}
 }

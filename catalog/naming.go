@@ -1,4 +1,4 @@
-package bridge
+package catalog
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package bridge
+package catalog
 
 import (
 	"math/rand"
@@ -66,5 +66,47 @@ func TestAssignNamesLengthAndCollisions(t *testing.T) {
 				t.Fatalf("order-dependent name for %v: %q vs %q", ref, again[ref], n)
 			}
 		}
+	}
+}
+
+// TestNamerKeepsNames: a name once given stays with its tool. Before, assigning names
+// afresh on every refresh moved mcp__a__x_y from a/x-y to a newly listed a/"x y" (which
+// sorts first), so a host call reached the other tool.
+func TestNamerKeepsNames(t *testing.T) {
+	n := NewNamer()
+	first, _ := n.Assign([]ToolRef{{"a", "x-y"}})
+	if first[ToolRef{"a", "x-y"}] != "mcp__a__x_y" {
+		t.Fatalf("first name %v", first)
+	}
+	again, collisions := n.Assign([]ToolRef{{"a", "x-y"}, {"a", "x y"}})
+	if again[ToolRef{"a", "x-y"}] != "mcp__a__x_y" {
+		t.Fatalf("a/x-y lost its name to a/\"x y\": %v", again)
+	}
+	if again[ToolRef{"a", "x y"}] == "mcp__a__x_y" || len(collisions) != 1 {
+		t.Fatalf("the new tool took a given name: %v %v", again, collisions)
+	}
+	// A name given to a tool that has since disappeared is never handed to another one.
+	later, _ := n.Assign([]ToolRef{{"a", "x y"}, {"a", "x.y"}})
+	if later[ToolRef{"a", "x.y"}] == "mcp__a__x_y" {
+		t.Fatalf("a removed tool's name was reused: %v", later)
+	}
+}
+
+// TestNamerSuffixCollidesWithRealName: a hash-suffixed name that equals another tool's
+// plain name is resolved. Before, a/"x-y" (second in line for mcp__a__x_y) was given
+// mcp__a__x_y_<hash> even when a real tool a/x_y_<hash> held that plain name.
+func TestNamerSuffixCollidesWithRealName(t *testing.T) {
+	suffixed := "x_y_" + shortHash("a", "x-y")
+	refs := []ToolRef{{"a", "x y"}, {"a", "x-y"}, {"a", suffixed}}
+	names, _ := AssignNames(refs)
+	seen := map[string]ToolRef{}
+	for ref, name := range names {
+		if other, dup := seen[name]; dup {
+			t.Fatalf("%v and %v share %q", ref, other, name)
+		}
+		seen[name] = ref
+	}
+	if names[ToolRef{"a", suffixed}] != "mcp__a__"+suffixed {
+		t.Fatalf("the real tool lost its plain name: %v", names)
 	}
 }

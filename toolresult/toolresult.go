@@ -1,4 +1,7 @@
-package bridge
+// Package toolresult is what a server's answer becomes for the host: an MCP tool result
+// converted into the host's content blocks within a budget, and the bridge's own text and
+// error results.
+package toolresult
 
 import (
 	"encoding/json"
@@ -20,11 +23,11 @@ type Budget struct {
 // DefaultBudget is used when a server sets no budget of its own.
 var DefaultBudget = Budget{Text: 256 << 10, Media: 2 << 20}
 
-// ConvertResult turns an MCP tool result into the host's content blocks: text stays text,
+// Convert turns an MCP tool result into the host's content blocks: text stays text,
 // images stay images, audio, resources and resource links become readable text, and
 // structuredContent is kept (the extension layer sends it only to hosts that take it).
 // Text beyond the budget is cut with a visible marker saying how much was dropped.
-func ConvertResult(res *mcp.CallToolResult, budget Budget) extension.ToolResult {
+func Convert(res *mcp.CallToolResult, budget Budget) extension.ToolResult {
 	if res == nil {
 		return extension.ToolResult{Content: []extension.Content{{Type: "text", Text: "(no result)"}}}
 	}
@@ -46,13 +49,13 @@ func ConvertResult(res *mcp.CallToolResult, budget Budget) extension.ToolResult 
 		case *mcp.AudioContent:
 			out.Content = appendText(out.Content, text, fmt.Sprintf("[audio %s, %d bytes base64, not shown]", v.MIMEType, len(v.Data)))
 		case mcp.EmbeddedResource:
-			out.Content = appendText(out.Content, text, describeResource(v.Resource))
+			out.Content = appendText(out.Content, text, DescribeResource(v.Resource))
 		case *mcp.EmbeddedResource:
-			out.Content = appendText(out.Content, text, describeResource(v.Resource))
+			out.Content = appendText(out.Content, text, DescribeResource(v.Resource))
 		case mcp.ResourceLink:
-			out.Content = appendText(out.Content, text, describeLink(v))
+			out.Content = appendText(out.Content, text, DescribeLink(v))
 		case *mcp.ResourceLink:
-			out.Content = appendText(out.Content, text, describeLink(*v))
+			out.Content = appendText(out.Content, text, DescribeLink(*v))
 		default:
 			raw, err := json.Marshal(c)
 			if err != nil {
@@ -117,7 +120,9 @@ func appendImage(dst []extension.Content, b *textBudget, left int, data, mime st
 	return append(dst, extension.Content{Type: "image", MimeType: mime, Data: data}), left - cost
 }
 
-func describeResource(rc mcp.ResourceContents) string {
+// DescribeResource is an embedded resource as text: a text resource with its URI, a
+// binary one named and sized.
+func DescribeResource(rc mcp.ResourceContents) string {
 	switch r := rc.(type) {
 	case mcp.TextResourceContents:
 		return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
@@ -132,7 +137,8 @@ func describeResource(rc mcp.ResourceContents) string {
 	return "[resource] " + string(raw)
 }
 
-func describeLink(l mcp.ResourceLink) string {
+// DescribeLink is a resource link as text.
+func DescribeLink(l mcp.ResourceLink) string {
 	s := "[resource link] " + l.URI
 	if l.Name != "" {
 		s += " (" + l.Name + ")"
@@ -160,12 +166,12 @@ func structured(res *mcp.CallToolResult) json.RawMessage {
 	return raw
 }
 
-// ErrorResult is an is_error result with one text block.
-func ErrorResult(format string, args ...any) extension.ToolResult {
+// Error is an is_error result with one text block.
+func Error(format string, args ...any) extension.ToolResult {
 	return extension.ToolResult{IsError: true, Content: []extension.Content{{Type: "text", Text: fmt.Sprintf(format, args...)}}}
 }
 
-// TextResult is a plain successful result with one text block.
-func TextResult(s string) extension.ToolResult {
+// Text is a plain successful result with one text block.
+func Text(s string) extension.ToolResult {
 	return extension.ToolResult{Content: []extension.Content{{Type: "text", Text: s}}}
 }

@@ -1,4 +1,4 @@
-package bridge
+package catalog
 
 import (
 	"encoding/json"
@@ -13,10 +13,10 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 )
 
-// catalogBridge is a bridge with no servers, for driving catalog changes directly.
-func catalogBridge(t *testing.T) *Bridge {
+// catalogOwner is an Owner with no catalog yet, logging to the test.
+func catalogOwner(t *testing.T) *Owner {
 	t.Helper()
-	return New(Options{ZotHome: t.TempDir(), Log: zerolog.New(testLog(t))})
+	return NewOwner(zerolog.New(zerolog.NewTestWriter(t)))
 }
 
 // tools makes one server's tools, each with a description and schema naming it.
@@ -36,34 +36,34 @@ func tools(names ...string) []cache.Tool {
 func TestCatalogNamesArePinned(t *testing.T) {
 	steps := []struct {
 		name string
-		ch   catalogChange
+		ch   Change
 	}{
-		{"startup", catalogChange{replace: true, packLater: true, tools: map[string][]cache.Tool{"a": tools("x-y", "z"), "b": tools("q")}}},
-		{"pack", catalogChange{}},
+		{"startup", Change{Replace: true, PackLater: true, Tools: map[string][]cache.Tool{"a": tools("x-y", "z"), "b": tools("q")}}},
+		{"pack", Change{}},
 		// "x y" sanitises to the name a/x-y holds; it must not take it.
-		{"refresh adds a colliding tool", catalogChange{tools: map[string][]cache.Tool{"a": tools("x y", "x-y", "z")}}},
-		{"refresh removes the name's owner", catalogChange{tools: map[string][]cache.Tool{"a": tools("x y", "z")}}},
-		{"a third tool wants the name", catalogChange{tools: map[string][]cache.Tool{"a": tools("x.y", "x y", "z")}}},
-		{"untrust drops a server", catalogChange{drop: map[string]bool{"b": true}}},
-		{"the owner comes back", catalogChange{tools: map[string][]cache.Tool{"a": tools("x-y", "x.y", "x y", "z"), "b": tools("q")}}},
+		{"refresh adds a colliding tool", Change{Tools: map[string][]cache.Tool{"a": tools("x y", "x-y", "z")}}},
+		{"refresh removes the name's owner", Change{Tools: map[string][]cache.Tool{"a": tools("x y", "z")}}},
+		{"a third tool wants the name", Change{Tools: map[string][]cache.Tool{"a": tools("x.y", "x y", "z")}}},
+		{"untrust drops a server", Change{Drop: map[string]bool{"b": true}}},
+		{"the owner comes back", Change{Tools: map[string][]cache.Tool{"a": tools("x-y", "x.y", "x y", "z"), "b": tools("q")}}},
 	}
-	b := catalogBridge(t)
+	b := catalogOwner(t)
 	owner := map[string]ToolRef{}
 	for _, st := range steps {
-		cat, _ := b.changeCatalog(st.ch)
-		for i := range cat.entries {
-			e := &cat.entries[i]
-			if was, ok := owner[e.Name]; ok && was != e.ref() {
-				t.Fatalf("%s: %s moved from %v to %v", st.name, e.Name, was, e.ref())
+		cat, _ := b.Change(st.ch)
+		for i := range cat.Entries {
+			e := &cat.Entries[i]
+			if was, ok := owner[e.Name]; ok && was != e.Ref() {
+				t.Fatalf("%s: %s moved from %v to %v", st.name, e.Name, was, e.Ref())
 			}
-			owner[e.Name] = e.ref()
-			if got := e.tool(); got.Description != "does "+e.Tool.Name || !strings.Contains(string(got.InputSchema), `"`+e.Tool.Name+`"`) {
+			owner[e.Name] = e.Ref()
+			if got := e.CacheTool(); got.Description != "does "+e.Tool.Name || !strings.Contains(string(got.InputSchema), `"`+e.Tool.Name+`"`) {
 				t.Fatalf("%s: %s carries %q %s", st.name, e.Name, got.Description, got.InputSchema)
 			}
-			if found, ok := cat.lookupRef(e.Server, e.Tool.Name); !ok || found != e {
+			if found, ok := cat.LookupRef(e.Server, e.Tool.Name); !ok || found != e {
 				t.Fatalf("%s: lookupRef(%s, %s) does not find %s", st.name, e.Server, e.Tool.Name, e.Name)
 			}
-			if found, ok := cat.lookup(e.Name); !ok || found != e {
+			if found, ok := cat.Lookup(e.Name); !ok || found != e {
 				t.Fatalf("%s: lookup(%s) fails", st.name, e.Name)
 			}
 		}
@@ -71,7 +71,7 @@ func TestCatalogNamesArePinned(t *testing.T) {
 	if got := owner["mcp__a__x_y"]; got != (ToolRef{"a", "x-y"}) {
 		t.Fatalf("mcp__a__x_y belongs to %v", got)
 	}
-	if _, ok := b.catalog().lookup("mcp__b__q"); !ok {
+	if _, ok := b.Current().Lookup("mcp__b__q"); !ok {
 		t.Fatal("the re-added server's tool is missing")
 	}
 }
@@ -79,7 +79,7 @@ func TestCatalogNamesArePinned(t *testing.T) {
 // TestPackCatalog: packing moves every body out of its decoded form and changes nothing a
 // reader sees: the same tools, names, marks, text and schemas, and the same search index.
 func TestPackCatalog(t *testing.T) {
-	b := catalogBridge(t)
+	b := catalogOwner(t)
 	long := strings.Repeat("é long description ", 400) // several bodies per block, several blocks
 	ts := map[string][]cache.Tool{}
 	for s := range 5 {
@@ -100,22 +100,22 @@ func TestPackCatalog(t *testing.T) {
 		ts[fmt.Sprintf("s%d", s)] = list
 	}
 	registered := map[ToolRef]bool{{"s1", "t3"}: true}
-	before, _ := b.changeCatalog(catalogChange{replace: true, packLater: true, tools: ts, registered: registered})
-	want := make([]cache.Tool, len(before.entries))
-	for i := range before.entries {
-		if before.entries[i].body.packed() {
+	before, _ := b.Change(Change{Replace: true, PackLater: true, Tools: ts, Registered: registered})
+	want := make([]cache.Tool, len(before.Entries))
+	for i := range before.Entries {
+		if before.Entries[i].body.packed() {
 			t.Fatal("packLater packed")
 		}
-		want[i] = before.entries[i].tool()
+		want[i] = before.Entries[i].CacheTool()
 	}
-	before.searchIndex()
-	after := b.packCatalog()
-	if len(after.entries) != len(before.entries) {
-		t.Fatalf("%d entries after packing, %d before", len(after.entries), len(before.entries))
+	before.SearchIndex()
+	after := b.Pack()
+	if len(after.Entries) != len(before.Entries) {
+		t.Fatalf("%d entries after packing, %d before", len(after.Entries), len(before.Entries))
 	}
 	blocks := map[*bodyBlock]bool{}
-	for i := range after.entries {
-		e, was := &after.entries[i], &before.entries[i]
+	for i := range after.Entries {
+		e, was := &after.Entries[i], &before.Entries[i]
 		if !e.body.packed() || e.body.raw != nil {
 			t.Fatalf("%s is not packed", e.Name)
 		}
@@ -123,17 +123,17 @@ func TestPackCatalog(t *testing.T) {
 		if e.Name != was.Name || e.Registered != was.Registered || e.Tool != was.Tool {
 			t.Fatalf("entry %d: %+v became %+v", i, was, e)
 		}
-		if got := e.tool(); !reflect.DeepEqual(got, want[i]) {
+		if got := e.CacheTool(); !reflect.DeepEqual(got, want[i]) {
 			t.Fatalf("%s: packed %+v, was %+v", e.Name, got, want[i])
 		}
 		if e.body.inputSum() != was.body.inputSum() {
 			t.Fatalf("%s: the schema sum changed by packing", e.Name)
 		}
 	}
-	if len(blocks) < 2 || len(blocks) >= len(after.entries) {
-		t.Fatalf("%d tools in %d blocks; want several tools per block and more than one block", len(after.entries), len(blocks))
+	if len(blocks) < 2 || len(blocks) >= len(after.Entries) {
+		t.Fatalf("%d tools in %d blocks; want several tools per block and more than one block", len(after.Entries), len(blocks))
 	}
-	if e, _ := after.lookupRef("s1", "t3"); !e.Registered {
+	if e, _ := after.LookupRef("s1", "t3"); !e.Registered {
 		t.Fatal("the registered mark was lost")
 	}
 	if after.catIndex != before.catIndex {
@@ -142,9 +142,9 @@ func TestPackCatalog(t *testing.T) {
 }
 
 // TestBodyDamage: a packed body that does not decode gives an error naming the part, and
-// entry.tool() falls back to the names only.
+// entry.CacheTool() falls back to the names only.
 func TestBodyDamage(t *testing.T) {
-	es := []entry{{Name: "mcp__a__t", Server: "a", Tool: toolHead{Name: "t"}, body: toolBody{raw: &cache.Tool{Name: "t", Description: "d"}}}}
+	es := []Entry{{Name: "mcp__a__t", Server: "a", Tool: Head{Name: "t"}, body: toolBody{raw: &cache.Tool{Name: "t", Description: "d"}}}}
 	if err := pack(es); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestBodyDamage(t *testing.T) {
 	if _, err := es[0].body.load(); err == nil || !strings.Contains(err.Error(), "outside its block") {
 		t.Fatalf("load past the block: %v", err)
 	}
-	if got := es[0].tool(); got.Name != "t" || got.Description != "" {
+	if got := es[0].CacheTool(); got.Name != "t" || got.Description != "" {
 		t.Fatalf("tool() of a damaged body: %+v", got)
 	}
 }
@@ -178,10 +178,10 @@ func TestNamerSharesNames(t *testing.T) {
 // TestCatalogSharesToolStrings: a tool decoded again (the cache after a fast start, a
 // refresh) enters the catalog with the strings the Namer already holds, not the new copy.
 func TestCatalogSharesToolStrings(t *testing.T) {
-	b := catalogBridge(t)
-	first, _ := b.changeCatalog(catalogChange{replace: true, tools: map[string][]cache.Tool{"srv": tools(strings.Clone("get_item"))}})
-	again, _ := b.changeCatalog(catalogChange{tools: map[string][]cache.Tool{strings.Clone("srv"): tools(strings.Clone("get_item"))}})
-	a, b2 := &first.entries[0], &again.entries[0]
+	b := catalogOwner(t)
+	first, _ := b.Change(Change{Replace: true, Tools: map[string][]cache.Tool{"srv": tools(strings.Clone("get_item"))}})
+	again, _ := b.Change(Change{Tools: map[string][]cache.Tool{strings.Clone("srv"): tools(strings.Clone("get_item"))}})
+	a, b2 := &first.Entries[0], &again.Entries[0]
 	for _, c := range []struct{ what, x, y string }{{"name", a.Name, b2.Name}, {"server", a.Server, b2.Server}, {"tool", a.Tool.Name, b2.Tool.Name}} {
 		if c.x != c.y || unsafe.StringData(c.x) != unsafe.StringData(c.y) {
 			t.Errorf("%s: %q and a second copy %q", c.what, c.x, c.y)
@@ -197,9 +197,9 @@ func TestAnnotationsShared(t *testing.T) {
 	ts[0].Annotations = &cache.Annotations{ReadOnlyHint: &yes}
 	ts[1].Annotations = &cache.Annotations{ReadOnlyHint: &yes2}
 	ts[2].Annotations = &cache.Annotations{ReadOnlyHint: &no}
-	cat, _ := catalogBridge(t).changeCatalog(catalogChange{replace: true, tools: map[string][]cache.Tool{"s": ts}})
+	cat, _ := catalogOwner(t).Change(Change{Replace: true, Tools: map[string][]cache.Tool{"s": ts}})
 	get := func(tool string) *cache.Annotations {
-		e, ok := cat.lookupRef("s", tool)
+		e, ok := cat.LookupRef("s", tool)
 		if !ok {
 			t.Fatalf("%s missing", tool)
 		}

@@ -1,4 +1,4 @@
-package bridge
+package toolresult
 
 import (
 	"encoding/json"
@@ -7,8 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 func TestConvertResult(t *testing.T) {
@@ -36,7 +36,7 @@ func TestConvertResult(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			out := ConvertResult(tc.in, DefaultBudget)
+			out := Convert(tc.in, DefaultBudget)
 			var text strings.Builder
 			image := false
 			total := 0
@@ -49,7 +49,7 @@ func TestConvertResult(t *testing.T) {
 			}
 			for _, w := range tc.wantText {
 				if !strings.Contains(text.String(), w) {
-					t.Errorf("text %q lacks %q", Truncate(text.String(), 300), w)
+					t.Errorf("text %q lacks %q", textcut.Truncate(text.String(), 300), w)
 				}
 			}
 			if image != tc.wantImage || out.IsError != tc.isError || string(out.StructuredContent) != tc.structure {
@@ -64,34 +64,9 @@ func TestConvertResult(t *testing.T) {
 
 func TestMediaBudget(t *testing.T) {
 	in := mcp.NewToolResultImage("", strings.Repeat("A", 100), "image/png")
-	out := ConvertResult(in, Budget{Text: 1000, Media: 10})
+	out := Convert(in, Budget{Text: 1000, Media: 10})
 	if len(out.Content) != 1 || out.Content[0].Type != "text" || !strings.Contains(out.Content[0].Text, "omitted") {
 		t.Fatalf("oversized image not replaced: %+v", out.Content)
-	}
-}
-
-func TestDescribeAndHints(t *testing.T) {
-	yes, no := true, false
-	cases := []struct {
-		tool cache.Tool
-		want string
-	}{
-		{cache.Tool{Name: "t", Description: "Reads.", Annotations: &cache.Annotations{ReadOnlyHint: &yes, OpenWorldHint: &no}}, "Reads. [read-only]"},
-		{cache.Tool{Name: "t", Description: "Deletes.", Annotations: &cache.Annotations{DestructiveHint: &yes, IdempotentHint: &yes, OpenWorldHint: &yes}}, "Deletes. [destructive, idempotent, open-world]"},
-		{cache.Tool{Name: "t", Title: "Title only"}, "Title only"},
-		{cache.Tool{Name: "t"}, "Tool t of MCP server s."},
-	}
-	for _, tc := range cases {
-		if got := Describe("s", &tc.tool); got != tc.want {
-			t.Errorf("Describe = %q, want %q", got, tc.want)
-		}
-	}
-	long := cache.Tool{Name: "t", Description: strings.Repeat("é", 3000)}
-	if got := Describe("s", &long); len(got) > maxDescription || !strings.HasSuffix(got, "…") {
-		t.Errorf("long description not capped on a rune boundary: %d bytes", len(got))
-	}
-	if SafeToRepeat(nil) || !SafeToRepeat(&cache.Annotations{IdempotentHint: &yes}) {
-		t.Error("SafeToRepeat")
 	}
 }
 
@@ -112,7 +87,7 @@ func TestManyTinyBlocksAreCutByBlocks(t *testing.T) {
 			for i := 0; i < 300000; i++ {
 				res.Content = append(res.Content, tt.content(i))
 			}
-			out := ConvertResult(res, DefaultBudget)
+			out := Convert(res, DefaultBudget)
 			frame, err := json.Marshal(out.Content)
 			if err != nil {
 				t.Fatal(err)
