@@ -1,6 +1,7 @@
 // Package bridge connects the host protocol (package extension) to MCP servers: it owns
-// the per-server lifecycle, loading and registering at startup, routing of tool calls,
-// the search and proxy tools, and the /mcp command's glue. The tool catalog (catalog),
+// loading and registering at startup, routing of tool calls, the search and proxy tools,
+// and the /mcp command's glue; it is the host of every server's state machine
+// (lifecycle.Server, through lifecycle.Host). The tool catalog (catalog),
 // the startup set (startup), result conversion (toolresult), the tools' wording for the
 // model (toolview) and what servers offer beyond tools (extras) are packages of their own.
 package bridge
@@ -30,6 +31,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
 	"github.com/zot-mcp/mcp-bridge/startup"
@@ -111,7 +113,7 @@ type Bridge struct {
 	modeWhy    string
 	servers    map[string]*Server
 	names      []string // server names, sorted
-	deps       *serverDeps
+	deps       *lifecycle.Deps
 
 	cats    *catalog.Owner // the tool catalog and the names pinned for the process
 	startup *startup.Set   // set when Setup registered from the startup file
@@ -212,17 +214,17 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	}
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: lookup})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
-	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
-		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, surface: b.opts.Surface,
-		remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
-			Cmd: b.opts.Surface.Cmd, ClientName: ClientName}, host: bridgeHost{b}, connect: b.opts.Connect}
-	b.deps.remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
-	b.deps.version = cmp.Or(b.opts.Version, ClientVersion)
+	b.deps = &lifecycle.Deps{Clock: b.opts.Clock, Log: b.opts.Log, ProjectDir: projectDir, Supervisor: b.opts.Supervisor,
+		OnListChanged: b.listChanged, Resolver: b.opts.Resolver, MaxReply: b.opts.MaxReplyBytes, Surface: b.opts.Surface,
+		Remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
+			Cmd: b.opts.Surface.Cmd, ClientName: ClientName}, Host: bridgeHost{b}, Connect: b.opts.Connect}
+	b.deps.Remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
+	b.deps.Version = cmp.Or(b.opts.Version, ClientVersion)
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {
 		s := &b.cfg.Servers[i]
-		b.servers[s.Name] = newServer(s, b.deps)
+		b.servers[s.Name] = lifecycle.New(s, b.deps)
 		b.names = append(b.names, s.Name)
 	}
 	sort.Strings(b.names)
@@ -245,7 +247,7 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 	tools := map[string][]cache.Tool{}
 	b.stale = nil
 	for _, name := range b.names {
-		s := b.servers[name].cfg
+		s := b.servers[name].Config()
 		if !b.runnable(name) {
 			continue
 		}
@@ -254,7 +256,7 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 			b.stale = append(b.stale, name)
 			continue
 		}
-		b.servers[name].remote.RememberTransport(config.Transport(e.Transport))
+		b.servers[name].Remote().RememberTransport(config.Transport(e.Transport))
 		tools[name] = filterTools(e.Tools, s)
 	}
 	b.x.extras.SetFrom(file.Servers, slices.Collect(maps.Keys(tools)))
@@ -628,8 +630,8 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 			r := result{RefreshResult: RefreshResult{Name: name, Tools: len(tools), Err: err}}
 			r.Elapsed = b.opts.Clock.Now().Sub(began)
 			if err == nil {
-				r.entry = srv.cacheEntry(tools)
-				srv.listExtras(ctx, r.entry)
+				r.entry = cacheEntry(srv, tools)
+				srv.ListExtras(ctx, r.entry)
 			}
 			done <- r
 		}()
@@ -684,21 +686,19 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 	tools := make(map[string][]cache.Tool, len(put))
 	for name, e := range put {
-		tools[name] = filterTools(e.Tools, b.servers[name].cfg)
+		tools[name] = filterTools(e.Tools, b.servers[name].Config())
 	}
 	b.changeCatalog(catalog.Change{Tools: tools})
 	b.x.extras.Merge(put)
 }
 
 // cacheEntry converts a live tool list into a cache entry.
-func (s *Server) cacheEntry(tools []mcp.Tool) *cache.Entry {
-	s.mu.Lock()
-	info := s.info
-	s.mu.Unlock()
-	e := &cache.Entry{Fingerprint: s.cfg.Fingerprint(), ServerName: info.serverName, Instructions: info.instructions,
-		UpdatedAt: s.d.clock.Now().UTC()}
-	if s.cfg.TransportGuessed {
-		e.Transport = string(info.transport)
+func cacheEntry(s *Server, tools []mcp.Tool) *cache.Entry {
+	info := s.Info()
+	e := &cache.Entry{Fingerprint: s.Config().Fingerprint(), ServerName: info.ServerName, Instructions: info.Instructions,
+		UpdatedAt: s.Clock().Now().UTC()}
+	if s.Config().TransportGuessed {
+		e.Transport = string(info.Transport)
 	}
 	for _, t := range tools {
 		e.Tools = append(e.Tools, catalog.ToCacheTool(t))

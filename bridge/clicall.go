@@ -48,7 +48,7 @@ func (b *Bridge) CallByName(ctx context.Context, server, tool string, args json.
 		err := json.Unmarshal(args, &v)
 		return ErrorResult("arguments for %s/%s are not valid JSON (%v); pass a JSON object such as '{\"name\": \"value\"}'.", server, tool, err)
 	}
-	if s, ok := b.servers[server]; ok && s.cfg.Usable() && !s.pending.Load() && slices.Contains(b.stale, server) {
+	if s, ok := b.servers[server]; ok && s.Config().Usable() && !s.Pending() && slices.Contains(b.stale, server) {
 		if _, found := b.cliToolName(server, tool); !found {
 			rep := b.RefreshEach(ctx, []string{server}, nil)
 			if len(rep.Failed) > 0 {

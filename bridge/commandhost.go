@@ -120,7 +120,7 @@ func (h cmdHost) ListLater(names []string) { h.b.listLater(names) }
 func (h cmdHost) Questions() *interact.Questions { return &h.b.elicits.Questions }
 
 func (h cmdHost) OpenURL(ctx context.Context, url string) error {
-	return h.b.deps.remote.OAuth.OpenURL(ctx, url)
+	return h.b.deps.Remote.OAuth.OpenURL(ctx, url)
 }
 
 func (h cmdHost) Prompts(server string) []cache.Prompt {
@@ -137,19 +137,19 @@ func (h cmdHost) GetPrompt(ctx context.Context, server, name string, args map[st
 // cmdServer is one server as the /mcp commands see it (commands.Server).
 type cmdServer struct{ s *Server }
 
-func (c cmdServer) Config() *config.Server    { return c.s.cfg }
-func (c cmdServer) Pending() bool             { return c.s.pending.Load() }
+func (c cmdServer) Config() *config.Server    { return c.s.Config() }
+func (c cmdServer) Pending() bool             { return c.s.Pending() }
 func (c cmdServer) NeedsApproval() bool       { return c.s.NeedsApproval() }
-func (c cmdServer) ApprovalErr() error        { return c.s.approvalErr() }
-func (c cmdServer) RunsText() string          { return RunsText(c.s.cfg) }
-func (c cmdServer) URL() string               { return redact.DisplayURL(c.s.cfg) }
-func (c cmdServer) OAuthDetail() string       { return c.s.remote.OAuthDetail(c.s.Status().NeedsLogin) }
+func (c cmdServer) ApprovalErr() error        { return c.s.ApprovalErr() }
+func (c cmdServer) RunsText() string          { return RunsText(c.s.Config()) }
+func (c cmdServer) URL() string               { return redact.DisplayURL(c.s.Config()) }
+func (c cmdServer) OAuthDetail() string       { return c.s.Remote().OAuthDetail(c.s.Status().NeedsLogin) }
 func (c cmdServer) SkippedText() string       { return skippedText(c.s.SkippedTools()) }
-func (c cmdServer) Redact(line string) string { return c.s.redact(line) }
+func (c cmdServer) Redact(line string) string { return c.s.Redact(line) }
 func (c cmdServer) Stop(ctx context.Context)  { c.s.Stop(ctx) }
 
 func (c cmdServer) CommandLine() string {
-	return strings.Join(append([]string{c.s.cfg.Raw.Command}, redact.MaskArgs(c.s.cfg.Raw.Args)...), " ")
+	return strings.Join(append([]string{c.s.Config().Raw.Command}, redact.MaskArgs(c.s.Config().Raw.Args)...), " ")
 }
 
 // Start words the failure for the user, as the commands show it.

@@ -96,7 +96,7 @@ func (h elicitHandler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (
 // the server is serving.
 func (b *Bridge) elicit(ctx context.Context, server string, p mcp.ElicitationParams) (*mcp.ElicitationResult, error) {
 	r := &b.elicits
-	q, err := interact.NewElicitation(server, p, b.deps.remote.OAuth.CheckElicitURL)
+	q, err := interact.NewElicitation(server, p, b.deps.Remote.OAuth.CheckElicitURL)
 	if err != nil {
 		b.opts.Log.Warn().Str("server", server).Err(err).Msg("elicitation request refused")
 		b.note("warn", fmt.Sprintf("MCP server %q asked a question the bridge cannot show (%v); it was declined.", server, err))
@@ -146,7 +146,7 @@ func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResu
 	}
 	var lines []string
 	for _, p := range req.Elicitations {
-		if b.deps.remote.OAuth.CheckElicitURL(p.URL) != nil {
+		if b.deps.Remote.OAuth.CheckElicitURL(p.URL) != nil {
 			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: %v)", remote.ErrElicitURL))
 			continue
 		}

@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
@@ -118,59 +115,6 @@ func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage) exte
 	return toolresult.Convert(extras.AsResult(res), toolresult.DefaultBudget)
 }
 
-// ReadResource runs resources/read on the server (starting it if asleep).
-func (s *Server) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
-	return extraRequest(ctx, s, "reading resource "+uri, func(cctx context.Context, c *conn) (*mcp.ReadResourceResult, error) {
-		req := mcp.ReadResourceRequest{}
-		req.Params.URI = uri
-		return c.sess.ReadResource(cctx, req)
-	})
-}
-
-// extraRequest runs one request beyond tools/call on the server's connection, starting
-// the server if asleep and keeping it busy meanwhile, under requestTimeout; a failure is
-// worded by extraErr with doing.
-func extraRequest[T any](ctx context.Context, s *Server, doing string, do func(context.Context, *conn) (T, error)) (T, error) {
-	var zero T
-	c, err := s.acquire(ctx)
-	if err != nil {
-		return zero, err
-	}
-	defer s.release()
-	cctx, cancel := withClockTimeout(ctx, s.d.clock, s.cfg.RequestTimeout)
-	defer cancel()
-	res, err := do(cctx, c)
-	if err != nil {
-		return zero, s.extraErr(ctx, cctx, err, doing)
-	}
-	return res, nil
-}
-
-// extraErr words the failure of a request beyond tools/call.
-func (s *Server) extraErr(ctx, cctx context.Context, err error, doing string) error {
-	switch {
-	case ctx.Err() != nil:
-		return s.ctxErr(ctx, doing)
-	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return s.errorf(KindTimeout, err, "%s: no answer within requestTimeout (%s)", doing, s.cfg.RequestTimeout)
-	}
-	return s.errorf(KindCall, err, "%s failed: %v", doing, err)
-}
-
-// listExtras adds the server's resources, resource templates and prompts to a fresh
-// cache entry (extras.List). A list that fails is logged and left empty: the tools still
-// count.
-func (s *Server) listExtras(ctx context.Context, e *cache.Entry) {
-	c, err := s.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer s.release()
-	extras.List(ctx, c.sess, e, func(what string, err error) {
-		s.d.log.Warn().Str("server", s.cfg.Name).Err(err).Msg("listing " + what + " failed")
-	})
-}
-
 // getPromptText fetches a prompt of the named server and returns its messages as one text.
 func (b *Bridge) getPromptText(ctx context.Context, server, name string, args map[string]string) (string, error) {
 	srv, ok := b.servers[server]
@@ -182,14 +126,4 @@ func (b *Bridge) getPromptText(ctx context.Context, server, name string, args ma
 		return "", err
 	}
 	return extras.PromptText(res), nil
-}
-
-// GetPrompt runs prompts/get on the server (starting it if asleep).
-func (s *Server) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	return extraRequest(ctx, s, "getting prompt "+name, func(cctx context.Context, c *conn) (*mcp.GetPromptResult, error) {
-		req := mcp.GetPromptRequest{}
-		req.Params.Name = name
-		req.Params.Arguments = args
-		return c.sess.GetPrompt(cctx, req)
-	})
 }

@@ -4,11 +4,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // TestHungServerIsRestarted: a hung server (once: one stopped with SIGSTOP) used to make
 // every call wait the full budget while /mcp said "ready". After a call times out the bridge pings it; no
-// answer within pingTimeout (on the injected clock) restarts it before the next call, and
+// answer within PingTimeout (on the injected clock) restarts it before the next call, and
 // /mcp says why.
 func TestHungServerIsRestarted(t *testing.T) {
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
@@ -30,9 +32,9 @@ func TestHungServerIsRestarted(t *testing.T) {
 	if err := <-errc; kindOf(err) != KindTimeout || !strings.Contains(err.Error(), "before the host's deadline") {
 		t.Fatalf("call to a hung server: %v", err)
 	}
-	waitFor(t, "the ping check to start", s.checking)
+	waitFor(t, "the ping check to start", s.Checking)
 	wantState(t, s, StateReady, "while the ping is unanswered")
-	advanceWhenWaiting(t, e.clock, pingTimeout)
+	advanceWhenWaiting(t, e.clock, lifecycle.PingTimeout)
 	waitState(t, s, StateAsleep)
 	if st := b.statusText(); !strings.Contains(st, "not answering") {
 		t.Fatalf("/mcp does not say the server hung:\n%s", st)
@@ -62,7 +64,7 @@ func TestSlowToolIsNotRestarted(t *testing.T) {
 	if err := <-errc; kindOf(err) != KindTimeout {
 		t.Fatalf("slow call: %v", err)
 	}
-	waitFor(t, "the ping check to end", func() bool { return !s.checking() })
+	waitFor(t, "the ping check to end", func() bool { return !s.Checking() })
 	wantState(t, s, StateReady, "after a slow call to a server that answers pings")
 	if got := mustCall(t, s, "pid", nil); got != pid {
 		t.Fatalf("server restarted (session %s, was %s)", got, pid)

@@ -21,7 +21,11 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
+
+// kindOf is the kind of a server error (lifecycle.KindOf).
+var kindOf = lifecycle.KindOf
 
 func TestMain(m *testing.M) {
 	supervise.MaybeRun() // this test binary doubles as the per-server supervisor

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // Tools that wait for a person (a server entry's "interactiveTools") cannot live with the
@@ -16,11 +17,8 @@ import (
 // budget and, if it runs out, says why it could not wait.
 
 // interactiveBudget replaces the call budget and requestTimeout of an interactive tool on
-// a host without a reply deadline for it: long enough for a person, still an end.
-const interactiveBudget = 24 * time.Hour
-
-// interactiveKey marks, in a call's context, a call whose limits are lifted.
-type interactiveKey struct{}
+// a host without a reply deadline for it (lifecycle.InteractiveBudget).
+const interactiveBudget = lifecycle.InteractiveBudget
 
 // interactiveHost reports whether the host takes tools registered as interactive: it
 // announces capabilities, and the tools are registered by their own names (not behind
@@ -32,7 +30,7 @@ func (b *Bridge) interactiveHost() bool {
 // interactive reports whether the server's tool is configured as waiting for a person.
 func (b *Bridge) interactive(server, tool string) bool {
 	srv, ok := b.servers[server]
-	return ok && srv.cfg.Interactive(tool)
+	return ok && srv.Config().Interactive(tool)
 }
 
 // toolPayload is a tool's pre-encoded registration payload as this host takes it
@@ -45,17 +43,9 @@ func (b *Bridge) toolPayload(ref catalog.ToolRef, payload extension.ToolPayload)
 // limits are lifted for it.
 func (b *Bridge) callBudget(ctx context.Context, server, tool string) (context.Context, time.Duration) {
 	if b.interactiveHost() && b.interactive(server, tool) {
-		return context.WithValue(ctx, interactiveKey{}, true), interactiveBudget
+		return lifecycle.LiftLimits(ctx), interactiveBudget
 	}
 	return ctx, b.opts.CallBudget
-}
-
-// requestTimeout is the server's requestTimeout, lifted for a call marked by callBudget.
-func (s *Server) requestTimeout(ctx context.Context) time.Duration {
-	if lifted, _ := ctx.Value(interactiveKey{}).(bool); lifted {
-		return interactiveBudget
-	}
-	return s.cfg.RequestTimeout
 }
 
 // interactiveTimeout explains a timed-out call of an interactive tool on a host that

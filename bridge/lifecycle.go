@@ -1,6 +1,12 @@
 package bridge
 
-import "github.com/zot-mcp/mcp-bridge/lifecycle"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/session"
+)
 
 // The lifecycle's vocabulary under the names the bridge's callers use (package
 // lifecycle owns them).
@@ -54,3 +60,24 @@ const (
 // UserText is the text of err for the user: with the stderr tail where there is one
 // (lifecycle.UserText).
 func UserText(err error) string { return lifecycle.UserText(err) }
+
+// Server owns one configured MCP server (lifecycle.Server).
+type Server = lifecycle.Server
+
+// Connector opens an initialized MCP session for a server (lifecycle.Connector).
+type Connector = lifecycle.Connector
+
+// SkippedTool is a listed tool the bridge cannot offer, and why.
+type SkippedTool = session.SkippedTool
+
+// skippedText is the /mcp <server> line for skipped tools ("" when there are none).
+func skippedText(skipped []SkippedTool) string {
+	if len(skipped) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(skipped))
+	for _, sk := range skipped {
+		parts = append(parts, fmt.Sprintf("%s (%s)", sk.Name, sk.Reason))
+	}
+	return fmt.Sprintf("%d not offered: %s", len(skipped), Truncate(strings.Join(parts, "; "), 1000))
+}

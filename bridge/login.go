@@ -25,21 +25,21 @@ import (
 
 // loginCheck says whether s can log in with OAuth.
 func (b *Bridge) loginCheck(s *Server) error {
-	if s.pending.Load() { // a login contacts the server
-		return s.approvalErr()
+	if s.Pending() { // a login contacts the server
+		return s.ApprovalErr()
 	}
-	c := s.cfg
+	c := s.Config()
 	if c.Transport != config.TransportStreamableHTTP && c.Transport != config.TransportSSE {
 		if c.Err != "" {
-			return s.errorf(KindDisabled, nil, "config error: %s", c.Err)
+			return s.Errorf(KindDisabled, nil, "config error: %s", c.Err)
 		}
-		return s.errorf(KindAuth, nil, "OAuth login requires an HTTP transport (streamable-http or sse); this server runs a command")
+		return s.Errorf(KindAuth, nil, "OAuth login requires an HTTP transport (streamable-http or sse); this server runs a command")
 	}
 	if c.Err != "" {
-		return s.errorf(KindDisabled, nil, "config error: %s", c.Err)
+		return s.Errorf(KindDisabled, nil, "config error: %s", c.Err)
 	}
-	if b.deps == nil || b.deps.remote.OAuth == nil || !b.deps.remote.OAuth.SecureURL(c.URL) {
-		return s.errorf(KindAuth, nil, "OAuth login requires an HTTPS (or loopback HTTP) resource URL with a host (and no user info); %s is not one", redact.DisplayURL(c))
+	if b.deps == nil || b.deps.Remote.OAuth == nil || !b.deps.Remote.OAuth.SecureURL(c.URL) {
+		return s.Errorf(KindAuth, nil, "OAuth login requires an HTTPS (or loopback HTTP) resource URL with a host (and no user info); %s is not one", redact.DisplayURL(c))
 	}
 	return nil
 }
@@ -101,12 +101,12 @@ func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error
 	if err := b.loginCheck(s); err != nil {
 		return "", err
 	}
-	lctx, flow := s.remote.BeginLogin(b.bgCtx)
+	lctx, flow := s.Remote().BeginLogin(b.bgCtx)
 	h := &handoff{ch: make(chan loginStart, 1)}
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
-		defer s.remote.EndLogin(flow)
+		defer s.Remote().EndLogin(flow)
 		b.runLogin(lctx, s, flow, h)
 	}()
 	// ctx's deadline, when earlier than the wait, ends the select through ctx.Done.
@@ -121,7 +121,7 @@ func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error
 	if st.url == "" && st.err == nil {
 		var ok bool
 		if st, ok = h.giveUp(); !ok {
-			return fmt.Sprintf("%s is still running (discovering the server's authorization endpoints); a note will show the URL to open.", b.opts.Surface.Cmd("login", s.cfg.Name)), nil
+			return fmt.Sprintf("%s is still running (discovering the server's authorization endpoints); a note will show the URL to open.", b.opts.Surface.Cmd("login", s.Config().Name)), nil
 		}
 	}
 	if st.err != nil {
@@ -129,24 +129,24 @@ func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error
 	}
 	if b.opts.Surface == SurfaceCLI {
 		return fmt.Sprintf("Log in to MCP server %q: open this URL in your browser (opening it for you):\n  %s\nWaiting up to %s for the authorization.",
-			s.cfg.Name, st.url, remote.LoginTimeout), nil
+			s.Config().Name, st.url, remote.LoginTimeout), nil
 	}
 	return fmt.Sprintf("Log in to MCP server %q: open this URL in your browser (zot is opening it for you):\n  %s\nWaiting up to %s for the authorization; a note reports the outcome.",
-		s.cfg.Name, st.url, remote.LoginTimeout), nil
+		s.Config().Name, st.url, remote.LoginTimeout), nil
 }
 
 // runLogin is the background part of /mcp login.
 func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *remote.LoginFlow, h *handoff) {
-	l := &loginRun{b: b, s: s, flow: flow, h: h, log: s.d.log.With().Str("server", s.cfg.Name).Logger(), red: redact.New(s.cfg), rl: s.remote.NewLogin()}
+	l := &loginRun{b: b, s: s, flow: flow, h: h, log: s.Log().With().Str("server", s.Config().Name).Logger(), red: redact.New(s.Config()), rl: s.Remote().NewLogin()}
 	l.log.Info().Msg("OAuth login started")
 	defer l.rl.Close()
 	if err := l.rl.Listen(); err != nil {
-		l.fail(s.remoteErr(err))
+		l.fail(s.RemoteErr(err))
 		return
 	}
 	authURL, err := l.rl.AuthorizationURL(ctx)
 	if err != nil {
-		l.fail(s.remoteErr(err))
+		l.fail(s.RemoteErr(err))
 		return
 	}
 	l.announce(ctx, authURL)
@@ -160,10 +160,10 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *remote.LoginFlow
 	}
 	creds, err := l.rl.Exchange(ctx, code)
 	if err != nil {
-		l.fail(s.remoteErr(err))
+		l.fail(s.RemoteErr(err))
 		return
 	}
-	if !s.remote.LoginActive(flow) {
+	if !s.Remote().LoginActive(flow) {
 		return // replaced by a newer login, or logged out meanwhile
 	}
 	if err := l.rl.Save(ctx, creds); err != nil {
@@ -172,7 +172,7 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *remote.LoginFlow
 	}
 	l.log.Info().Msg("OAuth login succeeded; credentials saved")
 	flow.Finish(nil)
-	if !s.remote.LoginActive(flow) {
+	if !s.Remote().LoginActive(flow) {
 		return
 	}
 	l.restartSharing(ctx)
@@ -192,7 +192,7 @@ type loginRun struct {
 // fail ends the login with err: the command waiting for the start gets it, else a note.
 func (l *loginRun) fail(err error) {
 	l.flow.Finish(err)
-	if !l.h.offer(loginStart{err: err}) && l.s.remote.LoginActive(l.flow) && l.b.bgCtx.Err() == nil {
+	if !l.h.offer(loginStart{err: err}) && l.s.Remote().LoginActive(l.flow) && l.b.bgCtx.Err() == nil {
 		l.b.note("warn", err.Error())
 	}
 	l.log.Warn().Str("error", err.Error()).Msg("OAuth login failed")
@@ -200,7 +200,7 @@ func (l *loginRun) fail(err error) {
 
 // errf is a login failure, redacted.
 func (l *loginRun) errf(format string, args ...any) *Error {
-	e := l.s.errorf(KindAuth, nil, format, args...)
+	e := l.s.Errorf(KindAuth, nil, format, args...)
 	e.Msg = l.red(e.Msg)
 	return e
 }
@@ -208,7 +208,7 @@ func (l *loginRun) errf(format string, args ...any) *Error {
 // announce hands the URL to the waiting command (or says it in a note) and opens the
 // browser in the background.
 func (l *loginRun) announce(ctx context.Context, authURL string) {
-	b, name := l.b, l.s.cfg.Name
+	b, name := l.b, l.s.Config().Name
 	if l.h.offer(loginStart{url: authURL}) {
 		b.note("info", fmt.Sprintf("MCP login for %q: waiting for the authorization in your browser (up to %s).", name, remote.LoginTimeout))
 	} else {
@@ -217,7 +217,7 @@ func (l *loginRun) announce(ctx context.Context, authURL string) {
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
-		if err := l.s.d.remote.OAuth.OpenBrowser(ctx, authURL); err != nil && ctx.Err() == nil {
+		if err := l.b.deps.Remote.OAuth.OpenBrowser(ctx, authURL); err != nil && ctx.Err() == nil {
 			l.log.Info().Str("error", l.red(err.Error())).Msg("could not open a browser")
 			b.note("warn", fmt.Sprintf("MCP login for %q: could not open a browser (%s); open the URL from %s yourself.", name, l.red(textcut.Truncate(err.Error(), 200)), b.opts.Surface.Cmd("login")))
 		}
@@ -227,7 +227,7 @@ func (l *loginRun) announce(ctx context.Context, authURL string) {
 // awaitCallback waits for the browser's redirect within the login window. It returns ""
 // without an error when the window closed first (having ended the flow and said so).
 func (l *loginRun) awaitCallback(ctx context.Context) (string, error) {
-	name := l.s.cfg.Name
+	name := l.s.Config().Name
 	select {
 	case res := <-l.rl.Callback():
 		if res.Err != nil {
@@ -251,16 +251,16 @@ func (l *loginRun) restartSharing(ctx context.Context) {
 	var names []string
 	for _, n := range b.names {
 		o := b.servers[n]
-		if o.cfg.URL != s.cfg.URL || (o.cfg.Transport != config.TransportStreamableHTTP && o.cfg.Transport != config.TransportSSE) {
+		if o.Config().URL != s.Config().URL || (o.Config().Transport != config.TransportStreamableHTTP && o.Config().Transport != config.TransportSSE) {
 			continue
 		}
 		o.Stop(ctx)
-		o.loggedIn()
-		if o.cfg.Usable() {
+		o.LoggedIn()
+		if o.Config().Usable() {
 			names = append(names, n)
 		}
 	}
-	msg := fmt.Sprintf("Logged in to MCP server %q; the OAuth credentials are saved.", s.cfg.Name)
+	msg := fmt.Sprintf("Logged in to MCP server %q; the OAuth credentials are saved.", s.Config().Name)
 	level := "success"
 	if len(names) > 0 {
 		r := b.RefreshEach(ctx, names, nil)
@@ -286,29 +286,29 @@ func (b *Bridge) logoutCommand(ctx context.Context, args []string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if s.cfg.URL == "" || b.deps == nil || b.deps.remote.OAuth == nil {
-		return "", s.errorf(KindAuth, nil, "OAuth login requires an HTTP transport; there is nothing to log out of")
+	if s.Config().URL == "" || b.deps == nil || b.deps.Remote.OAuth == nil {
+		return "", s.Errorf(KindAuth, nil, "OAuth login requires an HTTP transport; there is nothing to log out of")
 	}
-	s.remote.CancelLogin()
+	s.Remote().CancelLogin()
 	wctx, cancel := context.WithTimeout(ctx, b.cmdWait)
 	defer cancel()
-	removed, err := b.deps.remote.OAuth.RemoveCreds(wctx, s.cfg.URL)
+	removed, err := b.deps.Remote.OAuth.RemoveCreds(wctx, s.Config().URL)
 	if err != nil {
-		return "", s.errorf(KindAuth, nil, "logout failed: %v", err)
+		return "", s.Errorf(KindAuth, nil, "logout failed: %v", err)
 	}
 	var shared []string
 	for _, n := range b.names {
-		if o := b.servers[n]; o.cfg.URL == s.cfg.URL {
+		if o := b.servers[n]; o.Config().URL == s.Config().URL {
 			o.Stop(wctx)
-			if n != s.cfg.Name {
+			if n != s.Config().Name {
 				shared = append(shared, n)
 			}
 		}
 	}
 	if !removed {
-		return fmt.Sprintf("No stored OAuth credentials for %s.", s.cfg.Name), nil
+		return fmt.Sprintf("No stored OAuth credentials for %s.", s.Config().Name), nil
 	}
-	text := fmt.Sprintf("Logged out of %s: its stored OAuth credentials are removed (the tokens are not revoked at the server).", s.cfg.Name)
+	text := fmt.Sprintf("Logged out of %s: its stored OAuth credentials are removed (the tokens are not revoked at the server).", s.Config().Name)
 	if len(shared) > 0 {
 		text += " They were shared with " + strings.Join(shared, ", ") + " (same url)."
 	}
@@ -323,7 +323,7 @@ func (b *Bridge) WaitLogin(ctx context.Context, name string) error {
 	if !ok {
 		return fmt.Errorf("unknown server %q", name)
 	}
-	f := s.remote.LastLogin()
+	f := s.Remote().LastLogin()
 	if f == nil {
 		return errors.New("no login was started")
 	}

@@ -6,10 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/startup"
@@ -35,43 +32,13 @@ func TestStripOutputSchema(t *testing.T) {
 var cacheToolWithOutput = cache.Tool{Name: "weather", Description: "Weather", InputSchema: json.RawMessage(`{"type":"object","properties":{"output_schema":{"type":"string"}}}`),
 	OutputSchema: json.RawMessage(`{"type":"object","properties":{"t":{"type":"number"}}}`)}
 
-// TestListChangedOfResourcesAndPrompts: resources and prompts list changes re-list the
-// server like a tools list change; other notifications do not.
-func TestListChangedOfResourcesAndPrompts(t *testing.T) {
-	for _, tt := range []struct {
-		method string
-		relist bool
-	}{
-		{"notifications/resources/list_changed", true},
-		{"notifications/prompts/list_changed", true},
-		{"notifications/resources/updated", false},
-	} {
-		got := make(chan string, 1)
-		s := newServer(&config.Server{Name: "s"}, &serverDeps{onListChanged: func(n string) { got <- n }})
-		n := mcp.JSONRPCNotification{}
-		n.Method = tt.method
-		s.onNotification(n)
-		if tt.relist {
-			if name := <-got; name != "s" {
-				t.Fatalf("%s: re-listed %q", tt.method, name)
-			}
-		} else {
-			select {
-			case name := <-got:
-				t.Fatalf("%s re-listed %q", tt.method, name)
-			default: // no re-list was started
-			}
-		}
-	}
-}
-
 // TestResourcesOfWithdrawnServersAreHidden: a server the user has not approved (or
 // withdrew) offers no resources and no prompts, although its cache entry is known.
 func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"docs": e.server()}, nil)
 	b := e.bridge(extension.GenNew)
-	entry := &cache.Entry{Fingerprint: e.srv(b, "docs").cfg.Fingerprint(),
+	entry := &cache.Entry{Fingerprint: e.srv(b, "docs").Config().Fingerprint(),
 		Resources: []cache.Resource{{URI: "docs://handbook", Name: "handbook", Description: "The team handbook"}},
 		Prompts:   []cache.Prompt{{Name: "summarize"}}}
 	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Entry{"docs": entry}, nil, b.opts.Clock.Now); err != nil {
@@ -84,7 +51,7 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 	if txt, _ := b.Command(context.Background(), "prompts"); !strings.Contains(txt, "summarize") {
 		t.Fatalf("approved server's prompts: %s", txt)
 	}
-	e.srv(b, "docs").pending.Store(true)
+	e.srv(b, "docs").SetPending(true)
 	if got := b.searchResources("team handbook", 5); len(got) != 0 {
 		t.Fatalf("a withdrawn server's resource is offered: %+v", got)
 	}

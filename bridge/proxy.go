@@ -92,11 +92,11 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry
 	if s, ok := b.servers[a.Server]; !ok {
 		r := ErrorResult("%sunknown MCP server %q.%s Configured servers: %s.", w.prefix, a.Server, suggest(a.Server, b.names), b.serverList())
 		return nil, nil, &r
-	} else if s.pending.Load() {
-		r := ErrorResult("%s", s.approvalErr().Msg)
+	} else if s.Pending() {
+		r := ErrorResult("%s", s.ApprovalErr().Msg)
 		return nil, nil, &r
 	}
-	if ok, why := b.servers[a.Server].cfg.ToolAllowed(a.Tool); !ok {
+	if ok, why := b.servers[a.Server].Config().ToolAllowed(a.Tool); !ok {
 		r := ErrorResult("%stool %q of server %q is hidden by the user's MCP configuration (%s); it cannot be called. Tell the user if they need it.", w.prefix, a.Tool, a.Server, why)
 		return nil, nil, &r
 	}

@@ -17,7 +17,7 @@ func (b *Bridge) usableConfigs() []*config.Server {
 	out := make([]*config.Server, 0, len(b.names))
 	for _, name := range b.names {
 		if b.runnable(name) {
-			out = append(out, b.servers[name].cfg)
+			out = append(out, b.servers[name].Config())
 		}
 	}
 	return out

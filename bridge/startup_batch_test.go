@@ -26,7 +26,7 @@ func TestStartupRegistersMoreThanOneLine(t *testing.T) {
 			e := newTestEnv(t)
 			e.write(map[string]any{"big": e.server("-name", "big")}, nil)
 			pre := e.bridge(extension.GenNew)
-			fp := e.srv(pre, "big").cfg.Fingerprint()
+			fp := e.srv(pre, "big").Config().Fingerprint()
 			if _, err := cache.Update(ctxGuard(t), pre.opts.CachePath, map[string]*cache.Entry{"big": {Fingerprint: fp, ServerName: "big", Tools: tools}}, nil, pre.opts.Clock.Now); err != nil {
 				t.Fatal(err)
 			}

@@ -73,7 +73,7 @@ func (b *Bridge) rawKey(stamp cache.Stamp, inputs string) string {
 func (b *Bridge) stateCore(pending []bool) string {
 	cfgs := make([]*config.Server, len(b.names))
 	for i, name := range b.names {
-		cfgs[i] = b.servers[name].cfg
+		cfgs[i] = b.servers[name].Config()
 	}
 	return startup.StateCore(b.host.Generation(), string(b.mode), cfgs, pending)
 }
@@ -103,7 +103,7 @@ type loadedInputs struct {
 func (b *Bridge) pendingFlags() []bool {
 	out := make([]bool, len(b.names))
 	for i, n := range b.names {
-		out[i] = b.servers[n].pending.Load()
+		out[i] = b.servers[n].Pending()
 	}
 	return out
 }

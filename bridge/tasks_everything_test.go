@@ -139,13 +139,10 @@ func TestEverythingTaskToolKeepsExecution(t *testing.T) {
 	if err := srv.Start(ctxGuard(t)); err != nil {
 		t.Fatal(err)
 	}
-	srv.mu.Lock()
-	c := srv.conn
-	srv.mu.Unlock()
-	if !srv.taskAugmented(c, researchTool) {
+	if !srv.RunsAsTask(researchTool) {
 		t.Fatalf("%s should run as a task", researchTool)
 	}
-	if srv.taskAugmented(c, "echo") {
+	if srv.RunsAsTask("echo") {
 		t.Fatal("echo has no task support and must be called plainly")
 	}
 }

@@ -41,7 +41,7 @@ func (b *Bridge) loadTrust() {
 	var f *trust.File
 	for _, n := range b.names {
 		s := b.servers[n]
-		if !needsApproval(s.cfg) {
+		if !needsApproval(s.Config()) {
 			continue
 		}
 		if f == nil {
@@ -50,27 +50,22 @@ func (b *Bridge) loadTrust() {
 				b.opts.Log.Warn().Err(err).Msg("project server approvals not read")
 			}
 		}
-		s.pending.Store(!f.Approved(b.projectDir, n, trust.Fingerprint(s.cfg)))
+		s.SetPending(!f.Approved(b.projectDir, n, trust.Fingerprint(s.Config())))
 	}
 }
 
 // runnable says whether a server may be started and its tools offered.
 func (b *Bridge) runnable(name string) bool {
 	s := b.servers[name]
-	return s.cfg.Usable() && !s.pending.Load()
+	return s.Config().Usable() && !s.Pending()
 }
-
-// NeedsApproval reports whether the server is from a project file, enabled, and waits for
-// the user's approval (it is never started or contacted until then). A disabled entry is
-// not reported, though it stays gated: enabling it does not change its fingerprint.
-func (s *Server) NeedsApproval() bool { return s.pending.Load() && s.cfg.Enabled }
 
 // approvalErr is the answer to anything that would start a server awaiting approval. It
 // speaks to the user through the model: only the user can approve.
-func (s *Server) approvalErr() *Error {
-	return s.errorf(KindUntrusted, nil, "defined in the project file %s%s and not approved by the user for this project, so it is not started. "+
+func approvalErr(s *Server) *Error {
+	return s.Errorf(KindUntrusted, nil, "defined in the project file %s%s and not approved by the user for this project, so it is not started. "+
 		"Only the user can approve it (no tool can): ask the user to review it with /mcp %s and run /mcp trust %s in zot (or mcp-bridge trust %s in a terminal), then /reload-ext.",
-		s.cfg.Source, ReplacesText(s.cfg), s.cfg.Name, s.cfg.Name, s.cfg.Name)
+		s.Config().Source, ReplacesText(s.Config()), s.Config().Name, s.Config().Name, s.Config().Name)
 }
 
 // ReplacesText flags an entry that replaced the global entry of the same name ("" when it
@@ -116,7 +111,7 @@ func (b *Bridge) pendingNote() string {
 	}
 	items := make([]string, len(pending))
 	for i, n := range pending {
-		c := b.servers[n].cfg
+		c := b.servers[n].Config()
 		items[i] = n + " (" + RunsText(c) + ReplacesText(c) + ")"
 	}
 	return fmt.Sprintf("MCP: %d project server(s) in %s need your approval before they run: %s. Review with /mcp <server>; approve with /mcp trust <server> (or /mcp trust all), then /reload-ext. In a terminal: mcp-bridge trust <server>.",
@@ -143,7 +138,7 @@ func (b *Bridge) pendingSearch(q string) (extension.ToolResult, bool) {
 		prefix := strings.ToLower(catalog.Prefix + catalog.Sanitize(n) + "__")
 		for _, w := range words {
 			if w == strings.ToLower(n) || strings.HasPrefix(w, prefix) {
-				return ErrorResult("%s", b.servers[n].approvalErr().Msg), true
+				return ErrorResult("%s", b.servers[n].ApprovalErr().Msg), true
 			}
 		}
 	}
@@ -154,7 +149,7 @@ func (b *Bridge) pendingSearch(q string) (extension.ToolResult, bool) {
 func (b *Bridge) gatedNames() []string {
 	var out []string
 	for _, n := range b.names {
-		if b.servers[n].pending.Load() {
+		if b.servers[n].Pending() {
 			out = append(out, n)
 		}
 	}
@@ -165,7 +160,7 @@ func (b *Bridge) gatedNames() []string {
 func (b *Bridge) pendingTool(name string) (extension.ToolResult, bool) {
 	for _, n := range b.gatedNames() {
 		if strings.HasPrefix(name, catalog.Prefix+catalog.Sanitize(n)+"__") {
-			return ErrorResult("%s", b.servers[n].approvalErr().Msg), true
+			return ErrorResult("%s", b.servers[n].ApprovalErr().Msg), true
 		}
 	}
 	return extension.ToolResult{}, false
@@ -177,7 +172,7 @@ func (b *Bridge) pendingTool(name string) (extension.ToolResult, bool) {
 func (b *Bridge) approve(ctx context.Context, names []string) (list []string, err error) {
 	fps := make(map[string]string, len(names))
 	for _, n := range names {
-		fps[n] = trust.Fingerprint(b.servers[n].cfg)
+		fps[n] = trust.Fingerprint(b.servers[n].Config())
 	}
 	if err := trust.Approve(ctx, b.trustPath(), b.projectDir, fps, b.opts.Clock.Now()); err != nil {
 		return nil, err
@@ -186,11 +181,11 @@ func (b *Bridge) approve(ctx context.Context, names []string) (list []string, er
 	file, _ := cache.Read(b.opts.CachePath)
 	for _, n := range names {
 		s := b.servers[n]
-		s.pending.Store(false)
-		if !s.cfg.Usable() {
+		s.SetPending(false)
+		if !s.Config().Usable() {
 			continue
 		}
-		if e := file.Servers[n]; e != nil && e.Fingerprint == s.cfg.Fingerprint() {
+		if e := file.Servers[n]; e != nil && e.Fingerprint == s.Config().Fingerprint() {
 			put[n] = e
 		} else {
 			list = append(list, n)
@@ -231,7 +226,7 @@ func (b *Bridge) revoke(ctx context.Context, names, which []string) (removed []s
 		if b.cfg.TrustProjectServers {
 			continue
 		}
-		s.pending.Store(true)
+		s.SetPending(true)
 		drop[n] = true
 		s.Stop(ctx)
 	}
@@ -266,7 +261,7 @@ func (b *Bridge) searchInstructions(shown []*catalog.Entry) string {
 		}
 		seen[e.Server] = true
 		if s, ok := b.servers[e.Server]; ok {
-			if in := instructionsFor(s.cfg); in != "" {
+			if in := instructionsFor(s.Config()); in != "" {
 				parts = append(parts, in)
 			}
 		}
@@ -284,8 +279,8 @@ func (b *Bridge) withFirstInstructions(s *Server, r extension.ToolResult) extens
 	if b.mode != ModeProxy {
 		return r
 	}
-	in := instructionsFor(s.cfg)
-	if in == "" || !s.instructionsShown.CompareAndSwap(false, true) {
+	in := instructionsFor(s.Config())
+	if in == "" || !s.ClaimInstructions() {
 		return r
 	}
 	r.Content = append([]extension.Content{{Type: "text", Text: in}}, r.Content...)

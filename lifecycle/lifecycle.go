@@ -1,8 +1,10 @@
-// Package lifecycle is the vocabulary and the policies of a server's life that the host
-// side reads and the state machine decides: its states and status, the typed failure
-// (kind, the model's text and the user's), the failure policy (backoff, parking), the
+// Package lifecycle is a server's life: the state machine (Server: single-flight start,
+// calls, idle sleep, crash handling, backoff and parking, the ping after a timed-out call,
+// task-augmented calls) over a session.Session, and the vocabulary the host side reads:
+// states and status, the typed failure (kind, the model's text and the user's), the
 // environment a stdio server gets, and how the bridge introduces itself in initialize.
-// It imports no other package of the bridge's but config.
+// What it needs of the host (progress, log messages, elicitation, the task board,
+// approval) it asks through Host; it never imports bridge.
 package lifecycle
 
 import (

@@ -1,30 +1,23 @@
-package bridge
+package lifecycle
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 )
 
-// pingTimeout is how long a server gets to answer a ping after one of its calls timed out.
-const pingTimeout = 5 * time.Second
+// PingTimeout is how long a server gets to answer a ping after one of its calls timed out.
+const PingTimeout = 5 * time.Second
 
-func kindOf(err error) ErrKind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return 0
-}
-
-// checkAfterTimeout pings the server (MCP ping, pingTimeout on the injected clock). Calls
+// checkAfterTimeout pings the server (MCP ping, PingTimeout on the injected clock). Calls
 // that come meanwhile wait for the verdict; a server that does not answer is stopped, so
 // the next call starts it afresh, and /mcp says why.
 func (s *Server) checkAfterTimeout(c *conn) {
 	// The deadline is armed before the check is published, so anyone who sees the check
 	// running knows its deadline is set.
-	ctx, cancel := withClockTimeout(context.Background(), s.d.clock, pingTimeout)
+	ctx, cancel := clock.WithTimeout(context.Background(), s.d.Clock, PingTimeout)
 	s.mu.Lock()
 	if s.conn != c || s.state != StateReady || s.probe != nil {
 		s.mu.Unlock()
@@ -42,13 +35,13 @@ func (s *Server) checkAfterTimeout(c *conn) {
 			s.mu.Lock()
 			current := s.conn == c
 			if current {
-				s.lastErr = fmt.Sprintf("not answering: no reply to a ping within %s after a call timed out; restarted for the next call", pingTimeout)
+				s.lastErr = fmt.Sprintf("not answering: no reply to a ping within %s after a call timed out; restarted for the next call", PingTimeout)
 				s.lastErrUser = s.lastErr
-				s.lastErrAt = s.d.clock.Now()
+				s.lastErrAt = s.d.Clock.Now()
 			}
 			s.mu.Unlock()
 			if current {
-				s.d.log.Warn().Str("server", s.cfg.Name).Str("error", s.redact(err.Error())).Msg("server not answering after a timed-out call; restarting it")
+				s.d.Log.Warn().Str("server", s.cfg.Name).Str("error", s.Redact(err.Error())).Msg("server not answering after a timed-out call; restarting it")
 				s.Stop(context.Background())
 			}
 		}
@@ -60,8 +53,8 @@ func (s *Server) checkAfterTimeout(c *conn) {
 	}()
 }
 
-// checking reports whether a health check is running (for tests and /mcp).
-func (s *Server) checking() bool {
+// Checking reports whether a health check is running (for tests and /mcp).
+func (s *Server) Checking() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.probe != nil

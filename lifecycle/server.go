@@ -1,4 +1,4 @@
-package bridge
+package lifecycle
 
 import (
 	"context"
@@ -20,66 +20,78 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
-	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
-// serverDeps is what every Server shares with the bridge.
-type serverDeps struct {
-	clock      Clock
-	log        zerolog.Logger
-	projectDir string
-	supervisor []string
-	// onListChanged is called (in its own goroutine) when a running server announces a new
+// Deps is what every Server shares with its host (the bridge).
+type Deps struct {
+	Clock      clock.Clock
+	Log        zerolog.Logger
+	ProjectDir string
+	Supervisor []string
+	// OnListChanged is called (in its own goroutine) when a running server announces a new
 	// tool list.
-	onListChanged func(server string)
-	// resolver resolves HTTP servers' host names (nil: the system resolver).
-	resolver *net.Resolver
-	// remote is what HTTP servers share (remote.Deps: the OAuth store, the resolver).
-	remote *remote.Deps
-	// maxReply bounds one message read from a stdio server (0: DefaultMaxReply).
-	maxReply int
-	// surface is where the user reads messages (names /mcp or CLI commands).
-	surface Surface
-	// version is the bridge's version, sent in initialize (Options.Version).
-	version string
-	// host is the bridge's side of the servers' MCP beyond tools (progress, log
-	// messages, sampling notes, elicitation, the task board); nil in servers made
-	// without a bridge.
-	host serverHost
-	// connect, when set, opens every server's sessions instead of the configured
-	// transport (tests: in-process sessions; Options.Connect).
-	connect Connector
+	OnListChanged func(server string)
+	// Resolver resolves HTTP servers' host names (nil: the system resolver).
+	Resolver *net.Resolver
+	// Remote is what HTTP servers share (remote.Deps: the OAuth store, the resolver).
+	Remote *remote.Deps
+	// MaxReply bounds one message read from a stdio server (0: session's default).
+	MaxReply int
+	// Surface is where the user reads messages (names /mcp or CLI commands).
+	Surface Surface
+	// Version is the bridge's version, sent in initialize.
+	Version string
+	// Host is the host's side of the servers' MCP beyond tools (progress, log messages,
+	// sampling notes, elicitation, the task board, approval); nil in servers made without
+	// a host.
+	Host Host
+	// Connect, when set, opens every server's sessions instead of the configured
+	// transport (tests: in-process sessions).
+	Connect Connector
 }
 
-// serverHost is all the state machine asks of the host side: the one seam between a
-// Server and the Bridge (bridgeHost implements it), along which Server can leave bridge.
-type serverHost interface {
-	// sessionOptions are the host's client options of every session of s (elicitation,
+// Surface words the commands the user is pointed to (commands.Surface implements it).
+type Surface interface {
+	// Cmd is the command line of a subcommand, e.g. Cmd("start", "name").
+	Cmd(sub string, args ...string) string
+	// Reload is how the user reloads the configuration.
+	Reload() string
+}
+
+// Host is all the state machine asks of the host side: the one seam between a Server and
+// the bridge (bridge's bridgeHost implements it).
+type Host interface {
+	// SessionOptions are the host's client options of every session of s (elicitation,
 	// a claimed sampling capability).
-	sessionOptions(s *Server) []client.ClientOption
-	// progress passes a progress notification to the call it belongs to.
-	progress(server string, p mcp.ProgressNotificationParams)
-	// samplingRefused tells the user that a server asked for sampling.
-	samplingRefused(server string)
-	// serverLog keeps one of a server's log messages for /mcp <server>.
-	serverLog(server string, line logLine)
-	// addTask puts a task on the board; waitTask waits for its result (tasks.go).
-	addTask(t *extras.Task)
-	waitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
+	SessionOptions(s *Server) []client.ClientOption
+	// Progress passes a progress notification to the call it belongs to.
+	Progress(server string, p mcp.ProgressNotificationParams)
+	// SamplingRefused tells the user that a server asked for sampling.
+	SamplingRefused(server string)
+	// ServerLog keeps one of a server's log messages for /mcp <server>.
+	ServerLog(server string, line LogLine)
+	// AddTask puts a task on the board; WaitTask waits for its result.
+	AddTask(t *extras.Task)
+	WaitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
+	// ApprovalErr is the answer to anything that would start s while it awaits the
+	// user's approval (Pending).
+	ApprovalErr(s *Server) *Error
 }
 
 // Connector opens an initialized MCP session for a server: what the state machine is
-// given instead of knowing transports (Options.Connect).
+// given instead of knowing transports (Deps.Connect).
 type Connector func(ctx context.Context, cfg *config.Server, h session.Handlers) (session.Session, error)
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
 // handling and backoff. All fields behind mu.
 type Server struct {
 	cfg *config.Server
-	d   *serverDeps
+	d   *Deps
 
 	mu        sync.Mutex
 	state     State
@@ -88,7 +100,7 @@ type Server struct {
 	stopped   chan struct{}
 	gen       uint64 // bumped by every stop; a start of an older generation discards itself
 	inflight  int
-	idleTimer Timer
+	idleTimer clock.Timer
 	idleSeq   uint64
 	lastUsed  time.Time
 	failures  int
@@ -122,7 +134,7 @@ type Server struct {
 	instructionsShown atomic.Bool
 
 	// skipped lists the tools the last listing could not offer (toollist.go).
-	skipped []SkippedTool
+	skipped []session.SkippedTool
 }
 
 type attempt struct {
@@ -146,12 +158,13 @@ type connInfo struct {
 func newConn(sess session.Session) *conn {
 	in := sess.Info()
 	return &conn{sess: sess, info: connInfo{transport: in.Transport, serverName: in.ServerName,
-		instructions: Truncate(strings.TrimSpace(in.Instructions), 2000)}}
+		instructions: textcut.Truncate(strings.TrimSpace(in.Instructions), 2000)}}
 }
 
-func newServer(cfg *config.Server, d *serverDeps) *Server {
+// New makes the Server of cfg, asleep (or disabled when cfg is not usable).
+func New(cfg *config.Server, d *Deps) *Server {
 	s := &Server{cfg: cfg, d: d, state: StateAsleep}
-	rd := d.remote
+	rd := d.Remote
 	if rd == nil {
 		rd = &remote.Deps{}
 	}
@@ -167,6 +180,65 @@ func (s *Server) Name() string { return s.cfg.Name }
 
 // Config is the server's configuration.
 func (s *Server) Config() *config.Server { return s.cfg }
+
+// Pending reports whether the server is a project server the user has not approved:
+// nothing starts or contacts it.
+func (s *Server) Pending() bool { return s.pending.Load() }
+
+// SetPending marks the server as awaiting the user's approval, or approved.
+func (s *Server) SetPending(p bool) { s.pending.Store(p) }
+
+// NeedsApproval reports whether the server is from a project file, enabled, and waits for
+// the user's approval (it is never started or contacted until then). A disabled entry is
+// not reported, though it stays gated: enabling it does not change its fingerprint.
+func (s *Server) NeedsApproval() bool { return s.pending.Load() && s.cfg.Enabled }
+
+// ApprovalErr is the answer to anything that would start a server awaiting approval,
+// worded by the host.
+func (s *Server) ApprovalErr() *Error {
+	if s.d.Host != nil {
+		return s.d.Host.ApprovalErr(s)
+	}
+	return s.Errorf(KindUntrusted, nil, "not approved by the user for this project, so it is not started")
+}
+
+// ClaimInstructions reports whether the config's instructions are still to be shown with
+// a call result, and marks them shown (proxy mode shows them once).
+func (s *Server) ClaimInstructions() bool { return s.instructionsShown.CompareAndSwap(false, true) }
+
+// Remote is the server's HTTP side that outlives sessions (the transport that worked
+// last, logins).
+func (s *Server) Remote() *remote.Server { return s.remote }
+
+// Clock is the clock the server runs on.
+func (s *Server) Clock() clock.Clock { return s.d.Clock }
+
+// Log is the log the server writes to.
+func (s *Server) Log() zerolog.Logger { return s.d.Log }
+
+// Info is what the last initialize said: the transport, the server's name and its
+// instructions.
+type Info struct {
+	Transport    config.Transport
+	ServerName   string
+	Instructions string
+}
+
+// Info returns what the last initialize of the server said.
+func (s *Server) Info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Info{Transport: s.info.transport, ServerName: s.info.serverName, Instructions: s.info.instructions}
+}
+
+// KindOf is the kind of err when it is a server's *Error, else 0.
+func KindOf(err error) ErrKind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
 
 // Status returns the current state.
 func (s *Server) Status() Status {
@@ -184,12 +256,12 @@ func (s *Server) Status() Status {
 	return st
 }
 
-// errorf builds a server error. Its text and the wrapped error's text pass through the
+// Errorf builds a server error. Its text and the wrapped error's text pass through the
 // server's redactor: expanded ${VAR} values read as the reference, credentials are masked.
-func (s *Server) errorf(kind ErrKind, err error, format string, args ...any) *Error {
-	e := &Error{Kind: kind, Server: s.cfg.Name, Msg: s.redact(fmt.Sprintf("MCP server %q: ", s.cfg.Name) + fmt.Sprintf(format, args...))}
+func (s *Server) Errorf(kind ErrKind, err error, format string, args ...any) *Error {
+	e := &Error{Kind: kind, Server: s.cfg.Name, Msg: s.Redact(fmt.Sprintf("MCP server %q: ", s.cfg.Name) + fmt.Sprintf(format, args...))}
 	if err != nil {
-		e.Err = &redactedErr{err: err, msg: s.redact(err.Error())}
+		e.Err = &redactedErr{err: err, msg: s.Redact(err.Error())}
 	}
 	return e
 }
@@ -230,11 +302,11 @@ func remoteKind(k remote.Kind) ErrKind {
 
 // fromRemote words a remote failure as the server's error (prefix and redaction).
 func (s *Server) fromRemote(e *remote.Error) *Error {
-	return s.errorf(remoteKind(e.Kind), e.Err, "%s", e.Msg)
+	return s.Errorf(remoteKind(e.Kind), e.Err, "%s", e.Msg)
 }
 
-// remoteErr is err as the server's *Error when it is a remote failure, else err.
-func (s *Server) remoteErr(err error) error {
+// RemoteErr is err as the server's *Error when it is a remote failure, else err.
+func (s *Server) RemoteErr(err error) error {
 	var re *remote.Error
 	if errors.As(err, &re) {
 		return s.fromRemote(re)
@@ -242,8 +314,8 @@ func (s *Server) remoteErr(err error) error {
 	return err
 }
 
-// redact hides the server's secrets in a text (internal/redact).
-func (s *Server) redact(text string) string {
+// Redact hides the server's secrets in a text (internal/redact).
+func (s *Server) Redact(text string) string {
 	s.redactOnce.Do(func() { s.redactFn = redact.New(s.cfg) })
 	return s.redactFn(text)
 }
@@ -255,7 +327,7 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 		s.mu.Lock()
 		if s.pending.Load() {
 			s.mu.Unlock()
-			return nil, s.approvalErr()
+			return nil, s.ApprovalErr()
 		}
 		switch s.state {
 		case StateReady:
@@ -276,19 +348,19 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 		case StateDisabled:
 			s.mu.Unlock()
 			if s.cfg.Err != "" {
-				return nil, s.errorf(KindDisabled, nil, "config error: %s", s.cfg.Err)
+				return nil, s.Errorf(KindDisabled, nil, "config error: %s", s.cfg.Err)
 			}
-			return nil, s.errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and %s", s.cfg.Source, s.d.surface.Reload())
+			return nil, s.Errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and %s", s.cfg.Source, s.d.Surface.Reload())
 		case StateParked:
 			msg := s.lastErr
 			s.mu.Unlock()
-			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run %s", lifecycle.ParkAfter, msg, s.d.surface.Cmd("start", s.cfg.Name))
+			return nil, s.Errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run %s", ParkAfter, msg, s.d.Surface.Cmd("start", s.cfg.Name))
 		case StateBackoff:
-			now := s.d.clock.Now()
+			now := s.d.Clock.Now()
 			if now.Before(s.retryAt) {
 				msg, wait := s.lastErr, s.retryAt.Sub(now).Round(100*time.Millisecond)
 				s.mu.Unlock()
-				return nil, s.errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run %s", msg, wait, s.d.surface.Cmd("start", s.cfg.Name))
+				return nil, s.Errorf(KindBackoff, nil, "failed recently (%s); next attempt allowed in %s, or run %s", msg, wait, s.d.Surface.Cmd("start", s.cfg.Name))
 			}
 			s.beginStartLocked()
 		case StateAsleep:
@@ -319,9 +391,9 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 
 func (s *Server) ctxErr(ctx context.Context, doing string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return s.errorf(KindTimeout, ctx.Err(), "timed out %s", doing)
+		return s.Errorf(KindTimeout, ctx.Err(), "timed out %s", doing)
 	}
-	return s.errorf(KindCanceled, ctx.Err(), "cancelled while %s", doing)
+	return s.Errorf(KindCanceled, ctx.Err(), "cancelled while %s", doing)
 }
 
 // release ends one in-flight use; the idle timer starts when the last one ends.
@@ -329,7 +401,7 @@ func (s *Server) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.inflight--
-	s.lastUsed = s.d.clock.Now()
+	s.lastUsed = s.d.Clock.Now()
 	if s.state == StateReady && s.inflight == 0 {
 		s.armIdleLocked()
 	}
@@ -349,7 +421,7 @@ func (s *Server) armIdleLocked() {
 		return
 	}
 	seq := s.idleSeq
-	s.idleTimer = s.d.clock.AfterFunc(s.cfg.IdleTimeout, func() { s.idleFired(seq) })
+	s.idleTimer = s.d.Clock.AfterFunc(s.cfg.IdleTimeout, func() { s.idleFired(seq) })
 }
 
 func (s *Server) idleFired(seq uint64) {
@@ -359,7 +431,7 @@ func (s *Server) idleFired(seq uint64) {
 		return
 	}
 	s.mu.Unlock()
-	s.d.log.Info().Str("server", s.cfg.Name).Dur("idle", s.cfg.IdleTimeout).Msg("idle timeout, putting server to sleep")
+	s.d.Log.Info().Str("server", s.cfg.Name).Dur("idle", s.cfg.IdleTimeout).Msg("idle timeout, putting server to sleep")
 	s.Stop(context.Background())
 }
 
@@ -367,7 +439,7 @@ func (s *Server) idleFired(seq uint64) {
 func (s *Server) beginStartLocked() {
 	s.state = StateStarting
 	// connectTimeout runs on the injected clock, so a hung start is testable without waiting.
-	ctx, cancel := withClockTimeout(context.Background(), s.d.clock, s.cfg.ConnectTimeout)
+	ctx, cancel := clock.WithTimeout(context.Background(), s.d.Clock, s.cfg.ConnectTimeout)
 	a := &attempt{done: make(chan struct{}), cancel: cancel}
 	s.attempt = a
 	gen := s.gen
@@ -376,7 +448,7 @@ func (s *Server) beginStartLocked() {
 
 func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	defer a.cancel()
-	began := s.d.clock.Now()
+	began := s.d.Clock.Now()
 	c, tools, err := s.connect(ctx)
 	a.cancel() // the start's deadline is over either way; its timer must not outlive it
 	s.mu.Lock()
@@ -385,7 +457,7 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 		if c != nil {
 			_ = c.sess.Close(context.Background())
 		}
-		a.err = s.errorf(KindStopped, nil, "stopped while starting")
+		a.err = s.Errorf(KindStopped, nil, "stopped while starting")
 		close(a.done)
 		return
 	}
@@ -393,46 +465,46 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 		a.err = s.failLocked(err)
 		s.mu.Unlock()
 		close(a.done)
-		s.d.log.Warn().Str("server", s.cfg.Name).Err(err).Msg("start failed")
+		s.d.Log.Warn().Str("server", s.cfg.Name).Err(err).Msg("start failed")
 		return
 	}
 	s.conn, s.tools, s.info = c, tools, c.info
 	s.state = StateReady
 	s.needsLogin = false
 	s.attempt = nil
-	s.lastUsed = s.d.clock.Now()
+	s.lastUsed = s.d.Clock.Now()
 	if s.inflight == 0 {
 		s.armIdleLocked()
 	}
 	s.mu.Unlock()
 	close(a.done)
-	s.d.log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Dur("took", s.d.clock.Now().Sub(began)).Msg("server ready")
+	s.d.Log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Dur("took", s.d.Clock.Now().Sub(began)).Msg("server ready")
 	go s.watchEnd(c)
 }
 
 // failLocked records a failed start or run and moves to backoff or parked.
 func (s *Server) failLocked(err error) *Error {
 	s.failures++
-	s.lastErr = s.redact(err.Error())
-	s.lastErrUser = s.redact(UserText(err))
-	s.lastErrAt = s.d.clock.Now()
+	s.lastErr = s.Redact(err.Error())
+	s.lastErrUser = s.Redact(UserText(err))
+	s.lastErrAt = s.d.Clock.Now()
 	s.conn, s.attempt = nil, nil
 	var e *Error
 	if !errors.As(err, &e) {
-		e = s.errorf(KindStart, err, "failed to start: %s", err.Error())
+		e = s.Errorf(KindStart, err, "failed to start: %s", err.Error())
 	}
-	if s.failures >= lifecycle.ParkAfter {
+	if s.failures >= ParkAfter {
 		s.state = StateParked
-		why := fmt.Sprintf(" — parked after %d failed attempts in a row; fix the cause, then run %s", s.failures, s.d.surface.Cmd("start", s.cfg.Name))
-		p := s.errorf(KindParked, err, "%s%s", e.Msg, why)
+		why := fmt.Sprintf(" — parked after %d failed attempts in a row; fix the cause, then run %s", s.failures, s.d.Surface.Cmd("start", s.cfg.Name))
+		p := s.Errorf(KindParked, err, "%s%s", e.Msg, why)
 		if e.User != "" {
 			p.User = e.User + why
 		}
 		return p
 	}
-	if d := lifecycle.BackoffDelay(s.failures); d > 0 {
+	if d := BackoffDelay(s.failures); d > 0 {
 		s.state = StateBackoff
-		s.retryAt = s.d.clock.Now().Add(d)
+		s.retryAt = s.d.Clock.Now().Add(d)
 	} else {
 		s.state = StateAsleep
 	}
@@ -462,7 +534,7 @@ func (s *Server) sessionEnded(c *conn) {
 	}
 	if errors.Is(end.Err, session.ErrReplyTooLarge) {
 		s.mu.Unlock()
-		s.d.log.Warn().Str("server", s.cfg.Name).Msg("restarting: a reply over the size limit ended the connection")
+		s.d.Log.Warn().Str("server", s.cfg.Name).Msg("restarting: a reply over the size limit ended the connection")
 		s.Stop(context.Background())
 		return
 	}
@@ -472,16 +544,16 @@ func (s *Server) sessionEnded(c *conn) {
 	var re *remote.Error
 	switch {
 	case end.Cause == session.CauseExited:
-		e = s.withStderrText(s.errorf(KindCrashed, nil, "process %s", end.Status), end.Stderr)
+		e = s.withStderrText(s.Errorf(KindCrashed, nil, "process %s", end.Status), end.Stderr)
 	case errors.As(end.Err, &e):
 	case errors.As(end.Err, &re):
 		e = s.fromRemote(re)
 	default:
-		e = s.errorf(KindCrashed, end.Err, "connection lost: %v", end.Err)
+		e = s.Errorf(KindCrashed, end.Err, "connection lost: %v", end.Err)
 	}
 	s.failLocked(e)
 	s.mu.Unlock()
-	s.d.log.Warn().Str("server", s.cfg.Name).Str("end", s.redact(endText(end))).Msg("server session ended unexpectedly")
+	s.d.Log.Warn().Str("server", s.cfg.Name).Str("end", s.Redact(endText(end))).Msg("server session ended unexpectedly")
 	_ = c.sess.Close(context.Background())
 }
 
@@ -537,7 +609,7 @@ func (s *Server) Stop(ctx context.Context) {
 	}
 	s.mu.Unlock()
 	close(ch)
-	s.d.log.Info().Str("server", s.cfg.Name).Msg("server stopped")
+	s.d.Log.Info().Str("server", s.cfg.Name).Msg("server stopped")
 }
 
 // Tools returns the tools seen on the last list.
@@ -560,7 +632,7 @@ func (s *Server) connect(ctx context.Context) (*conn, []mcp.Tool, error) {
 	tools, err := s.listTools(ctx, sess)
 	if err != nil {
 		_ = sess.Close(context.Background())
-		err = s.remoteErr(err)
+		err = s.RemoteErr(err)
 		var e *Error
 		if errors.As(err, &e) {
 			return nil, nil, e
@@ -574,8 +646,8 @@ func (s *Server) connect(ctx context.Context) (*conn, []mcp.Tool, error) {
 // open opens an initialized session: through the injected connector, or the configured
 // transport.
 func (s *Server) open(ctx context.Context, h session.Handlers) (session.Session, error) {
-	if s.d.connect != nil {
-		return s.d.connect(ctx, s.cfg, h)
+	if s.d.Connect != nil {
+		return s.d.Connect(ctx, s.cfg, h)
 	}
 	switch s.cfg.Transport {
 	case config.TransportStdio:
@@ -583,14 +655,14 @@ func (s *Server) open(ctx context.Context, h session.Handlers) (session.Session,
 	case config.TransportStreamableHTTP, config.TransportSSE:
 		return s.remote.Open(ctx, h)
 	}
-	return nil, s.errorf(KindStart, nil, "unknown transport %q", s.cfg.Transport)
+	return nil, s.Errorf(KindStart, nil, "unknown transport %q", s.cfg.Transport)
 }
 
 func (s *Server) workDir() string {
 	if s.cfg.Cwd != "" {
 		return s.cfg.Cwd
 	}
-	return s.d.projectDir
+	return s.d.ProjectDir
 }
 
 // openStdio spawns the server under its supervisor; its stderr tail stays with the
@@ -600,23 +672,23 @@ func (s *Server) openStdio(ctx context.Context, h session.Handlers) (session.Ses
 	s.mu.Lock()
 	s.tail = tail
 	s.mu.Unlock()
-	return session.OpenStdio(ctx, session.Stdio{Config: s.cfg, Dir: s.workDir(), Env: lifecycle.Env(s.cfg, os.Environ()),
-		Supervisor: s.d.supervisor, MaxReply: s.d.maxReply, Log: s.d.log, Clock: s.d.clock, Redact: redact.New(s.cfg), Tail: tail}, h)
+	return session.OpenStdio(ctx, session.Stdio{Config: s.cfg, Dir: s.workDir(), Env: Env(s.cfg, os.Environ()),
+		Supervisor: s.d.Supervisor, MaxReply: s.d.MaxReply, Log: s.d.Log, Clock: s.d.Clock, Redact: redact.New(s.cfg), Tail: tail}, h)
 }
 
 // startErr words a failed start: a process that exited says so (its stderr for the
 // user), an error already worded (remote) is kept.
 func (s *Server) startErr(ctx context.Context, err error) *Error {
-	err = s.remoteErr(err)
+	err = s.RemoteErr(err)
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
 	var ended *session.EndedError
 	if errors.As(err, &ended) && ended.End.Cause == session.CauseExited {
-		return s.withStderrText(s.errorf(KindStart, err, "failed to start: process %s", ended.End.Status), ended.End.Stderr)
+		return s.withStderrText(s.Errorf(KindStart, err, "failed to start: process %s", ended.End.Status), ended.End.Stderr)
 	}
-	return s.withStderr(s.errorf(KindStart, err, "failed to start: %s", describeStartErr(ctx, err, s.cfg.ConnectTimeout)))
+	return s.withStderr(s.Errorf(KindStart, err, "failed to start: %s", describeStartErr(ctx, err, s.cfg.ConnectTimeout)))
 }
 
 // withStderr is withStderrText with the current stderr tail.
@@ -639,8 +711,8 @@ func (s *Server) withStderrText(e *Error, t string) *Error {
 	if e.User == "" {
 		e.User = e.Msg
 	}
-	e.User += "; last stderr: " + s.redact(t)
-	e.Msg += " (the user sees its stderr in " + s.d.surface.Cmd("", s.cfg.Name) + ")"
+	e.User += "; last stderr: " + s.Redact(t)
+	e.Msg += " (the user sees its stderr in " + s.d.Surface.Cmd("", s.cfg.Name) + ")"
 	return e
 }
 
@@ -660,12 +732,12 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	defer s.release()
 	tools, err := s.listTools(ctx, c.sess)
 	if err != nil {
-		err = s.remoteErr(err)
+		err = s.RemoteErr(err)
 		var e *Error
 		if errors.As(err, &e) {
 			return nil, e
 		}
-		return nil, s.errorf(KindCall, err, "list tools: %v", err)
+		return nil, s.Errorf(KindCall, err, "list tools: %v", err)
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	s.mu.Lock()
@@ -686,7 +758,7 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 		return nil, err
 	}
 	defer s.release()
-	cctx, cancel := withClockTimeout(ctx, s.d.clock, s.requestTimeout(ctx))
+	cctx, cancel := clock.WithTimeout(ctx, s.d.Clock, s.requestTimeout(ctx))
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
@@ -709,7 +781,7 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 			!errors.Is(ended.End.Err, session.ErrReplyTooLarge) {
 			// The transport broke under a read-only or idempotent call: reconnect and
 			// send it again.
-			s.d.log.Info().Str("server", s.cfg.Name).Str("tool", tool).Msg("connection lost during a safe call; reconnecting to send it again")
+			s.d.Log.Info().Str("server", s.cfg.Name).Str("tool", tool).Msg("connection lost during a safe call; reconnecting to send it again")
 			s.sessionEnded(c)
 			nc, aerr := s.acquire(ctx)
 			if aerr != nil {
@@ -734,22 +806,22 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 	if errors.As(err, &ended) {
 		switch end := ended.End; {
 		case end.Cause == session.CauseExited:
-			return s.withStderrText(s.errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", end.Status, tool, repeatWarning(safeRepeat)), end.Stderr)
+			return s.withStderrText(s.Errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", end.Status, tool, repeatWarning(safeRepeat)), end.Stderr)
 		case end.Cause == session.CauseClosed:
-			return s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+			return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 		case errors.Is(end.Err, session.ErrReplyTooLarge):
-			return s.errorf(KindCall, err, "%s: %s. The server is restarted for the next call%s", tool, end.Err.Error(), repeatWarning(safeRepeat))
+			return s.Errorf(KindCall, err, "%s: %s. The server is restarted for the next call%s", tool, end.Err.Error(), repeatWarning(safeRepeat))
 		default:
-			return s.errorf(KindCrashed, err, "%s during the call to %s. The next call reconnects%s", lostText(end), tool, repeatWarning(safeRepeat))
+			return s.Errorf(KindCrashed, err, "%s during the call to %s. The next call reconnects%s", lostText(end), tool, repeatWarning(safeRepeat))
 		}
 	}
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return s.errorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
+		return s.Errorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
 	case ctx.Err() != nil:
-		return s.errorf(KindCanceled, err, "call to %s cancelled", tool)
+		return s.Errorf(KindCanceled, err, "call to %s cancelled", tool)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return s.errorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
+		return s.Errorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
 	}
 	var e *Error
 	var re *remote.Error
@@ -764,11 +836,11 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 		if f.MaybeRan {
 			warn = repeatWarning(safeRepeat)
 		}
-		return s.errorf(remoteKind(f.Kind), f.Err, "%s%s failed: %s%s", f.Prefix, tool, f.Msg, warn)
+		return s.Errorf(remoteKind(f.Kind), f.Err, "%s%s failed: %s%s", f.Prefix, tool, f.Msg, warn)
 	case errors.Is(err, transport.ErrTransportClosed):
-		return s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+		return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 	}
-	return s.errorf(KindCall, err, "%s failed: %v", tool, err)
+	return s.Errorf(KindCall, err, "%s failed: %v", tool, err)
 }
 
 // lostText says how a session's transport broke, for the model.
@@ -794,8 +866,8 @@ func (s *Server) markNeedsLogin() {
 	s.mu.Unlock()
 }
 
-// loggedIn clears what the missing login left behind: the flag, backoff and parking.
-func (s *Server) loggedIn() {
+// LoggedIn clears what the missing login left behind: the flag, backoff and parking.
+func (s *Server) LoggedIn() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.needsLogin = false

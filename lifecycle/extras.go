@@ -1,0 +1,75 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+)
+
+// ReadResource runs resources/read on the server (starting it if asleep).
+func (s *Server) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	return extraRequest(ctx, s, "reading resource "+uri, func(cctx context.Context, c *conn) (*mcp.ReadResourceResult, error) {
+		req := mcp.ReadResourceRequest{}
+		req.Params.URI = uri
+		return c.sess.ReadResource(cctx, req)
+	})
+}
+
+// extraRequest runs one request beyond tools/call on the server's connection, starting
+// the server if asleep and keeping it busy meanwhile, under requestTimeout; a failure is
+// worded by extraErr with doing.
+func extraRequest[T any](ctx context.Context, s *Server, doing string, do func(context.Context, *conn) (T, error)) (T, error) {
+	var zero T
+	c, err := s.acquire(ctx)
+	if err != nil {
+		return zero, err
+	}
+	defer s.release()
+	cctx, cancel := clock.WithTimeout(ctx, s.d.Clock, s.cfg.RequestTimeout)
+	defer cancel()
+	res, err := do(cctx, c)
+	if err != nil {
+		return zero, s.extraErr(ctx, cctx, err, doing)
+	}
+	return res, nil
+}
+
+// extraErr words the failure of a request beyond tools/call.
+func (s *Server) extraErr(ctx, cctx context.Context, err error, doing string) error {
+	switch {
+	case ctx.Err() != nil:
+		return s.ctxErr(ctx, doing)
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return s.Errorf(KindTimeout, err, "%s: no answer within requestTimeout (%s)", doing, s.cfg.RequestTimeout)
+	}
+	return s.Errorf(KindCall, err, "%s failed: %v", doing, err)
+}
+
+// listExtras adds the server's resources, resource templates and prompts to a fresh
+// cache entry (extras.List). A list that fails is logged and left empty: the tools still
+// count.
+func (s *Server) ListExtras(ctx context.Context, e *cache.Entry) {
+	c, err := s.acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer s.release()
+	extras.List(ctx, c.sess, e, func(what string, err error) {
+		s.d.Log.Warn().Str("server", s.cfg.Name).Err(err).Msg("listing " + what + " failed")
+	})
+}
+
+// GetPrompt runs prompts/get on the server (starting it if asleep).
+func (s *Server) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	return extraRequest(ctx, s, "getting prompt "+name, func(cctx context.Context, c *conn) (*mcp.GetPromptResult, error) {
+		req := mcp.GetPromptRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		return c.sess.GetPrompt(cctx, req)
+	})
+}

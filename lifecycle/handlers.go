@@ -1,0 +1,80 @@
+package lifecycle
+
+import (
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/session"
+)
+
+// handlers is what every session of the server is opened with: initialize with our
+// version, roots answered with the project directory, sampling refused with a note (and
+// not advertised), server-to-client requests seen through guardRequests, and the
+// server's notifications routed by onNotification.
+func (s *Server) handlers() session.Handlers {
+	return session.Handlers{Init: InitRequest(s.d.Version), Options: s.clientOptions(),
+		Wrap: s.guardRequests, OnNotification: s.onNotification}
+}
+
+// guardRequests refuses the server's sampling requests (GuardSampling).
+func (s *Server) guardRequests(tr transport.Interface) transport.Interface {
+	return GuardSampling(tr, s.cfg.Name, s.samplingRefused)
+}
+
+// samplingRefused logs that the server asked for sampling and tells the user.
+func (s *Server) samplingRefused() {
+	s.d.Log.Warn().Str("server", s.cfg.Name).Msg("server asked for sampling, which the bridge does not offer; refused")
+	if s.d.Host != nil {
+		s.d.Host.SamplingRefused(s.cfg.Name)
+	}
+}
+
+// rootDirs are the roots offered to this server (RootDirs).
+func (s *Server) rootDirs() []string {
+	return RootDirs(s.d.ProjectDir, s.workDir(), s.cfg.Args)
+}
+
+// clientOptions are the capabilities and handlers of every connection.
+func (s *Server) clientOptions() []client.ClientOption {
+	opts := []client.ClientOption{client.WithRootsHandler(RootsHandler{Dirs: s.rootDirs()})}
+	if s.d.Host != nil {
+		opts = append(opts, s.d.Host.SessionOptions(s)...)
+	}
+	return opts
+}
+
+// onNotification routes a session's notifications: progress to the call's note, log
+// messages to our log, and list changes of tools, resources and prompts to a re-list.
+func (s *Server) onNotification(n mcp.JSONRPCNotification) {
+	switch n.Method {
+	case string(mcp.MethodNotificationProgress):
+		if s.d.Host != nil {
+			var p mcp.ProgressNotificationParams
+			if decodeParams(n.Params, &p) == nil {
+				s.d.Host.Progress(s.cfg.Name, p)
+			}
+		}
+	case string(mcp.MethodNotificationMessage):
+		var p mcp.LoggingMessageNotificationParams
+		if decodeParams(n.Params, &p) == nil {
+			s.serverLog(p)
+		}
+	case string(mcp.MethodNotificationToolsListChanged), string(mcp.MethodNotificationResourcesListChanged), string(mcp.MethodNotificationPromptsListChanged):
+		if s.d.OnListChanged != nil {
+			go s.d.OnListChanged(s.cfg.Name)
+		}
+	}
+}
+
+// decodeParams reads a notification's parameters into v (mcp-go hands them over as a
+// generic map).
+func decodeParams(p mcp.NotificationParams, v any) error {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
