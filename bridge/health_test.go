@@ -45,32 +45,6 @@ func TestHungServerIsRestarted(t *testing.T) {
 	}
 }
 
-// TestSlowToolIsNotRestarted: a timed-out call to a server that still answers pings
-// leaves the server running.
-func TestSlowToolIsNotRestarted(t *testing.T) {
-	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
-	b := e.bridge()
-	s, f := e.srv(b, "s"), e.servers["s"]
-	pid := mustCall(t, s, "pid", nil)
-	ctx, cancel := withClockTimeout(ctxGuard(t), e.clock, time.Second)
-	defer cancel()
-	errc := make(chan error, 1)
-	go func() {
-		_, err := s.Call(ctx, "slow", nil, true)
-		errc <- err
-	}()
-	f.waitStarted(t, "slow")
-	e.clock.Advance(time.Second)
-	if err := <-errc; kindOf(err) != KindTimeout {
-		t.Fatalf("slow call: %v", err)
-	}
-	waitFor(t, "the ping check to end", func() bool { return !s.Checking() })
-	wantState(t, s, StateReady, "after a slow call to a server that answers pings")
-	if got := mustCall(t, s, "pid", nil); got != pid {
-		t.Fatalf("server restarted (session %s, was %s)", got, pid)
-	}
-}
-
 // waitFor polls cond until it holds (bounded by the guard).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()

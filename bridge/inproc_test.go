@@ -109,13 +109,6 @@ func (f *inprocServer) open(ctx context.Context, h session.Handlers) (session.Se
 	return s, nil
 }
 
-// last is the newest session opened.
-func (f *inprocServer) last() *session.InProcess {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.sessions[len(f.sessions)-1]
-}
-
 func (f *inprocServer) counts() (opens, inits int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -42,7 +42,8 @@ type Deps struct {
 	Remote *remote.Deps
 	// MaxReply bounds one message read from a stdio server (0: session's default).
 	MaxReply int
-	// Surface is where the user reads messages (names /mcp or CLI commands).
+	// Surface is where the user reads messages (names /mcp or CLI commands); required
+	// wherever a failure may be worded.
 	Surface Surface
 	// Version is the bridge's version, sent in initialize.
 	Version string
