@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
@@ -19,7 +20,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 	if got := mustCall(t, s, "pid", nil); got != "1" {
 		t.Fatalf("pid = %q", got)
 	}
-	f.set(func(f *inprocServer) { f.hangPing = true })
+	f.Set(func(f *inproctest.Server) { f.HangPing = true })
 	ctx, cancel := withClockTimeout(ctxGuard(t), e.clock, 10*time.Second) // the call's budget
 	defer cancel()
 	errc := make(chan error, 1)
@@ -27,7 +28,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 		_, err := s.Call(ctx, "slow", nil, false)
 		errc <- err
 	}()
-	f.waitStarted(t, "slow")
+	f.WaitStarted(t, "slow")
 	e.clock.Advance(10 * time.Second) // the call's budget ends: the server is checked
 	if err := <-errc; kindOf(err) != KindTimeout || !strings.Contains(err.Error(), "before the host's deadline") {
 		t.Fatalf("call to a hung server: %v", err)
@@ -39,7 +40,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 	if st := b.statusText(); !strings.Contains(st, "not answering") {
 		t.Fatalf("/mcp does not say the server hung:\n%s", st)
 	}
-	f.set(func(f *inprocServer) { f.hangPing = false })
+	f.Set(func(f *inproctest.Server) { f.HangPing = false })
 	if got := mustCall(t, s, "pid", nil); got != "2" {
 		t.Fatalf("next call answered by session %s, want a new one (2)", got)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/session"
@@ -36,7 +37,7 @@ func mustCall(t *testing.T, s *Server, tool string, args map[string]any) string 
 
 func TestBackoffThenPark(t *testing.T) {
 	e := newInprocEnv(t, map[string]map[string]any{"bad": {}, "good": {}})
-	e.servers["bad"].openErr = func(int) error {
+	e.servers["bad"].OpenErr = func(int) error {
 		return &session.EndedError{End: session.End{Cause: session.CauseExited, Status: "exited: exit status 1", Stderr: "fatal: boom"},
 			Err: errors.New("initialize: transport closed")}
 	}
@@ -60,7 +61,7 @@ func TestBackoffThenPark(t *testing.T) {
 	if err := call(); kindOf(err) != KindBackoff || !strings.Contains(err.Error(), "exit status 1") || strings.Contains(err.Error(), "boom") {
 		t.Fatalf("during backoff: %v", err)
 	}
-	if opens, _ := e.servers["bad"].counts(); opens != 2 {
+	if opens, _ := e.servers["bad"].Counts(); opens != 2 {
 		t.Fatalf("%d opens during backoff, want 2", opens)
 	}
 	if st := s.Status(); st.State != StateBackoff || st.Failures != 2 {
@@ -122,7 +123,7 @@ func TestJunkStdoutAndStderrFlood(t *testing.T) {
 
 func TestManyToolsServer(t *testing.T) {
 	e := newInprocEnv(t, map[string]map[string]any{"big": {}})
-	e.servers["big"] = newInprocServer(500)
+	e.servers["big"] = inproctest.New(500)
 	b := e.bridge()
 	changed, errs := b.Refresh(ctxGuard(t), []string{"big"})
 	if len(errs) > 0 || len(changed) != 1 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -30,14 +31,14 @@ func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
 	wantState(t, s, StateReady, "idle measured from the first call, not the last")
 	e.clock.Advance(200 * time.Millisecond)
 	wantState(t, s, StateAsleep, "did not sleep at last call end + idleTimeout")
-	if end := f.last().End(); end.Cause != session.CauseClosed {
+	if end := f.Last().End(); end.Cause != session.CauseClosed {
 		t.Fatalf("sleeping server's session: %v, want closed", end)
 	}
 	// The next call wakes it.
 	if got := mustCall(t, s, "echo", map[string]any{"text": "c"}); got != "c" {
 		t.Fatalf("after wake: %q", got)
 	}
-	if opens, _ := f.counts(); opens != 2 {
+	if opens, _ := f.Counts(); opens != 2 {
 		t.Fatalf("%d sessions opened, want 2", opens)
 	}
 }
@@ -53,7 +54,7 @@ func TestLongCallIsNeverPutToSleep(t *testing.T) {
 		_, err := s.Call(ctx, "slow", nil, true)
 		done <- err
 	}()
-	f.waitStarted(t, "slow")
+	f.WaitStarted(t, "slow")
 	waitInFlight(t, s, 1)
 	// Far past the idle timeout (1 s) while the call runs, but within requestTimeout (60 s):
 	// an hour also fired the call's own deadline, which raced the cancel below.
@@ -94,8 +95,8 @@ func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
 		_, err := s.Call(ctxGuard(t), "slow", nil, false)
 		errc <- err
 	}()
-	f.waitStarted(t, "slow")
-	f.last().Exit("exited: exit status 3", "crashing on tools/call #2")
+	f.WaitStarted(t, "slow")
+	f.Last().Exit("exited: exit status 3", "crashing on tools/call #2")
 	err := <-errc
 	if KindOf(err) != KindCrashed {
 		t.Fatalf("call in flight: %v (kind %d), want a crash error", err, KindOf(err))
@@ -114,14 +115,14 @@ func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
 	if got := mustCall(t, s, "echo", map[string]any{"text": "three"}); got != "three" {
 		t.Fatalf("respawn: %q", got)
 	}
-	if opens, _ := f.counts(); opens != 2 {
+	if opens, _ := f.Counts(); opens != 2 {
 		t.Fatalf("%d sessions opened, want 2", opens)
 	}
 }
 
 func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
 	e := newInprocEnv(t, map[string]map[string]any{"hung": {"connectTimeout": 1}, "fine": {}})
-	e.servers["hung"].hangOpen = true
+	e.servers["hung"].HangOpen = true
 	l := e.load()
 	hungErr := make(chan error, 1)
 	go func() {
@@ -152,7 +153,7 @@ func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
 func TestStopDuringStart(t *testing.T) {
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	f := e.servers["s"]
-	f.hangOpen = true
+	f.HangOpen = true
 	l := e.load()
 	s := e.srv(l, "s")
 	errc := make(chan error, 1)
@@ -169,7 +170,7 @@ func TestStopDuringStart(t *testing.T) {
 	if st := s.Status(); st.Failures != 0 {
 		t.Fatalf("a stop counted as a failure: %+v", st)
 	}
-	f.set(func(f *inprocServer) { f.hangOpen = false })
+	f.Set(func(f *inproctest.Server) { f.HangOpen = false })
 	if got := mustCall(t, s, "echo", map[string]any{"text": "y"}); got != "y" {
 		t.Fatalf("after the stop: %q", got)
 	}
@@ -185,7 +186,7 @@ func TestSingleFlightStart(t *testing.T) {
 		go func() { defer wg.Done(); mustCall(t, s, "echo", map[string]any{"text": "x"}) }()
 	}
 	wg.Wait()
-	if opens, inits := e.servers["s"].counts(); opens != 1 || inits != 1 {
+	if opens, inits := e.servers["s"].Counts(); opens != 1 || inits != 1 {
 		t.Fatalf("20 concurrent calls on a sleeping server opened %d sessions, %d initializes", opens, inits)
 	}
 }
@@ -201,13 +202,13 @@ func TestCancellationReachesServer(t *testing.T) {
 		_, err := s.Call(ctx, "slow", nil, false)
 		errc <- err
 	}()
-	f.waitStarted(t, "slow")
+	f.WaitStarted(t, "slow")
 	cancel()
 	if err := <-errc; KindOf(err) != KindCanceled {
 		t.Fatalf("cancelled call: %v", err)
 	}
 	select {
-	case <-f.cancelled:
+	case <-f.Cancelled:
 	case <-ctxGuard(t).Done():
 		t.Fatal("the server's handler never saw the cancellation")
 	}
@@ -220,7 +221,7 @@ func TestConcurrentCallsAcrossServers(t *testing.T) {
 		entries[fmt.Sprintf("s%d", i)] = map[string]any{}
 	}
 	e := newInprocEnv(t, entries)
-	e.servers["hung"].hangOpen = true
+	e.servers["hung"].HangOpen = true
 	l := e.load()
 	// A call stuck on a hung server must not slow the others.
 	go func() { _, _ = e.srv(l, "hung").Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true) }()
@@ -266,7 +267,7 @@ func TestSlowToolIsNotRestarted(t *testing.T) {
 		_, err := s.Call(ctx, "slow", nil, true)
 		errc <- err
 	}()
-	f.waitStarted(t, "slow")
+	f.WaitStarted(t, "slow")
 	e.clock.Advance(time.Second)
 	if err := <-errc; KindOf(err) != KindTimeout {
 		t.Fatalf("slow call: %v", err)
