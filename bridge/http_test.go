@@ -681,15 +681,29 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 
 func TestExplicitSSEAgainstStreamableServer(t *testing.T) {
 	e := newTestEnv(t)
-	url, record := startFakeHTTP(t, "-http")
+	url, _ := startFakeHTTP(t, "-http")
 	// mcp-go's streamable server answers the GET with an event stream that never carries
 	// an endpoint event. connectTimeout runs on the fake clock; mcp-go's own endpoint
 	// timer (twice as long, real time) only backs it up.
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "sse", "connectTimeout": 30}}, nil)
-	s := e.srv(e.bridge(extension.GenNew), "r")
+	b := e.bridge(extension.GenNew)
+	// The wording below needs the GET's answer noted by the transport before connectTimeout
+	// fires: wait for that answer, not for the server to have seen the request.
+	answered := make(chan struct{})
+	var once sync.Once
+	b.deps.Remote.Answered = func(method string, _ int) {
+		if method == http.MethodGet {
+			once.Do(func() { close(answered) })
+		}
+	}
+	s := e.srv(b, "r")
 	errc := make(chan error, 1)
 	go func() { errc <- s.Start(ctxGuard(t)) }()
-	waitFor(t, "the SSE GET", func() bool { return countRecord(t, record, isHTTP("GET", "")) > 0 })
+	select {
+	case <-answered:
+	case <-ctxGuard(t).Done():
+		t.Fatal("the SSE GET was never answered")
+	}
 	advanceWhenWaiting(t, e.clock, 30*time.Second)
 	err := <-errc
 	if kindOf(err) != KindTimeout || !strings.Contains(err.Error(), "no SSE endpoint event") || !strings.Contains(err.Error(), `"transport": "streamable-http"`) {

@@ -27,6 +27,9 @@ type Deps struct {
 	Cmd func(sub string, args ...string) string
 	// ClientName is what the bridge calls itself (OAuth client registration).
 	ClientName string
+	// Answered, when set, is told of every HTTP answer a server's transport receives, so
+	// that a test can wait for one instead of for time; nil in production.
+	Answered func(method string, status int)
 }
 
 // Server is what outlives one HTTP session of a configured server: the transport that

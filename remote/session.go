@@ -390,7 +390,7 @@ func (s *Server) authHint() string {
 // newHeaderTransport is the RoundTripper of one connection to s (Transport).
 func (s *Server) newHeaderTransport(kind config.Transport) *Transport {
 	return NewTransport(Options{Kind: kind, URL: s.cfg.URL, Headers: s.cfg.Headers, ConnectTimeout: s.cfg.ConnectTimeout,
-		Resolver: s.d.Resolver, Redact: s.redactor(), Clock: s.d.Clock})
+		Resolver: s.d.Resolver, Redact: s.redactor(), Clock: s.d.Clock, Answered: s.d.Answered})
 }
 
 // LostText says how a session's transport broke, for the model.

@@ -38,6 +38,8 @@ type Transport struct {
 	headers map[string]string
 	redact  func(string) string
 	clock   clock.Clock
+	// answered is Options.Answered (nil: nobody is told).
+	answered func(method string, status int)
 
 	mu          sync.Mutex
 	listenFails int // GET stream attempts in a row that could not reach the server
@@ -108,6 +110,8 @@ type Options struct {
 	// Base, when set, is the transport requests go through as they are (tests); nil: a
 	// clone of http.DefaultTransport with the connect timeouts.
 	Base *http.Transport
+	// Answered is told of every answer after it is noted in the request's probe (Deps).
+	Answered func(method string, status int)
 }
 
 // NewTransport makes the RoundTripper of one server connection.
@@ -122,7 +126,7 @@ func NewTransport(o Options) *Transport {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
-	t := &Transport{base: base, kind: o.Kind, headers: o.Headers, redact: redact, clock: o.Clock}
+	t := &Transport{base: base, kind: o.Kind, headers: o.Headers, redact: redact, clock: o.Clock, answered: o.Answered}
 	if u, err := url.Parse(o.URL); err == nil {
 		t.scheme, t.host = u.Scheme, canonicalHost(u)
 	}
@@ -189,6 +193,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	p.record(req.Method, resp.StatusCode, ct, req.Header.Get(transport.HeaderKeySessionID) != "")
 	if resp.StatusCode == http.StatusUnauthorized && OAuthChallenge(resp.Header) {
 		p.markOAuth()
+	}
+	if t.answered != nil {
+		t.answered(req.Method, resp.StatusCode)
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	switch {
