@@ -34,6 +34,7 @@ func tools(names ...string) []cache.Tool {
 // name, once given, always names the same (server, tool), and each entry carries its own
 // tool's description and schema.
 func TestCatalogNamesArePinned(t *testing.T) {
+	t.Parallel()
 	steps := []struct {
 		name string
 		ch   catalogChange
@@ -79,6 +80,7 @@ func TestCatalogNamesArePinned(t *testing.T) {
 // TestPackCatalog: packing moves every body out of its decoded form and changes nothing a
 // reader sees: the same tools, names, marks, text and schemas, and the same search index.
 func TestPackCatalog(t *testing.T) {
+	t.Parallel()
 	b := catalogBridge(t)
 	long := strings.Repeat("é long description ", 400) // several bodies per block, several blocks
 	ts := map[string][]cache.Tool{}
@@ -144,6 +146,7 @@ func TestPackCatalog(t *testing.T) {
 // TestBodyDamage: a packed body that does not decode gives an error naming the part, and
 // entry.tool() falls back to the names only.
 func TestBodyDamage(t *testing.T) {
+	t.Parallel()
 	es := []entry{{Name: "mcp__a__t", Server: "a", Tool: toolHead{Name: "t"}, body: toolBody{raw: &cache.Tool{Name: "t", Description: "d"}}}}
 	if err := pack(es); err != nil {
 		t.Fatal(err)
@@ -164,6 +167,7 @@ func TestBodyDamage(t *testing.T) {
 // TestNamerSharesNames: a name given earlier is handed out again as the same string, not
 // a new copy, so every catalog and the Namer hold one copy of each name.
 func TestNamerSharesNames(t *testing.T) {
+	t.Parallel()
 	n := NewNamer()
 	refs := []ToolRef{{"srv", "get_item"}, {"srv", "get-item"}, {"a.b", "9x"}}
 	first, _ := n.Assign(refs)
@@ -178,6 +182,7 @@ func TestNamerSharesNames(t *testing.T) {
 // TestCatalogSharesToolStrings: a tool decoded again (the cache after a fast start, a
 // refresh) enters the catalog with the strings the Namer already holds, not the new copy.
 func TestCatalogSharesToolStrings(t *testing.T) {
+	t.Parallel()
 	b := catalogBridge(t)
 	first, _ := b.changeCatalog(catalogChange{replace: true, tools: map[string][]cache.Tool{"srv": tools(strings.Clone("get_item"))}})
 	again, _ := b.changeCatalog(catalogChange{tools: map[string][]cache.Tool{strings.Clone("srv"): tools(strings.Clone("get_item"))}})
@@ -192,6 +197,7 @@ func TestCatalogSharesToolStrings(t *testing.T) {
 // TestAnnotationsShared: equal annotations of different tools are one copy in the
 // catalog; different ones stay apart and keep their values.
 func TestAnnotationsShared(t *testing.T) {
+	t.Parallel()
 	yes, no, yes2 := true, false, true
 	ts := tools("a", "b", "c", "d")
 	ts[0].Annotations = &cache.Annotations{ReadOnlyHint: &yes}

@@ -14,6 +14,7 @@ import (
 // connection with an unexported error; it used to be worded as a tool failure, which made
 // TestHTTPServerGoneDuringSession fail now and then.
 func TestServerClosedIdleIsUnreachable(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"r": map[string]any{"url": "http://127.0.0.1:1/mcp", "transport": "streamable-http"}}, nil)
 	s := e.srv(e.bridge(extension.GenNew), "r")

@@ -237,6 +237,7 @@ func wantRow(t *testing.T, rows map[string]dashRow, name string, want dashRow) {
 }
 
 func TestCommandDashboard(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{
 		"sleepy": e.server(),
@@ -276,6 +277,7 @@ func TestCommandDashboard(t *testing.T) {
 }
 
 func TestCommandDashboardModeAndEmpty(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{}, map[string]any{"toolExposure": "proxy"})
 	he := e.startHost(nil)
@@ -293,6 +295,7 @@ func TestCommandDashboardModeAndEmpty(t *testing.T) {
 }
 
 func TestCommandHelp(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{}, nil)
 	he := e.startHost(nil)
@@ -312,6 +315,7 @@ func TestCommandHelp(t *testing.T) {
 }
 
 func TestCommandDetail(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.env["SRV_NAME"] = "expanded-name-value"
 	e.env["MY_TOKEN"] = "sk-var-SECRET-3"
@@ -416,6 +420,7 @@ func TestCommandDetail(t *testing.T) {
 }
 
 func TestCommandLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{
 		"alpha": e.server(),
@@ -508,6 +513,7 @@ func TestCommandLifecycle(t *testing.T) {
 }
 
 func TestCommandStartFailureIsAnError(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"dead": e.server("-exit-on-start"), "ok": e.server()}, nil)
 	e.seedCache(map[string]int{"dead": 1, "ok": 1})
@@ -522,6 +528,7 @@ func TestCommandStartFailureIsAnError(t *testing.T) {
 }
 
 func TestCommandWaitBudget(t *testing.T) {
+	t.Parallel()
 	if commandBudget != 20*time.Second || commandBudget >= extension.CommandTimeout {
 		t.Fatalf("commandBudget %s must stay 20s, inside the host's %s", commandBudget, extension.CommandTimeout)
 	}
@@ -533,6 +540,7 @@ func TestCommandWaitBudget(t *testing.T) {
 // A start that outlives the command's wait answers "still running", and a note reports
 // the outcome once it is known.
 func TestCommandStartStillRunningReportsByNote(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"slow": mergeMap(e.server("-hang-start"), map[string]any{"connectTimeout": 3600})}, nil)
 	e.seedCache(map[string]int{"slow": 1})
@@ -587,6 +595,7 @@ func TestCommandStartStillRunningReportsByNote(t *testing.T) {
 
 // Background work after ready reports with notes.
 func TestCommandBackgroundNotes(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{
 		"fresh":  e.server(),
@@ -611,6 +620,7 @@ func TestCommandBackgroundNotes(t *testing.T) {
 }
 
 func TestCommandSetup(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	global := config.GlobalPath(e.home)
 	const orig = "// my servers\n{\n  \"mcpServers\": {},\n  \"custom\": 1, // unknown key\n}\n"

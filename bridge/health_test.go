@@ -11,6 +11,7 @@ import (
 // answer within pingTimeout (on the injected clock) restarts it before the next call, and
 // /mcp says why.
 func TestHungServerIsRestarted(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	b := e.bridge()
 	s, f := e.srv(b, "s"), e.servers["s"]
@@ -46,6 +47,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 // TestSlowToolIsNotRestarted: a timed-out call to a server that still answers pings
 // leaves the server running.
 func TestSlowToolIsNotRestarted(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	b := e.bridge()
 	s, f := e.srv(b, "s"), e.servers["s"]

@@ -25,6 +25,7 @@ import (
 
 func TestMain(m *testing.M) {
 	supervise.MaybeRun() // this test binary doubles as the per-server supervisor
+	testutil.RaiseParallel(testutil.WaitingParallelism)
 	code := m.Run()
 	testutil.RemoveBuilt()
 	os.Exit(code)

@@ -78,6 +78,7 @@ func callSafe(t *testing.T, s *Server, tool string, args map[string]any, safe bo
 // Item 1: the configured headers (after ${VAR} expansion) go on every request of both
 // transports, including the GET streams and the session DELETE.
 func TestHTTPHeadersOnEveryRequest(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode, transport string
 		methods         []string
@@ -124,6 +125,7 @@ func TestHTTPHeadersOnEveryRequest(t *testing.T) {
 
 // Headers are only sent to the server's own origin.
 func TestHeaderTransportSameOriginOnly(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	got := map[string]string{}
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -164,6 +166,7 @@ func TestHeaderTransportSameOriginOnly(t *testing.T) {
 // Item 2: a url-only entry falls back to SSE when the POST gets a 4xx, remembers the
 // transport in the cache, and the next session goes straight to SSE.
 func TestURLOnlyFallsBackToSSEAndRemembers(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-sse")
 	e.write(map[string]any{"r": map[string]any{"url": url}}, nil)
@@ -205,6 +208,7 @@ func TestURLOnlyFallsBackToSSEAndRemembers(t *testing.T) {
 }
 
 func TestURLOnlyStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-http")
 	e.write(map[string]any{"r": map[string]any{"url": url}}, nil)
@@ -227,6 +231,7 @@ func TestURLOnlyStreamableHTTP(t *testing.T) {
 // A server that answers the initialize POST with a legacy SSE stream (endpoint event) is
 // detected as SSE.
 func TestURLOnlyFallsBackOnEndpointEvent(t *testing.T) {
+	t.Parallel()
 	mcpSrv := server.NewMCPServer("legacy", "1.0.0", server.WithToolCapabilities(false))
 	mcpSrv.AddTool(mcp.NewTool("ping_me", mcp.WithDescription("say pong")), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("pong"), nil
@@ -261,6 +266,7 @@ func TestURLOnlyFallsBackOnEndpointEvent(t *testing.T) {
 
 // An explicit transport never falls back, and the error says what to change.
 func TestExplicitStreamableAgainstSSEServer(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-sse")
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "streamable-http"}}, nil)
@@ -276,6 +282,7 @@ func TestExplicitStreamableAgainstSSEServer(t *testing.T) {
 
 // Item 4: every failure names the server, has a kind, and says what to do.
 func TestHTTPErrors(t *testing.T) {
+	t.Parallel()
 	handler := func(status int, ct, body string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if ct != "" {
@@ -388,6 +395,7 @@ func TestHTTPErrors(t *testing.T) {
 }
 
 func TestHTTPRequestTimeout(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, _ := startFakeHTTP(t, "-http")
 	e.write(map[string]any{"r": map[string]any{"url": url, "requestTimeout": 0.3}}, nil)
@@ -411,6 +419,7 @@ func TestHTTPRequestTimeout(t *testing.T) {
 
 // A server that goes away between calls: the error says so, and the next call reconnects.
 func TestHTTPServerGoneDuringSession(t *testing.T) {
+	t.Parallel()
 	mcpSrv := server.NewMCPServer("gone", "1.0.0", server.WithToolCapabilities(false))
 	mcpSrv.AddTool(mcp.NewTool("hello", mcp.WithReadOnlyHintAnnotation(true)), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("hi"), nil
@@ -452,6 +461,7 @@ func TestHTTPServerGoneDuringSession(t *testing.T) {
 // Item 3: a server that forgot our session is re-initialized once and the call sent
 // again — even an unsafe tool, since a 404 means it never ran.
 func TestHTTPSessionForgottenReinitializes(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-http", "-forget-session-after", "2")
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "streamable-http"}}, nil)
@@ -479,6 +489,7 @@ func TestHTTPSessionForgottenReinitializes(t *testing.T) {
 // Item 3: a dropped SSE stream fails an unsafe call at once without sending it again, and
 // the next call reconnects.
 func TestSSEStreamDropUnsafeCallNotRepeated(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-sse", "-sse-drop-after", "2")
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "sse", "requestTimeout": 50}}, nil)
@@ -502,6 +513,7 @@ func TestSSEStreamDropUnsafeCallNotRepeated(t *testing.T) {
 
 // A read-only call in flight when the stream drops is sent again on a new connection.
 func TestSSEStreamDropSafeCallRetried(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-sse", "-sse-drop-after", "2")
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "sse", "requestTimeout": 50}}, nil)
@@ -525,6 +537,7 @@ func TestSSEStreamDropSafeCallRetried(t *testing.T) {
 // Item 6: a secret in a header (through ${VAR}) appears in no log line, error, status
 // text or cache file — also when the server echoes it back.
 func TestNoSecretLeaks(t *testing.T) {
+	t.Parallel()
 	const canary = "canary-5ecret-7f3a9c21"
 	e := newTestEnv(t)
 	e.env["CANARY"] = canary
@@ -617,6 +630,7 @@ func TestNoSecretLeaks(t *testing.T) {
 }
 
 func TestListenBackoffIsCapped(t *testing.T) {
+	t.Parallel()
 	want := []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second, 15 * time.Second, 31 * time.Second, 59 * time.Second, 59 * time.Second}
 	for fails, w := range want {
 		if got := remote.ListenBackoff(fails); got != w {
@@ -631,6 +645,7 @@ func TestListenBackoffIsCapped(t *testing.T) {
 // Item 3: streamable HTTP's GET stream, dropped while the server is unreachable, is
 // reopened with a growing (capped) backoff, and the backoff resets once it opens again.
 func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
+	t.Parallel()
 	mcpSrv := server.NewMCPServer("listen", "1.0.0", server.WithToolCapabilities(true))
 	mcpSrv.AddTool(mcp.NewTool("hello"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("hi"), nil
@@ -732,6 +747,7 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 }
 
 func TestExplicitSSEAgainstStreamableServer(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-http")
 	// mcp-go's streamable server answers the GET with an event stream that never carries
@@ -750,6 +766,7 @@ func TestExplicitSSEAgainstStreamableServer(t *testing.T) {
 }
 
 func TestRedactor(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.env["TOK"], e.env["Q"] = "tok-0123456789", "query-secret-42"
 	e.write(map[string]any{"r": map[string]any{"url": "https://user:pa55word@example.test/mcp?k=${Q}&plain=visible-value",

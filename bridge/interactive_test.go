@@ -35,6 +35,7 @@ func interactiveSession(t *testing.T, caps []string, budget time.Duration) (*ext
 // interactive (others are not), and a call of it outlives both the call budget and the
 // server's requestTimeout, which bound every other call.
 func TestInteractiveToolsOnHostWithCapabilities(t *testing.T) {
+	t.Parallel()
 	h, regs, _ := interactiveSession(t, []string{"call_tool"}, time.Second)
 	seen := map[string]bool{}
 	for _, f := range regs {
@@ -69,6 +70,7 @@ func TestInteractiveToolsOnHostWithCapabilities(t *testing.T) {
 // TestInteractiveToolsOnHostWithoutCapabilities: a host without capabilities keeps its
 // deadline, so a call of an interactive tool ends with the budget and explains why.
 func TestInteractiveToolsOnHostWithoutCapabilities(t *testing.T) {
+	t.Parallel()
 	h, regs, clock := interactiveSession(t, nil, 2*time.Second)
 	for _, f := range regs {
 		if f.Has("interactive") {

@@ -36,6 +36,7 @@ func mustCall(t *testing.T, s *Server, tool string, args map[string]any) string 
 }
 
 func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {"idleTimeout": 2}})
 	b := e.bridge()
 	s, f := e.srv(b, "s"), e.servers["s"]
@@ -64,6 +65,7 @@ func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
 }
 
 func TestLongCallIsNeverPutToSleep(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {"idleTimeout": 1}})
 	b := e.bridge()
 	s, f := e.srv(b, "s"), e.servers["s"]
@@ -89,6 +91,7 @@ func TestLongCallIsNeverPutToSleep(t *testing.T) {
 }
 
 func TestIdleZeroMeansNeverSleep(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {"idleTimeout": 0}})
 	b := e.bridge()
 	s := e.srv(b, "s")
@@ -104,6 +107,7 @@ func TestIdleZeroMeansNeverSleep(t *testing.T) {
 // flight at once with how the process ended (not when its request timeout runs out),
 // and the next call starts the server again.
 func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {"requestTimeout": 3600}})
 	b := e.bridge()
 	s, f := e.srv(b, "s"), e.servers["s"]
@@ -139,6 +143,7 @@ func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
 }
 
 func TestBackoffThenPark(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"bad": {}, "good": {}})
 	e.servers["bad"].openErr = func(int) error {
 		return &session.EndedError{End: session.End{Cause: session.CauseExited, Status: "exited: exit status 1", Stderr: "fatal: boom"},
@@ -202,6 +207,7 @@ func TestBackoffThenPark(t *testing.T) {
 }
 
 func TestBackoffDelays(t *testing.T) {
+	t.Parallel()
 	want := []time.Duration{0, 0, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
 	for n, w := range want {
 		if got := backoffDelay(n); got != w {
@@ -214,6 +220,7 @@ func TestBackoffDelays(t *testing.T) {
 }
 
 func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"hung": {"connectTimeout": 1}, "fine": {}})
 	e.servers["hung"].hangOpen = true
 	b := e.bridge()
@@ -244,6 +251,7 @@ func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
 // TestStopDuringStart: a stop while the server is starting ends the start; the callers
 // waiting for it are told, and the next call starts it afresh.
 func TestStopDuringStart(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	f := e.servers["s"]
 	f.hangOpen = true
@@ -270,6 +278,7 @@ func TestStopDuringStart(t *testing.T) {
 }
 
 func TestSingleFlightStart(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	b := e.bridge()
 	s := e.srv(b, "s")
@@ -285,6 +294,7 @@ func TestSingleFlightStart(t *testing.T) {
 }
 
 func TestCancellationReachesServer(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	b := e.bridge()
 	s, f := e.srv(b, "s"), e.servers["s"]
@@ -309,6 +319,7 @@ func TestCancellationReachesServer(t *testing.T) {
 }
 
 func TestConcurrentCallsAcrossServers(t *testing.T) {
+	t.Parallel()
 	entries := map[string]map[string]any{"hung": {"connectTimeout": 30}}
 	for i := 0; i < 10; i++ {
 		entries[fmt.Sprintf("s%d", i)] = map[string]any{}
@@ -347,6 +358,7 @@ func TestConcurrentCallsAcrossServers(t *testing.T) {
 }
 
 func TestJunkStdoutAndStderrFlood(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{
 		"junk":  e.server("-junk", "-banner"),
@@ -370,6 +382,7 @@ func TestJunkStdoutAndStderrFlood(t *testing.T) {
 }
 
 func TestManyToolsServer(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"big": {}})
 	e.servers["big"] = newInprocServer(500)
 	b := e.bridge()
@@ -396,6 +409,7 @@ func mergeMap(a, b map[string]any) map[string]any {
 // TestCallAnswersBeforeHostDeadline: a server whose own timeouts exceed the host's budget
 // gets our timeout error first, warning that a non-idempotent call may have been applied.
 func TestCallAnswersBeforeHostDeadline(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {"requestTimeout": 600}})
 	pre := e.bridge()
 	if _, errs := pre.Refresh(ctxGuard(t), []string{"s"}); len(errs) > 0 {
@@ -427,6 +441,7 @@ func TestCallAnswersBeforeHostDeadline(t *testing.T) {
 // the model and its stderr to the user only, the next call spawns the server again, and
 // idle sleep leaves no process behind.
 func TestStdioCrashSmoke(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": mergeMap(e.server("-crash-after", "2"), map[string]any{"requestTimeout": 50})}, nil)
 	b := e.bridge(extension.GenNew)
@@ -460,6 +475,7 @@ func TestStdioCrashSmoke(t *testing.T) {
 // TestStdioCancelSendsNotification: end to end, a cancelled call reaches a real stdio
 // server as notifications/cancelled for the call's request id.
 func TestStdioCancelSendsNotification(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	rec := t.TempDir() + "/rec.jsonl"
 	e.write(map[string]any{"s": e.server("-record", rec)}, nil)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestStripOutputSchema(t *testing.T) {
+	t.Parallel()
 	full := payloadFor("s", &cacheToolWithOutput)
 	if !strings.Contains(string(full), `"output_schema":`) {
 		t.Fatalf("payload lacks output_schema: %s", full)
@@ -40,6 +41,7 @@ var cacheToolWithOutput = cache.Tool{Name: "weather", Description: "Weather", In
 // follow (so server-filesystem keeps what the user configured), flags and non-directories
 // do not.
 func TestRootDirs(t *testing.T) {
+	t.Parallel()
 	project, other := t.TempDir(), t.TempDir()
 	if err := os.Mkdir(filepath.Join(project, "sub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -76,6 +78,7 @@ func TestRootDirs(t *testing.T) {
 // TestListChangedOfResourcesAndPrompts: resources and prompts list changes re-list the
 // server like a tools list change; other notifications do not.
 func TestListChangedOfResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		method string
 		relist bool
@@ -107,6 +110,7 @@ func TestListChangedOfResourcesAndPrompts(t *testing.T) {
 // images, text (also text sent as a blob) comes with its URI, other binary content is
 // described, and everything is bounded like a tool result.
 func TestResourceContents(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", DefaultBudget.Text+10)
 	res := &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
 		mcp.BlobResourceContents{URI: "img://a", MIMEType: "image/png", Blob: "iVBORw0KGgo="},
@@ -133,6 +137,7 @@ func TestResourceContents(t *testing.T) {
 }
 
 func TestPromptText(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		msgs []mcp.PromptMessage
@@ -157,6 +162,7 @@ func TestPromptText(t *testing.T) {
 // TestResourcesOfWithdrawnServersAreHidden: a server the user has not approved (or
 // withdrew) offers no resources and no prompts, although its cache entry is known.
 func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"docs": e.server()}, nil)
 	b := e.bridge(extension.GenNew)

@@ -38,6 +38,7 @@ func seedUnknownToken(t *testing.T) (*fakeoauth.Server, *testEnv, *tokenStore) {
 // the failure is reported (naming what to run, not the token), and the refused refresh
 // token is not sent again although the file still holds it.
 func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
+	t.Parallel()
 	f, e, store := seedUnknownToken(t)
 	seeded, err := os.ReadFile(store.path)
 	if err != nil {

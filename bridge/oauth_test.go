@@ -88,6 +88,7 @@ func recvVisit(t *testing.T, ch <-chan browserVisit) browserVisit {
 // attempt in the background, discovery, dynamic registration, PKCE code exchange, token
 // storage with private permissions, a call with the token, refresh on expiry, logout.
 func TestOAuthLoginFlow(t *testing.T) {
+	t.Parallel()
 	f := fakeoauth.New(t, false)
 	f.FirstExpiresIn = 60 // short-lived: refreshed once the clock passes half of it
 	e := newTestEnv(t)
@@ -229,6 +230,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 // Plain http is insecure unless the host is loopback (the fake server's own URL is, and
 // is allowed: see TestOAuthLogin).
 func TestOAuthLoginRejectsInsecure(t *testing.T) {
+	t.Parallel()
 	t.Run("http resource url", func(t *testing.T) {
 		f := fakeoauth.New(t, false)
 		e := newTestEnv(t)
@@ -266,6 +268,7 @@ func TestOAuthLoginRejectsInsecure(t *testing.T) {
 
 // The loopback callback accepts one GET to /callback with the right state and a code.
 func TestOAuthCallbackServer(t *testing.T) {
+	t.Parallel()
 	get := func(t *testing.T, method, u string) (int, string, http.Header) {
 		t.Helper()
 		req, err := http.NewRequestWithContext(ctxGuard(t), method, u, nil)
@@ -372,6 +375,7 @@ func TestOAuthCallbackServer(t *testing.T) {
 
 // A credential file that cannot be parsed gives a generic error, never its contents.
 func TestOAuthCorruptCredentialFile(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	const u = "https://mcp.example.invalid/mcp"
 	e.write(map[string]any{"r": map[string]any{"url": u}}, nil)
@@ -408,6 +412,7 @@ func TestOAuthCorruptCredentialFile(t *testing.T) {
 // token expired at once refresh it once: the second waits for the lock and finds the new
 // token. The fake rotates refresh tokens, so a second refresh would be refused.
 func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
+	t.Parallel()
 	f := fakeoauth.New(t, false)
 	e := newTestEnv(t)
 	srvURL := f.Srv.URL + "/mcp"
@@ -454,6 +459,7 @@ func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
 
 // A refresh the authorization server refuses means "needs login", not a retry loop.
 func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
+	t.Parallel()
 	f, e, store := seedUnknownToken(t)
 	b := e.bridge(extension.GenNew)
 	e.clock.Advance(time.Hour)
@@ -473,6 +479,7 @@ func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
 }
 
 func TestOAuthBrowserOpener(t *testing.T) {
+	t.Parallel()
 	for goos, want := range map[string]string{
 		"darwin":  "open https://as.example/authorize?x=1",
 		"windows": "rundll32 url.dll,FileProtocolHandler https://as.example/authorize?x=1",

@@ -18,6 +18,7 @@ import (
 // in args were shown as written. Every message now shows the reference and masks
 // credentials.
 func TestMessagesShowReferencesAndMaskCredentials(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.env["MCP_HOST"] = "secret-host-name.example"
 	e.env["TOK"] = "tok_ABCDEFGHIJ123456"
@@ -53,6 +54,7 @@ func TestMessagesShowReferencesAndMaskCredentials(t *testing.T) {
 }
 
 func TestMaskArgs(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want []string }{
 		{[]string{"-y", "@modelcontextprotocol/server-filesystem", "/home/me/projects"}, []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/me/projects"}},
 		{[]string{"--api-key", "abc123def456"}, []string{"--api-key", "[redacted]"}},

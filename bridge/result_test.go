@@ -12,6 +12,7 @@ import (
 )
 
 func TestConvertResult(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 300<<10)
 	cases := []struct {
 		name      string
@@ -63,6 +64,7 @@ func TestConvertResult(t *testing.T) {
 }
 
 func TestMediaBudget(t *testing.T) {
+	t.Parallel()
 	in := mcp.NewToolResultImage("", strings.Repeat("A", 100), "image/png")
 	out := ConvertResult(in, Budget{Text: 1000, Media: 10})
 	if len(out.Content) != 1 || out.Content[0].Type != "text" || !strings.Contains(out.Content[0].Text, "omitted") {
@@ -71,6 +73,7 @@ func TestMediaBudget(t *testing.T) {
 }
 
 func TestDescribeAndHints(t *testing.T) {
+	t.Parallel()
 	yes, no := true, false
 	cases := []struct {
 		tool cache.Tool
@@ -99,6 +102,7 @@ func TestDescribeAndHints(t *testing.T) {
 // host's line cap, which replaced the whole result with "too large to deliver". Each
 // block's wire overhead now counts against the budget and the cut keeps a marker.
 func TestManyTinyBlocksAreCutByBlocks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		content func(i int) mcp.Content

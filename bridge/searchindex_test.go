@@ -23,6 +23,7 @@ import (
 // build without searching (it would never come if only a search built the index), then
 // checks the first search answers from that index.
 func TestSearchIndexBuiltAfterReady(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"alpha": e.server("-name", "alpha")}, nil)
 	if _, errs := e.bridge(extension.GenNew).Refresh(ctxGuard(t), []string{"alpha"}); len(errs) > 0 {

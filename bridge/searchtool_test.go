@@ -38,6 +38,7 @@ func runSearch(t *testing.T, b *Bridge, args any) extension.ToolResult {
 }
 
 func TestSearchTool(t *testing.T) {
+	t.Parallel()
 	_, b := loadedBridge(t, extension.GenNew, nil)
 	cases := []struct {
 		name     string
@@ -93,6 +94,7 @@ func TestSearchTool(t *testing.T) {
 }
 
 func TestSearchDescriptionHasDirectory(t *testing.T) {
+	t.Parallel()
 	_, b := loadedBridge(t, extension.GenNew, nil)
 	d := b.searchDescription(startupFromCatalog(b.catalog()).refs())
 	for _, want := range []string{"alpha (13 tools", "beta (13 tools", "select:"} {
@@ -106,6 +108,7 @@ func TestSearchDescriptionHasDirectory(t *testing.T) {
 }
 
 func TestSearchWithoutServersOrCache(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{}, nil)
 	b := e.bridge(extension.GenNew)
@@ -127,6 +130,7 @@ func TestSearchWithoutServersOrCache(t *testing.T) {
 }
 
 func TestUnknownToolSuggests(t *testing.T) {
+	t.Parallel()
 	_, b := loadedBridge(t, extension.GenNew, nil)
 	r := b.CallTool(context.Background(), extension.ToolCall{ID: "1", Name: "mcp__alpha__ecoh"})
 	if !r.IsError || !strings.Contains(textOf(t, r), `Did you mean "mcp__alpha__echo"`) {
@@ -137,6 +141,7 @@ func TestUnknownToolSuggests(t *testing.T) {
 // TestListChangedUpdatesCacheAndNotifiesOnce drives an in-process bridge through the fake
 // host; the server adds a tool after initialization and announces it.
 func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": e.server("-list-changed-after", "300")}, nil)
 	pre := e.bridge(extension.GenNew)

@@ -14,6 +14,7 @@ import (
 // afresh on every refresh moved mcp__a__x_y from a/x-y to a newly listed a/"x y" (which
 // sorts first), so a host call reached the other tool.
 func TestNamerKeepsNames(t *testing.T) {
+	t.Parallel()
 	n := NewNamer()
 	first, _ := n.Assign([]ToolRef{{"a", "x-y"}})
 	if first[ToolRef{"a", "x-y"}] != "mcp__a__x_y" {
@@ -37,6 +38,7 @@ func TestNamerKeepsNames(t *testing.T) {
 // plain name is resolved. Before, a/"x-y" (second in line for mcp__a__x_y) was given
 // mcp__a__x_y_<hash> even when a real tool a/x_y_<hash> held that plain name.
 func TestNamerSuffixCollidesWithRealName(t *testing.T) {
+	t.Parallel()
 	suffixed := "x_y_" + shortHash("a", "x-y")
 	refs := []ToolRef{{"a", "x y"}, {"a", "x-y"}, {"a", suffixed}}
 	names, _ := AssignNames(refs)
@@ -55,6 +57,7 @@ func TestNamerSuffixCollidesWithRealName(t *testing.T) {
 // TestStableNameAcrossRefresh: the bridge-level form of TestNamerKeepsNames: a refresh that
 // lists a/"x y" next to the cached a/x-y leaves mcp__a__x_y pointing at a/x-y.
 func TestStableNameAcrossRefresh(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"a": e.server("-no-default-tools", "-raw-tool", `x y={"type":"object"}`, "-raw-tool", `x-y={"type":"object"}`)}, nil)
 	b := e.bridge(extension.GenNew)
@@ -83,6 +86,7 @@ func TestStableNameAcrossRefresh(t *testing.T) {
 // server; none may be lost. Before, the catalog was loaded, rebuilt and swapped without a
 // lock, and the last swap dropped what the others had merged.
 func TestConcurrentMergesKeepEveryServer(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	const servers = 8
 	cfg := map[string]any{}
@@ -117,6 +121,7 @@ func TestConcurrentMergesKeepEveryServer(t *testing.T) {
 // proxy calls were still checked against the old one. Packed bodies (toolbody.go) carry the
 // schema's sum, so the same holds for them.
 func TestValidatorFollowsSchemaChanges(t *testing.T) {
+	t.Parallel()
 	mk := func(enum string, packed bool) *entry {
 		es := []entry{{Name: "mcp__a__t", Server: "a", Tool: toolHead{Name: "t"},
 			body: toolBody{raw: &cache.Tool{Name: "t", InputSchema: []byte(`{"type":"object","properties":{"m":{"enum":["` + enum + `"]}}}`)}}}}

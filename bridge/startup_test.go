@@ -56,6 +56,7 @@ func startSessionWith(t *testing.T, e *testEnv, adjust func(*Bridge)) ([]string,
 // frames that decoding the cache would, a stale or missing startup file falls back to the
 // cache and is rewritten after ready, and calls and searches work after a fast start.
 func TestStartupFileMatchesDecodedCache(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"alpha": e.server("-name", "alpha"), "beta": mergeMap(e.server("-name", "beta"), map[string]any{"disabledTools": []string{"pid"}})}, nil)
 	pre := e.bridge(extension.GenNew)

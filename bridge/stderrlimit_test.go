@@ -14,6 +14,7 @@ import (
 // TestServerLogMessagesAreBounded: MCP log notifications go to the same kind of budget as
 // stderr, and through the redactor; before, each one was logged as sent.
 func TestServerLogMessagesAreBounded(t *testing.T) {
+	t.Parallel()
 	var logBuf syncBuf
 	cfg := &config.Server{Name: "s", Env: map[string]string{"API_TOKEN": "supersecretvalue123"}, Raw: config.Raw{Env: map[string]string{"API_TOKEN": "supersecretvalue123"}}}
 	s := newServer(cfg, &serverDeps{clock: newFakeClock(), log: zerolog.New(&logBuf)})

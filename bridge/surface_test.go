@@ -32,6 +32,7 @@ func (e *testEnv) bridgeOn(gen extension.Generation, sf Surface) *Bridge {
 
 // Hints name the commands of where the user is: /mcp inside zot, mcp-bridge on the CLI.
 func TestSurfaceHintsInMessages(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"dead": e.server("-exit-on-start"), "off": map[string]any{"command": "x", "enabled": false}}, nil)
 	for _, tc := range []struct {
@@ -56,6 +57,7 @@ func TestSurfaceHintsInMessages(t *testing.T) {
 // Every line of /mcp and /mcp help fits a 100-column terminal, whatever the mode, errors,
 // problems and name lengths.
 func TestMCPOutputFitsWidth(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	long := strings.Repeat("n", config.MaxServerNameLen)
 	e.write(map[string]any{
@@ -98,6 +100,7 @@ func TestMCPOutputFitsWidth(t *testing.T) {
 // search tells "being fetched" only while a refresh runs; otherwise it says how to list
 // the tools.
 func TestSearchNoToolsWording(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"alpha": e.server()}, nil)
 	for _, tc := range []struct {
@@ -123,6 +126,7 @@ func TestSearchNoToolsWording(t *testing.T) {
 
 // RefreshEach reports every server once as it finishes and counts truthfully.
 func TestRefreshEachReports(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"a": e.server(), "b": e.server("-tools", "2"), "dead": e.server("-exit-on-start")}, nil)
 	b := e.bridgeOn(extension.GenNew, SurfaceCLI)
@@ -144,6 +148,7 @@ func TestRefreshEachReports(t *testing.T) {
 
 // A broken config file shows in /mcp, and an empty list then says why.
 func TestMCPShowsBrokenFile(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	if err := os.WriteFile(filepath.Join(e.home, "mcp.json"), []byte(`{"mcpServers": {"x": {"command": "y",}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -158,6 +163,7 @@ func TestMCPShowsBrokenFile(t *testing.T) {
 }
 
 func TestBrowserCommands(t *testing.T) {
+	t.Parallel()
 	const u = "https://auth.example/authorize?x=1"
 	for _, tc := range []struct {
 		browser string

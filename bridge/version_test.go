@@ -52,6 +52,7 @@ func clientInfos(t *testing.T, record string) []map[string]string {
 // initialize (Options.Version), on a stdio start and on an HTTP re-initialization
 // after the server forgot the session; with no version given, ClientVersion.
 func TestInitializeReportsVersion(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, version, want string
 		http                bool
