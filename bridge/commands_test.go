@@ -19,7 +19,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/templates"
 )
@@ -38,7 +37,7 @@ func (e *testEnv) startHost(tune func(*Bridge)) *hostEnv {
 	t := e.t
 	t.Helper()
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(t)),
-		Supervisor: []string{os.Args[0], supervise.Arg}})
+		Supervisor: supervisorArgv()})
 	if tune != nil {
 		tune(b)
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/remote"
 )
@@ -569,7 +568,7 @@ func TestNoSecretLeaks(t *testing.T) {
 	e.write(servers, nil)
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	b.Load(e.project, extension.GenNew)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

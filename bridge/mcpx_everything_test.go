@@ -19,7 +19,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -79,7 +78,7 @@ func everythingHost(t *testing.T, caps []string, sampling bool, extra map[string
 
 	log := &syncBuf{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(io.MultiWriter(log, testLog(t))).Level(zerolog.DebugLevel),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	b.x.advertiseSampling = sampling
 	h := serveHost(t, b)
 	regs := h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: caps})

@@ -14,7 +14,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -31,7 +30,7 @@ func TestSearchIndexBuiltAfterReady(t *testing.T) {
 	}
 
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(t)),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	h, in, out := exttest.NewPipe(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -117,7 +116,7 @@ func BenchmarkFirstSearch(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var first, build []float64
 			for b.Loop() {
-				br := New(Options{ZotHome: home, Log: zerolog.Nop(), Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+				br := New(Options{ZotHome: home, Log: zerolog.Nop(), Supervisor: supervisorArgv(), Resolver: noDNS()})
 				h, in, out := exttest.NewPipe(b)
 				sctx, stop := context.WithCancel(ctx)
 				done := make(chan error, 1)

@@ -12,7 +12,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -157,7 +156,7 @@ func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
 	}
 
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: SystemClock{}, Log: zerolog.New(io.Discard),
-		Supervisor: []string{testBinary(), supervise.Arg}})
+		Supervisor: supervisorArgv()})
 	h, in, out := exttest.NewPipe(t)
 	ctx := ctxGuard(t)
 	done := make(chan error, 1)
@@ -200,5 +199,3 @@ func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
 		t.Fatalf("left processes: %v", left)
 	}
 }
-
-func testBinary() string { return mustExecutable() }
