@@ -89,8 +89,9 @@ type Options struct {
 	// transport: tests and benchmarks give in-process sessions (session.OpenInProcess).
 	Connect Connector
 	// StartupGC lets Setup switch the garbage collector off while it loads and registers
-	// (up to a heap of startupHeapLimit). The setting is process-wide, so only a process
-	// that runs one bridge (the extension's main) may set it.
+	// (up to a heap of startupHeapLimit) and add two Ps while it writes a large startup
+	// file (spareProcs). The settings are process-wide, so only a process that runs one
+	// bridge (the extension's main) may set it.
 	StartupGC bool
 }
 
@@ -113,8 +114,17 @@ type Bridge struct {
 	catReady chan struct{} // closed once cat holds the full catalog
 	catOnce  sync.Once
 	startup  *startupSet // set when Setup registered from the startup file
-	setupErr error       // a panic recovered in Setup, reported after ready
-	cacheErr error
+	sent     *cache.Sent // the startup file's sent section, when it went out at this start
+	// What the sent section was checked against, and the raw inputs and state this
+	// process loaded its config from (startupsent.go).
+	sentMeta   sentMeta
+	sentInputs string
+	sentStamp  cache.Stamp
+	procs      int                         // GOMAXPROCS to restore after ready (spareProcs); 0: unchanged
+	loaded     loadedInputs                // what loadConfig read, digested after ready (noteInputs)
+	noted      atomic.Pointer[notedInputs] // their digest, once noteInputs ran
+	setupErr   error                       // a panic recovered in Setup, reported after ready
+	cacheErr   error
 	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
 	// built from the startup file's own data (the registered tools keep working).
 	cacheFallback bool
@@ -193,7 +203,13 @@ func (b *Bridge) Load(projectDir string, gen extension.Generation) {
 // loadConfig reads the config files and creates one Server per entry.
 func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.projectDir = projectDir
-	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: b.opts.LookupEnv})
+	files := b.inputFiles(projectDir)
+	var env []string
+	lookup := func(k string) (string, bool) {
+		env = append(env, k)
+		return b.opts.LookupEnv(k)
+	}
+	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: lookup})
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
 		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, surface: b.opts.Surface,
@@ -209,6 +225,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	}
 	sort.Strings(b.names)
 	b.loadTrust()
+	b.loaded = loadedInputs{projectDir: projectDir, files: files, env: env, pending: b.pendingFlags()}
 }
 
 // loadCatalog decodes the cache file and builds the catalog from every usable server's
@@ -314,20 +331,12 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 		b.opts.Log.Warn().Msg("hello_ack carried no cwd; project config and relative paths are unavailable")
 	}
 	if b.opts.StartupGC {
-		defer pauseGC()()
+		defer startupRuntime()()
 	}
 	if err := b.safely("loading the MCP config and tool cache", func() { b.loadLocal(dir) }); err != nil {
 		b.recoverSetup(err)
 	}
-	regErr := b.safely("registering the MCP tools", func() {
-		if err := b.registerTools(s); err != nil {
-			b.opts.Log.Warn().Err(err).Msg("tools not registered")
-		}
-	})
-	if regErr != nil {
-		b.setupErr = errors.Join(b.setupErr, regErr)
-	}
-	if err := s.RegisterCommand(CommandName, "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)"); err != nil {
+	if err := b.register(s); err != nil {
 		return err
 	}
 	// The stale servers are listed right after ready: a search meanwhile is told that
@@ -358,8 +367,16 @@ func (b *Bridge) loadLocal(dir string) {
 	if b.faultHook != nil {
 		b.faultHook("load")
 	}
+	sentc := b.readSent()
+	files := b.inputFiles(dir)
+	sent := <-sentc
+	early := b.sendSent(sent, dir, files)
 	b.loadConfig(dir, b.host.Generation())
-	if b.loadStartup() {
+	if early {
+		b.startup = &startupSet{fast: true, sent: true}
+		b.stale = b.sentMeta.Stale
+		b.opts.Log.Debug().Bool("sent", true).Msg("registering from the startup file")
+	} else if b.loadStartup() {
 		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
 	} else {
 		b.loadCatalog(nil)
@@ -395,6 +412,8 @@ func (b *Bridge) recoverSetup(err error) {
 	if rmErr := cache.RemoveFrames(cache.FramesPath(b.opts.CachePath)); rmErr != nil {
 		b.opts.Log.Warn().Err(rmErr).Msg("startup file not removed")
 	}
+	// A sent section that went out stays: the writer may still be sending it (afterReady
+	// releases it), and register must not send the registrations twice.
 	b.startup = nil
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.publishCatalog(nil, nil)
@@ -402,40 +421,54 @@ func (b *Bridge) recoverSetup(err error) {
 	b.startup = startupFromCatalog(b.cat.Load())
 }
 
-// registerTools sends every tool registration of the active mode: the search tool, then
-// the tools as pre-encoded frames (deferred or eager), or the proxy call tool. Setup
-// registers /mcp after it, whatever happened here.
-func (b *Bridge) registerTools(s *extension.Session) error {
-	set := b.startup
-	if err := s.RegisterTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.refs()), Schema: searchSchema}); err != nil {
+// registerTools adds every tool registration of the active mode to regs: the search
+// tool, then the tools as pre-encoded frames (deferred or eager), or the proxy call tool.
+// Setup registers /mcp after them, whatever happened here.
+func (b *Bridge) registerTools(regs *extension.Registrations, set *startupSet) error {
+	if err := regs.AddTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.refs()), Schema: searchSchema}); err != nil {
 		return err
 	}
 	if b.mode == ModeProxy {
-		if err := s.RegisterTool(extension.Tool{Name: CallToolName, Description: callToolDescription, Schema: callSchema}); err != nil {
+		if err := regs.AddTool(extension.Tool{Name: CallToolName, Description: callToolDescription, Schema: callSchema}); err != nil {
 			return err
 		}
-	} else if err := s.RegisterToolFrames(set.frames(b.mode == ModeDeferred, b.toolPayload)); err != nil {
-		b.opts.Log.Warn().Err(err).Msg("tools not registered")
+	} else {
+		b.addTools(regs, set, b.mode == ModeDeferred)
 	}
-	if err := b.registerReadResource(s); err != nil {
+	if err := b.registerReadResource(regs); err != nil {
 		return err
 	}
-	return b.registerTaskResult(s)
+	return b.registerTaskResult(regs)
 }
 
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.
 func (b *Bridge) afterReady() {
 	log := b.opts.Log
+	if b.procs > 0 {
+		runtime.GOMAXPROCS(b.procs)
+	}
+	// Before any command can change an approval: the inputs and the state they gave.
+	b.noteInputs()
+	if b.startup.sent {
+		b.checkSent()
+	}
 	if b.startup.fast {
 		// A panic here would leave every call waiting for a catalog that never comes.
 		if err := b.safely("decoding the tool cache", b.finishStartup); err != nil {
 			b.setupErr = errors.Join(b.setupErr, err)
 			b.catalogFromStartup()
 		}
-	} else {
+	}
+	if !b.startup.sent {
+		// The next start with this configuration copies what this one sent.
 		b.writeStartup()
 	}
 	b.startup = nil
+	if b.sent != nil {
+		// Written and flushed before ready.
+		b.sent.Release()
+		b.sent = nil
+	}
 	// Hand the startup garbage (the file bytes, the frames) back to the OS.
 	debug.FreeOSMemory()
 	cat := b.catalog()

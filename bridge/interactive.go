@@ -35,14 +35,9 @@ func (b *Bridge) interactive(server, tool string) bool {
 }
 
 // toolPayload is a tool's pre-encoded registration payload as this host takes it
-// (hostPayload), marked interactive where the host honours it.
-func (b *Bridge) toolPayload(ref ToolRef, payload []byte) []byte {
-	payload = b.hostPayload(payload)
-	if !b.interactiveHost() || !b.interactive(ref.Server, ref.Tool) {
-		return payload
-	}
-	out := make([]byte, 0, len(payload)+len(`,"interactive":true`))
-	return append(append(out, payload...), `,"interactive":true`...)
+// (hostPayload), and whether to register it as interactive (where the host honours it).
+func (b *Bridge) toolPayload(ref ToolRef, payload extension.ToolPayload) (extension.ToolPayload, bool) {
+	return b.hostPayload(payload), b.interactiveHost() && b.interactive(ref.Server, ref.Tool)
 }
 
 // callBudget is the budget of one call of the server's tool, and ctx marked when the

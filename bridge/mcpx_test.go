@@ -22,7 +22,7 @@ func TestStripOutputSchema(t *testing.T) {
 	if !strings.Contains(string(full), `"output_schema":`) {
 		t.Fatalf("payload lacks output_schema: %s", full)
 	}
-	got := stripOutputSchema(full)
+	got := full.WithoutOutputSchema()
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(append(append([]byte{'{'}, got...), '}'), &m); err != nil {
 		t.Fatalf("stripped payload is not JSON members: %s", got)

@@ -1,9 +1,6 @@
 package bridge
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
@@ -14,27 +11,10 @@ import (
 // extension layer leaves structured_content out.
 
 // hostPayload is a tool's pre-encoded registration payload as this host takes it: the
-// payload itself on hosts that announce capabilities, without output_schema elsewhere.
-func (b *Bridge) hostPayload(payload []byte) []byte {
-	if b.host.Generation() == extension.GenNew || !bytes.Contains(payload, []byte(`"output_schema":`)) {
+// output schema only for hosts that announce capabilities.
+func (b *Bridge) hostPayload(payload extension.ToolPayload) extension.ToolPayload {
+	if b.host.Generation() == extension.GenNew {
 		return payload
 	}
-	return stripOutputSchema(payload)
-}
-
-// stripOutputSchema removes output_schema from a payload (the members of a register_tool
-// object after its name). Only hosts without capabilities in an explicitly configured
-// deferred or direct mode take this path, so it may decode.
-func stripOutputSchema(payload []byte) []byte {
-	var m map[string]json.RawMessage
-	obj := append(append([]byte{'{'}, payload...), '}')
-	if json.Unmarshal(obj, &m) != nil {
-		return payload
-	}
-	delete(m, "output_schema")
-	out, err := json.Marshal(m)
-	if err != nil || len(out) < 2 {
-		return payload
-	}
-	return out[1 : len(out)-1]
+	return payload.WithoutOutputSchema()
 }

@@ -37,11 +37,11 @@ var readResourceSchema = json.RawMessage(`{"type":"object","properties":{"server
 // that finds a resource activates it), eagerly on hosts without deferred tools. It is
 // registered whenever servers are configured: at startup the bridge reads only the
 // startup file, which does not say which servers have resources.
-func (b *Bridge) registerReadResource(s *extension.Session) error {
+func (b *Bridge) registerReadResource(r *extension.Registrations) error {
 	if len(b.names) == 0 {
 		return nil // no server, no resource
 	}
-	return s.RegisterTool(extension.Tool{Name: ReadResourceToolName, Description: readResourceDescription,
+	return r.AddTool(extension.Tool{Name: ReadResourceToolName, Description: readResourceDescription,
 		Schema: readResourceSchema, Deferred: b.mode == ModeDeferred})
 }
 

@@ -314,11 +314,11 @@ func withTaskHint(res *mcp.CallToolResult, out extension.ToolResult) extension.T
 
 // registerTaskResult registers mcp__task_result like mcp__read_resource: deferred where
 // tools are (a "still running" result activates it), directly elsewhere.
-func (b *Bridge) registerTaskResult(s *extension.Session) error {
+func (b *Bridge) registerTaskResult(r *extension.Registrations) error {
 	if len(b.names) == 0 {
 		return nil
 	}
-	return s.RegisterTool(extension.Tool{Name: TaskResultToolName, Description: taskResultDescription,
+	return r.AddTool(extension.Tool{Name: TaskResultToolName, Description: taskResultDescription,
 		Schema: taskResultSchema, Deferred: b.mode == ModeDeferred})
 }
 

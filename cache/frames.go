@@ -13,22 +13,38 @@ import (
 	"strings"
 )
 
-// The startup file sits next to the cache file and holds, per server, each tool's
-// registration payload already encoded, so the bridge can register thousands of cached
-// tools inside the host's 250 ms window without decoding the cache (decoding 2,000 tools
-// costs 5 ms on a warm heap and about three times that in a fresh process). It is derived
-// data: it records which version of the cache file it was made from (size and modification
-// time), and a reader that finds it missing, damaged or made from another version falls
-// back to the cache file, which stays the source of truth.
+// The startup file sits next to the cache file and holds what the bridge needs to register
+// thousands of cached tools inside the host's 250 ms window without decoding the cache
+// (decoding 2,000 tools costs 5 ms on a warm heap and about three times that in a fresh
+// process). It is derived data: it records which version of the cache file it was made
+// from (size and modification time), and a reader that finds it missing, damaged or made
+// from another version falls back to the cache file, which stays the source of truth.
 //
-// Version 2 adds a CRC-32C of everything after the header line, so a file damaged on disk
-// (a torn write, a flipped bit, an editor) is recognised as damaged instead of handing the
-// host a broken frame.
-const framesMagic = "mcp-bridge-startup 2"
+// It has two sections, each with its own length and CRC-32C, so a reader reads only the
+// one it uses and a file damaged on disk (a flipped bit, an editor) is recognised as
+// damaged instead of handing the host a broken frame:
+//
+//   - the sent section: the bytes one bridge configuration sent to the host at startup,
+//     exactly as sent, under a key that identifies everything they were built from (the
+//     bridge computes it; this package only compares it). A start whose key matches
+//     copies them to the host and does nothing else;
+//   - the payload section: per server, its fingerprint and each tool's registration
+//     payload already encoded, from which a start with another configuration builds
+//     its frames.
+//
+// Version 3 added the sent section; a file of another version is stale, not damaged.
+const framesMagic = "mcp-bridge-startup 3"
 
 // framesFamily starts the header of every version of the startup file; a header of
 // another version is stale, not damaged.
 const framesFamily = "mcp-bridge-startup "
+
+// noSentKey is the key of an empty sent section.
+const noSentKey = "-"
+
+// maxSentHead bounds the header and the sent section's line: a reader reads this much
+// to find the sections.
+const maxSentHead = 32 << 10
 
 // minToolLine is the shortest tool line a startup file can hold: an empty quoted name, a
 // tab, the shortest payload and a newline. It bounds the tool count a server line may claim.
@@ -68,9 +84,29 @@ type FrameTool struct {
 	Payload []byte
 }
 
-// WriteFrames writes the startup file for the cache version stamp, atomically (0600).
-// Payloads must not contain a newline.
+// Sent is the startup file's sent section: bytes sent to the host at one start, opaque to
+// this package.
+type Sent struct {
+	// Key identifies everything Frames were built from: a non-empty run of letters and
+	// digits (a hex digest).
+	Key string
+	// Meta is a little data the bridge keeps beside the frames (at most a few KiB).
+	Meta string
+	// Frames are the bytes sent.
+	Frames []byte
+
+	release func() // unmaps Frames (ReadSent)
+}
+
+// WriteFrames writes a startup file without a sent section (see WriteStartup).
 func WriteFrames(path string, stamp Stamp, servers map[string]*FrameServer) error {
+	return WriteStartup(path, stamp, nil, servers)
+}
+
+// WriteStartup writes the startup file for the cache version stamp, atomically (0600):
+// the sent section (none when sent is nil) and every server's payloads. Payloads must not
+// contain a newline.
+func WriteStartup(path string, stamp Stamp, sent *Sent, servers map[string]*FrameServer) error {
 	var b bytes.Buffer
 	names := slices.Sorted(maps.Keys(servers))
 	for _, n := range names {
@@ -93,38 +129,197 @@ func WriteFrames(path string, stamp Stamp, servers map[string]*FrameServer) erro
 		}
 	}
 	body := b.Bytes()
-	out := make([]byte, 0, len(body)+64)
-	out = fmt.Appendf(out, "%s %d %d %08x\n", framesMagic, stamp.Size, stamp.ModTime, crc32.Checksum(body, crcTable))
+	key, meta, frames := noSentKey, "", []byte(nil)
+	if sent != nil {
+		if !validKey(sent.Key) {
+			return errors.New("startup file: the sent section's key is not a run of letters and digits")
+		}
+		key, meta, frames = sent.Key, sent.Meta, sent.Frames
+	}
+	head := fmt.Appendf(nil, "%s %d %d\nX\t%s\t%s\t%d\t%08x\n", framesMagic, stamp.Size, stamp.ModTime,
+		key, strconv.Quote(meta), len(frames), crc32.Checksum(frames, crcTable))
+	if len(head) > maxSentHead {
+		return errors.New("startup file: the sent section's metadata is too long")
+	}
+	out := make([]byte, 0, len(head)+len(frames)+len(body)+32)
+	out = append(append(append(out, head...), frames...), fmt.Appendf(nil, "P\t%d\t%08x\n", len(body), crc32.Checksum(body, crcTable))...)
 	return writeAtomic(path, append(out, body...))
+}
+
+// validKey reports whether k is a non-empty run of ASCII letters and digits.
+func validKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // ErrFramesStale reports a startup file made from another version of the cache file.
 var ErrFramesStale = errors.New("startup file was made from another version of the tool cache")
 
-// ReadFrames reads the startup file and checks that it was made from the cache version
-// stamp. Payloads point into one buffer read from disk; callers must not modify them. A
-// missing file gives an fs.ErrNotExist error, a file made from another cache version or by
-// another format version ErrFramesStale, and a damaged one an error that says what; the
-// startup file is derived data, so the caller discards a damaged one and rebuilds it.
-func ReadFrames(path string, stamp Stamp) (map[string]*FrameServer, error) {
-	data, err := os.ReadFile(path)
+// ErrNoSent reports a startup file without a sent section.
+var ErrNoSent = errors.New("startup file holds no sent section")
+
+// startupHead is what the first lines of a startup file say.
+type startupHead struct {
+	key, meta string
+	sentOff   int64 // where the sent section's bytes start
+	sentLen   int64
+	sentSum   uint32
+	size      int64 // the whole file's
+}
+
+// readHead opens the startup file, checks that it was made from the cache version stamp
+// and reads where its sections are. head holds the file's first bytes (up to
+// maxSentHead).
+func readHead(path string, stamp Stamp) (f *os.File, h startupHead, head []byte, err error) {
+	f, err = os.Open(path)
+	if err != nil {
+		return nil, h, nil, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			f = nil
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, h, nil, err
+	}
+	h.size = st.Size()
+	head = make([]byte, min(h.size, maxSentHead))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return nil, h, nil, err
+	}
+	line, rest, ok := bytes.Cut(head, []byte{'\n'})
+	if !ok {
+		return nil, h, nil, errors.New("startup file: no header")
+	}
+	if !bytes.HasPrefix(line, []byte(framesFamily)) {
+		return nil, h, nil, errors.New("startup file: unknown format")
+	}
+	version, ok := bytes.CutPrefix(line, []byte(framesMagic+" "))
+	if !ok {
+		return nil, h, nil, ErrFramesStale
+	}
+	var size, mtime int64
+	if n, err := fmt.Sscanf(string(version), "%d %d", &size, &mtime); n != 2 || err != nil || string(version) != fmt.Sprintf("%d %d", size, mtime) {
+		return nil, h, nil, errors.New("startup file: damaged header")
+	}
+	if size != stamp.Size || mtime != stamp.ModTime {
+		return nil, h, nil, ErrFramesStale
+	}
+	x, _, ok := bytes.Cut(rest, []byte{'\n'})
+	if !ok {
+		return nil, h, nil, errors.New("startup file: damaged sent section header")
+	}
+	fl := bytes.Split(x, []byte{'\t'})
+	if len(fl) != 5 || string(fl[0]) != "X" || len(fl[4]) != 8 {
+		return nil, h, nil, errors.New("startup file: damaged sent section header")
+	}
+	h.key = string(fl[1])
+	if h.meta, err = strconv.Unquote(string(fl[2])); err != nil {
+		return nil, h, nil, errors.New("startup file: damaged sent section header")
+	}
+	h.sentOff = int64(len(line) + 1 + len(x) + 1)
+	h.sentLen, err = strconv.ParseInt(string(fl[3]), 10, 64)
+	if err != nil || h.sentLen < 0 || h.sentLen > h.size-h.sentOff {
+		return nil, h, nil, errors.New("startup file: damaged sent section length")
+	}
+	sum, err := strconv.ParseUint(string(fl[4]), 16, 32)
+	if err != nil {
+		return nil, h, nil, errors.New("startup file: damaged sent section header")
+	}
+	h.sentSum = uint32(sum)
+	return f, h, head, nil
+}
+
+// ReadSent reads the startup file's sent section, checking that the file was made from
+// the cache version stamp. It reads the file's head and maps the section's bytes (where
+// the system can; else it reads them) as the returned Frames, and nothing else: the file
+// is replaced, never rewritten in place, so the mapping stays valid until Release. A
+// fresh process touching new memory for them page by page costs more than the bytes. Errors are as ReadFrames gives them, and
+// ErrNoSent when the file has no sent section.
+func ReadSent(path string, stamp Stamp) (*Sent, error) {
+	f, h, _, err := readHead(path, stamp)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	if h.key == noSentKey {
+		return nil, ErrNoSent
+	}
+	if !validKey(h.key) {
+		return nil, errors.New("startup file: damaged sent section key")
+	}
+	frames, release, err := readSection(f, h.sentOff, h.sentLen)
+	if err != nil {
+		return nil, fmt.Errorf("startup file: reading the sent section: %w", err)
+	}
+	if crc32.Checksum(frames, crcTable) != h.sentSum {
+		release()
+		return nil, errors.New("startup file: checksum mismatch in the sent section (the file was damaged)")
+	}
+	return &Sent{Key: h.key, Meta: h.meta, Frames: frames, release: release}, nil
+}
+
+// Release gives back the memory of s.Frames, which must not be used afterwards. Frames
+// may be a mapping of the file rather than a copy, and a mapping counts in the process's
+// resident memory until it is released.
+func (s *Sent) Release() {
+	if s.release != nil {
+		s.release()
+		s.release = nil
+	}
+	s.Frames = nil
+}
+
+// readAtSection reads n bytes at off from f into a new buffer (readSection where the file
+// cannot be mapped).
+func readAtSection(f *os.File, off, n int64) ([]byte, func(), error) {
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return nil, nil, err
+	}
+	return buf, func() {}, nil
+}
+
+// ReadFrames reads the startup file's payload section and checks that the file was made
+// from the cache version stamp. Payloads point into one buffer read from disk; callers
+// must not modify them. A missing file gives an fs.ErrNotExist error, a file made from
+// another cache version or by another format version ErrFramesStale, and a damaged one an
+// error that says what; the startup file is derived data, so the caller discards a
+// damaged one and rebuilds it.
+func ReadFrames(path string, stamp Stamp) (map[string]*FrameServer, error) {
+	f, h, _, err := readHead(path, stamp)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	off := h.sentOff + h.sentLen
+	data := make([]byte, h.size-off)
+	if _, err := f.ReadAt(data, off); err != nil {
+		return nil, fmt.Errorf("startup file: reading the payload section: %w", err)
+	}
 	line, rest, ok := bytes.Cut(data, []byte{'\n'})
-	if !ok {
-		return nil, errors.New("startup file: no header")
+	fl := bytes.Split(line, []byte{'\t'})
+	if !ok || len(fl) != 3 || string(fl[0]) != "P" || len(fl[2]) != 8 {
+		return nil, errors.New("startup file: damaged payload section header")
 	}
-	if !bytes.HasPrefix(line, []byte(framesFamily)) {
-		return nil, errors.New("startup file: unknown format")
+	n, err := strconv.Atoi(string(fl[1]))
+	if err != nil || n != len(rest) {
+		return nil, errors.New("startup file: damaged payload section length")
 	}
-	want := fmt.Sprintf("%s %d %d ", framesMagic, stamp.Size, stamp.ModTime)
-	if !bytes.HasPrefix(line, []byte(want)) {
-		return nil, ErrFramesStale
-	}
-	sum, err := strconv.ParseUint(string(line[len(want):]), 16, 32)
-	if err != nil || len(line)-len(want) != 8 {
-		return nil, errors.New("startup file: damaged header")
+	sum, err := strconv.ParseUint(string(fl[2]), 16, 32)
+	if err != nil {
+		return nil, errors.New("startup file: damaged payload section header")
 	}
 	if crc32.Checksum(rest, crcTable) != uint32(sum) {
 		return nil, errors.New("startup file: checksum mismatch (the file was damaged)")

@@ -65,7 +65,7 @@ func TestFramesRoundTripAndStaleness(t *testing.T) {
 // framesFile is a startup file for stamp with body after a correct header, so a test can
 // damage the body without tripping the checksum.
 func framesFile(stamp Stamp, body string) string {
-	return fmt.Sprintf("%s %d %d %08x\n", framesMagic, stamp.Size, stamp.ModTime, crc32.Checksum([]byte(body), crcTable)) + body
+	return fmt.Sprintf("%s %d %d\nX\t-\t\"\"\t0\t00000000\nP\t%d\t%08x\n", framesMagic, stamp.Size, stamp.ModTime, len(body), crc32.Checksum([]byte(body), crcTable)) + body
 }
 
 // TestFramesDamaged: every damaged startup file is refused with a one-line error and never
@@ -92,8 +92,13 @@ func TestFramesDamaged(t *testing.T) {
 		"payload comma":    framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\"p\":1,\n"),
 		"server twice":     framesFile(stamp, "S\t\"a\"\tf\t0\nS\t\"a\"\tf\t0\n"),
 		"checksum":         strings.Replace(good, "\"p\":1", "\"p\":2", 1),
-		"bad checksum hex": framesMagic + " 10 20 zz\n",
-		"short checksum":   framesMagic + " 10 20 1\n",
+		"bad header":       framesMagic + " 10 20 zz\n",
+		"no sent header":   framesMagic + " 10 20\n",
+		"bad sent header":  framesMagic + " 10 20\nX\tk\n",
+		"sent over file":   framesMagic + " 10 20\nX\tk\t\"\"\t999\t00000000\n",
+		"bad checksum hex": strings.Replace(good, "\nP\t", "\nP\tzz\t", 1),
+		"short checksum":   framesMagic + " 10 20\nX\t-\t\"\"\t0\t00000000\nP\t0\t1\n",
+		"bad length":       strings.Replace(good, "\nP\t", "\nP\t9", 1),
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -118,5 +123,56 @@ func TestFramesDamaged(t *testing.T) {
 	}
 	if _, err := ReadFrames(path, stamp); !errors.Is(err, ErrFramesStale) {
 		t.Fatalf("old format: %v", err)
+	}
+}
+
+// TestSentSection: the sent section comes back byte for byte beside the payloads, each
+// section is read on its own, a damaged section is refused as damaged (not stale), and a
+// file without one says so.
+func TestSentSection(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.startup")
+	stamp := Stamp{Size: 10, ModTime: 20}
+	servers := map[string]*FrameServer{"a": {Fingerprint: "f", Tools: []FrameTool{{Name: "t", Payload: []byte(`"p":1`)}}}}
+	frames := []byte("{\"type\":\"register_tool\",\"name\":\"x\"}\n" + strings.Repeat("y", 40<<10) + "\n")
+	sent := &Sent{Key: "abc123", Meta: "{\"stale\":[\"b\\tc\"]}\n", Frames: frames}
+	if err := WriteStartup(path, stamp, sent, servers); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSent(path, stamp)
+	if err != nil || got.Key != sent.Key || got.Meta != sent.Meta || string(got.Frames) != string(frames) {
+		t.Fatalf("sent section read back as %+v, %v", got, err)
+	}
+	back, err := ReadFrames(path, stamp)
+	if err != nil || string(back["a"].Tools[0].Payload) != `"p":1` {
+		t.Fatalf("payloads beside a sent section: %+v, %v", back, err)
+	}
+	if _, err := ReadSent(path, Stamp{Size: 10, ModTime: 21}); !errors.Is(err, ErrFramesStale) {
+		t.Fatalf("stale stamp: %v", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := []byte(strings.Replace(string(data), "yyyy", "yyyz", 1))
+	if err := os.WriteFile(path, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSent(path, stamp); err == nil || errors.Is(err, ErrFramesStale) || errors.Is(err, ErrNoSent) {
+		t.Fatalf("damaged sent section: %v", err)
+	}
+	if _, err := ReadFrames(path, stamp); err != nil {
+		t.Fatalf("payloads behind a damaged sent section: %v", err)
+	}
+	if err := WriteFrames(path, stamp, servers); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSent(path, stamp); !errors.Is(err, ErrNoSent) {
+		t.Fatalf("file without a sent section: %v", err)
+	}
+	for _, key := range []string{"", "a b", "a\tb", "-"} {
+		if err := WriteStartup(path, stamp, &Sent{Key: key}, servers); err == nil {
+			t.Errorf("key %q written", key)
+		}
 	}
 }

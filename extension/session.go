@@ -36,20 +36,29 @@ func (s *Session) Host() HostInfo {
 // name, a Schema or OutputSchema that is not valid JSON, a frame too long for
 // one line, or a closed connection.
 func (s *Session) RegisterTool(t Tool) error {
+	frame, err := toolFrame(t)
+	if err != nil {
+		return err
+	}
+	return s.queue(frame)
+}
+
+// toolFrame encodes t's register_tool frame, checked as RegisterTool documents.
+func toolFrame(t Tool) ([]byte, error) {
 	if t.Name == "" {
-		return errors.New("extension: tool without name")
+		return nil, errors.New("extension: tool without name")
 	}
 	if len(bytes.TrimSpace(t.Schema)) > 0 && !gojson.Valid(t.Schema) {
-		return fmt.Errorf("extension: tool %s: schema is not valid JSON", t.Name)
+		return nil, fmt.Errorf("extension: tool %s: schema is not valid JSON", t.Name)
 	}
 	if len(bytes.TrimSpace(t.OutputSchema)) > 0 && !gojson.Valid(t.OutputSchema) {
-		return fmt.Errorf("extension: tool %s: output schema is not valid JSON", t.Name)
+		return nil, fmt.Errorf("extension: tool %s: output schema is not valid JSON", t.Name)
 	}
 	frame := AppendToolFrame(nil, t)
 	if len(frame) > maxFrame {
-		return fmt.Errorf("extension: tool %s: register_tool frame is %d bytes, the limit is %d", t.Name, len(frame), maxFrame)
+		return nil, fmt.Errorf("extension: tool %s: register_tool frame is %d bytes, the limit is %d", t.Name, len(frame), maxFrame)
 	}
-	return s.queue(frame)
+	return frame, nil
 }
 
 // RegisterToolFrame queues a pre-encoded register_tool frame, such as one
@@ -125,17 +134,26 @@ type commandFrame struct {
 // RegisterCommand queues a register_command frame for the slash command
 // name (without the slash).
 func (s *Session) RegisterCommand(name, description string) error {
-	if name == "" {
-		return errors.New("extension: command without name")
-	}
-	b, err := marshalFrame(commandFrame{Type: "register_command", Name: name, Description: description})
+	b, err := commandFrameFor(name, description)
 	if err != nil {
 		return err
 	}
-	if len(b) > maxFrame {
-		return fmt.Errorf("extension: command %s: register_command frame is %d bytes, the limit is %d", name, len(b), maxFrame)
-	}
 	return s.queue(b)
+}
+
+// commandFrameFor encodes the register_command frame, checked as RegisterCommand does.
+func commandFrameFor(name, description string) ([]byte, error) {
+	if name == "" {
+		return nil, errors.New("extension: command without name")
+	}
+	b, err := marshalFrame(commandFrame{Type: "register_command", Name: name, Description: description})
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxFrame {
+		return nil, fmt.Errorf("extension: command %s: register_command frame is %d bytes, the limit is %d", name, len(b), maxFrame)
+	}
+	return b, nil
 }
 
 // notifyFrame is the wire form of notify.

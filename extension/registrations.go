@@ -1,0 +1,232 @@
+package extension
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	gojson "github.com/goccy/go-json"
+)
+
+// ToolPayload is the part of a tool's register_tool frame that does not depend on the
+// name it is registered under or how it is registered: its description, schema and
+// output schema, encoded once. A handler that registers thousands of cached tools keeps
+// these (in memory or on disk) and builds frames from them with Registrations.AddPayload
+// without encoding the tools again. It is opaque outside this package.
+type ToolPayload []byte
+
+// framePrefix starts every register_tool frame; the name follows it.
+const framePrefix = `{"type":"register_tool","name":`
+
+// EncodeToolPayload encodes t's description, schema and output schema (t's Name,
+// Deferred and Interactive are not part of a payload). Schemas are treated as
+// AppendToolFrame treats them.
+func EncodeToolPayload(t Tool) ToolPayload {
+	t.Name, t.Deferred, t.Interactive = "", false, false
+	frame := AppendToolFrame(nil, t)
+	// {"type":"register_tool","name":"",<payload>}
+	return ToolPayload(frame[len(framePrefix)+len(`"",`) : len(frame)-1])
+}
+
+// Valid reports whether p has the shape EncodeToolPayload gives: JSON object members that
+// start with a quoted key, on one line. It is a cheap check for a payload read back from
+// storage (whether the members are valid JSON is the storage's checksum's job).
+func (p ToolPayload) Valid() bool {
+	return len(p) >= 2 && p[0] == '"' && p[len(p)-1] != ',' && p[len(p)-1] != '\\' && bytes.IndexByte(p, '\n') < 0
+}
+
+// payloadFields is what a payload holds.
+type payloadFields struct {
+	Description  string          `json:"description"`
+	Schema       json.RawMessage `json:"schema"`
+	OutputSchema json.RawMessage `json:"output_schema"`
+}
+
+// Decode returns the description, schema and output schema p was encoded from (the
+// Tool's other fields are zero).
+func (p ToolPayload) Decode() (Tool, error) {
+	var f payloadFields
+	if err := gojson.Unmarshal(p.object(), &f); err != nil {
+		return Tool{}, fmt.Errorf("extension: tool payload is not valid: %w", err)
+	}
+	return Tool{Description: f.Description, Schema: f.Schema, OutputSchema: f.OutputSchema}, nil
+}
+
+// HasOutputSchema reports whether p carries an output schema.
+func (p ToolPayload) HasOutputSchema() bool {
+	return bytes.Contains(p, []byte(`"output_schema":`))
+}
+
+// WithoutOutputSchema returns p without its output schema, for hosts that do not take
+// one; p itself when it has none or cannot be decoded.
+func (p ToolPayload) WithoutOutputSchema() ToolPayload {
+	if !p.HasOutputSchema() {
+		return p
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(p.object(), &m) != nil {
+		return p
+	}
+	delete(m, "output_schema")
+	out, err := json.Marshal(m)
+	if err != nil || len(out) < 2 {
+		return p
+	}
+	return ToolPayload(out[1 : len(out)-1])
+}
+
+// object is p as the JSON object it is the members of.
+func (p ToolPayload) object() []byte {
+	obj := make([]byte, 0, len(p)+2)
+	return append(append(append(obj, '{'), p...), '}')
+}
+
+// Registrations collects register_tool and register_command frames in one buffer, so that
+// Session.Register hands them to the writer at once and they reach the host in one
+// write: the startup path for thousands of cached tools, where a hand-off per frame costs
+// more than the bytes. Bytes gives the encoded frames for a handler that stores them and
+// replays them in a later process with Session.RegisterEncoded. The zero value is empty
+// and ready to use.
+type Registrations struct {
+	buf []byte
+	n   int
+}
+
+// Grow makes room for n more bytes of frames.
+func (r *Registrations) Grow(n int) {
+	if n > 0 && cap(r.buf)-len(r.buf) < n {
+		buf := make([]byte, len(r.buf), len(r.buf)+n)
+		copy(buf, r.buf)
+		r.buf = buf
+	}
+}
+
+// PayloadFrameSize is an upper bound of the bytes AddPayload adds for a name of n bytes
+// that needs no escaping and payload p, for sizing Grow.
+func PayloadFrameSize(n int, p ToolPayload) int {
+	return len(framePrefix) + n + 2 + 1 + len(p) + len(`,"deferred":true,"interactive":true}`) + 1
+}
+
+// AddTool adds a register_tool frame for t, checked as Session.RegisterTool checks it.
+func (r *Registrations) AddTool(t Tool) error {
+	frame, err := toolFrame(t)
+	if err != nil {
+		return err
+	}
+	r.add(frame)
+	return nil
+}
+
+// AddPayload adds the register_tool frame for a tool registered as name, whose
+// description and schemas are p (see EncodeToolPayload), deferred and interactive as
+// given: the frame AppendToolFrame encodes for the whole tool, except that the flags
+// follow the output schema. It fails, adding nothing, for an empty name, a payload of the wrong shape or a
+// frame too long for one line.
+func (r *Registrations) AddPayload(name string, p ToolPayload, deferred, interactive bool) error {
+	if name == "" {
+		return errors.New("extension: tool without name")
+	}
+	if !p.Valid() {
+		return fmt.Errorf("extension: tool %s: payload is not a run of JSON members", name)
+	}
+	start := len(r.buf)
+	r.buf = append(r.buf, framePrefix...)
+	r.buf = appendJSONString(r.buf, name)
+	r.buf = append(r.buf, ',')
+	r.buf = append(r.buf, p...)
+	if deferred {
+		r.buf = append(r.buf, `,"deferred":true`...)
+	}
+	if interactive {
+		r.buf = append(r.buf, `,"interactive":true`...)
+	}
+	r.buf = append(r.buf, '}')
+	if len(r.buf)-start > maxFrame {
+		n := len(r.buf) - start
+		r.buf = r.buf[:start]
+		return fmt.Errorf("extension: tool %s: register_tool frame is %d bytes, the limit is %d", name, n, maxFrame)
+	}
+	r.buf = append(r.buf, '\n')
+	r.n++
+	return nil
+}
+
+// AddCommand adds a register_command frame for the slash command name (without the
+// slash), checked as Session.RegisterCommand checks it.
+func (r *Registrations) AddCommand(name, description string) error {
+	frame, err := commandFrameFor(name, description)
+	if err != nil {
+		return err
+	}
+	r.add(frame)
+	return nil
+}
+
+// add appends one checked frame and its newline.
+func (r *Registrations) add(frame []byte) {
+	r.buf = append(append(r.buf, frame...), '\n')
+	r.n++
+}
+
+// Len is the number of frames added.
+func (r *Registrations) Len() int { return r.n }
+
+// Bytes returns the encoded frames, each followed by '\n'. The slice aliases r's buffer.
+func (r *Registrations) Bytes() []byte { return r.buf }
+
+// Register queues every frame of r so that they are written together, in order. The
+// session takes r's buffer over: r must not be used afterwards.
+func (s *Session) Register(r *Registrations) error {
+	if r.n == 0 {
+		return nil
+	}
+	b := r.buf
+	r.buf, r.n = nil, 0
+	// The writer ends a batch with '\n'.
+	if !s.w.send(outFrame{b: b[:len(b)-1], batch: true}) {
+		return ErrClosed
+	}
+	return nil
+}
+
+// RegisterEncoded queues frames that Registrations.Bytes gave, in this or an earlier
+// process (a handler's startup file), so that they are written together. They are
+// checked for what a host needs to read them and nothing more: each line is a
+// register_tool or register_command object shorter than the line limit, and the last
+// line ends in '\n'. Frames that fail the check are not sent at all, so a handler can
+// fall back to building them again. The session takes frames over: the caller must not
+// touch the slice afterwards.
+func (s *Session) RegisterEncoded(frames []byte) error {
+	if err := checkEncoded(frames); err != nil {
+		return err
+	}
+	if len(frames) == 0 {
+		return nil
+	}
+	if !s.w.send(outFrame{b: frames[:len(frames)-1], batch: true}) {
+		return ErrClosed
+	}
+	return nil
+}
+
+// checkEncoded is RegisterEncoded's check. It looks at each line's start and length only,
+// so it costs one scan for newlines.
+func checkEncoded(frames []byte) error {
+	if len(frames) > 0 && frames[len(frames)-1] != '\n' {
+		return errors.New("extension: encoded registrations do not end with a newline")
+	}
+	for rest := frames; len(rest) > 0; {
+		end := bytes.IndexByte(rest, '\n')
+		line := rest[:end]
+		rest = rest[end+1:]
+		switch {
+		case len(line) > maxFrame:
+			return fmt.Errorf("extension: encoded registration is %d bytes, the limit is %d: %s", len(line), maxFrame, prefix(line, 80))
+		case len(line) < 2 || line[len(line)-1] != '}' ||
+			!bytes.HasPrefix(line, []byte(framePrefix)) && !bytes.HasPrefix(line, []byte(`{"type":"register_command","name":`)):
+			return fmt.Errorf("extension: encoded registration is not a register_tool or register_command frame: %s", prefix(line, 80))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,199 @@
+package extension
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+)
+
+// TestAddPayloadEqualsAppendToolFrame: a frame built from a tool's payload under a name
+// is byte for byte the frame AppendToolFrame encodes for the whole tool, whatever the
+// flags, escapes and schemas; the payload decodes back to what it was made of.
+func TestAddPayloadEqualsAppendToolFrame(t *testing.T) {
+	schema := json.RawMessage(`{ "type": "object", "properties": {"p": {"type": "string"}} }`)
+	out := json.RawMessage(`{"type":"object","properties":{"sum":{"type":"number"}}}`)
+	tests := []Tool{
+		{Name: "mcp__a__b", Description: "plain", Schema: schema},
+		{Name: "mcp__a__c", Description: "with \"quotes\", <html> & a\nnewline", Schema: schema, Deferred: true},
+		{Name: "odd \"name\"", Description: "", Interactive: true},
+		{Name: "mcp__a__d", Description: "output", Schema: schema, OutputSchema: out, Deferred: true, Interactive: true},
+		{Name: "mcp__a__e", Description: "bad schema", Schema: json.RawMessage(`{nope`), OutputSchema: json.RawMessage(`[`)},
+	}
+	for _, tool := range tests {
+		t.Run(tool.Name, func(t *testing.T) {
+			p := EncodeToolPayload(tool)
+			if !p.Valid() {
+				t.Fatalf("payload of the wrong shape: %s", p)
+			}
+			var r Registrations
+			if err := r.AddPayload(tool.Name, p, tool.Deferred, tool.Interactive); err != nil {
+				t.Fatal(err)
+			}
+			want := append(AppendToolFrame(nil, tool), '\n')
+			if r.Len() != 1 || !sameJSON(r.Bytes(), want) {
+				t.Fatalf("frame from payload:\n got %s\nwant %s", r.Bytes(), want)
+			}
+			// The flags follow the payload, so only an output schema moves them.
+			if !p.HasOutputSchema() && !bytes.Equal(r.Bytes(), want) {
+				t.Fatalf("frame from payload:\n got %s\nwant %s", r.Bytes(), want)
+			}
+			back, err := p.Decode()
+			if err != nil || back.Description != tool.Description {
+				t.Fatalf("decoded %+v, %v", back, err)
+			}
+			stripped := p.WithoutOutputSchema()
+			if stripped.HasOutputSchema() || !stripped.Valid() {
+				t.Fatalf("output schema not removed: %s", stripped)
+			}
+			if again, err := stripped.Decode(); err != nil || again.Description != tool.Description || !bytes.Equal(again.Schema, back.Schema) {
+				t.Fatalf("stripping lost more than the output schema: %s", stripped)
+			}
+		})
+	}
+}
+
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(a, b []byte) bool {
+	var va, vb any
+	return json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil && reflect.DeepEqual(va, vb)
+}
+
+// TestAddPayloadRefuses: bad input adds nothing and says why.
+func TestAddPayloadRefuses(t *testing.T) {
+	var r Registrations
+	for _, tc := range []struct {
+		name    string
+		payload ToolPayload
+		want    string
+	}{
+		{"", EncodeToolPayload(Tool{}), "without name"},
+		{"x", ToolPayload(`{"description":"x"}`), "not a run of JSON members"},
+		{"x", ToolPayload("\"description\":\"a\nb\""), "not a run of JSON members"},
+		{"x", ToolPayload(`"description":"` + strings.Repeat("d", MaxLine) + `"`), "the limit is"},
+	} {
+		if err := r.AddPayload(tc.name, tc.payload, false, false); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AddPayload(%q, %.40s): %v, want %q", tc.name, tc.payload, err, tc.want)
+		}
+	}
+	if r.Len() != 0 || len(r.Bytes()) != 0 {
+		t.Fatalf("refused frames were added: %d, %.80s", r.Len(), r.Bytes())
+	}
+}
+
+// registrationsOf runs a session whose Setup calls register and returns the raw frames
+// the host saw before ready, how many writes reached stdout between hello and ready, and
+// what register returned.
+func registrationsOf(t *testing.T, register func(*Session) error) ([]string, int64, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	host, in, out := exttest.NewPipe(t)
+	cw := &countingWriter{w: out}
+	errc := make(chan error, 1)
+	runErr := make(chan error, 1)
+	go func() {
+		runErr <- Run(ctx, in, cw, &testHandler{setup: func(_ context.Context, s *Session) error {
+			errc <- register(s)
+			return nil
+		}}, Options{Name: "test"})
+	}()
+	host.ExpectHello(ctx)
+	before := cw.writes.Load()
+	var got []string
+	for _, f := range host.Handshake(ctx, newAck()) {
+		got = append(got, string(f.Raw))
+	}
+	writes := cw.writes.Load() - before
+	err := recv(t, ctx, errc, "register")
+	if err := host.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := recv(t, ctx, runErr, "Run"); err != nil {
+		t.Fatal(err)
+	}
+	return got, writes, err
+}
+
+// TestRegisterAndReplay: registrations built with Registrations reach the host in one
+// write, byte for byte, and their Bytes, replayed in another session with
+// RegisterEncoded (as a startup file does), give the host the very same frames in one
+// write.
+func TestRegisterAndReplay(t *testing.T) {
+	const n = 2000
+	build := func() *Registrations {
+		var r Registrations
+		if err := r.AddTool(Tool{Name: "search", Description: "finds", Schema: json.RawMessage(`{"type":"object"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		p := EncodeToolPayload(Tool{Description: strings.Repeat("describes the tool. ", 20), Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)})
+		for i := range n {
+			if err := r.AddPayload(fmt.Sprintf("mcp__srv__tool_%04d", i), p, true, i%7 == 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := r.AddCommand("mcp", "MCP servers"); err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	saved := bytes.Clone(build().Bytes())
+	if len(saved) < 2*writerBuffer {
+		t.Fatalf("%d bytes of frames are too few to tell one write from many", len(saved))
+	}
+	built, writes, err := registrationsOf(t, func(s *Session) error { return s.Register(build()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(built) != n+2 || !strings.Contains(built[0], `"name":"search"`) || !strings.Contains(built[n+1], `"type":"register_command"`) {
+		t.Fatalf("got %d registrations, want %d in order", len(built), n+2)
+	}
+	// The frames are one write; ready and the newline after them may take one or two more.
+	if writes > 3 {
+		t.Errorf("%d writes for %d bytes of frames and ready, want at most 3", writes, len(saved))
+	}
+	replayed, writes, err := registrationsOf(t, func(s *Session) error { return s.RegisterEncoded(bytes.Clone(saved)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(replayed, "\n") != strings.Join(built, "\n") {
+		t.Fatal("replayed registrations differ from the built ones")
+	}
+	if writes > 3 {
+		t.Errorf("%d writes for replayed frames and ready, want at most 3", writes)
+	}
+}
+
+// TestRegisterEncodedRefuses: encoded registrations that a host could not read (damaged
+// or not registrations) are refused whole, so nothing half-broken reaches the host and
+// the caller can build them instead.
+func TestRegisterEncodedRefuses(t *testing.T) {
+	var r Registrations
+	if err := r.AddTool(Tool{Name: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	good := string(r.Bytes())
+	tests := []struct{ name, frames, want string }{
+		{"no final newline", good + `{"type":"register_tool","name":"b"}`, "do not end with a newline"},
+		{"not a registration", good + `{"type":"notify","level":"info","message":"x"}` + "\n", "not a register_tool or register_command"},
+		{"not an object", good + "[1]\n", "not a register_tool or register_command"},
+		{"blank line", good + "\n", "not a register_tool or register_command"},
+		{"over-long", `{"type":"register_tool","name":"` + strings.Repeat("x", MaxLine) + "\"}\n", "the limit is"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, err := registrationsOf(t, func(s *Session) error { return s.RegisterEncoded([]byte(tc.frames)) })
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+			if len(got) != 0 {
+				t.Errorf("refused frames reached the host: %.200q", got)
+			}
+		})
+	}
+}
