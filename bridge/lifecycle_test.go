@@ -78,7 +78,9 @@ func TestLongCallIsNeverPutToSleep(t *testing.T) {
 	}()
 	f.waitStarted(t, "slow")
 	waitInFlight(t, s, 1)
-	e.clock.Advance(time.Hour) // far past the idle timeout while the call runs
+	// Far past the idle timeout (1 s) while the call runs, but within requestTimeout (60 s):
+	// an hour also fired the call's own deadline, which raced the cancel below.
+	e.clock.Advance(30 * time.Second)
 	wantState(t, s, StateReady, "server with a call in flight went to")
 	cancel()
 	if err := <-done; kindOf(err) != KindCanceled {
