@@ -37,6 +37,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
@@ -1127,7 +1128,7 @@ func toolDoc(server string, t *cache.Tool) search.Doc {
 	if title == "" && t.Annotations != nil {
 		title = t.Annotations.Title
 	}
-	return search.Doc{ID: bridge.Prefix + bridge.Sanitize(server) + "__" + bridge.Sanitize(t.Name), Server: server, Tool: t.Name,
+	return search.Doc{ID: catalog.Prefix + catalog.Sanitize(server) + "__" + catalog.Sanitize(t.Name), Server: server, Tool: t.Name,
 		Title: title, Description: t.Description, Params: search.ParamsFromSchema(t.InputSchema)}
 }
 

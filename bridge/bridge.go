@@ -1,6 +1,8 @@
 // Package bridge connects the host protocol (package extension) to MCP servers: it owns
-// the per-server lifecycle, the tool catalog built from the cache, routing of tool calls,
-// result conversion, the search and proxy tools, and the /mcp command.
+// the per-server lifecycle, loading and registering at startup, routing of tool calls,
+// the search and proxy tools, and the /mcp command's glue. The tool catalog (catalog),
+// the startup set (startup), result conversion (toolresult), the tools' wording for the
+// model (toolview) and what servers offer beyond tools (extras) are packages of their own.
 package bridge
 
 import (
@@ -24,10 +26,13 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/startup"
 )
 
 // Tool names the bridge registers besides the MCP tools.
@@ -108,16 +113,12 @@ type Bridge struct {
 	names      []string // server names, sorted
 	deps       *serverDeps
 
-	cat      atomic.Pointer[catalog]
-	catMu    sync.Mutex    // held while a catalog is built and swapped in: one merge at a time
-	namer    *Namer        // registered names, stable for the life of the process
-	catReady chan struct{} // closed once cat holds the full catalog
-	catOnce  sync.Once
-	startup  *startupSet // set when Setup registered from the startup file
-	sent     *cache.Sent // the startup file's sent section, when it went out at this start
+	cats    *catalog.Owner // the tool catalog and the names pinned for the process
+	startup *startup.Set   // set when Setup registered from the startup file
+	sent    *cache.Sent    // the startup file's sent section, when it went out at this start
 	// What the sent section was checked against, and the raw inputs and state this
 	// process loaded its config from (startupsent.go).
-	sentMeta   sentMeta
+	sentMeta   startup.Meta
 	sentInputs string
 	sentStamp  cache.Stamp
 	procs      int                         // GOMAXPROCS to restore after ready (spareProcs); 0: unchanged
@@ -146,10 +147,10 @@ type Bridge struct {
 	// "still running" (commandBudget; tests lower it).
 	cmdWait time.Duration
 
-	validator validator
+	validator catalog.Validator
 
-	// oauthHooks are OAuth test seams (oauth.go); zero in production.
-	oauthHooks oauthHooks
+	// oauthHooks are OAuth test seams (remote/oauth.go); zero in production.
+	oauthHooks remote.OAuthHooks
 	// faultHook runs at the start of a startup stage ("load": Setup's loading, "finish":
 	// decoding the cache after a fast start); tests make it panic. Nil in production.
 	faultHook func(stage string)
@@ -188,7 +189,7 @@ func New(opts Options) *Bridge {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
-		catReady: make(chan struct{}), namer: NewNamer()}
+		cats: catalog.NewOwner(opts.Log)}
 	b.x = newMCPX(b)
 	return b
 }
@@ -213,8 +214,9 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &serverDeps{clock: b.opts.Clock, log: b.opts.Log, projectDir: projectDir, supervisor: b.opts.Supervisor,
 		onListChanged: b.listChanged, resolver: b.opts.Resolver, maxReply: b.opts.MaxReplyBytes, surface: b.opts.Surface,
-		oauth: newOAuthEnv(b.opts.ZotHome, b.oauthHooks), x: b.x, bridge: b, connect: b.opts.Connect}
-	b.deps.oauth.browser, _ = b.opts.LookupEnv("BROWSER")
+		remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
+			Cmd: b.opts.Surface.Cmd, ClientName: ClientName}, host: bridgeHost{b}, connect: b.opts.Connect}
+	b.deps.remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
 	b.deps.version = cmp.Or(b.opts.Version, ClientVersion)
 	b.servers = make(map[string]*Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
@@ -231,14 +233,14 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 // loadCatalog decodes the cache file and builds the catalog from every usable server's
 // fresh entry; servers with a missing or stale entry are noted for a refresh. registered
 // marks what the host was told about (nil: everything in the catalog).
-func (b *Bridge) loadCatalog(registered map[ToolRef]bool) {
+func (b *Bridge) loadCatalog(registered map[catalog.ToolRef]bool) {
 	file, err := cache.Read(b.opts.CachePath)
 	b.catalogFromFile(file, err, registered)
 }
 
 // catalogFromFile builds and publishes the catalog of a decoded cache file (err is what
 // reading it gave).
-func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[ToolRef]bool) {
+func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[catalog.ToolRef]bool) {
 	b.cacheErr = err
 	tools := map[string][]cache.Tool{}
 	b.stale = nil
@@ -252,31 +254,28 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[Too
 			b.stale = append(b.stale, name)
 			continue
 		}
-		b.servers[name].rememberTransport(config.Transport(e.Transport))
+		b.servers[name].remote.RememberTransport(config.Transport(e.Transport))
 		tools[name] = filterTools(e.Tools, s)
 	}
-	b.x.extras.setFrom(file.Servers, slices.Collect(maps.Keys(tools)))
+	b.x.extras.SetFrom(file.Servers, slices.Collect(maps.Keys(tools)))
 	b.publishCatalog(tools, registered)
 }
 
 // publishCatalog publishes the catalog of tools, the whole of it, leaving the bodies
-// unpacked until afterReady packs them (see toolbody.go).
-func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[ToolRef]bool) {
-	b.changeCatalog(catalogChange{replace: true, tools: tools, registered: registered, packLater: true})
+// unpacked until afterReady packs them (see catalog/toolbody.go).
+func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[catalog.ToolRef]bool) {
+	b.changeCatalog(catalog.Change{Replace: true, Tools: tools, Registered: registered, PackLater: true})
 }
 
-// setCatalog publishes a catalog; the first call releases everyone waiting in catalog().
-func (b *Bridge) setCatalog(cat *catalog) {
-	b.cat.Store(cat)
-	b.catOnce.Do(func() { close(b.catReady) })
+// changeCatalog is the one way the catalog changes (catalog.Owner.Change): the startup
+// load, refresh merges, list_changed, trust changes and packing, one at a time.
+func (b *Bridge) changeCatalog(ch catalog.Change) (*catalog.Catalog, []catalog.Collision) {
+	return b.cats.Change(ch)
 }
 
 // catalog returns the current catalog. After a fast startup the full catalog is decoded
 // in the background right after ready; the few callers that come before it wait for it.
-func (b *Bridge) catalog() *catalog {
-	<-b.catReady
-	return b.cat.Load()
-}
+func (b *Bridge) catalog() *catalog.Catalog { return b.cats.Current() }
 
 // filterTools drops the tools the server's config hides (disabledTools, includeTools,
 // excludeTools), so they are neither registered, nor searchable, nor callable.
@@ -331,7 +330,7 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 		b.opts.Log.Warn().Msg("hello_ack carried no cwd; project config and relative paths are unavailable")
 	}
 	if b.opts.StartupGC {
-		defer startupRuntime()()
+		defer startup.Runtime()()
 	}
 	if err := b.safely("loading the MCP config and tool cache", func() { b.loadLocal(dir) }); err != nil {
 		b.recoverSetup(err)
@@ -367,20 +366,20 @@ func (b *Bridge) loadLocal(dir string) {
 	if b.faultHook != nil {
 		b.faultHook("load")
 	}
-	sentc := b.readSent()
+	sentc := startup.ReadSent(b.opts.CachePath)
 	files := b.inputFiles(dir)
 	sent := <-sentc
 	early := b.sendSent(sent, dir, files)
 	b.loadConfig(dir, b.host.Generation())
 	if early {
-		b.startup = &startupSet{fast: true, sent: true}
+		b.startup = &startup.Set{Fast: true, Sent: true}
 		b.stale = b.sentMeta.Stale
 		b.opts.Log.Debug().Bool("sent", true).Msg("registering from the startup file")
 	} else if b.loadStartup() {
-		b.opts.Log.Debug().Int("tools", len(b.startup.tools)).Msg("registering from the startup file")
+		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the startup file")
 	} else {
 		b.loadCatalog(nil)
-		b.startup = startupFromCatalog(b.cat.Load())
+		b.startup = startup.FromCatalog(b.cats.Loaded())
 	}
 }
 
@@ -418,14 +417,14 @@ func (b *Bridge) recoverSetup(err error) {
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.publishCatalog(nil, nil)
 	}
-	b.startup = startupFromCatalog(b.cat.Load())
+	b.startup = startup.FromCatalog(b.cats.Loaded())
 }
 
 // registerTools adds every tool registration of the active mode to regs: the search
 // tool, then the tools as pre-encoded frames (deferred or eager), or the proxy call tool.
 // Setup registers /mcp after them, whatever happened here.
-func (b *Bridge) registerTools(regs *extension.Registrations, set *startupSet) error {
-	if err := regs.AddTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.refs()), Schema: searchSchema}); err != nil {
+func (b *Bridge) registerTools(regs *extension.Registrations, set *startup.Set) error {
+	if err := regs.AddTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.Refs()), Schema: searchSchema}); err != nil {
 		return err
 	}
 	if b.mode == ModeProxy {
@@ -449,17 +448,17 @@ func (b *Bridge) afterReady() {
 	}
 	// Before any command can change an approval: the inputs and the state they gave.
 	b.noteInputs()
-	if b.startup.sent {
+	if b.startup.Sent {
 		b.checkSent()
 	}
-	if b.startup.fast {
+	if b.startup.Fast {
 		// A panic here would leave every call waiting for a catalog that never comes.
 		if err := b.safely("decoding the tool cache", b.finishStartup); err != nil {
 			b.setupErr = errors.Join(b.setupErr, err)
 			b.catalogFromStartup()
 		}
 	}
-	if !b.startup.sent {
+	if !b.startup.Sent {
 		// The next start with this configuration copies what this one sent.
 		b.writeStartup()
 	}
@@ -476,15 +475,15 @@ func (b *Bridge) afterReady() {
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
-		cat.searchIndex()
+		cat.SearchIndex()
 		// Then pack the bodies the startup path left decoded (the packed catalog shares
 		// the index): a search in the meantime is not kept waiting for it.
-		b.packCatalog()
+		b.cats.Pack()
 		// Building the index churns through several times its own size; return that to the
 		// OS now rather than when the scavenger gets to it, so the idle bridge stays small.
 		debug.FreeOSMemory()
 	}()
-	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
+	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.Entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
 	var warns []string
 	for _, p := range b.cfg.Problems {
 		log.Warn().Str("problem", p.String()).Msg("config problem")
@@ -687,8 +686,8 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 	for name, e := range put {
 		tools[name] = filterTools(e.Tools, b.servers[name].cfg)
 	}
-	b.changeCatalog(catalogChange{tools: tools})
-	b.x.extras.merge(put)
+	b.changeCatalog(catalog.Change{Tools: tools})
+	b.x.extras.Merge(put)
 }
 
 // cacheEntry converts a live tool list into a cache entry.
@@ -702,7 +701,7 @@ func (s *Server) cacheEntry(tools []mcp.Tool) *cache.Entry {
 		e.Transport = string(info.transport)
 	}
 	for _, t := range tools {
-		e.Tools = append(e.Tools, toCacheTool(t))
+		e.Tools = append(e.Tools, catalog.ToCacheTool(t))
 	}
 	return e
 }

@@ -9,7 +9,10 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
 // CallTool routes one host tool call: the search tool, the proxy call tool, or an MCP tool
@@ -30,7 +33,7 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 		return b.callEntry(ctx, e, args)
 	}
 	cat := b.catalog()
-	e, ok := cat.lookup(call.Name)
+	e, ok := cat.Lookup(call.Name)
 	if !ok {
 		if r, ok := b.pendingTool(call.Name); ok {
 			return r
@@ -42,8 +45,8 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 
 func (b *Bridge) unknownTool(name string) extension.ToolResult {
 	cat := b.catalog()
-	cands := make([]string, 0, len(cat.entries))
-	for _, e := range cat.entries {
+	cands := make([]string, 0, len(cat.Entries))
+	for _, e := range cat.Entries {
 		cands = append(cands, e.Name)
 	}
 	return ErrorResult("Unknown MCP tool %q.%s Use %s to find the right tool.", name, suggest(name, cands), SearchToolName)
@@ -51,7 +54,7 @@ func (b *Bridge) unknownTool(name string) extension.ToolResult {
 
 // callEntry wakes the tool's server if needed, forwards the call under our deadline, and
 // converts the result.
-func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) extension.ToolResult {
+func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMessage) extension.ToolResult {
 	args, err := objectArgs(raw)
 	if err != nil {
 		return ErrorResult("%s: arguments must be a JSON object: %v", e.Name, err)
@@ -63,12 +66,12 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 	ctx, budget := b.callBudget(ctx, e.Server, e.Tool.Name)
 	ctx, cancel := withClockTimeout(ctx, b.opts.Clock, budget)
 	defer cancel()
-	ctx = withBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
+	ctx = extras.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
 	ctx, done := b.x.progress.Begin(ctx, e.Server, e.Tool.Name)
 	defer done()
 	watch, unwatch := b.elicits.Watch(ctx, e.Server, b.opts.Clock.Now().Add(budget))
 	defer unwatch()
-	res, err := srv.Call(ctx, e.Tool.Name, args, SafeToRepeat(e.Tool.Annotations))
+	res, err := srv.Call(ctx, e.Tool.Name, args, catalog.SafeToRepeat(e.Tool.Annotations))
 	if msg := watch.ExpiredText(e.Tool.Name); msg != "" {
 		return ErrorResult("%s", msg)
 	}
@@ -85,7 +88,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *entry, raw json.RawMessage) e
 		}
 		return ErrorResult("MCP server %q: %v", e.Server, err)
 	}
-	return b.withFirstInstructions(srv, withTaskHint(res, ConvertResult(res, DefaultBudget)))
+	return b.withFirstInstructions(srv, extras.WithHint(res, toolresult.Convert(res, toolresult.DefaultBudget)))
 }
 
 // objectArgs checks that raw holds a JSON object and returns it to be sent on as it is:

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
@@ -14,7 +15,7 @@ import (
 // never listed) is split by the server whose sanitised name it starts with; the tool part
 // is then as written. ok is false when no configured server matches.
 func (b *Bridge) SplitToolName(name string) (server, tool string, ok bool) {
-	if e, found := b.catalog().lookup(name); found {
+	if e, found := b.catalog().Lookup(name); found {
 		return e.Server, e.Tool.Name, true
 	}
 	rest, isMCP := strings.CutPrefix(name, "mcp__")
@@ -23,7 +24,7 @@ func (b *Bridge) SplitToolName(name string) (server, tool string, ok bool) {
 	}
 	best := ""
 	for _, n := range b.names {
-		p := Sanitize(n) + "__"
+		p := catalog.Sanitize(n) + "__"
 		if strings.HasPrefix(rest, p) && len(rest) > len(p) && len(n) > len(best) {
 			best, tool = n, rest[len(p):]
 		}
@@ -70,15 +71,15 @@ func (b *Bridge) CallByName(ctx context.Context, server, tool string, args json.
 // cliToolName finds the MCP name of the server's tool typed as tool (see CallByName).
 func (b *Bridge) cliToolName(server, tool string) (string, bool) {
 	cat := b.catalog()
-	if e, ok := cat.lookupRef(server, tool); ok {
+	if e, ok := cat.LookupRef(server, tool); ok {
 		return e.Tool.Name, true
 	}
-	if e, ok := cat.lookup(tool); ok && e.Server == server {
+	if e, ok := cat.Lookup(tool); ok && e.Server == server {
 		return e.Tool.Name, true
 	}
 	swapped := func(s string) string { return strings.ReplaceAll(s, "-", "_") }
 	var match []string
-	for _, e := range cat.entries {
+	for _, e := range cat.Entries {
 		if e.Server == server && swapped(e.Tool.Name) == swapped(tool) {
 			match = append(match, e.Tool.Name)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/internal/redact"
 )
 
 // commandBudget keeps command answers well inside the host's 30 s command deadline; work
@@ -71,7 +72,7 @@ func (h cmdHost) LookupEnv(name string) (string, bool) { return h.b.opts.LookupE
 func (h cmdHost) Mode() (string, bool) { return string(h.b.mode), h.b.mode == ModeDeferred }
 
 func (h cmdHost) CachedTools() map[string]int {
-	_, counts := h.b.catalog().servers()
+	_, counts := h.b.catalog().Servers()
 	return counts
 }
 
@@ -119,11 +120,11 @@ func (h cmdHost) ListLater(names []string) { h.b.listLater(names) }
 func (h cmdHost) Questions() *interact.Questions { return &h.b.elicits.Questions }
 
 func (h cmdHost) OpenURL(ctx context.Context, url string) error {
-	return h.b.deps.oauth.openURL(ctx, url)
+	return h.b.deps.remote.OAuth.OpenURL(ctx, url)
 }
 
 func (h cmdHost) Prompts(server string) []cache.Prompt {
-	if e := h.b.extras().servers[server]; e != nil {
+	if e := h.b.extras().Servers[server]; e != nil {
 		return e.Prompts
 	}
 	return nil
@@ -141,14 +142,14 @@ func (c cmdServer) Pending() bool             { return c.s.pending.Load() }
 func (c cmdServer) NeedsApproval() bool       { return c.s.NeedsApproval() }
 func (c cmdServer) ApprovalErr() error        { return c.s.approvalErr() }
 func (c cmdServer) RunsText() string          { return RunsText(c.s.cfg) }
-func (c cmdServer) URL() string               { return displayURL(c.s.cfg) }
-func (c cmdServer) OAuthDetail() string       { return c.s.oauthDetail(c.s.Status()) }
+func (c cmdServer) URL() string               { return redact.DisplayURL(c.s.cfg) }
+func (c cmdServer) OAuthDetail() string       { return c.s.remote.OAuthDetail(c.s.Status().NeedsLogin) }
 func (c cmdServer) SkippedText() string       { return skippedText(c.s.SkippedTools()) }
 func (c cmdServer) Redact(line string) string { return c.s.redact(line) }
 func (c cmdServer) Stop(ctx context.Context)  { c.s.Stop(ctx) }
 
 func (c cmdServer) CommandLine() string {
-	return strings.Join(append([]string{c.s.cfg.Raw.Command}, maskArgs(c.s.cfg.Raw.Args)...), " ")
+	return strings.Join(append([]string{c.s.cfg.Raw.Command}, redact.MaskArgs(c.s.cfg.Raw.Args)...), " ")
 }
 
 // Start words the failure for the user, as the commands show it.

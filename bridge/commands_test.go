@@ -20,6 +20,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/templates"
 )
 
@@ -171,18 +172,18 @@ func (e *testEnv) writeProject(servers map[string]any) {
 	}
 }
 
-// failUntilParked makes s fail parkAfter starts in a row (advancing the fake clock past
+// failUntilParked makes s fail lifecycle.ParkAfter starts in a row (advancing the fake clock past
 // each backoff).
 func (e *testEnv) failUntilParked(s *Server) {
 	e.t.Helper()
-	for i := 0; i < parkAfter; i++ {
+	for i := 0; i < lifecycle.ParkAfter; i++ {
 		if _, err := s.Call(ctxGuard(e.t), "echo", nil, true); err == nil {
 			e.t.Fatal("call on a failing server succeeded")
 		}
 		e.clock.Advance(time.Minute)
 	}
 	if st := s.Status().State; st != StateParked {
-		e.t.Fatalf("state %s after %d failures, want parked", st, parkAfter)
+		e.t.Fatalf("state %s after %d failures, want parked", st, lifecycle.ParkAfter)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // Elicitor answers servers' questions where there is no zot host to ask (the CLI). The
@@ -57,12 +58,8 @@ func (r *elicitations) modes() (form, url bool) {
 }
 
 // elicitOptions are the mcp-go client options that install the bridge's elicitation
-// handler and advertise exactly the modes it handles.
-func (s *Server) elicitOptions() []client.ClientOption {
-	b := s.d.bridge
-	if b == nil {
-		return nil
-	}
+// handler for server and advertise exactly the modes it handles.
+func (b *Bridge) elicitOptions(server string) []client.ClientOption {
 	form, url := b.elicits.modes()
 	if !form && !url {
 		return nil
@@ -75,7 +72,7 @@ func (s *Server) elicitOptions() []client.ClientOption {
 		caps.URL = &struct{}{}
 	}
 	return []client.ClientOption{
-		client.WithElicitationHandler(elicitHandler{b: b, server: s.cfg.Name}),
+		client.WithElicitationHandler(elicitHandler{b: b, server: server}),
 		// Only the elicitation member is set, so capabilities configured elsewhere stay.
 		func(c *client.Client) {
 			cc := c.GetClientCapabilities()
@@ -99,7 +96,7 @@ func (h elicitHandler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (
 // the server is serving.
 func (b *Bridge) elicit(ctx context.Context, server string, p mcp.ElicitationParams) (*mcp.ElicitationResult, error) {
 	r := &b.elicits
-	q, err := interact.NewElicitation(server, p, b.deps.oauth.checkElicitURL)
+	q, err := interact.NewElicitation(server, p, b.deps.remote.OAuth.CheckElicitURL)
 	if err != nil {
 		b.opts.Log.Warn().Str("server", server).Err(err).Msg("elicitation request refused")
 		b.note("warn", fmt.Sprintf("MCP server %q asked a question the bridge cannot show (%v); it was declined.", server, err))
@@ -140,7 +137,7 @@ func (b *Bridge) elicit(ctx context.Context, server string, p mcp.ElicitationPar
 
 // urlRequired turns a server's "URL elicitation required" error (-32042: the call cannot
 // run before the user completes a flow in the browser) into a note for the user and an
-// error for the model. Only URLs that pass checkElicitURL are shown; none is opened, since
+// error for the model. Only URLs that pass CheckElicitURL are shown; none is opened, since
 // nobody accepted anything.
 func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResult, bool) {
 	var req mcp.URLElicitationRequiredError
@@ -149,8 +146,8 @@ func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResu
 	}
 	var lines []string
 	for _, p := range req.Elicitations {
-		if b.deps.oauth.checkElicitURL(p.URL) != nil {
-			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: %v)", errElicitURL))
+		if b.deps.remote.OAuth.CheckElicitURL(p.URL) != nil {
+			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: %v)", remote.ErrElicitURL))
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("  %s — %s", p.URL, firstNonEmpty(strings.TrimSpace(p.Message), "no reason given")))
@@ -158,16 +155,4 @@ func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResu
 	list := strings.Join(lines, "\n")
 	b.note("warn", fmt.Sprintf("MCP server %q needs you to finish this in your browser before %s can run:\n%s\nOpen it yourself, then ask for the call again.", server, tool, list))
 	return ErrorResult("MCP server %q needs the user to complete a step in the browser before %s can run:\n%s\nTell the user to open it; call the tool again once they have finished.", server, tool, list), true
-}
-
-// errElicitURL is what is said about a URL the bridge will not show or open.
-var errElicitURL = errors.New("the URL is not a plain https (or loopback http) URL with a host and no user name or password")
-
-// checkElicitURL accepts what may be shown to the user and opened in a browser: the
-// OAuth check (https or loopback http, a host, no user info, no quoting characters).
-func (e *oauthEnv) checkElicitURL(raw string) error {
-	if e.checkBrowserURL(raw) != nil {
-		return errElicitURL
-	}
-	return nil
 }

@@ -17,13 +17,14 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // TestElicitURLCheck: a URL is shown and opened only when it is https (or http to a
 // loopback host), has a host and no user info.
 func TestElicitURLCheck(t *testing.T) {
 	t.Parallel()
-	env := newOAuthEnv(t.TempDir(), oauthHooks{})
+	env := remote.NewOAuth(t.TempDir(), remote.OAuthHooks{})
 	tests := []struct {
 		url string
 		ok  bool
@@ -43,12 +44,12 @@ func TestElicitURLCheck(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		err := env.checkElicitURL(tt.url)
+		err := env.CheckElicitURL(tt.url)
 		if (err == nil) != tt.ok {
 			t.Errorf("checkElicitURL(%q) = %v, want ok=%v", tt.url, err, tt.ok)
 		}
 	}
-	if _, err := interact.NewElicitation("srv", mcp.ElicitationParams{Mode: "url", URL: "http://evil.example/", ElicitationID: "1", Message: "m"}, env.checkElicitURL); err == nil {
+	if _, err := interact.NewElicitation("srv", mcp.ElicitationParams{Mode: "url", URL: "http://evil.example/", ElicitationID: "1", Message: "m"}, env.CheckElicitURL); err == nil {
 		t.Error("a plain-http URL to another host was accepted")
 	}
 }
@@ -60,7 +61,7 @@ func elicitHost(t *testing.T, opened *[]string, mu *sync.Mutex) *hostEnv {
 	e := newTestEnv(t)
 	e.write(map[string]any{"everything": map[string]any{"command": filepath.Join(bin, "mcp-server-everything"), "connectTimeout": 60}}, nil)
 	he := e.startHost(func(b *Bridge) {
-		b.oauthHooks = oauthHooks{open: func(_ context.Context, u string) error {
+		b.oauthHooks = remote.OAuthHooks{Open: func(_ context.Context, u string) error {
 			mu.Lock()
 			*opened = append(*opened, u)
 			mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
@@ -36,7 +37,7 @@ func (b *Bridge) interactive(server, tool string) bool {
 
 // toolPayload is a tool's pre-encoded registration payload as this host takes it
 // (hostPayload), and whether to register it as interactive (where the host honours it).
-func (b *Bridge) toolPayload(ref ToolRef, payload extension.ToolPayload) (extension.ToolPayload, bool) {
+func (b *Bridge) toolPayload(ref catalog.ToolRef, payload extension.ToolPayload) (extension.ToolPayload, bool) {
 	return b.hostPayload(payload), b.interactiveHost() && b.interactive(ref.Server, ref.Tool)
 }
 

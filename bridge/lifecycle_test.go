@@ -13,6 +13,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -177,8 +178,8 @@ func TestBackoffThenPark(t *testing.T) {
 	if st := s.Status(); st.State != StateBackoff || st.Failures != 2 {
 		t.Fatalf("status %+v", st)
 	}
-	for i := 3; i <= parkAfter; i++ {
-		e.clock.Advance(backoffDelay(i-1) - time.Millisecond)
+	for i := 3; i <= lifecycle.ParkAfter; i++ {
+		e.clock.Advance(lifecycle.BackoffDelay(i-1) - time.Millisecond)
 		if err := call(); kindOf(err) != KindBackoff {
 			t.Fatalf("attempt %d before its backoff ended: %v", i, err)
 		}
@@ -188,7 +189,7 @@ func TestBackoffThenPark(t *testing.T) {
 		}
 	}
 	if st := s.Status().State; st != StateParked {
-		t.Fatalf("after %d failures: %s", parkAfter, st)
+		t.Fatalf("after %d failures: %s", lifecycle.ParkAfter, st)
 	}
 	e.clock.Advance(time.Hour)
 	err := call()
@@ -205,19 +206,6 @@ func TestBackoffThenPark(t *testing.T) {
 	}
 	if st := s.Status(); st.Failures != 1 {
 		t.Fatalf("failures after explicit start = %d, want 1", st.Failures)
-	}
-}
-
-func TestBackoffDelays(t *testing.T) {
-	t.Parallel()
-	want := []time.Duration{0, 0, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
-	for n, w := range want {
-		if got := backoffDelay(n); got != w {
-			t.Errorf("backoffDelay(%d) = %s, want %s", n, got, w)
-		}
-	}
-	if got := backoffDelay(40); got != backoffMax {
-		t.Errorf("cap: %s", got)
 	}
 }
 

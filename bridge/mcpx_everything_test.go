@@ -20,6 +20,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // These tests run the real npm @modelcontextprotocol/server-everything over stdio, with
@@ -290,7 +291,7 @@ func TestEverythingRoots(t *testing.T) {
 	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	r := s.call(t, "c1", "mcp__everything__get_roots_list", map[string]any{})
-	if r.IsError || !strings.Contains(r.Text(), "Current MCP Roots (1 total)") || !strings.Contains(r.Text(), "URI: "+fileURI(s.e.project)) {
+	if r.IsError || !strings.Contains(r.Text(), "Current MCP Roots (1 total)") || !strings.Contains(r.Text(), "URI: "+lifecycle.FileURI(s.e.project)) {
 		t.Fatalf("get-roots-list: %s", r.Text())
 	}
 }
@@ -418,7 +419,7 @@ func TestEverythingOverStreamableHTTP(t *testing.T) {
 	entry := map[string]any{"url": base + "/mcp", "transport": "streamable-http", "connectTimeout": 30}
 	s := everythingHost(t, []string{"call_tool"}, true, map[string]any{"everything": entry})
 	r := s.call(t, "roots", "mcp__everything__get_roots_list", map[string]any{})
-	if r.IsError || !strings.Contains(r.Text(), "URI: "+fileURI(s.e.project)) {
+	if r.IsError || !strings.Contains(r.Text(), "URI: "+lifecycle.FileURI(s.e.project)) {
 		t.Fatalf("get-roots-list over HTTP: %s", r.Text())
 	}
 	r = s.call(t, "sampling", "mcp__everything__trigger_sampling_request", map[string]any{"prompt": "hello"})

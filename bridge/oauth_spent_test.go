@@ -18,19 +18,15 @@ import (
 // seedUnknownToken configures server "r" at a fake authorization server and stores a
 // client and a token pair about to expire that the server does not know, so that its
 // refresh is refused.
-func seedUnknownToken(t *testing.T) (*fakeoauth.Server, *testEnv, *tokenStore) {
+func seedUnknownToken(t *testing.T) (*fakeoauth.Server, *testEnv, string) {
 	t.Helper()
 	f := fakeoauth.New(t, false)
 	e := newTestEnv(t)
 	srvURL := f.Srv.URL + "/mcp"
 	e.write(map[string]any{"r": map[string]any{"url": srvURL, "transport": "streamable-http"}}, nil)
-	env := newOAuthEnv(e.home, oauthHooks{})
-	store := &tokenStore{path: env.credPath(srvURL), clock: e.clock}
-	if err := writeCreds(store.path, &oauthCreds{ClientID: "client-x", Token: store.stamp(&transport.Token{
-		AccessToken: "at-unknown-1", RefreshToken: "rt-unknown-1", ExpiresIn: 60})}); err != nil {
-		t.Fatal(err)
-	}
-	return f, e, store
+	path := credFile(e.home, srvURL)
+	seedCreds(t, e, path, "client-x", transport.Token{AccessToken: "at-unknown-1", RefreshToken: "rt-unknown-1", ExpiresIn: 60})
+	return f, e, path
 }
 
 // TestOAuthRefusedRefreshUnwritableFile checks the spent-refresh-token guard when the
@@ -39,8 +35,8 @@ func seedUnknownToken(t *testing.T) (*fakeoauth.Server, *testEnv, *tokenStore) {
 // token is not sent again although the file still holds it.
 func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 	t.Parallel()
-	f, e, store := seedUnknownToken(t)
-	seeded, err := os.ReadFile(store.path)
+	f, e, credPath := seedUnknownToken(t)
+	seeded, err := os.ReadFile(credPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,10 +58,10 @@ func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 	}
 	// While the refresh is at the authorization server, make the credential file
 	// impossible to replace: a non-empty directory takes its place.
-	if err := os.Remove(store.path); err != nil {
+	if err := os.Remove(credPath); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(store.path, "x"), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(credPath, "x"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	close(gate)
@@ -79,10 +75,10 @@ func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 	hasNot(t, "log", log, "rt-unknown-1", "at-unknown-1")
 
 	// As if the write had failed in place: the file still holds the spent token.
-	if err := os.RemoveAll(store.path); err != nil {
+	if err := os.RemoveAll(credPath); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(store.path, seeded, 0o600); err != nil {
+	if err := os.WriteFile(credPath, seeded, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Call(ctxGuard(t), "echo", nil, true); kindOf(err) != KindAuth || !s.Status().NeedsLogin {

@@ -21,6 +21,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // browserVisit is what the test's "browser" saw.
@@ -60,13 +61,40 @@ func credFile(home, serverURL string) string {
 	return filepath.Join(home, "mcp-oauth", hex.EncodeToString(sum[:])+".json")
 }
 
-func readCredFile(t *testing.T, path string) oauthCreds {
+// testCreds is the credential file as remote writes it.
+type testCreds struct {
+	ClientID     string           `json:"client_id"`
+	ClientSecret string           `json:"client_secret,omitempty"`
+	AuthMethod   string           `json:"token_endpoint_auth_method,omitempty"`
+	Token        *transport.Token `json:"token,omitempty"`
+}
+
+// seedCreds stores a client and a token as an earlier login would have, its expiry
+// computed on e's clock.
+func seedCreds(t *testing.T, e *testEnv, path, clientID string, tok transport.Token) {
+	t.Helper()
+	if tok.ExpiresIn > 0 {
+		tok.ExpiresAt = e.clock.Now().Add(time.Duration(tok.ExpiresIn) * time.Second)
+	}
+	data, err := json.Marshal(testCreds{ClientID: clientID, Token: &tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readCredFile(t *testing.T, path string) testCreds {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c oauthCreds
+	var c testCreds
 	if err := json.Unmarshal(data, &c); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +126,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 	visits := make(chan browserVisit, 4)
 	he := e.startHost(func(b *Bridge) {
 		b.opts.Log = zerolog.New(logs)
-		b.oauthHooks = oauthHooks{open: fakeBrowser(visits)}
+		b.oauthHooks = remote.OAuthHooks{Open: fakeBrowser(visits)}
 	})
 	var texts []string // everything shown to the user or the model
 	keep := func(s string) string { texts = append(texts, s); return s }
@@ -240,7 +268,7 @@ func TestOAuthLoginRejectsInsecure(t *testing.T) {
 		}, nil)
 		opened := 0
 		he := e.startHost(func(b *Bridge) {
-			b.oauthHooks = oauthHooks{open: func(context.Context, string) error { opened++; return nil }}
+			b.oauthHooks = remote.OAuthHooks{Open: func(context.Context, string) error { opened++; return nil }}
 		})
 		has(t, "login plain", he.fail("login plain").Error, "OAuth login requires an HTTPS (or loopback HTTP) resource URL", "http://mcp.example.invalid/mcp")
 		has(t, "login local", he.fail("login local").Error, "OAuth login requires an HTTP transport")
@@ -257,120 +285,13 @@ func TestOAuthLoginRejectsInsecure(t *testing.T) {
 		e.write(map[string]any{"secure": map[string]any{"url": f.Srv.URL + "/mcp"}}, nil)
 		opened := 0
 		he := e.startHost(func(b *Bridge) {
-			b.oauthHooks = oauthHooks{open: func(context.Context, string) error { opened++; return nil }}
+			b.oauthHooks = remote.OAuthHooks{Open: func(context.Context, string) error { opened++; return nil }}
 		})
 		has(t, "login", he.fail("login secure").Error, "OAuth authorization endpoint must use HTTPS")
 		if s := f.Snapshot(); len(s.Registered) != 0 || s.Authorizes != 0 || opened != 0 {
 			t.Fatalf("login went ahead with an http authorization endpoint: %+v, opened %d", s, opened)
 		}
 	})
-}
-
-// The loopback callback accepts one GET to /callback with the right state and a code.
-func TestOAuthCallbackServer(t *testing.T) {
-	t.Parallel()
-	get := func(t *testing.T, method, u string) (int, string, http.Header) {
-		t.Helper()
-		req, err := http.NewRequestWithContext(ctxGuard(t), method, u, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		return resp.StatusCode, strings.TrimSpace(string(body)), resp.Header
-	}
-	noResult := func(t *testing.T, cb *callbackServer) {
-		t.Helper()
-		select {
-		case r := <-cb.result:
-			t.Fatalf("unexpected callback result %+v", r)
-		default:
-		}
-	}
-	result := func(t *testing.T, cb *callbackServer) callbackResult {
-		t.Helper()
-		select {
-		case r := <-cb.result:
-			return r
-		case <-ctxGuard(t).Done():
-			t.Fatal("no callback result")
-		}
-		return callbackResult{}
-	}
-
-	cb, err := newCallbackServer("the-state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cb.close()
-	uri := cb.redirectURI()
-	if !strings.HasPrefix(uri, "http://127.0.0.1:") || !strings.HasSuffix(uri, "/callback") {
-		t.Fatalf("redirect uri %q", uri)
-	}
-	if cb.srv.ReadHeaderTimeout <= 0 || cb.srv.ReadHeaderTimeout > 10*time.Second {
-		t.Errorf("header read timeout %s", cb.srv.ReadHeaderTimeout)
-	}
-	for _, tc := range []struct {
-		name, method, url string
-		status            int
-		body              string
-	}{
-		{"wrong state", "GET", uri + "?state=other&code=c1", 400, "Invalid OAuth callback"},
-		{"no state", "GET", uri + "?code=c1", 400, "Invalid OAuth callback"},
-		{"POST", "POST", uri + "?state=the-state&code=c1", 405, "Method not allowed"},
-		{"PUT", "PUT", uri + "?state=the-state&code=c1", 405, "Method not allowed"},
-		{"other path", "GET", strings.TrimSuffix(uri, "/callback") + "/other?state=the-state&code=c1", 404, "Not found"},
-	} {
-		status, body, h := get(t, tc.method, tc.url)
-		if status != tc.status || body != tc.body || h.Get("Cache-Control") != "no-store" {
-			t.Errorf("%s: %d %q (Cache-Control %q), want %d %q", tc.name, status, body, h.Get("Cache-Control"), tc.status, tc.body)
-		}
-		if tc.method != "GET" && h.Get("Allow") != "GET" {
-			t.Errorf("%s: Allow %q", tc.name, h.Get("Allow"))
-		}
-	}
-	noResult(t, cb)
-	// The right state without a code ends the flow; later callbacks are refused.
-	if status, body, _ := get(t, "GET", uri+"?state=the-state"); status != 400 || body != "Authorization declined or missing code" {
-		t.Errorf("missing code: %d %q", status, body)
-	}
-	if r := result(t, cb); r.err == nil || r.code != "" || !strings.Contains(r.err.Error(), "no code") {
-		t.Errorf("missing code result %+v", r)
-	}
-	if status, body, _ := get(t, "GET", uri+"?state=the-state&code=c1"); status != 409 || body != "Callback already received" {
-		t.Errorf("second callback: %d %q", status, body)
-	}
-	noResult(t, cb)
-
-	// Declined.
-	cb2, err := newCallbackServer("s2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cb2.close()
-	if status, _, _ := get(t, "GET", cb2.redirectURI()+"?state=s2&error=access_denied&error_description=<script>"); status != 400 {
-		t.Errorf("declined: %d", status)
-	}
-	if r := result(t, cb2); r.err == nil || r.err.Error() != "authorization declined (access_denied)" {
-		t.Errorf("declined result %+v", r)
-	}
-
-	// Accepted.
-	cb3, err := newCallbackServer("s3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cb3.close()
-	if status, body, _ := get(t, "GET", cb3.redirectURI()+"?state=s3&code=the-code"); status != 200 || body != "Authorization received. Return to zot." {
-		t.Errorf("accepted: %d %q", status, body)
-	}
-	if r := result(t, cb3); r.err != nil || r.code != "the-code" {
-		t.Errorf("accepted result %+v", r)
-	}
 }
 
 // A credential file that cannot be parsed gives a generic error, never its contents.
@@ -397,11 +318,7 @@ func TestOAuthCorruptCredentialFile(t *testing.T) {
 	hasNot(t, "detail", detail, "SECRET-GARBAGE")
 	status, _ := b.Command(ctxGuard(t), "")
 	hasNot(t, "status", status, "SECRET-GARBAGE")
-	// The store says the same to mcp-go.
-	st := &tokenStore{path: path, clock: e.clock}
-	if _, err := st.GetToken(ctxGuard(t)); !errors.Is(err, errBadCredFile) || strings.Contains(err.Error(), "SECRET") {
-		t.Errorf("GetToken: %v", err)
-	}
+	// The store says the same to mcp-go: TestTokenStoreCorruptFile (remote).
 	// Logout clears it.
 	if out, err := b.Command(ctxGuard(t), "logout r"); err != nil || !strings.Contains(out, "Logged out of r") {
 		t.Fatalf("logout: %q %v", out, err)
@@ -422,12 +339,8 @@ func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
 	}, nil)
 	// A client and a token from an earlier login, about to expire.
 	tok := f.SeedClient("client-seeded", "http://127.0.0.1:1/callback", 60)
-	env := newOAuthEnv(e.home, oauthHooks{})
-	store := &tokenStore{path: env.credPath(srvURL), clock: e.clock}
-	if err := writeCreds(store.path, &oauthCreds{ClientID: "client-seeded", Token: store.stamp(&transport.Token{
-		AccessToken: tok["access_token"].(string), RefreshToken: tok["refresh_token"].(string), TokenType: "Bearer", ExpiresIn: 60})}); err != nil {
-		t.Fatal(err)
-	}
+	seedCreds(t, e, credFile(e.home, srvURL), "client-seeded", transport.Token{
+		AccessToken: tok["access_token"].(string), RefreshToken: tok["refresh_token"].(string), TokenType: "Bearer", ExpiresIn: 60})
 	b := e.bridge(extension.GenNew)
 	e.clock.Advance(time.Hour)
 
@@ -460,7 +373,7 @@ func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
 // A refresh the authorization server refuses means "needs login", not a retry loop.
 func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
 	t.Parallel()
-	f, e, store := seedUnknownToken(t)
+	f, e, credPath := seedUnknownToken(t)
 	b := e.bridge(extension.GenNew)
 	e.clock.Advance(time.Hour)
 	s := e.srv(b, "r")
@@ -469,39 +382,11 @@ func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
 		t.Fatalf("refused refresh: %v", err)
 	}
 	hasNot(t, "error", err.Error(), "rt-unknown-1", "at-unknown-1")
-	c := readCredFile(t, store.path)
+	c := readCredFile(t, credPath)
 	if c.ClientID != "client-x" || c.Token != nil {
 		t.Errorf("after a refused refresh the file holds %+v", c)
 	}
 	if g := f.Snapshot().Grants; len(g) != 1 {
 		t.Errorf("grants %v", g)
-	}
-}
-
-func TestOAuthBrowserOpener(t *testing.T) {
-	t.Parallel()
-	for goos, want := range map[string]string{
-		"darwin":  "open https://as.example/authorize?x=1",
-		"windows": "rundll32 url.dll,FileProtocolHandler https://as.example/authorize?x=1",
-		"linux":   "xdg-open https://as.example/authorize?x=1",
-		"freebsd": "xdg-open https://as.example/authorize?x=1",
-	} {
-		name, args := openerCommand(goos, "https://as.example/authorize?x=1")
-		if got := strings.Join(append([]string{name}, args...), " "); got != want {
-			t.Errorf("%s: %q, want %q", goos, got, want)
-		}
-	}
-	var opened []string
-	env := newOAuthEnv(t.TempDir(), oauthHooks{open: func(_ context.Context, u string) error { opened = append(opened, u); return nil }})
-	for _, bad := range []string{
-		"http://as.example/authorize", "https://user:pw@as.example/authorize", "https:///authorize",
-		"javascript:alert(1)", "file:///etc/passwd", "https://as.example/a b", "-https://as.example/",
-	} {
-		if err := env.openBrowser(context.Background(), bad); err == nil {
-			t.Errorf("opened %q", bad)
-		}
-	}
-	if err := env.openBrowser(context.Background(), "https://as.example/authorize?x=1"); err != nil || len(opened) != 1 {
-		t.Errorf("good url: %v, opened %v", err, opened)
 	}
 }

@@ -6,7 +6,7 @@ import (
 
 // A tool's MCP outputSchema is registered as output_schema, and its structuredContent
 // returned as structured_content, only to hosts that announce capabilities (the newer zot
-// that reads both). Every other host gets the text fallback: ConvertResult keeps the
+// that reads both). Every other host gets the text fallback: toolresult.Convert keeps the
 // server's text, or the structured JSON as text when the server sent no text, and the
 // extension layer leaves structured_content out.
 

@@ -34,7 +34,7 @@ func TestRefreshChangedComesFromCacheUpdate(t *testing.T) {
 	if len(changed) != 0 || len(errs) != 1 || !strings.Contains(errs[0], "tool cache") {
 		t.Fatalf("refresh with an unwritable cache: changed %v, errors %v", changed, errs)
 	}
-	if _, ok := broken.catalog().lookup("mcp__s__echo"); !ok {
+	if _, ok := broken.catalog().Lookup("mcp__s__echo"); !ok {
 		t.Fatal("the live catalog lacks the listed tools after the cache write failed")
 	}
 }

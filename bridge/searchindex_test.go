@@ -48,7 +48,7 @@ func TestSearchIndexBuiltAfterReady(t *testing.T) {
 
 	cat := b.catalog()
 	select {
-	case <-cat.indexed:
+	case <-cat.Indexed():
 	case <-gctx.Done():
 		t.Fatal("the search index was not built after ready (only a search would build it)")
 	}
@@ -56,7 +56,7 @@ func TestSearchIndexBuiltAfterReady(t *testing.T) {
 	if err != nil || len(r.ActivateTools) == 0 || r.ActivateTools[0] != "mcp__alpha__echo" {
 		t.Fatalf("first search: %v %v %q", err, r.ActivateTools, r.Text())
 	}
-	if b.catalog().catIndex != cat.catIndex {
+	if b.catalog().SearchIndex() != cat.SearchIndex() {
 		t.Fatal("the catalog changed under the test; the index it waited for is not the one searched")
 	}
 }
@@ -126,7 +126,7 @@ func BenchmarkFirstSearch(b *testing.B) {
 				ready := time.Now()
 				cat := br.catalog()
 				if wait {
-					<-cat.indexed
+					<-cat.Indexed()
 					build = append(build, ms(time.Since(ready)))
 				}
 				t0 := time.Now()

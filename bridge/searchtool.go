@@ -3,10 +3,11 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/toolview"
 )
 
 // Search limits: the default number of results, the most one call may ask for, and the
@@ -14,7 +15,7 @@ import (
 const (
 	defaultLimit    = 8
 	maxLimit        = 20
-	purposeLen      = 160
+	purposeLen      = toolview.PurposeLen
 	directoryBudget = 1800 // bytes of server directory in the search tool's description
 )
 
@@ -22,7 +23,7 @@ var searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"typ
 
 // searchDescription tells the model what the catalog holds and how to use the tool. It
 // carries a compact directory of servers so the model knows what exists without schemas.
-func (b *Bridge) searchDescription(refs []ToolRef) string {
+func (b *Bridge) searchDescription(refs []catalog.ToolRef) string {
 	var sb strings.Builder
 	sb.WriteString("Find tools from the user's MCP servers (GitHub, browsers, databases, docs, etc.) and make them callable. ")
 	sb.WriteString("Use it before any task that an installed MCP server could do and no tool you already have covers. ")
@@ -34,7 +35,7 @@ func (b *Bridge) searchDescription(refs []ToolRef) string {
 	}
 	sb.WriteString("Search by task words or a server name; `select:<name>` loads exact names. Not needed for tools already loaded.")
 	sb.WriteString(" Also finds resources (documents, files) to read.")
-	dir := directory(refs)
+	dir := toolview.Directory(refs)
 	if len(dir) == 0 {
 		if len(b.names) == 0 {
 			sb.WriteString(" No MCP servers are configured yet: the user can add one with /mcp setup.")
@@ -48,9 +49,9 @@ func (b *Bridge) searchDescription(refs []ToolRef) string {
 	sb.WriteString(" Servers: ")
 	used := 0
 	for i, d := range dir {
-		item := fmt.Sprintf("%s (%d tools", d.server, d.tools)
-		if len(d.words) > 0 {
-			item += ": " + strings.Join(d.words, ", ")
+		item := fmt.Sprintf("%s (%d tools", d.Server, d.Tools)
+		if len(d.Words) > 0 {
+			item += ": " + strings.Join(d.Words, ", ")
 		}
 		item += ")"
 		if used+len(item) > directoryBudget {
@@ -66,63 +67,6 @@ func (b *Bridge) searchDescription(refs []ToolRef) string {
 	sb.WriteString(".")
 	return sb.String()
 }
-
-// dirEntry is one server in the search tool's directory.
-type dirEntry struct {
-	server string
-	tools  int
-	words  []string // a few words on what its tools cover
-}
-
-// directory summarises refs per server, sorted by server: the tool count and the most
-// frequent distinctive words of its tool names. One pass over the tools.
-func directory(refs []ToolRef) []dirEntry {
-	type acc struct {
-		tools int
-		freq  map[string]int
-	}
-	per := map[string]*acc{}
-	seen := map[string]bool{}
-	for _, r := range refs {
-		a := per[r.Server]
-		if a == nil {
-			a = &acc{freq: map[string]int{}}
-			per[r.Server] = a
-		}
-		a.tools++
-		clear(seen)
-		for _, w := range strings.FieldsFunc(strings.ToLower(r.Tool), func(c rune) bool { return c < 'a' || c > 'z' }) {
-			if len(w) < 3 || blurbStop[w] || strings.Contains(r.Server, w) || seen[w] {
-				continue
-			}
-			seen[w] = true
-			a.freq[w]++
-		}
-	}
-	out := make([]dirEntry, 0, len(per))
-	for server, a := range per {
-		words := make([]string, 0, len(a.freq))
-		for w := range a.freq {
-			words = append(words, w)
-		}
-		sort.Slice(words, func(i, j int) bool {
-			if a.freq[words[i]] != a.freq[words[j]] {
-				return a.freq[words[i]] > a.freq[words[j]]
-			}
-			return words[i] < words[j]
-		})
-		if len(words) > 4 {
-			words = words[:4]
-		}
-		out = append(out, dirEntry{server: server, tools: a.tools, words: words})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].server < out[j].server })
-	return out
-}
-
-// blurbStop are verbs too common to say anything about a server.
-var blurbStop = map[string]bool{"get": true, "list": true, "create": true, "update": true, "delete": true, "set": true,
-	"add": true, "remove": true, "read": true, "write": true, "search": true, "the": true, "and": true, "for": true, "tool": true}
 
 type searchArgs struct {
 	Query string `json:"query"`
@@ -150,18 +94,18 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	if r, ok := b.pendingSearch(q); ok {
 		return r
 	}
-	if len(cat.entries) == 0 {
+	if len(cat.Entries) == 0 {
 		if len(b.names) == 0 {
 			return TextResult("No MCP servers are configured. The user can add one with `/mcp setup add <template>` (see `/mcp setup templates`) or by editing mcp.json, then run /reload-ext.")
 		}
 		return TextResult(b.noToolsText() + b.pendingHint())
 	}
 	// Ask for extra hits so filtering out unregistered tools still fills the page.
-	hits := cat.searchIndex().Search(q, limit+8)
-	var shown []*entry
+	hits := cat.SearchIndex().Search(q, limit+8)
+	var shown []*catalog.Entry
 	hidden := 0
 	for _, h := range hits {
-		e := &cat.entries[h.Doc]
+		e := &cat.Entries[h.Doc]
 		if b.mode != ModeProxy && !e.Registered {
 			hidden++
 			continue
@@ -189,7 +133,7 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	fmt.Fprintf(&sb, "Loaded %d MCP tool(s) for %q — call them directly by name:\n", len(shown), q)
 	for i, e := range shown {
 		names[i] = e.Name
-		sb.WriteString(resultLine(e))
+		sb.WriteString(toolview.ResultLine(e))
 	}
 	if len(hits) > len(shown)+hidden {
 		fmt.Fprintf(&sb, "More may match: search again with other words, a larger limit (max %d), or select:<name>.", maxLimit)
@@ -203,63 +147,8 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	return extension.ToolResult{Content: []extension.Content{{Type: "text", Text: sb.String()}}, ActivateTools: names}
 }
 
-// resultLine is one search result: name, purpose, key parameters, hints.
-func resultLine(e *entry) string {
-	line := "- " + e.Name
-	t := e.tool()
-	if p := FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen); p != "" {
-		line += ": " + p
-	}
-	if params := keyParams(t.InputSchema, 5); params != "" {
-		line += " (" + params + ")"
-	}
-	if h := Hints(t.Annotations); len(h) > 0 {
-		line += " [" + strings.Join(h, ", ") + "]"
-	}
-	return line + "\n"
-}
-
-// keyParams lists up to n parameter names, required ones first and marked with *.
-func keyParams(schema json.RawMessage, n int) string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
-		return ""
-	}
-	req := map[string]bool{}
-	var out []string
-	for _, r := range s.Required {
-		if _, ok := s.Properties[r]; ok && !req[r] {
-			req[r] = true
-			out = append(out, r+"*")
-		}
-	}
-	var rest []string
-	for p := range s.Properties {
-		if !req[p] {
-			rest = append(rest, p)
-		}
-	}
-	sort.Strings(rest)
-	out = append(out, rest...)
-	more := ""
-	if len(out) > n {
-		more = fmt.Sprintf(", +%d", len(out)-n)
-		out = out[:n]
-	}
-	return strings.Join(out, ", ") + more
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			return s
-		}
-	}
-	return ""
-}
+// firstNonEmpty is toolview.FirstNonEmpty.
+func firstNonEmpty(ss ...string) string { return toolview.FirstNonEmpty(ss...) }
 
 // decodeArgs decodes tool arguments; absent or null arguments decode as {}.
 func decodeArgs(raw json.RawMessage, v any) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/startup"
 )
 
 // loadedBridge configures two fake servers, fills the cache and returns a fresh bridge
@@ -95,7 +96,7 @@ func TestSearchTool(t *testing.T) {
 func TestSearchDescriptionHasDirectory(t *testing.T) {
 	t.Parallel()
 	_, b := loadedBridge(t, extension.GenNew, nil)
-	d := b.searchDescription(startupFromCatalog(b.catalog()).refs())
+	d := b.searchDescription(startup.FromCatalog(b.catalog()).Refs())
 	for _, want := range []string{"alpha (13 tools", "beta (13 tools", "select:"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("description lacks %q: %s", want, d)

@@ -12,74 +12,18 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
-)
-
-// State is where a server is in its lifecycle.
-type State int
-
-// The lifecycle states. A server starts Asleep (or Disabled), wakes on demand, and goes
-// back to sleep after its idle timeout.
-const (
-	StateAsleep   State = iota // not running; the next call starts it
-	StateStarting              // spawn/connect + initialize + tools/list under way
-	StateReady                 // connected and serving calls
-	StateStopping              // being shut down
-	StateBackoff               // the last start or run failed; no new start before RetryAt
-	StateParked                // failed too often in a row; only /mcp start tries again
-	StateDisabled              // disabled in config or the config entry is broken
-)
-
-func (s State) String() string {
-	switch s {
-	case StateAsleep:
-		return "asleep"
-	case StateStarting:
-		return "starting"
-	case StateReady:
-		return "ready"
-	case StateStopping:
-		return "stopping"
-	case StateBackoff:
-		return "backing off"
-	case StateParked:
-		return "parked"
-	case StateDisabled:
-		return "disabled"
-	}
-	return "unknown"
-}
-
-// Failure policy: the first failure is retried by the next call at once, later ones wait
-// backoffBase·2^(n-2) (capped), and after parkAfter failures in a row the server is parked.
-const (
-	backoffBase = 500 * time.Millisecond
-	backoffMax  = 30 * time.Second
-	parkAfter   = 5
-)
-
-func backoffDelay(failures int) time.Duration {
-	if failures <= 1 {
-		return 0
-	}
-	d := backoffBase << (failures - 2)
-	if d > backoffMax || d <= 0 {
-		return backoffMax
-	}
-	return d
-}
-
-// ClientName is what the bridge calls itself in MCP initialize; ClientVersion is the
-// version it reports when Options.Version is empty.
-const (
-	ClientName    = "zot-mcp-bridge"
-	ClientVersion = "0.1.0"
 )
 
 // serverDeps is what every Server shares with the bridge.
@@ -93,22 +37,38 @@ type serverDeps struct {
 	onListChanged func(server string)
 	// resolver resolves HTTP servers' host names (nil: the system resolver).
 	resolver *net.Resolver
-	// oauth holds the OAuth credential store and test hooks (oauth.go); nil: no OAuth.
-	oauth *oauthEnv
+	// remote is what HTTP servers share (remote.Deps: the OAuth store, the resolver).
+	remote *remote.Deps
 	// maxReply bounds one message read from a stdio server (0: DefaultMaxReply).
 	maxReply int
 	// surface is where the user reads messages (names /mcp or CLI commands).
 	surface Surface
 	// version is the bridge's version, sent in initialize (Options.Version).
 	version string
-	// x is the bridge's state beyond tools (progress, server logs; mcpx.go); nil in
-	// servers made without a bridge.
-	x *mcpx
-	// bridge answers the servers' requests to the client (elicitation: elicit.go).
-	bridge *Bridge
+	// host is the bridge's side of the servers' MCP beyond tools (progress, log
+	// messages, sampling notes, elicitation, the task board); nil in servers made
+	// without a bridge.
+	host serverHost
 	// connect, when set, opens every server's sessions instead of the configured
 	// transport (tests: in-process sessions; Options.Connect).
 	connect Connector
+}
+
+// serverHost is all the state machine asks of the host side: the one seam between a
+// Server and the Bridge (bridgeHost implements it), along which Server can leave bridge.
+type serverHost interface {
+	// sessionOptions are the host's client options of every session of s (elicitation,
+	// a claimed sampling capability).
+	sessionOptions(s *Server) []client.ClientOption
+	// progress passes a progress notification to the call it belongs to.
+	progress(server string, p mcp.ProgressNotificationParams)
+	// samplingRefused tells the user that a server asked for sampling.
+	samplingRefused(server string)
+	// serverLog keeps one of a server's log messages for /mcp <server>.
+	serverLog(server string, line logLine)
+	// addTask puts a task on the board; waitTask waits for its result (tasks.go).
+	addTask(t *extras.Task)
+	waitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
 }
 
 // Connector opens an initialized MCP session for a server: what the state machine is
@@ -139,13 +99,12 @@ type Server struct {
 	lastErrAt   time.Time
 	tools       []mcp.Tool
 	info        connInfo
-	// remembered is, for a url-only server, the transport that worked last (from the
-	// cache or this session); the next connect tries it first.
-	remembered config.Transport
+	// remote is the server's HTTP side that outlives sessions (the transport that worked
+	// last, logins).
+	remote *remote.Server
 	// needsLogin: the server answered that it wants an OAuth login (cleared by a
 	// successful connect or login).
 	needsLogin bool
-	login      *loginFlow // the /mcp login in progress, if any
 	// tail is the stderr tail of the last stdio process, kept after it exits for /mcp.
 	tail *session.Ring
 	// probe is closed when the ping check after a timed-out call ends (nil: none running).
@@ -156,7 +115,6 @@ type Server struct {
 	// logBudget limits what the server's MCP log messages may write to our log.
 	logMu     sync.Mutex
 	logBudget *session.LineLog
-	lastLogin *loginFlow // the latest login, running or ended (WaitLogin)
 
 	// pending: a project server the user has not approved; nothing starts or contacts it.
 	pending atomic.Bool
@@ -193,6 +151,11 @@ func newConn(sess session.Session) *conn {
 
 func newServer(cfg *config.Server, d *serverDeps) *Server {
 	s := &Server{cfg: cfg, d: d, state: StateAsleep}
+	rd := d.remote
+	if rd == nil {
+		rd = &remote.Deps{}
+	}
+	s.remote = remote.NewServer(cfg, rd, s.markNeedsLogin)
 	if !cfg.Usable() {
 		s.state = StateDisabled
 	}
@@ -204,25 +167,6 @@ func (s *Server) Name() string { return s.cfg.Name }
 
 // Config is the server's configuration.
 func (s *Server) Config() *config.Server { return s.cfg }
-
-// Status is a snapshot for /mcp and doctor.
-type Status struct {
-	State     State
-	Tools     int // tools seen on the last successful list (0 if never listed this session)
-	InFlight  int
-	LastUsed  time.Time
-	LastError string
-	ErrorAt   time.Time
-	RetryAt   time.Time
-	Failures  int
-	Transport config.Transport
-	// Stderr is the tail of the last stdio process's stderr (kept after it exits, for the
-	// user only), out of StderrSeen lines it wrote.
-	Stderr     []string
-	StderrSeen int
-	// NeedsLogin: the server wants an OAuth login (/mcp login <server>).
-	NeedsLogin bool
-}
 
 // Status returns the current state.
 func (s *Server) Status() Status {
@@ -240,41 +184,6 @@ func (s *Server) Status() Status {
 	return st
 }
 
-// ErrKind classifies a failure so messages can say what to do next.
-type ErrKind int
-
-// Failure kinds.
-const (
-	KindStart       ErrKind = iota + 1 // spawn, connect, initialize or list failed
-	KindBackoff                        // not retried yet after earlier failures
-	KindParked                         // parked after repeated failures
-	KindDisabled                       // disabled or broken in config
-	KindCrashed                        // the server went away during the call
-	KindTimeout                        // our deadline passed
-	KindCanceled                       // the caller gave up
-	KindCall                           // the server answered with a protocol error
-	KindStopped                        // stopped (by /mcp stop or shutdown) while in use
-	KindAuth                           // HTTP 401/403: credentials missing or refused
-	KindUnreachable                    // DNS failure, connection refused or reset
-	KindTLS                            // TLS handshake or certificate failure
-	KindBadResponse                    // HTTP 404, 5xx, an HTML page or other non-MCP answer
-	KindUntrusted                      // a project server the user has not approved
-)
-
-// Error is a failure of a server operation, worded for the model and the user.
-type Error struct {
-	Kind   ErrKind
-	Server string
-	Msg    string // for the model (and the user when User is empty)
-	// User is the message for the user when it says more than Msg (the server's last
-	// stderr lines, which never go to the model).
-	User string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Msg }
-func (e *Error) Unwrap() error { return e.Err }
-
 // errorf builds a server error. Its text and the wrapped error's text pass through the
 // server's redactor: expanded ${VAR} values read as the reference, credentials are masked.
 func (s *Server) errorf(kind ErrKind, err error, format string, args ...any) *Error {
@@ -285,9 +194,57 @@ func (s *Server) errorf(kind ErrKind, err error, format string, args ...any) *Er
 	return e
 }
 
-// redact hides the server's secrets in a text (see newRedactor).
+// redactedErr keeps an error's identity for errors.Is/As but never shows its raw text, not
+// even to code that walks the chain with Unwrap (it has no Unwrap method).
+type redactedErr struct {
+	err error
+	msg string
+}
+
+func (e *redactedErr) Error() string        { return e.msg }
+func (e *redactedErr) Is(target error) bool { return errors.Is(e.err, target) }
+func (e *redactedErr) As(target any) bool   { return errors.As(e.err, target) }
+
+// remoteKind is the bridge's kind of a remote failure: the one place the two meet.
+func remoteKind(k remote.Kind) ErrKind {
+	switch k {
+	case remote.KindAuth:
+		return KindAuth
+	case remote.KindUnreachable:
+		return KindUnreachable
+	case remote.KindTLS:
+		return KindTLS
+	case remote.KindBadResponse:
+		return KindBadResponse
+	case remote.KindStart:
+		return KindStart
+	case remote.KindTimeout:
+		return KindTimeout
+	case remote.KindCanceled:
+		return KindCanceled
+	case remote.KindCrashed:
+		return KindCrashed
+	}
+	return KindCall
+}
+
+// fromRemote words a remote failure as the server's error (prefix and redaction).
+func (s *Server) fromRemote(e *remote.Error) *Error {
+	return s.errorf(remoteKind(e.Kind), e.Err, "%s", e.Msg)
+}
+
+// remoteErr is err as the server's *Error when it is a remote failure, else err.
+func (s *Server) remoteErr(err error) error {
+	var re *remote.Error
+	if errors.As(err, &re) {
+		return s.fromRemote(re)
+	}
+	return err
+}
+
+// redact hides the server's secrets in a text (internal/redact).
 func (s *Server) redact(text string) string {
-	s.redactOnce.Do(func() { s.redactFn = newRedactor(s.cfg) })
+	s.redactOnce.Do(func() { s.redactFn = redact.New(s.cfg) })
 	return s.redactFn(text)
 }
 
@@ -325,7 +282,7 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 		case StateParked:
 			msg := s.lastErr
 			s.mu.Unlock()
-			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run %s", parkAfter, msg, s.d.surface.Cmd("start", s.cfg.Name))
+			return nil, s.errorf(KindParked, nil, "parked after %d failed attempts in a row (last: %s). Fix the cause, then run %s", lifecycle.ParkAfter, msg, s.d.surface.Cmd("start", s.cfg.Name))
 		case StateBackoff:
 			now := s.d.clock.Now()
 			if now.Before(s.retryAt) {
@@ -464,7 +421,7 @@ func (s *Server) failLocked(err error) *Error {
 	if !errors.As(err, &e) {
 		e = s.errorf(KindStart, err, "failed to start: %s", err.Error())
 	}
-	if s.failures >= parkAfter {
+	if s.failures >= lifecycle.ParkAfter {
 		s.state = StateParked
 		why := fmt.Sprintf(" — parked after %d failed attempts in a row; fix the cause, then run %s", s.failures, s.d.surface.Cmd("start", s.cfg.Name))
 		p := s.errorf(KindParked, err, "%s%s", e.Msg, why)
@@ -473,7 +430,7 @@ func (s *Server) failLocked(err error) *Error {
 		}
 		return p
 	}
-	if d := backoffDelay(s.failures); d > 0 {
+	if d := lifecycle.BackoffDelay(s.failures); d > 0 {
 		s.state = StateBackoff
 		s.retryAt = s.d.clock.Now().Add(d)
 	} else {
@@ -512,10 +469,13 @@ func (s *Server) sessionEnded(c *conn) {
 	s.gen++
 	s.disarmIdle()
 	var e *Error
+	var re *remote.Error
 	switch {
 	case end.Cause == session.CauseExited:
 		e = s.withStderrText(s.errorf(KindCrashed, nil, "process %s", end.Status), end.Stderr)
 	case errors.As(end.Err, &e):
+	case errors.As(end.Err, &re):
+		e = s.fromRemote(re)
 	default:
 		e = s.errorf(KindCrashed, end.Err, "connection lost: %v", end.Err)
 	}
@@ -600,6 +560,7 @@ func (s *Server) connect(ctx context.Context) (*conn, []mcp.Tool, error) {
 	tools, err := s.listTools(ctx, sess)
 	if err != nil {
 		_ = sess.Close(context.Background())
+		err = s.remoteErr(err)
 		var e *Error
 		if errors.As(err, &e) {
 			return nil, nil, e
@@ -620,7 +581,7 @@ func (s *Server) open(ctx context.Context, h session.Handlers) (session.Session,
 	case config.TransportStdio:
 		return s.openStdio(ctx, h)
 	case config.TransportStreamableHTTP, config.TransportSSE:
-		return s.openHTTP(ctx, h)
+		return s.remote.Open(ctx, h)
 	}
 	return nil, s.errorf(KindStart, nil, "unknown transport %q", s.cfg.Transport)
 }
@@ -639,13 +600,14 @@ func (s *Server) openStdio(ctx context.Context, h session.Handlers) (session.Ses
 	s.mu.Lock()
 	s.tail = tail
 	s.mu.Unlock()
-	return session.OpenStdio(ctx, session.Stdio{Config: s.cfg, Dir: s.workDir(), Env: serverEnv(s.cfg, os.Environ()),
-		Supervisor: s.d.supervisor, MaxReply: s.d.maxReply, Log: s.d.log, Clock: s.d.clock, Redact: newRedactor(s.cfg), Tail: tail}, h)
+	return session.OpenStdio(ctx, session.Stdio{Config: s.cfg, Dir: s.workDir(), Env: lifecycle.Env(s.cfg, os.Environ()),
+		Supervisor: s.d.supervisor, MaxReply: s.d.maxReply, Log: s.d.log, Clock: s.d.clock, Redact: redact.New(s.cfg), Tail: tail}, h)
 }
 
 // startErr words a failed start: a process that exited says so (its stderr for the
 // user), an error already worded (remote) is kept.
 func (s *Server) startErr(ctx context.Context, err error) *Error {
+	err = s.remoteErr(err)
 	var e *Error
 	if errors.As(err, &e) {
 		return e
@@ -682,29 +644,11 @@ func (s *Server) withStderrText(e *Error, t string) *Error {
 	return e
 }
 
-// UserText is the text of err for the user: with the stderr tail where there is one.
-func UserText(err error) string {
-	var e *Error
-	if errors.As(err, &e) && e.User != "" {
-		return e.User
-	}
-	return err.Error()
-}
 func describeStartErr(ctx context.Context, err error, limit time.Duration) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Sprintf("no answer within connectTimeout (%s); raise \"connectTimeout\" if the server is slow to start (a first npx run downloads packages)", limit)
 	}
 	return err.Error()
-}
-
-// initRequest is the initialize request of every connection (and of a re-initialization).
-func initRequest(version string) mcp.InitializeRequest {
-	req := mcp.InitializeRequest{}
-	// Every server measured speaks the initialize handshake; pinning it avoids a probe
-	// round trip (server/discover) that legacy servers answer with an error.
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: version}
-	return req
 }
 
 // ListTools re-lists the tools of a running server (for list_changed and refresh).
@@ -716,6 +660,7 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	defer s.release()
 	tools, err := s.listTools(ctx, c.sess)
 	if err != nil {
+		err = s.remoteErr(err)
 		var e *Error
 		if errors.As(err, &e) {
 			return nil, e
@@ -807,16 +752,19 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 		return s.errorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
 	}
 	var e *Error
-	var f *remoteFailure
+	var re *remote.Error
+	var f *remote.RequestError
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &re):
+		return s.fromRemote(re)
 	case errors.As(err, &f):
 		warn := "."
-		if f.f.maybeRan {
+		if f.MaybeRan {
 			warn = repeatWarning(safeRepeat)
 		}
-		return s.errorf(f.f.kind, f.err, "%s%s failed: %s%s", f.prefix, tool, f.f.msg, warn)
+		return s.errorf(remoteKind(f.Kind), f.Err, "%s%s failed: %s%s", f.Prefix, tool, f.Msg, warn)
 	case errors.Is(err, transport.ErrTransportClosed):
 		return s.errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 	}
@@ -829,10 +777,7 @@ func lostText(e session.End) string {
 	if errors.As(e.Err, &re) {
 		return strings.TrimPrefix(re.Msg, fmt.Sprintf("MCP server %q: ", re.Server))
 	}
-	if e.Err != nil {
-		return "the connection was lost (" + e.Err.Error() + ")"
-	}
-	return "the connection was lost"
+	return remote.LostText(e)
 }
 
 func repeatWarning(safe bool) string {
@@ -840,4 +785,25 @@ func repeatWarning(safe bool) string {
 		return "."
 	}
 	return ". The server may already have applied the call: check before retrying, a retry may repeat it."
+}
+
+// markNeedsLogin notes that the server answered that it wants an OAuth login.
+func (s *Server) markNeedsLogin() {
+	s.mu.Lock()
+	s.needsLogin = true
+	s.mu.Unlock()
+}
+
+// loggedIn clears what the missing login left behind: the flag, backoff and parking.
+func (s *Server) loggedIn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.needsLogin = false
+	if s.state == StateBackoff || s.state == StateParked {
+		s.state = StateAsleep
+	}
+	s.failures = 0
+	s.retryAt = time.Time{}
+	s.lastErr, s.lastErrUser = "", ""
+	s.lastErrAt = time.Time{}
 }

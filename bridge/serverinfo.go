@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
@@ -31,19 +32,19 @@ type SearchHit struct {
 // cached, being fetched...), "" when tools are known.
 func (b *Bridge) SearchTools(query string, limit int) ([]SearchHit, string) {
 	cat := b.catalog()
-	if len(cat.entries) == 0 {
+	if len(cat.Entries) == 0 {
 		if len(b.names) == 0 {
 			return nil, "no MCP servers are configured"
 		}
 		return nil, b.noToolsText()
 	}
 	var out []SearchHit
-	for _, h := range cat.searchIndex().Search(strings.TrimSpace(query), limit) {
-		e := &cat.entries[h.Doc]
-		t := e.tool()
+	for _, h := range cat.SearchIndex().Search(strings.TrimSpace(query), limit) {
+		e := &cat.Entries[h.Doc]
+		t := e.CacheTool()
 		out = append(out, SearchHit{Name: e.Name, Server: e.Server, Tool: t.Name,
 			Description: FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2),
-			Hints:       Hints(t.Annotations), InputSchema: t.InputSchema})
+			Hints:       catalog.Hints(t.Annotations), InputSchema: t.InputSchema})
 	}
 	return out, ""
 }

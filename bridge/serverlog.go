@@ -76,8 +76,8 @@ func (s *Server) serverLog(p mcp.LoggingMessageNotificationParams) {
 	}
 	logIt := s.logBudget.Allow(len(text))
 	s.logMu.Unlock()
-	if s.d.x != nil {
-		s.d.x.logs.add(s.cfg.Name, logLine{at: s.d.clock.Now(), level: string(p.Level), logger: p.Logger, text: text})
+	if s.d.host != nil {
+		s.d.host.serverLog(s.cfg.Name, logLine{at: s.d.clock.Now(), level: string(p.Level), logger: p.Logger, text: text})
 	}
 	if !logIt {
 		return
@@ -123,7 +123,7 @@ func logData(v any) string {
 // templates and prompts, and the server's last log messages.
 func (b *Bridge) serverLogText(server string) string {
 	var sb strings.Builder
-	if e := b.extras().servers[server]; e != nil && len(e.Resources)+len(e.ResourceTemplates)+len(e.Prompts) > 0 {
+	if e := b.extras().Servers[server]; e != nil && len(e.Resources)+len(e.ResourceTemplates)+len(e.Prompts) > 0 {
 		fmt.Fprintf(&sb, "\n  resources:  %d, %d templates (search them with %s); prompts: %d (/mcp prompts %s)",
 			len(e.Resources), len(e.ResourceTemplates), SearchToolName, len(e.Prompts), server)
 	}

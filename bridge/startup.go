@@ -4,32 +4,24 @@ import (
 	"errors"
 	"io/fs"
 	"runtime"
-	"runtime/debug"
-	"sort"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/startup"
 )
 
-// startupHeapLimit bounds the heap while startupRuntime holds the collector off: past it the
-// runtime collects as usual, so a huge catalog cannot run the process out of memory.
-const startupHeapLimit = 512 << 20
-
-// startupRuntime turns the garbage collector off until the returned function runs. Setup
-// allocates a few times the startup file's size in a fresh process whose heap target is
-// tiny, so several collections would run inside the host's registration window and
-// collect almost nothing: all of it is either kept or dropped right after ready.
-func startupRuntime() (restore func()) {
-	pct := debug.SetGCPercent(-1)
-	limit := debug.SetMemoryLimit(startupHeapLimit)
-	return func() {
-		debug.SetMemoryLimit(limit)
-		debug.SetGCPercent(pct)
+// usableConfigs lists the config of every server that may run, in name order: the servers
+// whose tools are registered at startup.
+func (b *Bridge) usableConfigs() []*config.Server {
+	out := make([]*config.Server, 0, len(b.names))
+	for _, name := range b.names {
+		if b.runnable(name) {
+			out = append(out, b.servers[name].cfg)
+		}
 	}
+	return out
 }
-
-// spareProcsFrom is the size of a sent section worth two more Ps while it is written.
-const spareProcsFrom = 1 << 20
 
 // spareProcs adds two Ps until ready (afterReady restores them) when a large sent section
 // is being written while Setup loads the config. Stdin is a blocking pipe, so the reader
@@ -38,33 +30,9 @@ const spareProcsFrom = 1 << 20
 // writer would wait for the config to be loaded instead of sending meanwhile. Changing
 // GOMAXPROCS stops the world, which costs more than it saves for a small section.
 func (b *Bridge) spareProcs(size int) {
-	if b.opts.StartupGC && size >= spareProcsFrom {
+	if b.opts.StartupGC && size >= startup.SpareProcsFrom {
 		b.procs = runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 2)
 	}
-}
-
-// startupTool is one tool to register at startup: its registered name and the
-// pre-encoded rest of its register_tool frame (description and schema).
-type startupTool struct {
-	ref     ToolRef
-	name    string
-	payload extension.ToolPayload
-}
-
-// startupSet is what Setup registers: the tools of every usable server whose cache entry
-// is fresh, in name order.
-type startupSet struct {
-	tools []startupTool
-	fast  bool // read from the startup file rather than decoded from the cache
-	// sent: the registrations were copied from the startup file's sent section, so tools
-	// is empty (startupTools fills it when it is needed after all).
-	sent bool
-}
-
-// payloadFor encodes a tool's description and schema as they follow the name in its
-// register_tool frame.
-func payloadFor(server string, t *cache.Tool) extension.ToolPayload {
-	return extension.EncodeToolPayload(extension.Tool{Description: Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
 }
 
 // loadStartup fills the startup set from the startup file when it was made from the
@@ -81,12 +49,12 @@ func (b *Bridge) loadStartup() bool {
 		b.discardDamaged(err)
 		return false
 	}
-	set, stale, ok := b.startupSetFrom(servers, b.namer)
+	set, stale, ok := startup.SetFrom(servers, b.usableConfigs(), b.cats.Namer())
 	if !ok {
 		b.discardDamaged(errors.New("startup file: a payload is not a run of JSON members"))
 		return false
 	}
-	set.fast = true
+	set.Fast = true
 	b.startup, b.stale = set, stale
 	return true
 }
@@ -103,82 +71,20 @@ func (b *Bridge) discardDamaged(err error) {
 	b.opts.Log.Warn().Err(err).AnErr("remove", rmErr).Str("file", framesPath).Msg("damaged startup file discarded; registering from the tool cache and rebuilding it")
 }
 
-// startupSetFrom is the startup set of the startup file's payloads, named through namer:
-// every tool of each usable server whose entry has the server's fingerprint and that its
-// config does not hide, in name order. stale lists the usable servers without such an
-// entry. ok is false when a payload is damaged.
-func (b *Bridge) startupSetFrom(servers map[string]*cache.FrameServer, namer *Namer) (set *startupSet, stale []string, ok bool) {
-	var refs []ToolRef
-	payloads := map[ToolRef]extension.ToolPayload{}
-	for _, name := range b.names {
-		s := b.servers[name].cfg
-		if !b.runnable(name) {
-			continue
-		}
-		fs := servers[name]
-		if fs == nil || fs.Fingerprint != s.Fingerprint() {
-			stale = append(stale, name)
-			continue
-		}
-		for _, t := range fs.Tools {
-			if allowed, _ := s.ToolAllowed(t.Name); !allowed {
-				continue
-			}
-			ref := ToolRef{Server: name, Tool: t.Name}
-			if _, dup := payloads[ref]; dup {
-				continue
-			}
-			p := extension.ToolPayload(t.Payload)
-			if !p.Valid() {
-				return nil, nil, false
-			}
-			refs = append(refs, ref)
-			payloads[ref] = p
-		}
-	}
-	names, _ := namer.Assign(refs)
-	set = &startupSet{tools: make([]startupTool, 0, len(refs))}
-	for _, ref := range refs {
-		set.tools = append(set.tools, startupTool{ref: ref, name: names[ref], payload: payloads[ref]})
-	}
-	sort.Slice(set.tools, func(i, j int) bool { return set.tools[i].name < set.tools[j].name })
-	return set, stale, true
-}
-
-// startupFromCatalog is the startup set of an already decoded catalog.
-func startupFromCatalog(cat *catalog) *startupSet {
-	set := &startupSet{tools: make([]startupTool, len(cat.entries))}
-	for i := range cat.entries {
-		e := &cat.entries[i]
-		t := e.tool()
-		set.tools[i] = startupTool{ref: e.ref(), name: e.Name, payload: payloadFor(e.Server, &t)}
-	}
-	return set
-}
-
 // addTools adds the register_tool frame of every tool of the set to regs, its payload as
 // the host takes it (toolPayload), deferred as asked.
-func (b *Bridge) addTools(regs *extension.Registrations, s *startupSet, deferred bool) {
+func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferred bool) {
 	n := 0
-	for _, t := range s.tools {
-		n += extension.PayloadFrameSize(len(t.name), t.payload)
+	for _, t := range s.Tools {
+		n += extension.PayloadFrameSize(len(t.Name), t.Payload)
 	}
 	regs.Grow(n)
-	for _, t := range s.tools {
-		p, interactive := b.toolPayload(t.ref, t.payload)
-		if err := regs.AddPayload(t.name, p, deferred, interactive); err != nil {
-			b.opts.Log.Warn().Err(err).Str("server", t.ref.Server).Str("tool", t.ref.Tool).Msg("tool not registered")
+	for _, t := range s.Tools {
+		p, interactive := b.toolPayload(t.Ref, t.Payload)
+		if err := regs.AddPayload(t.Name, p, deferred, interactive); err != nil {
+			b.opts.Log.Warn().Err(err).Str("server", t.Ref.Server).Str("tool", t.Ref.Tool).Msg("tool not registered")
 		}
 	}
-}
-
-// refs lists the set's tools.
-func (s *startupSet) refs() []ToolRef {
-	out := make([]ToolRef, len(s.tools))
-	for i, t := range s.tools {
-		out[i] = t.ref
-	}
-	return out
 }
 
 // finishStartup decodes the full catalog after a fast startup, keeping the names and the
@@ -199,8 +105,8 @@ func (b *Bridge) finishStartup() {
 		b.catalogFromStartup()
 		return
 	}
-	registered := b.startupRefs()
-	if b.startup.sent {
+	registered := b.startup.Registered()
+	if b.startup.Sent {
 		// The sent section's key covers everything the catalog is built from, so what
 		// was sent is the whole catalog.
 		registered = nil
@@ -208,34 +114,18 @@ func (b *Bridge) finishStartup() {
 	b.catalogFromFile(file, nil, registered)
 }
 
-// startupRefs marks the tools registered at startup.
-func (b *Bridge) startupRefs() map[ToolRef]bool {
-	registered := make(map[ToolRef]bool, len(b.startup.tools))
-	for _, t := range b.startup.tools {
-		registered[t.ref] = true
-	}
-	return registered
-}
-
 // catalogFromStartup publishes the catalog of the tools registered from the startup file,
 // built from the file's own data, for when the cache cannot be decoded.
 func (b *Bridge) catalogFromStartup() {
 	b.cacheFallback = true
-	if b.startup.sent {
+	if b.startup.Sent {
 		b.startupTools()
 	}
 	tools := map[string][]cache.Tool{}
-	for _, t := range b.startup.tools {
-		tools[t.ref.Server] = append(tools[t.ref.Server], toolFromPayload(t.ref.Tool, t.payload))
+	for _, t := range b.startup.Tools {
+		tools[t.Ref.Server] = append(tools[t.Ref.Server], startup.ToolFromPayload(t.Ref.Tool, t.Payload))
 	}
-	b.publishCatalog(tools, b.startupRefs())
-}
-
-// toolFromPayload recovers what routing, search and validation need of a tool from its
-// startup payload (see payloadFor).
-func toolFromPayload(name string, payload extension.ToolPayload) cache.Tool {
-	t, _ := payload.Decode()
-	return cache.Tool{Name: name, Description: t.Description, InputSchema: cache.NormalizeSchema(t.Schema)}
+	b.publishCatalog(tools, b.startup.Registered())
 }
 
 // writeStartup rewrites the startup file from the cache file as it is now: every server's
@@ -254,14 +144,7 @@ func (b *Bridge) writeStartup() {
 	if after, err := cache.StampOf(b.opts.CachePath); err != nil || after != before {
 		return
 	}
-	servers := make(map[string]*cache.FrameServer, len(file.Servers))
-	for name, e := range file.Servers {
-		fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
-		for i := range e.Tools {
-			fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: payloadFor(name, &e.Tools[i])})
-		}
-		servers[name] = fs
-	}
+	servers := startup.Payloads(file)
 	if err := cache.WriteStartup(cache.FramesPath(b.opts.CachePath), before, b.sentSection(before, servers), servers); err != nil {
 		b.opts.Log.Warn().Err(err).Msg("startup file not written")
 	}

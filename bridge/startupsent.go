@@ -2,108 +2,87 @@ package bridge
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/startup"
 )
-
-// The startup file's sent section holds the registrations a start sent, exactly as sent
-// (named, framed, in order), under a key over the raw inputs they were built from: the
-// executable, the host generation, the cache file's version, the project directory, the
-// bytes of the config and approval files and the values of the environment variables the
-// config read. A start whose key matches hands the section to the writer before it even
-// loads the config, so the config is parsed while the bytes move through the pipe; no
-// payload is parsed, no name assigned, no frame built. The config loaded afterwards is
-// checked against the state the section was built for (a second key, kept beside it), so
-// an input the raw key missed would be caught and the file dropped. Anything that does not
-// match falls back to building the registrations from the payloads or the cache, and the
-// file is rewritten after ready for the configuration at hand.
-
-// sentKeyVersion changes whenever what goes into the key, or how the registrations are
-// built from it, changes in a way the executable's identity would not show.
-const sentKeyVersion = 1
-
-// sentRead is the startup file's sent section as read beside the config (or why not).
-type sentRead struct {
-	stamp cache.Stamp
-	sent  *cache.Sent
-	err   error
-}
-
-// readSent maps the startup file's sent section and checks its checksum in the background,
-// while Setup reads the files its key covers (inputFiles).
-func (b *Bridge) readSent() <-chan sentRead {
-	out := make(chan sentRead, 1)
-	go func() {
-		var r sentRead
-		defer func() {
-			if p := recover(); p != nil {
-				r = sentRead{err: fmt.Errorf("reading the startup file: %v", p)}
-			}
-			out <- r
-		}()
-		if r.stamp, r.err = cache.StampOf(b.opts.CachePath); r.err != nil {
-			return
-		}
-		r.sent, r.err = cache.ReadSent(cache.FramesPath(b.opts.CachePath), r.stamp)
-	}()
-	return out
-}
 
 // sendSent hands the startup file's sent section to the host when it was made from the
 // raw inputs this start has: the same executable, host, cache file, config and approval
 // files (files: inputFiles) and environment. It reports whether it did; a damaged file is discarded.
-func (b *Bridge) sendSent(r sentRead, projectDir string, files []byte) bool {
-	if r.err != nil {
-		b.discardDamaged(r.err)
+func (b *Bridge) sendSent(r startup.Read, projectDir string, files []byte) bool {
+	if r.Err != nil {
+		b.discardDamaged(r.Err)
 		return false
 	}
-	var meta sentMeta
-	if err := json.Unmarshal([]byte(r.sent.Meta), &meta); err != nil {
-		r.sent.Release()
+	var meta startup.Meta
+	if err := json.Unmarshal([]byte(r.Sent.Meta), &meta); err != nil {
+		r.Sent.Release()
 		b.discardDamaged(fmt.Errorf("startup file: damaged sent section metadata: %w", err))
 		return false
 	}
 	inputs := b.inputsDigest(projectDir, meta.Env, files)
-	if r.sent.Key != b.rawKey(r.stamp, inputs) {
-		r.sent.Release()
+	if r.Sent.Key != b.rawKey(r.Stamp, inputs) {
+		r.Sent.Release()
 		return false
 	}
 	s := b.sess.Load()
 	if s == nil {
-		r.sent.Release()
+		r.Sent.Release()
 		return false
 	}
 	// The writer uses the frames until ready is flushed; afterReady releases them.
-	if err := s.RegisterEncoded(r.sent.Frames); err != nil && !errors.Is(err, extension.ErrClosed) {
+	if err := s.RegisterEncoded(r.Sent.Frames); err != nil && !errors.Is(err, extension.ErrClosed) {
 		// The checksum matched, so this is a bug in whatever wrote it: build them instead.
-		r.sent.Release()
+		r.Sent.Release()
 		b.opts.Log.Warn().Err(err).Msg("startup file's registrations refused; building them")
 		b.discardDamaged(err)
 		return false
 	}
-	b.sent, b.sentMeta, b.sentInputs, b.sentStamp = r.sent, meta, inputs, r.stamp
-	b.spareProcs(len(r.sent.Frames))
+	b.sent, b.sentMeta, b.sentInputs, b.sentStamp = r.Sent, meta, inputs, r.Stamp
+	b.spareProcs(len(r.Sent.Frames))
 	return true
+}
+
+// The sent section's keys (startup/sent.go), over what this bridge loaded.
+
+// inputFiles reads the files the config and the approvals are loaded from for projectDir.
+func (b *Bridge) inputFiles(projectDir string) []byte {
+	return startup.InputFiles(b.opts.ZotHome, projectDir, b.trustPath())
+}
+
+// inputsDigest digests the raw inputs of loading the config for projectDir.
+func (b *Bridge) inputsDigest(projectDir string, env []string, files []byte) string {
+	return startup.InputsDigest(b.opts.ZotHome, projectDir, env, b.opts.LookupEnv, files)
+}
+
+// rawKey is the sent section's key for this host.
+func (b *Bridge) rawKey(stamp cache.Stamp, inputs string) string {
+	return startup.RawKey(stamp, inputs, b.host.Generation())
+}
+
+// stateCore is startup.StateCore of the loaded servers with the approvals pending (per
+// b.names).
+func (b *Bridge) stateCore(pending []bool) string {
+	cfgs := make([]*config.Server, len(b.names))
+	for i, name := range b.names {
+		cfgs[i] = b.servers[name].cfg
+	}
+	return startup.StateCore(b.host.Generation(), string(b.mode), cfgs, pending)
 }
 
 // checkSent runs after ready when the sent section went out: the state it was built for
 // must be the one loaded. If not, the raw key missed an input (a bug): the host already
 // has the frames, so all that can be done is to say so and drop the file.
 func (b *Bridge) checkSent() {
-	if n := b.noted.Load(); n.inputs == b.sentInputs && stateKey(b.sentStamp, n.state) == b.sentMeta.State {
+	if n := b.noted.Load(); n.inputs == b.sentInputs && startup.StateKey(b.sentStamp, n.state) == b.sentMeta.State {
 		return
 	}
 	framesPath := cache.FramesPath(b.opts.CachePath)
@@ -148,164 +127,6 @@ type notedInputs struct {
 	inputs string // inputsDigest; "" when the files changed while they were loaded
 	env    []string
 	state  string // stateCore of the state they gave
-}
-
-// sentMeta is what the sent section keeps beside the frames: what Setup needs to know
-// before ready that it would otherwise learn while building them, and what checks them.
-type sentMeta struct {
-	Stale []string `json:"stale,omitempty"` // usable servers without a fresh cache entry
-	Env   []string `json:"env,omitempty"`   // the environment variables the config read
-	State string   `json:"state"`           // stateKey of the state they were built for
-}
-
-// inputFiles reads the files the config and the approvals are loaded from (what config.Load
-// and loadTrust read), each with whether it exists, in one buffer.
-func (b *Bridge) inputFiles(projectDir string) []byte {
-	var paths []string
-	if b.opts.ZotHome != "" {
-		paths = append(paths, absPath(config.GlobalPath(b.opts.ZotHome)))
-	}
-	if projectDir != "" {
-		paths = append(paths, config.ProjectPaths(absPath(projectDir))...)
-	}
-	paths = append(paths, b.trustPath())
-	var out []byte
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		out = binary.LittleEndian.AppendUint64(append(out, p...), uint64(len(data)))
-		if err != nil {
-			out = append(out, 0)
-			continue
-		}
-		out = append(append(out, 1), data...)
-	}
-	return out
-}
-
-// absPath is p made absolute as config.Load makes it.
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
-}
-
-// inputsDigest digests the raw inputs of loading the config for projectDir: the files
-// (inputFiles), the home directory and the values of the environment variables env.
-func (b *Bridge) inputsDigest(projectDir string, env []string, files []byte) string {
-	h := sha256.New()
-	w := keyWriter{h}
-	w.str(projectDir)
-	w.str(absPath(projectDir))
-	w.str(b.opts.ZotHome)
-	home, _ := os.UserHomeDir()
-	w.str(home)
-	w.str(string(files))
-	w.num(int64(len(env)))
-	for _, name := range env {
-		v, ok := b.opts.LookupEnv(name)
-		w.str(name)
-		w.flag(ok)
-		w.str(v)
-	}
-	return hexSum(h)
-}
-
-// rawKey is the sent section's key for the cache version stamp and the digest of the
-// config's raw inputs.
-func (b *Bridge) rawKey(stamp cache.Stamp, inputs string) string {
-	h := sha256.New()
-	w := keyWriter{h}
-	w.num(sentKeyVersion)
-	w.str(executableID())
-	w.num(stamp.Size)
-	w.num(stamp.ModTime)
-	w.num(int64(b.host.Generation()))
-	w.str(inputs)
-	return hexSum(h)
-}
-
-// keyWriter writes values into a hash unambiguously (lengths before bytes).
-type keyWriter struct{ h hash.Hash }
-
-func (w keyWriter) num(v int64) { _ = binary.Write(w.h, binary.LittleEndian, v) }
-
-func (w keyWriter) str(s string) {
-	w.num(int64(len(s)))
-	_, _ = io.WriteString(w.h, s)
-}
-
-func (w keyWriter) strs(ss []string) {
-	w.num(int64(len(ss)))
-	for _, s := range ss {
-		w.str(s)
-	}
-}
-
-func (w keyWriter) flag(v bool) {
-	if v {
-		w.num(1)
-	} else {
-		w.num(0)
-	}
-}
-
-// stateCore identifies the loaded state the registrations of a start are built from, with
-// the approvals pending (per b.names), as a hex digest: the executable (the code that builds them), the host generation and the
-// exposure mode, and every configured server's name, origin, fingerprint, whether it may
-// run or awaits approval, and the settings that filter or mark its tools. With the cache
-// file's version (stateKey) it is everything: naming depends on nothing else (a fresh
-// process names the same tools the same way).
-func (b *Bridge) stateCore(pending []bool) string {
-	h := sha256.New()
-	w := keyWriter{h}
-	w.num(sentKeyVersion)
-	w.str(executableID())
-	w.num(int64(b.host.Generation()))
-	w.str(string(b.mode))
-	w.num(int64(len(b.names)))
-	for i, name := range b.names {
-		c := b.servers[name].cfg
-		w.str(name)
-		w.str(c.Source)
-		w.str(c.Scope)
-		w.str(c.Fingerprint())
-		w.flag(c.Usable() && !pending[i])
-		w.flag(pending[i])
-		w.flag(c.Enabled)
-		w.strs(c.DisabledTools)
-		w.strs(c.IncludeTools)
-		w.strs(c.ExcludeTools)
-		w.strs(c.InteractiveTools)
-	}
-	return hexSum(h)
-}
-
-// stateKey is the state core with the cache file's version.
-func stateKey(stamp cache.Stamp, core string) string {
-	h := sha256.New()
-	w := keyWriter{h}
-	w.num(stamp.Size)
-	w.num(stamp.ModTime)
-	w.str(core)
-	return hexSum(h)
-}
-
-// hexSum is h's digest in hex.
-func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
-
-// executableID names the running executable's build: its path, size and modification
-// time (a rebuilt bridge may encode registrations differently). Empty when unknown.
-func executableID() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	st, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%s\x00%d\x00%d", exe, st.Size(), st.ModTime().UnixNano())
 }
 
 // register sends everything Setup registers, in one hand-off to the writer, unless the
@@ -358,7 +179,7 @@ func (b *Bridge) sentSection(stamp cache.Stamp, servers map[string]*cache.FrameS
 	if b.stateCore(b.pendingFlags()) != n.state {
 		return nil
 	}
-	set, stale, ok := b.startupSetFrom(servers, NewNamer())
+	set, stale, ok := startup.SetFrom(servers, b.usableConfigs(), catalog.NewNamer())
 	if !ok {
 		return nil
 	}
@@ -369,7 +190,7 @@ func (b *Bridge) sentSection(stamp cache.Stamp, servers map[string]*cache.FrameS
 	if err := regs.AddCommand(CommandName, commandDescription); err != nil {
 		return nil
 	}
-	meta, err := json.Marshal(sentMeta{Stale: stale, Env: n.env, State: stateKey(stamp, n.state)})
+	meta, err := json.Marshal(startup.Meta{Stale: stale, Env: n.env, State: startup.StateKey(stamp, n.state)})
 	if err != nil || b.stateCore(b.pendingFlags()) != n.state {
 		return nil
 	}
@@ -389,7 +210,7 @@ func (b *Bridge) startupTools() {
 	if err != nil {
 		return
 	}
-	if set, _, ok := b.startupSetFrom(servers, b.namer); ok {
-		b.startup.tools = set.tools
+	if set, _, ok := startup.SetFrom(servers, b.usableConfigs(), b.cats.Namer()); ok {
+		b.startup.Tools = set.Tools
 	}
 }

@@ -47,7 +47,7 @@ func oneStart(t *testing.T, e *testEnv, ack exttest.Ack) ([]string, startPath) {
 		frames = append(frames, string(f.Raw))
 	}
 	// Let the after-ready work (the cache decode, the startup file) finish before stopping.
-	<-b.catReady
+	<-b.cats.Ready()
 	if err := h.Shutdown(gctx); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,25 +158,4 @@ func TestMCPShowsBrokenFile(t *testing.T) {
 	}
 	has(t, "/mcp", out, "none loaded: a config file is broken", "problem: "+filepath.Join(e.home, "mcp.json")+": ", "line 1")
 	hasNot(t, "/mcp", out, "none configured")
-}
-
-func TestBrowserCommands(t *testing.T) {
-	t.Parallel()
-	const u = "https://auth.example/authorize?x=1"
-	for _, tc := range []struct {
-		browser string
-		want    [][]string
-	}{
-		{"", nil},
-		{"firefox", [][]string{{"firefox", u}}},
-		{"firefox --new-tab", [][]string{{"firefox", "--new-tab", u}}},
-		{"open -a Safari %s --bg", [][]string{{"open", "-a", "Safari", u, "--bg"}}},
-		{"w3m" + string(os.PathListSeparator) + "lynx", [][]string{{"w3m", u}, {"lynx", u}}},
-		{" " + string(os.PathListSeparator) + "x", [][]string{{"x", u}}},
-	} {
-		got := browserCommands(tc.browser, u)
-		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("browserCommands(%q) = %q, want %q", tc.browser, got, tc.want)
-		}
-	}
 }

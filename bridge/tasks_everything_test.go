@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/extras"
 )
 
 // researchTool is the everything server's task tool (execution.taskSupport "required";
@@ -18,7 +20,7 @@ const researchTool = "simulate-research-query"
 // registeredName is the name the model sees for the everything server's tool.
 func (s *everythingSession) registeredName(t *testing.T, tool string) string {
 	t.Helper()
-	e, ok := s.b.catalog().lookupRef("everything", tool)
+	e, ok := s.b.catalog().LookupRef("everything", tool)
 	if !ok {
 		t.Fatalf("%s not in the catalog", tool)
 	}
@@ -27,16 +29,16 @@ func (s *everythingSession) registeredName(t *testing.T, tool string) string {
 
 // waitTaskWaiter waits until the server has one task on the board with a call waiting
 // for it (the wait's timer is then armed on the injected clock), and returns it.
-func waitTaskWaiter(t *testing.T, b *Bridge, server string) *runningTask {
+func waitTaskWaiter(t *testing.T, b *Bridge, server string) *extras.Task {
 	t.Helper()
 	deadline := time.Now().Add(guard)
 	for time.Now().Before(deadline) {
-		if ts := b.x.tasks.list(server); len(ts) == 1 && ts[0].waiting.Load() == 1 {
+		if ts := b.x.tasks.List(server); len(ts) == 1 && ts[0].Waiting.Load() == 1 {
 			return ts[0]
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("no task of %s with a waiting call on the board: %v", server, b.x.tasks.list(server))
+	t.Fatalf("no task of %s with a waiting call on the board: %v", server, b.x.tasks.List(server))
 	return nil
 }
 
@@ -62,8 +64,8 @@ func TestEverythingTaskOutlivesBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := r.Text()
-	if r.IsError || !strings.Contains(text, "still running") || !strings.Contains(text, task.id) ||
-		!strings.Contains(text, TaskResultToolName+` {"server":"everything","task":"`+task.id+`"}`) {
+	if r.IsError || !strings.Contains(text, "still running") || !strings.Contains(text, task.ID) ||
+		!strings.Contains(text, TaskResultToolName+` {"server":"everything","task":"`+task.ID+`"}`) {
 		t.Fatalf("the call that outlived its budget should say how to fetch the task: %+v", r)
 	}
 	if !slices.Contains(r.ActivateTools, TaskResultToolName) {
@@ -74,18 +76,18 @@ func TestEverythingTaskOutlivesBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`Tasks \(1;[^\n]*\n\s+` + regexp.QuoteMeta(task.id) + `\s+` + researchTool).MatchString(resp.Display) {
+	if !regexp.MustCompile(`Tasks \(1;[^\n]*\n\s+` + regexp.QuoteMeta(task.ID) + `\s+` + researchTool).MatchString(resp.Display) {
 		t.Fatalf("/mcp everything does not list the running task:\n%s", resp.Display)
 	}
 
-	r = s.call(t, "t2", TaskResultToolName, map[string]any{"server": "everything", "task": task.id})
+	r = s.call(t, "t2", TaskResultToolName, map[string]any{"server": "everything", "task": task.ID})
 	if r.IsError || !strings.Contains(r.Text(), "Research Report: tides") {
 		t.Fatalf("%s did not return the task's report: %+v", TaskResultToolName, r)
 	}
 	if slices.Contains(r.ActivateTools, TaskResultToolName) {
 		t.Fatalf("a finished task's result should not offer %s again: %v", TaskResultToolName, r.ActivateTools)
 	}
-	r = s.call(t, "t3", TaskResultToolName, map[string]any{"server": "everything", "task": task.id})
+	r = s.call(t, "t3", TaskResultToolName, map[string]any{"server": "everything", "task": task.ID})
 	if !r.IsError || !strings.Contains(r.Text(), "already returned") {
 		t.Fatalf("a second fetch of a delivered task should explain it is gone: %+v", r)
 	}
@@ -112,13 +114,13 @@ func TestEverythingTaskCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(guard)
-	for len(s.b.x.tasks.list("everything")) > 0 {
+	for len(s.b.x.tasks.List("everything")) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the cancelled task stayed on the board")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	resp, err := task.conn.sess.Request(ctxGuard(t), string(mcp.MethodTasksGet), mcp.GetTaskParams{TaskId: task.id})
+	resp, err := task.Sess.Request(ctxGuard(t), string(mcp.MethodTasksGet), mcp.GetTaskParams{TaskId: task.ID})
 	if err != nil || resp.Error != nil {
 		t.Fatalf("tasks/get: %v %v", err, resp)
 	}

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/extras"
 )
 
 // TestTaskResultCalledAgain: mcp__task_result waits up to the budget (on the injected
@@ -20,8 +22,8 @@ func TestTaskResultCalledAgain(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"srv": e.server()}, nil)
 	b := e.bridge(extension.GenNew)
-	task := &runningTask{server: "srv", tool: "slow", id: "task-1", started: e.clock.Now(), stop: func() {}, done: make(chan struct{})}
-	b.x.tasks.add(task)
+	task := extras.NewTask("srv", "slow", "task-1", e.clock.Now(), nil, zerolog.Nop(), func() {})
+	b.x.tasks.Add(task)
 	args, _ := json.Marshal(map[string]string{"server": "srv", "task": "task-1"})
 
 	fetch := func() <-chan extension.ToolResult {
@@ -40,8 +42,7 @@ func TestTaskResultCalledAgain(t *testing.T) {
 	}
 
 	ch = fetch()
-	task.res = &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent{Type: "text", Text: "done at last"}}}
-	close(task.done)
+	task.Finish(&mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent{Type: "text", Text: "done at last"}}}, nil)
 	r = <-ch
 	if r.IsError || textOf(t, r) != "done at last" {
 		t.Fatalf("second wait should return the result: %+v", r)

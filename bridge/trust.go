@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
@@ -86,7 +88,7 @@ func RunsText(c *config.Server) string {
 			sb.WriteString(" with env " + strings.Join(slices.Sorted(maps.Keys(c.Raw.Env)), ", "))
 		}
 	} else {
-		sb.WriteString("connects to " + displayURL(c))
+		sb.WriteString("connects to " + redact.DisplayURL(c))
 		if len(c.Raw.Headers) > 0 {
 			sb.WriteString(" with headers " + strings.Join(slices.Sorted(maps.Keys(c.Raw.Headers)), ", "))
 		}
@@ -138,7 +140,7 @@ func (b *Bridge) pendingSearch(q string) (extension.ToolResult, bool) {
 		return r == ' ' || r == ',' || r == ':' || r == '\t' || r == '"' || r == '\''
 	})
 	for _, n := range b.gatedNames() {
-		prefix := strings.ToLower(Prefix + Sanitize(n) + "__")
+		prefix := strings.ToLower(catalog.Prefix + catalog.Sanitize(n) + "__")
 		for _, w := range words {
 			if w == strings.ToLower(n) || strings.HasPrefix(w, prefix) {
 				return ErrorResult("%s", b.servers[n].approvalErr().Msg), true
@@ -162,7 +164,7 @@ func (b *Bridge) gatedNames() []string {
 // pendingTool answers a call to a registered-looking name of a server awaiting approval.
 func (b *Bridge) pendingTool(name string) (extension.ToolResult, bool) {
 	for _, n := range b.gatedNames() {
-		if strings.HasPrefix(name, Prefix+Sanitize(n)+"__") {
+		if strings.HasPrefix(name, catalog.Prefix+catalog.Sanitize(n)+"__") {
 			return ErrorResult("%s", b.servers[n].approvalErr().Msg), true
 		}
 	}
@@ -242,7 +244,7 @@ func (b *Bridge) dropLive(drop map[string]bool) {
 	if len(drop) == 0 {
 		return
 	}
-	b.changeCatalog(catalogChange{drop: drop})
+	b.changeCatalog(catalog.Change{Drop: drop})
 }
 
 // instructionsFor is the entry's instructions as shown to the model ("" when none).
@@ -255,7 +257,7 @@ func instructionsFor(c *config.Server) string {
 }
 
 // searchInstructions lists the instructions of the servers among shown, once each.
-func (b *Bridge) searchInstructions(shown []*entry) string {
+func (b *Bridge) searchInstructions(shown []*catalog.Entry) string {
 	seen := map[string]bool{}
 	var parts []string
 	for _, e := range shown {

@@ -1,6 +1,10 @@
-// Package remote holds the HTTP layer under mcp-go's streamable-HTTP and SSE transports:
-// the RoundTripper that adds configured headers and notes what the server answered, the
-// sniffer that spots a legacy SSE server, and the adapter of mcp-go's log to ours.
+// Package remote is the HTTP side of MCP servers: the session.Session over mcp-go's
+// streamable-HTTP and SSE transports (transport fallback, session re-initialization,
+// failures classified and worded as *Error), OAuth (the credential store, refresh, the
+// login's steps), and the HTTP layer under them: the RoundTripper that adds configured
+// headers and notes what the server answered, the sniffer that spots a legacy SSE server,
+// and the adapter of mcp-go's log to ours. It knows nothing of the bridge: the state
+// machine holds a Server per configured server and maps Error's kinds to its own.
 package remote
 
 import (

@@ -1,0 +1,236 @@
+package catalog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+)
+
+// Prefix starts every tool name the bridge registers.
+const Prefix = "mcp__"
+
+// MaxToolName is the longest tool name providers accept (OpenAI and Anthropic cap at 64).
+const MaxToolName = 64
+
+// hashLen is how many hex digits of SHA-256 a shortened or de-duplicated name carries.
+const hashLen = 8
+
+// Sanitize maps a server or tool name onto [A-Za-z0-9_]: every other rune becomes '_', a
+// leading digit gets a "t_" prefix and an empty result becomes "unnamed".
+func Sanitize(s string) string {
+	if clean(s) {
+		return s // most names are; no copy
+	}
+	return string(appendSanitized(make([]byte, 0, len(s)+2), s))
+}
+
+// appendSanitized appends Sanitize(s) to dst.
+func appendSanitized(dst []byte, s string) []byte {
+	start := len(dst)
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+			dst = append(dst, byte(r))
+		default:
+			dst = append(dst, '_')
+		}
+	}
+	if len(dst) == start {
+		return append(dst, "unnamed"...)
+	}
+	if c := dst[start]; c >= '0' && c <= '9' {
+		dst = append(dst, "t_"...)
+		copy(dst[start+2:], dst[start:len(dst)-2])
+		copy(dst[start:], "t_")
+	}
+	return dst
+}
+
+// clean reports whether Sanitize would return s unchanged.
+func clean(s string) bool {
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// shortHash is a stable digest of the exact (server, tool) pair.
+func shortHash(server, tool string) string {
+	sum := sha256.Sum256([]byte(server + "\x00" + tool))
+	return hex.EncodeToString(sum[:])[:hashLen]
+}
+
+// baseName is the plain mcp__<server>__<tool> name, shortened to MaxToolName with a hash
+// suffix when it is too long.
+func baseName(server, tool string) string {
+	var buf [2 * MaxToolName]byte
+	return string(appendBaseName(buf[:0], server, tool))
+}
+
+// appendBaseName appends baseName(server, tool) to dst.
+func appendBaseName(dst []byte, server, tool string) []byte {
+	start := len(dst)
+	dst = append(dst, Prefix...)
+	dst = appendSanitized(dst, server)
+	dst = append(dst, "__"...)
+	dst = appendSanitized(dst, tool)
+	if len(dst)-start <= MaxToolName {
+		return dst
+	}
+	dst = append(dst[:start+MaxToolName-hashLen-1], '_')
+	return append(dst, shortHash(server, tool)...)
+}
+
+// ToolRef identifies one MCP tool of one configured server.
+type ToolRef struct {
+	Server string // configured server name
+	Tool   string // MCP tool name as the server knows it
+}
+
+// Collision records a tool that could not get its plain name.
+type Collision struct {
+	Ref      ToolRef
+	Wanted   string // the plain name another tool already holds
+	Assigned string // the name it got instead
+}
+
+// AssignNames gives every ref a unique registered name. It is deterministic whatever the
+// input order: refs are sorted by (server, tool) and the first keeps the plain name; every
+// later one that sanitises to a taken name gets a hash suffix of its exact pair.
+func AssignNames(refs []ToolRef) (map[ToolRef]string, []Collision) {
+	return NewNamer().Assign(refs)
+}
+
+// Namer hands out registered names for the life of a process: once a name is given to a
+// (server, tool) it stays with it, and is never given to another tool, whatever later
+// refreshes add or remove. (A refresh that added a/"x y" used to move mcp__a__x_y from
+// a/x-y to the new tool, so a host call reached the wrong tool.) Safe for concurrent use.
+type Namer struct {
+	mu    sync.Mutex
+	given []givenName      // every name given, with its tool, in the order given
+	taken map[string]int32 // name → its place in given (a small map slot per name)
+	// moved holds the tools that did not get their plain name (baseName); every other tool
+	// given a name holds its plain one, so it needs no second map entry.
+	moved map[ToolRef]int32
+}
+
+// NewNamer returns a Namer that has given out no names.
+func NewNamer() *Namer {
+	return &Namer{moved: map[ToolRef]int32{}, taken: map[string]int32{}}
+}
+
+// givenName is a name given out with its tool, both as first stored, so that every
+// catalog shares one copy of the name and of the tool's strings.
+type givenName struct {
+	ref  ToolRef
+	name string
+}
+
+// givenTo returns the name given to ref earlier, if any; base is ref's baseName.
+func (n *Namer) givenTo(ref ToolRef, base []byte) (givenName, bool) {
+	if i, ok := n.moved[ref]; ok {
+		return n.given[i], true
+	}
+	if i, ok := n.taken[string(base)]; ok && n.given[i].ref == ref {
+		return n.given[i], true
+	}
+	return givenName{}, false
+}
+
+// Assign returns the names of refs: the name given earlier where there is one, else a new
+// unique one. New names are deterministic for a given history: new refs are taken in
+// (server, tool) order, each free plain name goes to the first ref that wants it, and the
+// rest get a hash suffix of their exact pair; a suffixed name that is itself taken (a real
+// tool can be called x_1a2b3c4d) is re-hashed until it is free. Collisions lists the new
+// refs that did not get their plain name.
+func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
+	names := make(map[ToolRef]string, len(refs))
+	collisions := n.assign(refs, func(ref ToolRef, g givenName) { names[ref] = g.name })
+	return names, collisions
+}
+
+// assign is Assign that hands each ref's name, with the tool's strings as the Namer
+// keeps them, to put.
+func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision {
+	sorted := append([]ToolRef(nil), refs...)
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].Server != sorted[j].Server {
+			return sorted[i].Server < sorted[j].Server
+		}
+		return sorted[i].Tool < sorted[j].Tool
+	})
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	type freshRef struct {
+		ref  ToolRef
+		name string // its baseName
+	}
+	fresh := make([]freshRef, 0, len(sorted))
+	var buf [2 * MaxToolName]byte
+	for i, ref := range sorted {
+		if i > 0 && sorted[i-1] == ref {
+			continue
+		}
+		// The base name is computed once, in buf, and copied out only for a new tool.
+		base := appendBaseName(buf[:0], ref.Server, ref.Tool)
+		if g, ok := n.givenTo(ref, base); ok {
+			put(ref, g)
+		} else {
+			fresh = append(fresh, freshRef{ref: ref, name: string(base)})
+		}
+	}
+	n.given = slices.Grow(n.given, len(fresh))
+	// Plain names first, so a suffixed name never takes the plain name of a later tool.
+	var late []ToolRef
+	for _, f := range fresh {
+		if _, taken := n.taken[f.name]; taken {
+			late = append(late, f.ref)
+			continue
+		}
+		put(f.ref, n.give(f.ref, f.name, true))
+	}
+	var collisions []Collision
+	for _, ref := range late {
+		wanted := baseName(ref.Server, ref.Tool)
+		name := wanted
+		for attempt := 0; ; attempt++ {
+			h := shortHash(ref.Server, ref.Tool)
+			if attempt > 0 {
+				h = shortHash(ref.Server, ref.Tool+"\x00"+strconv.Itoa(attempt))
+			}
+			suffix := "_" + h
+			name = wanted
+			if len(name)+len(suffix) > MaxToolName {
+				name = name[:MaxToolName-len(suffix)]
+			}
+			name += suffix
+			if _, taken := n.taken[name]; !taken {
+				break
+			}
+		}
+		put(ref, n.give(ref, name, false))
+		collisions = append(collisions, Collision{Ref: ref, Wanted: wanted, Assigned: name})
+	}
+	return collisions
+}
+
+// give records that name belongs to ref from now on; plain says it is ref's baseName.
+func (n *Namer) give(ref ToolRef, name string, plain bool) givenName {
+	g := givenName{ref: ref, name: name}
+	i := int32(len(n.given))
+	n.given = append(n.given, g)
+	if !plain {
+		n.moved[ref] = i
+	}
+	n.taken[name] = i
+	return g
+}

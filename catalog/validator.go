@@ -1,0 +1,62 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/zot-mcp/mcp-bridge/internal/schemacheck"
+)
+
+// Validator compiles input schemas on first use and checks arguments against them; the
+// zero value is ready. Compiled schemas are kept per tool with the sum of the schema.
+type Validator struct {
+	mu       sync.Mutex
+	compiled map[ToolRef]compiledSchema
+}
+
+// compiledSchema is one tool's schema as last compiled, with the sum of the schema it
+// was compiled from. A registered name always points at the same tool, but the tool's
+// schema can change on a refresh: a call is checked against the schema the catalog holds
+// now (a changed sum recompiles), and only the newest schema of a tool is kept.
+type compiledSchema struct {
+	sum uint64
+	sch *jsonschema.Schema // nil: not checkable
+}
+
+// Check checks args against e's input schema; it returns what is wrong ("" when
+// nothing is, or when the schema cannot be compiled: the server checks then).
+func (v *Validator) Check(e *Entry, args json.RawMessage) string {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return "arguments are not valid JSON: " + err.Error()
+	}
+	if _, ok := inst.(map[string]any); !ok {
+		return "arguments must be a JSON object"
+	}
+	sch := v.schema(e)
+	if sch == nil {
+		return ""
+	}
+	if err := sch.Validate(inst); err != nil {
+		return schemacheck.ErrorText(err)
+	}
+	return ""
+}
+
+func (v *Validator) schema(e *Entry) *jsonschema.Schema {
+	ref, sum := e.Ref(), e.InputSum()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c, ok := v.compiled[ref]; ok && c.sum == sum {
+		return c.sch
+	}
+	if v.compiled == nil {
+		v.compiled = map[ToolRef]compiledSchema{}
+	}
+	sch := schemacheck.Compile(e.Name, e.CacheTool().InputSchema)
+	v.compiled[ref] = compiledSchema{sum: sum, sch: sch}
+	return sch
+}

@@ -1,0 +1,155 @@
+// Package lifecycle is the vocabulary and the policies of a server's life that the host
+// side reads and the state machine decides: its states and status, the typed failure
+// (kind, the model's text and the user's), the failure policy (backoff, parking), the
+// environment a stdio server gets, and how the bridge introduces itself in initialize.
+// It imports no other package of the bridge's but config.
+package lifecycle
+
+import (
+	"errors"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+)
+
+// State is where a server is in its lifecycle.
+type State int
+
+// The lifecycle states. A server starts Asleep (or Disabled), wakes on demand, and goes
+// back to sleep after its idle timeout.
+const (
+	StateAsleep   State = iota // not running; the next call starts it
+	StateStarting              // spawn/connect + initialize + tools/list under way
+	StateReady                 // connected and serving calls
+	StateStopping              // being shut down
+	StateBackoff               // the last start or run failed; no new start before RetryAt
+	StateParked                // failed too often in a row; only /mcp start tries again
+	StateDisabled              // disabled in config or the config entry is broken
+)
+
+// String is the state as /mcp shows it.
+func (s State) String() string {
+	switch s {
+	case StateAsleep:
+		return "asleep"
+	case StateStarting:
+		return "starting"
+	case StateReady:
+		return "ready"
+	case StateStopping:
+		return "stopping"
+	case StateBackoff:
+		return "backing off"
+	case StateParked:
+		return "parked"
+	case StateDisabled:
+		return "disabled"
+	}
+	return "unknown"
+}
+
+// Failure policy: the first failure is retried by the next call at once, later ones wait
+// backoffBase·2^(n-2) (capped at BackoffMax), and after ParkAfter failures in a row the
+// server is parked.
+const (
+	backoffBase = 500 * time.Millisecond
+	// BackoffMax is the longest wait before the next start is allowed.
+	BackoffMax = 30 * time.Second
+	// ParkAfter is how many failures in a row park a server.
+	ParkAfter = 5
+)
+
+// BackoffDelay is how long a server that failed failures times in a row waits before the
+// next start.
+func BackoffDelay(failures int) time.Duration {
+	if failures <= 1 {
+		return 0
+	}
+	d := backoffBase << (failures - 2)
+	if d > BackoffMax || d <= 0 {
+		return BackoffMax
+	}
+	return d
+}
+
+// Status is a snapshot for /mcp and doctor.
+type Status struct {
+	State     State
+	Tools     int // tools seen on the last successful list (0 if never listed this session)
+	InFlight  int
+	LastUsed  time.Time
+	LastError string
+	ErrorAt   time.Time
+	RetryAt   time.Time
+	Failures  int
+	Transport config.Transport
+	// Stderr is the tail of the last stdio process's stderr (kept after it exits, for the
+	// user only), out of StderrSeen lines it wrote.
+	Stderr     []string
+	StderrSeen int
+	// NeedsLogin: the server wants an OAuth login (/mcp login <server>).
+	NeedsLogin bool
+}
+
+// ErrKind classifies a failure so messages can say what to do next.
+type ErrKind int
+
+// Failure kinds.
+const (
+	KindStart       ErrKind = iota + 1 // spawn, connect, initialize or list failed
+	KindBackoff                        // not retried yet after earlier failures
+	KindParked                         // parked after repeated failures
+	KindDisabled                       // disabled or broken in config
+	KindCrashed                        // the server went away during the call
+	KindTimeout                        // our deadline passed
+	KindCanceled                       // the caller gave up
+	KindCall                           // the server answered with a protocol error
+	KindStopped                        // stopped (by /mcp stop or shutdown) while in use
+	KindAuth                           // HTTP 401/403: credentials missing or refused
+	KindUnreachable                    // DNS failure, connection refused or reset
+	KindTLS                            // TLS handshake or certificate failure
+	KindBadResponse                    // HTTP 404, 5xx, an HTML page or other non-MCP answer
+	KindUntrusted                      // a project server the user has not approved
+)
+
+// Error is a failure of a server operation, worded for the model and the user.
+type Error struct {
+	Kind   ErrKind
+	Server string
+	Msg    string // for the model (and the user when User is empty)
+	// User is the message for the user when it says more than Msg (the server's last
+	// stderr lines, which never go to the model).
+	User string
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+// UserText is the text of err for the user: with the stderr tail where there is one.
+func UserText(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.User != "" {
+		return e.User
+	}
+	return err.Error()
+}
+
+// ClientName is what the bridge calls itself in MCP initialize; ClientVersion is the
+// version it reports when Options.Version is empty.
+const (
+	ClientName    = "zot-mcp-bridge"
+	ClientVersion = "0.1.0"
+)
+
+// InitRequest is the initialize request of every connection (and of a re-initialization).
+func InitRequest(version string) mcp.InitializeRequest {
+	req := mcp.InitializeRequest{}
+	// Every server measured speaks the initialize handshake; pinning it avoids a probe
+	// round trip (server/discover) that legacy servers answer with an error.
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: version}
+	return req
+}

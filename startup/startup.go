@@ -1,0 +1,149 @@
+// Package startup is what goes to the host before ready: the startup set (each tool's
+// registered name and pre-encoded payload, from the startup file or a decoded catalog),
+// the payloads the startup file keeps, and the keys of its sent section over the raw
+// inputs and the loaded state. It knows the startup file's data, not the Bridge: the
+// bridge hands it the usable servers, the Namer and the inputs it read.
+package startup
+
+import (
+	"runtime/debug"
+	"sort"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/extension"
+)
+
+// HeapLimit bounds the heap while Runtime holds the collector off: past it the
+// runtime collects as usual, so a huge catalog cannot run the process out of memory.
+const HeapLimit = 512 << 20
+
+// Runtime turns the garbage collector off until the returned function runs. The bridge's
+// Setup allocates a few times the startup file's size in a fresh process whose heap target is
+// tiny, so several collections would run inside the host's registration window and
+// collect almost nothing: all of it is either kept or dropped right after ready.
+func Runtime() (restore func()) {
+	pct := debug.SetGCPercent(-1)
+	limit := debug.SetMemoryLimit(HeapLimit)
+	return func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(pct)
+	}
+}
+
+// SpareProcsFrom is the size of a sent section worth two more Ps while it is written.
+const SpareProcsFrom = 1 << 20
+
+// Tool is one tool to register at startup: its registered name and the pre-encoded rest
+// of its register_tool frame (description and schema).
+type Tool struct {
+	Ref     catalog.ToolRef
+	Name    string
+	Payload extension.ToolPayload
+}
+
+// Set is what the bridge's Setup registers: the tools of every usable server whose cache
+// entry is fresh, in name order.
+type Set struct {
+	Tools []Tool
+	Fast  bool // read from the startup file rather than decoded from the cache
+	// Sent: the registrations were copied from the startup file's sent section, so Tools
+	// is empty (the bridge's startupTools fills it when it is needed after all).
+	Sent bool
+}
+
+// PayloadFor encodes a tool's description and schema as they follow the name in its
+// register_tool frame.
+func PayloadFor(server string, t *cache.Tool) extension.ToolPayload {
+	return extension.EncodeToolPayload(extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+}
+
+// SetFrom is the startup set of the startup file's payloads, named through namer: every
+// tool of each of the usable servers (in name order) whose entry has the server's
+// fingerprint and that its config does not hide, in name order. stale lists the usable
+// servers without such an entry. ok is false when a payload is damaged.
+func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
+	var refs []catalog.ToolRef
+	payloads := map[catalog.ToolRef]extension.ToolPayload{}
+	for _, s := range usable {
+		name := s.Name
+		fs := servers[name]
+		if fs == nil || fs.Fingerprint != s.Fingerprint() {
+			stale = append(stale, name)
+			continue
+		}
+		for _, t := range fs.Tools {
+			if allowed, _ := s.ToolAllowed(t.Name); !allowed {
+				continue
+			}
+			ref := catalog.ToolRef{Server: name, Tool: t.Name}
+			if _, dup := payloads[ref]; dup {
+				continue
+			}
+			p := extension.ToolPayload(t.Payload)
+			if !p.Valid() {
+				return nil, nil, false
+			}
+			refs = append(refs, ref)
+			payloads[ref] = p
+		}
+	}
+	names, _ := namer.Assign(refs)
+	set = &Set{Tools: make([]Tool, 0, len(refs))}
+	for _, ref := range refs {
+		set.Tools = append(set.Tools, Tool{Ref: ref, Name: names[ref], Payload: payloads[ref]})
+	}
+	sort.Slice(set.Tools, func(i, j int) bool { return set.Tools[i].Name < set.Tools[j].Name })
+	return set, stale, true
+}
+
+// FromCatalog is the startup set of an already decoded catalog.
+func FromCatalog(cat *catalog.Catalog) *Set {
+	set := &Set{Tools: make([]Tool, len(cat.Entries))}
+	for i := range cat.Entries {
+		e := &cat.Entries[i]
+		t := e.CacheTool()
+		set.Tools[i] = Tool{Ref: e.Ref(), Name: e.Name, Payload: PayloadFor(e.Server, &t)}
+	}
+	return set
+}
+
+// Refs lists the set's tools.
+func (s *Set) Refs() []catalog.ToolRef {
+	out := make([]catalog.ToolRef, len(s.Tools))
+	for i, t := range s.Tools {
+		out[i] = t.Ref
+	}
+	return out
+}
+
+// Registered marks the set's tools (those registered at startup).
+func (s *Set) Registered() map[catalog.ToolRef]bool {
+	registered := make(map[catalog.ToolRef]bool, len(s.Tools))
+	for _, t := range s.Tools {
+		registered[t.Ref] = true
+	}
+	return registered
+}
+
+// Payloads is every server's pre-encoded payloads of a decoded cache file, as the startup
+// file's payload section keeps them.
+func Payloads(file *cache.File) map[string]*cache.FrameServer {
+	servers := make(map[string]*cache.FrameServer, len(file.Servers))
+	for name, e := range file.Servers {
+		fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
+		for i := range e.Tools {
+			fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, &e.Tools[i])})
+		}
+		servers[name] = fs
+	}
+	return servers
+}
+
+// ToolFromPayload recovers what routing, search and validation need of a tool from its
+// startup payload (see PayloadFor).
+func ToolFromPayload(name string, payload extension.ToolPayload) cache.Tool {
+	t, _ := payload.Decode()
+	return cache.Tool{Name: name, Description: t.Description, InputSchema: cache.NormalizeSchema(t.Schema)}
+}

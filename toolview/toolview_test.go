@@ -1,0 +1,80 @@
+package toolview
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
+)
+
+// TestDirectory: one entry per server, sorted, with its tool count and its most frequent
+// distinctive name words (common verbs, short words and the server's own name left out).
+func TestDirectory(t *testing.T) {
+	refs := []catalog.ToolRef{
+		{Server: "github", Tool: "create_issue"}, {Server: "github", Tool: "list_issues"},
+		{Server: "github", Tool: "merge_pull_request"}, {Server: "github", Tool: "github_search"},
+		{Server: "browser", Tool: "take_screenshot"},
+	}
+	got := Directory(refs)
+	want := []DirEntry{
+		{Server: "browser", Tools: 1, Words: []string{"screenshot", "take"}},
+		{Server: "github", Tools: 4, Words: []string{"issue", "issues", "merge", "pull"}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Directory = %+v", got)
+	}
+	for i := range want {
+		if got[i].Server != want[i].Server || got[i].Tools != want[i].Tools || !slices.Equal(got[i].Words, want[i].Words) {
+			t.Errorf("entry %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestCompactSchema: noise keywords go, descriptions are cut to one line, and a schema
+// over budget loses nested detail before it is cut.
+func TestCompactSchema(t *testing.T) {
+	long := strings.Repeat("word ", 100)
+	schema := `{"$schema":"x","type":"object","title":"T","properties":{"q":{"type":"string","description":"` + long + `"},` +
+		`"deep":{"type":"object","properties":{"inner":{"type":"object","properties":{"leaf":{"type":"string","description":"leaf"}}}}}}}`
+	cases := []struct {
+		name   string
+		budget int
+		has    []string
+		hasNot []string
+	}{
+		{"roomy", 2000, []string{`"q"`, `"leaf"`}, []string{"$schema", `"title"`}},
+		{"tight", 120, []string{`"q"`, `"deep"`}, []string{`"leaf"`, "$schema"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := CompactSchema(json.RawMessage(schema), tc.budget)
+			if len(got) > tc.budget+len("…") {
+				t.Errorf("%d bytes over a budget of %d: %s", len(got), tc.budget, got)
+			}
+			for _, s := range tc.has {
+				if !strings.Contains(got, s) {
+					t.Errorf("lacks %s: %s", s, got)
+				}
+			}
+			for _, s := range tc.hasNot {
+				if strings.Contains(got, s) {
+					t.Errorf("keeps %s: %s", s, got)
+				}
+			}
+		})
+	}
+}
+
+// TestExampleCall: required parameters get a placeholder of their type (an enum's first
+// value), optional ones are left out.
+func TestExampleCall(t *testing.T) {
+	tool := cache.Tool{Name: "search", InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+		`"q":{"type":"string"},"n":{"type":"integer"},"mode":{"enum":["fast","slow"]},"opt":{"type":"string"}},"required":["q","n","mode"]}`)}
+	want := `{"arguments":{"mode":"fast","n":1,"q":"\u003cq\u003e"},"server":"s","tool":"search"}`
+	if got := ExampleCall("s", &tool); got != want {
+		t.Fatalf("ExampleCall = %s, want %s", got, want)
+	}
+}
