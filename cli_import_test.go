@@ -47,6 +47,7 @@ func srv(t *testing.T, c *config.Config, name string) *config.Server {
 }
 
 func TestCLIImport(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		client, fixture string
 		wantOut         []string // substrings of stdout
@@ -159,6 +160,7 @@ func TestCLIImport(t *testing.T) {
 // --include-secrets copies literal values (and still never prints them); --dry-run writes
 // nothing and shows no secret either.
 func TestCLIImportSecretsAndDryRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	src := importSource(t, e, "cursor.json")
 	out, code := e.run("import", "cursor", "--from", src, "--dry-run", "--include-secrets")
@@ -190,6 +192,7 @@ func TestCLIImportSecretsAndDryRun(t *testing.T) {
 // Without --from the client's default user-level file is read; --project writes the
 // project's .zot/mcp.json.
 func TestCLIImportDefaultPathAndProject(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	home := t.TempDir()
 	e.vars = append(e.vars, "HOME="+home, "CODEX_HOME=")
@@ -223,6 +226,7 @@ func TestCLIImportDefaultPathAndProject(t *testing.T) {
 
 // Malformed sources and arguments: a clear error, nothing written, nothing lost.
 func TestCLIImportBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.json")
@@ -256,6 +260,7 @@ func TestCLIImportBadInput(t *testing.T) {
 
 // A typo in a server entry is warned about exactly once, naming the closest known field.
 func TestCLITypoWarnedOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cline := e.fake()
 	cline["autoApprove"] = []string{"echo"}

@@ -72,6 +72,7 @@ func realPath(t *testing.T, p string) string {
 
 // Claude Code's .mcp.json: "type": "stdio" and ${VAR:-default}.
 func TestClientFormatClaudeCode(t *testing.T) {
+	t.Parallel()
 	e := clientEnv(t, "claude-code.mcp.json")
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
@@ -85,6 +86,7 @@ func TestClientFormatClaudeCode(t *testing.T) {
 
 // Cursor: ${env:NAME} in the command, ${workspaceFolder} as the server's root.
 func TestClientFormatCursor(t *testing.T) {
+	t.Parallel()
 	e := clientEnv(t, "cursor.mcp.json")
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
@@ -96,6 +98,7 @@ func TestClientFormatCursor(t *testing.T) {
 // VS Code: the "servers" key, "inputs" and ${input:ID} read from MCP_INPUT_<ID>, never
 // prompted; ${workspaceFolder}.
 func TestClientFormatVSCode(t *testing.T) {
+	t.Parallel()
 	extra := t.TempDir()
 	if err := os.WriteFile(filepath.Join(extra, "extra.txt"), []byte("from the input's directory\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -132,6 +135,7 @@ func without(env []string, name string) []string {
 // Gemini/Qwen: httpUrl is streamable HTTP, timeout in ms, includeTools and excludeTools.
 // An excluded tool is not registered, not found by search, and refused by mcp__call_tool.
 func TestClientFormatGemini(t *testing.T) {
+	t.Parallel()
 	e := clientEnv(t, "gemini.settings.json", everythingPort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
@@ -179,6 +183,7 @@ func TestClientFormatGemini(t *testing.T) {
 
 // Windsurf: serverUrl.
 func TestClientFormatWindsurf(t *testing.T) {
+	t.Parallel()
 	e := clientEnv(t, "windsurf.mcp_config.json", everythingPort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
@@ -188,6 +193,7 @@ func TestClientFormatWindsurf(t *testing.T) {
 
 // Cline: type "streamableHttp", transportType, and autoApprove (warned about, not used).
 func TestClientFormatCline(t *testing.T) {
+	t.Parallel()
 	e := clientEnv(t, "cline_mcp_settings.json", everythingPort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
@@ -205,6 +211,7 @@ func TestClientFormatCline(t *testing.T) {
 // TRUST: once project servers need approval, approve them here before the call
 // (approveProject is the one place to change).
 func TestProjectFileOfOtherClient(t *testing.T) {
+	t.Parallel()
 	npm := testutil.NPMBin(t)
 	e := newEnv(t)
 	e.vars = append(e.vars, "MCP_NPM_BIN="+npm)

@@ -92,6 +92,7 @@ func readREADME(t testing.TB, root string) string {
 // hello and the README must all use one name. Also checks the README install block is
 // where the real-zot test looks for it, so CI notices a broken block without zot.
 func TestOneExtensionName(t *testing.T) {
+	t.Parallel()
 	root, err := testutil.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -202,6 +203,7 @@ func (in readmeInstall) start(ctx context.Context, tb testing.TB) (*exttest.Host
 // zot does, and checks that the first start execs the built bridge (no compiling) and that
 // every `zot ext` command works with the README's name. BenchmarkFirstStart measures it.
 func TestReadmeInstall(t *testing.T) {
+	t.Parallel()
 	in := installFromReadme(t)
 	zot, name, env, extDir, m := in.zot, in.name, in.env, in.extDir, in.m
 	if m.Name != name {
@@ -269,6 +271,7 @@ func runOK(t *testing.T, env []string, name string, args ...string) string {
 // TestInstallScriptRefuses: ./install says what is missing, or how it is used, before it
 // builds or copies anything (runs without zot: the tools are hidden from PATH).
 func TestInstallScriptRefuses(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("./install is a POSIX shell script")
 	}

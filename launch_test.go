@@ -56,6 +56,7 @@ func fixtureMain(out string) string {
 // must exec the built binary while the sources' content is unchanged (whatever their
 // mtimes) and rebuild, saying why, when it changed.
 func TestLaunchRebuildsByContent(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("./launch is a POSIX shell script")
 	}
@@ -150,6 +151,7 @@ func TestLaunchRebuildsByContent(t *testing.T) {
 // itself says the bridge is built from, so a new package or //go:embed file cannot slip
 // past the stamp (a stale binary would then start after an upgrade).
 func TestLaunchStampCoversBuildInputs(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("./launch is a POSIX shell script")
 	}

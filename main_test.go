@@ -18,6 +18,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	testutil.RaiseParallel(testutil.WaitingParallelism)
 	code := m.Run()
 	testutil.RemoveBuilt()
 	os.Exit(code)
@@ -135,6 +136,7 @@ func names(ts []regTool) []string {
 }
 
 func TestExtensionEndToEnd(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.write(map[string]any{"alpha": e.fake("-name", "alpha"), "beta": e.fake("-name", "beta", "-tools", "5")}, nil)
 	if out, code := e.run("refresh"); code != 0 {
@@ -234,8 +236,11 @@ func TestNoOrphans(t *testing.T) {
 		}},
 		{"SIGKILL", func(_ *exttest.Host, cmd *exec.Cmd, _ context.Context) error { return cmd.Process.Kill() }},
 	}
+	// The test stays serial, apart from the package's other tests, as every process-table
+	// check does; its ends run side by side, as each finds only its own marked processes.
 	for _, tc := range ends {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t)
 			e.write(map[string]any{
 				"plain":    e.fake(),
@@ -275,6 +280,7 @@ func TestNoOrphans(t *testing.T) {
 
 // TestExposureModes checks host detection and the toolExposure override.
 func TestExposureModes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		exposure  string
@@ -328,6 +334,7 @@ func TestExposureModes(t *testing.T) {
 // TestHostCancelReachesServer: the host's tool_cancel cancels the forwarded call (the server
 // sees notifications/cancelled for that request) and no result frame is sent.
 func TestHostCancelReachesServer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rec := filepath.Join(t.TempDir(), "rec.jsonl")
 	e.write(map[string]any{"s": e.fake("-record", rec)}, nil)
@@ -367,6 +374,7 @@ func TestHostCancelReachesServer(t *testing.T) {
 
 // TestNoServersConfigured: the search tool and /mcp are still there and say how to add one.
 func TestNoServersConfigured(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()

@@ -13,6 +13,7 @@ import (
 // (not the directory the command runs in) is the client's root, as the real everything
 // server reports it.
 func TestNPMEverythingRootFromCwd(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.write(map[string]any{"everything": map[string]any{"command": filepath.Join(testutil.NPMBin(t), "mcp-server-everything"), "args": []string{"stdio"}, "connectTimeout": 60}}, nil)
 	project := t.TempDir()

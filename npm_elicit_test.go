@@ -46,6 +46,7 @@ var requestNumber = regexp.MustCompile(`\(request (\d+)\)`)
 // questions are answered with /mcp answer, a URL is opened only after /mcp accept, and a
 // question is declined with /mcp decline.
 func TestNPMElicitationInZot(t *testing.T) {
+	t.Parallel()
 	e, opened := everythingEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
@@ -116,6 +117,7 @@ func TestNPMElicitationInZot(t *testing.T) {
 // question and says so; --accept-defaults declines too when a required field has no
 // default, naming it.
 func TestNPMElicitationCLI(t *testing.T) {
+	t.Parallel()
 	e, _ := everythingEnv(t)
 	tests := []struct {
 		name string
@@ -144,6 +146,7 @@ func TestNPMElicitationCLI(t *testing.T) {
 // values are asked again), takes the defaults with --accept-defaults, and declines off a
 // terminal; a URL is accepted on a TTY after Enter and declined elsewhere.
 func TestTermElicitor(t *testing.T) {
+	t.Parallel()
 	form := &interact.Elicitation{Server: "srv", Message: "Who are you?", Mode: mcp.ElicitationModeForm, Fields: []interact.Field{
 		{Name: "name", Type: "string", Default: "Ada"},
 		{Name: "age", Type: "integer", Default: float64(36)},

@@ -29,6 +29,7 @@ func fsEnv(t *testing.T, top map[string]any) *env {
 // TestNPMFilesystemDeferred bridges the real filesystem server on a NEW host: search,
 // activation, call, result.
 func TestNPMFilesystemDeferred(t *testing.T) {
+	t.Parallel()
 	e := fsEnv(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
@@ -61,6 +62,7 @@ func TestNPMFilesystemDeferred(t *testing.T) {
 // tools only, search answers carry schemas, mcp__call_tool reaches the server, and bad
 // server/tool/arguments are refused before any server starts.
 func TestNPMFilesystemProxy(t *testing.T) {
+	t.Parallel()
 	e := fsEnv(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()

@@ -3,6 +3,7 @@ package main
 import "testing"
 
 func TestServeProcsRespectsGOMAXPROCS(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		env  map[string]string

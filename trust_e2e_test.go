@@ -17,6 +17,7 @@ import (
 // cached tools are not registered, until /mcp trust; then a call works. Editing its args asks
 // again. The global file's servers run without approval throughout.
 func TestProjectServersWaitForApproval(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	projMarker := testutil.NewMarker(t)
 	t.Cleanup(func() { testutil.KillProcsWithMarker(projMarker) })

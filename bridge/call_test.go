@@ -12,6 +12,7 @@ import (
 // precision, key order and nesting survive, because the bridge does not decode them into
 // Go values and encode them again.
 func TestCallArgumentsPassThrough(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	rec := t.TempDir() + "/rec.jsonl"
 	e.write(map[string]any{"s": e.server("-record", rec)}, nil)
@@ -37,6 +38,7 @@ func TestCallArgumentsPassThrough(t *testing.T) {
 }
 
 func TestCallArgumentsMustBeAnObject(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": e.server()}, nil)
 	pre := e.bridge(extension.GenNew)

@@ -10,6 +10,7 @@ import (
 
 // The CLI's call takes the names users see, and lists a never-listed server first.
 func TestCallByNameForms(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"my-srv": e.server(), "listed": e.server()}, nil)
 	e.seedCache(map[string]int{"listed": 2})

@@ -24,6 +24,7 @@ func advanceWhenWaiting(t *testing.T, c *fakeClock, d time.Duration) {
 }
 
 func TestAfterFollowsTheClock(t *testing.T) {
+	t.Parallel()
 	c := newFakeClock()
 	ch, _ := after(c, time.Second)
 	stopped, tm := after(c, time.Second)

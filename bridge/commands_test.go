@@ -19,7 +19,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/templates"
@@ -39,7 +38,7 @@ func (e *testEnv) startHost(tune func(*Bridge)) *hostEnv {
 	t := e.t
 	t.Helper()
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(t)),
-		Supervisor: []string{os.Args[0], supervise.Arg}})
+		Supervisor: supervisorArgv()})
 	if tune != nil {
 		tune(b)
 	}
@@ -238,6 +237,7 @@ func wantRow(t *testing.T, rows map[string]dashRow, name string, want dashRow) {
 }
 
 func TestCommandDashboard(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{
 		"sleepy": e.server(),
@@ -277,6 +277,7 @@ func TestCommandDashboard(t *testing.T) {
 }
 
 func TestCommandDashboardModeAndEmpty(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{}, map[string]any{"toolExposure": "proxy"})
 	he := e.startHost(nil)
@@ -294,6 +295,7 @@ func TestCommandDashboardModeAndEmpty(t *testing.T) {
 }
 
 func TestCommandHelp(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{}, nil)
 	he := e.startHost(nil)
@@ -313,6 +315,7 @@ func TestCommandHelp(t *testing.T) {
 }
 
 func TestCommandDetail(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.env["SRV_NAME"] = "expanded-name-value"
 	e.env["MY_TOKEN"] = "sk-var-SECRET-3"
@@ -417,6 +420,7 @@ func TestCommandDetail(t *testing.T) {
 }
 
 func TestCommandLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{
 		"alpha": e.server(),
@@ -509,6 +513,7 @@ func TestCommandLifecycle(t *testing.T) {
 }
 
 func TestCommandStartFailureIsAnError(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"dead": e.server("-exit-on-start"), "ok": e.server()}, nil)
 	e.seedCache(map[string]int{"dead": 1, "ok": 1})
@@ -523,6 +528,7 @@ func TestCommandStartFailureIsAnError(t *testing.T) {
 }
 
 func TestCommandWaitBudget(t *testing.T) {
+	t.Parallel()
 	if commandBudget != 20*time.Second || commandBudget >= extension.CommandTimeout {
 		t.Fatalf("commandBudget %s must stay 20s, inside the host's %s", commandBudget, extension.CommandTimeout)
 	}
@@ -534,6 +540,7 @@ func TestCommandWaitBudget(t *testing.T) {
 // A start that outlives the command's wait answers "still running", and a note reports
 // the outcome once it is known.
 func TestCommandStartStillRunningReportsByNote(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"slow": mergeMap(e.server("-hang-start"), map[string]any{"connectTimeout": 3600})}, nil)
 	e.seedCache(map[string]int{"slow": 1})
@@ -588,6 +595,7 @@ func TestCommandStartStillRunningReportsByNote(t *testing.T) {
 
 // Background work after ready reports with notes.
 func TestCommandBackgroundNotes(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{
 		"fresh":  e.server(),
@@ -612,6 +620,7 @@ func TestCommandBackgroundNotes(t *testing.T) {
 }
 
 func TestCommandSetup(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	global := config.GlobalPath(e.home)
 	const orig = "// my servers\n{\n  \"mcpServers\": {},\n  \"custom\": 1, // unknown key\n}\n"

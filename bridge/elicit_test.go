@@ -23,6 +23,7 @@ import (
 // TestElicitURLCheck: a URL is shown and opened only when it is https (or http to a
 // loopback host), has a host and no user info.
 func TestElicitURLCheck(t *testing.T) {
+	t.Parallel()
 	env := remote.NewOAuth(t.TempDir(), remote.OAuthHooks{})
 	tests := []struct {
 		url string
@@ -79,6 +80,7 @@ var requestN = regexp.MustCompile(`\(request (\d+)\)`)
 // zot with /mcp answer, /mcp accept (a URL, opened only then), /mcp decline and /mcp
 // cancel, and one left unanswered until the call's budget ran out (on the injected clock).
 func TestElicitEverythingServer(t *testing.T) {
+	t.Parallel()
 	var opened []string
 	var mu sync.Mutex
 	he := elicitHost(t, &opened, &mu)
@@ -245,6 +247,7 @@ func (m modesElicitor) Elicit(context.Context, *interact.Elicitation) (*mcp.Elic
 // TestElicitAdvertisedModes: initialize carries exactly the modes the bridge handles: both
 // in zot, the Elicitor's elsewhere, none when it handles none.
 func TestElicitAdvertisedModes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		elicitor Elicitor

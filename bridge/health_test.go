@@ -14,6 +14,7 @@ import (
 // answer within PingTimeout (on the injected clock) restarts it before the next call, and
 // /mcp says why.
 func TestHungServerIsRestarted(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	b := e.bridge()
 	s, f := e.srv(b, "s"), e.servers["s"]

@@ -29,9 +29,19 @@ var kindOf = lifecycle.KindOf
 
 func TestMain(m *testing.M) {
 	supervise.MaybeRun() // this test binary doubles as the per-server supervisor
+	testutil.RaiseParallel(testutil.WaitingParallelism)
 	code := m.Run()
 	testutil.RemoveBuilt()
 	os.Exit(code)
+}
+
+// supervisorArgv is the Supervisor option that runs this test binary as each server's
+// supervisor. Under -race the binary would pause at exit for the race runtime's default
+// second (GORACE atexit_sleep_ms), which held every server stop until the bridge's SIGTERM
+// grace ran out; a supervisor has no late reports to wait for.
+func supervisorArgv() []string {
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	return []string{"env", "GORACE=" + gorace, os.Args[0], supervise.Arg}
 }
 
 // guard bounds waits so a broken test fails instead of hanging; never a measurement.
@@ -85,7 +95,7 @@ func (e *testEnv) lookup(k string) (string, bool) {
 // bridge loads a bridge from the written config (no host).
 func (e *testEnv) bridge(gen extension.Generation) *Bridge {
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(e.t)),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	b.Load(e.project, gen)
 	e.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -155,14 +165,6 @@ func textOf(t *testing.T, r extension.ToolResult) string {
 		}
 	}
 	return s
-}
-
-func mustExecutable() string {
-	exe, err := os.Executable()
-	if err != nil {
-		panic(err)
-	}
-	return exe
 }
 
 // noDNS is a resolver that fails every lookup (as for an unknown host), so no test sends

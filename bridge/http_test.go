@@ -20,7 +20,6 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -77,6 +76,7 @@ func callSafe(t *testing.T, s *Server, tool string, args map[string]any, safe bo
 // Item 1: the configured headers (after ${VAR} expansion) go on every request of both
 // transports, including the GET streams and the session DELETE.
 func TestHTTPHeadersOnEveryRequest(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode, transport string
 		methods         []string
@@ -124,6 +124,7 @@ func TestHTTPHeadersOnEveryRequest(t *testing.T) {
 // Item 2: a url-only entry falls back to SSE when the POST gets a 4xx, remembers the
 // transport in the cache, and the next session goes straight to SSE.
 func TestURLOnlyFallsBackToSSEAndRemembers(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-sse")
 	e.write(map[string]any{"r": map[string]any{"url": url}}, nil)
@@ -165,6 +166,7 @@ func TestURLOnlyFallsBackToSSEAndRemembers(t *testing.T) {
 }
 
 func TestURLOnlyStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-http")
 	e.write(map[string]any{"r": map[string]any{"url": url}}, nil)
@@ -187,6 +189,7 @@ func TestURLOnlyStreamableHTTP(t *testing.T) {
 // A server that answers the initialize POST with a legacy SSE stream (endpoint event) is
 // detected as SSE.
 func TestURLOnlyFallsBackOnEndpointEvent(t *testing.T) {
+	t.Parallel()
 	mcpSrv := server.NewMCPServer("legacy", "1.0.0", server.WithToolCapabilities(false))
 	mcpSrv.AddTool(mcp.NewTool("ping_me", mcp.WithDescription("say pong")), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("pong"), nil
@@ -221,6 +224,7 @@ func TestURLOnlyFallsBackOnEndpointEvent(t *testing.T) {
 
 // An explicit transport never falls back, and the error says what to change.
 func TestExplicitStreamableAgainstSSEServer(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-sse")
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "streamable-http"}}, nil)
@@ -236,6 +240,7 @@ func TestExplicitStreamableAgainstSSEServer(t *testing.T) {
 
 // Item 4: every failure names the server, has a kind, and says what to do.
 func TestHTTPErrors(t *testing.T) {
+	t.Parallel()
 	handler := func(status int, ct, body string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if ct != "" {
@@ -348,6 +353,7 @@ func TestHTTPErrors(t *testing.T) {
 }
 
 func TestHTTPRequestTimeout(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, _ := startFakeHTTP(t, "-http")
 	e.write(map[string]any{"r": map[string]any{"url": url, "requestTimeout": 0.3}}, nil)
@@ -371,6 +377,7 @@ func TestHTTPRequestTimeout(t *testing.T) {
 
 // A server that goes away between calls: the error says so, and the next call reconnects.
 func TestHTTPServerGoneDuringSession(t *testing.T) {
+	t.Parallel()
 	mcpSrv := server.NewMCPServer("gone", "1.0.0", server.WithToolCapabilities(false))
 	mcpSrv.AddTool(mcp.NewTool("hello", mcp.WithReadOnlyHintAnnotation(true)), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("hi"), nil
@@ -393,9 +400,10 @@ func TestHTTPServerGoneDuringSession(t *testing.T) {
 	if k := kindOf(err); k != KindUnreachable {
 		t.Fatalf("call to a stopped server: %v (kind %d)", err, k)
 	}
-	if st := s.Status().State; st == StateReady {
-		t.Fatal("connection to a stopped server still counted as ready")
-	}
+	// The state machine learns of the lost session from its done signal, which may come
+	// just after the failed call returned: wait for it (the guard fails a server that
+	// stays ready).
+	waitFor(t, "the lost connection to stop counting as ready", func() bool { return s.Status().State != StateReady })
 	// Back on the same address (a restart): a new session is opened.
 	ln2, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -412,6 +420,7 @@ func TestHTTPServerGoneDuringSession(t *testing.T) {
 // Item 3: a server that forgot our session is re-initialized once and the call sent
 // again — even an unsafe tool, since a 404 means it never ran.
 func TestHTTPSessionForgottenReinitializes(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-http", "-forget-session-after", "2")
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "streamable-http"}}, nil)
@@ -439,6 +448,7 @@ func TestHTTPSessionForgottenReinitializes(t *testing.T) {
 // Item 3: a dropped SSE stream fails an unsafe call at once without sending it again, and
 // the next call reconnects.
 func TestSSEStreamDropUnsafeCallNotRepeated(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-sse", "-sse-drop-after", "2")
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "sse", "requestTimeout": 50}}, nil)
@@ -462,6 +472,7 @@ func TestSSEStreamDropUnsafeCallNotRepeated(t *testing.T) {
 
 // A read-only call in flight when the stream drops is sent again on a new connection.
 func TestSSEStreamDropSafeCallRetried(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-sse", "-sse-drop-after", "2")
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "sse", "requestTimeout": 50}}, nil)
@@ -485,6 +496,7 @@ func TestSSEStreamDropSafeCallRetried(t *testing.T) {
 // Item 6: a secret in a header (through ${VAR}) appears in no log line, error, status
 // text or cache file — also when the server echoes it back.
 func TestNoSecretLeaks(t *testing.T) {
+	t.Parallel()
 	const canary = "canary-5ecret-7f3a9c21"
 	e := newTestEnv(t)
 	e.env["CANARY"] = canary
@@ -516,7 +528,7 @@ func TestNoSecretLeaks(t *testing.T) {
 	e.write(servers, nil)
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	b.Load(e.project, extension.GenNew)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -579,6 +591,7 @@ func TestNoSecretLeaks(t *testing.T) {
 // Item 3: streamable HTTP's GET stream, dropped while the server is unreachable, is
 // reopened with a growing (capped) backoff, and the backoff resets once it opens again.
 func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
+	t.Parallel()
 	mcpSrv := server.NewMCPServer("listen", "1.0.0", server.WithToolCapabilities(true))
 	mcpSrv.AddTool(mcp.NewTool("hello"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("hi"), nil
@@ -680,6 +693,7 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 }
 
 func TestExplicitSSEAgainstStreamableServer(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	url, _ := startFakeHTTP(t, "-http")
 	// mcp-go's streamable server answers the GET with an event stream that never carries

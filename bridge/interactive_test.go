@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 )
 
 // interactiveSession runs a bridge with the given call budget behind a host that
@@ -26,7 +24,7 @@ func interactiveSession(t *testing.T, caps []string, budget time.Duration) (*ext
 	}
 	pre.Close(ctxGuard(t))
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(t)), CallBudget: budget,
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	h := serveHost(t, b)
 	return h, h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: caps}), e.clock
 }
@@ -35,6 +33,7 @@ func interactiveSession(t *testing.T, caps []string, budget time.Duration) (*ext
 // interactive (others are not), and a call of it outlives both the call budget and the
 // server's requestTimeout, which bound every other call.
 func TestInteractiveToolsOnHostWithCapabilities(t *testing.T) {
+	t.Parallel()
 	h, regs, _ := interactiveSession(t, []string{"call_tool"}, time.Second)
 	seen := map[string]bool{}
 	for _, f := range regs {
@@ -69,6 +68,7 @@ func TestInteractiveToolsOnHostWithCapabilities(t *testing.T) {
 // TestInteractiveToolsOnHostWithoutCapabilities: a host without capabilities keeps its
 // deadline, so a call of an interactive tool ends with the budget and explains why.
 func TestInteractiveToolsOnHostWithoutCapabilities(t *testing.T) {
+	t.Parallel()
 	h, regs, clock := interactiveSession(t, nil, 2*time.Second)
 	for _, f := range regs {
 		if f.Has("interactive") {

@@ -36,6 +36,7 @@ func mustCall(t *testing.T, s *Server, tool string, args map[string]any) string 
 }
 
 func TestBackoffThenPark(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"bad": {}, "good": {}})
 	e.servers["bad"].OpenErr = func(int) error {
 		return &session.EndedError{End: session.End{Cause: session.CauseExited, Status: "exited: exit status 1", Stderr: "fatal: boom"},
@@ -99,6 +100,7 @@ func TestBackoffThenPark(t *testing.T) {
 }
 
 func TestJunkStdoutAndStderrFlood(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{
 		"junk":  e.server("-junk", "-banner"),
@@ -122,6 +124,7 @@ func TestJunkStdoutAndStderrFlood(t *testing.T) {
 }
 
 func TestManyToolsServer(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"big": {}})
 	e.servers["big"] = inproctest.New(500)
 	b := e.bridge()
@@ -148,6 +151,7 @@ func mergeMap(a, b map[string]any) map[string]any {
 // TestCallAnswersBeforeHostDeadline: a server whose own timeouts exceed the host's budget
 // gets our timeout error first, warning that a non-idempotent call may have been applied.
 func TestCallAnswersBeforeHostDeadline(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {"requestTimeout": 600}})
 	pre := e.bridge()
 	if _, errs := pre.Refresh(ctxGuard(t), []string{"s"}); len(errs) > 0 {
@@ -179,6 +183,7 @@ func TestCallAnswersBeforeHostDeadline(t *testing.T) {
 // the model and its stderr to the user only, the next call spawns the server again, and
 // idle sleep leaves no process behind.
 func TestStdioCrashSmoke(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": mergeMap(e.server("-crash-after", "2"), map[string]any{"requestTimeout": 50})}, nil)
 	b := e.bridge(extension.GenNew)
@@ -212,6 +217,7 @@ func TestStdioCrashSmoke(t *testing.T) {
 // TestStdioCancelSendsNotification: end to end, a cancelled call reaches a real stdio
 // server as notifications/cancelled for the call's request id.
 func TestStdioCancelSendsNotification(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	rec := t.TempDir() + "/rec.jsonl"
 	e.write(map[string]any{"s": e.server("-record", rec)}, nil)

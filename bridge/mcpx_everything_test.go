@@ -19,7 +19,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
@@ -80,7 +79,7 @@ func everythingHost(t *testing.T, caps []string, sampling bool, extra map[string
 
 	log := &syncBuf{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(io.MultiWriter(log, testLog(t))).Level(zerolog.DebugLevel),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	b.x.advertiseSampling = sampling
 	h := serveHost(t, b)
 	regs := h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: caps})
@@ -114,6 +113,7 @@ func (s *everythingSession) call(t *testing.T, id, tool string, args any) exttes
 // everything server and activates mcp__read_resource, which reads them; text comes with
 // its URI, text carried as a text/plain blob is decoded.
 func TestEverythingResources(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	reg, ok := s.registered(ReadResourceToolName)
 	if !ok || string(reg["deferred"]) != "true" {
@@ -154,6 +154,7 @@ func TestEverythingResources(t *testing.T) {
 // TestEverythingResourcesProxy: on a host without deferred tools mcp__read_resource is
 // registered eagerly and the search never activates anything.
 func TestEverythingResourcesProxy(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, nil, false, nil)
 	reg, ok := s.registered(ReadResourceToolName)
 	if !ok || reg["deferred"] != nil {
@@ -173,6 +174,7 @@ func TestEverythingResourcesProxy(t *testing.T) {
 // /mcp prompt hands the fetched prompt to zot (action prompt), and a missing required
 // argument answers with the usage line.
 func TestEverythingPrompts(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	ctx := ctxGuard(t)
 	r, err := s.h.Command(ctx, "p1", "mcp", "prompts everything")
@@ -201,6 +203,7 @@ func TestEverythingPrompts(t *testing.T) {
 // TestEverythingProgress: a long-running call reports progress as ONE note that is
 // replaced at each step and taken away when the call ends.
 func TestEverythingProgress(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	const steps = 4
 	r := s.call(t, "c1", "mcp__everything__trigger_long_running_operation", map[string]any{"duration": 0.4, "steps": steps})
@@ -251,6 +254,7 @@ func TestEverythingProgress(t *testing.T) {
 // TestEverythingLogging: the server's log messages reach our log with the server name and
 // level, and /mcp <server> shows the last ones.
 func TestEverythingLogging(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	r := s.call(t, "c1", "mcp__everything__toggle_simulated_logging", map[string]any{})
 	if r.IsError || !strings.Contains(r.Text(), "Started simulated") {
@@ -284,6 +288,7 @@ func TestEverythingLogging(t *testing.T) {
 
 // TestEverythingRoots: the project directory is the client's one root.
 func TestEverythingRoots(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	r := s.call(t, "c1", "mcp__everything__get_roots_list", map[string]any{})
 	if r.IsError || !strings.Contains(r.Text(), "Current MCP Roots (1 total)") || !strings.Contains(r.Text(), "URI: "+lifecycle.FileURI(s.e.project)) {
@@ -294,6 +299,7 @@ func TestEverythingRoots(t *testing.T) {
 // TestEverythingSampling: the client does not claim sampling (the server hides its
 // sampling tool); a server that asks anyway gets a clear error and the user a note.
 func TestEverythingSampling(t *testing.T) {
+	t.Parallel()
 	plain := everythingHost(t, []string{"call_tool"}, false, nil)
 	if _, ok := plain.registered("mcp__everything__trigger_sampling_request"); ok {
 		t.Fatal("the everything server offers its sampling tool, so the client advertised sampling")
@@ -313,6 +319,7 @@ func TestEverythingSampling(t *testing.T) {
 // outputSchema is registered as output_schema and its structuredContent comes back as
 // structured_content; a host without capabilities gets the text only.
 func TestEverythingStructuredContent(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	reg, ok := s.registered("mcp__everything__get_structured_content")
 	if !ok || !strings.Contains(string(reg["output_schema"]), `"temperature"`) {
@@ -334,6 +341,7 @@ func TestEverythingStructuredContent(t *testing.T) {
 // TestFilesystemServerWorksOnTheProjectRoot: the npm filesystem server started WITHOUT a
 // directory argument asks the client for its roots and so works on the project.
 func TestFilesystemServerWorksOnTheProjectRoot(t *testing.T) {
+	t.Parallel()
 	fs := map[string]any{"command": filepath.Join(testutil.NPMBin(t), "mcp-server-filesystem"), "args": []string{}, "connectTimeout": 60}
 	s := everythingHost(t, []string{"call_tool"}, false, map[string]any{"fs": fs})
 	if err := os.WriteFile(filepath.Join(s.e.project, "hello.txt"), []byte("hello from the project root\n"), 0o644); err != nil {
@@ -369,6 +377,7 @@ func TestFilesystemServerWorksOnTheProjectRoot(t *testing.T) {
 // (notifications/resources/list_changed) is re-listed into the cache and found by the
 // next search, without /reload-ext.
 func TestEverythingResourceListChanged(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	const uri = "demo://resource/session/listed-later.txt.gz"
 	r := s.call(t, "g", "mcp__everything__gzip_file_as_resource", map[string]any{"name": "listed-later.txt.gz", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resourceLink"})
@@ -405,6 +414,7 @@ func TestEverythingResourceListChanged(t *testing.T) {
 // (roots, sampling) reach the bridge through the wrapped HTTP transport, and progress
 // arrives on the call's stream.
 func TestEverythingOverStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	base := startEverything(t, "streamableHttp")
 	entry := map[string]any{"url": base + "/mcp", "transport": "streamable-http", "connectTimeout": 30}
 	s := everythingHost(t, []string{"call_tool"}, true, map[string]any{"everything": entry})

@@ -13,6 +13,7 @@ import (
 )
 
 func TestStripOutputSchema(t *testing.T) {
+	t.Parallel()
 	full := startup.PayloadFor("s", &cacheToolWithOutput)
 	if !strings.Contains(string(full), `"output_schema":`) {
 		t.Fatalf("payload lacks output_schema: %s", full)
@@ -35,6 +36,7 @@ var cacheToolWithOutput = cache.Tool{Name: "weather", Description: "Weather", In
 // TestResourcesOfWithdrawnServersAreHidden: a server the user has not approved (or
 // withdrew) offers no resources and no prompts, although its cache entry is known.
 func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"docs": e.server()}, nil)
 	b := e.bridge(extension.GenNew)

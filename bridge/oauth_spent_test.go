@@ -34,6 +34,7 @@ func seedUnknownToken(t *testing.T) (*fakeoauth.Server, *testEnv, string) {
 // the failure is reported (naming what to run, not the token), and the refused refresh
 // token is not sent again although the file still holds it.
 func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
+	t.Parallel()
 	f, e, credPath := seedUnknownToken(t)
 	seeded, err := os.ReadFile(credPath)
 	if err != nil {

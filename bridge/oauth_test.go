@@ -116,6 +116,7 @@ func recvVisit(t *testing.T, ch <-chan browserVisit) browserVisit {
 // attempt in the background, discovery, dynamic registration, PKCE code exchange, token
 // storage with private permissions, a call with the token, refresh on expiry, logout.
 func TestOAuthLoginFlow(t *testing.T) {
+	t.Parallel()
 	f := fakeoauth.New(t, false)
 	f.FirstExpiresIn = 60 // short-lived: refreshed once the clock passes half of it
 	e := newTestEnv(t)
@@ -257,6 +258,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 // Plain http is insecure unless the host is loopback (the fake server's own URL is, and
 // is allowed: see TestOAuthLogin).
 func TestOAuthLoginRejectsInsecure(t *testing.T) {
+	t.Parallel()
 	t.Run("http resource url", func(t *testing.T) {
 		f := fakeoauth.New(t, false)
 		e := newTestEnv(t)
@@ -294,6 +296,7 @@ func TestOAuthLoginRejectsInsecure(t *testing.T) {
 
 // A credential file that cannot be parsed gives a generic error, never its contents.
 func TestOAuthCorruptCredentialFile(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	const u = "https://mcp.example.invalid/mcp"
 	e.write(map[string]any{"r": map[string]any{"url": u}}, nil)
@@ -326,6 +329,7 @@ func TestOAuthCorruptCredentialFile(t *testing.T) {
 // token expired at once refresh it once: the second waits for the lock and finds the new
 // token. The fake rotates refresh tokens, so a second refresh would be refused.
 func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
+	t.Parallel()
 	f := fakeoauth.New(t, false)
 	e := newTestEnv(t)
 	srvURL := f.Srv.URL + "/mcp"
@@ -368,6 +372,7 @@ func TestOAuthConcurrentRefreshRefreshesOnce(t *testing.T) {
 
 // A refresh the authorization server refuses means "needs login", not a retry loop.
 func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
+	t.Parallel()
 	f, e, credPath := seedUnknownToken(t)
 	b := e.bridge(extension.GenNew)
 	e.clock.Advance(time.Hour)

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 )
 
 // TestMessagesShowReferencesAndMaskCredentials: an expanded ${VAR} (here the url's host)
@@ -18,6 +16,7 @@ import (
 // in args were shown as written. Every message now shows the reference and masks
 // credentials.
 func TestMessagesShowReferencesAndMaskCredentials(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.env["MCP_HOST"] = "secret-host-name.example"
 	e.env["TOK"] = "tok_ABCDEFGHIJ123456"
@@ -28,7 +27,7 @@ func TestMessagesShowReferencesAndMaskCredentials(t *testing.T) {
 	}, nil)
 	var logBuf syncBuf
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(&logBuf),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	b.Load(e.project, extension.GenNew)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

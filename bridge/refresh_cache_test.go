@@ -14,6 +14,7 @@ import (
 // does not, and when the cache cannot be written nothing is reported changed (only the
 // error), although the live catalog still gets the tools.
 func TestRefreshChangedComesFromCacheUpdate(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": e.server()}, nil)
 	b := e.bridge(extension.GenNew)

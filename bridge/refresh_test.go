@@ -12,6 +12,7 @@ import (
 // cache updated … Run /reload-ext" and /mcp refresh counted the save failure as a server
 // that failed. Both now say the tools were listed and nothing was saved.
 func TestNotesTellTheTruthWhenTheCacheCannotBeWritten(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"alpha": e.server(), "beta": e.server("-tools", "2")}, nil)
 	notDir := filepath.Join(t.TempDir(), "file")

@@ -17,6 +17,7 @@ func startEverything(t *testing.T, mode string) string { return testutil.StartEv
 // The real reference server, bridged end to end: list its tools into the cache, then in a
 // new session search for echo and call it.
 func TestServerEverythingHTTP(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode  string
 		entry func(base string) map[string]any

@@ -15,6 +15,7 @@ import (
 // with a clear error; the same server process answers the next call. Before, the whole
 // reply was read into memory and delivered.
 func TestOversizeReplyFailsOnlyThatCall(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": e.server()}, nil)
 	b := e.bridge(extension.GenNew)
@@ -34,6 +35,7 @@ func TestOversizeReplyFailsOnlyThatCall(t *testing.T) {
 }
 
 func TestMaxReplyFromEnv(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		val     string
 		set     bool

@@ -24,6 +24,7 @@ const (
 // "type":""}; top-level $defs/definitions/anyOf/$schema/description were dropped (dangling
 // $refs) and proxy validation accepted arguments outside an enum or violating anyOf.
 func TestSchemasPassThrough(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	raw := map[string]string{
 		"pyd":       pydanticSchema,

@@ -14,7 +14,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -23,6 +22,7 @@ import (
 // build without searching (it would never come if only a search built the index), then
 // checks the first search answers from that index.
 func TestSearchIndexBuiltAfterReady(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"alpha": e.server("-name", "alpha")}, nil)
 	if _, errs := e.bridge(extension.GenNew).Refresh(ctxGuard(t), []string{"alpha"}); len(errs) > 0 {
@@ -30,7 +30,7 @@ func TestSearchIndexBuiltAfterReady(t *testing.T) {
 	}
 
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(t)),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	h, in, out := exttest.NewPipe(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -116,7 +116,7 @@ func BenchmarkFirstSearch(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var first, build []float64
 			for b.Loop() {
-				br := New(Options{ZotHome: home, Log: zerolog.Nop(), Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+				br := New(Options{ZotHome: home, Log: zerolog.Nop(), Supervisor: supervisorArgv(), Resolver: noDNS()})
 				h, in, out := exttest.NewPipe(b)
 				sctx, stop := context.WithCancel(ctx)
 				done := make(chan error, 1)

@@ -12,7 +12,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/startup"
 )
@@ -39,6 +38,7 @@ func runSearch(t *testing.T, b *Bridge, args any) extension.ToolResult {
 }
 
 func TestSearchTool(t *testing.T) {
+	t.Parallel()
 	_, b := loadedBridge(t, extension.GenNew, nil)
 	cases := []struct {
 		name     string
@@ -94,6 +94,7 @@ func TestSearchTool(t *testing.T) {
 }
 
 func TestSearchDescriptionHasDirectory(t *testing.T) {
+	t.Parallel()
 	_, b := loadedBridge(t, extension.GenNew, nil)
 	d := b.searchDescription(startup.FromCatalog(b.catalog()).Refs())
 	for _, want := range []string{"alpha (13 tools", "beta (13 tools", "select:"} {
@@ -107,6 +108,7 @@ func TestSearchDescriptionHasDirectory(t *testing.T) {
 }
 
 func TestSearchWithoutServersOrCache(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{}, nil)
 	b := e.bridge(extension.GenNew)
@@ -128,6 +130,7 @@ func TestSearchWithoutServersOrCache(t *testing.T) {
 }
 
 func TestUnknownToolSuggests(t *testing.T) {
+	t.Parallel()
 	_, b := loadedBridge(t, extension.GenNew, nil)
 	r := b.CallTool(context.Background(), extension.ToolCall{ID: "1", Name: "mcp__alpha__ecoh"})
 	if !r.IsError || !strings.Contains(textOf(t, r), `Did you mean "mcp__alpha__echo"`) {
@@ -138,6 +141,7 @@ func TestUnknownToolSuggests(t *testing.T) {
 // TestListChangedUpdatesCacheAndNotifiesOnce drives an in-process bridge through the fake
 // host; the server adds a tool after initialization and announces it.
 func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": e.server("-list-changed-after", "300")}, nil)
 	pre := e.bridge(extension.GenNew)
@@ -153,7 +157,7 @@ func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
 	}
 
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: SystemClock{}, Log: zerolog.New(io.Discard),
-		Supervisor: []string{testBinary(), supervise.Arg}})
+		Supervisor: supervisorArgv()})
 	h, in, out := exttest.NewPipe(t)
 	ctx := ctxGuard(t)
 	done := make(chan error, 1)
@@ -196,5 +200,3 @@ func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
 		t.Fatalf("left processes: %v", left)
 	}
 }
-
-func testBinary() string { return mustExecutable() }

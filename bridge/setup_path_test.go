@@ -25,6 +25,7 @@ func gbrCheckout(t *testing.T) string {
 // says to pin v0.6.0 and keep mailbox keys out of mcp.json; a missing or relative path is
 // refused and nothing is written.
 func TestCommandSetupGBRPath(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	he := e.startHost(nil)
 	global := config.GlobalPath(e.home)

@@ -13,6 +13,7 @@ import (
 // TestStableNameAcrossRefresh: the bridge-level form of TestNamerKeepsNames: a refresh that
 // lists a/"x y" next to the cached a/x-y leaves mcp__a__x_y pointing at a/x-y.
 func TestStableNameAcrossRefresh(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"a": e.server("-no-default-tools", "-raw-tool", `x y={"type":"object"}`, "-raw-tool", `x-y={"type":"object"}`)}, nil)
 	b := e.bridge(extension.GenNew)
@@ -41,6 +42,7 @@ func TestStableNameAcrossRefresh(t *testing.T) {
 // server; none may be lost. Before, the catalog was loaded, rebuilt and swapped without a
 // lock, and the last swap dropped what the others had merged.
 func TestConcurrentMergesKeepEveryServer(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	const servers = 8
 	cfg := map[string]any{}

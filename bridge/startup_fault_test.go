@@ -42,6 +42,7 @@ func hasCommand(frames []string) bool {
 // never rewrote the file. Now the file is discarded and logged, the tools come from the
 // cache, and the file is rebuilt.
 func TestDamagedStartupFileIsDiscardedAndRebuilt(t *testing.T) {
+	t.Parallel()
 	e, cachePath := primedEnv(t)
 	framesPath := cache.FramesPath(cachePath)
 	stamp, err := cache.StampOf(cachePath)
@@ -81,6 +82,7 @@ func TestDamagedStartupFileIsDiscardedAndRebuilt(t *testing.T) {
 // and every tool_call unanswered (the catalog was never published, so calls waited for
 // it). Now /mcp is registered, calls and commands are answered, and a note says why.
 func TestSetupPanicStillServes(t *testing.T) {
+	t.Parallel()
 	e, _ := primedEnv(t)
 	frames, h, _ := startSessionWith(t, e, func(b *Bridge) {
 		b.faultHook = func(stage string) {
@@ -113,6 +115,7 @@ func TestSetupPanicStillServes(t *testing.T) {
 // or modification time, which keeps the startup file valid); they used to answer
 // "Unknown MCP tool". A note names the cache file and the fix.
 func TestUnreadableCacheAfterFastStart(t *testing.T) {
+	t.Parallel()
 	e, cachePath := primedEnv(t)
 	st, err := os.Stat(cachePath)
 	if err != nil {
@@ -144,6 +147,7 @@ func TestUnreadableCacheAfterFastStart(t *testing.T) {
 // every call waiting for a catalog that never came. Now the registered tools are routed
 // from the startup file's data and a note names the fault.
 func TestFinishStartupPanicStillRoutes(t *testing.T) {
+	t.Parallel()
 	e, cachePath := primedEnv(t)
 	waitFile(t, cache.FramesPath(cachePath))
 	_, h, logs := startSessionWith(t, e, func(b *Bridge) {

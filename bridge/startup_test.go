@@ -12,7 +12,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -28,7 +27,7 @@ func startSessionWith(t *testing.T, e *testEnv, adjust func(*Bridge)) ([]string,
 	t.Helper()
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	if adjust != nil {
 		adjust(b)
 	}
@@ -56,6 +55,7 @@ func startSessionWith(t *testing.T, e *testEnv, adjust func(*Bridge)) ([]string,
 // frames that decoding the cache would, a stale or missing startup file falls back to the
 // cache and is rewritten after ready, and calls and searches work after a fast start.
 func TestStartupFileMatchesDecodedCache(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"alpha": e.server("-name", "alpha"), "beta": mergeMap(e.server("-name", "beta"), map[string]any{"disabledTools": []string{"pid"}})}, nil)
 	pre := e.bridge(extension.GenNew)

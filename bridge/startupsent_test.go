@@ -16,7 +16,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -36,7 +35,7 @@ func oneStart(t *testing.T, e *testEnv, ack exttest.Ack) ([]string, startPath) {
 	t.Helper()
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	h, in, out := exttest.NewPipe(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -109,6 +108,7 @@ func dropSent(t *testing.T, cachePath string) {
 // for another configuration is never copied (so a pending project server's tools, a
 // newly disabled tool or another host's frames never reach the host from it).
 func TestSentSectionEqualsBuiltRegistrations(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	alpha, beta := e.server("-name", "alpha"), e.server("-name", "beta")
 	e.write(map[string]any{"alpha": alpha, "beta": beta}, nil)
@@ -225,6 +225,7 @@ func TestSentSectionEqualsBuiltRegistrations(t *testing.T) {
 // build its registrations instead, and they are the same. A section whose recorded state
 // does not match the state loaded (an input the raw key missed) is dropped and reported.
 func TestSentSectionFollowsRawInputs(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.env["MCPB_TOKEN"] = "one"
 	alpha := mergeMap(e.server("-name", "alpha"), map[string]any{"env": map[string]any{"TOKEN": "${MCPB_TOKEN}"}})

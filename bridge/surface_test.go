@@ -13,13 +13,12 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 )
 
 // bridgeOn loads a bridge from the written config for a surface (no host).
 func (e *testEnv) bridgeOn(gen extension.Generation, sf Surface) *Bridge {
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(e.t)),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS(), Surface: sf})
+		Supervisor: supervisorArgv(), Resolver: noDNS(), Surface: sf})
 	b.Load(e.project, gen)
 	e.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), guard)
@@ -31,6 +30,7 @@ func (e *testEnv) bridgeOn(gen extension.Generation, sf Surface) *Bridge {
 
 // Hints name the commands of where the user is: /mcp inside zot, mcp-bridge on the CLI.
 func TestSurfaceHintsInMessages(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"dead": e.server("-exit-on-start"), "off": map[string]any{"command": "x", "enabled": false}}, nil)
 	for _, tc := range []struct {
@@ -55,6 +55,7 @@ func TestSurfaceHintsInMessages(t *testing.T) {
 // Every line of /mcp and /mcp help fits a 100-column terminal, whatever the mode, errors,
 // problems and name lengths.
 func TestMCPOutputFitsWidth(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	long := strings.Repeat("n", config.MaxServerNameLen)
 	e.write(map[string]any{
@@ -97,6 +98,7 @@ func TestMCPOutputFitsWidth(t *testing.T) {
 // search tells "being fetched" only while a refresh runs; otherwise it says how to list
 // the tools.
 func TestSearchNoToolsWording(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"alpha": e.server()}, nil)
 	for _, tc := range []struct {
@@ -122,6 +124,7 @@ func TestSearchNoToolsWording(t *testing.T) {
 
 // RefreshEach reports every server once as it finishes and counts truthfully.
 func TestRefreshEachReports(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"a": e.server(), "b": e.server("-tools", "2"), "dead": e.server("-exit-on-start")}, nil)
 	b := e.bridgeOn(extension.GenNew, SurfaceCLI)
@@ -143,6 +146,7 @@ func TestRefreshEachReports(t *testing.T) {
 
 // A broken config file shows in /mcp, and an empty list then says why.
 func TestMCPShowsBrokenFile(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	if err := os.WriteFile(filepath.Join(e.home, "mcp.json"), []byte(`{"mcpServers": {"x": {"command": "y",}`), 0o600); err != nil {
 		t.Fatal(err)

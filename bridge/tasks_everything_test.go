@@ -47,6 +47,7 @@ func waitTaskWaiter(t *testing.T, b *Bridge, server string) *extras.Task {
 // works); the result says it is still running and how to fetch it, /mcp everything lists
 // it, and mcp__task_result then returns the report. A second fetch finds nothing.
 func TestEverythingTaskOutlivesBudget(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	reg, ok := s.registered(TaskResultToolName)
 	if !ok || string(reg["deferred"]) != "true" {
@@ -102,6 +103,7 @@ func TestEverythingTaskOutlivesBudget(t *testing.T) {
 // TestEverythingTaskCancel: the host's tool_cancel on a task-augmented call sends
 // tasks/cancel, so the server reports the task cancelled.
 func TestEverythingTaskCancel(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	name := s.registeredName(t, researchTool)
 	if err := s.h.SendToolCall("t1", name, map[string]any{"topic": "tides"}); err != nil {
@@ -134,6 +136,7 @@ func TestEverythingTaskCancel(t *testing.T) {
 // TestEverythingTaskToolKeepsExecution: the live listing keeps a tool's task support,
 // which decides whether a call is task-augmented.
 func TestEverythingTaskToolKeepsExecution(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	srv := s.b.servers["everything"]
 	if err := srv.Start(ctxGuard(t)); err != nil {
@@ -151,6 +154,7 @@ func TestEverythingTaskToolKeepsExecution(t *testing.T) {
 // the tasks/result stream (status input_required); the question shows as a note, the
 // answer reaches the server, and the report names the chosen interpretation.
 func TestEverythingTaskAsksDuringItsRun(t *testing.T) {
+	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
 	name := s.registeredName(t, researchTool)
 	if err := s.h.SendToolCall("t1", name, map[string]any{"topic": "python", "ambiguous": true}); err != nil {

@@ -18,6 +18,7 @@ import (
 // clock), says the task is still running when it runs out, and a second call returns the
 // result once it is in. Bad arguments and unknown tasks get errors that say what to do.
 func TestTaskResultCalledAgain(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"srv": e.server()}, nil)
 	b := e.bridge(extension.GenNew)

@@ -30,6 +30,7 @@ func (he *hostEnv) callTool(name string, args any) (extension.ToolResult, string
 // refresh, a search, a call, /mcp start, /mcp refresh or /mcp login — and is contacted once
 // the user approves it.
 func TestTrustHTTPProjectServerNotContacted(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -92,6 +93,7 @@ func TestTrustHTTPProjectServerNotContacted(t *testing.T) {
 
 // TestTrustCommands: /mcp trust and /mcp untrust, what they answer and what they change.
 func TestTrustCommands(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	rec := filepath.Join(t.TempDir(), "proj.jsonl")
 	e.write(map[string]any{"g": e.server()}, nil)
@@ -153,6 +155,7 @@ func TestTrustCommands(t *testing.T) {
 // editing what runs asks again, editing a timeout does not; the global opt-out lets project
 // servers run and only the global file can set it.
 func TestTrustFollowsTheEntry(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"g": e.server()}, nil)
 	e.writeProject(map[string]any{"proj": e.server("-name", "one")})
@@ -207,6 +210,7 @@ func TestTrustFollowsTheEntry(t *testing.T) {
 // TestInstructions: an entry's instructions go with its search results (both modes) and,
 // in proxy mode, with its first call result; they are cut to a bound on a rune boundary.
 func TestInstructions(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", maxInstructions) // 2 bytes each: twice the bound
 	for _, mode := range []string{"deferred", "proxy"} {
 		t.Run(mode, func(t *testing.T) {

@@ -3,21 +3,19 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // bridgeWith is e.bridge(extension.GenNew) with tune applied to its options first.
 func (e *testEnv) bridgeWith(tune func(*Options)) *Bridge {
 	opts := Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(e.t)),
-		Supervisor: []string{os.Args[0], supervise.Arg}, Resolver: noDNS()}
+		Supervisor: supervisorArgv(), Resolver: noDNS()}
 	tune(&opts)
 	b := New(opts)
 	b.Load(e.project, extension.GenNew)
@@ -52,6 +50,7 @@ func clientInfos(t *testing.T, record string) []map[string]string {
 // initialize (Options.Version), on a stdio start and on an HTTP re-initialization
 // after the server forgot the session; with no version given, ClientVersion.
 func TestInitializeReportsVersion(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, version, want string
 		http                bool

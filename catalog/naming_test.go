@@ -8,6 +8,7 @@ import (
 )
 
 func TestSanitize(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"read_file":          "read_file",
 		"resolve-library-id": "resolve_library_id",
@@ -27,6 +28,7 @@ func TestSanitize(t *testing.T) {
 var validName = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
 
 func TestAssignNamesLengthAndCollisions(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("very_long_tool_name_", 5)
 	refs := []ToolRef{
 		{"github", "create_issue"},

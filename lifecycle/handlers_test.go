@@ -11,6 +11,7 @@ import (
 // TestListChangedOfResourcesAndPrompts: resources and prompts list changes re-list the
 // server like a tools list change; other notifications do not.
 func TestListChangedOfResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		method string
 		relist bool

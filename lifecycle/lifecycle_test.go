@@ -8,6 +8,7 @@ import (
 )
 
 func TestBackoffDelays(t *testing.T) {
+	t.Parallel()
 	want := []time.Duration{0, 0, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
 	for n, w := range want {
 		if got := BackoffDelay(n); got != w {
@@ -22,6 +23,7 @@ func TestBackoffDelays(t *testing.T) {
 // TestUserText: the user's text of a failure carries what only the user may see (the
 // stderr tail); any other error is its own text.
 func TestUserText(t *testing.T) {
+	t.Parallel()
 	e := &Error{Kind: KindCrashed, Server: "s", Msg: "for the model", User: "for the user"}
 	for _, tt := range []struct {
 		err  error

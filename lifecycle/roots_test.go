@@ -14,6 +14,7 @@ import (
 // follow (so server-filesystem keeps what the user configured), flags and non-directories
 // do not.
 func TestRootDirs(t *testing.T) {
+	t.Parallel()
 	project, other := t.TempDir(), t.TempDir()
 	if err := os.Mkdir(filepath.Join(project, "sub"), 0o755); err != nil {
 		t.Fatal(err)

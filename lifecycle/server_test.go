@@ -16,6 +16,7 @@ import (
 // The state machine's life on the fake clock, over in-process sessions (harness_test.go).
 
 func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {"idleTimeout": 2}})
 	l := e.load()
 	s, f := e.srv(l, "s"), e.servers["s"]
@@ -44,6 +45,7 @@ func TestIdleSleepFollowsLastCallEnd(t *testing.T) {
 }
 
 func TestLongCallIsNeverPutToSleep(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {"idleTimeout": 1}})
 	l := e.load()
 	s, f := e.srv(l, "s"), e.servers["s"]
@@ -71,6 +73,7 @@ func TestLongCallIsNeverPutToSleep(t *testing.T) {
 }
 
 func TestIdleZeroMeansNeverSleep(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {"idleTimeout": 0}})
 	l := e.load()
 	s := e.srv(l, "s")
@@ -86,6 +89,7 @@ func TestIdleZeroMeansNeverSleep(t *testing.T) {
 // flight at once with how the process ended (not when its request timeout runs out),
 // and the next call starts the server again.
 func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {"requestTimeout": 3600}})
 	l := e.load()
 	s, f := e.srv(l, "s"), e.servers["s"]
@@ -121,6 +125,7 @@ func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
 }
 
 func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"hung": {"connectTimeout": 1}, "fine": {}})
 	e.servers["hung"].HangOpen = true
 	l := e.load()
@@ -151,6 +156,7 @@ func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
 // TestStopDuringStart: a stop while the server is starting ends the start; the callers
 // waiting for it are told, and the next call starts it afresh.
 func TestStopDuringStart(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	f := e.servers["s"]
 	f.HangOpen = true
@@ -177,6 +183,7 @@ func TestStopDuringStart(t *testing.T) {
 }
 
 func TestSingleFlightStart(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	l := e.load()
 	s := e.srv(l, "s")
@@ -192,6 +199,7 @@ func TestSingleFlightStart(t *testing.T) {
 }
 
 func TestCancellationReachesServer(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	l := e.load()
 	s, f := e.srv(l, "s"), e.servers["s"]
@@ -216,6 +224,7 @@ func TestCancellationReachesServer(t *testing.T) {
 }
 
 func TestConcurrentCallsAcrossServers(t *testing.T) {
+	t.Parallel()
 	entries := map[string]map[string]any{"hung": {"connectTimeout": 30}}
 	for i := 0; i < 10; i++ {
 		entries[fmt.Sprintf("s%d", i)] = map[string]any{}
@@ -256,6 +265,7 @@ func TestConcurrentCallsAcrossServers(t *testing.T) {
 // TestSlowToolIsNotRestarted: a timed-out call to a server that still answers pings
 // leaves the server running.
 func TestSlowToolIsNotRestarted(t *testing.T) {
+	t.Parallel()
 	e := newInprocEnv(t, map[string]map[string]any{"s": {}})
 	l := e.load()
 	s, f := e.srv(l, "s"), e.servers["s"]

@@ -17,6 +17,7 @@ import (
 // TestServerLogMessagesAreBounded: MCP log notifications go to the same kind of budget as
 // stderr, and through the redactor; before, each one was logged as sent.
 func TestServerLogMessagesAreBounded(t *testing.T) {
+	t.Parallel()
 	var logBuf bytes.Buffer // serverLog logs on the caller's goroutine
 	cfg := &config.Server{Name: "s", Env: map[string]string{"API_TOKEN": "supersecretvalue123"}, Raw: config.Raw{Env: map[string]string{"API_TOKEN": "supersecretvalue123"}}}
 	s := New(cfg, &Deps{Clock: clock.NewFake(), Log: zerolog.New(&logBuf)})

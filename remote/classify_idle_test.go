@@ -12,6 +12,7 @@ import (
 // connection with an unexported error; it used to be worded as a tool failure, which made
 // TestHTTPServerGoneDuringSession fail now and then.
 func TestServerClosedIdleIsUnreachable(t *testing.T) {
+	t.Parallel()
 	s := NewServer(&config.Server{Name: "r", URL: "http://127.0.0.1:1/mcp", Transport: config.TransportStreamableHTTP},
 		&Deps{Cmd: func(sub string, args ...string) string { return "/mcp " + sub }}, nil)
 	err := fmt.Errorf("transport error: failed to send request: %w", errors.New(`Post "http://127.0.0.1:1/mcp": http: server closed idle connection`))

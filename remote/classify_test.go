@@ -13,6 +13,7 @@ import (
 // TestClassifyHTTPReportsLogin checks that classifying a failure only reports that the
 // server wants a login: the server is marked by the caller, not as a side effect.
 func TestClassifyHTTPReportsLogin(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		p     ProbeInfo

@@ -15,6 +15,7 @@ import (
 // TestChallengeScopes: the scope of a Bearer challenge, quoted or not, among other
 // parameters and challenges; none when it is absent.
 func TestChallengeScopes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		headers []string
@@ -47,6 +48,7 @@ func TestChallengeScopes(t *testing.T) {
 // GET or, like servers that do not serve GET on the MCP endpoint, only the POST; a legacy
 // SSE server gets only the GET, and a server that refuses nothing gives no challenge.
 func TestDiscoverResourceProbes(t *testing.T) {
+	t.Parallel()
 	const chal = `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp", scope="s"`
 	tests := []struct {
 		name      string

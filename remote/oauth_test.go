@@ -17,6 +17,7 @@ import (
 
 // The loopback callback accepts one GET to /callback with the right state and a code.
 func TestOAuthCallbackServer(t *testing.T) {
+	t.Parallel()
 	get := func(t *testing.T, method, u string) (int, string, http.Header) {
 		t.Helper()
 		req, err := http.NewRequestWithContext(context.Background(), method, u, nil)
@@ -122,6 +123,7 @@ func TestOAuthCallbackServer(t *testing.T) {
 }
 
 func TestOAuthBrowserOpener(t *testing.T) {
+	t.Parallel()
 	for goos, want := range map[string]string{
 		"darwin":  "open https://as.example/authorize?x=1",
 		"windows": "rundll32 url.dll,FileProtocolHandler https://as.example/authorize?x=1",
@@ -149,6 +151,7 @@ func TestOAuthBrowserOpener(t *testing.T) {
 }
 
 func TestBrowserCommands(t *testing.T) {
+	t.Parallel()
 	const u = "https://auth.example/authorize?x=1"
 	for _, tc := range []struct {
 		browser string
@@ -171,6 +174,7 @@ func TestBrowserCommands(t *testing.T) {
 // A credential file that cannot be parsed gives mcp-go a generic error, never its
 // contents (the bridge's side: TestOAuthCorruptCredentialFile).
 func TestTokenStoreCorruptFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "mcp-oauth", "x.json")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // http only when the host is loopback (localhost, 127.0.0.0/8, ::1) — never a name that
 // merely looks local, never user info, never another scheme.
 func TestOAuthURLRule(t *testing.T) {
+	t.Parallel()
 	env := NewOAuth(t.TempDir(), OAuthHooks{})
 	tests := []struct {
 		url string
@@ -68,6 +69,7 @@ func TestOAuthURLRule(t *testing.T) {
 // same rule, so a metadata document that points the token endpoint at plain http on
 // another host cannot get a request sent there, while loopback http goes through.
 func TestOAuthTransportRefusesNonLoopbackHTTP(t *testing.T) {
+	t.Parallel()
 	env := NewOAuth(t.TempDir(), OAuthHooks{})
 	// Every request that gets past the rule is dialled; the dial is recorded and fails, so
 	// nothing leaves the test.

@@ -43,6 +43,7 @@ func testCtx(t *testing.T) context.Context {
 // streamable HTTP first; a legacy SSE server's refusal makes Open try SSE, which works
 // and is remembered, so the next Open goes to SSE straight away.
 func TestOpenFallsBackToSSEAndRemembers(t *testing.T) {
+	t.Parallel()
 	mcpSrv := server.NewMCPServer("legacy", "1.0.0", server.WithToolCapabilities(false))
 	mcpSrv.AddTool(mcp.NewTool("ping_me"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("pong"), nil
@@ -83,6 +84,7 @@ func TestOpenFallsBackToSSEAndRemembers(t *testing.T) {
 // TestOpenErrorIsTyped: a refused connection comes back as *Error of kind unreachable,
 // worded without the "MCP server" prefix (the bridge adds it when it maps the kind).
 func TestOpenErrorIsTyped(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(http.NotFoundHandler())
 	u := ts.URL + "/mcp"
 	ts.Close()

@@ -19,6 +19,7 @@ func (c countingValue) String() string { *c.n++; return "v" }
 // as disabled, and never formats, what our logger's level would drop, and still logs
 // the rest at the mapped level.
 func TestZlogHandlerHonoursLevel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		level    zerolog.Level // our logger's level

@@ -13,6 +13,7 @@ import (
 
 // Headers are only sent to the server's own origin.
 func TestHeaderTransportSameOriginOnly(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	got := map[string]string{}
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -50,6 +51,7 @@ func TestHeaderTransportSameOriginOnly(t *testing.T) {
 }
 
 func TestListenBackoffIsCapped(t *testing.T) {
+	t.Parallel()
 	want := []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second, 15 * time.Second, 31 * time.Second, 59 * time.Second, 59 * time.Second}
 	for fails, w := range want {
 		if got := ListenBackoff(fails); got != w {

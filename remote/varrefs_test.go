@@ -11,6 +11,7 @@ import (
 // the headers actually read, with config's own reading of ${...} (the other clients'
 // ${env:NAME} and ${input:ID} forms included), and never a header's literal value.
 func TestAuthHintNamesVariables(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		headers map[string]string
 		want    []string

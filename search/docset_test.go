@@ -7,6 +7,7 @@ import (
 
 // TestDocSet: names borne by one doc and by several read back what was added, in order.
 func TestDocSet(t *testing.T) {
+	t.Parallel()
 	s := newDocSet(0)
 	adds := []struct {
 		name string

@@ -23,6 +23,7 @@ func termWeight(q, term string) float64 {
 // TestFieldIntentsUseToolWords: every word a semantic field maps to is a word
 // of the catalog's tools, so an entry can only lead to what tools say.
 func TestFieldIntentsUseToolWords(t *testing.T) {
+	t.Parallel()
 	ix := New(loadCatalog(t))
 	var missing []string
 	for k, tos := range lexicon.Fields() {
@@ -41,6 +42,7 @@ func TestFieldIntentsUseToolWords(t *testing.T) {
 // TestFieldIntents: everyday words of each field reach the tools' words, and
 // keys with an apostrophe match the query words they split into.
 func TestFieldIntents(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ q, term string }{
 		{"bike to the office", "bicycling"},
 		{"pull the slider", "drag"},
@@ -61,6 +63,7 @@ func TestFieldIntents(t *testing.T) {
 // so "take the train" is not about take_screenshot; other words keep their
 // weight.
 func TestLightWords(t *testing.T) {
+	t.Parallel()
 	if w := termWeight("take the train", "take"); w != lightWordWeight {
 		t.Errorf("take weighs %.2f, want %.2f", w, lightWordWeight)
 	}
@@ -82,6 +85,7 @@ func TestLightWords(t *testing.T) {
 // names something: it neither sets the query's verb nor expands to synonyms
 // at full strength.
 func TestNamesAreNotVerbs(t *testing.T) {
+	t.Parallel()
 	if _, v := analyseQuery("9am in Berlin to New York", nil); v&vCreate != 0 {
 		t.Errorf("New York: verbs %b include create", v)
 	}
@@ -96,6 +100,7 @@ func TestNamesAreNotVerbs(t *testing.T) {
 // TestQuestionSay: in a question, "say" asks what something says, not to
 // echo a message.
 func TestQuestionSay(t *testing.T) {
+	t.Parallel()
 	if q, c := termWeight("what does the wiki say about holidays", "echo"), termWeight("say hello", "echo"); q == 0 || q >= c {
 		t.Errorf("echo weighs %.2f in a question, %.2f in a command", q, c)
 	}
@@ -103,6 +108,7 @@ func TestQuestionSay(t *testing.T) {
 
 // TestAskingWords: "to know" asks; it is not about what is known.
 func TestAskingWords(t *testing.T) {
+	t.Parallel()
 	if w := termWeight("I'd like to know which indexes the orders have", "memory"); w != 0 {
 		t.Errorf("to know: memory weighs %.2f, want 0", w)
 	}
@@ -129,6 +135,7 @@ func TestAskingWords(t *testing.T) {
 
 // TestWriteAComment: writing a comment, note or reply creates one.
 func TestWriteAComment(t *testing.T) {
+	t.Parallel()
 	if _, v := analyseQuery("write a comment under ENG-9", nil); v&vCreate == 0 {
 		t.Errorf("write a comment: verbs %b lack create", v)
 	}
@@ -141,6 +148,7 @@ func TestWriteAComment(t *testing.T) {
 // is to be read; dot-files and capitalised well-known names are files; a
 // past form ("added") is still its verb, but "settings" is no verb.
 func TestFileNamedAlone(t *testing.T) {
+	t.Parallel()
 	for w, want := range map[string]string{
 		"Dockerfile": "file", "README": "file", ".gitignore": "file", "go.mod": "file",
 		"readme": "", "license": "", "gitignore": "",
@@ -164,6 +172,7 @@ func TestFileNamedAlone(t *testing.T) {
 // in detail gets; a command with its own verb, or a phrase that is not a
 // noun phrase, is left alone.
 func TestQuantifierVerbs(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		q    string
 		want uint16

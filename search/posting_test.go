@@ -8,6 +8,7 @@ import (
 // TestPostingPacksNameWord: a posting carries the name-word mark in the sign of its
 // weight; both read back unchanged.
 func TestPostingPacksNameWord(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		sat  float32
 		name bool

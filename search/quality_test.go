@@ -55,6 +55,7 @@ var qualitySets = []qualitySet{
 }
 
 func TestQuality(t *testing.T) {
+	t.Parallel()
 	docs := loadCatalog(t)
 	known := map[string]bool{}
 	for _, d := range docs {
@@ -66,6 +67,7 @@ func TestQuality(t *testing.T) {
 
 	for _, set := range qualitySets {
 		t.Run(set.file, func(t *testing.T) {
+			t.Parallel() // CPU-bound and independent: the sets share only read-only docs and index
 			queries, err := LoadQueries(filepath.Join("testdata", set.file))
 			if err != nil {
 				t.Fatal(err)

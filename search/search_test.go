@@ -49,6 +49,7 @@ func ids(docs []Doc, hits []Hit) []string {
 }
 
 func TestSearchRanking(t *testing.T) {
+	t.Parallel()
 	docs := fixture()
 	ix := New(docs)
 	tests := []struct {
@@ -84,6 +85,7 @@ func TestSearchRanking(t *testing.T) {
 }
 
 func TestSearchExactAndSelect(t *testing.T) {
+	t.Parallel()
 	docs := fixture()
 	ix := New(docs)
 	tests := []struct {
@@ -144,6 +146,7 @@ func TestSearchExactAndSelect(t *testing.T) {
 }
 
 func TestSearchEmptyAndLimits(t *testing.T) {
+	t.Parallel()
 	ix := New(fixture())
 	tests := []struct {
 		query string
@@ -177,6 +180,7 @@ func TestSearchEmptyAndLimits(t *testing.T) {
 }
 
 func TestSearchTiesByID(t *testing.T) {
+	t.Parallel()
 	// Identical documents on different servers score the same; the order
 	// must follow the ID.
 	var docs []Doc
@@ -206,6 +210,7 @@ func TestSearchTiesByID(t *testing.T) {
 }
 
 func TestSearchDeterministicAndConcurrent(t *testing.T) {
+	t.Parallel()
 	docs := loadCatalog(t)
 	queries := []string{"create issue", "read a file", "take a screenshot", "list pods", "merge the PR"}
 	want := map[string][]Hit{}
@@ -237,6 +242,7 @@ func TestSearchDeterministicAndConcurrent(t *testing.T) {
 }
 
 func TestParamsFromSchema(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		schema string
@@ -267,6 +273,7 @@ func TestParamsFromSchema(t *testing.T) {
 }
 
 func TestBaseline(t *testing.T) {
+	t.Parallel()
 	docs := fixture()
 	tests := []struct {
 		query string
@@ -293,6 +300,7 @@ func TestBaseline(t *testing.T) {
 }
 
 func TestEvaluate(t *testing.T) {
+	t.Parallel()
 	docs := fixture()
 	queries := []Query{
 		{Q: "a", Want: []string{"github/create_issue"}},               // rank 1
@@ -317,6 +325,7 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestSearchCatalogSameNamedTools(t *testing.T) {
+	t.Parallel()
 	docs := loadCatalog(t)
 	ix := New(docs)
 	tests := []struct {
@@ -361,6 +370,7 @@ func TestSearchCatalogSameNamedTools(t *testing.T) {
 }
 
 func TestLoadQueries(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := dir + "/" + name
@@ -394,6 +404,7 @@ func TestLoadQueries(t *testing.T) {
 }
 
 func TestParallelBuildMatchesSerial(t *testing.T) {
+	t.Parallel()
 	docs := replicate(loadCatalog(t), 3*parallelMin/2)
 	serial := newIndex(docs, 1)
 	for _, workers := range []int{2, 3, 7} {
@@ -410,6 +421,7 @@ func TestParallelBuildMatchesSerial(t *testing.T) {
 // tool that uses other words: the intent lexicon (words and phrases), the
 // tool's enum values, and the language or format a file name implies.
 func TestIntentVocabulary(t *testing.T) {
+	t.Parallel()
 	docs := []Doc{
 		mk("maps", "maps_elevation", "Get elevation data for locations on the earth", Param{Name: "locations"}),
 		mk("maps", "maps_distance_matrix", "Calculate travel distance and time for multiple origins and destinations"),
@@ -447,6 +459,7 @@ func TestIntentVocabulary(t *testing.T) {
 // synonyms, abbreviations and intents) carries that word's coverage bit, and
 // only terms of a phrase carry the bits of all its words.
 func TestQueryWordOrigins(t *testing.T) {
+	t.Parallel()
 	terms, _ := analyseQuery("rm the repo sea level", map[string]int32{})
 	want := map[string]uint64{
 		"rm": 1, "remove": 1, "delete": 1, // rm → remove, delete
@@ -465,6 +478,7 @@ func TestQueryWordOrigins(t *testing.T) {
 }
 
 func TestLemma(t *testing.T) {
+	t.Parallel()
 	known := func(s string) bool {
 		switch s {
 		case "run", "change", "copy", "stop", "crash", "stag":
@@ -485,6 +499,7 @@ func TestLemma(t *testing.T) {
 // TestIntentTableMergesAlikeKeys: intent keys that analyse to the same words
 // ("hour", "hours") keep the words of both, whatever the map order.
 func TestIntentTableMergesAlikeKeys(t *testing.T) {
+	t.Parallel()
 	got := intentTable["hour"]
 	for _, w := range append(slices.Clone(lexicon.Intents()["hour"]), lexicon.Intents()["hours"]...) {
 		if !slices.Contains(got, singular(w)) {
@@ -494,6 +509,7 @@ func TestIntentTableMergesAlikeKeys(t *testing.T) {
 }
 
 func TestIdentShape(t *testing.T) {
+	t.Parallel()
 	for w, want := range map[string]string{
 		"db-1": "name", "us-east-1": "name", "worker_2": "name", "config:flags": "name",
 		"#ops": "channel", "@maria": "user", "(db-1)": "name",
@@ -510,6 +526,7 @@ func TestIdentShape(t *testing.T) {
 // TestQueryShapes: a question reads whatever verb it uses, and the words
 // inside a file name or identifier expand no more strongly than they count.
 func TestQueryShapes(t *testing.T) {
+	t.Parallel()
 	weightOf := func(q, term string) float64 {
 		terms, _ := analyseQuery(q, map[string]int32{})
 		for _, qt := range terms {
@@ -548,6 +565,7 @@ func TestQueryShapes(t *testing.T) {
 // TestMetaWords: words about tools ("parameter", "argument") are not searched
 // for, so a tool whose description happens to use them does not win.
 func TestMetaWords(t *testing.T) {
+	t.Parallel()
 	docs := []Doc{
 		mk("a", "run_script", "Run a script", Param{Name: "interpreter"}),
 		mk("b", "describe_args", "Describe the parameter and argument of a command"),
@@ -560,6 +578,7 @@ func TestMetaWords(t *testing.T) {
 }
 
 func TestValueShape(t *testing.T) {
+	t.Parallel()
 	for w, want := range map[string]string{
 		"40.7128,": "coordinate", "-74.0060": "coordinate", "9am": "time", "11:30pm": "time",
 		"14:30": "time", "2024-05-01": "date", "v1.2.0": "version", "v2.1": "version", "2.0.1": "version",

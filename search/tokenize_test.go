@@ -6,6 +6,7 @@ import (
 )
 
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -42,6 +43,7 @@ func TestTokens(t *testing.T) {
 
 // TestWholeCamelWords checks that the index sees camelCase words whole too.
 func TestWholeCamelWords(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string // (token, whole) rendered as token or token+"*" when whole
@@ -66,6 +68,7 @@ func TestWholeCamelWords(t *testing.T) {
 }
 
 func TestSingular(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"issues": "issue", "entities": "entity", "addresses": "address",
 		"boxes": "box", "searches": "search", "caches": "cache",
@@ -80,6 +83,7 @@ func TestSingular(t *testing.T) {
 }
 
 func TestWordShape(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"notes.md": "file", "config.yaml": "file", ".gitlab-ci.yml": "file",
 		"example.com": "url", "https://x.dev/a": "url", "www.foo.org": "url",
