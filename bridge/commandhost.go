@@ -6,12 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // commandBudget keeps command answers well inside the host's 30 s command deadline; work
@@ -98,12 +101,21 @@ func (h cmdHost) CommandWait() (<-chan struct{}, func()) {
 	return waited, func() { t.Stop() }
 }
 
-func (h cmdHost) Login(ctx context.Context, args []string) (string, error) {
-	return h.b.loginCommand(ctx, args)
+func (h cmdHost) BackgroundContext() context.Context { return h.b.bgCtx }
+func (h cmdHost) CommandTimeout() time.Duration      { return h.b.cmdWait }
+
+func (h cmdHost) OAuth() *remote.OAuth {
+	if h.b.deps == nil {
+		return nil
+	}
+	return h.b.deps.Remote.OAuth
 }
 
-func (h cmdHost) Logout(ctx context.Context, args []string) (string, error) {
-	return h.b.logoutCommand(ctx, args)
+// WaitLogin waits until the latest login of the named server has ended (the CLI's
+// `login` runs the flow in the foreground) and returns why it failed, or nil when the
+// credentials were saved. Its messages have already gone out as notes.
+func (b *Bridge) WaitLogin(ctx context.Context, name string) error {
+	return commands.WaitLogin(ctx, cmdHost{b}, name)
 }
 
 func (h cmdHost) Approve(ctx context.Context, names []string) ([]string, error) {
@@ -147,6 +159,18 @@ func (c cmdServer) OAuthDetail() string       { return c.s.Remote().OAuthDetail(
 func (c cmdServer) SkippedText() string       { return skippedText(c.s.SkippedTools()) }
 func (c cmdServer) Redact(line string) string { return c.s.Redact(line) }
 func (c cmdServer) Stop(ctx context.Context)  { c.s.Stop(ctx) }
+func (c cmdServer) Remote() *remote.Server    { return c.s.Remote() }
+func (c cmdServer) Log() zerolog.Logger       { return c.s.Log() }
+func (c cmdServer) RemoteErr(err error) error { return c.s.RemoteErr(err) }
+func (c cmdServer) LoggedIn()                 { c.s.LoggedIn() }
+
+func (c cmdServer) AuthError(format string, args ...any) error {
+	return c.s.Errorf(KindAuth, nil, format, args...)
+}
+
+func (c cmdServer) ConfigError(format string, args ...any) error {
+	return c.s.Errorf(KindDisabled, nil, format, args...)
+}
 
 func (c cmdServer) CommandLine() string {
 	return strings.Join(append([]string{c.s.Config().Raw.Command}, redact.MaskArgs(c.s.Config().Raw.Args)...), " ")

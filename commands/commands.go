@@ -79,9 +79,9 @@ func Args(ctx context.Context, h Host, f []string) (string, error) {
 	case "setup":
 		return b.setupCommand(rest)
 	case "login":
-		return b.Login(ctx, rest)
+		return b.loginCommand(ctx, rest)
 	case "logout":
-		return b.Logout(ctx, rest)
+		return b.logoutCommand(ctx, rest)
 	case "trust":
 		return b.trust(ctx, rest)
 	case "untrust":

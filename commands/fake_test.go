@@ -114,10 +114,8 @@ func (h *fakeHost) GetPrompt(_ context.Context, server, name string, args map[st
 	h.got = append(h.got, server+"/"+name+":"+args["topic"])
 	return "Summarize " + args["topic"], nil
 }
-func (h *fakeHost) Login(context.Context, []string) (string, error)  { return "login", nil }
-func (h *fakeHost) Logout(context.Context, []string) (string, error) { return "logout", nil }
-func (h *fakeHost) InZot() bool                                      { return false }
-func (h *fakeHost) ListLater(names []string)                         { h.got = append(h.got, "list:"+strings.Join(names, ",")) }
+func (h *fakeHost) InZot() bool              { return false }
+func (h *fakeHost) ListLater(names []string) { h.got = append(h.got, "list:"+strings.Join(names, ",")) }
 func (h *fakeHost) Approve(_ context.Context, names []string) ([]string, error) {
 	for _, n := range names {
 		h.servers[n].pending = false

@@ -9,9 +9,12 @@ import (
 	"context"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
 // Name is the command the host registers (/mcp).
@@ -44,9 +47,18 @@ type Host interface {
 	Refresh(ctx context.Context, names []string) RefreshSummary
 	// Background runs f on a goroutine the host waits for when it closes; ctx ends then.
 	Background(f func(ctx context.Context))
+	// BackgroundContext is the context Background passes: it ends when the host closes
+	// (a login's window is derived from it before its goroutine starts).
+	BackgroundContext() context.Context
 	// CommandWait is closed when a command has waited as long as the host's command
 	// deadline allows (on the host's clock); stop releases its timer.
 	CommandWait() (waited <-chan struct{}, stop func())
+	// CommandTimeout is that same wait as a duration, for a context bounding a command's
+	// own I/O (removing stored credentials).
+	CommandTimeout() time.Duration
+	// OAuth is the OAuth credential store and browser opener; nil when the host has none
+	// (then no server can log in or out).
+	OAuth() *remote.OAuth
 	// Note shows a note to the user (a command's late outcome).
 	Note(level, text string)
 	// Questions are the servers' questions waiting for /mcp answer|accept|decline|cancel.
@@ -56,9 +68,6 @@ type Host interface {
 
 	// The handlers below still live with the state they change.
 
-	// Login and Logout serve /mcp login|logout <server>.
-	Login(ctx context.Context, args []string) (string, error)
-	Logout(ctx context.Context, args []string) (string, error)
 	// Approve stores the user's approval of the named project servers as their entries
 	// are now and lets them run; list are the usable ones whose tools must still be
 	// listed (their fresh cached tools are offered at once).
@@ -103,6 +112,24 @@ type Server interface {
 	// the user. Stop stops it; the next call wakes it again.
 	Start(ctx context.Context) error
 	Stop(ctx context.Context)
+
+	// For /mcp login and logout (login.go).
+
+	// Remote is the server's HTTP side (its OAuth login in progress); nil for a stdio
+	// server.
+	Remote() *remote.Server
+	// Log is the server's logger.
+	Log() zerolog.Logger
+	// AuthError is an authentication failure of the server worded by format (prefixed
+	// with the server's name and redacted); ConfigError says the server cannot be used
+	// as configured.
+	AuthError(format string, args ...any) error
+	ConfigError(format string, args ...any) error
+	// RemoteErr words a failure of the server's HTTP side as the server's error (other
+	// errors pass unchanged).
+	RemoteErr(err error) error
+	// LoggedIn clears the server's "needs login" mark after saved credentials.
+	LoggedIn()
 }
 
 // State is a server's lifecycle state, by the word the dashboard shows.

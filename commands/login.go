@@ -1,4 +1,4 @@
-package bridge
+package commands
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
@@ -24,34 +25,34 @@ import (
 // whole flow ends after remote.LoginTimeout.
 
 // loginCheck says whether s can log in with OAuth.
-func (b *Bridge) loginCheck(s *Server) error {
+func (b host) loginCheck(s Server) error {
 	if s.Pending() { // a login contacts the server
 		return s.ApprovalErr()
 	}
 	c := s.Config()
 	if c.Transport != config.TransportStreamableHTTP && c.Transport != config.TransportSSE {
 		if c.Err != "" {
-			return s.Errorf(KindDisabled, nil, "config error: %s", c.Err)
+			return s.ConfigError("config error: %s", c.Err)
 		}
-		return s.Errorf(KindAuth, nil, "OAuth login requires an HTTP transport (streamable-http or sse); this server runs a command")
+		return s.AuthError("OAuth login requires an HTTP transport (streamable-http or sse); this server runs a command")
 	}
 	if c.Err != "" {
-		return s.Errorf(KindDisabled, nil, "config error: %s", c.Err)
+		return s.ConfigError("config error: %s", c.Err)
 	}
-	if b.deps == nil || b.deps.Remote.OAuth == nil || !b.deps.Remote.OAuth.SecureURL(c.URL) {
-		return s.Errorf(KindAuth, nil, "OAuth login requires an HTTPS (or loopback HTTP) resource URL with a host (and no user info); %s is not one", redact.DisplayURL(c))
+	if o := b.OAuth(); o == nil || !o.SecureURL(c.URL) {
+		return s.AuthError("OAuth login requires an HTTPS (or loopback HTTP) resource URL with a host (and no user info); %s is not one", redact.DisplayURL(c))
 	}
 	return nil
 }
 
 // serverArg resolves the one server name of login/logout.
-func (b *Bridge) serverArg(sub string, args []string) (*Server, error) {
+func (b host) serverArg(sub string, args []string) (Server, error) {
 	if len(args) != 1 {
-		return nil, fmt.Errorf("usage: %s <server>; servers: %s", b.opts.Surface.Cmd(sub), b.serverList())
+		return nil, fmt.Errorf("usage: %s <server>; servers: %s", b.Surface().Cmd(sub), b.serverList())
 	}
-	s, ok := b.servers[args[0]]
+	s, ok := b.Server(args[0])
 	if !ok {
-		return nil, fmt.Errorf("unknown server %q.%s Servers: %s", args[0], suggest(args[0], b.names), b.serverList())
+		return nil, fmt.Errorf("unknown server %q.%s Servers: %s", args[0], textdist.Suggest(args[0], b.Names()), b.serverList())
 	}
 	return s, nil
 }
@@ -93,7 +94,8 @@ func (h *handoff) giveUp() (loginStart, bool) {
 	}
 }
 
-func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error) {
+// loginCommand serves /mcp login <server>.
+func (b host) loginCommand(ctx context.Context, args []string) (string, error) {
 	s, err := b.serverArg("login", args)
 	if err != nil {
 		return "", err
@@ -101,17 +103,15 @@ func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error
 	if err := b.loginCheck(s); err != nil {
 		return "", err
 	}
-	lctx, flow := s.Remote().BeginLogin(b.bgCtx)
+	lctx, flow := s.Remote().BeginLogin(b.BackgroundContext())
 	h := &handoff{ch: make(chan loginStart, 1)}
-	b.bg.Add(1)
-	go func() {
-		defer b.bg.Done()
+	b.Background(func(bgCtx context.Context) {
 		defer s.Remote().EndLogin(flow)
-		b.runLogin(lctx, s, flow, h)
-	}()
+		b.runLogin(lctx, bgCtx, s, flow, h)
+	})
 	// ctx's deadline, when earlier than the wait, ends the select through ctx.Done.
-	waited, t := after(b.opts.Clock, b.cmdWait)
-	defer t.Stop()
+	waited, stop := b.CommandWait()
+	defer stop()
 	var st loginStart
 	select {
 	case st = <-h.ch:
@@ -121,13 +121,13 @@ func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error
 	if st.url == "" && st.err == nil {
 		var ok bool
 		if st, ok = h.giveUp(); !ok {
-			return fmt.Sprintf("%s is still running (discovering the server's authorization endpoints); a note will show the URL to open.", b.opts.Surface.Cmd("login", s.Config().Name)), nil
+			return fmt.Sprintf("%s is still running (discovering the server's authorization endpoints); a note will show the URL to open.", b.Surface().Cmd("login", s.Config().Name)), nil
 		}
 	}
 	if st.err != nil {
 		return "", st.err
 	}
-	if b.opts.Surface == SurfaceCLI {
+	if b.Surface() == SurfaceCLI {
 		return fmt.Sprintf("Log in to MCP server %q: open this URL in your browser (opening it for you):\n  %s\nWaiting up to %s for the authorization.",
 			s.Config().Name, st.url, remote.LoginTimeout), nil
 	}
@@ -135,9 +135,9 @@ func (b *Bridge) loginCommand(ctx context.Context, args []string) (string, error
 		s.Config().Name, st.url, remote.LoginTimeout), nil
 }
 
-// runLogin is the background part of /mcp login.
-func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *remote.LoginFlow, h *handoff) {
-	l := &loginRun{b: b, s: s, flow: flow, h: h, log: s.Log().With().Str("server", s.Config().Name).Logger(), red: redact.New(s.Config()), rl: s.Remote().NewLogin()}
+// runLogin is the background part of /mcp login; bgCtx ends when the host closes.
+func (b host) runLogin(ctx, bgCtx context.Context, s Server, flow *remote.LoginFlow, h *handoff) {
+	l := &loginRun{b: b, bgCtx: bgCtx, s: s, flow: flow, h: h, log: s.Log().With().Str("server", s.Config().Name).Logger(), red: redact.New(s.Config()), rl: s.Remote().NewLogin()}
 	l.log.Info().Msg("OAuth login started")
 	defer l.rl.Close()
 	if err := l.rl.Listen(); err != nil {
@@ -180,29 +180,28 @@ func (b *Bridge) runLogin(ctx context.Context, s *Server, flow *remote.LoginFlow
 
 // loginRun is one login's state across its steps (runLogin).
 type loginRun struct {
-	b    *Bridge
-	s    *Server
-	flow *remote.LoginFlow
-	h    *handoff
-	log  zerolog.Logger
-	red  func(string) string
-	rl   *remote.Login // the flow's steps
+	b     host
+	bgCtx context.Context // ends when the host closes
+	s     Server
+	flow  *remote.LoginFlow
+	h     *handoff
+	log   zerolog.Logger
+	red   func(string) string
+	rl    *remote.Login // the flow's steps
 }
 
 // fail ends the login with err: the command waiting for the start gets it, else a note.
 func (l *loginRun) fail(err error) {
 	l.flow.Finish(err)
-	if !l.h.offer(loginStart{err: err}) && l.s.Remote().LoginActive(l.flow) && l.b.bgCtx.Err() == nil {
-		l.b.note("warn", err.Error())
+	if !l.h.offer(loginStart{err: err}) && l.s.Remote().LoginActive(l.flow) && l.bgCtx.Err() == nil {
+		l.b.Note("warn", err.Error())
 	}
 	l.log.Warn().Str("error", err.Error()).Msg("OAuth login failed")
 }
 
 // errf is a login failure, redacted.
-func (l *loginRun) errf(format string, args ...any) *Error {
-	e := l.s.Errorf(KindAuth, nil, format, args...)
-	e.Msg = l.red(e.Msg)
-	return e
+func (l *loginRun) errf(format string, args ...any) error {
+	return l.s.AuthError("%s", l.red(fmt.Sprintf(format, args...)))
 }
 
 // announce hands the URL to the waiting command (or says it in a note) and opens the
@@ -210,18 +209,16 @@ func (l *loginRun) errf(format string, args ...any) *Error {
 func (l *loginRun) announce(ctx context.Context, authURL string) {
 	b, name := l.b, l.s.Config().Name
 	if l.h.offer(loginStart{url: authURL}) {
-		b.note("info", fmt.Sprintf("MCP login for %q: waiting for the authorization in your browser (up to %s).", name, remote.LoginTimeout))
+		b.Note("info", fmt.Sprintf("MCP login for %q: waiting for the authorization in your browser (up to %s).", name, remote.LoginTimeout))
 	} else {
-		b.note("info", fmt.Sprintf("MCP login for %q: open this URL in your browser to authorize zot (waiting up to %s):\n  %s", name, remote.LoginTimeout, authURL))
+		b.Note("info", fmt.Sprintf("MCP login for %q: open this URL in your browser to authorize zot (waiting up to %s):\n  %s", name, remote.LoginTimeout, authURL))
 	}
-	b.bg.Add(1)
-	go func() {
-		defer b.bg.Done()
-		if err := l.b.deps.Remote.OAuth.OpenBrowser(ctx, authURL); err != nil && ctx.Err() == nil {
+	b.Background(func(context.Context) {
+		if err := l.b.OAuth().OpenBrowser(ctx, authURL); err != nil && ctx.Err() == nil {
 			l.log.Info().Str("error", l.red(err.Error())).Msg("could not open a browser")
-			b.note("warn", fmt.Sprintf("MCP login for %q: could not open a browser (%s); open the URL from %s yourself.", name, l.red(textcut.Truncate(err.Error(), 200)), b.opts.Surface.Cmd("login")))
+			b.Note("warn", fmt.Sprintf("MCP login for %q: could not open a browser (%s); open the URL from %s yourself.", name, l.red(textcut.Truncate(err.Error(), 200)), b.Surface().Cmd("login")))
 		}
-	}()
+	})
 }
 
 // awaitCallback waits for the browser's redirect within the login window. It returns ""
@@ -231,13 +228,13 @@ func (l *loginRun) awaitCallback(ctx context.Context) (string, error) {
 	select {
 	case res := <-l.rl.Callback():
 		if res.Err != nil {
-			return "", l.errf("OAuth login: %v; run %s to try again", res.Err, l.b.opts.Surface.Cmd("login", name))
+			return "", l.errf("OAuth login: %v; run %s to try again", res.Err, l.b.Surface().Cmd("login", name))
 		}
 		return res.Code, nil
 	case <-ctx.Done():
 		l.flow.Finish(fmt.Errorf("no authorization arrived within %s", remote.LoginTimeout))
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			l.b.note("warn", fmt.Sprintf("MCP login for %q timed out after %s without an authorization; run %s to try again.", name, remote.LoginTimeout, l.b.opts.Surface.Cmd("login", name)))
+			l.b.Note("warn", fmt.Sprintf("MCP login for %q timed out after %s without an authorization; run %s to try again.", name, remote.LoginTimeout, l.b.Surface().Cmd("login", name)))
 			l.log.Warn().Msg("OAuth login timed out")
 		}
 		return "", nil
@@ -249,8 +246,8 @@ func (l *loginRun) awaitCallback(ctx context.Context) (string, error) {
 func (l *loginRun) restartSharing(ctx context.Context) {
 	b, s := l.b, l.s
 	var names []string
-	for _, n := range b.names {
-		o := b.servers[n]
+	for _, n := range b.Names() {
+		o, _ := b.Server(n)
 		if o.Config().URL != s.Config().URL || (o.Config().Transport != config.TransportStreamableHTTP && o.Config().Transport != config.TransportSSE) {
 			continue
 		}
@@ -263,42 +260,42 @@ func (l *loginRun) restartSharing(ctx context.Context) {
 	msg := fmt.Sprintf("Logged in to MCP server %q; the OAuth credentials are saved.", s.Config().Name)
 	level := "success"
 	if len(names) > 0 {
-		r := b.RefreshEach(ctx, names, nil)
+		r := b.Refresh(ctx, names)
 		switch {
 		case len(r.Failed) > 0:
 			level = "warn"
 			msg += " Listing its tools failed: " + strings.Join(r.Failed, "; ")
-		case r.CacheErr != nil:
+		case r.SaveErr != "":
 			level = "warn"
-			msg += " Its tools were listed, but " + r.SaveText() + "."
+			msg += " Its tools were listed, but " + r.SaveErr + "."
 		case len(r.Changed) > 0:
-			msg += fmt.Sprintf(" Tools listed for %s: %s to load them.", strings.Join(r.Changed, ", "), b.opts.Surface.Reload())
+			msg += fmt.Sprintf(" Tools listed for %s: %s to load them.", strings.Join(r.Changed, ", "), b.Surface().Reload())
 		default:
 			msg += " Its tools are unchanged."
 		}
 	}
-	b.note(level, msg)
+	b.Note(level, msg)
 }
 
 // logoutCommand forgets a server's OAuth credentials.
-func (b *Bridge) logoutCommand(ctx context.Context, args []string) (string, error) {
+func (b host) logoutCommand(ctx context.Context, args []string) (string, error) {
 	s, err := b.serverArg("logout", args)
 	if err != nil {
 		return "", err
 	}
-	if s.Config().URL == "" || b.deps == nil || b.deps.Remote.OAuth == nil {
-		return "", s.Errorf(KindAuth, nil, "OAuth login requires an HTTP transport; there is nothing to log out of")
+	if s.Config().URL == "" || b.OAuth() == nil {
+		return "", s.AuthError("OAuth login requires an HTTP transport; there is nothing to log out of")
 	}
 	s.Remote().CancelLogin()
-	wctx, cancel := context.WithTimeout(ctx, b.cmdWait)
+	wctx, cancel := context.WithTimeout(ctx, b.CommandTimeout())
 	defer cancel()
-	removed, err := b.deps.Remote.OAuth.RemoveCreds(wctx, s.Config().URL)
+	removed, err := b.OAuth().RemoveCreds(wctx, s.Config().URL)
 	if err != nil {
-		return "", s.Errorf(KindAuth, nil, "logout failed: %v", err)
+		return "", s.AuthError("logout failed: %v", err)
 	}
 	var shared []string
-	for _, n := range b.names {
-		if o := b.servers[n]; o.Config().URL == s.Config().URL {
+	for _, n := range b.Names() {
+		if o, _ := b.Server(n); o.Config().URL == s.Config().URL {
 			o.Stop(wctx)
 			if n != s.Config().Name {
 				shared = append(shared, n)
@@ -318,8 +315,8 @@ func (b *Bridge) logoutCommand(ctx context.Context, args []string) (string, erro
 // WaitLogin waits until the latest login of the named server has ended (the CLI's
 // `login` runs the flow in the foreground) and returns why it failed, or nil when the
 // credentials were saved. Its messages have already gone out as notes.
-func (b *Bridge) WaitLogin(ctx context.Context, name string) error {
-	s, ok := b.servers[name]
+func WaitLogin(ctx context.Context, b Host, name string) error {
+	s, ok := b.Server(name)
 	if !ok {
 		return fmt.Errorf("unknown server %q", name)
 	}
