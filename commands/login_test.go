@@ -17,6 +17,7 @@ import (
 // they touch the server's HTTP side, over Host alone (the flow itself is tested through
 // the bridge, against an OAuth test server).
 func TestLoginChecksOnFakeHost(t *testing.T) {
+	t.Parallel()
 	web := &fakeServer{cfg: &config.Server{Name: "web", Enabled: true, Transport: config.TransportStreamableHTTP, URL: "https://example.com/mcp", Raw: config.Raw{URL: "https://example.com/mcp?key=k"}}}
 	proj := &fakeServer{cfg: stdio("proj"), pending: true}
 	h := newFakeHost(&fakeServer{cfg: stdio("fs")}, proj, web)
