@@ -117,17 +117,10 @@ type Bridge struct {
 
 	cats    *catalog.Owner // the tool catalog and the names pinned for the process
 	startup *startup.Set   // set when Setup registered from the startup file
-	sent    *cache.Sent    // the startup file's sent section, when it went out at this start
-	// What the sent section was checked against, and the raw inputs and state this
-	// process loaded its config from (startupsent.go).
-	sentMeta   startup.Meta
-	sentInputs string
-	sentStamp  cache.Stamp
-	procs      int                         // GOMAXPROCS to restore after ready (spareProcs); 0: unchanged
-	loaded     loadedInputs                // what loadConfig read, digested after ready (noteInputs)
-	noted      atomic.Pointer[notedInputs] // their digest, once noteInputs ran
-	setupErr   error                       // a panic recovered in Setup, reported after ready
-	cacheErr   error
+	// The startup glue: the sent section, the startup file, the raw inputs loaded.
+	boot     *startup.Boot
+	setupErr error // a panic recovered in Setup, reported after ready
+	cacheErr error
 	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
 	// built from the startup file's own data (the registered tools keep working).
 	cacheFallback bool
@@ -192,6 +185,7 @@ func New(opts Options) *Bridge {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
 		cats: catalog.NewOwner(opts.Log)}
+	b.boot = startup.NewBoot(bootHost{b})
 	b.x = newMCPX(b)
 	return b
 }
@@ -206,7 +200,7 @@ func (b *Bridge) Load(projectDir string, gen extension.Generation) {
 // loadConfig reads the config files and creates one Server per entry.
 func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.projectDir = projectDir
-	files := b.inputFiles(projectDir)
+	files := b.boot.InputFiles(projectDir)
 	var env []string
 	lookup := func(k string) (string, bool) {
 		env = append(env, k)
@@ -229,7 +223,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	}
 	sort.Strings(b.names)
 	b.loadTrust()
-	b.loaded = loadedInputs{projectDir: projectDir, files: files, env: env, pending: b.pendingFlags()}
+	b.boot.Loaded(projectDir, files, env)
 }
 
 // loadCatalog decodes the cache file and builds the catalog from every usable server's
@@ -369,15 +363,16 @@ func (b *Bridge) loadLocal(dir string) {
 		b.faultHook("load")
 	}
 	sentc := startup.ReadSent(b.opts.CachePath)
-	files := b.inputFiles(dir)
+	files := b.boot.InputFiles(dir)
 	sent := <-sentc
-	early := b.sendSent(sent, dir, files)
+	sentStale, early := b.boot.SendSent(sent, dir, files)
 	b.loadConfig(dir, b.host.Generation())
 	if early {
 		b.startup = &startup.Set{Fast: true, Sent: true}
-		b.stale = b.sentMeta.Stale
+		b.stale = sentStale
 		b.opts.Log.Debug().Bool("sent", true).Msg("registering from the startup file")
-	} else if b.loadStartup() {
+	} else if set, stale, ok := b.boot.LoadFile(); ok {
+		b.startup, b.stale = set, stale
 		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the startup file")
 	} else {
 		b.loadCatalog(nil)
@@ -445,14 +440,8 @@ func (b *Bridge) registerTools(regs *extension.Registrations, set *startup.Set) 
 // afterReady reports problems and refreshes servers whose cache entry is missing or stale.
 func (b *Bridge) afterReady() {
 	log := b.opts.Log
-	if b.procs > 0 {
-		runtime.GOMAXPROCS(b.procs)
-	}
 	// Before any command can change an approval: the inputs and the state they gave.
-	b.noteInputs()
-	if b.startup.Sent {
-		b.checkSent()
-	}
+	b.boot.Ready(b.startup.Sent)
 	if b.startup.Fast {
 		// A panic here would leave every call waiting for a catalog that never comes.
 		if err := b.safely("decoding the tool cache", b.finishStartup); err != nil {
@@ -462,14 +451,11 @@ func (b *Bridge) afterReady() {
 	}
 	if !b.startup.Sent {
 		// The next start with this configuration copies what this one sent.
-		b.writeStartup()
+		b.boot.Write()
 	}
 	b.startup = nil
-	if b.sent != nil {
-		// Written and flushed before ready.
-		b.sent.Release()
-		b.sent = nil
-	}
+	// Written and flushed before ready.
+	b.boot.Release()
 	// Hand the startup garbage (the file bytes, the frames) back to the OS.
 	debug.FreeOSMemory()
 	cat := b.catalog()
@@ -674,7 +660,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 		b.opts.Log.Warn().Err(err).Strs("servers", rep.ListedNames).Msg("tool cache not written")
 	} else {
 		rep.Changed = changed
-		b.writeStartup()
+		b.boot.Write()
 	}
 	b.mergeLive(put)
 	return rep

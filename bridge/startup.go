@@ -2,10 +2,9 @@ package bridge
 
 import (
 	"errors"
-	"io/fs"
-	"runtime"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/startup"
@@ -21,54 +20,6 @@ func (b *Bridge) usableConfigs() []*config.Server {
 		}
 	}
 	return out
-}
-
-// spareProcs adds two Ps until ready (afterReady restores them) when a large sent section
-// is being written while Setup loads the config. Stdin is a blocking pipe, so the reader
-// waiting on it holds a P in a system call until the runtime's monitor takes it back,
-// which in a process that has been idle can take milliseconds: without a spare P the
-// writer would wait for the config to be loaded instead of sending meanwhile. Changing
-// GOMAXPROCS stops the world, which costs more than it saves for a small section.
-func (b *Bridge) spareProcs(size int) {
-	if b.opts.StartupGC && size >= startup.SpareProcsFrom {
-		b.procs = runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 2)
-	}
-}
-
-// loadStartup fills the startup set from the startup file when it was made from the
-// current cache file, without decoding the cache. It reports false (and changes nothing)
-// when the file is missing, damaged or stale; the caller then decodes the cache.
-func (b *Bridge) loadStartup() bool {
-	stamp, err := cache.StampOf(b.opts.CachePath)
-	if err != nil {
-		return false
-	}
-	framesPath := cache.FramesPath(b.opts.CachePath)
-	servers, err := cache.ReadFrames(framesPath, stamp)
-	if err != nil {
-		b.discardDamaged(err)
-		return false
-	}
-	set, stale, ok := startup.SetFrom(servers, b.usableConfigs(), b.cats.Namer())
-	if !ok {
-		b.discardDamaged(errors.New("startup file: a payload is not a run of JSON members"))
-		return false
-	}
-	set.Fast = true
-	b.startup, b.stale = set, stale
-	return true
-}
-
-// discardDamaged removes the startup file when err says it is damaged (not missing, not
-// stale): it is derived data, so no later start should trip over it; the tools are
-// registered from the cache and the file is rebuilt after ready.
-func (b *Bridge) discardDamaged(err error) {
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, cache.ErrFramesStale) || errors.Is(err, cache.ErrNoSent) {
-		return
-	}
-	framesPath := cache.FramesPath(b.opts.CachePath)
-	rmErr := cache.RemoveFrames(framesPath)
-	b.opts.Log.Warn().Err(err).AnErr("remove", rmErr).Str("file", framesPath).Msg("damaged startup file discarded; registering from the tool cache and rebuilding it")
 }
 
 // addTools adds the register_tool frame of every tool of the set to regs, its payload as
@@ -119,7 +70,7 @@ func (b *Bridge) finishStartup() {
 func (b *Bridge) catalogFromStartup() {
 	b.cacheFallback = true
 	if b.startup.Sent {
-		b.startupTools()
+		b.boot.FillSent(b.startup)
 	}
 	tools := map[string][]cache.Tool{}
 	for _, t := range b.startup.Tools {
@@ -128,24 +79,74 @@ func (b *Bridge) catalogFromStartup() {
 	b.publishCatalog(tools, b.startup.Registered())
 }
 
-// writeStartup rewrites the startup file from the cache file as it is now: every server's
-// payloads and, in a host session, the registrations a start with this configuration and
-// this host sends, under their key. It gives up quietly if the cache changes while it
-// reads (the next refresh writes it again).
-func (b *Bridge) writeStartup() {
-	before, err := cache.StampOf(b.opts.CachePath)
+// register sends everything Setup registers, in one hand-off to the writer, unless the
+// sent section went out already: the registrations built for the active mode, and /mcp.
+// A panic while building costs the tools, never /mcp.
+func (b *Bridge) register(s *extension.Session) error {
+	if b.boot.Sent() {
+		return nil
+	}
+	regs, err := b.registrations()
 	if err != nil {
-		return
+		return err
 	}
-	file, err := cache.Read(b.opts.CachePath)
-	if err != nil {
-		return
+	return s.Register(regs)
+}
+
+// registrations builds what Setup registers for the startup set: the tools of the active
+// mode and /mcp.
+func (b *Bridge) registrations() (*extension.Registrations, error) {
+	regs := &extension.Registrations{}
+	regErr := b.safely("registering the MCP tools", func() {
+		if err := b.registerTools(regs, b.startup); err != nil {
+			b.opts.Log.Warn().Err(err).Msg("tools not registered")
+		}
+	})
+	if regErr != nil {
+		b.setupErr = errors.Join(b.setupErr, regErr)
+		regs = &extension.Registrations{}
 	}
-	if after, err := cache.StampOf(b.opts.CachePath); err != nil || after != before {
-		return
+	if err := regs.AddCommand(CommandName, commandDescription); err != nil {
+		return nil, err
 	}
-	servers := startup.Payloads(file)
-	if err := cache.WriteStartup(cache.FramesPath(b.opts.CachePath), before, b.sentSection(before, servers), servers); err != nil {
-		b.opts.Log.Warn().Err(err).Msg("startup file not written")
+	return regs, nil
+}
+
+// commandDescription describes /mcp in the host's command list.
+const commandDescription = "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)"
+
+// bootHost is what the startup glue (startup.Boot) asks of the bridge.
+type bootHost struct{ b *Bridge }
+
+func (h bootHost) Env() startup.Env {
+	o := &h.b.opts
+	return startup.Env{CachePath: o.CachePath, ZotHome: o.ZotHome, TrustPath: h.b.trustPath(), LookupEnv: o.LookupEnv,
+		Log: o.Log, SpareProcs: o.StartupGC}
+}
+
+func (h bootHost) Session() *extension.Session { return h.b.sess.Load() }
+
+func (h bootHost) Generation() extension.Generation { return h.b.host.Generation() }
+
+func (h bootHost) Servers() ([]*config.Server, []bool) {
+	b := h.b
+	cfgs, pending := make([]*config.Server, len(b.names)), make([]bool, len(b.names))
+	for i, name := range b.names {
+		cfgs[i], pending[i] = b.servers[name].Config(), b.servers[name].Pending()
 	}
+	return cfgs, pending
+}
+
+func (h bootHost) Usable() []*config.Server { return h.b.usableConfigs() }
+
+func (h bootHost) Mode() string { return string(h.b.mode) }
+
+func (h bootHost) Namer() *catalog.Namer { return h.b.cats.Namer() }
+
+// Registrations adds the active mode's tools and /mcp, as a fresh start registers them.
+func (h bootHost) Registrations(regs *extension.Registrations, set *startup.Set) error {
+	if err := h.b.registerTools(regs, set); err != nil {
+		return err
+	}
+	return regs.AddCommand(CommandName, commandDescription)
 }

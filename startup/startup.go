@@ -1,8 +1,10 @@
 // Package startup is what goes to the host before ready: the startup set (each tool's
 // registered name and pre-encoded payload, from the startup file or a decoded catalog),
 // the payloads the startup file keeps, and the keys of its sent section over the raw
-// inputs and the loaded state. It knows the startup file's data, not the Bridge: the
-// bridge hands it the usable servers, the Namer and the inputs it read.
+// inputs and the loaded state; and the bridge's startup glue (Boot) that sends the sent
+// section, builds the startup set from the file and rewrites it after ready. It knows the
+// startup file's data, not the Bridge: the bridge hands it the usable servers, the Namer
+// and the inputs it read, and Boot asks the rest through the small Host interface.
 package startup
 
 import (
