@@ -15,6 +15,8 @@ import (
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // commands maps CLI subcommands to their implementations.
@@ -110,7 +112,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 			err := s.Start(ctx)
 			d.ElapsedMS = time.Since(began).Milliseconds()
 			if err != nil {
-				d.Status, d.Error = "failed", bridge.UserText(err)
+				d.Status, d.Error = "failed", lifecycle.UserText(err)
 			} else {
 				d.Tools, d.Transport = len(s.Tools()), string(s.Status().Transport)
 			}
@@ -180,7 +182,7 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 		return writeJSON(stdout, stderr, list)
 	}
 	for _, t := range tools {
-		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, bridge.FirstLine(t.Description, 100))
+		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, textcut.FirstLine(t.Description, 100))
 	}
 	if len(tools) == 0 {
 		fmt.Fprintln(stderr, "no cached tools; run `mcp-bridge refresh` to list them")
@@ -338,7 +340,7 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	// One line per server as it finishes, so a slow server shows at once.
 	rep := b.RefreshEach(ctx, names, func(r bridge.RefreshResult) {
 		if r.Err != nil {
-			fmt.Fprintf(stdout, "  %-20s FAILED after %s: %s\n", r.Name, r.Elapsed.Round(time.Millisecond), bridge.UserText(r.Err))
+			fmt.Fprintf(stdout, "  %-20s FAILED after %s: %s\n", r.Name, r.Elapsed.Round(time.Millisecond), lifecycle.UserText(r.Err))
 			return
 		}
 		fmt.Fprintf(stdout, "  %-20s ok: %d tools in %s\n", r.Name, r.Tools, r.Elapsed.Round(time.Millisecond))

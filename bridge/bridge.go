@@ -31,6 +31,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
@@ -73,7 +74,7 @@ type Options struct {
 	ZotHome    string // state dir holding mcp.json and the cache ("" = computed like zot)
 	CachePath  string // "" = <ZotHome>/mcp-tools-cache.json
 	LookupEnv  func(string) (string, bool)
-	Clock      Clock
+	Clock      clock.Clock
 	Log        zerolog.Logger
 	Supervisor []string // argv prefix that runs the supervise helper; empty = spawn directly
 	// CallBudget bounds one tool call including a cold start (default 55 s: an answer
@@ -94,7 +95,7 @@ type Options struct {
 	Notify func(level, msg string)
 	// Connect, when set, opens every server's MCP sessions instead of its configured
 	// transport: tests and benchmarks give in-process sessions (session.OpenInProcess).
-	Connect Connector
+	Connect lifecycle.Connector
 	// StartupGC lets Setup switch the garbage collector off while it loads and registers
 	// (up to a heap of startupHeapLimit) and add two Ps while it writes a large startup
 	// file (spareProcs). The settings are process-wide, so only a process that runs one
@@ -111,7 +112,7 @@ type Bridge struct {
 	cfg        *config.Config
 	mode       Mode
 	modeWhy    string
-	servers    map[string]*Server
+	servers    map[string]*lifecycle.Server
 	names      []string // server names, sorted
 	deps       *lifecycle.Deps
 
@@ -163,7 +164,7 @@ func New(opts Options) *Bridge {
 		opts.LookupEnv = os.LookupEnv
 	}
 	if opts.Clock == nil {
-		opts.Clock = SystemClock{}
+		opts.Clock = clock.System{}
 	}
 	if opts.ZotHome == "" {
 		home, _ := os.UserHomeDir()
@@ -211,10 +212,10 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.deps = &lifecycle.Deps{Clock: b.opts.Clock, Log: b.opts.Log, ProjectDir: projectDir, Supervisor: b.opts.Supervisor,
 		OnListChanged: b.listChanged, Resolver: b.opts.Resolver, MaxReply: b.opts.MaxReplyBytes, Surface: b.opts.Surface,
 		Remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
-			Cmd: b.opts.Surface.Cmd, ClientName: ClientName}, Host: bridgeHost{b}, Connect: b.opts.Connect}
+			Cmd: b.opts.Surface.Cmd, ClientName: lifecycle.ClientName}, Host: bridgeHost{b}, Connect: b.opts.Connect}
 	b.deps.Remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
-	b.deps.Version = cmp.Or(b.opts.Version, ClientVersion)
-	b.servers = make(map[string]*Server, len(b.cfg.Servers))
+	b.deps.Version = cmp.Or(b.opts.Version, lifecycle.ClientVersion)
+	b.servers = make(map[string]*lifecycle.Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {
 		s := &b.cfg.Servers[i]
@@ -304,7 +305,7 @@ func (b *Bridge) Mode() (Mode, string) { return b.mode, b.modeWhy }
 func (b *Bridge) Config() *config.Config { return b.cfg }
 
 // Server returns a configured server by name.
-func (b *Bridge) Server(name string) (*Server, bool) {
+func (b *Bridge) Server(name string) (*lifecycle.Server, bool) {
 	s, ok := b.servers[name]
 	return s, ok
 }
@@ -400,7 +401,7 @@ func (b *Bridge) recoverSetup(err error) {
 	b.setupErr = err
 	if b.cfg == nil || b.servers == nil || len(b.servers) != len(b.names) {
 		b.cfg = &config.Config{}
-		b.servers, b.names = map[string]*Server{}, nil
+		b.servers, b.names = map[string]*lifecycle.Server{}, nil
 	}
 	if b.mode == "" {
 		b.mode, b.modeWhy = chooseMode(b.cfg, b.host.Generation())
@@ -630,7 +631,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 			each(r.RefreshResult)
 		}
 		if r.Err != nil {
-			rep.Failed = append(rep.Failed, UserText(r.Err))
+			rep.Failed = append(rep.Failed, lifecycle.UserText(r.Err))
 			continue
 		}
 		rep.Listed++
@@ -679,7 +680,7 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 }
 
 // cacheEntry converts a live tool list into a cache entry.
-func cacheEntry(s *Server, tools []mcp.Tool) *cache.Entry {
+func cacheEntry(s *lifecycle.Server, tools []mcp.Tool) *cache.Entry {
 	info := s.Info()
 	e := &cache.Entry{Fingerprint: s.Config().Fingerprint(), ServerName: info.ServerName, Instructions: info.Instructions,
 		UpdatedAt: s.Clock().Now().UTC()}
@@ -706,7 +707,7 @@ func (b *Bridge) listChanged(name string) {
 	go func() {
 		defer b.bg.Done()
 		// Let a burst of changes settle before listing.
-		settled, t := after(b.opts.Clock, 200*time.Millisecond)
+		settled, t := clock.After(b.opts.Clock, 200*time.Millisecond)
 		select {
 		case <-settled:
 		case <-b.bgCtx.Done():

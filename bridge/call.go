@@ -12,6 +12,8 @@ import (
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
@@ -49,7 +51,7 @@ func (b *Bridge) unknownTool(name string) extension.ToolResult {
 	for _, e := range cat.Entries {
 		cands = append(cands, e.Name)
 	}
-	return ErrorResult("Unknown MCP tool %q.%s Use %s to find the right tool.", name, suggest(name, cands), SearchToolName)
+	return toolresult.Error("Unknown MCP tool %q.%s Use %s to find the right tool.", name, suggest(name, cands), SearchToolName)
 }
 
 // callEntry wakes the tool's server if needed, forwards the call under our deadline, and
@@ -57,14 +59,14 @@ func (b *Bridge) unknownTool(name string) extension.ToolResult {
 func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMessage) extension.ToolResult {
 	args, err := objectArgs(raw)
 	if err != nil {
-		return ErrorResult("%s: arguments must be a JSON object: %v", e.Name, err)
+		return toolresult.Error("%s: arguments must be a JSON object: %v", e.Name, err)
 	}
 	srv, ok := b.servers[e.Server]
 	if !ok {
-		return ErrorResult("MCP server %q of tool %s is no longer configured; run /reload-ext.", e.Server, e.Name)
+		return toolresult.Error("MCP server %q of tool %s is no longer configured; run /reload-ext.", e.Server, e.Name)
 	}
 	ctx, budget := b.callBudget(ctx, e.Server, e.Tool.Name)
-	ctx, cancel := withClockTimeout(ctx, b.opts.Clock, budget)
+	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, budget)
 	defer cancel()
 	ctx = extras.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
 	ctx, done := b.x.progress.Begin(ctx, e.Server, e.Tool.Name)
@@ -73,7 +75,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 	defer unwatch()
 	res, err := srv.Call(ctx, e.Tool.Name, args, catalog.SafeToRepeat(e.Tool.Annotations))
 	if msg := watch.ExpiredText(e.Tool.Name); msg != "" {
-		return ErrorResult("%s", msg)
+		return toolresult.Error("%s", msg)
 	}
 	if r, ok := b.urlRequired(e.Server, e.Tool.Name, err); ok {
 		return r
@@ -82,11 +84,11 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 		return r
 	}
 	if err != nil {
-		var be *Error
+		var be *lifecycle.Error
 		if errors.As(err, &be) {
-			return ErrorResult("%s", be.Msg)
+			return toolresult.Error("%s", be.Msg)
 		}
-		return ErrorResult("MCP server %q: %v", e.Server, err)
+		return toolresult.Error("MCP server %q: %v", e.Server, err)
 	}
 	return b.withFirstInstructions(srv, extras.WithHint(res, toolresult.Convert(res, toolresult.DefaultBudget)))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
 // SplitToolName splits a registered tool name (mcp__<server>__<tool>, as `tools` prints it)
@@ -46,13 +47,13 @@ func (b *Bridge) CallByName(ctx context.Context, server, tool string, args json.
 	} else if !json.Valid(args) {
 		var v any
 		err := json.Unmarshal(args, &v)
-		return ErrorResult("arguments for %s/%s are not valid JSON (%v); pass a JSON object such as '{\"name\": \"value\"}'.", server, tool, err)
+		return toolresult.Error("arguments for %s/%s are not valid JSON (%v); pass a JSON object such as '{\"name\": \"value\"}'.", server, tool, err)
 	}
 	if s, ok := b.servers[server]; ok && s.Config().Usable() && !s.Pending() && slices.Contains(b.stale, server) {
 		if _, found := b.cliToolName(server, tool); !found {
 			rep := b.RefreshEach(ctx, []string{server}, nil)
 			if len(rep.Failed) > 0 {
-				return ErrorResult("tool %q of MCP server %q is not cached, and listing the server's tools failed: %s", tool, server, rep.Failed[0])
+				return toolresult.Error("tool %q of MCP server %q is not cached, and listing the server's tools failed: %s", tool, server, rep.Failed[0])
 			}
 			b.stale = slices.DeleteFunc(b.stale, func(n string) bool { return n == server })
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // The CLI's call takes the names users see, and lists a never-listed server first.
@@ -39,11 +40,11 @@ func TestCallByNameForms(t *testing.T) {
 	if got := textOf(t, b.CallByName(ctxGuard(t), "listed", "cached-1", nil)); strings.Contains(got, "has no tool") {
 		t.Fatalf("call listed cached-1 was not resolved: %q", got)
 	}
-	wantState(t, e.srv(b, "listed"), StateReady, "cached-1 resolved to cached_1 and reached the server")
+	wantState(t, e.srv(b, "listed"), lifecycle.StateReady, "cached-1 resolved to cached_1 and reached the server")
 	e.srv(b, "listed").Stop(ctxGuard(t))
 	r := b.CallByName(ctxGuard(t), "listed", "cachd_1", nil)
 	if !r.IsError || !strings.Contains(textOf(t, r), `Did you mean "cached_1"`) {
 		t.Fatalf("typo: %q", textOf(t, r))
 	}
-	wantState(t, e.srv(b, "listed"), StateAsleep, "a typo must not start the server")
+	wantState(t, e.srv(b, "listed"), lifecycle.StateAsleep, "a typo must not start the server")
 }

@@ -3,6 +3,8 @@ package bridge
 import (
 	"testing"
 	"time"
+
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 )
 
 // advanceWhenWaiting waits until something has a timer due d from now on the fake clock,
@@ -26,8 +28,8 @@ func advanceWhenWaiting(t *testing.T, c *fakeClock, d time.Duration) {
 func TestAfterFollowsTheClock(t *testing.T) {
 	t.Parallel()
 	c := newFakeClock()
-	ch, _ := after(c, time.Second)
-	stopped, tm := after(c, time.Second)
+	ch, _ := clock.After(c, time.Second)
+	stopped, tm := clock.After(c, time.Second)
 	if !tm.Stop() {
 		t.Fatal("Stop of a pending timer reported false")
 	}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -13,8 +14,12 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // commandBudget keeps command answers well inside the host's 30 s command deadline; work
@@ -97,7 +102,7 @@ func (h cmdHost) Background(f func(ctx context.Context)) {
 }
 
 func (h cmdHost) CommandWait() (<-chan struct{}, func()) {
-	waited, t := after(h.b.opts.Clock, h.b.cmdWait)
+	waited, t := clock.After(h.b.opts.Clock, h.b.cmdWait)
 	return waited, func() { t.Stop() }
 }
 
@@ -147,7 +152,7 @@ func (h cmdHost) GetPrompt(ctx context.Context, server, name string, args map[st
 }
 
 // cmdServer is one server as the /mcp commands see it (commands.Server).
-type cmdServer struct{ s *Server }
+type cmdServer struct{ s *lifecycle.Server }
 
 func (c cmdServer) Config() *config.Server    { return c.s.Config() }
 func (c cmdServer) Pending() bool             { return c.s.Pending() }
@@ -165,11 +170,11 @@ func (c cmdServer) RemoteErr(err error) error { return c.s.RemoteErr(err) }
 func (c cmdServer) LoggedIn()                 { c.s.LoggedIn() }
 
 func (c cmdServer) AuthError(format string, args ...any) error {
-	return c.s.Errorf(KindAuth, nil, format, args...)
+	return c.s.Errorf(lifecycle.KindAuth, nil, format, args...)
 }
 
 func (c cmdServer) ConfigError(format string, args ...any) error {
-	return c.s.Errorf(KindDisabled, nil, format, args...)
+	return c.s.Errorf(lifecycle.KindDisabled, nil, format, args...)
 }
 
 func (c cmdServer) CommandLine() string {
@@ -179,7 +184,7 @@ func (c cmdServer) CommandLine() string {
 // Start words the failure for the user, as the commands show it.
 func (c cmdServer) Start(ctx context.Context) error {
 	if err := c.s.Start(ctx); err != nil {
-		return errors.New(UserText(err))
+		return errors.New(lifecycle.UserText(err))
 	}
 	return nil
 }
@@ -188,4 +193,16 @@ func (c cmdServer) Status() commands.Status {
 	st := c.s.Status()
 	return commands.Status{State: commands.State(st.State.String()), Tools: st.Tools, LastUsed: st.LastUsed,
 		LastError: st.LastError, Stderr: st.Stderr, StderrSeen: st.StderrSeen, NeedsLogin: st.NeedsLogin}
+}
+
+// skippedText is the /mcp <server> line for skipped tools ("" when there are none).
+func skippedText(skipped []session.SkippedTool) string {
+	if len(skipped) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(skipped))
+	for _, sk := range skipped {
+		parts = append(parts, fmt.Sprintf("%s (%s)", sk.Name, sk.Reason))
+	}
+	return fmt.Sprintf("%d not offered: %s", len(skipped), textcut.Truncate(strings.Join(parts, "; "), 1000))
 }

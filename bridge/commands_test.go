@@ -117,7 +117,7 @@ func (he *hostEnv) fail(args string) exttest.CommandResponse {
 	return r
 }
 
-func (he *hostEnv) server(name string) *Server { return he.srv(he.b, name) }
+func (he *hostEnv) server(name string) *lifecycle.Server { return he.srv(he.b, name) }
 
 func has(t *testing.T, what, text string, subs ...string) {
 	t.Helper()
@@ -174,7 +174,7 @@ func (e *testEnv) writeProject(servers map[string]any) {
 
 // failUntilParked makes s fail lifecycle.ParkAfter starts in a row (advancing the fake clock past
 // each backoff).
-func (e *testEnv) failUntilParked(s *Server) {
+func (e *testEnv) failUntilParked(s *lifecycle.Server) {
 	e.t.Helper()
 	for i := 0; i < lifecycle.ParkAfter; i++ {
 		if _, err := s.Call(ctxGuard(e.t), "echo", nil, true); err == nil {
@@ -182,7 +182,7 @@ func (e *testEnv) failUntilParked(s *Server) {
 		}
 		e.clock.Advance(time.Minute)
 	}
-	if st := s.Status().State; st != StateParked {
+	if st := s.Status().State; st != lifecycle.StateParked {
 		e.t.Fatalf("state %s after %d failures, want parked", st, lifecycle.ParkAfter)
 	}
 }
@@ -401,7 +401,7 @@ func TestCommandDetail(t *testing.T) {
 	// /mcp start clears the parking and tries at once (failing again here).
 	r := he.fail("start parked")
 	has(t, "start parked", r.Display, "parked: failed: ", "fatal: boom")
-	if st := he.server("parked").Status(); st.State != StateAsleep || st.Failures != 1 {
+	if st := he.server("parked").Status(); st.State != lifecycle.StateAsleep || st.Failures != 1 {
 		t.Errorf("after /mcp start: %s with %d failures, want asleep with 1", st.State, st.Failures)
 	}
 
@@ -436,8 +436,8 @@ func TestCommandLifecycle(t *testing.T) {
 	if want := fmt.Sprintf("Started:\n  alpha: ready, %d tools", n); text != want {
 		t.Errorf("start alpha = %q, want %q", text, want)
 	}
-	wantState(t, alpha, StateReady, "alpha after start")
-	if st := beta.Status().State; st != StateAsleep {
+	wantState(t, alpha, lifecycle.StateReady, "alpha after start")
+	if st := beta.Status().State; st != lifecycle.StateAsleep {
 		t.Errorf("beta %s, started with alpha", st)
 	}
 	pid := mustCall(t, alpha, "pid", nil)
@@ -453,7 +453,7 @@ func TestCommandLifecycle(t *testing.T) {
 	if text = he.ok("stop alpha"); text != "Stopped alpha." {
 		t.Errorf("stop alpha = %q", text)
 	}
-	if st := alpha.Status().State; st != StateAsleep {
+	if st := alpha.Status().State; st != lifecycle.StateAsleep {
 		t.Errorf("alpha %s after stop", st)
 	}
 
@@ -469,8 +469,8 @@ func TestCommandLifecycle(t *testing.T) {
 	if text = he.ok("stop all"); text != "Stopped alpha, beta."+skipped {
 		t.Errorf("stop all = %q", text)
 	}
-	for _, s := range []*Server{alpha, beta} {
-		if st := s.Status().State; st != StateAsleep {
+	for _, s := range []*lifecycle.Server{alpha, beta} {
+		if st := s.Status().State; st != lifecycle.StateAsleep {
 			t.Errorf("%s %s after stop all", s.Name(), st)
 		}
 	}
@@ -562,7 +562,7 @@ func TestCommandStartStillRunningReportsByNote(t *testing.T) {
 	if text := slowly("start slow"); text != "/mcp start slow is still running; a note will report the outcome." {
 		t.Fatalf("start slow = %q", text)
 	}
-	waitState(t, slow, StateStarting) // still starting after the answer: it did not wait for it
+	waitState(t, slow, lifecycle.StateStarting) // still starting after the answer: it did not wait for it
 
 	// Stopping ends the start; the note reports the outcome.
 	if text := he.ok("stop slow"); text != "Stopped slow." {
@@ -576,7 +576,7 @@ func TestCommandStartStillRunningReportsByNote(t *testing.T) {
 		t.Errorf("note level %q, want warn", n.Level)
 	}
 	has(t, "note", n.Message, "Started:\n  slow: failed: ", "stopped while starting")
-	if st := slow.Status().State; st != StateAsleep {
+	if st := slow.Status().State; st != lifecycle.StateAsleep {
 		t.Errorf("slow %s after stop", st)
 	}
 
@@ -584,7 +584,7 @@ func TestCommandStartStillRunningReportsByNote(t *testing.T) {
 	if text := slowly("restart"); text != "/mcp restart is still running; a note will report the outcome." {
 		t.Fatalf("restart = %q", text)
 	}
-	waitState(t, slow, StateStarting)
+	waitState(t, slow, lifecycle.StateStarting)
 	he.ok("stop all")
 	n, err = he.h.WaitNotify(ctxGuard(t), "Restarted:")
 	if err != nil {

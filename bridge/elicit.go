@@ -14,6 +14,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
 // Elicitor answers servers' questions where there is no zot host to ask (the CLI). The
@@ -154,5 +155,5 @@ func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResu
 	}
 	list := strings.Join(lines, "\n")
 	b.note("warn", fmt.Sprintf("MCP server %q needs you to finish this in your browser before %s can run:\n%s\nOpen it yourself, then ask for the call again.", server, tool, list))
-	return ErrorResult("MCP server %q needs the user to complete a step in the browser before %s can run:\n%s\nTell the user to open it; call the tool again once they have finished.", server, tool, list), true
+	return toolresult.Error("MCP server %q needs the user to complete a step in the browser before %s can run:\n%s\nTell the user to open it; call the tool again once they have finished.", server, tool, list), true
 }

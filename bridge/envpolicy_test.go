@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // TestEnvPolicy: a stdio server sees the bridge's secrets only under inherit; project
@@ -56,7 +57,7 @@ func TestEnvPolicy(t *testing.T) {
 			}
 		})
 	}
-	if s := e.srv(b, "badvalue"); s.Config().Err == "" || s.Status().State != StateDisabled {
+	if s := e.srv(b, "badvalue"); s.Config().Err == "" || s.Status().State != lifecycle.StateDisabled {
 		t.Fatalf("a bad envPolicy must disable the server with a config error, got %q", s.Config().Err)
 	}
 	if d := b.detailText("proj"); !strings.Contains(d, "envPolicy:  minimal") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
@@ -92,25 +93,25 @@ type readResourceArgs struct {
 func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage) extension.ToolResult {
 	var a readResourceArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		return ErrorResult("%s: invalid arguments: %v. Expected {\"server\": \"name\", \"uri\": \"scheme://…\"}.", ReadResourceToolName, err)
+		return toolresult.Error("%s: invalid arguments: %v. Expected {\"server\": \"name\", \"uri\": \"scheme://…\"}.", ReadResourceToolName, err)
 	}
 	a.Server, a.URI = strings.TrimSpace(a.Server), strings.TrimSpace(a.URI)
 	if a.Server == "" || a.URI == "" {
-		return ErrorResult("%s: both server and uri are required; find them with %s.", ReadResourceToolName, SearchToolName)
+		return toolresult.Error("%s: both server and uri are required; find them with %s.", ReadResourceToolName, SearchToolName)
 	}
 	srv, ok := b.servers[a.Server]
 	if !ok {
-		return ErrorResult("%s: unknown MCP server %q.%s Servers: %s", ReadResourceToolName, a.Server, suggest(a.Server, b.names), b.serverList())
+		return toolresult.Error("%s: unknown MCP server %q.%s Servers: %s", ReadResourceToolName, a.Server, suggest(a.Server, b.names), b.serverList())
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
 	defer cancel()
 	res, err := srv.ReadResource(ctx, a.URI)
 	if err != nil {
-		var be *Error
+		var be *lifecycle.Error
 		if errors.As(err, &be) {
-			return ErrorResult("%s", be.Msg)
+			return toolresult.Error("%s", be.Msg)
 		}
-		return ErrorResult("MCP server %q: %v", a.Server, err)
+		return toolresult.Error("MCP server %q: %v", a.Server, err)
 	}
 	return toolresult.Convert(extras.AsResult(res), toolresult.DefaultBudget)
 }

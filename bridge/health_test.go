@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
@@ -22,7 +23,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 		t.Fatalf("pid = %q", got)
 	}
 	f.Set(func(f *inproctest.Server) { f.HangPing = true })
-	ctx, cancel := withClockTimeout(ctxGuard(t), e.clock, 10*time.Second) // the call's budget
+	ctx, cancel := clock.WithTimeout(ctxGuard(t), e.clock, 10*time.Second) // the call's budget
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
@@ -31,13 +32,13 @@ func TestHungServerIsRestarted(t *testing.T) {
 	}()
 	f.WaitStarted(t, "slow")
 	e.clock.Advance(10 * time.Second) // the call's budget ends: the server is checked
-	if err := <-errc; kindOf(err) != KindTimeout || !strings.Contains(err.Error(), "before the host's deadline") {
+	if err := <-errc; kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "before the host's deadline") {
 		t.Fatalf("call to a hung server: %v", err)
 	}
 	waitFor(t, "the ping check to start", s.Checking)
-	wantState(t, s, StateReady, "while the ping is unanswered")
+	wantState(t, s, lifecycle.StateReady, "while the ping is unanswered")
 	advanceWhenWaiting(t, e.clock, lifecycle.PingTimeout)
-	waitState(t, s, StateAsleep)
+	waitState(t, s, lifecycle.StateAsleep)
 	if st := b.statusText(); !strings.Contains(st, "not answering") {
 		t.Fatalf("/mcp does not say the server hung:\n%s", st)
 	}

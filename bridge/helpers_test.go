@@ -105,7 +105,7 @@ func (e *testEnv) bridge(gen extension.Generation) *Bridge {
 	return b
 }
 
-func (e *testEnv) srv(b *Bridge, name string) *Server {
+func (e *testEnv) srv(b *Bridge, name string) *lifecycle.Server {
 	s, ok := b.Server(name)
 	if !ok {
 		e.t.Fatalf("no server %q", name)
@@ -120,7 +120,7 @@ func ctxGuard(t *testing.T) context.Context {
 }
 
 // wantState fails the test unless the server is in st now; why says what was checked.
-func wantState(t *testing.T, s *Server, st State, why string) {
+func wantState(t *testing.T, s *lifecycle.Server, st lifecycle.State, why string) {
 	t.Helper()
 	if got := s.Status().State; got != st {
 		t.Fatalf("%s: server %s is %s, want %s", why, s.Name(), got, st)
@@ -128,7 +128,7 @@ func wantState(t *testing.T, s *Server, st State, why string) {
 }
 
 // waitState polls until the server reaches st (bounded by the guard).
-func waitState(t *testing.T, s *Server, st State) {
+func waitState(t *testing.T, s *lifecycle.Server, st lifecycle.State) {
 	t.Helper()
 	ctx := ctxGuard(t)
 	for s.Status().State != st {
@@ -141,7 +141,7 @@ func waitState(t *testing.T, s *Server, st State) {
 }
 
 // waitInFlight polls until n calls are in flight on s (bounded by the guard).
-func waitInFlight(t *testing.T, s *Server, n int) {
+func waitInFlight(t *testing.T, s *lifecycle.Server, n int) {
 	t.Helper()
 	ctx := ctxGuard(t)
 	for s.Status().InFlight != n {

@@ -21,6 +21,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // startFakeHTTP starts the fake server in -http or -sse mode on a free loopback port and
@@ -64,7 +65,7 @@ func isHTTP(method, path string) func(testutil.RecordLine) bool {
 	}
 }
 
-func callSafe(t *testing.T, s *Server, tool string, args map[string]any, safe bool) (string, error) {
+func callSafe(t *testing.T, s *lifecycle.Server, tool string, args map[string]any, safe bool) (string, error) {
 	t.Helper()
 	r, err := s.Call(ctxGuard(t), tool, args, safe)
 	if err != nil {
@@ -230,7 +231,7 @@ func TestExplicitStreamableAgainstSSEServer(t *testing.T) {
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "streamable-http"}}, nil)
 	s := e.srv(e.bridge(extension.GenNew), "r")
 	err := s.Start(ctxGuard(t))
-	if kindOf(err) != KindBadResponse || !strings.Contains(err.Error(), `"transport": "sse"`) {
+	if kindOf(err) != lifecycle.KindBadResponse || !strings.Contains(err.Error(), `"transport": "sse"`) {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}
 	if n := countRecord(t, record, isHTTP("GET", "/sse")); n != 0 {
@@ -268,7 +269,7 @@ func TestHTTPErrors(t *testing.T) {
 		url       func(t *testing.T) string
 		transport string
 		extra     map[string]any
-		kind      ErrKind
+		kind      lifecycle.ErrKind
 		want      []string
 		// advance is how far the fake clock must move for the start to fail (the
 		// connectTimeout runs on it); 0: it fails by itself.
@@ -282,34 +283,34 @@ func TestHTTPErrors(t *testing.T) {
 		}
 	}
 	cases := []tc{
-		{"dns", func(*testing.T) string { return "http://no-such-host.example.test/mcp" }, "", nil, KindUnreachable,
+		{"dns", func(*testing.T) string { return "http://no-such-host.example.test/mcp" }, "", nil, lifecycle.KindUnreachable,
 			[]string{"cannot resolve host", `"no-such-host.example.test"`, "DNS"}, 0},
-		{"refused", func(*testing.T) string { return refused() }, "", nil, KindUnreachable, []string{"connection refused", "is the server running"}, 0},
-		{"refused sse", func(*testing.T) string { return refused() }, "sse", nil, KindUnreachable, []string{"connection refused"}, 0},
+		{"refused", func(*testing.T) string { return refused() }, "", nil, lifecycle.KindUnreachable, []string{"connection refused", "is the server running"}, 0},
+		{"refused sse", func(*testing.T) string { return refused() }, "sse", nil, lifecycle.KindUnreachable, []string{"connection refused"}, 0},
 		{"tls unknown authority", func(t *testing.T) string {
 			ts := httptest.NewTLSServer(handler(200, "application/json", "{}"))
 			t.Cleanup(ts.Close)
 			return ts.URL + "/mcp"
-		}, "", nil, KindTLS, []string{"TLS handshake", "unknown authority", "certificate"}, 0},
+		}, "", nil, lifecycle.KindTLS, []string{"TLS handshake", "unknown authority", "certificate"}, 0},
 		{"tls to plain http", func(t *testing.T) string {
 			ts := httptest.NewServer(handler(200, "application/json", "{}"))
 			t.Cleanup(ts.Close)
 			return strings.Replace(ts.URL, "http://", "https://", 1) + "/mcp"
-		}, "", nil, KindTLS, []string{"does not speak TLS", "http://"}, 0},
+		}, "", nil, lifecycle.KindTLS, []string{"does not speak TLS", "http://"}, 0},
 		{"401 with header var", serve(handler(401, "text/plain", "nope")), "", map[string]any{"headers": map[string]any{"Authorization": "Bearer ${TOKEN}"}},
-			KindAuth, []string{"HTTP 401", "${TOKEN}", "/mcp login r"}, 0},
-		{"401 no headers", serve(handler(401, "", "")), "", nil, KindAuth, []string{"HTTP 401", `Add the credentials it needs to "headers"`, "/mcp login r"}, 0},
-		{"403", serve(handler(403, "", "")), "streamable-http", map[string]any{"headers": map[string]any{"X-Key": "${KEY}"}}, KindAuth, []string{"HTTP 403", "${KEY}", "/mcp login r"}, 0},
-		{"403 sse", serve(handler(403, "", "")), "sse", nil, KindAuth, []string{"HTTP 403"}, 0},
-		{"404 explicit", serve(http.NotFoundHandler()), "streamable-http", nil, KindBadResponse, []string{"HTTP 404", "check the url's path"}, 0},
-		{"404 url-only", serve(http.NotFoundHandler()), "", nil, KindBadResponse, []string{"HTTP 404", "streamable-http was tried first and answered HTTP 404"}, 0},
-		{"503", serve(handler(503, "text/plain", "down")), "", nil, KindBadResponse, []string{"HTTP 503", "try again later"}, 0},
-		{"500 sse", serve(handler(500, "text/plain", "boom")), "sse", nil, KindBadResponse, []string{"HTTP 500"}, 0},
-		{"html page", serve(handler(200, "text/html; charset=utf-8", "<html>login</html>")), "streamable-http", nil, KindBadResponse, []string{"HTML page", "not MCP"}, 0},
-		{"html page sse", serve(handler(200, "text/html", "<html>hi</html>")), "sse", nil, KindBadResponse, []string{"HTML page"}, 0},
-		{"html page url-only", serve(handler(200, "text/html", "<html>hi</html>")), "", nil, KindBadResponse, []string{"HTML page"}, 0},
-		{"no answer", serve(hang), "", map[string]any{"connectTimeout": 0.3}, KindTimeout, []string{"within connectTimeout (300ms)", "connectTimeout"}, 300 * time.Millisecond},
-		{"no answer sse", serve(hang), "sse", map[string]any{"connectTimeout": 0.3}, KindTimeout, []string{"within connectTimeout (300ms)"}, 300 * time.Millisecond},
+			lifecycle.KindAuth, []string{"HTTP 401", "${TOKEN}", "/mcp login r"}, 0},
+		{"401 no headers", serve(handler(401, "", "")), "", nil, lifecycle.KindAuth, []string{"HTTP 401", `Add the credentials it needs to "headers"`, "/mcp login r"}, 0},
+		{"403", serve(handler(403, "", "")), "streamable-http", map[string]any{"headers": map[string]any{"X-Key": "${KEY}"}}, lifecycle.KindAuth, []string{"HTTP 403", "${KEY}", "/mcp login r"}, 0},
+		{"403 sse", serve(handler(403, "", "")), "sse", nil, lifecycle.KindAuth, []string{"HTTP 403"}, 0},
+		{"404 explicit", serve(http.NotFoundHandler()), "streamable-http", nil, lifecycle.KindBadResponse, []string{"HTTP 404", "check the url's path"}, 0},
+		{"404 url-only", serve(http.NotFoundHandler()), "", nil, lifecycle.KindBadResponse, []string{"HTTP 404", "streamable-http was tried first and answered HTTP 404"}, 0},
+		{"503", serve(handler(503, "text/plain", "down")), "", nil, lifecycle.KindBadResponse, []string{"HTTP 503", "try again later"}, 0},
+		{"500 sse", serve(handler(500, "text/plain", "boom")), "sse", nil, lifecycle.KindBadResponse, []string{"HTTP 500"}, 0},
+		{"html page", serve(handler(200, "text/html; charset=utf-8", "<html>login</html>")), "streamable-http", nil, lifecycle.KindBadResponse, []string{"HTML page", "not MCP"}, 0},
+		{"html page sse", serve(handler(200, "text/html", "<html>hi</html>")), "sse", nil, lifecycle.KindBadResponse, []string{"HTML page"}, 0},
+		{"html page url-only", serve(handler(200, "text/html", "<html>hi</html>")), "", nil, lifecycle.KindBadResponse, []string{"HTML page"}, 0},
+		{"no answer", serve(hang), "", map[string]any{"connectTimeout": 0.3}, lifecycle.KindTimeout, []string{"within connectTimeout (300ms)", "connectTimeout"}, 300 * time.Millisecond},
+		{"no answer sse", serve(hang), "sse", map[string]any{"connectTimeout": 0.3}, lifecycle.KindTimeout, []string{"within connectTimeout (300ms)"}, 300 * time.Millisecond},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -366,7 +367,7 @@ func TestHTTPRequestTimeout(t *testing.T) {
 	}()
 	advanceWhenWaiting(t, e.clock, 300*time.Millisecond) // requestTimeout runs on the injected clock
 	err := <-errc
-	if kindOf(err) != KindTimeout || !strings.Contains(err.Error(), "requestTimeout (300ms)") || !strings.Contains(err.Error(), "may already have applied") {
+	if kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "requestTimeout (300ms)") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}
 	// The connection survives a slow tool.
@@ -397,13 +398,13 @@ func TestHTTPServerGoneDuringSession(t *testing.T) {
 	}
 	_ = srv.Close()
 	_, err = s.Call(ctxGuard(t), "hello", nil, true)
-	if k := kindOf(err); k != KindUnreachable {
+	if k := kindOf(err); k != lifecycle.KindUnreachable {
 		t.Fatalf("call to a stopped server: %v (kind %d)", err, k)
 	}
 	// The state machine learns of the lost session from its done signal, which may come
 	// just after the failed call returned: wait for it (the guard fails a server that
 	// stays ready).
-	waitFor(t, "the lost connection to stop counting as ready", func() bool { return s.Status().State != StateReady })
+	waitFor(t, "the lost connection to stop counting as ready", func() bool { return s.Status().State != lifecycle.StateReady })
 	// Back on the same address (a restart): a new session is opened.
 	ln2, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -440,7 +441,7 @@ func TestHTTPSessionForgottenReinitializes(t *testing.T) {
 	if got := mustCall(t, s, "echo", map[string]any{"text": "still"}); got != "still" {
 		t.Fatalf("echo = %q", got)
 	}
-	if st := s.Status(); st.State != StateReady || st.Failures != 0 {
+	if st := s.Status(); st.State != lifecycle.StateReady || st.Failures != 0 {
 		t.Fatalf("status after recovery: %+v", st)
 	}
 }
@@ -455,13 +456,13 @@ func TestSSEStreamDropUnsafeCallNotRepeated(t *testing.T) {
 	s := e.srv(e.bridge(extension.GenNew), "r")
 	mustCall(t, s, "add", map[string]any{"a": 1, "b": 1})
 	_, err := s.Call(ctxGuard(t), "add", map[string]any{"a": 2, "b": 2}, false)
-	if kindOf(err) != KindCrashed || !strings.Contains(err.Error(), "SSE stream") || !strings.Contains(err.Error(), "may already have applied") {
+	if kindOf(err) != lifecycle.KindCrashed || !strings.Contains(err.Error(), "SSE stream") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}
 	if n := countRecord(t, record, isCall("add")); n != 2 {
 		t.Fatalf("add sent %d times, want 2 (the unsafe call must not be repeated)", n)
 	}
-	waitState(t, s, StateAsleep)
+	waitState(t, s, lifecycle.StateAsleep)
 	if got := mustCall(t, s, "add", map[string]any{"a": 3, "b": 4}); got != "7" {
 		t.Fatalf("after reconnect: %q", got)
 	}
@@ -488,7 +489,7 @@ func TestSSEStreamDropSafeCallRetried(t *testing.T) {
 	if n := countRecord(t, record, isHTTP("GET", "/sse")); n != 2 {
 		t.Fatalf("%d SSE streams, want 2", n)
 	}
-	if st := s.Status(); st.State != StateReady {
+	if st := s.Status(); st.State != lifecycle.StateReady {
 		t.Fatalf("state %s", st.State)
 	}
 }
@@ -720,7 +721,7 @@ func TestExplicitSSEAgainstStreamableServer(t *testing.T) {
 	}
 	advanceWhenWaiting(t, e.clock, 30*time.Second)
 	err := <-errc
-	if kindOf(err) != KindTimeout || !strings.Contains(err.Error(), "no SSE endpoint event") || !strings.Contains(err.Error(), `"transport": "streamable-http"`) {
+	if kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "no SSE endpoint event") || !strings.Contains(err.Error(), `"transport": "streamable-http"`) {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}
 }

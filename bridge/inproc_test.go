@@ -14,6 +14,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -62,7 +63,7 @@ func (e *inprocEnv) bridge() *Bridge {
 	return b
 }
 
-func (e *inprocEnv) srv(b *Bridge, name string) *Server {
+func (e *inprocEnv) srv(b *Bridge, name string) *lifecycle.Server {
 	s, ok := b.Server(name)
 	if !ok {
 		e.t.Fatalf("no server %q", name)

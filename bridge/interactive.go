@@ -8,6 +8,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
 // Tools that wait for a person (a server entry's "interactiveTools") cannot live with the
@@ -51,14 +52,14 @@ func (b *Bridge) callBudget(ctx context.Context, server, tool string) (context.C
 // interactiveTimeout explains a timed-out call of an interactive tool on a host that
 // gives it the usual deadline.
 func (b *Bridge) interactiveTimeout(server, tool string, err error) (extension.ToolResult, bool) {
-	var be *Error
-	if b.interactiveHost() || !b.interactive(server, tool) || !errors.As(err, &be) || be.Kind != KindTimeout {
+	var be *lifecycle.Error
+	if b.interactiveHost() || !b.interactive(server, tool) || !errors.As(err, &be) || be.Kind != lifecycle.KindTimeout {
 		return extension.ToolResult{}, false
 	}
 	why := "this zot version gives every extension tool call at most 60 s and cannot wait for a person longer"
 	if b.host.Generation() == extension.GenNew {
 		why = "in proxy mode (mcp__call_tool) zot gives every call at most 60 s and cannot wait for a person longer; use \"toolExposure\": \"auto\" so the tool is registered as interactive"
 	}
-	return ErrorResult("%s of MCP server %q waits for a person (it is listed in \"interactiveTools\"), but %s, so the bridge ended the call before zot's deadline (%s) Tell the user: they must answer within that time, or use a zot version that announces capabilities, where such tools have no deadline.",
+	return toolresult.Error("%s of MCP server %q waits for a person (it is listed in \"interactiveTools\"), but %s, so the bridge ended the call before zot's deadline (%s) Tell the user: they must answer within that time, or use a zot version that announces capabilities, where such tools have no deadline.",
 		tool, server, why, be.Msg), true
 }

@@ -26,7 +26,7 @@ func resultText(r *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-func mustCall(t *testing.T, s *Server, tool string, args map[string]any) string {
+func mustCall(t *testing.T, s *lifecycle.Server, tool string, args map[string]any) string {
 	t.Helper()
 	r, err := s.Call(ctxGuard(t), tool, args, false)
 	if err != nil {
@@ -49,41 +49,41 @@ func TestBackoffThenPark(t *testing.T) {
 		return err
 	}
 	// The model gets a short reason; the stderr ("fatal: boom") is for the user in /mcp.
-	if err := call(); kindOf(err) != KindStart || strings.Contains(err.Error(), "boom") || !strings.Contains(err.Error(), "/mcp bad") {
+	if err := call(); kindOf(err) != lifecycle.KindStart || strings.Contains(err.Error(), "boom") || !strings.Contains(err.Error(), "/mcp bad") {
 		t.Fatalf("first failure: %v", err)
 	}
 	if d := b.detailText("bad"); !strings.Contains(d, "fatal: boom") {
 		t.Fatalf("/mcp bad lacks the stderr tail:\n%s", d)
 	}
-	if err := call(); kindOf(err) != KindStart { // the first failure is retried at once
+	if err := call(); kindOf(err) != lifecycle.KindStart { // the first failure is retried at once
 		t.Fatalf("second attempt: %v", err)
 	}
 	// Now backing off: fails fast without opening a session.
-	if err := call(); kindOf(err) != KindBackoff || !strings.Contains(err.Error(), "exit status 1") || strings.Contains(err.Error(), "boom") {
+	if err := call(); kindOf(err) != lifecycle.KindBackoff || !strings.Contains(err.Error(), "exit status 1") || strings.Contains(err.Error(), "boom") {
 		t.Fatalf("during backoff: %v", err)
 	}
 	if opens, _ := e.servers["bad"].Counts(); opens != 2 {
 		t.Fatalf("%d opens during backoff, want 2", opens)
 	}
-	if st := s.Status(); st.State != StateBackoff || st.Failures != 2 {
+	if st := s.Status(); st.State != lifecycle.StateBackoff || st.Failures != 2 {
 		t.Fatalf("status %+v", st)
 	}
 	for i := 3; i <= lifecycle.ParkAfter; i++ {
 		e.clock.Advance(lifecycle.BackoffDelay(i-1) - time.Millisecond)
-		if err := call(); kindOf(err) != KindBackoff {
+		if err := call(); kindOf(err) != lifecycle.KindBackoff {
 			t.Fatalf("attempt %d before its backoff ended: %v", i, err)
 		}
 		e.clock.Advance(time.Millisecond)
-		if err := call(); kindOf(err) != KindStart && kindOf(err) != KindParked {
+		if err := call(); kindOf(err) != lifecycle.KindStart && kindOf(err) != lifecycle.KindParked {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
-	if st := s.Status().State; st != StateParked {
+	if st := s.Status().State; st != lifecycle.StateParked {
 		t.Fatalf("after %d failures: %s", lifecycle.ParkAfter, st)
 	}
 	e.clock.Advance(time.Hour)
 	err := call()
-	if kindOf(err) != KindParked || !strings.Contains(err.Error(), "/mcp start bad") {
+	if kindOf(err) != lifecycle.KindParked || !strings.Contains(err.Error(), "/mcp start bad") {
 		t.Fatalf("parked call: %v", err)
 	}
 	// One sick server never delays another.
@@ -91,7 +91,7 @@ func TestBackoffThenPark(t *testing.T) {
 		t.Fatal(got)
 	}
 	// /mcp start clears parking and tries again.
-	if err := s.Start(ctxGuard(t)); kindOf(err) != KindStart {
+	if err := s.Start(ctxGuard(t)); kindOf(err) != lifecycle.KindStart {
 		t.Fatalf("start after parking: %v", err)
 	}
 	if st := s.Status(); st.Failures != 1 {
@@ -192,23 +192,23 @@ func TestStdioCrashSmoke(t *testing.T) {
 	_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "two"}, false)
 	// A crash kind (not a timeout) shows the call failed when the process died, not when
 	// the 50 s request timeout ran out.
-	if kindOf(err) != KindCrashed {
+	if kindOf(err) != lifecycle.KindCrashed {
 		t.Fatalf("second call: %v (kind %d), want a crash error", err, kindOf(err))
 	}
 	if !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("crash error does not explain: %v", err)
 	}
 	// What the server printed is for the user (/mcp s), never for the model.
-	if strings.Contains(err.Error(), "crashing on tools/call") || !strings.Contains(UserText(err), "crashing on tools/call #2") {
-		t.Fatalf("stderr in the model's error or missing from the user's: %q / %q", err.Error(), UserText(err))
+	if strings.Contains(err.Error(), "crashing on tools/call") || !strings.Contains(lifecycle.UserText(err), "crashing on tools/call #2") {
+		t.Fatalf("stderr in the model's error or missing from the user's: %q / %q", err.Error(), lifecycle.UserText(err))
 	}
-	waitState(t, s, StateAsleep)
+	waitState(t, s, lifecycle.StateAsleep)
 	if got := mustCall(t, s, "echo", map[string]any{"text": "three"}); got != "three" {
 		t.Fatalf("respawn: %q", got)
 	}
 	// Idle sleep closes the session and the supervisor takes the whole process tree down.
 	e.clock.Advance(s.Config().IdleTimeout)
-	wantState(t, s, StateAsleep, "not asleep after idleTimeout")
+	wantState(t, s, lifecycle.StateAsleep, "not asleep after idleTimeout")
 	if left := testutil.WaitNoProcs(ctxGuard(t), e.marker); len(left) > 0 {
 		t.Fatalf("sleeping server still has processes: %v", left)
 	}
@@ -232,7 +232,7 @@ func TestStdioCancelSendsNotification(t *testing.T) {
 	}()
 	call := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "tools/call" && l.Tool == "slow" })
 	cancel()
-	if err := <-errc; kindOf(err) != KindCanceled {
+	if err := <-errc; kindOf(err) != lifecycle.KindCanceled {
 		t.Fatalf("cancelled call: %v", err)
 	}
 	got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })

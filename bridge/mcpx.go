@@ -9,6 +9,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // mcpx is the bridge's state for MCP beyond tools/call, shared by every server: the note
@@ -40,7 +41,7 @@ func (x *mcpx) samplingRefused(server string) {
 // bridgeHost is the Bridge as its servers' host (lifecycle.Host).
 type bridgeHost struct{ b *Bridge }
 
-func (h bridgeHost) SessionOptions(s *Server) []client.ClientOption {
+func (h bridgeHost) SessionOptions(s *lifecycle.Server) []client.ClientOption {
 	var opts []client.ClientOption
 	if x := h.b.x; x != nil && x.advertiseSampling {
 		opts = append(opts, client.WithClientCapabilities(mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}))
@@ -72,4 +73,4 @@ func (h bridgeHost) WaitTask(ctx context.Context, t *extras.Task, expired <-chan
 	return h.b.x.waitTask(ctx, t, expired, last)
 }
 
-func (h bridgeHost) ApprovalErr(s *Server) *Error { return approvalErr(s) }
+func (h bridgeHost) ApprovalErr(s *lifecycle.Server) *lifecycle.Error { return approvalErr(s) }

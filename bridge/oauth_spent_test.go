@@ -13,6 +13,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // seedUnknownToken configures server "r" at a fake authorization server and stores a
@@ -65,7 +66,7 @@ func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(gate)
-	if err := <-errc; kindOf(err) != KindAuth {
+	if err := <-errc; kindOf(err) != lifecycle.KindAuth {
 		t.Fatalf("refused refresh: %v (kind %d)", err, kindOf(err))
 	}
 	log := logs.String()
@@ -81,7 +82,7 @@ func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 	if err := os.WriteFile(credPath, seeded, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Call(ctxGuard(t), "echo", nil, true); kindOf(err) != KindAuth || !s.Status().NeedsLogin {
+	if _, err := s.Call(ctxGuard(t), "echo", nil, true); kindOf(err) != lifecycle.KindAuth || !s.Status().NeedsLogin {
 		t.Fatalf("call after the refused refresh: %v (kind %d)", err, kindOf(err))
 	}
 	if g := f.Snapshot().Grants; len(g) != 1 {

@@ -21,6 +21,8 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
 )
 
@@ -173,7 +175,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 	}
 	has(t, "login note", n.Message, "Tools listed for secure", "/reload-ext")
 	s := f.Snapshot()
-	if len(s.Registered) != 1 || s.Registered[0]["client_name"] != ClientName || s.PkceOK != 1 || len(s.Refused) != 0 {
+	if len(s.Registered) != 1 || s.Registered[0]["client_name"] != lifecycle.ClientName || s.PkceOK != 1 || len(s.Refused) != 0 {
 		t.Fatalf("fake server saw: registered %v, pkce ok %d, refused %v", s.Registered, s.PkceOK, s.Refused)
 	}
 	if strings.Join(s.Grants, ",") != "authorization_code" {
@@ -230,7 +232,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 		t.Fatalf("credential file still there: %v", err)
 	}
 	_, err = srv.Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true)
-	if kindOf(err) != KindAuth || !strings.Contains(err.Error(), "/mcp login secure") || !srv.Status().NeedsLogin {
+	if kindOf(err) != lifecycle.KindAuth || !strings.Contains(err.Error(), "/mcp login secure") || !srv.Status().NeedsLogin {
 		t.Fatalf("call after logout: %v (kind %d, needs login %v)", err, kindOf(err), srv.Status().NeedsLogin)
 	}
 	keep(err.Error())
@@ -248,7 +250,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 	for _, secret := range f.Snapshot().Issued {
 		for _, text := range texts {
 			if strings.Contains(text, secret) {
-				t.Errorf("secret %q leaked into: %s", secret, Truncate(text, 400))
+				t.Errorf("secret %q leaked into: %s", secret, textcut.Truncate(text, 400))
 			}
 		}
 	}
@@ -310,7 +312,7 @@ func TestOAuthCorruptCredentialFile(t *testing.T) {
 	b := e.bridge(extension.GenNew)
 	s := e.srv(b, "r")
 	_, err := s.Call(ctxGuard(t), "echo", nil, true)
-	if kindOf(err) != KindAuth || !strings.Contains(err.Error(), "invalid OAuth credential file") || strings.Contains(err.Error(), "SECRET-GARBAGE") {
+	if kindOf(err) != lifecycle.KindAuth || !strings.Contains(err.Error(), "invalid OAuth credential file") || strings.Contains(err.Error(), "SECRET-GARBAGE") {
 		t.Fatalf("call with a corrupt credential file: %v", err)
 	}
 	detail, _ := b.Command(ctxGuard(t), "r")
@@ -378,7 +380,7 @@ func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	s := e.srv(b, "r")
 	_, err := s.Call(ctxGuard(t), "echo", nil, true)
-	if kindOf(err) != KindAuth || !strings.Contains(err.Error(), "/mcp login r") || !s.Status().NeedsLogin {
+	if kindOf(err) != lifecycle.KindAuth || !strings.Contains(err.Error(), "/mcp login r") || !s.Status().NeedsLogin {
 		t.Fatalf("refused refresh: %v", err)
 	}
 	hasNot(t, "error", err.Error(), "rt-unknown-1", "at-unknown-1")

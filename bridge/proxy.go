@@ -7,7 +7,9 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 	"github.com/zot-mcp/mcp-bridge/toolview"
 )
 
@@ -35,7 +37,7 @@ func (b *Bridge) proxySearchAnswer(q string, shown []*catalog.Entry) extension.T
 		if h := catalog.Hints(t.Annotations); len(h) > 0 {
 			item.WriteString(" [" + strings.Join(h, ", ") + "]")
 		}
-		if p := FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2); p != "" {
+		if p := textcut.FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2); p != "" {
 			item.WriteString("\n   " + p)
 		}
 		schema := toolview.CompactSchema(t.InputSchema, schemaBudget)
@@ -47,7 +49,7 @@ func (b *Bridge) proxySearchAnswer(q string, shown []*catalog.Entry) extension.T
 		}
 		sb.WriteString(item.String())
 	}
-	return TextResult(sb.String())
+	return toolresult.Text(sb.String())
 }
 
 type callArgs struct {
@@ -82,22 +84,22 @@ var cliWording = callWording{find: func(server string) string {
 func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry, json.RawMessage, *extension.ToolResult) {
 	var a callArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		r := ErrorResult("%sinvalid arguments: %v. Expected {\"server\": \"...\", \"tool\": \"...\", \"arguments\": {...}}.", w.prefix, err)
+		r := toolresult.Error("%sinvalid arguments: %v. Expected {\"server\": \"...\", \"tool\": \"...\", \"arguments\": {...}}.", w.prefix, err)
 		return nil, nil, &r
 	}
 	if a.Server == "" || a.Tool == "" {
-		r := ErrorResult("%sboth \"server\" and \"tool\" are required; find them with %s.", w.prefix, SearchToolName)
+		r := toolresult.Error("%sboth \"server\" and \"tool\" are required; find them with %s.", w.prefix, SearchToolName)
 		return nil, nil, &r
 	}
 	if s, ok := b.servers[a.Server]; !ok {
-		r := ErrorResult("%sunknown MCP server %q.%s Configured servers: %s.", w.prefix, a.Server, suggest(a.Server, b.names), b.serverList())
+		r := toolresult.Error("%sunknown MCP server %q.%s Configured servers: %s.", w.prefix, a.Server, suggest(a.Server, b.names), b.serverList())
 		return nil, nil, &r
 	} else if s.Pending() {
-		r := ErrorResult("%s", s.ApprovalErr().Msg)
+		r := toolresult.Error("%s", s.ApprovalErr().Msg)
 		return nil, nil, &r
 	}
 	if ok, why := b.servers[a.Server].Config().ToolAllowed(a.Tool); !ok {
-		r := ErrorResult("%stool %q of server %q is hidden by the user's MCP configuration (%s); it cannot be called. Tell the user if they need it.", w.prefix, a.Tool, a.Server, why)
+		r := toolresult.Error("%stool %q of server %q is hidden by the user's MCP configuration (%s); it cannot be called. Tell the user if they need it.", w.prefix, a.Tool, a.Server, why)
 		return nil, nil, &r
 	}
 	cat := b.catalog()
@@ -109,7 +111,7 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry
 				tools = append(tools, x.Tool.Name)
 			}
 		}
-		r := ErrorResult("%sserver %q has no tool %q.%s %s", w.prefix, a.Server, a.Tool, suggest(a.Tool, tools), w.find(a.Server))
+		r := toolresult.Error("%sserver %q has no tool %q.%s %s", w.prefix, a.Server, a.Tool, suggest(a.Tool, tools), w.find(a.Server))
 		return nil, nil, &r
 	}
 	args := a.Arguments
@@ -117,7 +119,7 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry
 		args = json.RawMessage("{}")
 	}
 	if msg := b.validator.Check(e, args); msg != "" {
-		r := ErrorResult("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, toolview.CompactSchema(e.CacheTool().InputSchema, schemaBudget))
+		r := toolresult.Error("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, toolview.CompactSchema(e.CacheTool().InputSchema, schemaBudget))
 		return nil, nil, &r
 	}
 	return e, args, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 	"github.com/zot-mcp/mcp-bridge/toolview"
 )
 
@@ -77,28 +78,28 @@ type searchArgs struct {
 func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	var a searchArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		return ErrorResult("%s: invalid arguments: %v. Expected {\"query\": \"words\", \"limit\": 8}.", SearchToolName, err)
+		return toolresult.Error("%s: invalid arguments: %v. Expected {\"query\": \"words\", \"limit\": 8}.", SearchToolName, err)
 	}
 	limit := defaultLimit
 	if a.Limit != nil {
 		if *a.Limit < 1 || *a.Limit > maxLimit {
-			return ErrorResult("%s: limit must be between 1 and %d (got %d).", SearchToolName, maxLimit, *a.Limit)
+			return toolresult.Error("%s: limit must be between 1 and %d (got %d).", SearchToolName, maxLimit, *a.Limit)
 		}
 		limit = *a.Limit
 	}
 	q := strings.TrimSpace(a.Query)
 	cat := b.catalog()
 	if q == "" {
-		return ErrorResult("%s: query is empty. Describe the task in a few words (e.g. \"list open pull requests\") or name a server.", SearchToolName)
+		return toolresult.Error("%s: query is empty. Describe the task in a few words (e.g. \"list open pull requests\") or name a server.", SearchToolName)
 	}
 	if r, ok := b.pendingSearch(q); ok {
 		return r
 	}
 	if len(cat.Entries) == 0 {
 		if len(b.names) == 0 {
-			return TextResult("No MCP servers are configured. The user can add one with `/mcp setup add <template>` (see `/mcp setup templates`) or by editing mcp.json, then run /reload-ext.")
+			return toolresult.Text("No MCP servers are configured. The user can add one with `/mcp setup add <template>` (see `/mcp setup templates`) or by editing mcp.json, then run /reload-ext.")
 		}
-		return TextResult(b.noToolsText() + b.pendingHint())
+		return toolresult.Text(b.noToolsText() + b.pendingHint())
 	}
 	// Ask for extra hits so filtering out unregistered tools still fills the page.
 	hits := cat.SearchIndex().Search(q, limit+8)
@@ -119,7 +120,7 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 		if hidden > 0 {
 			msg += fmt.Sprintf(" %d matching tools were found after startup; the user must run /reload-ext before they can be loaded.", hidden)
 		}
-		return TextResult(msg + b.pendingHint())
+		return toolresult.Text(msg + b.pendingHint())
 	}
 	if b.mode == ModeProxy {
 		r := b.proxySearchAnswer(q, shown)

@@ -12,6 +12,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/startup"
 )
@@ -156,7 +157,7 @@ func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
 		}
 	}
 
-	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: SystemClock{}, Log: zerolog.New(io.Discard),
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: clock.System{}, Log: zerolog.New(io.Discard),
 		Supervisor: supervisorArgv()})
 	h, in, out := exttest.NewPipe(t)
 	ctx := ctxGuard(t)

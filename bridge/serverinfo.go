@@ -7,6 +7,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // Commands is the bridge as package commands sees it: the CLI's list and get describe
@@ -43,7 +44,7 @@ func (b *Bridge) SearchTools(query string, limit int) ([]SearchHit, string) {
 		e := &cat.Entries[h.Doc]
 		t := e.CacheTool()
 		out = append(out, SearchHit{Name: e.Name, Server: e.Server, Tool: t.Name,
-			Description: FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2),
+			Description: textcut.FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2),
 			Hints:       catalog.Hints(t.Annotations), InputSchema: t.InputSchema})
 	}
 	return out, ""

@@ -11,6 +11,8 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
@@ -51,10 +53,10 @@ func (x *mcpx) waitTask(ctx context.Context, t *extras.Task, expired <-chan stru
 		if errors.Is(context.Cause(ctx), extension.ErrShutdown) {
 			// Stopping the server ends its tasks; a tasks/cancel here could only
 			// delay the shutdown past the host's grace period.
-			return nil, &Error{Kind: KindCanceled, Msg: fmt.Sprintf("call to %s ended by shutdown", t.Tool), Err: ctx.Err()}
+			return nil, &lifecycle.Error{Kind: lifecycle.KindCanceled, Msg: fmt.Sprintf("call to %s ended by shutdown", t.Tool), Err: ctx.Err()}
 		}
 		x.tasks.Cancel(ctx, t)
-		return nil, &Error{Kind: KindCanceled, Msg: fmt.Sprintf("call to %s cancelled; task %s was cancelled on the server", t.Tool, t.ID), Err: ctx.Err()}
+		return nil, &lifecycle.Error{Kind: lifecycle.KindCanceled, Msg: fmt.Sprintf("call to %s cancelled; task %s was cancelled on the server", t.Tool, t.ID), Err: ctx.Err()}
 	}
 }
 
@@ -78,30 +80,30 @@ type taskResultArgs struct {
 func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage) extension.ToolResult {
 	var a taskResultArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		return ErrorResult("%s: invalid arguments: %v. Expected {\"server\": \"name\", \"task\": \"id\"}.", TaskResultToolName, err)
+		return toolresult.Error("%s: invalid arguments: %v. Expected {\"server\": \"name\", \"task\": \"id\"}.", TaskResultToolName, err)
 	}
 	a.Server, a.Task = strings.TrimSpace(a.Server), strings.TrimSpace(a.Task)
 	if a.Server == "" || a.Task == "" {
-		return ErrorResult("%s: both server and task are required, as the still-running call result gave them.", TaskResultToolName)
+		return toolresult.Error("%s: both server and task are required, as the still-running call result gave them.", TaskResultToolName)
 	}
 	if _, ok := b.servers[a.Server]; !ok {
-		return ErrorResult("%s: unknown MCP server %q.%s Servers: %s", TaskResultToolName, a.Server, suggest(a.Server, b.names), b.serverList())
+		return toolresult.Error("%s: unknown MCP server %q.%s Servers: %s", TaskResultToolName, a.Server, suggest(a.Server, b.names), b.serverList())
 	}
 	t := b.x.tasks.Get(a.Server, a.Task)
 	if t == nil {
-		return ErrorResult("%s: MCP server %q has no task %q in this session: its result was already returned, it was cancelled, or the bridge restarted since (a restart loses running tasks). Call the tool again if you still need its result.", TaskResultToolName, a.Server, a.Task)
+		return toolresult.Error("%s: MCP server %q has no task %q in this session: its result was already returned, it was cancelled, or the bridge restarted since (a restart loses running tasks). Call the tool again if you still need its result.", TaskResultToolName, a.Server, a.Task)
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
 	defer cancel()
-	expired, timer := after(b.opts.Clock, b.opts.CallBudget-elicitMargin)
+	expired, timer := clock.After(b.opts.Clock, b.opts.CallBudget-elicitMargin)
 	defer timer.Stop()
 	res, err := b.x.waitTask(ctx, t, expired, nil)
 	if err != nil {
-		var be *Error
+		var be *lifecycle.Error
 		if errors.As(err, &be) {
-			return ErrorResult("%s", be.Msg)
+			return toolresult.Error("%s", be.Msg)
 		}
-		return ErrorResult("MCP server %q: %v", a.Server, err)
+		return toolresult.Error("MCP server %q: %v", a.Server, err)
 	}
 	return extras.WithHint(res, toolresult.Convert(res, toolresult.DefaultBudget))
 }

@@ -14,6 +14,9 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/toolresult"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
@@ -62,8 +65,8 @@ func (b *Bridge) runnable(name string) bool {
 
 // approvalErr is the answer to anything that would start a server awaiting approval. It
 // speaks to the user through the model: only the user can approve.
-func approvalErr(s *Server) *Error {
-	return s.Errorf(KindUntrusted, nil, "defined in the project file %s%s and not approved by the user for this project, so it is not started. "+
+func approvalErr(s *lifecycle.Server) *lifecycle.Error {
+	return s.Errorf(lifecycle.KindUntrusted, nil, "defined in the project file %s%s and not approved by the user for this project, so it is not started. "+
 		"Only the user can approve it (no tool can): ask the user to review it with /mcp %s and run /mcp trust %s in zot (or mcp-bridge trust %s in a terminal), then /reload-ext.",
 		s.Config().Source, ReplacesText(s.Config()), s.Config().Name, s.Config().Name, s.Config().Name)
 }
@@ -78,7 +81,7 @@ func ReplacesText(c *config.Server) string { return commands.ReplacesText(c) }
 func RunsText(c *config.Server) string {
 	var sb strings.Builder
 	if c.Transport == config.TransportStdio || (c.Transport == "" && c.Raw.Command != "") {
-		sb.WriteString("runs `" + Truncate(strings.Join(append([]string{c.Raw.Command}, c.Raw.Args...), " "), 200) + "`")
+		sb.WriteString("runs `" + textcut.Truncate(strings.Join(append([]string{c.Raw.Command}, c.Raw.Args...), " "), 200) + "`")
 		if len(c.Raw.Env) > 0 {
 			sb.WriteString(" with env " + strings.Join(slices.Sorted(maps.Keys(c.Raw.Env)), ", "))
 		}
@@ -138,7 +141,7 @@ func (b *Bridge) pendingSearch(q string) (extension.ToolResult, bool) {
 		prefix := strings.ToLower(catalog.Prefix + catalog.Sanitize(n) + "__")
 		for _, w := range words {
 			if w == strings.ToLower(n) || strings.HasPrefix(w, prefix) {
-				return ErrorResult("%s", b.servers[n].ApprovalErr().Msg), true
+				return toolresult.Error("%s", b.servers[n].ApprovalErr().Msg), true
 			}
 		}
 	}
@@ -160,7 +163,7 @@ func (b *Bridge) gatedNames() []string {
 func (b *Bridge) pendingTool(name string) (extension.ToolResult, bool) {
 	for _, n := range b.gatedNames() {
 		if strings.HasPrefix(name, catalog.Prefix+catalog.Sanitize(n)+"__") {
-			return ErrorResult("%s", b.servers[n].ApprovalErr().Msg), true
+			return toolresult.Error("%s", b.servers[n].ApprovalErr().Msg), true
 		}
 	}
 	return extension.ToolResult{}, false
@@ -248,7 +251,7 @@ func instructionsFor(c *config.Server) string {
 	if in == "" {
 		return ""
 	}
-	return fmt.Sprintf("Instructions for MCP server %q: %s", c.Name, Truncate(in, maxInstructions))
+	return fmt.Sprintf("Instructions for MCP server %q: %s", c.Name, textcut.Truncate(in, maxInstructions))
 }
 
 // searchInstructions lists the instructions of the servers among shown, once each.
@@ -275,7 +278,7 @@ func (b *Bridge) searchInstructions(shown []*catalog.Entry) string {
 
 // withFirstInstructions puts the server's instructions before its first call result of
 // this session (proxy mode, where the model may not have searched for the tool).
-func (b *Bridge) withFirstInstructions(s *Server, r extension.ToolResult) extension.ToolResult {
+func (b *Bridge) withFirstInstructions(s *lifecycle.Server, r extension.ToolResult) extension.ToolResult {
 	if b.mode != ModeProxy {
 		return r
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
@@ -140,7 +141,7 @@ func TestTrustCommands(t *testing.T) {
 	}
 
 	has(t, "/mcp untrust proj", he.ok("untrust proj"), "Withdrew the approval of proj", "stopped")
-	wantState(t, he.server("proj"), StateAsleep, "after untrust")
+	wantState(t, he.server("proj"), lifecycle.StateAsleep, "after untrust")
 	if res, text := he.callTool("mcp__proj__echo", map[string]any{"text": "again"}); !res.IsError || !strings.Contains(text, "/mcp trust proj") {
 		t.Fatalf("call after untrust: %v %q", res.IsError, text)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // bridgeWith is e.bridge(extension.GenNew) with tune applied to its options first.
@@ -56,7 +57,7 @@ func TestInitializeReportsVersion(t *testing.T) {
 		http                bool
 	}{
 		{"stdio", "9.8.7", "9.8.7", false},
-		{"stdio default", "", ClientVersion, false},
+		{"stdio default", "", lifecycle.ClientVersion, false},
 		{"http reinit", "9.8.7", "9.8.7", true},
 	}
 	for _, tt := range tests {
@@ -83,8 +84,8 @@ func TestInitializeReportsVersion(t *testing.T) {
 				t.Fatalf("%d initialize requests, want %d", len(infos), wantInits)
 			}
 			for i, ci := range infos {
-				if ci["name"] != ClientName || ci["version"] != tt.want {
-					t.Errorf("initialize %d: clientInfo %v, want name %q version %q", i+1, ci, ClientName, tt.want)
+				if ci["name"] != lifecycle.ClientName || ci["version"] != tt.want {
+					t.Errorf("initialize %d: clientInfo %v, want name %q version %q", i+1, ci, lifecycle.ClientName, tt.want)
 				}
 			}
 		})
