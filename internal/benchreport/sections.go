@@ -159,7 +159,7 @@ func sections() []section {
 		return fmt.Sprintf("the base (%s MB) is the Go runtime and the binary's code pages; on top, ≈ %s MB per 1,000 tools stays live. "+
 			"A heap profile of the idle bridge at 10,000 tools (in-process, after the index build) puts ≈ 3.1 MB in the tools' titles, "+
 			"descriptions and schemas, packed after `ready` into flate-compressed blocks and unpacked only when a tool is described, "+
-			"validated or indexed (`bridge/toolbody.go`); ≈ 4.6 MB in the search index (3.1 MB of it postings, 8 bytes each); ≈ 0.9 MB "+
+			"validated or indexed (`catalog/toolbody.go`); ≈ 4.6 MB in the search index (3.1 MB of it postings, 8 bytes each); ≈ 0.9 MB "+
 			"in the catalog's entries; ≈ 1.5 MB in the names (the Namer's record of every name given, one copy of each string, shared "+
 			"by the catalog and the index). The startup garbage (file bytes, frames, the decoded cache) is handed back to the OS after "+
 			"the index build and packing (debug.FreeOSMemory). What is left is mostly the index and the packed text.",
