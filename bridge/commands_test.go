@@ -37,7 +37,7 @@ type hostEnv struct {
 func (e *testEnv) startHost(tune func(*Bridge)) *hostEnv {
 	t := e.t
 	t.Helper()
-	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(t)),
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(t)),
 		Supervisor: supervisorArgv()})
 	if tune != nil {
 		tune(b)

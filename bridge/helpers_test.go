@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -94,7 +93,7 @@ func (e *testEnv) lookup(k string) (string, bool) {
 
 // bridge loads a bridge from the written config (no host).
 func (e *testEnv) bridge(gen extension.Generation) *Bridge {
-	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(e.t)),
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)),
 		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	b.Load(e.project, gen)
 	e.t.Cleanup(func() {
@@ -173,33 +172,6 @@ func noDNS() *net.Resolver {
 	return &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
 		return nil, errors.New("no DNS server in tests")
 	}}
-}
-
-// testLog is a log sink that writes to t.Log while the test runs and drops what
-// background goroutines (idle timers, late starts) log after it ended.
-func testLog(t *testing.T) io.Writer {
-	w := &tlog{t: t}
-	t.Cleanup(func() {
-		w.mu.Lock()
-		w.done = true
-		w.mu.Unlock()
-	})
-	return w
-}
-
-type tlog struct {
-	mu   sync.Mutex
-	t    *testing.T
-	done bool
-}
-
-func (w *tlog) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimSpace(string(p)))
-	}
-	return len(p), nil
 }
 
 // serveHost runs b as an extension behind a fake host over pipes and reads its hello. At

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // interactiveSession runs a bridge with the given call budget behind a host that
@@ -23,7 +24,7 @@ func interactiveSession(t *testing.T, caps []string, budget time.Duration) (*ext
 		t.Fatal(errs)
 	}
 	pre.Close(ctxGuard(t))
-	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(t)), CallBudget: budget,
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(t)), CallBudget: budget,
 		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	h := serveHost(t, b)
 	return h, h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: caps}), e.clock

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -137,14 +138,10 @@ func TestManyToolsServer(t *testing.T) {
 	}
 }
 
+// mergeMap is a copy of a with b's entries on top.
 func mergeMap(a, b map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
+	out := maps.Clone(a)
+	maps.Copy(out, b)
 	return out
 }
 

@@ -78,7 +78,7 @@ func everythingHost(t *testing.T, caps []string, sampling bool, extra map[string
 	pre.Close(ctxGuard(t))
 
 	log := &syncBuf{}
-	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(io.MultiWriter(log, testLog(t))).Level(zerolog.DebugLevel),
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(io.MultiWriter(log, testutil.Log(t))).Level(zerolog.DebugLevel),
 		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	b.x.advertiseSampling = sampling
 	h := serveHost(t, b)

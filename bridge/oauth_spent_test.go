@@ -42,7 +42,7 @@ func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &testutil.SyncBuffer{}
-	b := e.bridgeWith(func(o *Options) { o.Log = zerolog.New(io.MultiWriter(logs, testLog(t))) })
+	b := e.bridgeWith(func(o *Options) { o.Log = zerolog.New(io.MultiWriter(logs, testutil.Log(t))) })
 	e.clock.Advance(time.Hour)
 	s := e.srv(b, "r")
 

@@ -29,7 +29,7 @@ func TestSearchIndexBuiltAfterReady(t *testing.T) {
 		t.Fatal(errs)
 	}
 
-	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(t)),
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(t)),
 		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	h, in, out := exttest.NewPipe(t)
 	ctx, cancel := context.WithCancel(context.Background())

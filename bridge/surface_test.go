@@ -13,11 +13,12 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // bridgeOn loads a bridge from the written config for a surface (no host).
 func (e *testEnv) bridgeOn(gen extension.Generation, sf Surface) *Bridge {
-	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testLog(e.t)),
+	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)),
 		Supervisor: supervisorArgv(), Resolver: noDNS(), Surface: sf})
 	b.Load(e.project, gen)
 	e.t.Cleanup(func() {

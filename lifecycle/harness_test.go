@@ -2,13 +2,8 @@ package lifecycle
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +13,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
-	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // The harness of the state machine's tests: Servers made from a real config file whose
@@ -33,31 +28,15 @@ type inprocEnv struct {
 	t       *testing.T
 	home    string
 	clock   *clock.Fake
-	servers map[string]*inproctest.Server
+	servers inproctest.Servers
 }
 
 // newInprocEnv writes a config with one stdio entry per server (extra fields merged in)
 // and builds the in-process servers behind them.
 func newInprocEnv(t *testing.T, entries map[string]map[string]any) *inprocEnv {
-	e := &inprocEnv{t: t, home: t.TempDir(), clock: clock.NewFake(), servers: map[string]*inproctest.Server{}}
-	doc := map[string]any{}
-	for name, extra := range entries {
-		doc[name] = mergeMap(map[string]any{"command": "in-process"}, extra)
-		e.servers[name] = inproctest.New(0)
-	}
-	raw, _ := json.Marshal(map[string]any{"mcpServers": doc})
-	if err := os.WriteFile(filepath.Join(e.home, "mcp.json"), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e := &inprocEnv{t: t, home: t.TempDir(), clock: clock.NewFake()}
+	e.servers = inproctest.WriteConfig(t, e.home, entries)
 	return e
-}
-
-func (e *inprocEnv) connect(ctx context.Context, cfg *config.Server, h session.Handlers) (session.Session, error) {
-	f, ok := e.servers[cfg.Name]
-	if !ok {
-		return nil, fmt.Errorf("no in-process server %q", cfg.Name)
-	}
-	return f.Open(ctx, h)
 }
 
 // zotSurface words commands as zot's /mcp does.
@@ -75,7 +54,7 @@ type loaded map[string]*Server
 // load loads the config and makes its Servers, stopped at test end.
 func (e *inprocEnv) load() loaded {
 	cfg := config.Load(config.Options{ZotHome: e.home, ProjectDir: e.t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
-	d := &Deps{Clock: e.clock, Log: zerolog.New(testLog(e.t)), Connect: e.connect, Surface: zotSurface{}}
+	d := &Deps{Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)), Connect: e.servers.Connect, Surface: zotSurface{}}
 	l := loaded{}
 	for i := range cfg.Servers {
 		c := &cfg.Servers[i]
@@ -97,17 +76,6 @@ func (e *inprocEnv) srv(l loaded, name string) *Server {
 		e.t.Fatalf("no server %q", name)
 	}
 	return s
-}
-
-func mergeMap(a, b map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
 }
 
 func resultText(r *mcp.CallToolResult) string {
@@ -173,31 +141,4 @@ func advanceWhenWaiting(t *testing.T, c *clock.Fake, d time.Duration) {
 	t.Helper()
 	waitFor(t, fmt.Sprintf("a timer of %s on the clock", d), func() bool { return c.HasTimer(d) })
 	c.Advance(d)
-}
-
-// testLog writes to t.Log while the test runs and drops what background goroutines log
-// after it ended.
-func testLog(t *testing.T) io.Writer {
-	w := &tlog{t: t}
-	t.Cleanup(func() {
-		w.mu.Lock()
-		w.done = true
-		w.mu.Unlock()
-	})
-	return w
-}
-
-type tlog struct {
-	mu   sync.Mutex
-	t    *testing.T
-	done bool
-}
-
-func (w *tlog) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimSpace(string(p)))
-	}
-	return len(p), nil
 }
