@@ -9,15 +9,17 @@ import (
 	"github.com/zot-mcp/mcp-bridge/search"
 )
 
-// A tool has one type per layer, and the conversions between them are here (the startup
-// file's payloads, which belong to the registration path, are in bridge/startup.go):
+// A tool has one type per layer, and the conversions between them are here, except those
+// of the registration path, which belong to package startup (PayloadFor, ToolFromPayload):
 //
-//	mcp.Tool        what a server lists (mcp-go's type)            → ToCacheTool
-//	cache.Tool      what the cache file stores, schemas kept raw   → Entry (newCatalog)
-//	Entry           a catalog tool: names for routing, the rest packed (catalog.go)
-//	search.Doc      what the ranker indexes                       ← docFor
-//	extension.Tool  what the host is told at registration          ← bridge.payloadFor
-//	bridge.ToolInfo what the CLI lists                             ← Bridge.Tools
+//	mcp.Tool               what a server lists (mcp-go's type)                 → ToCacheTool
+//	cache.Tool             what the cache file stores, schemas kept raw        → Entry (newCatalog)
+//	Entry                  a catalog tool: names for routing, the rest packed (catalog.go)
+//	search.Doc             what the ranker indexes                             ← docFor
+//	cache.FrameTool        the startup file's record: MCP name, opaque payload
+//	startup.Tool           a tool of the startup set: registered name, payload ← startup.PayloadFor
+//	extension.ToolPayload  what the host is told at registration (pre-encoded)
+//	bridge.ToolInfo        what the CLI lists                                  ← Bridge.Tools
 
 // ToCacheTool converts a live listing's tool into what the cache stores.
 func ToCacheTool(t mcp.Tool) cache.Tool {
