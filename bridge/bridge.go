@@ -31,6 +31,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
@@ -155,7 +156,7 @@ type Bridge struct {
 	x *mcpx
 
 	// elicits are the servers' open questions to the user (elicit.go).
-	elicits elicitations
+	elicits interact.Asker
 }
 
 // New returns a bridge; call Load (or let Setup do it) before use.

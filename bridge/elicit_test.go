@@ -188,7 +188,7 @@ func TestElicitEverythingServer(t *testing.T) {
 		if _, err := h.WaitNotify(ctxGuard(t), "(request "+n+")"); err != nil {
 			t.Fatal(err)
 		}
-		he.clock.Advance(he.b.opts.CallBudget - elicitMargin)
+		he.clock.Advance(he.b.opts.CallBudget - interact.AnswerMargin)
 		if _, err := h.WaitNotify(ctxGuard(t), "MCP request "+n+` from "everything" expired`); err != nil {
 			t.Fatal(err)
 		}

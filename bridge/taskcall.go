@@ -11,6 +11,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
@@ -95,7 +96,7 @@ func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage) extens
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
 	defer cancel()
-	expired, timer := clock.After(b.opts.Clock, b.opts.CallBudget-elicitMargin)
+	expired, timer := clock.After(b.opts.Clock, b.opts.CallBudget-interact.AnswerMargin)
 	defer timer.Stop()
 	res, err := b.x.waitTask(ctx, t, expired, nil)
 	if err != nil {
