@@ -178,22 +178,14 @@ func noDNS() *net.Resolver {
 // test end the host shuts it down, extension.Run must return, and b is closed.
 func serveHost(t *testing.T, b *Bridge) *exttest.Host {
 	t.Helper()
-	h, in, out := exttest.NewPipe(t)
-	done := make(chan error, 1)
-	go func() {
-		done <- extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"})
-		_ = out.(io.Closer).Close()
-	}()
+	// Registered first, so it runs after the host's shutdown (cleanups run last first).
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), guard)
 		defer cancel()
-		_ = h.Shutdown(ctx)
-		select {
-		case <-done:
-		case <-ctx.Done():
-			t.Error("extension.Run did not return after shutdown")
-		}
 		b.Close(ctx)
+	})
+	h := exttest.Serve(t, guard, func(in io.Reader, out io.Writer) error {
+		return extension.Run(context.Background(), in, out, b, extension.Options{Name: "mcp"})
 	})
 	h.ExpectHello(ctxGuard(t))
 	return h

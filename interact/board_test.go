@@ -47,21 +47,8 @@ func (k *sessionKeeper) RunCommand(context.Context, extension.Command) extension
 func boardHost(t *testing.T) (*exttest.Host, *NoteBoard, *Progress) {
 	t.Helper()
 	k := &sessionKeeper{}
-	h, in, out := exttest.NewPipe(t)
-	done := make(chan error, 1)
-	go func() {
-		done <- extension.Run(context.Background(), in, out, k, extension.Options{Name: "mcp"})
-		_ = out.(io.Closer).Close()
-	}()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), guard)
-		defer cancel()
-		_ = h.Shutdown(ctx)
-		select {
-		case <-done:
-		case <-ctx.Done():
-			t.Error("extension.Run did not return after shutdown")
-		}
+	h := exttest.Serve(t, guard, func(in io.Reader, out io.Writer) error {
+		return extension.Run(context.Background(), in, out, k, extension.Options{Name: "mcp"})
 	})
 	h.ExpectHello(ctxGuard(t))
 	notes := NewNoteBoard(k.sess.Load, nil)

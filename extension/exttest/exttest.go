@@ -198,6 +198,30 @@ func NewPipe(t testing.TB) (h *Host, extIn io.Reader, extOut io.Writer) {
 	return h, inR, outW
 }
 
+// Serve runs an in-process extension behind a new Host: run gets the extension's ends of
+// the pipes (typically a call of extension.Run) in its own goroutine. When the test ends
+// the host asks for shutdown and run must return within guard, else the test fails.
+func Serve(t testing.TB, guard time.Duration, run func(in io.Reader, out io.Writer) error) *Host {
+	t.Helper()
+	h, in, out := NewPipe(t)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(in, out)
+		_ = out.(io.Closer).Close()
+	}()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		defer cancel()
+		_ = h.Shutdown(ctx)
+		select {
+		case <-done:
+		case <-ctx.Done():
+			t.Error("the extension did not return after shutdown")
+		}
+	})
+	return h
+}
+
 // StartProcess starts cmd with its stdin and stdout connected to a new Host.
 // Unless cmd.Stderr is set, the child's stderr goes to t.Log line by line.
 // When the test ends the process is killed (if still running) and waited
