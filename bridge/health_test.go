@@ -7,6 +7,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
@@ -48,15 +49,8 @@ func TestHungServerIsRestarted(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds (bounded by the guard).
+// waitFor polls cond until it holds, bounded by the test's guard (testutil.WaitFor).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	ctx := ctxGuard(t)
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	testutil.WaitFor(ctxGuard(t), t, what, cond)
 }

@@ -93,10 +93,17 @@ func (e *testEnv) lookup(k string) (string, bool) {
 
 // bridge loads a bridge from the written config (no host).
 func (e *testEnv) bridge(gen extension.Generation) *Bridge {
-	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)),
-		Supervisor: supervisorArgv(), Resolver: noDNS()})
-	b.Load(e.project, gen)
-	e.t.Cleanup(func() {
+	return loadBridge(e.t, Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)),
+		Supervisor: supervisorArgv(), Resolver: noDNS()}, e.project, gen)
+}
+
+func (e *testEnv) srv(b *Bridge, name string) *lifecycle.Server { return mustServer(e.t, b, name) }
+
+// loadBridge makes a bridge from opts, loads projectDir for gen and closes it at test end.
+func loadBridge(t *testing.T, opts Options, projectDir string, gen extension.Generation) *Bridge {
+	b := New(opts)
+	b.Load(projectDir, gen)
+	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		b.Close(ctx)
@@ -104,10 +111,12 @@ func (e *testEnv) bridge(gen extension.Generation) *Bridge {
 	return b
 }
 
-func (e *testEnv) srv(b *Bridge, name string) *lifecycle.Server {
+// mustServer is b's server of that name; the test fails without one.
+func mustServer(t *testing.T, b *Bridge, name string) *lifecycle.Server {
+	t.Helper()
 	s, ok := b.Server(name)
 	if !ok {
-		e.t.Fatalf("no server %q", name)
+		t.Fatalf("no server %q", name)
 	}
 	return s
 }

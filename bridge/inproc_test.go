@@ -1,9 +1,7 @@
 package bridge
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -31,21 +29,8 @@ func newInprocEnv(t *testing.T, entries map[string]map[string]any) *inprocEnv {
 }
 
 func (e *inprocEnv) bridge() *Bridge {
-	b := New(Options{ZotHome: e.home, LookupEnv: func(string) (string, bool) { return "", false }, Clock: e.clock,
-		Log: zerolog.New(testutil.Log(e.t)), Resolver: noDNS(), Connect: e.servers.Connect})
-	b.Load(e.t.TempDir(), extension.GenNew)
-	e.t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		b.Close(ctx)
-	})
-	return b
+	return loadBridge(e.t, Options{ZotHome: e.home, LookupEnv: func(string) (string, bool) { return "", false }, Clock: e.clock,
+		Log: zerolog.New(testutil.Log(e.t)), Resolver: noDNS(), Connect: e.servers.Connect}, e.t.TempDir(), extension.GenNew)
 }
 
-func (e *inprocEnv) srv(b *Bridge, name string) *lifecycle.Server {
-	s, ok := b.Server(name)
-	if !ok {
-		e.t.Fatalf("no server %q", name)
-	}
-	return s
-}
+func (e *inprocEnv) srv(b *Bridge, name string) *lifecycle.Server { return mustServer(e.t, b, name) }

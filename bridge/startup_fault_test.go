@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
@@ -65,17 +64,10 @@ func TestDamagedStartupFileIsDiscardedAndRebuilt(t *testing.T) {
 	if !strings.Contains(logs.String(), "damaged startup file discarded") {
 		t.Fatalf("the damaged file was not logged: %s", logs.String())
 	}
-	ctx := ctxGuard(t)
-	for {
-		if fs, err := cache.ReadFrames(framesPath, stamp); err == nil && len(fs["alpha"].Tools) > 0 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the startup file was not rebuilt")
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	waitFor(t, "the startup file rebuilt", func() bool {
+		fs, err := cache.ReadFrames(framesPath, stamp)
+		return err == nil && len(fs["alpha"].Tools) > 0
+	})
 }
 
 // TestSetupPanicStillServes: a panic while loading used to leave the host with no /mcp

@@ -110,30 +110,16 @@ func TestStartupFileMatchesDecodedCache(t *testing.T) {
 	if strings.Join(again, "\n") != strings.Join(fast, "\n") {
 		t.Fatal("registrations changed after falling back from a stale startup file")
 	}
-	ctx := ctxGuard(t)
-	for {
-		if _, err := cache.ReadFrames(framesPath, stamp); err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("stale startup file was not rewritten after ready")
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	waitFor(t, "the stale startup file rewritten after ready", func() bool {
+		_, err := cache.ReadFrames(framesPath, stamp)
+		return err == nil
+	})
 }
 
 func waitFile(t *testing.T, path string) {
 	t.Helper()
-	ctx := ctxGuard(t)
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s never appeared", path)
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	waitFor(t, path+" to appear", func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }

@@ -68,21 +68,14 @@ func oneStart(t *testing.T, e *testEnv, ack exttest.Ack) ([]string, startPath) {
 // waitSent waits until the startup file holds a sent section for the cache as it is.
 func waitSent(t *testing.T, cachePath string) {
 	t.Helper()
-	ctx := ctxGuard(t)
-	for {
+	waitFor(t, "the startup file's sent section", func() bool {
 		stamp, err := cache.StampOf(cachePath)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := cache.ReadSent(cache.FramesPath(cachePath), stamp); err == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the startup file's sent section was never written")
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+		_, err = cache.ReadSent(cache.FramesPath(cachePath), stamp)
+		return err == nil
+	})
 }
 
 // dropSent rewrites the startup file with its payloads only.

@@ -111,17 +111,10 @@ func wantState(t *testing.T, s *Server, st State, why string) {
 	}
 }
 
-// waitFor polls cond until it holds (bounded by the guard).
+// waitFor polls cond until it holds, bounded by the test's guard (testutil.WaitFor).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	ctx := ctxGuard(t)
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	testutil.WaitFor(ctxGuard(t), t, what, cond)
 }
 
 // waitState polls until the server reaches st (bounded by the guard).
