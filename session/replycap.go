@@ -126,6 +126,9 @@ func (l *ReplyLimiter) Close() error {
 }
 
 func (l *ReplyLimiter) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
 	for {
 		if len(l.out) > 0 {
 			n := copy(p, l.out)
