@@ -66,8 +66,9 @@ type LimitOptions struct {
 	ID json.RawMessage
 	// Dropped is told of an over-size message that fails no request (a server request or
 	// notification, or a reply whose id was not found), so that it can be logged; the
-	// stream goes on. nil: such a reply ends the stream instead (Lost), as a stdio
-	// server's must, since its caller would otherwise wait for an answer that never comes.
+	// stream goes on. nil: a server request or notification is dropped all the same, but
+	// a reply whose id was not found ends the stream (Lost), as a stdio server's must,
+	// since its caller would otherwise wait for an answer that never comes.
 	Dropped func(error)
 }
 

@@ -20,6 +20,7 @@ func TestReplyLimiter(t *testing.T) {
 	late := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"id":7,"jsonrpc":"2.0"}`
 	ok := `{"jsonrpc":"2.0","id":8,"result":{}}`
 	idLast := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"jsonrpc":"2.0","id":"call-4"}`
+	notification := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 500) + `"}}`
 	serverReq := `{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{"t":"` + strings.Repeat("x", 500) + `"}}`
 	exact := `{"id":9,"r":"` + strings.Repeat("y", limit-len(`{"id":9,"r":""}`)) + `"}`
 	tests := []struct {
@@ -37,6 +38,7 @@ func TestReplyLimiter(t *testing.T) {
 		{name: "id written last is found in the reply's end", in: idLast + "\n" + ok + "\n",
 			want: []string{`"id":"call-4"`, ok}},
 		{name: "a server request over the cap is dropped, not answered as ours", in: serverReq + "\n" + ok + "\n", want: []string{ok}},
+		{name: "a notification over the cap is dropped; the stream goes on", in: notification + "\n" + ok + "\n", want: []string{ok}},
 	}
 	for _, tt := range tests {
 		for _, oneByte := range []bool{false, true} {
