@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
@@ -223,8 +225,9 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdCall(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("call", "call SERVER TOOL ['JSON arguments'] | call mcp__SERVER__TOOL ['JSON arguments'] [--accept-defaults] [--cwd DIR]", stderr)
+	f := newFlags("call", "call SERVER TOOL ['JSON arguments'] | call mcp__SERVER__TOOL ['JSON arguments'] [--accept-defaults] [--no-wait] [--cwd DIR]", stderr)
 	acceptDefaults := f.fs.Bool("accept-defaults", false, "answer a server's form questions with their defaults without asking (for scripts)")
+	noWait := f.fs.Bool("no-wait", false, "when the server runs the call as a task, print the task's id and exit instead of waiting for its result")
 	pos, err := f.parse(args)
 	if err != nil {
 		return exitFor(err)
@@ -259,13 +262,20 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	if len(rest) == 1 {
 		argJSON = json.RawMessage(rest[0])
 	}
-	if _, ok := b.Server(server); !ok && brokenFiles(b) != nil {
+	srv, ok := b.Server(server)
+	if !ok && brokenFiles(b) != nil {
 		// The server may be defined in the broken file: say so rather than only "unknown".
 		code := printResult(b.CallByName(context.Background(), server, tool, argJSON), stdout)
 		reportBrokenFor(b, stderr, server)
 		return max(code, 1)
 	}
-	return printResult(b.CallByName(context.Background(), server, tool, argJSON), stdout)
+	c := &taskCall{b: b, clock: clock.System{}, noWait: *noWait, status: isTerminalWriter(stderr), stdout: stdout, stderr: stderr}
+	if ok {
+		c.clock = srv.Clock()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return c.run(ctx, server, tool, argJSON)
 }
 
 func printResult(r extension.ToolResult, stdout io.Writer) int {

@@ -84,7 +84,7 @@ type Options struct {
 	// Resolver resolves HTTP servers' host names (nil: the system resolver); tests use one
 	// that fails every lookup so nothing leaves the machine.
 	Resolver *net.Resolver
-	// MaxReplyBytes bounds one message from a stdio server (default DefaultMaxReply); a
+	// MaxReplyBytes bounds one message from a server, stdio or HTTP (default DefaultMaxReply); a
 	// larger reply fails its call instead of taking the memory.
 	MaxReplyBytes int
 	// TrustPath is the store of approved project servers ("" = <ZotHome>/mcp-trust.json).
@@ -213,7 +213,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.deps = &lifecycle.Deps{Clock: b.opts.Clock, Log: b.opts.Log, ProjectDir: projectDir, Supervisor: b.opts.Supervisor,
 		OnListChanged: b.listChanged, Resolver: b.opts.Resolver, MaxReply: b.opts.MaxReplyBytes, Surface: b.opts.Surface,
 		Remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
-			Cmd: b.opts.Surface.Cmd, ClientName: lifecycle.ClientName}, Host: bridgeHost{b}, Connect: b.opts.Connect}
+			Cmd: b.opts.Surface.Cmd, ClientName: lifecycle.ClientName, MaxReply: b.opts.MaxReplyBytes}, Host: bridgeHost{b}, Connect: b.opts.Connect}
 	b.deps.Remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
 	b.deps.Version = cmp.Or(b.opts.Version, lifecycle.ClientVersion)
 	b.servers = make(map[string]*lifecycle.Server, len(b.cfg.Servers))

@@ -7,24 +7,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 )
 
-// advanceWhenWaiting waits until something has a timer due d from now on the fake clock,
-// then advances the clock by d. Polling is bounded by guard: the timer is set by a
-// goroutine of the code under test.
-func advanceWhenWaiting(t *testing.T, c *fakeClock, d time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(guard)
-	for {
-		if c.HasTimer(d) {
-			c.Advance(d)
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no timer of %s was set on the clock", d)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestAfterFollowsTheClock(t *testing.T) {
 	t.Parallel()
 	c := newFakeClock()

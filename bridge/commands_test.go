@@ -551,7 +551,7 @@ func TestCommandStartStillRunningReportsByNote(t *testing.T) {
 	slowly := func(args string) string {
 		got := make(chan exttest.CommandResponse, 1)
 		go func() { got <- he.run(args) }()
-		advanceWhenWaiting(t, e.clock, commandBudget)
+		testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, commandBudget)
 		r := <-got
 		if r.Error != "" {
 			t.Fatalf("/mcp %s failed: %s\n%s", args, r.Error, r.Display)

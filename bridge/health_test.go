@@ -38,7 +38,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 	}
 	waitFor(t, "the ping check to start", s.Checking)
 	wantState(t, s, lifecycle.StateReady, "while the ping is unanswered")
-	advanceWhenWaiting(t, e.clock, lifecycle.PingTimeout)
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, lifecycle.PingTimeout)
 	waitState(t, s, lifecycle.StateAsleep)
 	if st := b.statusText(); !strings.Contains(st, "not answering") {
 		t.Fatalf("/mcp does not say the server hung:\n%s", st)

@@ -328,7 +328,7 @@ func TestHTTPErrors(t *testing.T) {
 			errc := make(chan error, 1)
 			go func() { errc <- s.Start(ctxGuard(t)) }()
 			if c.advance > 0 {
-				advanceWhenWaiting(t, e.clock, c.advance)
+				testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, c.advance)
 			}
 			err := <-errc
 			if err == nil {
@@ -365,7 +365,7 @@ func TestHTTPRequestTimeout(t *testing.T) {
 		_, err := s.Call(ctxGuard(t), "slow", map[string]any{"ms": 60000}, false)
 		errc <- err
 	}()
-	advanceWhenWaiting(t, e.clock, 300*time.Millisecond) // requestTimeout runs on the injected clock
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, 300*time.Millisecond) // requestTimeout runs on the injected clock
 	err := <-errc
 	if kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "requestTimeout (300ms)") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
@@ -719,7 +719,7 @@ func TestExplicitSSEAgainstStreamableServer(t *testing.T) {
 	case <-ctxGuard(t).Done():
 		t.Fatal("the SSE GET was never answered")
 	}
-	advanceWhenWaiting(t, e.clock, 30*time.Second)
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, 30*time.Second)
 	err := <-errc
 	if kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "no SSE endpoint event") || !strings.Contains(err.Error(), `"transport": "streamable-http"`) {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))

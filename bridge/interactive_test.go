@@ -85,7 +85,7 @@ func TestInteractiveToolsOnHostWithoutCapabilities(t *testing.T) {
 		r, err := h.CallTool(ctxGuard(t), "1", CallToolName, map[string]any{"server": "fake", "tool": "slow", "arguments": map[string]any{"ms": 60000}})
 		done <- answer{r, err}
 	}()
-	advanceWhenWaiting(t, clock, time.Second) // the requestTimeout, on the injected clock
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, clock, time.Second) // the requestTimeout, on the injected clock
 	a := <-done
 	r, err := a.r, a.err
 	if err != nil {

@@ -58,3 +58,31 @@ func TestMaxReplyFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteOversizeReplyFailsOnlyThatCall: the cap covers HTTP servers too (the bridge's
+// MaxReplyBytes reaches remote's transport): on streamable HTTP and legacy SSE a reply
+// over it fails that call with an error naming the server, the cap and the setting to
+// raise; the same connection answers the next call.
+func TestRemoteOversizeReplyFailsOnlyThatCall(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ mode, transport string }{{"-http", "streamable-http"}, {"-sse", "sse"}} {
+		t.Run(tc.transport, func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			url, record := startFakeHTTP(t, tc.mode)
+			e.write(map[string]any{"r": map[string]any{"url": url, "transport": tc.transport}}, nil)
+			s := e.srv(e.bridgeWith(func(o *Options) { o.MaxReplyBytes = 1 << 20 }), "r")
+			_, err := s.Call(ctxGuard(t), "big", map[string]any{"bytes": 3 << 20}, true)
+			if err == nil || !strings.Contains(err.Error(), `MCP server "r"`) ||
+				!strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(err.Error(), session.MaxReplyEnv) {
+				t.Fatalf("over-size reply: %v", err)
+			}
+			if got := mustCall(t, s, "big", map[string]any{"bytes": 1000}); len(got) != 1000 {
+				t.Fatalf("reply under the cap: %d bytes", len(got))
+			}
+			if n := countRecord(t, record, isHTTP("GET", "")); tc.transport == "sse" && n != 1 {
+				t.Fatalf("%d SSE streams opened; the over-size reply must not cost the connection", n)
+			}
+		})
+	}
+}

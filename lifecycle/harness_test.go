@@ -128,10 +128,3 @@ func waitInFlight(t *testing.T, s *Server, n int) {
 	t.Helper()
 	waitFor(t, fmt.Sprintf("%d calls in flight on %s", n, s.Name()), func() bool { return s.Status().InFlight == n })
 }
-
-// advanceWhenWaiting advances the clock by d once a timer of d is set on it.
-func advanceWhenWaiting(t *testing.T, c *clock.Fake, d time.Duration) {
-	t.Helper()
-	waitFor(t, fmt.Sprintf("a timer of %s on the clock", d), func() bool { return c.HasTimer(d) })
-	c.Advance(d)
-}

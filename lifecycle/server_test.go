@@ -10,6 +10,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -146,7 +147,7 @@ func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
 	default:
 	}
 	// connectTimeout runs on the injected clock.
-	advanceWhenWaiting(t, e.clock, time.Second)
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, time.Second)
 	err := <-hungErr
 	if KindOf(err) != KindStart || !strings.Contains(err.Error(), "connectTimeout") {
 		t.Fatalf("hung start: %v", err)

@@ -30,6 +30,9 @@ type Deps struct {
 	// Answered, when set, is told of every HTTP answer a server's transport receives, so
 	// that a test can wait for one instead of for time; nil in production.
 	Answered func(method string, status int)
+	// MaxReply bounds one message a server sends (0: session.DefaultMaxReply): the cap
+	// stdio servers' replies have (MCP_BRIDGE_MAX_REPLY_MB).
+	MaxReply int
 }
 
 // Server is what outlives one HTTP session of a configured server: the transport that

@@ -282,6 +282,11 @@ func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error
 // failure classifies a failed request on a live session; a server that cannot be reached
 // any more ends the session.
 func (hs *httpSession) failure(p ProbeInfo, err error, prefix string) error {
+	var big *session.TooLargeError
+	if errors.As(err, &big) {
+		// The server answered, over the cap: only this request fails.
+		return &RequestError{Failure: Failure{Kind: KindCall, Msg: big.Error(), MaybeRan: true}, Err: err, Prefix: prefix}
+	}
 	if ServerAnswered(p, err) {
 		if prefix != "" {
 			return fmt.Errorf("%s%w", prefix, err)
@@ -390,7 +395,11 @@ func (s *Server) authHint() string {
 // newHeaderTransport is the RoundTripper of one connection to s (Transport).
 func (s *Server) newHeaderTransport(kind config.Transport) *Transport {
 	return NewTransport(Options{Kind: kind, URL: s.cfg.URL, Headers: s.cfg.Headers, ConnectTimeout: s.cfg.ConnectTimeout,
-		Resolver: s.d.Resolver, Redact: s.redactor(), Clock: s.d.Clock, Answered: s.d.Answered})
+		Resolver: s.d.Resolver, Redact: s.redactor(), Clock: s.d.Clock, Answered: s.d.Answered, MaxReply: s.d.MaxReply,
+		Dropped: func(err error) {
+			s.d.Log.Warn().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("reason", err.Error()).
+				Msg("dropped a message over the reply cap from the event stream; the stream goes on")
+		}})
 }
 
 // LostText says how a session's transport broke, for the model.

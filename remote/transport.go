@@ -10,6 +10,7 @@ package remote
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // Transport adds the configured headers to every request for the server's origin (never
@@ -40,6 +42,8 @@ type Transport struct {
 	clock   clock.Clock
 	// answered is Options.Answered (nil: nobody is told).
 	answered func(method string, status int)
+	maxReply int         // Options.MaxReply
+	dropped  func(error) // Options.Dropped
 
 	mu          sync.Mutex
 	listenFails int // GET stream attempts in a row that could not reach the server
@@ -112,6 +116,12 @@ type Options struct {
 	Base *http.Transport
 	// Answered is told of every answer after it is noted in the request's probe (Deps).
 	Answered func(method string, status int)
+	// MaxReply bounds one message the server sends (0: session.DefaultMaxReply), as for
+	// stdio servers.
+	MaxReply int
+	// Dropped is told of an over-size message on an event stream that fails no request
+	// (a notification, or a reply whose id was not found); nil: nobody is told.
+	Dropped func(error)
 }
 
 // NewTransport makes the RoundTripper of one server connection.
@@ -126,7 +136,8 @@ func NewTransport(o Options) *Transport {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
-	t := &Transport{base: base, kind: o.Kind, headers: o.Headers, redact: redact, clock: o.Clock, answered: o.Answered}
+	t := &Transport{base: base, kind: o.Kind, headers: o.Headers, redact: redact, clock: o.Clock, answered: o.Answered,
+		maxReply: o.MaxReply, dropped: o.Dropped}
 	if u, err := url.Parse(o.URL); err == nil {
 		t.scheme, t.host = u.Scheme, canonicalHost(u)
 	}
@@ -198,6 +209,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.answered(req.Method, resp.StatusCode)
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	if !listen || (ok && ct == "text/event-stream") {
+		resp.Body = t.limit(req, resp.Body, ct)
+	}
 	switch {
 	case listen && resp.StatusCode != http.StatusNotFound && (!ok || ct != "text/event-stream"):
 		// The optional GET stream is unusable (an error, a login page...). mcp-go would
@@ -214,6 +228,44 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = &endpointSniffer{rc: resp.Body, p: p}
 	}
 	return resp, nil
+}
+
+// limit caps every message read from body at the reply cap, with the one limiter stdio
+// servers' replies go through (session.ReplyLimiter): an event stream per event, anything
+// else as one message. A POST's event stream answers that request, so an over-size event
+// that names no id fails it.
+func (t *Transport) limit(req *http.Request, body io.ReadCloser, ct string) io.ReadCloser {
+	o := session.LimitOptions{Limit: t.maxReply, Framing: session.FrameBody}
+	if ct == "text/event-stream" {
+		o.Framing = session.FrameEvents
+		o.Dropped = t.dropped
+		if o.Dropped == nil {
+			o.Dropped = func(error) {}
+		}
+		if req.Method == http.MethodPost {
+			o.ID = requestID(req)
+		}
+	}
+	return session.NewReplyLimiter(body, o)
+}
+
+// requestID is the JSON-RPC id of the request req sends (nil: none), read from the start
+// of a copy of its body.
+func requestID(req *http.Request) json.RawMessage {
+	if req.GetBody == nil {
+		return nil
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	head, _ := io.ReadAll(io.LimitReader(rc, 512))
+	id, ok := session.MessageID(head)
+	if !ok {
+		return nil
+	}
+	return id
 }
 
 func drain(rc io.ReadCloser) {

@@ -33,44 +33,111 @@ func MaxReplyFrom(lookup func(string) (string, bool)) (int, error) {
 	return n << 20, nil
 }
 
-// headKeep is how much of each line is kept to find its JSON-RPC id once the line turns
-// out to be too long; servers write "jsonrpc" and "id" before the result.
-const headKeep = 512
+// headKeep is how much of each message is kept to find its JSON-RPC id once the message
+// turns out to be too long; most servers write "jsonrpc" and "id" before the result.
+// tailKeep is how much of its end is kept for servers that write the id last.
+const (
+	headKeep = 512
+	tailKeep = 256
+)
 
-// replyLimiter sits between a server's stdout and mcp-go's line reader. Lines up to limit
-// bytes pass through untouched. A longer line is cut where it crosses the limit, the rest
-// of it is discarded as it arrives, and in its place mcp-go reads a JSON-RPC error for the
-// same id, so only that request fails and the connection stays usable. When the id cannot
-// be found in the line's start, the stream ends instead (lost is closed) and the server
-// has to be restarted. It is used by mcp-go's single reader goroutine only.
-type replyLimiter struct {
+// Framing says where one message ends in a stream that a ReplyLimiter reads.
+type Framing int
+
+// The framings.
+const (
+	// FrameLines: one message per line (newline-delimited JSON, as stdio servers write).
+	FrameLines Framing = iota
+	// FrameEvents: one message per server-sent event, which ends at an empty line (the
+	// event streams of streamable HTTP and of the legacy SSE transport).
+	FrameEvents
+	// FrameBody: the whole stream is one message (an HTTP response body).
+	FrameBody
+)
+
+// LimitOptions configure a ReplyLimiter.
+type LimitOptions struct {
+	// Limit bounds one message in bytes (0: DefaultMaxReply).
+	Limit   int
+	Framing Framing
+	// ID is the id of the request whose answer the stream carries (the event stream
+	// answering an HTTP POST): an over-size message that names no id of its own fails that
+	// request. nil: none.
+	ID json.RawMessage
+	// Dropped is told of an over-size message that fails no request (a server request or
+	// notification, or a reply whose id was not found), so that it can be logged; the
+	// stream goes on. nil: a server request or notification is dropped all the same, but
+	// a reply whose id was not found ends the stream (Lost), as a stdio server's must,
+	// since its caller would otherwise wait for an answer that never comes.
+	Dropped func(error)
+}
+
+// ReplyLimiter sits between a server's stream and mcp-go's reader. Messages up to the
+// limit pass through untouched. A longer one is cut where it crosses the limit and the
+// rest of it is discarded as it arrives, so memory stays bounded whatever the server
+// sends. In its place mcp-go reads a JSON-RPC error for the same id (FrameLines,
+// FrameEvents), so only that request fails and the stream stays usable; a body
+// (FrameBody) fails with a *TooLargeError instead. It is used by one reader goroutine.
+type ReplyLimiter struct {
 	r     io.Reader
 	limit int
+	o     LimitOptions
 
-	line  int    // bytes of the current line handed on so far
-	head  []byte // start of the current line
-	skip  bool   // discarding the rest of an over-size line
-	carry []byte // bytes read but not yet handed on
-	out   []byte // bytes of our own to hand on first
-	eof   bool   // end the stream after out
+	msg     int    // bytes of the current message handed on so far
+	lineLen int    // bytes of the current line so far (FrameEvents: an empty line ends the message)
+	line1   byte   // the current line's first byte
+	head    []byte // start of the current message
+	skip    bool   // discarding the rest of an over-size message
+	pending bool   // the skipped message's id is still to be found (in its tail)
+	tail    []byte // the skipped message's last bytes
+	carry   []byte // bytes read but not yet handed on
+	out     []byte // bytes of our own to hand on first
+	eof     bool   // end the stream after out
+	err     error  // FrameBody: the error to return once out is empty
 
 	lostOnce sync.Once
-	lost     chan struct{} // closed when the stream was ended because of an over-size line
+	lost     chan struct{} // closed when the stream was ended because of an over-size message
 }
 
-func newReplyLimiter(r io.Reader, limit int) *replyLimiter {
-	if limit <= 0 {
-		limit = DefaultMaxReply
+func newReplyLimiter(r io.Reader, limit int) *ReplyLimiter {
+	return NewReplyLimiter(r, LimitOptions{Limit: limit})
+}
+
+// NewReplyLimiter limits the messages read from r.
+func NewReplyLimiter(r io.Reader, o LimitOptions) *ReplyLimiter {
+	if o.Limit <= 0 {
+		o.Limit = DefaultMaxReply
 	}
-	return &replyLimiter{r: r, limit: limit, lost: make(chan struct{})}
+	return &ReplyLimiter{r: r, limit: o.Limit, o: o, lost: make(chan struct{})}
 }
 
-func (l *replyLimiter) Read(p []byte) (int, error) {
+// Limit is the most bytes one message may have.
+func (l *ReplyLimiter) Limit() int { return l.limit }
+
+// Lost is closed when the stream was ended because an over-size message could not be
+// matched to a request (only without LimitOptions.Dropped).
+func (l *ReplyLimiter) Lost() <-chan struct{} { return l.lost }
+
+// Close closes the underlying reader when it is an io.Closer (an HTTP body).
+func (l *ReplyLimiter) Close() error {
+	if c, ok := l.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+func (l *ReplyLimiter) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
 	for {
 		if len(l.out) > 0 {
 			n := copy(p, l.out)
 			l.out = l.out[n:]
 			return n, nil
+		}
+		if l.err != nil {
+			return 0, l.err
 		}
 		if l.eof {
 			return 0, io.EOF
@@ -80,72 +147,197 @@ func (l *replyLimiter) Read(p []byte) (int, error) {
 		if len(buf) == 0 {
 			n, err := l.r.Read(p)
 			if n == 0 {
+				if err == io.EOF && l.skip && l.pending {
+					l.skipEnded() // a message cut off by the end of the stream
+					continue
+				}
 				return 0, err
 			}
 			buf = p[:n]
 		}
 		if l.skip {
-			i := bytes.IndexByte(buf, '\n')
-			if i < 0 {
-				continue
-			}
-			l.skip, l.line, l.head = false, 0, l.head[:0]
-			l.keep(buf[i+1:])
+			l.skipIn(buf)
 			continue
 		}
 		seg := buf
-		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-			seg = buf[:i+1]
+		if l.o.Framing != FrameBody {
+			if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+				seg = buf[:i+1]
+			}
 		}
 		content := len(seg)
 		if seg[len(seg)-1] == '\n' {
 			content--
 		}
-		if l.line+content > l.limit {
+		if l.msg+content > l.limit {
 			l.overflow(seg, buf[len(seg):])
 			continue
 		}
 		n := copy(p, seg)
-		if len(l.head) < headKeep {
-			l.head = append(l.head, seg[:min(n, headKeep-len(l.head))]...)
-		}
-		l.line += n
-		if n == len(seg) && seg[n-1] == '\n' {
-			l.line, l.head = 0, l.head[:0]
-		}
+		l.handed(seg[:n])
 		l.keep(buf[n:])
 		return n, nil
 	}
 }
 
+// handed accounts for bytes handed on: b is a piece of one line.
+func (l *ReplyLimiter) handed(b []byte) {
+	if len(l.head) < headKeep {
+		l.head = append(l.head, b[:min(len(b), headKeep-len(l.head))]...)
+	}
+	l.msg += len(b)
+	if l.lineLen == 0 {
+		l.line1 = b[0]
+	}
+	l.lineLen += len(b)
+	if b[len(b)-1] != '\n' || l.o.Framing == FrameBody {
+		return
+	}
+	if l.o.Framing == FrameLines || l.emptyLine() {
+		l.msg, l.head = 0, l.head[:0]
+	}
+	l.lineLen = 0
+}
+
+// emptyLine says whether the line that just ended ("\n" or "\r\n") is empty.
+func (l *ReplyLimiter) emptyLine() bool {
+	return l.lineLen == 1 || (l.lineLen == 2 && l.line1 == '\r')
+}
+
+// skipIn discards buf, part of an over-size message, up to the message's end.
+func (l *ReplyLimiter) skipIn(buf []byte) {
+	for len(buf) > 0 {
+		i := bytes.IndexByte(buf, '\n')
+		piece := buf
+		if i >= 0 && l.o.Framing != FrameBody {
+			piece = buf[:i+1]
+		}
+		buf = buf[len(piece):]
+		if l.pending {
+			l.tail = append(l.tail, piece[max(0, len(piece)-tailKeep):]...)
+			if len(l.tail) > tailKeep {
+				l.tail = append(l.tail[:0], l.tail[len(l.tail)-tailKeep:]...)
+			}
+		}
+		if l.lineLen == 0 {
+			l.line1 = piece[0]
+		}
+		l.lineLen += len(piece)
+		if piece[len(piece)-1] != '\n' || l.o.Framing == FrameBody {
+			continue
+		}
+		end := l.o.Framing == FrameLines || l.emptyLine()
+		l.lineLen = 0
+		if end {
+			l.skipEnded()
+			l.keep(buf)
+			return
+		}
+	}
+}
+
+// skipEnded is the end of a discarded message: if its id was not in its start, it may be
+// in its end.
+func (l *ReplyLimiter) skipEnded() {
+	l.skip, l.msg, l.lineLen, l.head = false, 0, 0, l.head[:0]
+	if !l.pending {
+		return
+	}
+	l.pending = false
+	id, ok := tailID(l.tail)
+	l.tail = l.tail[:0]
+	if !ok && l.o.ID != nil {
+		id, ok = l.o.ID, true
+	}
+	l.replace(id, ok, false)
+}
+
 // keep saves unread bytes; they may alias the caller's buffer, so they are copied.
-func (l *replyLimiter) keep(b []byte) {
+func (l *ReplyLimiter) keep(b []byte) {
 	if len(b) > 0 {
 		l.carry = append([]byte(nil), b...)
 	}
 }
 
-// overflow ends the current line for mcp-go (it fails to parse and is dropped) and puts a
-// JSON-RPC error for the same id after it.
-func (l *replyLimiter) overflow(seg, rest []byte) {
-	if seg[len(seg)-1] == '\n' {
-		l.keep(rest)
-	} else {
-		l.skip = true
+// overflow ends the current message for mcp-go (it fails to parse and is dropped) and
+// puts a JSON-RPC error for the same id after it, or fails the body. seg, the piece that
+// crossed the limit, is not handed on.
+func (l *ReplyLimiter) overflow(seg, rest []byte) {
+	if l.o.Framing == FrameBody {
+		l.err = &TooLargeError{Limit: l.limit}
+		return
 	}
 	if len(l.head) < headKeep {
 		l.head = append(l.head, seg[:min(len(seg), headKeep-len(l.head))]...)
 	}
-	id, ok := lineID(l.head)
-	l.line, l.head = 0, l.head[:0]
+	head := l.head
+	if l.o.Framing == FrameEvents {
+		head = eventData(head)
+	}
+	id, request, ok := messageID(head)
+	if l.o.Framing == FrameLines || l.lineLen > 0 {
+		l.out = append(l.out[:0], '\n') // ends the cut-off line
+	}
+	lineDone := seg[len(seg)-1] == '\n'
+	if lineDone {
+		l.lineLen = 0
+	} else {
+		l.lineLen += len(seg) // the rest of this line is still to come
+	}
+	l.skip = !lineDone || l.o.Framing == FrameEvents
+	switch {
+	case request:
+		l.replace(nil, false, true)
+	case ok:
+		l.replace(id, true, false)
+	case l.skip:
+		l.pending, l.tail = true, append(l.tail[:0], seg[max(0, len(seg)-tailKeep):]...)
+	default: // the whole line is in seg: its end is known
+		id, ok = tailID(seg)
+		if !ok && l.o.ID != nil {
+			id, ok = l.o.ID, true
+		}
+		l.replace(id, ok, false)
+	}
+	if !l.skip {
+		l.msg, l.head = 0, l.head[:0]
+	}
+	l.keep(rest)
+}
+
+// replace hands on, in place of a dropped message, a JSON-RPC error for id; without one,
+// the message is reported dropped (Dropped) or the stream ends. request says the message
+// was the server's own request or notification, which fails nothing of ours.
+func (l *ReplyLimiter) replace(id json.RawMessage, ok, request bool) {
 	if !ok {
-		l.out = []byte("\n")
+		if l.o.Dropped != nil || request {
+			if l.o.Dropped != nil {
+				l.o.Dropped(&TooLargeError{Limit: l.limit})
+			}
+			l.out = append(l.out, l.endEvent()...)
+			return
+		}
 		l.eof = true
 		l.lostOnce.Do(func() { close(l.lost) })
 		return
 	}
-	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32603, "message": tooLargeText(l.limit)}})
-	l.out = append(append([]byte("\n"), line...), '\n')
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32603, "message": tooLargeText(l.limit)}})
+	if l.o.Framing == FrameEvents {
+		l.out = append(l.out, l.endEvent()...)
+		l.out = append(append(append(l.out, "event: message\ndata: "...), msg...), "\n\n"...)
+		return
+	}
+	l.out = append(append(l.out, msg...), '\n')
+}
+
+// endEvent makes mcp-go dispatch what it holds of a cut-off event under a type it ignores,
+// rather than read it as a message. Its own data line makes sure the event is dispatched
+// (and its type forgotten) even when nothing of the cut-off event had been handed on.
+func (l *ReplyLimiter) endEvent() string {
+	if l.o.Framing != FrameEvents {
+		return ""
+	}
+	return "event: bridge-dropped\ndata: -\n\n"
 }
 
 // tooLargeMarker is in every tooLargeText, so the error mcp-go builds from our JSON-RPC
@@ -158,27 +350,122 @@ func tooLargeText(limit int) string {
 	if limit%(1<<20) == 0 {
 		size = fmt.Sprintf("%d MiB", limit>>20)
 	}
-	return "the server's reply was " + tooLargeMarker + " (" + size + ") and was dropped; ask for less, e.g. a narrower query or a page/limit argument"
+	return "the server's reply was " + tooLargeMarker + " (" + size + ") and was dropped; ask for less, e.g. a narrower query or a page/limit argument, or raise the cap with " + MaxReplyEnv + " (MiB) in the environment zot starts from"
 }
 
-// lineID finds the JSON-RPC id among the leading members of a message's start.
-func lineID(head []byte) (json.RawMessage, bool) {
+// messageID finds the JSON-RPC id of a reply among the leading members of a message's
+// start; request says the message is the server's own request or notification (it has a
+// method), whose id is not one of ours.
+func messageID(head []byte) (id json.RawMessage, request, ok bool) {
+	id, request, ok = scanMessage(head)
+	return id, request, ok && !request
+}
+
+// scanMessage reads the members of a message's start that are whole: the id, and whether
+// there is a method.
+func scanMessage(head []byte) (id json.RawMessage, method, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
+		return nil, false, false
 	}
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
-			return nil, false
+			break
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, false
+			break
 		}
-		if k == "id" {
-			return v, len(v) > 0 && string(v) != "null"
+		switch k {
+		case "id":
+			id, ok = v, len(v) > 0 && string(v) != "null"
+		case "method":
+			method = true
 		}
 	}
-	return nil, false
+	return id, method, ok
+}
+
+// MessageID is the id named among the members at the start of a JSON-RPC message, a
+// request or a reply; false when they name none.
+func MessageID(head []byte) (json.RawMessage, bool) {
+	id, _, ok := scanMessage(head)
+	return id, ok
+}
+
+// tailID finds the id of a message that ends with it, as servers write it that put the
+// result first: the text before the message's closing brace is a top-level member, so
+// `"id":<number or string>}` at the very end is the message's own id.
+func tailID(tail []byte) (json.RawMessage, bool) {
+	b := bytes.TrimRight(tail, " \t\r\n")
+	if len(b) == 0 || b[len(b)-1] != '}' {
+		return nil, false
+	}
+	b = bytes.TrimRight(b[:len(b)-1], " \t\r\n")
+	end := len(b)
+	start := end
+	switch {
+	case end > 0 && b[end-1] == '"':
+		i := end - 2
+		for ; i >= 0; i-- {
+			if b[i] == '"' && !escaped(b[:i]) {
+				break
+			}
+		}
+		if i < 0 {
+			return nil, false
+		}
+		start = i
+	default:
+		for start > 0 && bytes.IndexByte([]byte("0123456789+-.eE"), b[start-1]) >= 0 {
+			start--
+		}
+	}
+	v := b[start:end]
+	if len(v) == 0 || !json.Valid(v) {
+		return nil, false
+	}
+	rest := bytes.TrimRight(b[:start], " \t\r\n")
+	if len(rest) == 0 || rest[len(rest)-1] != ':' {
+		return nil, false
+	}
+	rest = bytes.TrimRight(rest[:len(rest)-1], " \t\r\n")
+	key, ok := bytes.CutSuffix(rest, []byte(`"id"`))
+	if !ok {
+		return nil, false
+	}
+	key = bytes.TrimRight(key, " \t\r\n")
+	if len(key) == 0 || (key[len(key)-1] != ',' && key[len(key)-1] != '{') {
+		return nil, false
+	}
+	return append(json.RawMessage(nil), v...), true
+}
+
+// escaped says whether the character after b is escaped (an odd run of backslashes).
+func escaped(b []byte) bool {
+	n := 0
+	for i := len(b) - 1; i >= 0 && b[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// eventData is the data of an event's start: the values of its "data:" fields, joined by
+// newlines as an SSE reader joins them (the last one may be cut off).
+func eventData(head []byte) []byte {
+	var out []byte
+	first := true
+	for line := range bytes.Lines(head) {
+		v, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:"))
+		if !ok {
+			continue
+		}
+		if !first {
+			out = append(out, '\n')
+		}
+		first = false
+		out = append(out, bytes.TrimPrefix(v, []byte(" "))...)
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"io"
 	"runtime"
@@ -18,6 +19,9 @@ func TestReplyLimiter(t *testing.T) {
 	big := `{"jsonrpc":"2.0","id":7,"result":{"text":"` + strings.Repeat("x", 500) + `"}}`
 	late := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"id":7,"jsonrpc":"2.0"}`
 	ok := `{"jsonrpc":"2.0","id":8,"result":{}}`
+	idLast := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"jsonrpc":"2.0","id":"call-4"}`
+	notification := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 500) + `"}}`
+	serverReq := `{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{"t":"` + strings.Repeat("x", 500) + `"}}`
 	exact := `{"id":9,"r":"` + strings.Repeat("y", limit-len(`{"id":9,"r":""}`)) + `"}`
 	tests := []struct {
 		name     string
@@ -31,6 +35,10 @@ func TestReplyLimiter(t *testing.T) {
 			want: []string{`{"error":{"code":-32603,"message":"` + tooLargeText(limit) + `"},"id":7,"jsonrpc":"2.0"}`, ok}},
 		{name: "over-size reply without a newline yet at EOF", in: big, want: []string{`"id":7`}},
 		{name: "id after the result: the stream ends", in: late + "\n" + ok + "\n", wantLost: true},
+		{name: "id written last is found in the reply's end", in: idLast + "\n" + ok + "\n",
+			want: []string{`"id":"call-4"`, ok}},
+		{name: "a server request over the cap is dropped, not answered as ours", in: serverReq + "\n" + ok + "\n", want: []string{ok}},
+		{name: "a notification over the cap is dropped; the stream goes on", in: notification + "\n" + ok + "\n", want: []string{ok}},
 	}
 	for _, tt := range tests {
 		for _, oneByte := range []bool{false, true} {
@@ -139,5 +147,134 @@ func TestReplyLimiterMemoryIsBounded(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
 		t.Fatalf("reading a %d MiB reply through a %d MiB cap allocated %d MiB; want about the cap",
 			reply>>20, limit>>20, grew>>20)
+	}
+}
+
+// readEvents reads an event stream the way mcp-go does (ReadString per line, data fields
+// joined, an event dispatched at an empty line) and returns the data of the events it
+// would read as messages.
+func readEvents(t *testing.T, r io.Reader) []string {
+	t.Helper()
+	br := bufio.NewReader(r)
+	var got []string
+	event, data := "", ""
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			t.Fatal(err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "" && data != "":
+			if event == "" || event == "message" {
+				got = append(got, data)
+			}
+			event, data = "", ""
+		case strings.HasPrefix(line, "event:"):
+			event = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
+		case strings.HasPrefix(line, "data:"):
+			v := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
+			if data != "" {
+				v = data + "\n" + v
+			}
+			data = v
+		}
+		if err != nil {
+			return got
+		}
+	}
+}
+
+// TestReplyLimiterEvents: in an event stream a message is an event's data, however many
+// data lines carry it. An over-size event is cut, dispatched under a type readers ignore,
+// and followed by an error event for its id (found at its start, at its end, or the id of
+// the request the stream answers); an event that fails no request of ours is dropped and
+// reported, and the stream goes on.
+func TestReplyLimiterEvents(t *testing.T) {
+	const limit = 64
+	fill := strings.Repeat("x", 500)
+	ok := "data: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}\n\n"
+	errFor := func(id string) string {
+		return `{"error":{"code":-32603,"message":"` + tooLargeText(limit) + `"},"id":` + id + `,"jsonrpc":"2.0"}`
+	}
+	tests := []struct {
+		name        string
+		in          string
+		id          string // LimitOptions.ID
+		want        []string
+		wantDropped int
+	}{
+		{name: "small events pass", in: "event: message\nid: 1\n" + ok + ok, want: []string{`"id":8`, `"id":8`}},
+		{name: "id first", in: "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"" + fill + "\"}\n\n" + ok,
+			want: []string{errFor("7"), `"id":8`}},
+		{name: "one message over many data lines", in: "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":[\n" + strings.Repeat("data: 1,\n", 40) + "data: 1]}\r\n\r\n" + ok,
+			want: []string{errFor("7"), `"id":8`}},
+		{name: "id last", in: "data: {\"result\":\"" + fill + "\",\"jsonrpc\":\"2.0\",\"id\":7}\n\n" + ok,
+			want: []string{errFor("7"), `"id":8`}},
+		{name: "no id: the request the stream answers", id: "12", in: "data: {\"result\":\"" + fill + "\",\"jsonrpc\":\"2.0\"}\n\n" + ok,
+			want: []string{errFor("12"), `"id":8`}},
+		{name: "no id and no request: dropped", in: "data: {\"result\":\"" + fill + "\",\"jsonrpc\":\"2.0\"}\n\n" + ok,
+			want: []string{`"id":8`}, wantDropped: 1},
+		{name: "notification: dropped even on a request's stream", id: "12", in: "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":\"" + fill + "\"}\n\n" + ok,
+			want: []string{`"id":8`}, wantDropped: 1},
+	}
+	for _, tt := range tests {
+		for _, oneByte := range []bool{false, true} {
+			t.Run(tt.name, func(t *testing.T) {
+				var src io.Reader = strings.NewReader(tt.in)
+				if oneByte {
+					src = iotest.OneByteReader(src)
+				}
+				dropped := 0
+				o := LimitOptions{Limit: limit, Framing: FrameEvents, Dropped: func(err error) {
+					if !errors.Is(err, ErrReplyTooLarge) || !strings.Contains(err.Error(), "64 bytes") {
+						t.Errorf("dropped with %v", err)
+					}
+					dropped++
+				}}
+				if tt.id != "" {
+					o.ID = json.RawMessage(tt.id)
+				}
+				got := readEvents(t, NewReplyLimiter(src, o))
+				if dropped != tt.wantDropped {
+					t.Errorf("dropped %d, want %d", dropped, tt.wantDropped)
+				}
+				if len(got) != len(tt.want) {
+					t.Fatalf("got %q, want %d like %q", got, len(tt.want), tt.want)
+				}
+				for i := range got {
+					if !strings.Contains(got[i], tt.want[i]) && !jsonEqual(got[i], tt.want[i]) {
+						t.Fatalf("message %d = %q, want %q", i, got[i], tt.want[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// TestReplyLimiterBody: a body over the cap fails with *TooLargeError after about the
+// cap, whatever its size; one under it passes untouched.
+func TestReplyLimiterBody(t *testing.T) {
+	for _, n := range []int{100, 64 << 20} {
+		src := &hugeLine{head: `{"jsonrpc":"2.0","id":3,"result":{"text":"`, n: n, tail: "\"}}"}
+		var m map[string]any
+		err := json.NewDecoder(NewReplyLimiter(src, LimitOptions{Limit: 1 << 20, Framing: FrameBody})).Decode(&m)
+		var tl *TooLargeError
+		if big := n > 1<<20; big != errors.As(err, &tl) || (!big && err != nil) {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		if n > 1<<20 && src.n < n-(2<<20) {
+			t.Fatalf("%d bytes: read %d before failing; want about the cap", n, n-src.n)
+		}
 	}
 }

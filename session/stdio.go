@@ -38,7 +38,7 @@ type Stdio struct {
 type stdioSession struct {
 	*Client
 	proc *process
-	lim  *replyLimiter
+	lim  *ReplyLimiter
 }
 
 // OpenStdio spawns the server, starts mcp-go's stdio transport over its pipes and

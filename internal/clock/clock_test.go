@@ -46,3 +46,57 @@ func TestWithTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitTimer: WaitTimer returns once a timer due exactly d from now is set (already, or
+// later by another goroutine, after other timers), and fails when its context ends first;
+// AdvanceWhenSet then fires it.
+func TestWaitTimer(t *testing.T) {
+	tests := []struct {
+		name    string
+		before  []time.Duration // timers set before the wait
+		after   []time.Duration // set while it waits
+		wantErr bool
+	}{
+		{name: "already set", before: []time.Duration{time.Second}},
+		{name: "set later, after another", after: []time.Duration{2 * time.Second, time.Second}},
+		{name: "never set", before: []time.Duration{2 * time.Second}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewFake()
+			for _, d := range tt.before {
+				c.AfterFunc(d, func() {})
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			fired := make(chan struct{})
+			done := make(chan error, 1)
+			go func() { done <- c.WaitTimer(ctx, time.Second) }()
+			for _, d := range tt.after {
+				f := func() {}
+				if d == time.Second {
+					f = func() { close(fired) }
+				}
+				c.AfterFunc(d, f)
+			}
+			if tt.wantErr {
+				cancel()
+			}
+			err := <-done
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("WaitTimer: %v, want error %v", err, tt.wantErr)
+			}
+			if err == nil && len(tt.after) > 0 {
+				c.Advance(time.Second)
+				<-fired
+			}
+		})
+	}
+	c := NewFake()
+	fired := make(chan struct{})
+	go c.AfterFunc(time.Minute, func() { close(fired) })
+	if err := c.AdvanceWhenSet(context.Background(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	<-fired
+}

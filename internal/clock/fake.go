@@ -1,6 +1,8 @@
 package clock
 
 import (
+	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -12,6 +14,8 @@ type Fake struct {
 	mu     sync.Mutex
 	now    time.Time
 	timers []*fakeTimer
+	// set is closed, and replaced, whenever a timer is set: what WaitTimer waits on.
+	set chan struct{}
 }
 
 type fakeTimer struct {
@@ -37,7 +41,44 @@ func (c *Fake) AfterFunc(d time.Duration, f func()) Timer {
 	defer c.mu.Unlock()
 	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
 	c.timers = append(c.timers, t)
+	if c.set != nil {
+		close(c.set)
+		c.set = nil
+	}
 	return t
+}
+
+// WaitTimer returns once a timer is pending that comes due exactly d from now: the event
+// "the code under test is now waiting on the clock", after which Advance(d) fires it. It
+// fails when ctx ends first.
+func (c *Fake) WaitTimer(ctx context.Context, d time.Duration) error {
+	for {
+		c.mu.Lock()
+		found := c.hasTimer(d)
+		if c.set == nil {
+			c.set = make(chan struct{})
+		}
+		set := c.set
+		c.mu.Unlock()
+		if found {
+			return nil
+		}
+		select {
+		case <-set:
+		case <-ctx.Done():
+			return fmt.Errorf("no timer of %s was set on the clock: %w", d, ctx.Err())
+		}
+	}
+}
+
+// AdvanceWhenSet waits for a timer due d from now (WaitTimer), then advances the clock by
+// d, which fires it.
+func (c *Fake) AdvanceWhenSet(ctx context.Context, d time.Duration) error {
+	if err := c.WaitTimer(ctx, d); err != nil {
+		return err
+	}
+	c.Advance(d)
+	return nil
 }
 
 func (t *fakeTimer) Stop() bool {
@@ -83,6 +124,10 @@ func (c *Fake) Pending() int {
 func (c *Fake) HasTimer(d time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.hasTimer(d)
+}
+
+func (c *Fake) hasTimer(d time.Duration) bool {
 	due := c.now.Add(d)
 	for _, t := range c.timers {
 		if !t.done && t.at.Equal(due) {

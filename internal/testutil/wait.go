@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 )
 
 // pollEvery is how often WaitFor looks again; only a bound for conditions no event
@@ -20,5 +22,15 @@ func WaitFor(ctx context.Context, t testing.TB, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		case <-time.After(pollEvery):
 		}
+	}
+}
+
+// AdvanceWhenWaiting advances c by d once something has set a timer due d from now on it
+// (the clock's own event, no polling): the code under test is then waiting on the clock,
+// and the advance fires its timer. When ctx ends first, the test fails.
+func AdvanceWhenWaiting(ctx context.Context, t testing.TB, c *clock.Fake, d time.Duration) {
+	t.Helper()
+	if err := c.AdvanceWhenSet(ctx, d); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/bridge"
+	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+)
+
+// taskServer is an MCP server (mcp-go, served on 127.0.0.1) whose tool "slow" the server
+// runs as a task: it works until released. Its tasks/get answers ask for polls every
+// taskPoll; cancelled is closed when a tasks/cancel arrives. (mcp-go ends the context of
+// a task's handler with the request that created it, so the handler cannot watch it.)
+type taskServer struct {
+	srv       *server.MCPServer
+	running   chan struct{} // closed when the tool started
+	release   chan struct{} // close to let it finish
+	cancelled chan struct{} // closed when tasks/cancel arrived
+}
+
+const taskPoll = 250 * time.Millisecond
+
+func newTaskServer() *taskServer {
+	ts := &taskServer{running: make(chan struct{}), release: make(chan struct{}), cancelled: make(chan struct{})}
+	hooks := &server.Hooks{}
+	var cancelOnce sync.Once
+	hooks.AddBeforeAny(func(_ context.Context, _ any, method mcp.MCPMethod, _ any) {
+		if method == mcp.MethodTasksCancel {
+			cancelOnce.Do(func() { close(ts.cancelled) })
+		}
+	})
+	hooks.AddOnSuccess(func(_ context.Context, _ any, _ mcp.MCPMethod, _ any, result any) {
+		if r, ok := result.(*mcp.GetTaskResult); ok {
+			ms := taskPoll.Milliseconds()
+			r.PollInterval = &ms
+		}
+	})
+	ts.srv = server.NewMCPServer("tasks", "1.0", server.WithToolCapabilities(true), server.WithTaskCapabilities(true, true, true), server.WithHooks(hooks))
+	var once sync.Once
+	ts.srv.AddTool(mcp.NewTool("slow", mcp.WithTaskSupport(mcp.TaskSupportOptional)), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		once.Do(func() { close(ts.running) })
+		<-ts.release
+		return mcp.NewToolResultText("done at last"), nil
+	})
+	return ts
+}
+
+// taskBridge is the CLI's bridge over ts (streamable HTTP) on a fake clock.
+func taskBridge(t *testing.T, ts *taskServer, c clock.Clock) *bridge.Bridge {
+	t.Helper()
+	home := t.TempDir()
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(ts.srv))
+	t.Cleanup(hs.Close)
+	cfg := `{"mcpServers": {"t": {"url": "` + hs.URL + `/mcp"}}}`
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := bridge.New(bridge.Options{ZotHome: home, LookupEnv: func(string) (string, bool) { return "", false },
+		Clock: c, Log: zerolog.Nop(), Surface: bridge.SurfaceCLI, CallBudget: 55 * time.Second})
+	b.Load(t.TempDir(), extension.GenNew)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		b.Close(ctx)
+	})
+	return b
+}
+
+// TestCallWaitsForTask: `call` of a tool the server runs as a task waits for the task's
+// result past the call's budget (asking again while the bridge says it still runs),
+// shows the task's status at the server's poll interval on the injected clock, and
+// prints the result like any call; --no-wait prints the task's id at once; Ctrl-C
+// cancels the task on the server and exits non-zero. Before, the call printed "still
+// running" after the budget and the CLI had no way to fetch the result.
+func TestCallWaitsForTask(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		noWait bool
+		// act runs once the task works; cancel is the call's Ctrl-C.
+		act        func(t *testing.T, ctx context.Context, c *clock.Fake, ts *taskServer, cancel func())
+		wantCode   int
+		wantStdout string // a prefix
+		wantStderr []string
+	}{
+		{name: "waits past the budget, with status lines",
+			act: func(t *testing.T, ctx context.Context, c *clock.Fake, ts *taskServer, _ func()) {
+				// The status poll asks again at the server's interval...
+				if err := c.AdvanceWhenSet(ctx, taskPoll); err != nil {
+					t.Fatal(err)
+				}
+				// ...and the bridge's wait runs out of the call's budget while the task works on.
+				if err := c.AdvanceWhenSet(ctx, 55*time.Second-taskPoll-interact.AnswerMargin); err != nil {
+					t.Fatal(err)
+				}
+				close(ts.release)
+			},
+			wantStdout: "done at last\n", wantStderr: []string{"slow runs as task", "waiting for its result", ": working"}},
+		{name: "no wait", noWait: true, act: func(*testing.T, context.Context, *clock.Fake, *taskServer, func()) {},
+			wantStderr: []string{"not waiting for it (--no-wait)"}},
+		{name: "ctrl-c cancels the task",
+			act: func(t *testing.T, ctx context.Context, c *clock.Fake, ts *taskServer, cancel func()) {
+				if err := c.WaitTimer(ctx, taskPoll); err != nil { // the wait is under way
+					t.Fatal(err)
+				}
+				cancel()
+				select {
+				case <-ts.cancelled:
+				case <-ctx.Done():
+					t.Fatal("the server's task was not cancelled")
+				}
+			},
+			wantCode: exitInterrupted, wantStderr: []string{"was cancelled on the server"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			guard, stopGuard := context.WithTimeout(context.Background(), time.Minute)
+			defer stopGuard()
+			c := clock.NewFake()
+			ts := newTaskServer()
+			b := taskBridge(t, ts, c)
+			t.Cleanup(func() {
+				select {
+				case <-ts.release:
+				default:
+					close(ts.release)
+				}
+			})
+			var stdout, stderr bytes.Buffer
+			call := &taskCall{b: b, clock: c, noWait: tt.noWait, status: true, stdout: &stdout, stderr: &stderr}
+			ctx, cancel := context.WithCancel(guard)
+			defer cancel()
+			done := make(chan int, 1)
+			go func() { done <- call.run(ctx, "t", "slow", json.RawMessage(`{}`)) }()
+			if !tt.noWait {
+				select {
+				case <-ts.running:
+				case <-guard.Done():
+					t.Fatal("the task never started")
+				}
+				tt.act(t, guard, c, ts, cancel)
+			}
+			var code int
+			select {
+			case code = <-done:
+			case <-guard.Done():
+				t.Fatalf("call did not return; stderr: %s", stderr.String())
+			}
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stdout %q, stderr %q", code, tt.wantCode, stdout.String(), stderr.String())
+			}
+			if tt.noWait {
+				if id := strings.TrimSpace(stdout.String()); id == "" || strings.Contains(id, " ") {
+					t.Fatalf("--no-wait should print the task id: %q", stdout.String())
+				}
+			} else if stdout.String() != tt.wantStdout {
+				t.Fatalf("stdout %q, want %q (stderr %q)", stdout.String(), tt.wantStdout, stderr.String())
+			}
+			for _, w := range tt.wantStderr {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q: %s", w, stderr.String())
+				}
+			}
+		})
+	}
+}

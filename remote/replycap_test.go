@@ -1,0 +1,280 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/session"
+)
+
+// capServer is a test MCP server over HTTP whose tool "big" answers with a text of the
+// requested size, streamed from one small buffer so that the test's own side allocates
+// nothing in proportion to it. mode is how a tools/call is answered: "json" (streamable
+// HTTP, one JSON body), "sse" (streamable HTTP, an event stream) or "legacy" (the legacy
+// SSE transport: every answer on the GET stream). With noise set, an over-size
+// notification goes before every answer.
+type capServer struct {
+	mode  string
+	noise atomic.Int64 // bytes of an over-size notification before each answer (0: none)
+
+	streams chan func(w *flushWriter) // legacy: answers for the GET stream
+}
+
+// flushWriter is a writer that flushes as it goes.
+type flushWriter struct {
+	w http.ResponseWriter
+}
+
+func (b *flushWriter) write(s string) bool {
+	_, err := b.w.Write([]byte(s))
+	return err == nil
+}
+
+func (b *flushWriter) flush() { b.w.(http.Flusher).Flush() }
+
+// fill writes n filler bytes; false when the client stopped reading.
+func (b *flushWriter) fill(n int) bool {
+	chunk := bytes.Repeat([]byte("x"), 32<<10)
+	for n > 0 {
+		k := min(n, len(chunk))
+		if _, err := b.w.Write(chunk[:k]); err != nil {
+			return false
+		}
+		n -= k
+	}
+	return true
+}
+
+type rpcReq struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Name            string `json:"name"`
+		Arguments       struct {
+			Bytes int `json:"bytes"`
+		} `json:"arguments"`
+	} `json:"params"`
+}
+
+// answer writes the reply to r: the result's JSON, or for a "big" call a text of the
+// asked size; sse frames it (and the noise) as events.
+func (c *capServer) answer(b *flushWriter, r rpcReq, sse bool) {
+	if n := int(c.noise.Load()); sse && n > 0 {
+		b.write(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`)
+		b.fill(n)
+		b.write("\"}}\n\n")
+	}
+	if sse {
+		b.write("event: message\ndata: ")
+	}
+	head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":`, r.ID)
+	switch {
+	case r.Method == "initialize":
+		b.write(head + fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"cap","version":"1"}}}`, r.Params.ProtocolVersion))
+	case r.Method == "tools/call" && r.Params.Name == "big":
+		_ = b.write(head+`{"content":[{"type":"text","text":"`) && b.fill(r.Params.Arguments.Bytes) && b.write(`"}]}}`)
+	case r.Method == "tools/call":
+		b.write(head + `{"content":[{"type":"text","text":"ok"}]}}`)
+	case r.Method == "tools/list":
+		b.write(head + `{"tools":[]}}`)
+	default:
+		b.write(head + `{}}`)
+	}
+	if sse {
+		b.write("\n\n")
+	}
+	b.flush()
+}
+
+func (c *capServer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if c.mode == "legacy" && req.Method == http.MethodGet {
+		w.Header().Set("Content-Type", "text/event-stream")
+		b := &flushWriter{w: w}
+		b.write("event: endpoint\ndata: /msg\n\n")
+		b.flush()
+		for {
+			select {
+			case f := <-c.streams:
+				f(b)
+			case <-req.Context().Done():
+				return
+			}
+		}
+	}
+	if req.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	var r rpcReq
+	if err := json.NewDecoder(req.Body).Decode(&r); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if c.mode == "legacy" {
+		w.WriteHeader(http.StatusAccepted)
+		if len(r.ID) > 0 {
+			c.streams <- func(b *flushWriter) { c.answer(b, r, true) }
+		}
+		return
+	}
+	if len(r.ID) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	sse := c.mode == "sse" && r.Method == "tools/call"
+	w.Header().Set("Mcp-Session-Id", "s1")
+	if sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	c.answer(&flushWriter{w: w}, r, sse)
+}
+
+// syncBuf is a log sink safe for the transport's goroutines.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// openCapped opens a session to a capServer in mode through a 1 MiB cap.
+func openCapped(t *testing.T, c *capServer, log *syncBuf) session.Session {
+	t.Helper()
+	c.streams = make(chan func(*flushWriter))
+	ts := httptest.NewUnstartedServer(c)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Listener = l
+	ts.Start()
+	t.Cleanup(ts.Close)
+	kind, u := config.TransportStreamableHTTP, ts.URL+"/mcp"
+	if c.mode == "legacy" {
+		kind, u = config.TransportSSE, ts.URL+"/sse"
+	}
+	cfg := &config.Server{Name: "capped", Source: "mcp.json", URL: u, Transport: kind,
+		ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: u}}
+	d := testDeps()
+	d.MaxReply = 1 << 20
+	if log != nil {
+		d.Log = zerolog.New(log)
+	}
+	sess, err := NewServer(cfg, d, nil).Open(testCtx(t), testHandlers())
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { _ = sess.Close(context.Background()) })
+	return sess
+}
+
+func callBig(ctx context.Context, sess session.Session, n int) (*mcp.CallToolResult, error) {
+	return sess.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "big", Arguments: map[string]any{"bytes": n}}})
+}
+
+var capModes = []string{"json", "sse", "legacy"}
+
+// TestRemoteOversizeReplyFailsOnlyThatCall: on every HTTP transport, a reply over the cap
+// fails its call with the error that names the cap and the setting to raise; the same
+// session answers the next call, small and large-but-under-the-cap replies pass whole.
+// Before, the whole reply was read into memory and delivered.
+func TestRemoteOversizeReplyFailsOnlyThatCall(t *testing.T) {
+	t.Parallel()
+	for _, mode := range capModes {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			sess := openCapped(t, &capServer{mode: mode}, nil)
+			_, err := callBig(testCtx(t), sess, 3<<20)
+			if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(err.Error(), session.MaxReplyEnv) {
+				t.Fatalf("over-size reply: %v", err)
+			}
+			for _, n := range []int{10, 900 << 10} {
+				res, err := callBig(testCtx(t), sess, n)
+				if err != nil {
+					t.Fatalf("%d bytes after the over-size one: %v", n, err)
+				}
+				if tc, ok := res.Content[0].(mcp.TextContent); !ok || len(tc.Text) != n {
+					t.Fatalf("%d bytes: got %+v", n, res.Content[0])
+				}
+			}
+		})
+	}
+}
+
+// TestRemoteOversizeNotificationIsDropped: an over-size message on an event stream that
+// answers no request is dropped and logged with the server's name; the stream stays
+// usable and the reply behind it arrives.
+func TestRemoteOversizeNotificationIsDropped(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"sse", "legacy"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			var log syncBuf
+			c := &capServer{mode: mode}
+			sess := openCapped(t, c, &log)
+			c.noise.Store(3 << 20)
+			res, err := callBig(testCtx(t), sess, 10)
+			if err != nil {
+				t.Fatalf("call behind an over-size notification: %v", err)
+			}
+			if tc, ok := res.Content[0].(mcp.TextContent); !ok || len(tc.Text) != 10 {
+				t.Fatalf("got %+v", res.Content[0])
+			}
+			if l := log.String(); !strings.Contains(l, `"server":"capped"`) || !strings.Contains(l, "larger than the bridge accepts (1 MiB)") {
+				t.Fatalf("log does not report the dropped message: %s", l)
+			}
+		})
+	}
+}
+
+// TestRemoteReplyMemoryIsBounded: a 64 MiB reply through a 1 MiB cap allocates a few MiB
+// on every HTTP transport, not the reply: the rest is discarded as it streams past.
+// Without the cap mcp-go reads the whole body or event into memory (several times over).
+// Not parallel: it measures the process's allocations.
+func TestRemoteReplyMemoryIsBounded(t *testing.T) {
+	const reply = 64 << 20
+	for _, mode := range capModes {
+		t.Run(mode, func(t *testing.T) {
+			sess := openCapped(t, &capServer{mode: mode}, nil)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := callBig(testCtx(t), sess, reply)
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts") {
+				t.Fatalf("64 MiB reply: %v", err)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+				t.Fatalf("a %d MiB reply through a 1 MiB cap allocated %d MiB; want about the cap", reply>>20, grew>>20)
+			}
+		})
+	}
+}
