@@ -25,7 +25,9 @@ type qualitySet struct {
 // ones were saturated, 43 task queries in the styles of issue 15's misses,
 // 29 parameter and keyword queries so that no kind is tuned away unseen,
 // 100 everyday task queries over 40 servers for the lexicon's semantic
-// fields and eleven batches of 44-48 written after fields to check them);
+// fields, eleven batches of 44-48 written after fields to check them and 56
+// everyday task queries about whole domains, written to check server
+// coherence before it was measured on them);
 // report.json is the report half: 64 queries written before any tuning
 // plus 283 written blind for issue 15 (committed before the ranker
 // changed), which no ranking change may be tuned on. The floors of both sit
@@ -33,7 +35,7 @@ type qualitySet struct {
 // floors are not the issue's goal (recall@5 0.95, MRR 0.85, task recall@5
 // 0.90), which the ranker does not reach yet.
 var qualitySets = []qualitySet{
-	{file: "tuning.json", minQueries: 1030,
+	{file: "tuning.json", minQueries: 1088,
 		overall: floor{0.71, 0.91, 0.79},
 		byKind: map[string]floor{
 			"task":      {0.69, 0.90, 0.77},
