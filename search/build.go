@@ -99,6 +99,7 @@ func newIndex(docs []Doc, workers int) *Index {
 
 	ix.postings, ix.idf = postings(shards, fieldLen, len(ix.vocab))
 	ix.findProducts(serverWords)
+	ix.serverSize = serverTools(ix.docs, len(serverWords))
 	return ix
 }
 

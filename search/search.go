@@ -16,9 +16,13 @@
 // give, now) weigh little and a capitalised word inside a sentence ("New
 // York") is a name, not a verb; questions ("what do you remember…") take
 // the reading verbs; a boost for tools of a server the query names ("in
-// gitlab …"); and bonuses when the query's verb matches the verb that heads the tool name,
+// gitlab …"); bonuses when the query's verb matches the verb that heads the tool name,
 // when the query covers the tool name's words, and by the share of the
-// query's words a tool matches.
+// query's words a tool matches; and server coherence (coherence.go): every
+// tool is lifted by how much of the query its server's tools together
+// explain, a BM25 over servers whose words are the query words each tool
+// matches, so that the tools of the server that explains a request as a
+// whole rise above a stray tool of another server matching one word.
 //
 // An Index is immutable after New and safe for concurrent use.
 package search
@@ -149,6 +153,8 @@ type Index struct {
 	products map[string][]int32
 	byID     docSet // lower-case ID → docs
 	byTool   docSet // lower-case MCP tool name → docs, ID ascending
+	// serverSize is the number of tools of each server (docMeta.server).
+	serverSize []int32
 
 	scratch sync.Pool // *scratch reused by Search (the only mutable part)
 }
@@ -160,6 +166,7 @@ type scratch struct {
 	cover   []float32
 	words   []uint64 // original query words matched, as queryTerm.origin bits
 	touched []int32
+	servers serverScratch // server coherence's accumulators (see its comment)
 }
 
 // Search ranks the indexed docs for query and returns at most limit hits
@@ -172,8 +179,9 @@ type scratch struct {
 //     name returns those docs first, Exact (every server's tool of that name),
 //     followed by the ranked results.
 //   - Otherwise, and after exact hits, docs are ranked by BM25F with query
-//     expansion, server naming, verb and name-coverage bonuses; docs that
-//     match no query term are not returned. An empty query returns nil.
+//     expansion, server naming, verb and name-coverage bonuses and server
+//     coherence; docs that match no query term are not returned. An empty
+//     query returns nil.
 func (ix *Index) Search(query string, limit int) []Hit {
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -323,13 +331,14 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 		}
 	}
 
+	coherence := ix.serverCoherence(&sc.servers, touched, words)
 	h := make(hitHeap, 0, limit+1)
 	for _, d := range touched {
 		if slices.Contains(exclude, d) {
 			continue
 		}
 		m := &ix.docs[d]
-		s := scores[d]
+		s := scores[d] * (1 + serverCoherenceBoost*coherence[m.server])
 		if b, ok := named[m.server]; ok {
 			s *= 1 + serverBoost*b
 		}
