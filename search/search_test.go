@@ -500,10 +500,10 @@ func TestLemma(t *testing.T) {
 // ("hour", "hours") keep the words of both, whatever the map order.
 func TestIntentTableMergesAlikeKeys(t *testing.T) {
 	t.Parallel()
-	got := intentTable["hour"]
+	got := lexiconTables().intents["hour"]
 	for _, w := range append(slices.Clone(lexicon.Intents()["hour"]), lexicon.Intents()["hours"]...) {
 		if !slices.Contains(got, singular(w)) {
-			t.Errorf("intentTable[hour] = %v, lacks %q", got, w)
+			t.Errorf("intents[hour] = %v, lacks %q", got, w)
 		}
 	}
 }
