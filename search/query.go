@@ -370,9 +370,8 @@ func valueShape(w string) []string {
 	}
 	// Version: v followed by d(.d)+, or d.d.d(.d)*.
 	v, prefixed := strings.CutPrefix(w, "v")
-	parts := strings.Split(v, ".")
-	if len(parts) >= 2 && (prefixed || len(parts) >= 3) {
-		for _, p := range parts {
+	if dots := strings.Count(v, "."); dots >= 1 && (prefixed || dots >= 2) {
+		for p := range strings.SplitSeq(v, ".") {
 			if rest, ok := digitsThen(p, 1, 6); !ok || rest != "" {
 				return nil
 			}
@@ -425,6 +424,7 @@ type queryScratch struct {
 	rawWeight           []float64
 	rawBits             []uint64
 	key, joined, folded []byte
+	word                []byte // forEachWord's buffer
 	terms               []queryTerm
 }
 
@@ -433,6 +433,7 @@ type queryScratch struct {
 func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	if s.weights == nil {
 		s.weights, s.origWeight, s.lemmaOf = map[string]queryTerm{}, map[string]float64{}, map[string]string{}
+		s.word = make([]byte, 0, 64)
 	}
 	clear(s.weights)
 	clear(s.origWeight)
@@ -471,7 +472,9 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 	}
 	var names map[string]bool // original terms seen only as capitalised words after the first
 	namesFile := false
-	for ci, chunk := range strings.Fields(q) {
+	ci := -1 // index of chunk among the query's white-space separated words
+	for chunk := range strings.FieldsSeq(q) {
+		ci++
 		shape := wordShape(chunk)
 		namesFile = namesFile || shape == "file"
 		weight, strong := 1.0, true
@@ -501,9 +504,9 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 				put(t, shapeWeight, false)
 			}
 		}
-		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
+		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
 			var parts []string
-			forEachWord(run, nil, func(w []byte, whole bool) {
+			forEachWord(run, s.word, func(w []byte, whole bool) {
 				if !whole {
 					raw = append(raw, string(w))
 					rawWeight = append(rawWeight, weight)
