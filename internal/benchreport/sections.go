@@ -406,7 +406,7 @@ func sections() []section {
 		},
 	}
 	fs.limits = func(r results) string {
-		return "process starts, not work: `./launch` (a shell) lists the sources' sha256 (`find` + `sha256sum` over about 60 files) and " +
+		return "process starts, not work: `./launch` (a shell) lists the sources' CRCs and sizes (`find` + POSIX `cksum` over about 160 files) and " +
 			"compares it with `mcp-bridge.stamp`, then execs the bridge, whose Go runtime starts and writes `hello` before reading anything. " +
 			"Only when the sources differ from the stamp does the launcher run `go build` first (seconds), and its log says so."
 	}
