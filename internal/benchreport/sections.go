@@ -204,8 +204,9 @@ func sections() []section {
 		return fmt.Sprintf("a query walks the postings of its (expanded) terms and re-ranks the top hits, so 10× the tools costs %s× the time; "+
 			"the Baseline lower-cases and substring-matches every tool's text per query. The index is built right after `ready` on a "+
 			"background goroutine (%s ms at 664 tools on this loaded machine), so a model's first search, which comes a model turn after "+
-			"`ready`, finds it built; only a search sent within those milliseconds waits for the rest of the build. About half of the build "+
-			"is reading every schema's parameters (`search.ParamsFromSchema`).",
+			"`ready`, finds it built; only a search sent within those milliseconds waits for the rest of the build. A search sent the moment "+
+			"the index is built shares the cores with what follows it on that goroutine (packing the tools' text, returning memory to the OS). "+
+			"About 40%% of the build is reading every schema's parameters (`search.ParamsFromSchema`), most of the rest tokenising the text.",
 			f(q10/q1, 1), f(med(r, fmt.Sprintf(bFirstSearch, "after-build"), "ready-to-index-ms"), 1))
 	}
 	out = append(out, sp)
