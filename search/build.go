@@ -16,6 +16,9 @@ const parallelMin = 2048
 // tokenised on up to GOMAXPROCS goroutines; the result does not depend on
 // how many were used.
 func New(docs []Doc) *Index {
+	// The query tables are built here, with the index, rather than by the
+	// first search that needs them.
+	lexiconTables()
 	workers := 1
 	if len(docs) >= parallelMin {
 		workers = min(runtime.GOMAXPROCS(0), 8, len(docs)/(parallelMin/2))

@@ -224,8 +224,8 @@ type expansion struct {
 	strong bool // abbreviation-strength: also counts for server naming
 }
 
-// expansionTable builds the term → expansions lookup used by queries. It is
-// computed once at package initialisation and never mutated.
+// expansionTable builds the term → expansions lookup used by queries;
+// queryTables holds the one built.
 func expansionTable() map[string][]expansion {
 	m := map[string][]expansion{}
 	add := func(from, to string, w float64, strong bool) {
@@ -264,5 +264,3 @@ func expansionTable() map[string][]expansion {
 	}
 	return m
 }
-
-var expansions = expansionTable()

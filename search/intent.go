@@ -11,9 +11,9 @@ import (
 // (intents), relative to an original query term.
 const intentWeight = 0.9
 
-// intentTable is intents with every key word in analysed (singular) form,
-// built once at package initialisation and only read.
-var intentTable = func() map[string][]string {
+// buildIntentTable returns the lexicon's intents with every key word in
+// analysed (singular) form; queryTables holds the one built.
+func buildIntentTable() map[string][]string {
 	intents, fieldIntents := lexicon.Intents(), lexicon.Fields()
 	m := make(map[string][]string, len(intents)+len(fieldIntents))
 	keys := make([]string, 0, len(intents)+len(fieldIntents))
@@ -48,7 +48,7 @@ var intentTable = func() map[string][]string {
 		m[key] = to
 	}
 	return m
-}()
+}
 
 // maxIntentWords is the longest intent key, in words.
 const maxIntentWords = 3

@@ -2,7 +2,6 @@ package search
 
 import (
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -371,9 +370,8 @@ func valueShape(w string) []string {
 	}
 	// Version: v followed by d(.d)+, or d.d.d(.d)*.
 	v, prefixed := strings.CutPrefix(w, "v")
-	parts := strings.Split(v, ".")
-	if len(parts) >= 2 && (prefixed || len(parts) >= 3) {
-		for _, p := range parts {
+	if dots := strings.Count(v, "."); dots >= 1 && (prefixed || dots >= 2) {
+		for p := range strings.SplitSeq(v, ".") {
 			if rest, ok := digitsThen(p, 1, 6); !ok || rest != "" {
 				return nil
 			}
@@ -412,7 +410,36 @@ func wordShape(w string) string {
 // sums are computed in a fixed order, and the verb classes q uses. vocab is
 // the index vocabulary, used to join and split compound words.
 func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
-	weights := map[string]queryTerm{}
+	return new(queryScratch).analyse(q, vocab)
+}
+
+// queryScratch is the working memory of one query analysis at a time, kept
+// by the Index's scratch pool so that a search reuses its maps and slices
+// instead of allocating them anew; analyse resets it first.
+type queryScratch struct {
+	weights             map[string]queryTerm
+	origWeight          map[string]float64
+	lemmaOf             map[string]string
+	orig, raw, sing     []string
+	rawWeight           []float64
+	rawBits             []uint64
+	key, joined, folded []byte
+	word                []byte // forEachWord's buffer
+	terms               []queryTerm
+}
+
+// analyse is analyseQuery working in s; the terms it returns live in s until
+// its next use.
+func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, uint16) {
+	if s.weights == nil {
+		s.weights, s.origWeight, s.lemmaOf = map[string]queryTerm{}, map[string]float64{}, map[string]string{}
+		s.word = make([]byte, 0, 64)
+	}
+	clear(s.weights)
+	clear(s.origWeight)
+	clear(s.lemmaOf)
+	tb := lexiconTables()
+	weights := s.weights
 	var origin uint64 // bits of the term being expanded, set before each put
 	put := func(t string, w float64, strong bool) {
 		cur, ok := weights[t]
@@ -427,12 +454,12 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 
 	// known reports whether a word means something to the index: it is
 	// indexed or has synonyms or intents.
-	known := func(t string) bool { return inVocab(t) || expansions[t] != nil || intentTable[t] != nil }
-	lemmaOf := map[string]string{}     // unknown inflected original term → known base form
-	var orig []string                  // original terms, in order
-	var raw []string                   // raw lower-case words in order, stop words included
-	var rawWeight []float64            // weight of each raw word's chunk
-	origWeight := map[string]float64{} // original term → its highest weight
+	known := func(t string) bool { return inVocab(t) || tb.expansions[t] != nil || tb.intents[t] != nil }
+	lemmaOf := s.lemmaOf         // unknown inflected original term → known base form
+	orig := s.orig[:0]           // original terms, in order
+	raw := s.raw[:0]             // raw lower-case words in order, stop words included
+	rawWeight := s.rawWeight[:0] // weight of each raw word's chunk
+	origWeight := s.origWeight   // original term → its highest weight
 	var verbs uint16
 	// bitOf is the coverage bit of an original term: its first position.
 	bitOf := func(t string) uint64 {
@@ -445,7 +472,9 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	}
 	var names map[string]bool // original terms seen only as capitalised words after the first
 	namesFile := false
-	for ci, chunk := range strings.Fields(q) {
+	ci := -1 // index of chunk among the query's white-space separated words
+	for chunk := range strings.FieldsSeq(q) {
+		ci++
 		shape := wordShape(chunk)
 		namesFile = namesFile || shape == "file"
 		weight, strong := 1.0, true
@@ -475,9 +504,9 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 				put(t, shapeWeight, false)
 			}
 		}
-		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
+		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
 			var parts []string
-			forEachWord(run, nil, func(w []byte, whole bool) {
+			forEachWord(run, s.word, func(w []byte, whole bool) {
 				if !whole {
 					raw = append(raw, string(w))
 					rawWeight = append(rawWeight, weight)
@@ -571,7 +600,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		if v == 0 {
 			// An everyday verb ("remember", "forget") takes the class of the
 			// first tool verb it stands for.
-			for _, to := range intentTable[t] {
+			for _, to := range tb.intents[t] {
 				if v = verbClasses[to]; v != 0 {
 					break
 				}
@@ -613,47 +642,52 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	}
 
 	// Everyday words and phrases, and the tool words they stand for.
-	sing := make([]string, len(raw))
+	rawBits := slices.Grow(s.rawBits[:0], len(raw))[:len(raw)] // coverage bit of each raw word's singular
+	sing := slices.Grow(s.sing[:0], len(raw))[:len(raw)]
 	for i, w := range raw {
 		sing[i] = singular(w)
+		rawBits[i] = bitOf(sing[i])
 		if l, ok := lemmaOf[sing[i]]; ok {
 			sing[i] = l
 		}
 	}
+	key := s.key // a lookup by string(key) does not allocate
 	for i := range sing {
 		// An asking word's own intents are skipped; its phrases count.
 		asking := askingAt[i]
-		key := ""
+		key = key[:0]
 		var bits uint64
 		w := 1.0
 		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
 			if j > i {
-				key += " "
+				key = append(key, ' ')
 			}
-			key += sing[j]
-			bits |= bitOf(singular(raw[j]))
+			key = append(key, sing[j]...)
+			bits |= rawBits[j]
 			w = min(w, rawWeight[j])
 			origin = bits
 			if asking && j == i {
 				continue
 			}
-			for _, to := range intentTable[key] {
+			for _, to := range tb.intents[string(key)] {
 				put(to, intentWeight*w, false)
 			}
 		}
 	}
 	// Adjacent words that the index knows as one word.
+	joined, folded := s.joined, s.folded
 	for i := range raw {
-		joined := raw[i]
+		joined = append(joined[:0], raw[i]...)
 		for j := i + 1; j < len(raw) && j <= i+2; j++ {
-			joined += raw[j]
-			t := singular(joined)
-			if len(t) >= minJoinLen && !stopWords[t] && inVocab(t) {
+			joined = append(joined, raw[j]...)
+			t := singularBytes(append(folded[:0], joined...))
+			folded = t[:0]
+			if len(t) >= minJoinLen && !stopWords[string(t)] && inVocab(string(t)) {
 				origin = 0
-				for _, w := range raw[i : j+1] {
-					origin |= bitOf(singular(w))
+				for _, b := range rawBits[i : j+1] {
+					origin |= b
 				}
-				put(t, joinWeight, true)
+				put(string(t), joinWeight, true)
 			}
 		}
 	}
@@ -682,17 +716,19 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 			// A name ("New York") does not stand for its synonyms.
 			ow *= shapedWordWeight
 		}
-		for _, e := range expansions[t] {
+		for _, e := range tb.expansions[t] {
 			put(e.term, e.weight*ow, e.strong && ow == 1)
 		}
 		if l, ok := lemmaOf[t]; ok {
-			for _, e := range expansions[l] {
+			for _, e := range tb.expansions[l] {
 				put(e.term, e.weight*lemmaWeight*ow, e.strong && ow == 1)
 			}
 		}
 	}
 
-	terms := make([]queryTerm, 0, len(weights))
+	s.orig, s.raw, s.rawWeight, s.rawBits, s.sing = orig, raw, rawWeight, rawBits, sing
+	s.key, s.joined, s.folded = key, joined, folded
+	terms := s.terms[:0]
 	for _, qt := range weights {
 		if question && !qt.strong {
 			// The operations an everyday word stands for ("remember" →
@@ -703,6 +739,7 @@ func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 		}
 		terms = append(terms, qt)
 	}
-	sort.Slice(terms, func(i, j int) bool { return terms[i].term < terms[j].term })
+	slices.SortFunc(terms, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
+	s.terms = terms
 	return terms, verbs
 }

@@ -162,6 +162,9 @@ type Index struct {
 // scratch holds one query's per-document accumulators; they are all zero
 // between uses.
 type scratch struct {
+	query   queryScratch
+	ids     []int32 // the query terms' ids, see termIDs
+	known   []int32
 	scores  []float64
 	cover   []float32
 	words   []uint64 // original query words matched, as queryTerm.origin bits
@@ -257,38 +260,29 @@ func (ix *Index) selectNames(list string, limit int) []Hit {
 // rank scores docs with BM25F and the re-ranking bonuses and returns the best
 // limit docs not in exclude.
 func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
-	terms, verbs := analyseQuery(q, ix.vocab)
+	sc, _ := ix.scratch.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
+	}
+	terms, verbs := sc.query.analyse(q, ix.vocab)
 	if len(terms) == 0 || len(ix.docs) == 0 {
+		ix.scratch.Put(sc)
 		return nil
 	}
 
 	// Servers the query names.
-	var named map[int32]float64
+	var named namedServers
 	for _, t := range terms {
 		if !t.strong {
 			continue
 		}
 		for _, sid := range ix.products[t.term] {
-			if named == nil {
-				named = map[int32]float64{}
-			}
-			if t.weight > named[sid] {
-				named[sid] = t.weight
-			}
+			named.raise(sid, t.weight)
 		}
 	}
 
-	// Known term ids of the query.
-	inQuery := make(map[int32]bool, len(terms))
-	for _, t := range terms {
-		if id, ok := ix.vocab[t.term]; ok {
-			inQuery[id] = true
-		}
-	}
-	sc, _ := ix.scratch.Get().(*scratch)
-	if sc == nil {
-		sc = &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
-	}
+	// Term ids of the query (-1: not in the index), looked up once.
+	ids, inQuery := ix.termIDs(terms, sc)
 	scores, cover, words, touched := sc.scores, sc.cover, sc.words, sc.touched[:0]
 	defer func() {
 		for _, d := range touched {
@@ -300,9 +294,9 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	// Each original query word weighs its best term's idf in the coverage.
 	var wordWeight [64]float64
 	total := 0.0
-	for _, t := range terms {
-		id, ok := ix.vocab[t.term]
-		if !ok {
+	for i, t := range terms {
+		id := ids[i]
+		if id < 0 {
 			continue
 		}
 		for b := t.origin; b != 0; b &= b - 1 {
@@ -313,9 +307,9 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	for _, w := range wordWeight {
 		total += w
 	}
-	for _, t := range terms {
-		id, ok := ix.vocab[t.term]
-		if !ok || t.weight <= 0 {
+	for i, t := range terms {
+		id := ids[i]
+		if id < 0 || t.weight <= 0 {
 			continue
 		}
 		w := t.weight * ix.idf[id]
@@ -339,7 +333,7 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 		}
 		m := &ix.docs[d]
 		s := scores[d] * (1 + serverCoherenceBoost*coherence[m.server])
-		if b, ok := named[m.server]; ok {
+		if b, ok := named.get(m.server); ok {
 			s *= 1 + serverBoost*b
 		}
 		c := float64(cover[d])
@@ -347,7 +341,7 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 			// A verb of the query's class covers the name's verb when the
 			// verb itself is not a query term (expansions included).
 			s *= 1 + verbBoost
-			if !inQuery[m.verbTerm] {
+			if _, in := slices.BinarySearch(inQuery, m.verbTerm); !in {
 				c++
 			}
 		}

@@ -255,6 +255,10 @@ func TestParamsFromSchema(t *testing.T) {
 		{"non-string description", `{"properties":{"a":{"description":42},"b":true}}`, []Param{{Name: "a", Description: ""}, {Name: "b", Description: ""}}},
 		{"enum values", `{"properties":{"op":{"type":"string","enum":["undo","status",3,""]},"kinds":{"type":"array","items":{"enum":["pod","node"]}}}}`,
 			[]Param{{Name: "op", Enum: []string{"undo", "status"}}, {Name: "kinds", Enum: []string{"pod", "node"}}}},
+		{"white space and escaped keys", " {\n \"pro\\u0070erties\" : { \"a\\u0062\" : { \"description\" : \"x\" } ,\t\"n\" : 12 , \"s\":\"}\" } } ",
+			[]Param{{Name: "ab", Description: "x"}, {Name: "n"}, {Name: "s"}}},
+		{"the last properties wins", `{"properties":{"a":{}},"type":"object","properties":{"b":{"enum":["x"]}}}`, []Param{{Name: "b", Enum: []string{"x"}}}},
+		{"a key only like properties", `{"Properties":{"a":{}}}`, nil},
 		{"no properties", `{"type":"object"}`, nil},
 		{"empty properties", `{"type":"object","properties":{}}`, nil},
 		{"properties not an object", `{"properties":[1,2]}`, nil},
@@ -500,10 +504,10 @@ func TestLemma(t *testing.T) {
 // ("hour", "hours") keep the words of both, whatever the map order.
 func TestIntentTableMergesAlikeKeys(t *testing.T) {
 	t.Parallel()
-	got := intentTable["hour"]
+	got := lexiconTables().intents["hour"]
 	for _, w := range append(slices.Clone(lexicon.Intents()["hour"]), lexicon.Intents()["hours"]...) {
 		if !slices.Contains(got, singular(w)) {
-			t.Errorf("intentTable[hour] = %v, lacks %q", got, w)
+			t.Errorf("intents[hour] = %v, lacks %q", got, w)
 		}
 	}
 }

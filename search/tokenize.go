@@ -50,6 +50,10 @@ var pluralKeep = map[string]bool{
 // conservative suffix rules. Stemming proper hurt ranking on the catalog;
 // plural folding only makes "issues" meet "issue".
 func singular(w string) string {
+	if n := len(w); n < 3 || w[n-1] != 's' {
+		// Not a plural: spare the copy (this runs for every query word).
+		return w
+	}
 	return string(singularBytes([]byte(w)))
 }
 

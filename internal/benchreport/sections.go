@@ -204,8 +204,9 @@ func sections() []section {
 		return fmt.Sprintf("a query walks the postings of its (expanded) terms and re-ranks the top hits, so 10× the tools costs %s× the time; "+
 			"the Baseline lower-cases and substring-matches every tool's text per query. The index is built right after `ready` on a "+
 			"background goroutine (%s ms at 664 tools on this loaded machine), so a model's first search, which comes a model turn after "+
-			"`ready`, finds it built; only a search sent within those milliseconds waits for the rest of the build. About half of the build "+
-			"is reading every schema's parameters (`search.ParamsFromSchema`).",
+			"`ready`, finds it built; only a search sent within those milliseconds waits for the rest of the build. A search sent the moment "+
+			"the index is built shares the cores with what follows it on that goroutine (packing the tools' text, returning memory to the OS). "+
+			"About 40%% of the build is reading every schema's parameters (`search.ParamsFromSchema`), most of the rest tokenising the text.",
 			f(q10/q1, 1), f(med(r, fmt.Sprintf(bFirstSearch, "after-build"), "ready-to-index-ms"), 1))
 	}
 	out = append(out, sp)
@@ -406,7 +407,7 @@ func sections() []section {
 		},
 	}
 	fs.limits = func(r results) string {
-		return "process starts, not work: `./launch` (a shell) lists the sources' sha256 (`find` + `sha256sum` over about 60 files) and " +
+		return "process starts, not work: `./launch` (a shell) lists the sources' CRCs and sizes (`find` + POSIX `cksum` over about 160 files) and " +
 			"compares it with `mcp-bridge.stamp`, then execs the bridge, whose Go runtime starts and writes `hello` before reading anything. " +
 			"Only when the sources differ from the stamp does the launcher run `go build` first (seconds), and its log says so."
 	}

@@ -1,0 +1,57 @@
+package search
+
+import "slices"
+
+// namedServers holds the servers a query names with the weight of the
+// strongest term naming each. A query names few servers, so a short list
+// scanned per document beats a map.
+type namedServers []namedServer
+
+type namedServer struct {
+	server int32
+	weight float64
+}
+
+// raise records that a term of weight w names server sid; a server is named
+// only by a term of positive weight.
+func (n *namedServers) raise(sid int32, w float64) {
+	for i := range *n {
+		if (*n)[i].server == sid {
+			(*n)[i].weight = max((*n)[i].weight, w)
+			return
+		}
+	}
+	if w > 0 {
+		*n = append(*n, namedServer{sid, w})
+	}
+}
+
+// get returns the weight of server sid and whether the query names it.
+func (n namedServers) get(sid int32) (float64, bool) {
+	for _, s := range n {
+		if s.server == sid {
+			return s.weight, true
+		}
+	}
+	return 0, false
+}
+
+// termIDs returns the index's term id of each query term (-1 when the index
+// does not know it), in the order of terms, and the known ids sorted for
+// binary search; both live in sc until its next use.
+func (ix *Index) termIDs(terms []queryTerm, sc *scratch) (ids, sorted []int32) {
+	ids = slices.Grow(sc.ids[:0], len(terms))[:len(terms)]
+	sorted = sc.known[:0]
+	for i, t := range terms {
+		id, ok := ix.vocab[t.term]
+		if !ok {
+			id = -1
+		} else {
+			sorted = append(sorted, id)
+		}
+		ids[i] = id
+	}
+	slices.Sort(sorted)
+	sc.ids, sc.known = ids, sorted
+	return ids, sorted
+}
