@@ -18,7 +18,12 @@
 // the reading verbs; a boost for tools of a server the query names ("in
 // gitlab …"); and bonuses when the query's verb matches the verb that heads the tool name,
 // when the query covers the tool name's words, and by the share of the
-// query's words a tool matches.
+// query's words a tool matches. Last, siblings among the best candidates
+// (tools of one server whose names share words: geocode and
+// reverse_geocode, get_namespace and list_namespaces, protect_branch and
+// unprotect_branch) trade places by what sets their names apart: the words
+// one has and the other lacks, whether the query asks for them, the number
+// the query uses, and whether it asks to reverse something (sibling.go).
 //
 // An Index is immutable after New and safe for concurrent use.
 package search
@@ -149,6 +154,7 @@ type Index struct {
 	products map[string][]int32
 	byID     docSet // lower-case ID → docs
 	byTool   docSet // lower-case MCP tool name → docs, ID ascending
+	names    nameIndex
 
 	scratch sync.Pool // *scratch reused by Search (the only mutable part)
 }
@@ -323,7 +329,9 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 		}
 	}
 
-	h := make(hitHeap, 0, limit+1)
+	// Keep enough candidates for separateSiblings to compare.
+	keep := max(limit, siblingDepth)
+	h := make(hitHeap, 0, keep+1)
 	for _, d := range touched {
 		if slices.Contains(exclude, d) {
 			continue
@@ -357,17 +365,22 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 			s *= 1 + queryCoverBoost*covered/total
 		}
 		hit := scored{doc: d, score: s, id: m.id}
-		if len(h) < limit {
+		if len(h) < keep {
 			heap.Push(&h, hit)
 		} else if better(hit, h[0]) {
 			h[0] = hit
 			heap.Fix(&h, 0)
 		}
 	}
-	out := make([]Hit, len(h))
+	// Popping fills the heap's own array from the back, best first.
+	best := h
 	for i := len(h) - 1; i >= 0; i-- {
-		x := heap.Pop(&h).(scored)
-		out[i] = Hit{Doc: int(x.doc), Score: x.score}
+		best[i] = heap.Pop(&h).(scored)
+	}
+	ix.separateSiblings(q, terms, verbs, best)
+	out := make([]Hit, min(limit, len(best)))
+	for i := range out {
+		out[i] = Hit{Doc: int(best[i].doc), Score: best[i].score}
 	}
 	return out
 }
