@@ -98,7 +98,9 @@ func newIndex(docs []Doc, workers int) *Index {
 			}
 		}
 		sh.docStart = append(sh.docStart, int32(len(sh.entries)))
+		ix.names.addNames(&sh.names, remap)
 	}
+	ix.finishNames()
 
 	ix.postings, ix.idf = postings(shards, fieldLen, len(ix.vocab))
 	ix.findProducts(serverWords)
@@ -135,6 +137,7 @@ type shard struct {
 	entries  []entry
 	docStart []int32 // per doc, index of its first entry
 	buf      []byte
+	names    shardNames
 }
 
 func newShard(docs int) *shard {
@@ -247,6 +250,7 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 	for _, w := range wholes {
 		sh.add(d, fName, sh.termID([]byte(w)), fieldLen)
 	}
+	sh.recordName(doc.Tool, words[core:])
 	sh.addText(d, fTitle, doc.Title, 0, fieldLen)
 	for _, w := range serverWords {
 		sh.add(d, fServer, sh.termID([]byte(w)), fieldLen)

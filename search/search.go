@@ -18,11 +18,17 @@
 // the reading verbs; a boost for tools of a server the query names ("in
 // gitlab …"); bonuses when the query's verb matches the verb that heads the tool name,
 // when the query covers the tool name's words, and by the share of the
-// query's words a tool matches; and server coherence (coherence.go): every
+// query's words a tool matches; server coherence (coherence.go): every
 // tool is lifted by how much of the query its server's tools together
 // explain, a BM25 over servers whose words are the query words each tool
 // matches, so that the tools of the server that explains a request as a
-// whole rise above a stray tool of another server matching one word.
+// whole rise above a stray tool of another server matching one word. Last,
+// siblings among the best candidates (tools of one server whose names share
+// words: geocode and reverse_geocode, get_namespace and list_namespaces,
+// protect_branch and unprotect_branch) trade places by what sets their
+// names apart: the words one has and the other lacks, whether the query
+// asks for them, the number the query uses, and whether it asks to reverse
+// something (sibling.go).
 //
 // An Index is immutable after New and safe for concurrent use.
 package search
@@ -155,6 +161,7 @@ type Index struct {
 	byTool   docSet // lower-case MCP tool name → docs, ID ascending
 	// serverSize is the number of tools of each server (docMeta.server).
 	serverSize []int32
+	names      nameIndex
 
 	scratch sync.Pool // *scratch reused by Search (the only mutable part)
 }
@@ -326,7 +333,9 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	}
 
 	coherence := ix.serverCoherence(&sc.servers, touched, words)
-	h := make(hitHeap, 0, limit+1)
+	// Keep enough candidates for separateSiblings to compare.
+	keep := max(limit, siblingDepth)
+	h := make(hitHeap, 0, keep+1)
 	for _, d := range touched {
 		if slices.Contains(exclude, d) {
 			continue
@@ -360,17 +369,22 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 			s *= 1 + queryCoverBoost*covered/total
 		}
 		hit := scored{doc: d, score: s, id: m.id}
-		if len(h) < limit {
+		if len(h) < keep {
 			heap.Push(&h, hit)
 		} else if better(hit, h[0]) {
 			h[0] = hit
 			heap.Fix(&h, 0)
 		}
 	}
-	out := make([]Hit, len(h))
+	// Popping fills the heap's own array from the back, best first.
+	best := h
 	for i := len(h) - 1; i >= 0; i-- {
-		x := heap.Pop(&h).(scored)
-		out[i] = Hit{Doc: int(x.doc), Score: x.score}
+		best[i] = heap.Pop(&h).(scored)
+	}
+	ix.separateSiblings(q, terms, verbs, best)
+	out := make([]Hit, min(limit, len(best)))
+	for i := range out {
+		out[i] = Hit{Doc: int(best[i].doc), Score: best[i].score}
 	}
 	return out
 }
