@@ -273,10 +273,15 @@ func (h *home) startHost(ctx context.Context) (*exttest.Host, []exttest.Frame, *
 
 // startHostCmd is startHost that also returns the bridge's command (for its pid).
 func (h *home) startHostCmd(ctx context.Context) (*exttest.Host, []exttest.Frame, *capped, *exec.Cmd) {
+	return h.startHostBin(ctx, h.bin)
+}
+
+// startHostBin is startHostCmd with the bridge binary bin.
+func (h *home) startHostBin(ctx context.Context, bin string) (*exttest.Host, []exttest.Frame, *capped, *exec.Cmd) {
 	h.b.Helper()
-	cmd := exec.Command(h.bin)
+	cmd := exec.Command(bin)
 	cmd.Env = h.env
-	cmd.Dir = filepath.Dir(h.bin)
+	cmd.Dir = filepath.Dir(bin)
 	stderr := &capped{}
 	cmd.Stderr = stderr
 	host := exttest.StartProcess(h.b, cmd)
@@ -934,8 +939,14 @@ func directErr(ctx context.Context, c *client.Client, tool string, args map[stri
 // iteration makes one call each way, rotating which goes first, so all see the same
 // machine state. Reported: p50 and p99 of each and their ratios, and the CPU time the
 // bridge and the relay processes spend per forwarded call.
-// ns/op is the sum of the three calls.
+// ns/op is the sum of the calls.
+//
+// With MCP_BRIDGE_BENCH_BASE set to another build of the bridge (say, main's), that build
+// serves a fourth way in the same loop, so a change is compared with its base side by side
+// on the same machine state: base-p50-us, base-p99-us, base-cpu-us/call and
+// bridge-base-p50-ratio.
 func BenchmarkCallRoundTrip(b *testing.B) {
+	baseBin := os.Getenv("MCP_BRIDGE_BENCH_BASE")
 	cases := []struct {
 		name, tool string
 		args       map[string]any
@@ -953,13 +964,22 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			host, _, stderr, cmd := h.startHostCmd(ctx)
 			direct := h.directClient(ctx, "direct")
 			relayed, relayProc := h.relayClient(ctx, "relayed")
+			var base *exttest.Host
+			var baseStderr *capped
+			var baseCmd *exec.Cmd
+			if baseBin != "" {
+				base, _, baseStderr, baseCmd = h.startHostBin(ctx, baseBin)
+			}
 			name := "mcp__fake__" + c.tool
 			for i := range 50 { // warm up: the first bridge call starts the server
 				callOK(ctx, b, host, "w"+strconv.Itoa(i), name, c.args)
 				directCall(ctx, b, direct, c.tool, c.args)
 				directCall(ctx, b, relayed, c.tool, c.args)
+				if base != nil {
+					callOK(ctx, b, base, "w"+strconv.Itoa(i), name, c.args)
+				}
 			}
-			var viaBridge, viaDirect, viaRelay []float64
+			var viaBridge, viaDirect, viaRelay, viaBase []float64
 			cpu0, err := cpuTime(cmd.Process.Pid)
 			if err != nil {
 				b.Fatal(err)
@@ -967,6 +987,12 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			rcpu0, err := cpuTime(relayProc.Pid)
 			if err != nil {
 				b.Fatal(err)
+			}
+			var bcpu0 time.Duration
+			if base != nil {
+				if bcpu0, err = cpuTime(baseCmd.Process.Pid); err != nil {
+					b.Fatal(err)
+				}
 			}
 			ways := []func(i int){
 				func(i int) {
@@ -985,6 +1011,13 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 					viaRelay = append(viaRelay, us(time.Since(t0)))
 				},
 			}
+			if base != nil {
+				ways = append(ways, func(i int) {
+					t0 := time.Now()
+					callOK(ctx, b, base, strconv.Itoa(i), name, c.args)
+					viaBase = append(viaBase, us(time.Since(t0)))
+				})
+			}
 			i := 0
 			for b.Loop() {
 				for k := range ways {
@@ -1000,6 +1033,24 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			rcpu1, err := cpuTime(relayProc.Pid)
 			if err != nil {
 				b.Fatal(err)
+			}
+			if base != nil {
+				bcpu1, err := cpuTime(baseCmd.Process.Pid)
+				if err != nil {
+					b.Fatal(err)
+				}
+				// Not stopHost: the other ways' servers still run.
+				if err := base.Shutdown(ctx); err != nil {
+					b.Fatalf("base shutdown: %v\nbase stderr:\n%s", err, baseStderr)
+				}
+				if err := base.Wait(ctx); err != nil {
+					b.Fatalf("base exit: %v\nbase stderr:\n%s", err, baseStderr)
+				}
+				bp50 := quantile(viaBase, 0.5)
+				b.ReportMetric(bp50, "base-p50-us")
+				b.ReportMetric(quantile(viaBase, 0.99), "base-p99-us")
+				b.ReportMetric(us(bcpu1-bcpu0)/float64(len(viaBase)), "base-cpu-us/call")
+				b.ReportMetric(quantile(viaBridge, 0.5)/bp50, "bridge-base-p50-ratio")
 			}
 			_ = direct.Close()
 			_ = relayed.Close()
