@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zot-mcp/mcp-bridge/internal/rawio"
 )
 
 // pollable returns a reader of in that waits for data in Go's poller instead of in a
@@ -14,52 +16,80 @@ import (
 // blocked read holds an OS thread, so every host frame would wake that thread and then
 // hand the frame to another one to run. The reader reads a duplicate of in's descriptor
 // switched to non-blocking mode; release closes the duplicate, which also ends a read in
-// progress, and puts the shared descriptor back into blocking mode. Anything else is
-// returned as it is, with a release that does nothing.
+// progress, and puts the shared descriptor back into blocking mode. A non-blocking file
+// is read with raw system calls (rawio). Anything else is returned as it is, with a
+// release that does nothing.
 func pollable(in io.Reader) (r io.Reader, release func()) {
+	f, release := pollableFile(in)
+	if f == nil {
+		return in, release
+	}
+	return rawio.Reader(f), release
+}
+
+// pollableOut is pollable for the host's stdout: frames are written by raw system calls
+// on a non-blocking duplicate, waiting in Go's poller while the pipe is full.
+func pollableOut(out io.Writer) (w io.Writer, release func()) {
+	f, release := pollableFile(out)
+	if f == nil {
+		return out, release
+	}
+	return rawio.Writer(f), release
+}
+
+// pollableFile returns a non-blocking duplicate of v that Go's poller watches, when v is
+// a file on a pipe or socket; nil when it is not, or cannot be duplicated. A duplicate
+// even of a descriptor that is non-blocking already: the *os.File at hand may predate
+// that mode (stdin and stdout can share one open file description, whose mode the other's
+// duplicate just changed) and then the poller does not watch it. release closes the
+// duplicate and puts the shared description back into the mode it had.
+func pollableFile(v any) (*os.File, func()) {
 	nothing := func() {}
-	f, ok := in.(*os.File)
+	f, ok := v.(*os.File)
 	if !ok {
-		return in, nothing
+		return nil, nothing
 	}
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return in, nothing
+		return nil, nothing
 	}
-	fd := -1
-	if rc.Control(func(sysfd uintptr) { fd = dupForPoll(int(sysfd)) }) != nil || fd < 0 {
-		return in, nothing
+	fd, wasNonblocking := -1, false
+	if rc.Control(func(sysfd uintptr) { fd, wasNonblocking = dupForPoll(int(sysfd)) }) != nil || fd < 0 {
+		return nil, nothing
 	}
 	// os.NewFile registers a non-blocking descriptor with the poller.
 	dup := os.NewFile(uintptr(fd), f.Name())
 	return dup, func() {
 		_ = dup.Close()
-		// O_NONBLOCK belongs to the open file description, which in still shares.
-		_ = rc.Control(func(sysfd uintptr) { _ = unix.SetNonblock(int(sysfd), false) })
+		if !wasNonblocking {
+			// O_NONBLOCK belongs to the open file description, which f still shares.
+			_ = rc.Control(func(sysfd uintptr) { _ = unix.SetNonblock(int(sysfd), false) })
+		}
 	}
 }
 
-// dupForPoll returns a non-blocking duplicate of fd, or -1 when fd is not a pipe or socket
-// or is non-blocking already (then Go polls it without help).
-func dupForPoll(fd int) int {
+// dupForPoll returns a non-blocking duplicate of fd, and whether fd was non-blocking
+// before; -1 when fd is not a pipe or socket or cannot be duplicated.
+func dupForPoll(fd int) (dup int, wasNonblocking bool) {
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil {
-		return -1
+		return -1, false
 	}
 	if t := st.Mode & unix.S_IFMT; t != unix.S_IFIFO && t != unix.S_IFSOCK {
-		return -1
+		return -1, false
 	}
-	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil || fl&unix.O_NONBLOCK != 0 {
-		return -1
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return -1, false
 	}
 	d, err := unix.Dup(fd)
 	if err != nil {
-		return -1
+		return -1, false
 	}
 	unix.CloseOnExec(d)
 	if unix.SetNonblock(d, true) != nil {
 		_ = unix.Close(d)
-		return -1
+		return -1, false
 	}
-	return d
+	return d, fl&unix.O_NONBLOCK != 0
 }

@@ -134,6 +134,8 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 		workers:    newWorkers(connCtx.Done()),
 		firstCall:  make(chan struct{}),
 	}
+	out, releaseOut := pollableOut(out)
+	defer releaseOut()
 	go r.w.loop(out)
 	r.w.send(outFrame{b: hello})
 
