@@ -56,6 +56,17 @@ func WithTimeout(parent context.Context, c Clock, d time.Duration) (context.Cont
 	}
 }
 
+// EndsWithin reports whether ctx ends by itself no later than d from now on c: c is the
+// real clock and ctx's deadline comes first. A WithTimeout(ctx, c, d) would then only add a
+// timer that never fires first.
+func EndsWithin(ctx context.Context, c Clock, d time.Duration) bool {
+	if _, ok := c.(System); !ok {
+		return false // a fake clock's deadlines are not ctx.Deadline's
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !dl.After(c.Now().Add(d))
+}
+
 type clockCtx struct {
 	context.Context
 	once  sync.Once

@@ -107,3 +107,32 @@ func TestWithTimeoutAfterFuncStop(t *testing.T) {
 	}
 	cancel()
 }
+
+// TestEndsWithin: only a real deadline that comes first makes a timeout redundant.
+func TestEndsWithin(t *testing.T) {
+	tests := []struct {
+		name     string
+		clock    Clock
+		deadline time.Duration // 0: none
+		d        time.Duration
+		want     bool
+	}{
+		{"deadline first", System{}, time.Minute, time.Hour, true},
+		{"deadline later", System{}, time.Hour, time.Minute, false},
+		{"no deadline", System{}, 0, time.Minute, false},
+		{"fake clock", NewFake(), time.Minute, time.Hour, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tt.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+				defer cancel()
+			}
+			if got := EndsWithin(ctx, tt.clock, tt.d); got != tt.want {
+				t.Fatalf("EndsWithin = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
