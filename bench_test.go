@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -172,7 +173,11 @@ type home struct {
 
 func newHome(b *testing.B) *home {
 	b.Helper()
-	h := &home{b: b, bin: testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge"), fake: testutil.FakeServer(b),
+	bin := os.Getenv("MCP_BRIDGE_BENCH_BIN") // a given build (say, one with -tags benchprof)
+	if bin == "" {
+		bin = testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge")
+	}
+	h := &home{b: b, bin: bin, fake: testutil.FakeServer(b),
 		dir: b.TempDir(), project: b.TempDir(), marker: testutil.NewMarker(b)}
 	h.env = append(os.Environ(), "ZOT_HOME="+h.dir)
 	b.Cleanup(func() { testutil.KillProcsWithMarker(h.marker) })
@@ -944,7 +949,10 @@ func directErr(ctx context.Context, c *client.Client, tool string, args map[stri
 // With MCP_BRIDGE_BENCH_BASE set to another build of the bridge (say, main's), that build
 // serves a fourth way in the same loop, so a change is compared with its base side by side
 // on the same machine state: base-p50-us, base-p99-us, base-cpu-us/call and
-// bridge-base-p50-ratio.
+// bridge-base-p50-ratio. With MCP_BRIDGE_BENCHPROF set to a file prefix and builds made
+// with -tags benchprof (MCP_BRIDGE_BENCH_BIN, MCP_BRIDGE_BENCH_BASE), each bridge writes a
+// CPU profile of the timed loop (<prefix>.<pid>.cpu) and its allocations per call are
+// reported (bridge-allocs/call, bridge-bytes/call, and base-… alike).
 func BenchmarkCallRoundTrip(b *testing.B) {
 	baseBin := os.Getenv("MCP_BRIDGE_BENCH_BASE")
 	cases := []struct {
@@ -994,6 +1002,11 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			profiled := []*exec.Cmd{cmd}
+			if base != nil {
+				profiled = append(profiled, baseCmd)
+			}
+			profStart(ctx, b, profiled)
 			ways := []func(i int){
 				func(i int) {
 					t0 := time.Now()
@@ -1026,6 +1039,13 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 				i++
 			}
 			b.StopTimer()
+			allocs := profStop(ctx, b, profiled)
+			if allocs != nil {
+				for k, who := range []string{"bridge", "base"}[:len(allocs)] {
+					b.ReportMetric(allocs[k].mallocs/float64(len(viaBridge)), who+"-allocs/call")
+					b.ReportMetric(allocs[k].bytes/float64(len(viaBridge)), who+"-bytes/call")
+				}
+			}
 			cpu1, err := cpuTime(cmd.Process.Pid)
 			if err != nil {
 				b.Fatal(err)
@@ -1074,6 +1094,59 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			b.ReportMetric(us(rcpu1-rcpu0)/float64(len(viaRelay)), "relay-cpu-us/call")
 		})
 	}
+}
+
+// profStart asks bridges built with -tags benchprof to start profiling (SIGUSR1) when
+// MCP_BRIDGE_BENCHPROF is set, and waits until each has.
+func profStart(ctx context.Context, b *testing.B, cmds []*exec.Cmd) {
+	prefix := os.Getenv("MCP_BRIDGE_BENCHPROF")
+	if prefix == "" {
+		return
+	}
+	for _, c := range cmds {
+		started := prefix + "." + strconv.Itoa(c.Process.Pid) + ".started"
+		_ = os.Remove(started)
+		if err := c.Process.Signal(syscall.SIGUSR1); err != nil {
+			b.Fatal(err)
+		}
+		testutil.WaitFor(ctx, b, "a benchprof build to start profiling (built with -tags benchprof?)", func() bool {
+			_, err := os.Stat(started)
+			return err == nil
+		})
+	}
+}
+
+// profAllocs is what one bridge allocated during the timed loop.
+type profAllocs struct{ mallocs, bytes float64 }
+
+// profStop ends what profStart started and returns each bridge's allocations (nil when
+// not profiling).
+func profStop(ctx context.Context, b *testing.B, cmds []*exec.Cmd) []profAllocs {
+	prefix := os.Getenv("MCP_BRIDGE_BENCHPROF")
+	if prefix == "" {
+		return nil
+	}
+	var out []profAllocs
+	for _, c := range cmds {
+		mem := prefix + "." + strconv.Itoa(c.Process.Pid) + ".mem"
+		_ = os.Remove(mem)
+		if err := c.Process.Signal(syscall.SIGUSR2); err != nil {
+			b.Fatal(err)
+		}
+		var data []byte
+		testutil.WaitFor(ctx, b, "a benchprof build's allocation counts", func() bool {
+			var err error
+			data, err = os.ReadFile(mem)
+			return err == nil && len(data) > 0
+		})
+		var a profAllocs
+		var gcs float64
+		if _, err := fmt.Sscanf(string(data), "mallocs=%g bytes=%g gcs=%g", &a.mallocs, &a.bytes, &gcs); err != nil {
+			b.Fatalf("%s: %v", mem, err)
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // BenchmarkConcurrentCalls sends 64 concurrent calls over 8 servers (the fake server's
