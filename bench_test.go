@@ -538,6 +538,33 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * 10 * time.Millisecond, nil
 }
 
+// ctxSwitches sums the context switches of every thread of pid (voluntary: a thread went
+// to sleep; nonvoluntary: it was preempted), from /proc/<pid>/task/*/status.
+func ctxSwitches(pid int) (float64, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var n float64
+	for _, t := range tasks {
+		data, err := os.ReadFile(filepath.Join(dir, t.Name(), "status"))
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil {
+					return 0, err
+				}
+				n += x
+			}
+		}
+	}
+	return n, nil
+}
+
 // rssKB reads VmRSS of pid from /proc/<pid>/status.
 func rssKB(pid int) (float64, error) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
@@ -942,14 +969,15 @@ func directErr(ctx context.Context, c *client.Client, tool string, args map[stri
 // same fake server, and against the same direct client through the relay command (a
 // process that passes the bytes on unchanged: the floor of two more pipe hops). Each
 // iteration makes one call each way, rotating which goes first, so all see the same
-// machine state. Reported: p50 and p99 of each and their ratios, and the CPU time the
-// bridge and the relay processes spend per forwarded call.
+// machine state. Reported: p50 and p99 of each and their ratios, and the CPU time and the
+// thread context switches (sleeps and preemptions) of the bridge and the relay processes
+// per forwarded call.
 // ns/op is the sum of the calls.
 //
 // With MCP_BRIDGE_BENCH_BASE set to another build of the bridge (say, main's), that build
 // serves a fourth way in the same loop, so a change is compared with its base side by side
 // on the same machine state: base-p50-us, base-p99-us, base-cpu-us/call and
-// bridge-base-p50-ratio. With MCP_BRIDGE_BENCHPROF set to a file prefix and builds made
+// bridge-base-p50-ratio, base-switches/call. With MCP_BRIDGE_BENCHPROF set to a file prefix and builds made
 // with -tags benchprof (MCP_BRIDGE_BENCH_BIN, MCP_BRIDGE_BENCH_BASE), each bridge writes a
 // CPU profile of the timed loop (<prefix>.<pid>.cpu) and its allocations per call are
 // reported (bridge-allocs/call, bridge-bytes/call, and base-… alike).
@@ -1002,6 +1030,22 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			switches := func() (bridge, relay float64) {
+				var err1, err2 error
+				bridge, err1 = ctxSwitches(cmd.Process.Pid)
+				relay, err2 = ctxSwitches(relayProc.Pid)
+				if err := errors.Join(err1, err2); err != nil {
+					b.Fatal(err)
+				}
+				return bridge, relay
+			}
+			cs0, rcs0 := switches()
+			var bcs0 float64
+			if base != nil {
+				if bcs0, err = ctxSwitches(baseCmd.Process.Pid); err != nil {
+					b.Fatal(err)
+				}
+			}
 			profiled := []*exec.Cmd{cmd}
 			if base != nil {
 				profiled = append(profiled, baseCmd)
@@ -1039,6 +1083,9 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 				i++
 			}
 			b.StopTimer()
+			cs1, rcs1 := switches()
+			b.ReportMetric((cs1-cs0)/float64(len(viaBridge)), "bridge-switches/call")
+			b.ReportMetric((rcs1-rcs0)/float64(len(viaRelay)), "relay-switches/call")
 			allocs := profStop(ctx, b, profiled)
 			if allocs != nil {
 				for k, who := range []string{"bridge", "base"}[:len(allocs)] {
@@ -1059,6 +1106,11 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				bcs1, err := ctxSwitches(baseCmd.Process.Pid)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric((bcs1-bcs0)/float64(len(viaBase)), "base-switches/call")
 				// Not stopHost: the other ways' servers still run.
 				if err := base.Shutdown(ctx); err != nil {
 					b.Fatalf("base shutdown: %v\nbase stderr:\n%s", err, baseStderr)
