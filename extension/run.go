@@ -293,6 +293,11 @@ func (r *runner) readLoop(lr *lineReader, first chan<- []byte, handshook, stop <
 			end <- readEnd{shutdown: true}
 			return
 		}
+		if lr.br.Buffered() == 0 {
+			// The call just handed to a worker runs before this goroutine reads stdin
+			// again, a read that usually finds the pipe empty.
+			runtime.Gosched()
+		}
 	}
 }
 

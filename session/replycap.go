@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +54,10 @@ type replyLimiter struct {
 	carry []byte // bytes read but not yet handed on
 	out   []byte // bytes of our own to hand on first
 	eof   bool   // end the stream after out
+	// lineDone is set when the last Read handed on the end of a message: mcp-go has just
+	// given it to the goroutine waiting for it, which should run before this one reads
+	// the pipe again (that read usually finds it empty).
+	lineDone bool
 
 	lostOnce sync.Once
 	lost     chan struct{} // closed when the stream was ended because of an over-size line
@@ -78,6 +83,10 @@ func (l *replyLimiter) Read(p []byte) (int, error) {
 		buf := l.carry
 		l.carry = nil
 		if len(buf) == 0 {
+			if l.lineDone {
+				l.lineDone = false
+				runtime.Gosched()
+			}
 			n, err := l.r.Read(p)
 			if n == 0 {
 				return 0, err
@@ -112,6 +121,7 @@ func (l *replyLimiter) Read(p []byte) (int, error) {
 		l.line += n
 		if n == len(seg) && seg[n-1] == '\n' {
 			l.line, l.head = 0, l.head[:0]
+			l.lineDone = true
 		}
 		l.keep(buf[n:])
 		return n, nil
