@@ -4,9 +4,6 @@ package extension
 
 import (
 	"io"
-	"os"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/zot-mcp/mcp-bridge/internal/rawio"
 )
@@ -20,7 +17,7 @@ import (
 // is read with raw system calls (rawio). Anything else is returned as it is, with a
 // release that does nothing.
 func pollable(in io.Reader) (r io.Reader, release func()) {
-	f, release := pollableFile(in)
+	f, release := rawio.Duplicate(in)
 	if f == nil {
 		return in, release
 	}
@@ -30,66 +27,9 @@ func pollable(in io.Reader) (r io.Reader, release func()) {
 // pollableOut is pollable for the host's stdout: frames are written by raw system calls
 // on a non-blocking duplicate, waiting in Go's poller while the pipe is full.
 func pollableOut(out io.Writer) (w io.Writer, release func()) {
-	f, release := pollableFile(out)
+	f, release := rawio.Duplicate(out)
 	if f == nil {
 		return out, release
 	}
 	return rawio.Writer(f), release
-}
-
-// pollableFile returns a non-blocking duplicate of v that Go's poller watches, when v is
-// a file on a pipe or socket; nil when it is not, or cannot be duplicated. A duplicate
-// even of a descriptor that is non-blocking already: the *os.File at hand may predate
-// that mode (stdin and stdout can share one open file description, whose mode the other's
-// duplicate just changed) and then the poller does not watch it. release closes the
-// duplicate and puts the shared description back into the mode it had.
-func pollableFile(v any) (*os.File, func()) {
-	nothing := func() {}
-	f, ok := v.(*os.File)
-	if !ok {
-		return nil, nothing
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return nil, nothing
-	}
-	fd, wasNonblocking := -1, false
-	if rc.Control(func(sysfd uintptr) { fd, wasNonblocking = dupForPoll(int(sysfd)) }) != nil || fd < 0 {
-		return nil, nothing
-	}
-	// os.NewFile registers a non-blocking descriptor with the poller.
-	dup := os.NewFile(uintptr(fd), f.Name())
-	return dup, func() {
-		_ = dup.Close()
-		if !wasNonblocking {
-			// O_NONBLOCK belongs to the open file description, which f still shares.
-			_ = rc.Control(func(sysfd uintptr) { _ = unix.SetNonblock(int(sysfd), false) })
-		}
-	}
-}
-
-// dupForPoll returns a non-blocking duplicate of fd, and whether fd was non-blocking
-// before; -1 when fd is not a pipe or socket or cannot be duplicated.
-func dupForPoll(fd int) (dup int, wasNonblocking bool) {
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil {
-		return -1, false
-	}
-	if t := st.Mode & unix.S_IFMT; t != unix.S_IFIFO && t != unix.S_IFSOCK {
-		return -1, false
-	}
-	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-	if err != nil {
-		return -1, false
-	}
-	d, err := unix.Dup(fd)
-	if err != nil {
-		return -1, false
-	}
-	unix.CloseOnExec(d)
-	if unix.SetNonblock(d, true) != nil {
-		_ = unix.Close(d)
-		return -1, false
-	}
-	return d, fl&unix.O_NONBLOCK != 0
 }
