@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -172,7 +173,11 @@ type home struct {
 
 func newHome(b *testing.B) *home {
 	b.Helper()
-	h := &home{b: b, bin: testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge"), fake: testutil.FakeServer(b),
+	bin := os.Getenv("MCP_BRIDGE_BENCH_BIN") // a given build (say, one with -tags benchprof)
+	if bin == "" {
+		bin = testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge")
+	}
+	h := &home{b: b, bin: bin, fake: testutil.FakeServer(b),
 		dir: b.TempDir(), project: b.TempDir(), marker: testutil.NewMarker(b)}
 	h.env = append(os.Environ(), "ZOT_HOME="+h.dir)
 	b.Cleanup(func() { testutil.KillProcsWithMarker(h.marker) })
@@ -273,10 +278,15 @@ func (h *home) startHost(ctx context.Context) (*exttest.Host, []exttest.Frame, *
 
 // startHostCmd is startHost that also returns the bridge's command (for its pid).
 func (h *home) startHostCmd(ctx context.Context) (*exttest.Host, []exttest.Frame, *capped, *exec.Cmd) {
+	return h.startHostBin(ctx, h.bin)
+}
+
+// startHostBin is startHostCmd with the bridge binary bin.
+func (h *home) startHostBin(ctx context.Context, bin string) (*exttest.Host, []exttest.Frame, *capped, *exec.Cmd) {
 	h.b.Helper()
-	cmd := exec.Command(h.bin)
+	cmd := exec.Command(bin)
 	cmd.Env = h.env
-	cmd.Dir = filepath.Dir(h.bin)
+	cmd.Dir = filepath.Dir(bin)
 	stderr := &capped{}
 	cmd.Stderr = stderr
 	host := exttest.StartProcess(h.b, cmd)
@@ -526,6 +536,33 @@ func cpuTime(pid int) (time.Duration, error) {
 		return 0, errors.New("bad /proc/<pid>/stat")
 	}
 	return time.Duration(ut+st) * 10 * time.Millisecond, nil
+}
+
+// ctxSwitches sums the context switches of every thread of pid (voluntary: a thread went
+// to sleep; nonvoluntary: it was preempted), from /proc/<pid>/task/*/status.
+func ctxSwitches(pid int) (float64, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var n float64
+	for _, t := range tasks {
+		data, err := os.ReadFile(filepath.Join(dir, t.Name(), "status"))
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil {
+					return 0, err
+				}
+				n += x
+			}
+		}
+	}
+	return n, nil
 }
 
 // rssKB reads VmRSS of pid from /proc/<pid>/status.
@@ -932,10 +969,20 @@ func directErr(ctx context.Context, c *client.Client, tool string, args map[stri
 // same fake server, and against the same direct client through the relay command (a
 // process that passes the bytes on unchanged: the floor of two more pipe hops). Each
 // iteration makes one call each way, rotating which goes first, so all see the same
-// machine state. Reported: p50 and p99 of each and their ratios, and the CPU time the
-// bridge and the relay processes spend per forwarded call.
-// ns/op is the sum of the three calls.
+// machine state. Reported: p50 and p99 of each and their ratios, and the CPU time and the
+// thread context switches (sleeps and preemptions) of the bridge and the relay processes
+// per forwarded call.
+// ns/op is the sum of the calls.
+//
+// With MCP_BRIDGE_BENCH_BASE set to another build of the bridge (say, main's), that build
+// serves a fourth way in the same loop, so a change is compared with its base side by side
+// on the same machine state: base-p50-us, base-p99-us, base-cpu-us/call and
+// bridge-base-p50-ratio, base-switches/call. With MCP_BRIDGE_BENCHPROF set to a file prefix and builds made
+// with -tags benchprof (MCP_BRIDGE_BENCH_BIN, MCP_BRIDGE_BENCH_BASE), each bridge writes a
+// CPU profile of the timed loop (<prefix>.<pid>.cpu) and its allocations per call are
+// reported (bridge-allocs/call, bridge-bytes/call, and base-… alike).
 func BenchmarkCallRoundTrip(b *testing.B) {
+	baseBin := os.Getenv("MCP_BRIDGE_BENCH_BASE")
 	cases := []struct {
 		name, tool string
 		args       map[string]any
@@ -953,13 +1000,22 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			host, _, stderr, cmd := h.startHostCmd(ctx)
 			direct := h.directClient(ctx, "direct")
 			relayed, relayProc := h.relayClient(ctx, "relayed")
+			var base *exttest.Host
+			var baseStderr *capped
+			var baseCmd *exec.Cmd
+			if baseBin != "" {
+				base, _, baseStderr, baseCmd = h.startHostBin(ctx, baseBin)
+			}
 			name := "mcp__fake__" + c.tool
 			for i := range 50 { // warm up: the first bridge call starts the server
 				callOK(ctx, b, host, "w"+strconv.Itoa(i), name, c.args)
 				directCall(ctx, b, direct, c.tool, c.args)
 				directCall(ctx, b, relayed, c.tool, c.args)
+				if base != nil {
+					callOK(ctx, b, base, "w"+strconv.Itoa(i), name, c.args)
+				}
 			}
-			var viaBridge, viaDirect, viaRelay []float64
+			var viaBridge, viaDirect, viaRelay, viaBase []float64
 			cpu0, err := cpuTime(cmd.Process.Pid)
 			if err != nil {
 				b.Fatal(err)
@@ -968,6 +1024,33 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			var bcpu0 time.Duration
+			if base != nil {
+				if bcpu0, err = cpuTime(baseCmd.Process.Pid); err != nil {
+					b.Fatal(err)
+				}
+			}
+			switches := func() (bridge, relay float64) {
+				var err1, err2 error
+				bridge, err1 = ctxSwitches(cmd.Process.Pid)
+				relay, err2 = ctxSwitches(relayProc.Pid)
+				if err := errors.Join(err1, err2); err != nil {
+					b.Fatal(err)
+				}
+				return bridge, relay
+			}
+			cs0, rcs0 := switches()
+			var bcs0 float64
+			if base != nil {
+				if bcs0, err = ctxSwitches(baseCmd.Process.Pid); err != nil {
+					b.Fatal(err)
+				}
+			}
+			profiled := []*exec.Cmd{cmd}
+			if base != nil {
+				profiled = append(profiled, baseCmd)
+			}
+			profStart(ctx, b, profiled)
 			ways := []func(i int){
 				func(i int) {
 					t0 := time.Now()
@@ -985,6 +1068,13 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 					viaRelay = append(viaRelay, us(time.Since(t0)))
 				},
 			}
+			if base != nil {
+				ways = append(ways, func(i int) {
+					t0 := time.Now()
+					callOK(ctx, b, base, strconv.Itoa(i), name, c.args)
+					viaBase = append(viaBase, us(time.Since(t0)))
+				})
+			}
 			i := 0
 			for b.Loop() {
 				for k := range ways {
@@ -993,6 +1083,16 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 				i++
 			}
 			b.StopTimer()
+			cs1, rcs1 := switches()
+			b.ReportMetric((cs1-cs0)/float64(len(viaBridge)), "bridge-switches/call")
+			b.ReportMetric((rcs1-rcs0)/float64(len(viaRelay)), "relay-switches/call")
+			allocs := profStop(ctx, b, profiled)
+			if allocs != nil {
+				for k, who := range []string{"bridge", "base"}[:len(allocs)] {
+					b.ReportMetric(allocs[k].mallocs/float64(len(viaBridge)), who+"-allocs/call")
+					b.ReportMetric(allocs[k].bytes/float64(len(viaBridge)), who+"-bytes/call")
+				}
+			}
 			cpu1, err := cpuTime(cmd.Process.Pid)
 			if err != nil {
 				b.Fatal(err)
@@ -1000,6 +1100,29 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			rcpu1, err := cpuTime(relayProc.Pid)
 			if err != nil {
 				b.Fatal(err)
+			}
+			if base != nil {
+				bcpu1, err := cpuTime(baseCmd.Process.Pid)
+				if err != nil {
+					b.Fatal(err)
+				}
+				bcs1, err := ctxSwitches(baseCmd.Process.Pid)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric((bcs1-bcs0)/float64(len(viaBase)), "base-switches/call")
+				// Not stopHost: the other ways' servers still run.
+				if err := base.Shutdown(ctx); err != nil {
+					b.Fatalf("base shutdown: %v\nbase stderr:\n%s", err, baseStderr)
+				}
+				if err := base.Wait(ctx); err != nil {
+					b.Fatalf("base exit: %v\nbase stderr:\n%s", err, baseStderr)
+				}
+				bp50 := quantile(viaBase, 0.5)
+				b.ReportMetric(bp50, "base-p50-us")
+				b.ReportMetric(quantile(viaBase, 0.99), "base-p99-us")
+				b.ReportMetric(us(bcpu1-bcpu0)/float64(len(viaBase)), "base-cpu-us/call")
+				b.ReportMetric(quantile(viaBridge, 0.5)/bp50, "bridge-base-p50-ratio")
 			}
 			_ = direct.Close()
 			_ = relayed.Close()
@@ -1023,6 +1146,59 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			b.ReportMetric(us(rcpu1-rcpu0)/float64(len(viaRelay)), "relay-cpu-us/call")
 		})
 	}
+}
+
+// profStart asks bridges built with -tags benchprof to start profiling (SIGUSR1) when
+// MCP_BRIDGE_BENCHPROF is set, and waits until each has.
+func profStart(ctx context.Context, b *testing.B, cmds []*exec.Cmd) {
+	prefix := os.Getenv("MCP_BRIDGE_BENCHPROF")
+	if prefix == "" {
+		return
+	}
+	for _, c := range cmds {
+		started := prefix + "." + strconv.Itoa(c.Process.Pid) + ".started"
+		_ = os.Remove(started)
+		if err := c.Process.Signal(syscall.SIGUSR1); err != nil {
+			b.Fatal(err)
+		}
+		testutil.WaitFor(ctx, b, "a benchprof build to start profiling (built with -tags benchprof?)", func() bool {
+			_, err := os.Stat(started)
+			return err == nil
+		})
+	}
+}
+
+// profAllocs is what one bridge allocated during the timed loop.
+type profAllocs struct{ mallocs, bytes float64 }
+
+// profStop ends what profStart started and returns each bridge's allocations (nil when
+// not profiling).
+func profStop(ctx context.Context, b *testing.B, cmds []*exec.Cmd) []profAllocs {
+	prefix := os.Getenv("MCP_BRIDGE_BENCHPROF")
+	if prefix == "" {
+		return nil
+	}
+	var out []profAllocs
+	for _, c := range cmds {
+		mem := prefix + "." + strconv.Itoa(c.Process.Pid) + ".mem"
+		_ = os.Remove(mem)
+		if err := c.Process.Signal(syscall.SIGUSR2); err != nil {
+			b.Fatal(err)
+		}
+		var data []byte
+		testutil.WaitFor(ctx, b, "a benchprof build's allocation counts", func() bool {
+			var err error
+			data, err = os.ReadFile(mem)
+			return err == nil && len(data) > 0
+		})
+		var a profAllocs
+		var gcs float64
+		if _, err := fmt.Sscanf(string(data), "mallocs=%g bytes=%g gcs=%g", &a.mallocs, &a.bytes, &gcs); err != nil {
+			b.Fatalf("%s: %v", mem, err)
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // BenchmarkConcurrentCalls sends 64 concurrent calls over 8 servers (the fake server's

@@ -91,3 +91,66 @@ func TestRunReadsPipeThroughPoller(t *testing.T) {
 		t.Fatalf("read after Run = %q, %v", buf[:n], err)
 	}
 }
+
+// A stdout pipe in blocking mode (as a host hands it over) is written through a
+// non-blocking duplicate while Run runs, and is back in blocking mode, still writable,
+// once Run returned; a stdin that is non-blocking already stays so.
+func TestRunWritesPipeThroughPoller(t *testing.T) {
+	inR, inW, err := os.Pipe() // non-blocking, as os.Pipe makes it
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = inR.Close(); _ = inW.Close(); _ = outR.Close(); _ = outW.Close() })
+	_ = outW.Fd() // blocking mode, as a child's stdout is
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(want string) {
+		t.Helper()
+		for l := range lines {
+			if strings.Contains(l, want) {
+				return
+			}
+		}
+		t.Fatalf("output ended before a line with %s", want)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() { errc <- Run(runCtx, inR, outW, &testHandler{}, Options{Name: "t"}) }()
+	if _, err := inW.WriteString(`{"type":"hello_ack","protocol_version":1,"capabilities":[]}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	next(`"type":"ready"`)
+	if !nonblocking(t, outW) {
+		t.Fatal("Run writes stdout with blocking writes")
+	}
+	if _, err := inW.WriteString(`{"type":"tool_call","id":"1","name":"echo","args":{"a":1}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	next(`echo:{\"a\":1}`)
+	stop()
+	if err := <-errc; err != context.Canceled {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if nonblocking(t, outW) {
+		t.Fatal("stdout is left in non-blocking mode after Run")
+	}
+	if !nonblocking(t, inR) {
+		t.Fatal("a non-blocking stdin was put into blocking mode by Run")
+	}
+	if _, err := outW.WriteString("after\n"); err != nil {
+		t.Fatal(err)
+	}
+	next("after")
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/rs/zerolog"
 )
 
 // wireResult is the tool_result frame as the protocol describes it, for encoding/json.
@@ -80,5 +82,32 @@ func TestAppendToolResultMatchesEncodingJSON(t *testing.T) {
 				t.Fatalf("newline inside a frame: %s", got)
 			}
 		})
+	}
+}
+
+// signalWriter reports every write on a channel made beforehand.
+type signalWriter struct{ wrote chan struct{} }
+
+func (s *signalWriter) Write(p []byte) (int, error) {
+	s.wrote <- struct{}{}
+	return len(p), nil
+}
+
+// Once the writer's buffers are warm, a tool_result costs no allocation from encoding to
+// the write: its buffer goes back to the pool without a new pointer to it.
+func TestToolResultFrameAllocatesNothing(t *testing.T) {
+	w := newWriter(zerolog.Nop())
+	out := &signalWriter{wrote: make(chan struct{}, 1)}
+	go w.loop(out)
+	defer w.close(nil)
+	res := ToolResult{Content: []Content{{Type: "text", Text: "hello"}}}
+	allocs := testing.AllocsPerRun(200, func() {
+		if !w.sendToolResult("call-1", res, GenNew) {
+			t.Fatal("not sent")
+		}
+		<-out.wrote
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per tool_result", allocs)
 	}
 }

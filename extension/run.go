@@ -134,6 +134,8 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 		workers:    newWorkers(connCtx.Done()),
 		firstCall:  make(chan struct{}),
 	}
+	out, releaseOut := pollableOut(out)
+	defer releaseOut()
 	go r.w.loop(out)
 	r.w.send(outFrame{b: hello})
 
@@ -290,6 +292,11 @@ func (r *runner) readLoop(lr *lineReader, first chan<- []byte, handshook, stop <
 		if r.dispatch(l) {
 			end <- readEnd{shutdown: true}
 			return
+		}
+		if lr.br.Buffered() == 0 {
+			// The call just handed to a worker runs before this goroutine reads stdin
+			// again, a read that usually finds the pipe empty.
+			runtime.Gosched()
 		}
 	}
 }

@@ -17,8 +17,8 @@ type outFrame struct {
 	// flushed, if non-nil, is closed once the frame has been written and
 	// flushed to the underlying writer.
 	flushed chan struct{}
-	// pooled marks b as taken from the writer's buffers: it goes back once written.
-	pooled bool
+	// pooled, when set, is the writer's buffer that b lives in: it goes back once written.
+	pooled *[]byte
 }
 
 // writer owns the extension's stdout. Frames are queued on ch and written by
@@ -74,9 +74,10 @@ func (w *writer) loop(out io.Writer) {
 	}
 	for f := range w.ch {
 		_, err := bw.Write(f.b)
-		if f.pooled {
+		if f.pooled != nil {
 			// bufio copied f.b or wrote it through: nothing refers to it any more.
-			w.putBuf(f.b)
+			*f.pooled = f.b
+			w.putBuf(f.pooled)
 		}
 		if err != nil {
 			fail(err)
@@ -131,24 +132,30 @@ func (w *writer) send(f outFrame) bool {
 // sendToolResult encodes r as the tool_result frame for id into a reused buffer and
 // queues it, as send does.
 func (w *writer) sendToolResult(id string, r ToolResult, gen Generation) bool {
-	b := appendToolResult(w.getBuf(), id, r, gen)
-	if !w.send(outFrame{b: b, pooled: true}) {
-		w.putBuf(b)
+	p := w.getBuf()
+	b := appendToolResult((*p)[:0], id, r, gen)
+	*p = b
+	if !w.send(outFrame{b: b, pooled: p}) {
+		w.putBuf(p)
 		return false
 	}
 	return true
 }
 
-func (w *writer) getBuf() []byte {
+// getBuf returns a buffer for one frame. Buffers travel as *[]byte, the pointer the pool
+// holds, so putting one back allocates nothing.
+func (w *writer) getBuf() *[]byte {
 	if p, ok := w.bufs.Get().(*[]byte); ok {
-		return (*p)[:0]
+		return p
 	}
-	return make([]byte, 0, 512)
+	b := make([]byte, 0, 512)
+	return &b
 }
 
-func (w *writer) putBuf(b []byte) {
-	if cap(b) <= pooledBufferMax {
-		w.bufs.Put(&b)
+func (w *writer) putBuf(p *[]byte) {
+	if cap(*p) <= pooledBufferMax {
+		*p = (*p)[:0]
+		w.bufs.Put(p)
 	}
 }
 

@@ -759,7 +759,12 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 		return nil, err
 	}
 	defer s.release()
-	cctx, cancel := clock.WithTimeout(ctx, s.d.Clock, s.requestTimeout(ctx))
+	// The call's budget usually ends before requestTimeout would: then its own timer
+	// would only cost every call.
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if rt := s.requestTimeout(ctx); !clock.EndsWithin(ctx, s.d.Clock, rt) {
+		cctx, cancel = clock.WithTimeout(ctx, s.d.Clock, rt)
+	}
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool

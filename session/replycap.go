@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,6 +95,10 @@ type ReplyLimiter struct {
 	out     []byte // bytes of our own to hand on first
 	eof     bool   // end the stream after out
 	err     error  // FrameBody: the error to return once out is empty
+	// lineDone is set when the last Read handed on the end of a message: mcp-go has just
+	// given it to the goroutine waiting for it, which should run before this one reads
+	// the pipe again (that read usually finds it empty).
+	lineDone bool
 
 	lostOnce sync.Once
 	lost     chan struct{} // closed when the stream was ended because of an over-size message
@@ -145,6 +150,10 @@ func (l *ReplyLimiter) Read(p []byte) (int, error) {
 		buf := l.carry
 		l.carry = nil
 		if len(buf) == 0 {
+			if l.lineDone {
+				l.lineDone = false
+				runtime.Gosched()
+			}
 			n, err := l.r.Read(p)
 			if n == 0 {
 				if err == io.EOF && l.skip && l.pending {
@@ -195,6 +204,7 @@ func (l *ReplyLimiter) handed(b []byte) {
 	}
 	if l.o.Framing == FrameLines || l.emptyLine() {
 		l.msg, l.head = 0, l.head[:0]
+		l.lineDone = true
 	}
 	l.lineLen = 0
 }
@@ -278,13 +288,13 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	if l.o.Framing == FrameLines || l.lineLen > 0 {
 		l.out = append(l.out[:0], '\n') // ends the cut-off line
 	}
-	lineDone := seg[len(seg)-1] == '\n'
-	if lineDone {
+	segEnded := seg[len(seg)-1] == '\n'
+	if segEnded {
 		l.lineLen = 0
 	} else {
 		l.lineLen += len(seg) // the rest of this line is still to come
 	}
-	l.skip = !lineDone || l.o.Framing == FrameEvents
+	l.skip = !segEnded || l.o.Framing == FrameEvents
 	switch {
 	case request:
 		l.replace(nil, false, true)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 )
@@ -276,5 +277,70 @@ func TestReplyLimiterBody(t *testing.T) {
 		if n > 1<<20 && src.n < n-(2<<20) {
 			t.Fatalf("%d bytes: read %d before failing; want about the cap", n, n-src.n)
 		}
+	}
+}
+
+// eventLog is an ordered list of what happened, written from several goroutines.
+type eventLog struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (l *eventLog) add(e string) {
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+}
+
+func (l *eventLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.events, ",")
+}
+
+// eventReader logs each Read and serves one chunk per call.
+type eventReader struct {
+	chunks []string
+	log    *eventLog
+}
+
+func (r *eventReader) Read(p []byte) (int, error) {
+	r.log.add("read")
+	if len(r.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.chunks[0])
+	r.chunks = r.chunks[1:]
+	return n, nil
+}
+
+// Once a whole message has been handed on, the goroutine it was handed to (mcp-go passes
+// it over a channel to the caller) runs before the next read of the pipe. On one P the
+// reader would otherwise go first, into a read that finds the pipe empty.
+// Not parallel: it sets GOMAXPROCS.
+func TestReplyLimiterLetsTheMessagesTakerRunFirst(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	log := &eventLog{}
+	lim := newReplyLimiter(&eventReader{chunks: []string{"{\"id\":1}\n"}, log: log}, 64)
+	br := bufio.NewReader(lim)
+	handed := make(chan string, 1) // as mcp-go's response channel
+	done := make(chan struct{})
+	go func() { // the caller waiting for the reply
+		defer close(done)
+		<-handed
+		log.add("taker ran")
+	}()
+	runtime.Gosched() // the caller is waiting by now, as it is when the reply comes
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	handed <- line
+	if _, err := br.ReadString('\n'); err != io.EOF {
+		t.Fatalf("second ReadString: %v, want EOF", err)
+	}
+	<-done
+	if got, want := log.String(), "read,taker ran,read"; got != want {
+		t.Fatalf("events %s, want %s", got, want)
 	}
 }

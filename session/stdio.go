@@ -15,6 +15,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/rawio"
 )
 
 // Stdio says how to run one stdio server.
@@ -53,8 +54,9 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	lim := newReplyLimiter(p.stdout, o.MaxReply)
-	s := &stdioSession{Client: NewClient(transport.NewIO(lim, p.stdin, nil), config.TransportStdio, h), proc: p, lim: lim}
+	// The pipes every call crosses are read and written with raw system calls (rawio).
+	lim := newReplyLimiter(rawio.Reader(p.stdout), o.MaxReply)
+	s := &stdioSession{Client: NewClient(transport.NewIO(lim, rawio.WriteCloser(p.stdin), nil), config.TransportStdio, h), proc: p, lim: lim}
 	go s.watch()
 	if err := s.Initialize(ctx, h); err != nil {
 		lost := s.lost(ctx, err)

@@ -340,8 +340,8 @@ func sections() []section {
 	cl := section{
 		title: "Calls: round trip through the bridge",
 		intro: "Fake host → bridge binary → fake MCP server (stdio) → back, versus a direct mcp-go client calling the same fake server, " +
-			"and versus that direct client through `internal/relay`, a process that passes the bytes on unchanged (the floor of any process in the middle: " +
-			"two more pipe hops and its wake-ups); each iteration makes one call each way, rotating which goes first. `echo` does nothing; `slow` with ms=2 waits 2 ms.",
+			"and versus that direct client through `internal/relay`, a process that passes the bytes on unchanged, moving them the way the bridge does " +
+			"(the floor of any process in the middle: two more pipe hops and its wake-ups); each iteration makes one call each way, rotating which goes first. `echo` does nothing; `slow` with ms=2 waits 2 ms.",
 	}
 	for _, tc := range []struct{ name, label string }{{"echo", "echo"}, {"slow-2ms", "slow, 2 ms"}} {
 		b := fmt.Sprintf(bCall, tc.name)
@@ -361,6 +361,8 @@ func sections() []section {
 			last := &cl.rows[len(cl.rows)-1]
 			last.figure = "**" + last.figure + "**"
 			last.target, last.met = "≤ 300 µs", le(300)
+			cl.rows = append(cl.rows, row{figure: tc.label + ": thread context switches of the bridge per call",
+				ours: m(b, "bridge-switches/call", 1, "", 1), ref: m(b, "relay-switches/call", 1, "(the relay's)", 1), ratio: "ours/ref"})
 		}
 	}
 	cl.limits = func(r results) string {

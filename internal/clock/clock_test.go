@@ -3,6 +3,7 @@ package clock
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -99,4 +100,93 @@ func TestWaitTimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-fired
+}
+
+// TestWithTimeoutDerivedContextsStartNoGoroutine: contexts made from a WithTimeout context
+// join its cancellation without a goroutine each (every tool call derives several), and
+// still end when it ends, on either clock.
+func TestWithTimeoutDerivedContextsStartNoGoroutine(t *testing.T) {
+	const n = 200
+	for _, tt := range []struct {
+		name  string
+		clock Clock
+	}{
+		{"system", System{}},
+		{"fake", NewFake()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := WithTimeout(context.Background(), tt.clock, time.Hour)
+			before := runtime.NumGoroutine()
+			children := make([]context.Context, n)
+			for i := range children {
+				var stop context.CancelFunc
+				children[i], stop = context.WithCancel(ctx)
+				defer stop()
+			}
+			// A goroutine per child would be n more; other tests' goroutines come and go,
+			// which half of n leaves room for.
+			if grew := runtime.NumGoroutine() - before; grew >= n/2 {
+				t.Fatalf("%d goroutines more after deriving %d contexts", grew, n)
+			}
+			cancel()
+			for i, c := range children {
+				<-c.Done()
+				if !errors.Is(c.Err(), context.Canceled) {
+					t.Fatalf("child %d: Err = %v, want Canceled", i, c.Err())
+				}
+			}
+		})
+	}
+}
+
+// TestWithTimeoutAfterFuncStop: a derived context cancelled before its parent is no longer
+// tied to it, and one derived after the parent ended ends at once.
+func TestWithTimeoutAfterFuncStop(t *testing.T) {
+	c := NewFake()
+	ctx, cancel := WithTimeout(context.Background(), c, time.Second)
+	child, stop := context.WithCancel(ctx)
+	stop()
+	if cc := ctx.(*clockCtx); len(cc.after) != 0 {
+		t.Fatalf("%d functions still registered after the child was cancelled", len(cc.after))
+	}
+	c.Advance(time.Second)
+	if !errors.Is(child.Err(), context.Canceled) {
+		t.Fatalf("child Err = %v, want its own Canceled", child.Err())
+	}
+	late, stopLate := context.WithCancel(ctx)
+	defer stopLate()
+	<-late.Done()
+	if !errors.Is(late.Err(), context.DeadlineExceeded) {
+		t.Fatalf("late child Err = %v, want the parent's DeadlineExceeded", late.Err())
+	}
+	cancel()
+}
+
+// TestEndsWithin: only a real deadline that comes first makes a timeout redundant.
+func TestEndsWithin(t *testing.T) {
+	tests := []struct {
+		name     string
+		clock    Clock
+		deadline time.Duration // 0: none
+		d        time.Duration
+		want     bool
+	}{
+		{"deadline first", System{}, time.Minute, time.Hour, true},
+		{"deadline later", System{}, time.Hour, time.Minute, false},
+		{"no deadline", System{}, 0, time.Minute, false},
+		{"fake clock", NewFake(), time.Minute, time.Hour, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tt.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+				defer cancel()
+			}
+			if got := EndsWithin(ctx, tt.clock, tt.d); got != tt.want {
+				t.Fatalf("EndsWithin = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }
