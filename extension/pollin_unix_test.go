@@ -43,43 +43,12 @@ func TestRunReadsPipeThroughPoller(t *testing.T) {
 	}
 	outR, outW := io.Pipe()
 	t.Cleanup(func() { _ = outR.Close() })
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			lines <- sc.Text()
+	next := readLines(outR)
+	echoOverRun(t, pr, pw, outW, next, func() {
+		if !nonblocking(t, pr) {
+			t.Fatal("Run reads stdin with blocking reads")
 		}
-		close(lines)
-	}()
-	next := func(want string) {
-		t.Helper()
-		for l := range lines {
-			if strings.Contains(l, want) {
-				return
-			}
-		}
-		t.Fatalf("output ended before a line with %s", want)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-	defer cancel()
-	runCtx, stop := context.WithCancel(ctx)
-	errc := make(chan error, 1)
-	go func() { errc <- Run(runCtx, pr, outW, &testHandler{}, Options{Name: "t"}) }()
-	if _, err := pw.WriteString(`{"type":"hello_ack","protocol_version":1,"capabilities":[]}` + "\n"); err != nil {
-		t.Fatal(err)
-	}
-	next(`"type":"ready"`)
-	if !nonblocking(t, pr) {
-		t.Fatal("Run reads stdin with blocking reads")
-	}
-	if _, err := pw.WriteString(`{"type":"tool_call","id":"1","name":"echo","args":{"a":1}}` + "\n"); err != nil {
-		t.Fatal(err)
-	}
-	next(`echo:{\"a\":1}`)
-	stop()
-	if err := <-errc; err != context.Canceled {
-		t.Fatalf("Run = %v, want context.Canceled", err)
-	}
+	})
 	if nonblocking(t, pr) {
 		t.Fatal("stdin is left in non-blocking mode after Run")
 	}
@@ -106,43 +75,12 @@ func TestRunWritesPipeThroughPoller(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = inR.Close(); _ = inW.Close(); _ = outR.Close(); _ = outW.Close() })
 	_ = outW.Fd() // blocking mode, as a child's stdout is
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			lines <- sc.Text()
+	next := readLines(outR)
+	echoOverRun(t, inR, inW, outW, next, func() {
+		if !nonblocking(t, outW) {
+			t.Fatal("Run writes stdout with blocking writes")
 		}
-		close(lines)
-	}()
-	next := func(want string) {
-		t.Helper()
-		for l := range lines {
-			if strings.Contains(l, want) {
-				return
-			}
-		}
-		t.Fatalf("output ended before a line with %s", want)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-	defer cancel()
-	runCtx, stop := context.WithCancel(ctx)
-	errc := make(chan error, 1)
-	go func() { errc <- Run(runCtx, inR, outW, &testHandler{}, Options{Name: "t"}) }()
-	if _, err := inW.WriteString(`{"type":"hello_ack","protocol_version":1,"capabilities":[]}` + "\n"); err != nil {
-		t.Fatal(err)
-	}
-	next(`"type":"ready"`)
-	if !nonblocking(t, outW) {
-		t.Fatal("Run writes stdout with blocking writes")
-	}
-	if _, err := inW.WriteString(`{"type":"tool_call","id":"1","name":"echo","args":{"a":1}}` + "\n"); err != nil {
-		t.Fatal(err)
-	}
-	next(`echo:{\"a\":1}`)
-	stop()
-	if err := <-errc; err != context.Canceled {
-		t.Fatalf("Run = %v, want context.Canceled", err)
-	}
+	})
 	if nonblocking(t, outW) {
 		t.Fatal("stdout is left in non-blocking mode after Run")
 	}
@@ -152,5 +90,51 @@ func TestRunWritesPipeThroughPoller(t *testing.T) {
 	if _, err := outW.WriteString("after\n"); err != nil {
 		t.Fatal(err)
 	}
-	next("after")
+	next(t, "after")
+}
+
+// readLines reads r's lines on a goroutine; the function it returns waits for a line
+// containing want and fails the test if r ends first.
+func readLines(r io.Reader) func(t *testing.T, want string) {
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return func(t *testing.T, want string) {
+		t.Helper()
+		for l := range lines {
+			if strings.Contains(l, want) {
+				return
+			}
+		}
+		t.Fatalf("output ended before a line with %s", want)
+	}
+}
+
+// echoOverRun runs Run on in and out, says hello_ack as the host, calls while Run serves
+// (once ready), makes one echo tool call and stops Run.
+func echoOverRun(t *testing.T, in, inW *os.File, out io.Writer, next func(*testing.T, string), while func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() { errc <- Run(runCtx, in, out, &testHandler{}, Options{Name: "t"}) }()
+	if _, err := inW.WriteString(`{"type":"hello_ack","protocol_version":1,"capabilities":[]}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	next(t, `"type":"ready"`)
+	while()
+	if _, err := inW.WriteString(`{"type":"tool_call","id":"1","name":"echo","args":{"a":1}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	next(t, `echo:{\"a\":1}`)
+	stop()
+	if err := <-errc; err != context.Canceled {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
 }
