@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,30 +25,12 @@ import (
 // its tool, resource and prompt lists cached by a refresh first (as a user's session
 // finds them), behind a fake zot host.
 
-// syncBuf is a log sink tests can read while the bridge writes to it.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // everythingSession is a fake host talking to a bridge that bridges the everything server.
 type everythingSession struct {
 	e    *testEnv
 	h    *exttest.Host
 	b    *Bridge
-	log  *syncBuf
+	log  *testutil.SyncBuffer
 	regs []exttest.Frame
 }
 
@@ -77,7 +57,7 @@ func everythingHost(t *testing.T, caps []string, sampling bool, extra map[string
 	}
 	pre.Close(ctxGuard(t))
 
-	log := &syncBuf{}
+	log := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(io.MultiWriter(log, testutil.Log(t))).Level(zerolog.DebugLevel),
 		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	b.x.advertiseSampling = sampling

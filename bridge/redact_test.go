@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // TestMessagesShowReferencesAndMaskCredentials: an expanded ${VAR} (here the url's host)
@@ -25,7 +26,7 @@ func TestMessagesShowReferencesAndMaskCredentials(t *testing.T) {
 		"r": map[string]any{"url": "https://${MCP_HOST}/mcp/" + pathToken + "?key=${TOK}&api_key=literalsecret123456"},
 		"s": map[string]any{"command": e.fake, "args": []string{"-marker", e.marker, "--token", argToken, "-exit-on-start"}},
 	}, nil)
-	var logBuf syncBuf
+	var logBuf testutil.SyncBuffer
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(&logBuf),
 		Supervisor: supervisorArgv(), Resolver: noDNS()})
 	b.Load(e.project, extension.GenNew)

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -147,26 +147,8 @@ func (c *capServer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	c.answer(&flushWriter{w: w}, r, sse)
 }
 
-// syncBuf is a log sink safe for the transport's goroutines.
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // openCapped opens a session to a capServer in mode through a 1 MiB cap.
-func openCapped(t *testing.T, c *capServer, log *syncBuf) session.Session {
+func openCapped(t *testing.T, c *capServer, log *testutil.SyncBuffer) session.Session {
 	t.Helper()
 	c.streams = make(chan func(*flushWriter))
 	ts := httptest.NewUnstartedServer(c)
@@ -237,7 +219,7 @@ func TestRemoteOversizeNotificationIsDropped(t *testing.T) {
 	for _, mode := range []string{"sse", "legacy"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			var log syncBuf
+			var log testutil.SyncBuffer
 			c := &capServer{mode: mode}
 			sess := openCapped(t, c, &log)
 			c.noise.Store(3 << 20)
