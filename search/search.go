@@ -381,7 +381,7 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	for i := len(h) - 1; i >= 0; i-- {
 		best[i] = heap.Pop(&h).(scored)
 	}
-	ix.separateSiblings(q, terms, verbs, best)
+	ix.separateSiblings(q, terms, ids, verbs, best)
 	out := make([]Hit, min(limit, len(best)))
 	for i := range out {
 		out[i] = Hit{Doc: int(best[i].doc), Score: best[i].score}

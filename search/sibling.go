@@ -323,7 +323,8 @@ func (ix *Index) reverses(a, b []nameWord) bool {
 // separateSiblings reorders each group of siblings among the best
 // candidates c (best first) of query q by what sets them apart (see the top
 // of this file).
-func (ix *Index) separateSiblings(q string, terms []queryTerm, verbs uint16, c []scored) {
+// ids holds each term's id (-1: not in the index), as termIDs returns them.
+func (ix *Index) separateSiblings(q string, terms []queryTerm, ids []int32, verbs uint16, c []scored) {
 	n := min(len(c), siblingDepth)
 	var cs [siblingDepth]candidate
 	for i := 0; i < n; i++ {
@@ -400,12 +401,9 @@ func (ix *Index) separateSiblings(q string, terms []queryTerm, verbs uint16, c [
 			}
 		}
 	}
-	for _, t := range terms {
-		if t.weight <= 0 {
-			continue
-		}
-		id, ok := ix.vocab[t.term]
-		if !ok {
+	for k, t := range terms {
+		id := ids[k]
+		if t.weight <= 0 || id < 0 {
 			continue
 		}
 		for i := 0; i < n; i++ {
