@@ -34,7 +34,6 @@
 package search
 
 import (
-	"container/heap"
 	"math"
 	"math/bits"
 	"slices"
@@ -177,6 +176,7 @@ type scratch struct {
 	words   []uint64 // original query words matched, as queryTerm.origin bits
 	touched []int32
 	servers serverScratch // server coherence's accumulators (see its comment)
+	best    []scored      // the best candidates' array, see topK
 }
 
 // Search ranks the indexed docs for query and returns at most limit hits
@@ -335,7 +335,7 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	coherence := ix.serverCoherence(&sc.servers, touched, words)
 	// Keep enough candidates for separateSiblings to compare.
 	keep := max(limit, siblingDepth)
-	h := make(hitHeap, 0, keep+1)
+	top := newTopK(sc.best, keep)
 	for _, d := range touched {
 		if slices.Contains(exclude, d) {
 			continue
@@ -368,20 +368,11 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 			}
 			s *= 1 + queryCoverBoost*covered/total
 		}
-		hit := scored{doc: d, score: s, id: m.id}
-		if len(h) < keep {
-			heap.Push(&h, hit)
-		} else if better(hit, h[0]) {
-			h[0] = hit
-			heap.Fix(&h, 0)
-		}
+		top.add(scored{doc: d, score: s, id: m.id})
 	}
-	// Popping fills the heap's own array from the back, best first.
-	best := h
-	for i := len(h) - 1; i >= 0; i-- {
-		best[i] = heap.Pop(&h).(scored)
-	}
-	ix.separateSiblings(q, terms, verbs, best)
+	best := top.hits
+	sc.best = best[:0]
+	ix.separateSiblings(q, terms, ids, verbs, best)
 	out := make([]Hit, min(limit, len(best)))
 	for i := range out {
 		out[i] = Hit{Doc: int(best[i].doc), Score: best[i].score}
@@ -401,18 +392,4 @@ func better(a, b scored) bool {
 		return a.score > b.score
 	}
 	return a.id < b.id
-}
-
-// hitHeap is a min-heap on rank order: the root is the worst kept hit.
-type hitHeap []scored
-
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }

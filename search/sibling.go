@@ -323,11 +323,23 @@ func (ix *Index) reverses(a, b []nameWord) bool {
 // separateSiblings reorders each group of siblings among the best
 // candidates c (best first) of query q by what sets them apart (see the top
 // of this file).
-func (ix *Index) separateSiblings(q string, terms []queryTerm, verbs uint16, c []scored) {
+// ids holds each term's id (-1: not in the index), as termIDs returns them.
+func (ix *Index) separateSiblings(q string, terms []queryTerm, ids []int32, verbs uint16, c []scored) {
 	n := min(len(c), siblingDepth)
+	// Only a candidate sharing its server with another can have a sibling,
+	// so only those names are read.
+	var srv [siblingDepth]int32
+	for i := 0; i < n; i++ {
+		srv[i] = ix.docs[c[i].doc].server
+	}
 	var cs [siblingDepth]candidate
 	for i := 0; i < n; i++ {
-		cs[i].words = ix.nameOf(c[i].doc)
+		for j := 0; j < n; j++ {
+			if j != i && srv[j] == srv[i] {
+				cs[i].words = ix.nameOf(c[i].doc)
+				break
+			}
+		}
 	}
 	// Groups: connected components of "same server, names share a word",
 	// each labelled by its first member. Whether the query's words are
@@ -338,7 +350,7 @@ func (ix *Index) separateSiblings(q string, terms []queryTerm, verbs uint16, c [
 	for i := 0; i < n; i++ {
 		group[i] = i
 		for j := 0; j < i; j++ {
-			if ix.docs[c[i].doc].server != ix.docs[c[j].doc].server {
+			if srv[i] != srv[j] {
 				continue
 			}
 			shared := false
@@ -383,6 +395,9 @@ func (ix *Index) separateSiblings(q string, terms []queryTerm, verbs uint16, c [
 	// weight of the query term, or the verb's class.
 	var supBuf [siblingDepth * 6]float64
 	sup := supBuf[:]
+	// groupedIDs has the bit id%64 of every grouped candidate's word ids, so
+	// that most query terms are passed over with one test.
+	var groupedIDs uint64
 	for i := 0; i < n; i++ {
 		if size[group[i]] < 2 {
 			continue
@@ -394,18 +409,16 @@ func (ix *Index) separateSiblings(q string, terms []queryTerm, verbs uint16, c [
 		cs[i].sup, sup = sup[:k:k], sup[k:]
 		m := &ix.docs[c[i].doc]
 		for j, w := range cs[i].words {
+			groupedIDs |= 1 << (termOf(w) & 63)
 			if termOf(w) == m.verbTerm && m.verb&verbs != 0 {
 				// The operation the query asks for names the verb.
 				cs[i].sup[j] = siblingVerb
 			}
 		}
 	}
-	for _, t := range terms {
-		if t.weight <= 0 {
-			continue
-		}
-		id, ok := ix.vocab[t.term]
-		if !ok {
+	for k, t := range terms {
+		id := ids[k]
+		if t.weight <= 0 || id < 0 || groupedIDs&(1<<(id&63)) == 0 {
 			continue
 		}
 		for i := 0; i < n; i++ {
@@ -419,8 +432,11 @@ func (ix *Index) separateSiblings(q string, terms []queryTerm, verbs uint16, c [
 
 	var dist [siblingDepth][siblingDepth]float64 // dist[i][j]: distinction of i from j
 	for i := 0; i < n; i++ {
+		if size[group[i]] < 2 {
+			continue
+		}
 		for j := 0; j < n; j++ {
-			if i != j && group[i] == group[j] && size[group[i]] > 1 {
+			if i != j && group[i] == group[j] {
 				dist[i][j] = ix.distinction(&s, &cs[i], &cs[j])
 			}
 		}
@@ -431,9 +447,12 @@ func (ix *Index) separateSiblings(q string, terms []queryTerm, verbs uint16, c [
 		if size[group[i]] < 2 {
 			continue
 		}
+		// Only siblings have a distinction; the rest would add zeros.
 		pair := 0.0
 		for j := 0; j < n; j++ {
-			pair += dist[i][j] - dist[j][i]
+			if group[j] == group[i] {
+				pair += dist[i][j] - dist[j][i]
+			}
 		}
 		if pair != 0 {
 			key[i] *= math.Exp(siblingGain * pair / float64(size[group[i]]-1))

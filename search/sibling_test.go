@@ -89,7 +89,8 @@ func TestSiblingsKeepOtherRanks(t *testing.T) {
 	}{{"maps_reverse_geocode", 10}, {"list_orders", 9.9}, {"maps_directions", 9.8}, {"maps_geocode", 9.5}} {
 		c = append(c, scored{doc: doc(x.tool), score: x.score, id: docs[doc(x.tool)].ID})
 	}
-	ix.separateSiblings(q, terms, verbs, c)
+	ids, _ := ix.termIDs(terms, &scratch{})
+	ix.separateSiblings(q, terms, ids, verbs, c)
 	var got []string
 	var scores []float64
 	for _, h := range c {
