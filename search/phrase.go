@@ -179,21 +179,35 @@ func (ps *phraseScratch) lookup(t uint16) uint64 {
 // terms and their ids (see termIDs) into ps's table; it reports false when
 // the query has fewer than two.
 func (ix *Index) readPhraseQuery(ps *phraseScratch, terms []queryTerm, ids []int32, pq *phraseQuery) bool {
-	clear(ps.table[:])
+	searchable := func(i int) bool {
+		id, t := ids[i], &terms[i]
+		return id >= 0 && id < noPhraseTerm && t.origin != 0 && t.weight > 0
+	}
 	var present uint64
+	for i := range terms {
+		if searchable(i) {
+			present |= terms[i].origin
+		}
+	}
+	if bits.OnesCount64(present) < 2 {
+		return false
+	}
+	clear(ps.table[:])
+	present = 0
 	n := 0
 	for i, t := range terms {
-		if id := ids[i]; id >= 0 && id < noPhraseTerm && t.origin != 0 && t.weight > 0 && n < phraseSlots/2 {
-			present |= t.origin
-			n++
-			// Term ids are distinct: each term is put once.
-			k := uint32(id) + 1
-			j := slotOf(k)
-			for ps.table[j].id != 0 {
-				j = (j + 1) % phraseSlots
-			}
-			ps.table[j] = phraseSlot{k, t.origin}
+		if !searchable(i) || n == phraseSlots/2 {
+			continue
 		}
+		present |= t.origin
+		n++
+		// Term ids are distinct: each term is put once.
+		k := uint32(ids[i]) + 1
+		j := slotOf(k)
+		for ps.table[j].id != 0 {
+			j = (j + 1) % phraseSlots
+		}
+		ps.table[j] = phraseSlot{k, t.origin}
 	}
 	if bits.OnesCount64(present) < 2 {
 		return false
