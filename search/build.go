@@ -99,8 +99,10 @@ func newIndex(docs []Doc, workers int) *Index {
 		}
 		sh.docStart = append(sh.docStart, int32(len(sh.entries)))
 		ix.names.addNames(&sh.names, remap)
+		ix.phrases.addPhrases(&sh.phrases, remap)
 	}
 	ix.finishNames()
+	ix.phrases.finish()
 
 	ix.postings, ix.idf = postings(shards, fieldLen, len(ix.vocab))
 	ix.findProducts(serverWords)
@@ -138,6 +140,7 @@ type shard struct {
 	docStart []int32 // per doc, index of its first entry
 	buf      []byte
 	names    shardNames
+	phrases  shardPhrases
 }
 
 func newShard(docs int) *shard {
@@ -251,6 +254,7 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 		sh.add(d, fName, sh.termID([]byte(w)), fieldLen)
 	}
 	sh.recordName(doc.Tool, words[core:])
+	sh.recordPhrase(words, firstSentence(doc.Description))
 	sh.addText(d, fTitle, doc.Title, 0, fieldLen)
 	for _, w := range serverWords {
 		sh.add(d, fServer, sh.termID([]byte(w)), fieldLen)

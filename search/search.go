@@ -22,9 +22,13 @@
 // tool is lifted by how much of the query its server's tools together
 // explain, a BM25 over servers whose words are the query words each tool
 // matches, so that the tools of the server that explains a request as a
-// whole rise above a stray tool of another server matching one word. Last,
-// siblings among the best candidates (tools of one server whose names share
-// words: geocode and reverse_geocode, get_namespace and list_namespaces,
+// whole rise above a stray tool of another server matching one word. The
+// index is a bag of words, so word order comes back in a rescoring of the
+// best candidates (phrase.go): a tool gains by the share of the query's
+// consecutive words (with what each stands for) that stand side by side,
+// in order, in its name or its description's first sentence ("reverse
+// geocode", "console messages"). Last, siblings among the best candidates
+// (tools of one server whose names share words: geocode and reverse_geocode, get_namespace and list_namespaces,
 // protect_branch and unprotect_branch) trade places by what sets their
 // names apart: the words one has and the other lacks, whether the query
 // asks for them, the number the query uses, and whether it asks to reverse
@@ -161,6 +165,7 @@ type Index struct {
 	// serverSize is the number of tools of each server (docMeta.server).
 	serverSize []int32
 	names      nameIndex
+	phrases    phraseIndex
 
 	scratch sync.Pool // *scratch reused by Search (the only mutable part)
 }
@@ -177,6 +182,7 @@ type scratch struct {
 	touched []int32
 	servers serverScratch // server coherence's accumulators (see its comment)
 	best    []scored      // the best candidates' array, see topK
+	phrases phraseScratch
 }
 
 // Search ranks the indexed docs for query and returns at most limit hits
@@ -189,9 +195,9 @@ type scratch struct {
 //     name returns those docs first, Exact (every server's tool of that name),
 //     followed by the ranked results.
 //   - Otherwise, and after exact hits, docs are ranked by BM25F with query
-//     expansion, server naming, verb and name-coverage bonuses and server
-//     coherence; docs that match no query term are not returned. An empty
-//     query returns nil.
+//     expansion, server naming, verb and name-coverage bonuses, server
+//     coherence and word order; docs that match no query term are not
+//     returned. An empty query returns nil.
 func (ix *Index) Search(query string, limit int) []Hit {
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -333,8 +339,8 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	}
 
 	coherence := ix.serverCoherence(&sc.servers, touched, words)
-	// Keep enough candidates for separateSiblings to compare.
-	keep := max(limit, siblingDepth)
+	// Keep enough candidates for rescorePhrases and separateSiblings.
+	keep := max(limit, siblingDepth, phraseDepth)
 	top := newTopK(sc.best, keep)
 	for _, d := range touched {
 		if slices.Contains(exclude, d) {
@@ -372,6 +378,7 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	}
 	best := top.hits
 	sc.best = best[:0]
+	ix.rescorePhrases(&sc.phrases, terms, ids, best)
 	ix.separateSiblings(q, terms, ids, verbs, best)
 	out := make([]Hit, min(limit, len(best)))
 	for i := range out {
