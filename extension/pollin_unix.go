@@ -25,11 +25,18 @@ func pollable(in io.Reader) (r io.Reader, release func()) {
 }
 
 // pollableOut is pollable for the host's stdout: frames are written by raw system calls
-// on a non-blocking duplicate, waiting in Go's poller while the pipe is full.
+// on a non-blocking duplicate, waiting in Go's poller while the pipe is full. The pipe is
+// grown to outPipeBytes where the kernel allows, so that the startup registrations
+// (megabytes in one write) wait in the poller a few times rather than at every 64 KiB.
 func pollableOut(out io.Writer) (w io.Writer, release func()) {
 	f, release := rawio.Duplicate(out)
 	if f == nil {
 		return out, release
 	}
+	rawio.GrowPipe(f, outPipeBytes)
 	return rawio.Writer(f), release
 }
+
+// outPipeBytes is the stdout pipe buffer asked for: Linux's default cap for unprivileged
+// processes (/proc/sys/fs/pipe-max-size).
+const outPipeBytes = 1 << 20
