@@ -132,6 +132,10 @@ type Bridge struct {
 	bgCtx context.Context
 	stop  context.CancelFunc
 	bg    sync.WaitGroup
+	// afterReadyDone is closed when the work after ready (afterReady, or giving it up
+	// because the bridge stopped first) is over: tests that stop a bridge right after a
+	// start wait on it, or the stop could win and the startup file would not be written.
+	afterReadyDone chan struct{}
 
 	// refreshing counts refreshes in progress (search tells "still being fetched" only
 	// while one runs).
@@ -185,7 +189,7 @@ func New(opts Options) *Bridge {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, listPending: map[string]bool{}, cmdWait: commandBudget,
+	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, afterReadyDone: make(chan struct{}), listPending: map[string]bool{}, cmdWait: commandBudget,
 		cats: catalog.NewOwner(opts.Log)}
 	b.boot = startup.NewBoot(bootHost{b})
 	b.x = newMCPX(b)
@@ -345,6 +349,7 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
+		defer close(b.afterReadyDone)
 		if fetching {
 			defer b.refreshing.Add(-1)
 		}

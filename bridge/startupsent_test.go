@@ -46,8 +46,13 @@ func oneStart(t *testing.T, e *testEnv, ack exttest.Ack) ([]string, startPath) {
 	for _, f := range h.Handshake(gctx, ack) {
 		frames = append(frames, string(f.Raw))
 	}
-	// Let the after-ready work (the cache decode, the startup file) finish before stopping.
-	<-b.cats.Ready()
+	// Let the after-ready work (the cache decode, the startup file) finish before stopping:
+	// a shutdown that came first would skip it, and the startup file would not be written.
+	select {
+	case <-b.afterReadyDone:
+	case <-gctx.Done():
+		t.Fatal("the work after ready did not end")
+	}
 	if err := h.Shutdown(gctx); err != nil {
 		t.Fatal(err)
 	}
