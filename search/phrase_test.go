@@ -76,11 +76,7 @@ func TestPhrases(t *testing.T) {
 			if got := docs[hits[0].Doc].Server; got != tt.first {
 				t.Errorf("Search(%q) = %v, want %s's tool first", tt.query, ids(docs, hits), tt.first)
 			}
-			for i := 1; i < len(hits); i++ {
-				if hits[i].Score > hits[i-1].Score {
-					t.Errorf("Search(%q): scores not descending: %v", tt.query, hits)
-				}
-			}
+			wantDescending(t, tt.query, hits)
 		})
 	}
 }

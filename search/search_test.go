@@ -71,15 +71,7 @@ func TestSearchRanking(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hits := ix.Search(tt.query, 5)
-			if len(hits) == 0 || docs[hits[0].Doc].ID != tt.first {
-				t.Errorf("Search(%q) = %v, want %s first", tt.query, ids(docs, hits), tt.first)
-			}
-			for i := 1; i < len(hits); i++ {
-				if hits[i].Score > hits[i-1].Score {
-					t.Errorf("Search(%q): scores not descending: %v", tt.query, hits)
-				}
-			}
+			wantFirst(t, ix, docs, tt.query, tt.first)
 		})
 	}
 }
@@ -594,6 +586,27 @@ func TestValueShape(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("valueShape(%q) = %v, want %q first", w, valueShape(w), want)
+		}
+	}
+}
+
+// wantFirst fails the test unless query's first hit is the doc with ID first and the
+// scores descend.
+func wantFirst(t *testing.T, ix *Index, docs []Doc, query, first string) {
+	t.Helper()
+	hits := ix.Search(query, 5)
+	if len(hits) == 0 || docs[hits[0].Doc].ID != first {
+		t.Errorf("Search(%q) = %v, want %s first", query, ids(docs, hits), first)
+	}
+	wantDescending(t, query, hits)
+}
+
+// wantDescending fails the test unless hits' scores never rise.
+func wantDescending(t *testing.T, query string, hits []Hit) {
+	t.Helper()
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Errorf("Search(%q): scores not descending: %v", query, hits)
 		}
 	}
 }

@@ -53,15 +53,7 @@ func TestSiblings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hits := ix.Search(tt.query, 5)
-			if len(hits) == 0 || docs[hits[0].Doc].ID != tt.first {
-				t.Errorf("Search(%q) = %v, want %s first", tt.query, ids(docs, hits), tt.first)
-			}
-			for i := 1; i < len(hits); i++ {
-				if hits[i].Score > hits[i-1].Score {
-					t.Errorf("Search(%q): scores not descending: %v", tt.query, hits)
-				}
-			}
+			wantFirst(t, ix, docs, tt.query, tt.first)
 		})
 	}
 }
