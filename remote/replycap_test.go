@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
@@ -27,10 +29,12 @@ import (
 // nothing in proportion to it. mode is how a tools/call is answered: "json" (streamable
 // HTTP, one JSON body), "sse" (streamable HTTP, an event stream) or "legacy" (the legacy
 // SSE transport: every answer on the GET stream). With noise set, an over-size
-// notification goes before every answer.
+// notification goes before every answer. With idMiddle set, a "big" answer names its id
+// between its result and its "jsonrpc" member: neither at its start nor at its end.
 type capServer struct {
-	mode  string
-	noise atomic.Int64 // bytes of an over-size notification before each answer (0: none)
+	mode     string
+	idMiddle bool
+	noise    atomic.Int64 // bytes of an over-size notification before each answer (0: none)
 
 	streams chan func(w *flushWriter) // legacy: answers for the GET stream
 }
@@ -87,6 +91,9 @@ func (c *capServer) answer(b *flushWriter, r rpcReq, sse bool) {
 	switch {
 	case r.Method == "initialize":
 		b.write(head + fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"cap","version":"1"}}}`, r.Params.ProtocolVersion))
+	case r.Method == "tools/call" && r.Params.Name == "big" && c.idMiddle:
+		_ = b.write(`{"result":{"content":[{"type":"text","text":"`) && b.fill(r.Params.Arguments.Bytes) &&
+			b.write(fmt.Sprintf(`"}]},"id":%s,"jsonrpc":"2.0"}`, r.ID))
 	case r.Method == "tools/call" && r.Params.Name == "big":
 		_ = b.write(head+`{"content":[{"type":"text","text":"`) && b.fill(r.Params.Arguments.Bytes) && b.write(`"}]}}`)
 	case r.Method == "tools/call":
@@ -150,6 +157,12 @@ func (c *capServer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // openCapped opens a session to a capServer in mode through a 1 MiB cap.
 func openCapped(t *testing.T, c *capServer, log *testutil.SyncBuffer) session.Session {
 	t.Helper()
+	return openCappedOn(t, c, log, clock.System{})
+}
+
+// openCappedOn is openCapped with the session's clock.
+func openCappedOn(t *testing.T, c *capServer, log *testutil.SyncBuffer, clk clock.Clock) session.Session {
+	t.Helper()
 	c.streams = make(chan func(*flushWriter))
 	ts := httptest.NewUnstartedServer(c)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -167,6 +180,7 @@ func openCapped(t *testing.T, c *capServer, log *testutil.SyncBuffer) session.Se
 		ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: u}}
 	d := testDeps()
 	d.MaxReply = 1 << 20
+	d.Clock = clk
 	if log != nil {
 		d.Log = zerolog.New(log)
 	}
@@ -206,6 +220,50 @@ func TestRemoteOversizeReplyFailsOnlyThatCall(t *testing.T) {
 				if tc, ok := res.Content[0].(mcp.TextContent); !ok || len(tc.Text) != n {
 					t.Fatalf("%d bytes: got %+v", n, res.Content[0])
 				}
+			}
+		})
+	}
+}
+
+// TestRemoteOversizeReplyWithIDInTheMiddle: an over-size reply whose id is neither at its
+// start nor at its end fails its call at once with the cap's error (naming the setting to
+// raise), within a requestTimeout on the fake clock that the test never advances. On a
+// POST's event stream the request it answers is known, so only that call fails and the
+// session goes on; on the legacy SSE stream (every answer on the one GET stream) it cannot
+// be matched, so the session ends as a stdio server's does (the next use reconnects).
+// Before, that reply was dropped and its call waited for requestTimeout.
+func TestRemoteOversizeReplyWithIDInTheMiddle(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode  string
+		ended bool
+	}{{"sse", false}, {"legacy", true}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			fake := clock.NewFake()
+			start := fake.Now()
+			sess := openCappedOn(t, &capServer{mode: tc.mode, idMiddle: true}, nil, fake)
+			ctx, cancel := clock.WithTimeout(testCtx(t), fake, 30*time.Second)
+			defer cancel()
+			_, err := callBig(ctx, sess, 3<<20)
+			if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(err.Error(), session.MaxReplyEnv) {
+				t.Fatalf("over-size reply with its id in the middle: %v", err)
+			}
+			if ctx.Err() != nil || !fake.Now().Equal(start) {
+				t.Fatalf("the call ended with its deadline (%v, clock moved %v), not at once", ctx.Err(), fake.Now().Sub(start))
+			}
+			if !tc.ended {
+				if ended(sess) {
+					t.Fatalf("session ended (%v); only the call should fail", sess.End())
+				}
+				if res, err := callBig(ctx, sess, 10); err != nil || len(res.Content) != 1 {
+					t.Fatalf("next call: %v", err)
+				}
+				return
+			}
+			var end *session.EndedError
+			if !errors.As(err, &end) || !errors.Is(sess.End().Err, session.ErrReplyTooLarge) {
+				t.Fatalf("got %v (session end %v); want the session ended by the over-size reply", err, sess.End())
 			}
 		})
 	}
