@@ -816,7 +816,11 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 		case end.Cause == session.CauseClosed:
 			return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 		case errors.Is(end.Err, session.ErrReplyTooLarge):
-			return s.Errorf(KindCall, err, "%s: %s. The server is restarted for the next call%s", tool, end.Err.Error(), repeatWarning(safeRepeat))
+			next := "The server is restarted for the next call"
+			if s.cfg.Transport != config.TransportStdio {
+				next = "The next call reconnects"
+			}
+			return s.Errorf(KindCall, err, "%s: %s. %s%s", tool, end.Err.Error(), next, repeatWarning(safeRepeat))
 		default:
 			return s.Errorf(KindCrashed, err, "%s during the call to %s. The next call reconnects%s", lostText(end), tool, repeatWarning(safeRepeat))
 		}
