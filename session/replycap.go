@@ -326,6 +326,7 @@ func (l *ReplyLimiter) replace(id json.RawMessage, ok, request bool) {
 			l.out = append(l.out, l.endEvent()...)
 			return
 		}
+		l.out = append(l.out, l.endEvent()...) // not a partial message at the stream's end
 		l.eof = true
 		l.lostOnce.Do(func() { close(l.lost) })
 		return
