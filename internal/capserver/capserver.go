@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -27,14 +29,22 @@ type Server struct {
 	IDMiddle bool
 	Noise    atomic.Int64 // bytes of an over-size notification before each answer (0: none)
 
-	streams chan func(w *flushWriter) // legacy: answers for the GET stream
+	mu      sync.Mutex
+	streams map[string]*stream // legacy: the open GET streams, by the session their endpoint names
+	next    int
+}
+
+// stream is one legacy GET stream: the answers to write on it, until it ends.
+type stream struct {
+	answers chan func(w *flushWriter)
+	done    chan struct{}
 }
 
 // Start serves s on 127.0.0.1 until the test ends and returns the URL to configure and
 // its transport.
 func (s *Server) Start(t testing.TB) (url string, kind config.Transport) {
 	t.Helper()
-	s.streams = make(chan func(*flushWriter))
+	s.streams = map[string]*stream{}
 	ts := httptest.NewUnstartedServer(s)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -122,18 +132,8 @@ func (s *Server) answer(b *flushWriter, r rpcReq, sse bool) {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if s.Mode == "legacy" && req.Method == http.MethodGet {
-		w.Header().Set("Content-Type", "text/event-stream")
-		b := &flushWriter{w: w}
-		b.write("event: endpoint\ndata: /msg\n\n")
-		b.flush()
-		for {
-			select {
-			case f := <-s.streams:
-				f(b)
-			case <-req.Context().Done():
-				return
-			}
-		}
+		s.serveStream(w, req)
+		return
 	}
 	if req.Method != http.MethodPost {
 		w.WriteHeader(http.StatusMethodNotAllowed)
@@ -145,9 +145,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if s.Mode == "legacy" {
+		s.mu.Lock()
+		st := s.streams[req.URL.Query().Get("session")]
+		s.mu.Unlock()
+		if st == nil {
+			http.Error(w, "no such session", http.StatusNotFound)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 		if len(r.ID) > 0 {
-			s.streams <- func(b *flushWriter) { s.answer(b, r, true) }
+			select {
+			case st.answers <- func(b *flushWriter) { s.answer(b, r, true) }:
+			case <-st.done:
+			case <-req.Context().Done():
+			}
 		}
 		return
 	}
@@ -163,4 +174,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 	}
 	s.answer(&flushWriter{w: w}, r, sse)
+}
+
+// serveStream is a legacy SSE session: its endpoint event names it, and the answers to
+// the requests posted there are written on it.
+func (s *Server) serveStream(w http.ResponseWriter, req *http.Request) {
+	st := &stream{answers: make(chan func(*flushWriter)), done: make(chan struct{})}
+	s.mu.Lock()
+	s.next++
+	id := strconv.Itoa(s.next)
+	s.streams[id] = st
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.streams, id)
+		s.mu.Unlock()
+		close(st.done)
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	b := &flushWriter{w: w}
+	b.write("event: endpoint\ndata: /msg?session=" + id + "\n\n")
+	b.flush()
+	for {
+		select {
+		case f := <-st.answers:
+			f(b)
+		case <-req.Context().Done():
+			return
+		}
+	}
 }
