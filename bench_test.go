@@ -50,16 +50,7 @@ import (
 const benchGuard = 2 * time.Minute
 
 // typicalQueries are the task phrasings used for "after one typical search" figures.
-var typicalQueries = []string{
-	"create a github issue about the login bug",
-	"take a screenshot of the page",
-	"list pods in the default namespace",
-	"what did I change since the last commit",
-	"open an MR from feature into main",
-	"find documents in a mongo collection",
-	"search the web for the latest news",
-	"read the file config.yaml",
-}
+var typicalQueries = testutil.TypicalQueries()
 
 // ---------------------------------------------------------------------------------------
 // Shared fixtures

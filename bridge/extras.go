@@ -3,13 +3,11 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extras"
-	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
@@ -84,34 +82,18 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 	return res
 }
 
-type readResourceArgs struct {
-	Server string `json:"server"`
-	URI    string `json:"uri"`
-}
-
 // readResourceTool answers mcp__read_resource.
 func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage) extension.ToolResult {
-	var a readResourceArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return toolresult.Error("%s: invalid arguments: %v. Expected {\"server\": \"name\", \"uri\": \"scheme://…\"}.", ReadResourceToolName, err)
-	}
-	a.Server, a.URI = strings.TrimSpace(a.Server), strings.TrimSpace(a.URI)
-	if a.Server == "" || a.URI == "" {
-		return toolresult.Error("%s: both server and uri are required; find them with %s.", ReadResourceToolName, SearchToolName)
-	}
-	srv, ok := b.servers[a.Server]
-	if !ok {
-		return toolresult.Error("%s: unknown MCP server %q.%s Servers: %s", ReadResourceToolName, a.Server, suggest(a.Server, b.names), b.serverList())
+	srv, uri, bad := b.itemArgs(raw, itemTool{name: ReadResourceToolName, key: "uri", example: "scheme://…",
+		where: "; find them with " + SearchToolName})
+	if bad != nil {
+		return *bad
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
 	defer cancel()
-	res, err := srv.ReadResource(ctx, a.URI)
+	res, err := srv.ReadResource(ctx, uri)
 	if err != nil {
-		var be *lifecycle.Error
-		if errors.As(err, &be) {
-			return toolresult.Error("%s", be.Msg)
-		}
-		return toolresult.Error("MCP server %q: %v", a.Server, err)
+		return serverFailure(srv.Name(), err)
 	}
 	return toolresult.Convert(extras.AsResult(res), toolresult.DefaultBudget)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -71,28 +70,18 @@ func (b *Bridge) registerTaskResult(r *extension.Registrations) error {
 		Schema: extras.TaskResultSchema, Deferred: b.mode == ModeDeferred})
 }
 
-type taskResultArgs struct {
-	Server string `json:"server"`
-	Task   string `json:"task"`
-}
-
 // taskResultTool answers mcp__task_result: the task's result, or "still running" once the
 // call's budget is spent.
 func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage) extension.ToolResult {
-	var a taskResultArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return toolresult.Error("%s: invalid arguments: %v. Expected {\"server\": \"name\", \"task\": \"id\"}.", TaskResultToolName, err)
+	srv, id, bad := b.itemArgs(raw, itemTool{name: TaskResultToolName, key: "task", example: "id",
+		where: ", as the still-running call result gave them"})
+	if bad != nil {
+		return *bad
 	}
-	a.Server, a.Task = strings.TrimSpace(a.Server), strings.TrimSpace(a.Task)
-	if a.Server == "" || a.Task == "" {
-		return toolresult.Error("%s: both server and task are required, as the still-running call result gave them.", TaskResultToolName)
-	}
-	if _, ok := b.servers[a.Server]; !ok {
-		return toolresult.Error("%s: unknown MCP server %q.%s Servers: %s", TaskResultToolName, a.Server, suggest(a.Server, b.names), b.serverList())
-	}
-	t := b.x.tasks.Get(a.Server, a.Task)
+	server := srv.Name()
+	t := b.x.tasks.Get(server, id)
 	if t == nil {
-		return toolresult.Error("%s: MCP server %q has no task %q in this session: its result was already returned, it was cancelled, or the bridge restarted since (a restart loses running tasks). Call the tool again if you still need its result.", TaskResultToolName, a.Server, a.Task)
+		return toolresult.Error("%s: MCP server %q has no task %q in this session: its result was already returned, it was cancelled, or the bridge restarted since (a restart loses running tasks). Call the tool again if you still need its result.", TaskResultToolName, server, id)
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
 	defer cancel()
@@ -100,11 +89,7 @@ func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage) extens
 	defer timer.Stop()
 	res, err := b.x.waitTask(ctx, t, expired, nil)
 	if err != nil {
-		var be *lifecycle.Error
-		if errors.As(err, &be) {
-			return toolresult.Error("%s", be.Msg)
-		}
-		return toolresult.Error("MCP server %q: %v", a.Server, err)
+		return serverFailure(server, err)
 	}
 	return extras.WithHint(res, toolresult.Convert(res, toolresult.DefaultBudget))
 }

@@ -535,8 +535,9 @@ func (s *Server) sessionEnded(c *conn) {
 	}
 	if errors.Is(end.Err, session.ErrReplyTooLarge) {
 		s.mu.Unlock()
-		s.d.Log.Warn().Str("server", s.cfg.Name).Msg("restarting: a reply over the size limit ended the connection")
-		s.Stop(context.Background())
+		if s.stop(context.Background(), c) {
+			s.d.Log.Warn().Str("server", s.cfg.Name).Msg("a reply over the size limit ended the connection; the next use starts it again")
+		}
 		return
 	}
 	s.gen++
@@ -583,8 +584,16 @@ func (s *Server) Start(ctx context.Context) error {
 }
 
 // Stop closes the connection and ends the server's process tree. In-flight calls fail.
-func (s *Server) Stop(ctx context.Context) {
+func (s *Server) Stop(ctx context.Context) { s.stop(ctx, nil) }
+
+// stop is Stop; with only set, it stops the server only while only is its connection
+// (false: it was not), so that two who saw the same connection end stop it once.
+func (s *Server) stop(ctx context.Context, only *conn) bool {
 	s.mu.Lock()
+	if only != nil && s.conn != only {
+		s.mu.Unlock()
+		return false
+	}
 	s.gen++
 	s.disarmIdle()
 	c := s.conn
@@ -601,7 +610,7 @@ func (s *Server) Stop(ctx context.Context) {
 	ch := s.stopped
 	s.mu.Unlock()
 	if c == nil {
-		return
+		return true
 	}
 	_ = c.sess.Close(ctx)
 	s.mu.Lock()
@@ -611,6 +620,7 @@ func (s *Server) Stop(ctx context.Context) {
 	s.mu.Unlock()
 	close(ch)
 	s.d.Log.Info().Str("server", s.cfg.Name).Msg("server stopped")
+	return true
 }
 
 // Tools returns the tools seen on the last list.
@@ -797,6 +807,11 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 			c = nc
 			continue
 		}
+		if errors.As(err, &ended) {
+			// Retire the connection before answering, so that the next call cannot be
+			// handed it before watchEnd gets to it.
+			s.sessionEnded(c)
+		}
 		e := s.callErr(ctx, cctx, tool, safeRepeat, err)
 		if e.Kind == KindTimeout {
 			s.checkAfterTimeout(c)
@@ -816,7 +831,11 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 		case end.Cause == session.CauseClosed:
 			return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 		case errors.Is(end.Err, session.ErrReplyTooLarge):
-			return s.Errorf(KindCall, err, "%s: %s. The server is restarted for the next call%s", tool, end.Err.Error(), repeatWarning(safeRepeat))
+			next := "The server is restarted for the next call"
+			if s.cfg.Transport != config.TransportStdio {
+				next = "The next call reconnects"
+			}
+			return s.Errorf(KindCall, err, "%s: %s. %s%s", tool, end.Err.Error(), next, repeatWarning(safeRepeat))
 		default:
 			return s.Errorf(KindCrashed, err, "%s during the call to %s. The next call reconnects%s", lostText(end), tool, repeatWarning(safeRepeat))
 		}

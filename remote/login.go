@@ -178,7 +178,7 @@ func (l *Login) Listen() error {
 // AuthorizationURL discovers the resource and its authorization server, checks that
 // every endpoint is secure, registers a public client and builds the URL to open.
 func (l *Login) AuthorizationURL(ctx context.Context) (string, error) {
-	l.rt = l.s.newHeaderTransport("")
+	l.rt = l.s.newHeaderTransport("", nil)
 	hc := l.s.oauthClient(l.rt)
 	env := l.s.d.OAuth
 	// Resource discovery: an unauthenticated request whose 401 names the metadata and

@@ -1,16 +1,10 @@
 package remote
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
+	"errors"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,155 +12,27 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/capserver"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
-// capServer is a test MCP server over HTTP whose tool "big" answers with a text of the
-// requested size, streamed from one small buffer so that the test's own side allocates
-// nothing in proportion to it. mode is how a tools/call is answered: "json" (streamable
-// HTTP, one JSON body), "sse" (streamable HTTP, an event stream) or "legacy" (the legacy
-// SSE transport: every answer on the GET stream). With noise set, an over-size
-// notification goes before every answer.
-type capServer struct {
-	mode  string
-	noise atomic.Int64 // bytes of an over-size notification before each answer (0: none)
-
-	streams chan func(w *flushWriter) // legacy: answers for the GET stream
-}
-
-// flushWriter is a writer that flushes as it goes.
-type flushWriter struct {
-	w http.ResponseWriter
-}
-
-func (b *flushWriter) write(s string) bool {
-	_, err := b.w.Write([]byte(s))
-	return err == nil
-}
-
-func (b *flushWriter) flush() { b.w.(http.Flusher).Flush() }
-
-// fill writes n filler bytes; false when the client stopped reading.
-func (b *flushWriter) fill(n int) bool {
-	chunk := bytes.Repeat([]byte("x"), 32<<10)
-	for n > 0 {
-		k := min(n, len(chunk))
-		if _, err := b.w.Write(chunk[:k]); err != nil {
-			return false
-		}
-		n -= k
-	}
-	return true
-}
-
-type rpcReq struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		ProtocolVersion string `json:"protocolVersion"`
-		Name            string `json:"name"`
-		Arguments       struct {
-			Bytes int `json:"bytes"`
-		} `json:"arguments"`
-	} `json:"params"`
-}
-
-// answer writes the reply to r: the result's JSON, or for a "big" call a text of the
-// asked size; sse frames it (and the noise) as events.
-func (c *capServer) answer(b *flushWriter, r rpcReq, sse bool) {
-	if n := int(c.noise.Load()); sse && n > 0 {
-		b.write(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`)
-		b.fill(n)
-		b.write("\"}}\n\n")
-	}
-	if sse {
-		b.write("event: message\ndata: ")
-	}
-	head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":`, r.ID)
-	switch {
-	case r.Method == "initialize":
-		b.write(head + fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"cap","version":"1"}}}`, r.Params.ProtocolVersion))
-	case r.Method == "tools/call" && r.Params.Name == "big":
-		_ = b.write(head+`{"content":[{"type":"text","text":"`) && b.fill(r.Params.Arguments.Bytes) && b.write(`"}]}}`)
-	case r.Method == "tools/call":
-		b.write(head + `{"content":[{"type":"text","text":"ok"}]}}`)
-	case r.Method == "tools/list":
-		b.write(head + `{"tools":[]}}`)
-	default:
-		b.write(head + `{}}`)
-	}
-	if sse {
-		b.write("\n\n")
-	}
-	b.flush()
-}
-
-func (c *capServer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	if c.mode == "legacy" && req.Method == http.MethodGet {
-		w.Header().Set("Content-Type", "text/event-stream")
-		b := &flushWriter{w: w}
-		b.write("event: endpoint\ndata: /msg\n\n")
-		b.flush()
-		for {
-			select {
-			case f := <-c.streams:
-				f(b)
-			case <-req.Context().Done():
-				return
-			}
-		}
-	}
-	if req.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return
-	}
-	var r rpcReq
-	if err := json.NewDecoder(req.Body).Decode(&r); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	if c.mode == "legacy" {
-		w.WriteHeader(http.StatusAccepted)
-		if len(r.ID) > 0 {
-			c.streams <- func(b *flushWriter) { c.answer(b, r, true) }
-		}
-		return
-	}
-	if len(r.ID) == 0 {
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	sse := c.mode == "sse" && r.Method == "tools/call"
-	w.Header().Set("Mcp-Session-Id", "s1")
-	if sse {
-		w.Header().Set("Content-Type", "text/event-stream")
-	} else {
-		w.Header().Set("Content-Type", "application/json")
-	}
-	c.answer(&flushWriter{w: w}, r, sse)
-}
-
-// openCapped opens a session to a capServer in mode through a 1 MiB cap.
-func openCapped(t *testing.T, c *capServer, log *testutil.SyncBuffer) session.Session {
+// openCapped opens a session to c through a 1 MiB cap.
+func openCapped(t *testing.T, c *capserver.Server, log *testutil.SyncBuffer) session.Session {
 	t.Helper()
-	c.streams = make(chan func(*flushWriter))
-	ts := httptest.NewUnstartedServer(c)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Listener = l
-	ts.Start()
-	t.Cleanup(ts.Close)
-	kind, u := config.TransportStreamableHTTP, ts.URL+"/mcp"
-	if c.mode == "legacy" {
-		kind, u = config.TransportSSE, ts.URL+"/sse"
-	}
+	return openCappedOn(t, c, log, clock.System{})
+}
+
+// openCappedOn is openCapped with the session's clock.
+func openCappedOn(t *testing.T, c *capserver.Server, log *testutil.SyncBuffer, clk clock.Clock) session.Session {
+	t.Helper()
+	u, kind := c.Start(t)
 	cfg := &config.Server{Name: "capped", Source: "mcp.json", URL: u, Transport: kind,
 		ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: u}}
 	d := testDeps()
 	d.MaxReply = 1 << 20
+	d.Clock = clk
 	if log != nil {
 		d.Log = zerolog.New(log)
 	}
@@ -193,7 +59,7 @@ func TestRemoteOversizeReplyFailsOnlyThatCall(t *testing.T) {
 	for _, mode := range capModes {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			sess := openCapped(t, &capServer{mode: mode}, nil)
+			sess := openCapped(t, &capserver.Server{Mode: mode}, nil)
 			_, err := callBig(testCtx(t), sess, 3<<20)
 			if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(err.Error(), session.MaxReplyEnv) {
 				t.Fatalf("over-size reply: %v", err)
@@ -211,6 +77,50 @@ func TestRemoteOversizeReplyFailsOnlyThatCall(t *testing.T) {
 	}
 }
 
+// TestRemoteOversizeReplyWithIDInTheMiddle: an over-size reply whose id is neither at its
+// start nor at its end fails its call at once with the cap's error (naming the setting to
+// raise), within a requestTimeout on the fake clock that the test never advances. On a
+// POST's event stream the request it answers is known, so only that call fails and the
+// session goes on; on the legacy SSE stream (every answer on the one GET stream) it cannot
+// be matched, so the session ends as a stdio server's does (the next use reconnects).
+// Before, that reply was dropped and its call waited for requestTimeout.
+func TestRemoteOversizeReplyWithIDInTheMiddle(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode  string
+		ended bool
+	}{{"sse", false}, {"legacy", true}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			fake := clock.NewFake()
+			start := fake.Now()
+			sess := openCappedOn(t, &capserver.Server{Mode: tc.mode, IDMiddle: true}, nil, fake)
+			ctx, cancel := clock.WithTimeout(testCtx(t), fake, 30*time.Second)
+			defer cancel()
+			_, err := callBig(ctx, sess, 3<<20)
+			if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(err.Error(), session.MaxReplyEnv) {
+				t.Fatalf("over-size reply with its id in the middle: %v", err)
+			}
+			if ctx.Err() != nil || !fake.Now().Equal(start) {
+				t.Fatalf("the call ended with its deadline (%v, clock moved %v), not at once", ctx.Err(), fake.Now().Sub(start))
+			}
+			if !tc.ended {
+				if ended(sess) {
+					t.Fatalf("session ended (%v); only the call should fail", sess.End())
+				}
+				if res, err := callBig(ctx, sess, 10); err != nil || len(res.Content) != 1 {
+					t.Fatalf("next call: %v", err)
+				}
+				return
+			}
+			var end *session.EndedError
+			if !errors.As(err, &end) || !errors.Is(sess.End().Err, session.ErrReplyTooLarge) {
+				t.Fatalf("got %v (session end %v); want the session ended by the over-size reply", err, sess.End())
+			}
+		})
+	}
+}
+
 // TestRemoteOversizeNotificationIsDropped: an over-size message on an event stream that
 // answers no request is dropped and logged with the server's name; the stream stays
 // usable and the reply behind it arrives.
@@ -220,9 +130,9 @@ func TestRemoteOversizeNotificationIsDropped(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			var log testutil.SyncBuffer
-			c := &capServer{mode: mode}
+			c := &capserver.Server{Mode: mode}
 			sess := openCapped(t, c, &log)
-			c.noise.Store(3 << 20)
+			c.Noise.Store(3 << 20)
 			res, err := callBig(testCtx(t), sess, 10)
 			if err != nil {
 				t.Fatalf("call behind an over-size notification: %v", err)
@@ -245,7 +155,7 @@ func TestRemoteReplyMemoryIsBounded(t *testing.T) {
 	const reply = 64 << 20
 	for _, mode := range capModes {
 		t.Run(mode, func(t *testing.T) {
-			sess := openCapped(t, &capServer{mode: mode}, nil)
+			sess := openCapped(t, &capserver.Server{Mode: mode}, nil)
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)

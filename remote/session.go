@@ -83,9 +83,15 @@ func (hs *httpSession) Close(context.Context) error {
 // requests waiting on it fail now.
 func (hs *httpSession) lose(e *Error) bool {
 	first := hs.Finish(session.End{Cause: session.CauseLost, Err: e})
+	hs.closeConn()
+	return first
+}
+
+// closeConn closes mcp-go's transport (the requests waiting on it fail) and the idle
+// HTTP connections.
+func (hs *httpSession) closeConn() {
 	_ = hs.MCP().Close()
 	hs.rt.CloseIdleConnections()
-	return first
 }
 
 // streamLost handles an SSE stream that ended without our asking: legacy SSE sessions
@@ -98,6 +104,21 @@ func (hs *httpSession) streamLost(err error) {
 	if hs.lose(errorf(KindCrashed, nil, "the SSE stream from %s dropped (%s)", redact.DisplayURL(hs.s.cfg), reason)) {
 		hs.s.d.Log.Warn().Str("server", hs.s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
 	}
+}
+
+// replyLost ends the session as a stdio session ends after an over-size reply it cannot
+// match to a request (session.ReplyLimiter): the calls waiting on the connection fail now
+// with the reply cap's error instead of at requestTimeout, and the next use reconnects.
+// It runs on the stream's reader, so the session is marked ended here (before mcp-go
+// sees the stream end and calls it a drop) and closed elsewhere: closing a streamable
+// HTTP session waits for the server's answer to its DELETE.
+func (hs *httpSession) replyLost(err error) {
+	if !hs.Finish(session.End{Cause: session.CauseLost, Err: err}) {
+		return
+	}
+	hs.s.d.Log.Warn().Str("server", hs.s.cfg.Name).Str("transport", string(hs.kind)).Str("reason", err.Error()).
+		Msg("a reply over the reply cap named no id the bridge could find; the connection is closed and the next use reconnects")
+	go hs.closeConn()
 }
 
 // RememberTransport records the transport that worked last for a url-only server.
@@ -153,7 +174,11 @@ func (s *Server) Open(ctx context.Context, h session.Handlers) (session.Session,
 }
 
 func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds, h session.Handlers) (*httpSession, ProbeInfo, error) {
-	rt := s.newHeaderTransport(kind)
+	// The transport tells the session of a reply it had to give up on; both are made
+	// before mcp-go starts reading.
+	hs := &httpSession{s: s, kind: kind, init: h.Init}
+	rt := s.newHeaderTransport(kind, hs.replyLost)
+	hs.rt = rt
 	hc := &http.Client{Transport: rt}
 	logger := slog.New(&LogHandler{Log: s.d.Log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), Redact: rt.Redact})
 	pctx, p := WithProbe(ctx)
@@ -199,7 +224,7 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 		}
 		tr = t
 	}
-	hs := &httpSession{Client: session.NewClient(tr, kind, h), s: s, kind: kind, rt: rt, init: h.Init}
+	hs.Client = session.NewClient(tr, kind, h)
 	var err error
 	if kind == config.TransportSSE {
 		hs.MCP().OnConnectionLost(hs.streamLost)
@@ -392,14 +417,15 @@ func (s *Server) authHint() string {
 	return fmt.Sprintf("Add the credentials it needs to \"headers\" in %s (e.g. \"Authorization\": \"Bearer ${TOKEN}\" with TOKEN set in the environment); or, %s.", s.cfg.Source, login)
 }
 
-// newHeaderTransport is the RoundTripper of one connection to s (Transport).
-func (s *Server) newHeaderTransport(kind config.Transport) *Transport {
+// newHeaderTransport is the RoundTripper of one connection to s (Transport); replyLost is
+// Options.ReplyLost.
+func (s *Server) newHeaderTransport(kind config.Transport, replyLost func(error)) *Transport {
 	return NewTransport(Options{Kind: kind, URL: s.cfg.URL, Headers: s.cfg.Headers, ConnectTimeout: s.cfg.ConnectTimeout,
 		Resolver: s.d.Resolver, Redact: s.redactor(), Clock: s.d.Clock, Answered: s.d.Answered, MaxReply: s.d.MaxReply,
 		Dropped: func(err error) {
 			s.d.Log.Warn().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("reason", err.Error()).
 				Msg("dropped a message over the reply cap from the event stream; the stream goes on")
-		}})
+		}, ReplyLost: replyLost})
 }
 
 // LostText says how a session's transport broke, for the model.

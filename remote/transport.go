@@ -45,6 +45,8 @@ type Transport struct {
 	maxReply int         // Options.MaxReply
 	dropped  func(error) // Options.Dropped
 
+	replyLost func(error) // Options.ReplyLost
+
 	mu          sync.Mutex
 	listenFails int // GET stream attempts in a row that could not reach the server
 }
@@ -120,8 +122,13 @@ type Options struct {
 	// stdio servers.
 	MaxReply int
 	// Dropped is told of an over-size message on an event stream that fails no request
-	// (a notification, or a reply whose id was not found); nil: nobody is told.
+	// (a server request or notification); nil: nobody is told.
 	Dropped func(error)
+	// ReplyLost is told, on the stream's reader and before mcp-go reads the stream's end,
+	// that an over-size reply on an event stream could not be matched to its request
+	// (its id in the middle, on a stream that answers no POST): the stream is over
+	// (session.ReplyLimiter.Lost) and err is a *session.TooLargeError. nil: nobody is told.
+	ReplyLost func(error)
 }
 
 // NewTransport makes the RoundTripper of one server connection.
@@ -137,7 +144,7 @@ func NewTransport(o Options) *Transport {
 		redact = func(s string) string { return s }
 	}
 	t := &Transport{base: base, kind: o.Kind, headers: o.Headers, redact: redact, clock: o.Clock, answered: o.Answered,
-		maxReply: o.MaxReply, dropped: o.Dropped}
+		maxReply: o.MaxReply, dropped: o.Dropped, replyLost: o.ReplyLost}
 	if u, err := url.Parse(o.URL); err == nil {
 		t.scheme, t.host = u.Scheme, canonicalHost(u)
 	}
@@ -233,7 +240,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // limit caps every message read from body at the reply cap, with the one limiter stdio
 // servers' replies go through (session.ReplyLimiter): an event stream per event, anything
 // else as one message. A POST's event stream answers that request, so an over-size event
-// that names no id fails it.
+// that names no id fails it; on any other stream such an event ends the stream and the
+// connection learns of it (Options.ReplyLost).
 func (t *Transport) limit(req *http.Request, body io.ReadCloser, ct string) io.ReadCloser {
 	o := session.LimitOptions{Limit: t.maxReply, Framing: session.FrameBody}
 	if ct == "text/event-stream" {
@@ -246,7 +254,31 @@ func (t *Transport) limit(req *http.Request, body io.ReadCloser, ct string) io.R
 			o.ID = requestID(req)
 		}
 	}
-	return session.NewReplyLimiter(body, o)
+	l := session.NewReplyLimiter(body, o)
+	if o.Framing == session.FrameEvents && t.replyLost != nil {
+		return &lostStream{ReplyLimiter: l, lost: t.replyLost}
+	}
+	return l
+}
+
+// lostStream tells the connection when its limiter gave up on the event stream, before
+// the stream's end reaches mcp-go, so that what the waiting calls learn is the reply cap
+// and not a dropped stream.
+type lostStream struct {
+	*session.ReplyLimiter
+	lost func(error)
+}
+
+func (s *lostStream) Read(p []byte) (int, error) {
+	n, err := s.ReplyLimiter.Read(p)
+	if err == io.EOF {
+		select {
+		case <-s.Lost():
+			s.lost(&session.TooLargeError{Limit: s.Limit()})
+		default:
+		}
+	}
+	return n, err
 }
 
 // requestID is the JSON-RPC id of the request req sends (nil: none), read from the start

@@ -33,7 +33,7 @@ func TestHeaderTransportSameOriginOnly(t *testing.T) {
 		Headers: map[string]string{"X-Api-Key": "k-0123456789"},
 		Raw:     config.Raw{URL: home.URL + "/mcp", Headers: map[string]string{"X-Api-Key": "${API_KEY}"}}},
 		&Deps{Clock: clock.NewFake()}, nil)
-	rt := s.newHeaderTransport(s.cfg.Transport)
+	rt := s.newHeaderTransport(s.cfg.Transport, nil)
 	defer rt.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: rt}).Get(home.URL + "/mcp")
 	if err != nil {

@@ -2,19 +2,12 @@ package search
 
 import (
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // benchQueries are task phrasings exercised by BenchmarkSearch.
-var benchQueries = []string{
-	"create a github issue about the login bug",
-	"take a screenshot of the page",
-	"list pods in the default namespace",
-	"what did I change since the last commit",
-	"open an MR from feature into main",
-	"find documents in a mongo collection",
-	"search the web for the latest news",
-	"read the file config.yaml",
-}
+var benchQueries = testutil.TypicalQueries()
 
 func BenchmarkIndexBuild(b *testing.B) {
 	base := loadCatalog(b)

@@ -66,10 +66,9 @@ type LimitOptions struct {
 	// request. nil: none.
 	ID json.RawMessage
 	// Dropped is told of an over-size message that fails no request (a server request or
-	// notification, or a reply whose id was not found), so that it can be logged; the
-	// stream goes on. nil: a server request or notification is dropped all the same, but
-	// a reply whose id was not found ends the stream (Lost), as a stdio server's must,
-	// since its caller would otherwise wait for an answer that never comes.
+	// notification), so that it can be logged; the stream goes on. nil: nobody is told.
+	// A reply whose id was found neither in it nor from ID ends the stream (Lost) on every
+	// transport: its caller would otherwise wait for an answer that never comes.
 	Dropped func(error)
 }
 
@@ -119,8 +118,8 @@ func NewReplyLimiter(r io.Reader, o LimitOptions) *ReplyLimiter {
 // Limit is the most bytes one message may have.
 func (l *ReplyLimiter) Limit() int { return l.limit }
 
-// Lost is closed when the stream was ended because an over-size message could not be
-// matched to a request (only without LimitOptions.Dropped).
+// Lost is closed when the stream was ended because an over-size reply could not be
+// matched to a request; the stream then reads as ended (io.EOF).
 func (l *ReplyLimiter) Lost() <-chan struct{} { return l.lost }
 
 // Close closes the underlying reader when it is an io.Closer (an HTTP body).
@@ -316,17 +315,18 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 }
 
 // replace hands on, in place of a dropped message, a JSON-RPC error for id; without one,
-// the message is reported dropped (Dropped) or the stream ends. request says the message
-// was the server's own request or notification, which fails nothing of ours.
+// the stream ends, unless the message was the server's own request or notification
+// (request), which fails nothing of ours: that one is reported (Dropped) and skipped.
 func (l *ReplyLimiter) replace(id json.RawMessage, ok, request bool) {
 	if !ok {
-		if l.o.Dropped != nil || request {
+		if request {
 			if l.o.Dropped != nil {
 				l.o.Dropped(&TooLargeError{Limit: l.limit})
 			}
 			l.out = append(l.out, l.endEvent()...)
 			return
 		}
+		l.out = append(l.out, l.endEvent()...) // not a partial message at the stream's end
 		l.eof = true
 		l.lostOnce.Do(func() { close(l.lost) })
 		return

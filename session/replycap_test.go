@@ -190,7 +190,8 @@ func readEvents(t *testing.T, r io.Reader) []string {
 // data lines carry it. An over-size event is cut, dispatched under a type readers ignore,
 // and followed by an error event for its id (found at its start, at its end, or the id of
 // the request the stream answers); an event that fails no request of ours is dropped and
-// reported, and the stream goes on.
+// reported, and the stream goes on; a reply whose id is nowhere to be found ends the
+// stream (Lost), as on stdio, so that its caller fails at once instead of waiting.
 func TestReplyLimiterEvents(t *testing.T) {
 	const limit = 64
 	fill := strings.Repeat("x", 500)
@@ -204,6 +205,7 @@ func TestReplyLimiterEvents(t *testing.T) {
 		id          string // LimitOptions.ID
 		want        []string
 		wantDropped int
+		wantLost    bool // the stream ends at the over-size message (want: nothing)
 	}{
 		{name: "small events pass", in: "event: message\nid: 1\n" + ok + ok, want: []string{`"id":8`, `"id":8`}},
 		{name: "id first", in: "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"" + fill + "\"}\n\n" + ok,
@@ -214,8 +216,10 @@ func TestReplyLimiterEvents(t *testing.T) {
 			want: []string{errFor("7"), `"id":8`}},
 		{name: "no id: the request the stream answers", id: "12", in: "data: {\"result\":\"" + fill + "\",\"jsonrpc\":\"2.0\"}\n\n" + ok,
 			want: []string{errFor("12"), `"id":8`}},
-		{name: "no id and no request: dropped", in: "data: {\"result\":\"" + fill + "\",\"jsonrpc\":\"2.0\"}\n\n" + ok,
-			want: []string{`"id":8`}, wantDropped: 1},
+		{name: "no id and no request: the stream ends", in: "data: {\"result\":\"" + fill + "\",\"jsonrpc\":\"2.0\"}\n\n" + ok,
+			wantLost: true},
+		{name: "id in the middle and no request: the stream ends", in: "data: {\"result\":\"" + fill + "\",\"id\":7,\"jsonrpc\":\"2.0\"}\n\n" + ok,
+			wantLost: true},
 		{name: "notification: dropped even on a request's stream", id: "12", in: "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":\"" + fill + "\"}\n\n" + ok,
 			want: []string{`"id":8`}, wantDropped: 1},
 	}
@@ -236,9 +240,24 @@ func TestReplyLimiterEvents(t *testing.T) {
 				if tt.id != "" {
 					o.ID = json.RawMessage(tt.id)
 				}
-				got := readEvents(t, NewReplyLimiter(src, o))
+				lim := NewReplyLimiter(src, o)
+				got := readEvents(t, lim)
 				if dropped != tt.wantDropped {
 					t.Errorf("dropped %d, want %d", dropped, tt.wantDropped)
+				}
+				select {
+				case <-lim.Lost():
+					if !tt.wantLost {
+						t.Fatal("the stream ended")
+					}
+					if len(got) > 0 { // not even the cut-off start, which a reader would fail to parse
+						t.Fatalf("read %q from a stream lost to an over-size reply", got)
+					}
+					return
+				default:
+					if tt.wantLost {
+						t.Fatalf("the stream went on (got %q); the reply's caller would wait for ever", got)
+					}
 				}
 				if len(got) != len(tt.want) {
 					t.Fatalf("got %q, want %d like %q", got, len(tt.want), tt.want)

@@ -104,7 +104,7 @@ type EndedError struct {
 func (e *EndedError) Error() string { return fmt.Sprintf("%v (session %s)", e.Err, e.End) }
 func (e *EndedError) Unwrap() error { return e.Err }
 
-// ErrReplyTooLarge ends a stdio session whose over-size reply could not be matched to a
+// ErrReplyTooLarge ends a session whose over-size reply could not be matched to a
 // request: the stream is unusable after it.
 var ErrReplyTooLarge = errors.New("a reply over the size limit without an id ended the stream")
 

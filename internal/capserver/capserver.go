@@ -1,0 +1,206 @@
+// Package capserver is a test MCP server over HTTP for the reply cap's tests: its tool
+// "big" answers with a text of the requested size, streamed from one small buffer so that
+// the test's own side allocates nothing in proportion to it.
+package capserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+)
+
+// Server answers MCP over HTTP. Mode is how a tools/call is answered: "json" (streamable
+// HTTP, one JSON body), "sse" (streamable HTTP, an event stream) or "legacy" (the legacy
+// SSE transport: every answer on the GET stream). With Noise set, an over-size
+// notification goes before every answer on an event stream. With IDMiddle set, a "big"
+// answer names its id between its result and its "jsonrpc" member: neither at its start
+// nor at its end.
+type Server struct {
+	Mode     string
+	IDMiddle bool
+	Noise    atomic.Int64 // bytes of an over-size notification before each answer (0: none)
+
+	mu      sync.Mutex
+	streams map[string]*stream // legacy: the open GET streams, by the session their endpoint names
+	next    int
+}
+
+// stream is one legacy GET stream: the answers to write on it, until it ends.
+type stream struct {
+	answers chan func(w *flushWriter)
+	done    chan struct{}
+}
+
+// Start serves s on 127.0.0.1 until the test ends and returns the URL to configure and
+// its transport.
+func (s *Server) Start(t testing.TB) (url string, kind config.Transport) {
+	t.Helper()
+	s.streams = map[string]*stream{}
+	ts := httptest.NewUnstartedServer(s)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Listener = l
+	ts.Start()
+	t.Cleanup(ts.Close)
+	if s.Mode == "legacy" {
+		return ts.URL + "/sse", config.TransportSSE
+	}
+	return ts.URL + "/mcp", config.TransportStreamableHTTP
+}
+
+// flushWriter is a writer that flushes as it goes.
+type flushWriter struct {
+	w http.ResponseWriter
+}
+
+func (b *flushWriter) write(s string) bool {
+	_, err := b.w.Write([]byte(s))
+	return err == nil
+}
+
+func (b *flushWriter) flush() { b.w.(http.Flusher).Flush() }
+
+// fill writes n filler bytes; false when the client stopped reading.
+func (b *flushWriter) fill(n int) bool {
+	chunk := bytes.Repeat([]byte("x"), 32<<10)
+	for n > 0 {
+		k := min(n, len(chunk))
+		if _, err := b.w.Write(chunk[:k]); err != nil {
+			return false
+		}
+		n -= k
+	}
+	return true
+}
+
+type rpcReq struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Name            string `json:"name"`
+		Arguments       struct {
+			Bytes int `json:"bytes"`
+		} `json:"arguments"`
+	} `json:"params"`
+}
+
+// answer writes the reply to r: the result's JSON, or for a "big" call a text of the
+// asked size; sse frames it (and the noise) as events.
+func (s *Server) answer(b *flushWriter, r rpcReq, sse bool) {
+	if n := int(s.Noise.Load()); sse && n > 0 {
+		b.write(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`)
+		b.fill(n)
+		b.write("\"}}\n\n")
+	}
+	if sse {
+		b.write("event: message\ndata: ")
+	}
+	head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":`, r.ID)
+	switch {
+	case r.Method == "initialize":
+		b.write(head + fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"cap","version":"1"}}}`, r.Params.ProtocolVersion))
+	case r.Method == "tools/call" && r.Params.Name == "big" && s.IDMiddle:
+		_ = b.write(`{"result":{"content":[{"type":"text","text":"`) && b.fill(r.Params.Arguments.Bytes) &&
+			b.write(fmt.Sprintf(`"}]},"id":%s,"jsonrpc":"2.0"}`, r.ID))
+	case r.Method == "tools/call" && r.Params.Name == "big":
+		_ = b.write(head+`{"content":[{"type":"text","text":"`) && b.fill(r.Params.Arguments.Bytes) && b.write(`"}]}}`)
+	case r.Method == "tools/call":
+		b.write(head + `{"content":[{"type":"text","text":"ok"}]}}`)
+	case r.Method == "tools/list":
+		b.write(head + `{"tools":[]}}`)
+	default:
+		b.write(head + `{}}`)
+	}
+	if sse {
+		b.write("\n\n")
+	}
+	b.flush()
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if s.Mode == "legacy" && req.Method == http.MethodGet {
+		s.serveStream(w, req)
+		return
+	}
+	if req.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	var r rpcReq
+	if err := json.NewDecoder(req.Body).Decode(&r); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if s.Mode == "legacy" {
+		s.mu.Lock()
+		st := s.streams[req.URL.Query().Get("session")]
+		s.mu.Unlock()
+		if st == nil {
+			http.Error(w, "no such session", http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		if len(r.ID) > 0 {
+			select {
+			case st.answers <- func(b *flushWriter) { s.answer(b, r, true) }:
+			case <-st.done:
+			case <-req.Context().Done():
+			}
+		}
+		return
+	}
+	if len(r.ID) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	sse := s.Mode == "sse" && r.Method == "tools/call"
+	w.Header().Set("Mcp-Session-Id", "s1")
+	if sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	s.answer(&flushWriter{w: w}, r, sse)
+}
+
+// serveStream is a legacy SSE session: its endpoint event names it, and the answers to
+// the requests posted there are written on it.
+func (s *Server) serveStream(w http.ResponseWriter, req *http.Request) {
+	st := &stream{answers: make(chan func(*flushWriter)), done: make(chan struct{})}
+	s.mu.Lock()
+	s.next++
+	id := strconv.Itoa(s.next)
+	s.streams[id] = st
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.streams, id)
+		s.mu.Unlock()
+		close(st.done)
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	b := &flushWriter{w: w}
+	b.write("event: endpoint\ndata: /msg?session=" + id + "\n\n")
+	b.flush()
+	for {
+		select {
+		case f := <-st.answers:
+			f(b)
+		case <-req.Context().Done():
+			return
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/capserver"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/session"
+)
+
+// TestRemoteOversizeReplyWithIDInTheMiddleFailsAtOnce: an HTTP server's over-size reply
+// that names its id only in its middle, on the legacy SSE stream where no request is
+// there to fall back on, fails the call at once with the cap's error and what to do,
+// while requestTimeout (on the fake clock, never advanced) is far off; the call is not
+// sent again though it is safe to repeat, and the next call reconnects and works.
+// Before, the reply was dropped and the call waited for requestTimeout.
+func TestRemoteOversizeReplyWithIDInTheMiddleFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	u, _ := (&capserver.Server{Mode: "legacy", IDMiddle: true}).Start(t)
+	home := t.TempDir()
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"capped": map[string]any{"url": u, "transport": "sse"}}})
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
+	fake := clock.NewFake()
+	start := fake.Now()
+	log := zerolog.New(testutil.Log(t))
+	s := New(&cfg.Servers[0], &Deps{Clock: fake, Log: log, Surface: zotSurface{},
+		Remote: &remote.Deps{Log: log, Clock: fake, Cmd: zotSurface{}.Cmd, ClientName: "test", MaxReply: 1 << 20}})
+	t.Cleanup(func() { s.Stop(context.Background()) })
+	ctx, cancel := context.WithTimeout(context.Background(), testGuard)
+	defer cancel()
+
+	_, err := s.Call(ctx, "big", map[string]any{"bytes": 3 << 20}, true)
+	if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(err.Error(), session.MaxReplyEnv) ||
+		!strings.Contains(err.Error(), "The next call reconnects") {
+		t.Fatalf("over-size reply with its id in the middle: %v", err)
+	}
+	if !fake.Now().Equal(start) {
+		t.Fatalf("the clock moved %v", fake.Now().Sub(start))
+	}
+	if _, err := s.Call(ctx, "small", map[string]any{}, true); err != nil {
+		t.Fatalf("the next call: %v", err)
+	}
+}
