@@ -140,11 +140,11 @@ func TestUnknownToolSuggests(t *testing.T) {
 }
 
 // TestListChangedUpdatesCacheAndNotifiesOnce drives an in-process bridge through the fake
-// host; the server adds a tool after initialization and announces it.
+// host; the server adds a tool after its first call and announces it.
 func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	e.write(map[string]any{"s": e.server("-list-changed-after", "300")}, nil)
+	e.write(map[string]any{"s": e.server("-list-changed-on-call")}, nil)
 	pre := e.bridge(extension.GenNew)
 	if _, errs := pre.Refresh(ctxGuard(t), []string{"s"}); len(errs) > 0 {
 		t.Fatal(errs)

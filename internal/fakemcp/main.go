@@ -60,6 +60,7 @@ type options struct {
 	ignoreSigterm    bool
 	record           string
 	listChangedAfter int
+	listChangedCall  bool
 	instructions     string
 	httpAddr         string
 	sseAddr          string
@@ -91,6 +92,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.BoolVar(&o.ignoreSigterm, "ignore-sigterm", false, "ignore SIGTERM (passed on to the grandchild)")
 	fs.StringVar(&o.record, "record", "", "append one JSON line per received request/notification (and per HTTP request) to FILE")
 	fs.IntVar(&o.listChangedAfter, "list-changed-after", 0, "MS ms after notifications/initialized, add tool late_tool and send notifications/tools/list_changed")
+	fs.BoolVar(&o.listChangedCall, "list-changed-on-call", false, "after the first tools/call, add tool late_tool and send notifications/tools/list_changed")
 	fs.StringVar(&o.instructions, "instructions", "", "instructions text returned by initialize")
 	fs.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP at ADDR (loopback only), path /mcp")
 	fs.StringVar(&o.sseAddr, "sse", "", "serve legacy SSE at ADDR (loopback only), paths /sse and /message")
@@ -244,6 +246,17 @@ func newServer(o *options, rec *recorder) *server.MCPServer {
 	if o.duplicateTool != "" {
 		duplicateTool(hooks, o.duplicateTool)
 	}
+	// The server is made after its hooks; the list_changed hook reaches it
+	// through s, set below before any request can arrive.
+	var s *server.MCPServer
+	if o.listChangedCall {
+		// An event, not a timer: a test can list the tools first, however
+		// slowly, and know late_tool is not among them yet.
+		var once sync.Once
+		hooks.AddAfterCallTool(func(context.Context, any, *mcp.CallToolRequest, any) {
+			once.Do(func() { s.AddTool(lateTool()) })
+		})
+	}
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(true),
 		server.WithHooks(hooks),
@@ -251,7 +264,7 @@ func newServer(o *options, rec *recorder) *server.MCPServer {
 	if o.instructions != "" {
 		opts = append(opts, server.WithInstructions(o.instructions))
 	}
-	s := server.NewMCPServer(o.name, "1.0.0", opts...)
+	s = server.NewMCPServer(o.name, "1.0.0", opts...)
 
 	if !o.noDefaultTools {
 		s.AddTools(defaultTools(rec)...)

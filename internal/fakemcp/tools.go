@@ -172,7 +172,7 @@ func generatedTools(n int) []server.ServerTool {
 	return tools
 }
 
-// lateTool is the tool added by -list-changed-after.
+// lateTool is the tool added by -list-changed-after and -list-changed-on-call.
 func lateTool() (mcp.Tool, server.ToolHandlerFunc) {
 	return mcp.NewTool("late_tool", mcp.WithDescription("A tool added after initialization.")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
