@@ -183,6 +183,9 @@ type scratch struct {
 	servers serverScratch // server coherence's accumulators (see its comment)
 	best    []scored      // the best candidates' array, see topK
 	phrases phraseScratch
+	// exhaustive re-ranks every matching doc, however low its score: tests
+	// compare with it to show that scoreBound changes no ranking.
+	exhaustive bool
 }
 
 // Search ranks the indexed docs for query and returns at most limit hits
@@ -275,11 +278,20 @@ func (ix *Index) selectNames(list string, limit int) []Hit {
 func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	sc, _ := ix.scratch.Get().(*scratch)
 	if sc == nil {
-		sc = &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
+		sc = ix.newScratch()
 	}
+	defer ix.scratch.Put(sc)
+	return ix.rankIn(sc, q, limit, exclude)
+}
+
+func (ix *Index) newScratch() *scratch {
+	return &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
+}
+
+// rankIn is rank working in sc.
+func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit {
 	terms, verbs := sc.query.analyse(q, ix.vocab)
 	if len(terms) == 0 || len(ix.docs) == 0 {
-		ix.scratch.Put(sc)
 		return nil
 	}
 
@@ -302,7 +314,6 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 			scores[d], cover[d], words[d] = 0, 0, 0
 		}
 		sc.touched = touched[:0]
-		ix.scratch.Put(sc)
 	}()
 	// Each original query word weighs its best term's idf in the coverage.
 	var wordWeight [64]float64
@@ -342,7 +353,15 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	// Keep enough candidates for rescorePhrases and separateSiblings.
 	keep := max(limit, siblingDepth, phraseDepth)
 	top := newTopK(sc.best, keep)
+	bound := math.Inf(1)
+	if !sc.exhaustive {
+		bound = ix.scoreBound(named, sc.servers.most, verbs, total)
+	}
 	for _, d := range touched {
+		if scores[d]*bound < top.floor {
+			// It cannot be kept, whatever the re-ranking factors below.
+			continue
+		}
 		if slices.Contains(exclude, d) {
 			continue
 		}
