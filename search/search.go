@@ -309,14 +309,19 @@ func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit
 	// Term ids of the query (-1: not in the index), looked up once.
 	ids, inQuery := ix.termIDs(terms, sc)
 	scores, cover, words := sc.scores, sc.cover, sc.words
-	// touched has room for every doc and one more: the scoring loop below
-	// writes each posting's doc at its end and moves the end past it only
-	// for a doc not seen before, which saves a branch the processor
-	// mispredicts on every posting of a later query word.
-	if cap(sc.touched) <= len(ix.docs) {
-		sc.touched = make([]int32, 0, len(ix.docs)+1)
+	// touched has room for every doc the query can match and one more: the
+	// scoring loop below writes each posting's doc at its end and moves the
+	// end past it only for a doc not seen before, which saves a branch the
+	// processor mispredicts on every posting of a later query word.
+	postings := 0
+	for i, t := range terms {
+		if id := ids[i]; id >= 0 && t.weight > 0 {
+			postings += len(ix.postings[id])
+		}
 	}
-	room := sc.touched[:len(ix.docs)+1]
+	room := slices.Grow(sc.touched[:0], min(postings, len(ix.docs))+1)
+	sc.touched = room
+	room = room[:cap(room)]
 	nTouched := 0
 	// Each original query word weighs its best term's idf in the coverage.
 	var wordWeight [64]float64
