@@ -60,7 +60,10 @@ func (t *topK) insert(x scored) {
 			i = h + 1
 		}
 	}
-	copy(t.hits[i+1:n+1], t.hits[i:n])
+	// A few hits move: assigning them beats copy's call into the runtime.
+	for k := n; k > i; k-- {
+		t.hits[k] = t.hits[k-1]
+	}
 	t.hits[i] = x
 	if len(t.hits) == t.k {
 		t.floor = t.hits[t.k-1].score
