@@ -51,6 +51,8 @@ type serverScratch struct {
 	coherence []float64   // server → coherence, 0 to 1
 	tf        [64][]int32 // query word → server → tools of the server matching the word
 	words     []uint64    // server → query words its tools match
+	// most is the highest coherence of the last call.
+	most float64
 }
 
 // serverCoherence scores each server by how much of the query its tools
@@ -102,6 +104,7 @@ func (ix *Index) serverCoherence(ss *serverScratch, touched []int32, words []uin
 	}
 
 	avgTools := float64(len(ix.docs)) / float64(nServers)
+	ss.most = 0
 	for s, w := range ss.words[:nServers] {
 		if w == 0 {
 			ss.coherence[s] = 0
@@ -117,6 +120,7 @@ func (ix *Index) serverCoherence(ss *serverScratch, touched []int32, words []uin
 		}
 		ss.words[s] = 0
 		ss.coherence[s] = x / total
+		ss.most = max(ss.most, ss.coherence[s])
 	}
 	return ss.coherence
 }

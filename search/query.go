@@ -240,7 +240,7 @@ func titleCase(w string) bool {
 // fileExtension returns the lower-case extension of a file-shaped query word,
 // or "".
 func fileExtension(w string) string {
-	w = strings.ToLower(strings.Trim(w, "\"'`()[]{}<>,;:!?"))
+	w = strings.ToLower(wordEdges.trim(w))
 	if dot := strings.LastIndexByte(w, '.'); dot >= 0 && fileExtensions[w[dot+1:]] {
 		return w[dot+1:]
 	}
@@ -253,7 +253,7 @@ func fileExtension(w string) string {
 // "name" for letters and digits joined by - _ or : (db-1, worker-2,
 // config:flags), "" otherwise.
 func identShape(w string) string {
-	w = strings.Trim(w, "\"'`()[]{}<>,;!?.")
+	w = identEdges.trim(w)
 	if len(w) < 2 {
 		return ""
 	}
@@ -332,7 +332,7 @@ var (
 // coordinate (40.7128, -74.0060), a time of day (9am, 14:30), a date
 // (2024-05-01) or a version (v1.2, 2.0.1); nil for anything else.
 func valueShape(w string) []string {
-	w = strings.ToLower(strings.Trim(w, "\"'`()[]{}<>,;!?"))
+	w = strings.ToLower(valueEdges.trim(w))
 	digitsThen := func(s string, min, max int) (rest string, ok bool) {
 		n := 0
 		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
@@ -383,7 +383,7 @@ func valueShape(w string) []string {
 
 // wordShape classifies a white-space separated query word.
 func wordShape(w string) string {
-	w = strings.Trim(w, "\"'`()[]{}<>,;:!?")
+	w = wordEdges.trim(w)
 	lw := strings.ToLower(w)
 	if strings.Contains(lw, "://") || strings.HasPrefix(lw, "www.") {
 		return "url"

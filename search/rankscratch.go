@@ -55,3 +55,29 @@ func (ix *Index) termIDs(terms []queryTerm, sc *scratch) (ids, sorted []int32) {
 	sc.ids, sc.known = ids, sorted
 	return ids, sorted
 }
+
+// boundSlack widens scoreBound past the rounding of the factors' products,
+// which it multiplies in another order than rank.
+const boundSlack = 1 + 1e-9
+
+// scoreBound is the most rank's re-ranking factors (server coherence, a
+// named server, the verb, name and query coverage) can multiply a doc's
+// BM25F score by, for a query naming the servers named, whose best server
+// coherence is most, whose verb classes are verbs and whose words weigh
+// total: a doc whose score times it falls below the last kept candidate
+// need not be re-ranked, so that most matching docs cost one comparison.
+func (ix *Index) scoreBound(named namedServers, most float64, verbs uint16, total float64) float64 {
+	b := (1 + serverCoherenceBoost*most) * (1 + coverBoost)
+	strongest := 0.0
+	for _, s := range named {
+		strongest = max(strongest, s.weight)
+	}
+	b *= 1 + serverBoost*strongest
+	if verbs != 0 {
+		b *= 1 + verbBoost
+	}
+	if total > 0 {
+		b *= 1 + queryCoverBoost
+	}
+	return b * boundSlack
+}

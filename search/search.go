@@ -183,6 +183,9 @@ type scratch struct {
 	servers serverScratch // server coherence's accumulators (see its comment)
 	best    []scored      // the best candidates' array, see topK
 	phrases phraseScratch
+	// exhaustive re-ranks every matching doc, however low its score: tests
+	// compare with it to show that scoreBound changes no ranking.
+	exhaustive bool
 }
 
 // Search ranks the indexed docs for query and returns at most limit hits
@@ -275,11 +278,20 @@ func (ix *Index) selectNames(list string, limit int) []Hit {
 func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	sc, _ := ix.scratch.Get().(*scratch)
 	if sc == nil {
-		sc = &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
+		sc = ix.newScratch()
 	}
+	defer ix.scratch.Put(sc)
+	return ix.rankIn(sc, q, limit, exclude)
+}
+
+func (ix *Index) newScratch() *scratch {
+	return &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
+}
+
+// rankIn is rank working in sc.
+func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit {
 	terms, verbs := sc.query.analyse(q, ix.vocab)
 	if len(terms) == 0 || len(ix.docs) == 0 {
-		ix.scratch.Put(sc)
 		return nil
 	}
 
@@ -296,14 +308,21 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 
 	// Term ids of the query (-1: not in the index), looked up once.
 	ids, inQuery := ix.termIDs(terms, sc)
-	scores, cover, words, touched := sc.scores, sc.cover, sc.words, sc.touched[:0]
-	defer func() {
-		for _, d := range touched {
-			scores[d], cover[d], words[d] = 0, 0, 0
+	scores, cover, words := sc.scores, sc.cover, sc.words
+	// touched has room for every doc the query can match and one more: the
+	// scoring loop below writes each posting's doc at its end and moves the
+	// end past it only for a doc not seen before, which saves a branch the
+	// processor mispredicts on every posting of a later query word.
+	postings := 0
+	for i, t := range terms {
+		if id := ids[i]; id >= 0 && t.weight > 0 {
+			postings += len(ix.postings[id])
 		}
-		sc.touched = touched[:0]
-		ix.scratch.Put(sc)
-	}()
+	}
+	room := slices.Grow(sc.touched[:0], min(postings, len(ix.docs))+1)
+	sc.touched = room
+	room = room[:cap(room)]
+	nTouched := 0
 	// Each original query word weighs its best term's idf in the coverage.
 	var wordWeight [64]float64
 	total := 0.0
@@ -327,9 +346,10 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 		}
 		w := t.weight * ix.idf[id]
 		for _, p := range ix.postings[id] {
-			if scores[p.doc] == 0 {
-				touched = append(touched, p.doc)
-			}
+			// Scores are never negative, so only an untouched doc's
+			// score less one wraps to set the top bit.
+			room[nTouched] = p.doc
+			nTouched += int((math.Float64bits(scores[p.doc]) - 1) >> 63)
 			words[p.doc] |= t.origin
 			scores[p.doc] += w * p.weight()
 			if p.nameWord() {
@@ -338,20 +358,33 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 		}
 	}
 
+	touched := room[:nTouched]
 	coherence := ix.serverCoherence(&sc.servers, touched, words)
 	// Keep enough candidates for rescorePhrases and separateSiblings.
 	keep := max(limit, siblingDepth, phraseDepth)
 	top := newTopK(sc.best, keep)
+	bound := math.Inf(1)
+	if !sc.exhaustive {
+		bound = ix.scoreBound(named, sc.servers.most, verbs, total)
+	}
 	for _, d := range touched {
+		// This is the last use of the doc's accumulators: they are zeroed
+		// here for the next query rather than in a pass of their own.
+		score, cover1, words1 := scores[d], cover[d], words[d]
+		scores[d], cover[d], words[d] = 0, 0, 0
+		if score*bound < top.floor {
+			// It cannot be kept, whatever the re-ranking factors below.
+			continue
+		}
 		if slices.Contains(exclude, d) {
 			continue
 		}
 		m := &ix.docs[d]
-		s := scores[d] * (1 + serverCoherenceBoost*coherence[m.server])
+		s := score * (1 + serverCoherenceBoost*coherence[m.server])
 		if b, ok := named.get(m.server); ok {
 			s *= 1 + serverBoost*b
 		}
-		c := float64(cover[d])
+		c := float64(cover1)
 		if m.verb&verbs != 0 {
 			// A verb of the query's class covers the name's verb when the
 			// verb itself is not a query term (expansions included).
@@ -369,7 +402,7 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 		}
 		if total > 0 {
 			covered := 0.0
-			for b := words[d]; b != 0; b &= b - 1 {
+			for b := words1; b != 0; b &= b - 1 {
 				covered += wordWeight[bits.TrailingZeros64(b)]
 			}
 			s *= 1 + queryCoverBoost*covered/total

@@ -47,10 +47,22 @@ func (t *topK) insert(x scored) {
 	} else {
 		t.hits = append(t.hits, scored{})
 	}
-	i := n
-	for i > 0 && better(x, t.hits[i-1]) {
-		t.hits[i] = t.hits[i-1]
-		i--
+	// Its place is the first hit it ranks before, found by halving: the
+	// hits are in rank order. Hits tying on score compare IDs, and copies
+	// of a server (or siblings written from one template) tie often, so
+	// walking from the end compared every tied ID.
+	i, j := 0, n
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if better(x, t.hits[h]) {
+			j = h
+		} else {
+			i = h + 1
+		}
+	}
+	// A few hits move: assigning them beats copy's call into the runtime.
+	for k := n; k > i; k-- {
+		t.hits[k] = t.hits[k-1]
 	}
 	t.hits[i] = x
 	if len(t.hits) == t.k {
