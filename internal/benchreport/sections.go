@@ -387,7 +387,9 @@ func sections() []section {
 			"the relay (%s µs over direct) for what a relay does not do: read the `tool_call` frame, route it, pass the arguments on, let mcp-go "+
 			"encode the JSON-RPC request and decode the reply, convert the result and write the `tool_result` frame, on a goroutine woken by the "+
 			"reader and handing the frame to the writer. For a call doing 2 ms of work (%s µs direct) the same cost is %s%%. p99 is scheduling "+
-			"noise on every path (2 cores shared by the host, the bridge, the relay and three servers).",
+			"noise on every path (2 cores shared by the host, the bridge, the relay and three servers). Staying awake "+
+			"for the reply (bounded busy-polling of the server's pipe while a call is in flight) was measured side by side and left out: "+
+			"no clear gain at p50, and slower beside CPU-bound processes (ARCHITECTURE.md, the life of one tool call).",
 			f(rl, 0), f(d, 0), f(rl/d, 2), f(br-rl, 0), f(oh, 0), f(d2, 0), f(100*oh/d2, 0))
 	}
 	out = append(out, cl)
