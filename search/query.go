@@ -726,6 +726,25 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 		}
 	}
 
+	// General-English synonyms of the words the lexicon says nothing about
+	// (thesaurus.go).
+	for _, t := range orig {
+		l, lemmatised := lemmaOf[t]
+		if lightWords[t] || names[t] || asking[t] || tb.expansions[t] != nil || tb.intents[t] != nil ||
+			lemmatised && (tb.expansions[l] != nil || tb.intents[l] != nil) {
+			continue
+		}
+		origin = bitOf(t)
+		w := origWeight[t]
+		if inVocab(t) {
+			w *= thesaurusKnownScale
+		}
+		if lemmatised {
+			t, w = l, w*lemmaWeight
+		}
+		thesaurusTerms(t, w, inVocab, func(term string, weight float64) { put(term, weight, false) })
+	}
+
 	s.orig, s.raw, s.rawWeight, s.rawBits, s.sing = orig, raw, rawWeight, rawBits, sing
 	s.key, s.joined, s.folded = key, joined, folded
 	terms := s.terms[:0]
