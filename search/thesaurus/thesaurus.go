@@ -26,6 +26,27 @@ import (
 //go:embed thesaurus.txt
 var table string
 
+// lineStarts holds the byte offset in table of every line's start, in
+// order, each a little-endian uint32, so that the binary search reads one
+// offset per step instead of scanning for line ends.
+//
+//go:embed thesaurus.idx
+var lineStarts string
+
+// lines is the number of lines of table.
+func lines() int { return len(lineStarts) / 4 }
+
+// line returns line i of table, without its new line.
+func line(i int) string {
+	o := lineStarts[4*i:]
+	start := int(uint32(o[0]) | uint32(o[1])<<8 | uint32(o[2])<<16 | uint32(o[3])<<24)
+	rest := table[start:]
+	if end := strings.IndexByte(rest, '\n'); end >= 0 {
+		return rest[:end]
+	}
+	return rest
+}
+
 // Relation is how the words of an Entry relate to its key.
 type Relation int
 
@@ -75,28 +96,23 @@ func LookupForm(word string) (Entry, bool) {
 }
 
 // search finds the line whose key is stem+ending without building that
-// string: a binary search over line starts.
+// string.
 func search(stem, ending string) (Entry, bool) {
-	lo, hi := 0, len(table) // both at line starts
+	lo, hi := 0, lines()
 	for lo < hi {
-		mid := lo + (hi-lo)/2
-		start := lo + strings.LastIndexByte(table[lo:mid], '\n') + 1
-		end := strings.IndexByte(table[start:], '\n')
-		if end < 0 {
-			end = len(table) - start
-		}
-		line := table[start : start+end]
-		key := line
-		if tab := strings.IndexByte(line, '\t'); tab >= 0 {
-			key = line[:tab]
+		mid := int(uint(lo+hi) >> 1)
+		l := line(mid)
+		key := l
+		if tab := strings.IndexByte(l, '\t'); tab >= 0 {
+			key = l[:tab]
 		}
 		switch c := compare(key, stem, ending); {
 		case c == 0:
-			return Entry{line: line}, true
+			return Entry{line: l}, true
 		case c < 0:
-			lo = start + end + 1
+			lo = mid + 1
 		default:
-			hi = start
+			hi = mid
 		}
 	}
 	return Entry{}, false
