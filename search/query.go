@@ -606,6 +606,11 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 				}
 			}
 		}
+		if v == 0 {
+			// Or the class of its first general-English synonym that has
+			// one ("halt", "end" → stop).
+			v = thesaurusVerbClass(t)
+		}
 		if p, ok := phrasalVerbs[t]; ok && (v != 0 || i == 0) {
 			for _, o := range orig[i+1:] {
 				if slices.Contains(p.objects, o) {

@@ -42,3 +42,18 @@ func thesaurusTerms(t string, w float64, inVocab func(string) bool, put func(ter
 		}
 	}
 }
+
+// thesaurusVerbClass returns the verb classes of the first synonym of t (or
+// of its base form) that has any, or 0.
+func thesaurusVerbClass(t string) uint16 {
+	e, ok := thesaurus.LookupForm(t)
+	if !ok {
+		return 0
+	}
+	for syn := range e.Words(thesaurus.Synonym) {
+		if v := verbClasses[syn]; v != 0 {
+			return v
+		}
+	}
+	return 0
+}

@@ -67,3 +67,24 @@ func TestThesaurusWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestThesaurusVerbClass: a verb neither the verb table nor the lexicon
+// knows takes the class of its first synonym that has one.
+func TestThesaurusVerbClass(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		query string
+		want  uint16
+	}{
+		{"halt the nightly job", vStop},
+		{"end the interactive session", vStop},
+		{"commence the import", vCreate | vRun}, // commence → start
+		{"delete the nightly job", vDelete},     // the verb table's own
+		{"nightly job", 0},                      // no verb, no synonym with a class
+	}
+	for _, tt := range tests {
+		if _, got := analyseQuery(tt.query, nil); got != tt.want {
+			t.Errorf("analyseQuery(%q) verbs = %b, want %b", tt.query, got, tt.want)
+		}
+	}
+}
