@@ -9,7 +9,7 @@ import "github.com/zot-mcp/mcp-bridge/search/thesaurus"
 // one still counts the request's word as covered.
 const (
 	// thesaurusSynonymWeight applies to a word sharing a common sense with
-	// a query word (erase → wipe, quickly → rapidly).
+	// a query word (halt → stop, quickly → rapidly).
 	thesaurusSynonymWeight = 0.3
 	// thesaurusBaseWeight applies to the base form of an irregular query
 	// word (broke → break, children → child), which lemma does not find.
@@ -44,7 +44,7 @@ func thesaurusTerms(t string, w float64, inVocab func(string) bool, put func(ter
 }
 
 // thesaurusVerbClass returns the verb classes of the first synonym of t (or
-// of its base form) that has any, or 0.
+// of its base form by WordNet's rules of detachment) that has any, or 0.
 func thesaurusVerbClass(t string) uint16 {
 	e, ok := thesaurus.LookupForm(t)
 	if !ok {
