@@ -426,6 +426,9 @@ type queryScratch struct {
 	key, joined, folded []byte
 	word                []byte // forEachWord's buffer
 	terms               []queryTerm
+	// idf is the index's idf by term id, set by rank before analyse; nil
+	// (analyseQuery) takes every thesaurus word the vocabulary has.
+	idf []float64
 }
 
 // analyse is analyseQuery working in s; the terms it returns live in s until
@@ -741,13 +744,18 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 		}
 		origin = bitOf(t)
 		w := origWeight[t]
+		usable := inVocab
 		if inVocab(t) {
 			w *= thesaurusKnownScale
+			usable = func(v string) bool {
+				id, ok := vocab[v]
+				return ok && (s.idf == nil || s.idf[id] >= thesaurusKnownMinIDF)
+			}
 		}
 		if lemmatised {
 			t, w = l, w*lemmaWeight
 		}
-		thesaurusTerms(t, w, inVocab, func(term string, weight float64) { put(term, weight, false) })
+		thesaurusTerms(t, w, usable, func(term string, weight float64) { put(term, weight, false) })
 	}
 
 	s.orig, s.raw, s.rawWeight, s.rawBits, s.sing = orig, raw, rawWeight, rawBits, sing

@@ -279,6 +279,7 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 	if sc == nil {
 		sc = &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
 	}
+	sc.query.idf = ix.idf
 	terms, verbs := sc.query.analyse(q, ix.vocab)
 	if len(terms) == 0 || len(ix.docs) == 0 {
 		ix.scratch.Put(sc)

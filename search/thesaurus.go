@@ -17,18 +17,23 @@ const (
 	// thesaurusKnownScale scales both for a query word the index knows
 	// itself: it already reaches the tools that use it.
 	thesaurusKnownScale = 0.25
+	// thesaurusKnownMinIDF is the least idf of a word added for a query
+	// word the index knows: a synonym used by more than about one tool in
+	// twenty (set, make, get) says little beside the word itself and would
+	// make every query over a large catalog score thousands more postings.
+	thesaurusKnownMinIDF = 3.0
 )
 
 // thesaurusTerms calls put for the thesaurus's words of the query word t
-// (weighing w) that the index knows: the base form of an irregular t, and
+// (weighing w) that usable accepts: the base form of an irregular t, and
 // the synonyms of t or of that base form.
-func thesaurusTerms(t string, w float64, inVocab func(string) bool, put func(term string, weight float64)) {
+func thesaurusTerms(t string, w float64, usable func(string) bool, put func(term string, weight float64)) {
 	e, ok := thesaurus.LookupForm(t)
 	if !ok {
 		return
 	}
 	for b := range e.Words(thesaurus.Base) {
-		if inVocab(b) {
+		if usable(b) {
 			put(b, w*thesaurusBaseWeight)
 		}
 		if be, ok := thesaurus.Lookup(b); ok {
@@ -37,7 +42,7 @@ func thesaurusTerms(t string, w float64, inVocab func(string) bool, put func(ter
 		break
 	}
 	for v := range e.Words(thesaurus.Synonym) {
-		if v = singular(v); v != t && !stopWords[v] && inVocab(v) {
+		if v = singular(v); v != t && !stopWords[v] && usable(v) {
 			put(v, w*thesaurusSynonymWeight)
 		}
 	}

@@ -88,3 +88,34 @@ func TestThesaurusVerbClass(t *testing.T) {
 		}
 	}
 }
+
+// TestThesaurusSkipsCommonWordsOfKnownWords: for a query word the index
+// knows, a synonym that many tools use (low idf) is not added; for a word
+// it does not know, it is.
+func TestThesaurusSkipsCommonWordsOfKnownWords(t *testing.T) {
+	t.Parallel()
+	vocab := map[string]int32{"mend": 0, "repair": 1, "fix": 2, "stop": 3}
+	sc := queryScratch{idf: []float64{5, thesaurusKnownMinIDF + 1, thesaurusKnownMinIDF - 1, thesaurusKnownMinIDF - 1}}
+	has := func(q, term string) bool {
+		terms, _ := sc.analyse(q, vocab)
+		for _, qt := range terms {
+			if qt.term == term {
+				return true
+			}
+		}
+		return false
+	}
+	tests := []struct {
+		query, term string
+		want        bool
+	}{
+		{"mend", "repair", true}, // known word, rare synonym
+		{"mend", "fix", false},   // known word, common synonym
+		{"halt", "stop", true},   // unknown word: its synonyms are its only reach
+	}
+	for _, tt := range tests {
+		if got := has(tt.query, tt.term); got != tt.want {
+			t.Errorf("analyse(%q) has %q = %v, want %v", tt.query, tt.term, got, tt.want)
+		}
+	}
+}
