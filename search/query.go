@@ -426,6 +426,9 @@ type queryScratch struct {
 	key, joined, folded []byte
 	word                []byte // forEachWord's buffer
 	terms               []queryTerm
+	// idf is the index's idf by term id, set by rank before analyse; nil
+	// (analyseQuery) takes every thesaurus word the vocabulary has.
+	idf []float64
 }
 
 // analyse is analyseQuery working in s; the terms it returns live in s until
@@ -606,6 +609,11 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 				}
 			}
 		}
+		if v == 0 {
+			// Or the class of its first general-English synonym that has
+			// one ("halt", "end" → stop).
+			v = thesaurusVerbClass(t)
+		}
 		if p, ok := phrasalVerbs[t]; ok && (v != 0 || i == 0) {
 			for _, o := range orig[i+1:] {
 				if slices.Contains(p.objects, o) {
@@ -724,6 +732,30 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 				put(e.term, e.weight*lemmaWeight*ow, e.strong && ow == 1)
 			}
 		}
+	}
+
+	// General-English synonyms of the words the lexicon says nothing about
+	// (thesaurus.go).
+	for _, t := range orig {
+		l, lemmatised := lemmaOf[t]
+		if lightWords[t] || names[t] || asking[t] || tb.expansions[t] != nil || tb.intents[t] != nil ||
+			lemmatised && (tb.expansions[l] != nil || tb.intents[l] != nil) {
+			continue
+		}
+		origin = bitOf(t)
+		w := origWeight[t]
+		usable := inVocab
+		if inVocab(t) {
+			w *= thesaurusKnownScale
+			usable = func(v string) bool {
+				id, ok := vocab[v]
+				return ok && (s.idf == nil || s.idf[id] >= thesaurusKnownMinIDF)
+			}
+		}
+		if lemmatised {
+			t, w = l, w*lemmaWeight
+		}
+		thesaurusTerms(t, w, usable, func(term string, weight float64) { put(term, weight, false) })
 	}
 
 	s.orig, s.raw, s.rawWeight, s.rawBits, s.sing = orig, raw, rawWeight, rawBits, sing

@@ -9,7 +9,9 @@
 // everyday-English intent lexicon ("how far" → distance, "forget" → delete)
 // widened by whole semantic fields (ways of travelling, gestures on a
 // screen, remembering, business and monitoring questions, source control by
-// intent: "bike" → bicycling, "slider" → drag), file extensions (app.ts →
+// intent: "bike" → bicycling, "slider" → drag), weakly the general-English
+// synonyms of words the lexicon does not cover (package thesaurus, from
+// WordNet: "halt" → stop, "children" → child), file extensions (app.ts →
 // typescript), the shapes of values and names (40.7128 → coordinate, 9am →
 // time, v1.2.0 → version; db-1 and #ops are names whose inner words weigh
 // little) and base forms of unknown inflected words; light words (take,
@@ -290,6 +292,7 @@ func (ix *Index) newScratch() *scratch {
 
 // rankIn is rank working in sc.
 func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit {
+	sc.query.idf = ix.idf
 	terms, verbs := sc.query.analyse(q, ix.vocab)
 	if len(terms) == 0 || len(ix.docs) == 0 {
 		return nil
