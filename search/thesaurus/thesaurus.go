@@ -26,25 +26,15 @@ import (
 //go:embed thesaurus.txt
 var table string
 
-// lineStarts holds the byte offset in table of every line's start, in
-// order, each a little-endian uint32, so that the binary search reads one
-// offset per step instead of scanning for line ends.
-//
-//go:embed thesaurus.idx
-var lineStarts string
-
-// lines is the number of lines of table.
-func lines() int { return len(lineStarts) / 4 }
-
-// line returns line i of table, without its new line.
-func line(i int) string {
-	o := lineStarts[4*i:]
-	start := int(uint32(o[0]) | uint32(o[1])<<8 | uint32(o[2])<<16 | uint32(o[3])<<24)
-	rest := table[start:]
-	if end := strings.IndexByte(rest, '\n'); end >= 0 {
-		return rest[:end]
+// lineAt returns the line of table holding byte offset i (a line start or
+// inside one) and the offsets of its start and of the byte after its end.
+func lineAt(i int) (l string, start, end int) {
+	start = strings.LastIndexByte(table[:i], '\n') + 1
+	end = len(table)
+	if n := strings.IndexByte(table[i:], '\n'); n >= 0 {
+		end = i + n
 	}
-	return rest
+	return table[start:end], start, end
 }
 
 // Relation is how the words of an Entry relate to its key.
@@ -96,12 +86,12 @@ func LookupForm(word string) (Entry, bool) {
 }
 
 // search finds the line whose key is stem+ending without building that
-// string.
+// string: a binary search over the table's bytes, each step reading the line
+// around its middle byte, so that no index of line starts is needed.
 func search(stem, ending string) (Entry, bool) {
-	lo, hi := 0, lines()
+	lo, hi := 0, len(table) // lo is a line start; the key is in table[lo:hi] if anywhere
 	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		l := line(mid)
+		l, start, end := lineAt(int(uint(lo+hi) >> 1))
 		key := l
 		if tab := strings.IndexByte(l, '\t'); tab >= 0 {
 			key = l[:tab]
@@ -110,9 +100,9 @@ func search(stem, ending string) (Entry, bool) {
 		case c == 0:
 			return Entry{line: l}, true
 		case c < 0:
-			lo = mid + 1
+			lo = end + 1
 		default:
-			hi = mid
+			hi = start
 		}
 	}
 	return Entry{}, false

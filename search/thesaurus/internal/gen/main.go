@@ -12,7 +12,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"log"
@@ -25,7 +24,7 @@ import (
 
 func main() {
 	dir := flag.String("wordnet", "/usr/share/wordnet", "directory holding WordNet 3.0's index.*, data.*, cntlist.rev and *.exc")
-	out := flag.String("out", "thesaurus.txt", "file to write; its line index goes beside it, with the extension .idx")
+	out := flag.String("out", "thesaurus.txt", "file to write")
 	var o options
 	flag.IntVar(&o.minCount, "mincount", 1, "least tagged count of a common sense")
 	flag.Float64Var(&o.minShare, "minshare", 0.25, "least share of the count of the word's most frequent sense (in any part of speech) of a common sense")
@@ -37,10 +36,6 @@ func main() {
 	}
 	if err := os.WriteFile(*out, t, 0o644); err != nil {
 		log.Fatalf("gen: write the table: %v", err)
-	}
-	idx := strings.TrimSuffix(*out, filepath.Ext(*out)) + ".idx"
-	if err := os.WriteFile(idx, lineIndex(t), 0o644); err != nil {
-		log.Fatalf("gen: write the line index: %v", err)
 	}
 }
 
@@ -231,19 +226,4 @@ func build(dir string, o options) ([]byte, error) {
 		fmt.Fprintf(&b, "%s\t%s\t%s\n", k, strings.Join(base[k], " "), strings.Join(mutual[k], " "))
 	}
 	return b.Bytes(), nil
-}
-
-// lineIndex returns the byte offset of every line start of t, each a
-// little-endian uint32.
-func lineIndex(t []byte) []byte {
-	var idx []byte
-	for off := 0; off < len(t); {
-		idx = binary.LittleEndian.AppendUint32(idx, uint32(off))
-		end := bytes.IndexByte(t[off:], '\n')
-		if end < 0 {
-			break
-		}
-		off += end + 1
-	}
-	return idx
 }
