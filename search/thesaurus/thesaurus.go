@@ -37,6 +37,20 @@ func lineAt(i int) (l string, start, end int) {
 	return table[start:end], start, end
 }
 
+// PlainWord reports whether w has the form of every word the table holds: a
+// single lower-case word of letters a-z, two letters or more.
+func PlainWord(w string) bool {
+	if len(w) < 2 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 // Relation is how the words of an Entry relate to its key.
 type Relation int
 

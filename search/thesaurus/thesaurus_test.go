@@ -103,17 +103,6 @@ func TestTableWellFormed(t *testing.T) {
 	if len(table) == 0 || table[len(table)-1] != '\n' {
 		t.Fatal("the table is empty or does not end with a new line")
 	}
-	plain := func(w string) bool {
-		if len(w) < 2 {
-			return false
-		}
-		for i := 0; i < len(w); i++ {
-			if w[i] < 'a' || w[i] > 'z' {
-				return false
-			}
-		}
-		return true
-	}
 	prev := ""
 	n := 0
 	for line := range strings.SplitSeq(strings.TrimSuffix(table, "\n"), "\n") {
@@ -123,7 +112,7 @@ func TestTableWellFormed(t *testing.T) {
 			t.Fatalf("line %d %q: %d fields, want %d", n, line, len(f), int(Synonym)+2)
 		}
 		key := f[0]
-		if !plain(key) {
+		if !PlainWord(key) {
 			t.Fatalf("line %d: key %q is not a single lower-case word", n, key)
 		}
 		if key <= prev {
@@ -138,7 +127,7 @@ func TestTableWellFormed(t *testing.T) {
 				continue
 			}
 			for _, w := range strings.Split(field, " ") {
-				if !plain(w) || w == key {
+				if !PlainWord(w) || w == key {
 					t.Errorf("line %d: key %q has word %q", n, key, w)
 				}
 			}

@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/zot-mcp/mcp-bridge/search/thesaurus"
 )
 
 func main() {
@@ -52,20 +54,6 @@ var parts = []struct {
 	code byte
 }{
 	{"noun", '1'}, {"verb", '2'}, {"adj", '3'}, {"adv", '4'},
-}
-
-// plainWord reports whether w is a single lower-case word of letters a-z,
-// two letters or more.
-func plainWord(w string) bool {
-	if len(w) < 2 {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
-			return false
-		}
-	}
-	return true
 }
 
 // synsetWords returns the words of the synset at byte offset off of a
@@ -155,7 +143,7 @@ func build(dir string, o options) ([]byte, error) {
 			}
 			f := strings.Fields(line)
 			key := f[0]
-			if !plainWord(key) || len(f) < 4 {
+			if !thesaurus.PlainWord(key) || len(f) < 4 {
 				continue
 			}
 			nsyn, err1 := strconv.Atoi(f[2])
@@ -177,7 +165,7 @@ func build(dir string, o options) ([]byte, error) {
 					syn[key] = []string{} // a key with a common sense, synonyms or not
 				}
 				for _, w := range words {
-					if plainWord(w) && w != key && !slices.Contains(syn[key], w) {
+					if thesaurus.PlainWord(w) && w != key && !slices.Contains(syn[key], w) {
 						syn[key] = append(syn[key], w)
 					}
 				}
@@ -199,7 +187,7 @@ func build(dir string, o options) ([]byte, error) {
 		}
 		for line := range strings.SplitSeq(string(exc), "\n") {
 			f := strings.Fields(line)
-			if len(f) < 2 || !plainWord(f[0]) {
+			if len(f) < 2 || !thesaurus.PlainWord(f[0]) {
 				continue
 			}
 			for _, b := range f[1:] {
