@@ -511,22 +511,45 @@ func (r *rawBridge) stop() error {
 // cpuTime is the user + system CPU time pid has used (/proc/<pid>/stat, clock ticks of
 // 10 ms: meaningful over thousands of calls, not one).
 func cpuTime(pid int) (time.Duration, error) {
+	c, err := cpuSplit(pid)
+	return c.user + c.sys, err
+}
+
+// cpuTimes is the CPU time a process has used, split by where it ran.
+type cpuTimes struct {
+	user, sys time.Duration // in the process's own code; in the kernel on its behalf
+}
+
+// cpuSplit reads pid's user and system CPU time from /proc/<pid>/stat: the split shows
+// whether a process in the middle costs more in its own code or in the kernel's
+// (pipes, wake-ups), which two processes moving the same bytes pay alike.
+func cpuSplit(pid int) (cpuTimes, error) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, err
+		return cpuTimes{}, err
 	}
+	return parseStatCPU(data)
+}
+
+// parseStatCPU takes utime and stime from a /proc/<pid>/stat line. The command name,
+// in parentheses, may hold spaces and parentheses itself, so fields are counted from
+// the last ')'.
+func parseStatCPU(data []byte) (cpuTimes, error) {
 	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return cpuTimes{}, errors.New("short /proc/<pid>/stat")
+	}
 	f := strings.Fields(string(data[i+1:]))
-	if i < 0 || len(f) < 13 {
-		return 0, errors.New("short /proc/<pid>/stat")
+	if len(f) < 13 {
+		return cpuTimes{}, errors.New("short /proc/<pid>/stat")
 	}
 	// Fields after the command: state is f[0], utime f[11], stime f[12].
 	ut, err1 := strconv.ParseInt(f[11], 10, 64)
 	st, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, errors.New("bad /proc/<pid>/stat")
+		return cpuTimes{}, errors.New("bad /proc/<pid>/stat")
 	}
-	return time.Duration(ut+st) * 10 * time.Millisecond, nil
+	return cpuTimes{user: time.Duration(ut) * 10 * time.Millisecond, sys: time.Duration(st) * 10 * time.Millisecond}, nil
 }
 
 // ctxSwitches sums the context switches of every thread of pid (voluntary: a thread went
@@ -962,7 +985,8 @@ func directErr(ctx context.Context, c *client.Client, tool string, args map[stri
 // iteration makes one call each way, rotating which goes first, so all see the same
 // machine state. Reported: p50 and p99 of each and their ratios, and the CPU time and the
 // thread context switches (sleeps and preemptions) of the bridge and the relay processes
-// per forwarded call.
+// per forwarded call; the CPU time also split into user and system time (-user-us/call,
+// -sys-us/call), which tells the work of the process's own code from the kernel's.
 // ns/op is the sum of the calls.
 //
 // With MCP_BRIDGE_BENCH_BASE set to another build of the bridge (say, main's), that build
@@ -1007,11 +1031,11 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 				}
 			}
 			var viaBridge, viaDirect, viaRelay, viaBase []float64
-			cpu0, err := cpuTime(cmd.Process.Pid)
+			cpu0, err := cpuSplit(cmd.Process.Pid)
 			if err != nil {
 				b.Fatal(err)
 			}
-			rcpu0, err := cpuTime(relayProc.Pid)
+			rcpu0, err := cpuSplit(relayProc.Pid)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -1084,11 +1108,11 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 					b.ReportMetric(allocs[k].bytes/float64(len(viaBridge)), who+"-bytes/call")
 				}
 			}
-			cpu1, err := cpuTime(cmd.Process.Pid)
+			cpu1, err := cpuSplit(cmd.Process.Pid)
 			if err != nil {
 				b.Fatal(err)
 			}
-			rcpu1, err := cpuTime(relayProc.Pid)
+			rcpu1, err := cpuSplit(relayProc.Pid)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -1128,13 +1152,18 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			b.ReportMetric(bp50/dp50, "p50-ratio")
 			b.ReportMetric(bp99/dp99, "p99-ratio")
 			b.ReportMetric(bp50-dp50, "p50-overhead-us")
-			b.ReportMetric(us(cpu1-cpu0)/float64(len(viaBridge)), "bridge-cpu-us/call")
+			perCall := func(d time.Duration, n int) float64 { return us(d) / float64(n) }
+			b.ReportMetric(perCall(cpu1.user+cpu1.sys-cpu0.user-cpu0.sys, len(viaBridge)), "bridge-cpu-us/call")
+			b.ReportMetric(perCall(cpu1.user-cpu0.user, len(viaBridge)), "bridge-user-us/call")
+			b.ReportMetric(perCall(cpu1.sys-cpu0.sys, len(viaBridge)), "bridge-sys-us/call")
 			rp50, rp99 := quantile(viaRelay, 0.5), quantile(viaRelay, 0.99)
 			b.ReportMetric(rp50, "relay-p50-us")
 			b.ReportMetric(rp99, "relay-p99-us")
 			b.ReportMetric(rp50/dp50, "relay-p50-ratio")
 			b.ReportMetric(bp50/rp50, "bridge-relay-p50-ratio")
-			b.ReportMetric(us(rcpu1-rcpu0)/float64(len(viaRelay)), "relay-cpu-us/call")
+			b.ReportMetric(perCall(rcpu1.user+rcpu1.sys-rcpu0.user-rcpu0.sys, len(viaRelay)), "relay-cpu-us/call")
+			b.ReportMetric(perCall(rcpu1.user-rcpu0.user, len(viaRelay)), "relay-user-us/call")
+			b.ReportMetric(perCall(rcpu1.sys-rcpu0.sys, len(viaRelay)), "relay-sys-us/call")
 		})
 	}
 }
