@@ -992,7 +992,9 @@ func directErr(ctx context.Context, c *client.Client, tool string, args map[stri
 // With MCP_BRIDGE_BENCH_BASE set to another build of the bridge (say, main's), that build
 // serves a fourth way in the same loop, so a change is compared with its base side by side
 // on the same machine state: base-p50-us, base-p99-us, base-cpu-us/call and
-// bridge-base-p50-ratio, base-switches/call. With MCP_BRIDGE_BENCHPROF set to a file prefix and builds made
+// bridge-base-p50-ratio, base-switches/call. The two slots are not quite alike: a run with
+// one build in both (A/A) shows by how much on the machine at hand, and a change is judged
+// against that. With MCP_BRIDGE_BENCHPROF set to a file prefix and builds made
 // with -tags benchprof (MCP_BRIDGE_BENCH_BIN, MCP_BRIDGE_BENCH_BASE), each bridge writes a
 // CPU profile of the timed loop (<prefix>.<pid>.cpu) and its allocations per call are
 // reported (bridge-allocs/call, bridge-bytes/call, and base-… alike).
