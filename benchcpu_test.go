@@ -41,3 +41,39 @@ func TestParseStatCPU(t *testing.T) {
 		})
 	}
 }
+
+// The call benchmark's CPU per call sums each thread's nanoseconds on a CPU, the first
+// number of /proc/<pid>/task/<tid>/schedstat.
+func TestParseSchedstat(t *testing.T) {
+	cases := []struct {
+		name string
+		line string
+		want time.Duration
+		bad  bool
+	}{
+		{name: "busy thread", line: "222637303 156308042 1266\n", want: 222637303},
+		{name: "idle thread", line: "0 0 0\n"},
+		{name: "no newline", line: "99739 0 1", want: 99739},
+		{name: "short", line: "99739 0\n", bad: true},
+		{name: "empty", line: "", bad: true},
+		{name: "not a number", line: "x 0 1\n", bad: true},
+		{name: "negative", line: "-5 0 1\n", bad: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := parseSchedstat([]byte(c.line))
+			if c.bad {
+				if err == nil {
+					t.Fatalf("parseSchedstat(%q) = %v, want an error", c.line, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Fatalf("parseSchedstat(%q) = %v, want %v", c.line, got, c.want)
+			}
+		})
+	}
+}
