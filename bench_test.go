@@ -508,25 +508,88 @@ func (r *rawBridge) stop() error {
 	}
 }
 
-// cpuTime is the user + system CPU time pid has used (/proc/<pid>/stat, clock ticks of
-// 10 ms: meaningful over thousands of calls, not one).
+// cpuTime is the CPU time pid's threads have used, to the nanosecond (cpuSplit).
 func cpuTime(pid int) (time.Duration, error) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	c, err := cpuSplit(pid)
+	return c.total, err
+}
+
+// cpuTimes is the CPU time a process has used, and the same split by where it ran.
+type cpuTimes struct {
+	// total is the sum of the threads' time on a CPU from /proc/<pid>/task/*/schedstat,
+	// in nanoseconds: /proc/<pid>/stat counts 10 ms ticks, which over a few hundred calls
+	// is coarser than a call's cost. A thread that exits takes its time with it; the Go
+	// processes measured here keep their threads.
+	total time.Duration
+	// user and sys, from /proc/<pid>/stat in 10 ms ticks (meaningful over thousands of
+	// calls, not one), are the process's own code and the kernel's work on its behalf.
+	user, sys time.Duration
+}
+
+// cpuSplit reads pid's CPU time: the split shows whether a process in the middle costs
+// more in its own code or in the kernel's (pipes, wake-ups), which two processes moving
+// the same bytes pay alike.
+func cpuSplit(pid int) (cpuTimes, error) {
+	proc := "/proc/" + strconv.Itoa(pid)
+	data, err := os.ReadFile(proc + "/stat")
 	if err != nil {
-		return 0, err
+		return cpuTimes{}, err
 	}
+	c, err := parseStatCPU(data)
+	if err != nil {
+		return cpuTimes{}, err
+	}
+	tasks, err := os.ReadDir(proc + "/task")
+	if err != nil {
+		return cpuTimes{}, err
+	}
+	for _, t := range tasks {
+		data, err := os.ReadFile(proc + "/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread ended
+		}
+		d, err := parseSchedstat(data)
+		if err != nil {
+			return cpuTimes{}, fmt.Errorf("thread %s of %d: %w", t.Name(), pid, err)
+		}
+		c.total += d
+	}
+	return c, nil
+}
+
+// parseSchedstat takes a thread's time on a CPU, the first of the three numbers in
+// /proc/<pid>/task/<tid>/schedstat (nanoseconds).
+func parseSchedstat(data []byte) (time.Duration, error) {
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return 0, errors.New("short schedstat")
+	}
+	ns, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || ns < 0 {
+		return 0, fmt.Errorf("bad schedstat %q", f[0])
+	}
+	return time.Duration(ns), nil
+}
+
+// parseStatCPU takes utime and stime from a /proc/<pid>/stat line. The command name,
+// in parentheses, may hold spaces and parentheses itself, so fields are counted from
+// the last ')'.
+func parseStatCPU(data []byte) (cpuTimes, error) {
 	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return cpuTimes{}, errors.New("short /proc/<pid>/stat")
+	}
 	f := strings.Fields(string(data[i+1:]))
-	if i < 0 || len(f) < 13 {
-		return 0, errors.New("short /proc/<pid>/stat")
+	if len(f) < 13 {
+		return cpuTimes{}, errors.New("short /proc/<pid>/stat")
 	}
 	// Fields after the command: state is f[0], utime f[11], stime f[12].
 	ut, err1 := strconv.ParseInt(f[11], 10, 64)
 	st, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, errors.New("bad /proc/<pid>/stat")
+		return cpuTimes{}, errors.New("bad /proc/<pid>/stat")
 	}
-	return time.Duration(ut+st) * 10 * time.Millisecond, nil
+	return cpuTimes{user: time.Duration(ut) * 10 * time.Millisecond, sys: time.Duration(st) * 10 * time.Millisecond}, nil
 }
 
 // ctxSwitches sums the context switches of every thread of pid (voluntary: a thread went
@@ -962,13 +1025,16 @@ func directErr(ctx context.Context, c *client.Client, tool string, args map[stri
 // iteration makes one call each way, rotating which goes first, so all see the same
 // machine state. Reported: p50 and p99 of each and their ratios, and the CPU time and the
 // thread context switches (sleeps and preemptions) of the bridge and the relay processes
-// per forwarded call.
+// per forwarded call; the CPU time also split into user and system time (-user-us/call,
+// -sys-us/call), which tells the work of the process's own code from the kernel's.
 // ns/op is the sum of the calls.
 //
 // With MCP_BRIDGE_BENCH_BASE set to another build of the bridge (say, main's), that build
 // serves a fourth way in the same loop, so a change is compared with its base side by side
 // on the same machine state: base-p50-us, base-p99-us, base-cpu-us/call and
-// bridge-base-p50-ratio, base-switches/call. With MCP_BRIDGE_BENCHPROF set to a file prefix and builds made
+// bridge-base-p50-ratio, base-switches/call. The two slots are not quite alike: a run with
+// one build in both (A/A) shows by how much on the machine at hand, and a change is judged
+// against that. With MCP_BRIDGE_BENCHPROF set to a file prefix and builds made
 // with -tags benchprof (MCP_BRIDGE_BENCH_BIN, MCP_BRIDGE_BENCH_BASE), each bridge writes a
 // CPU profile of the timed loop (<prefix>.<pid>.cpu) and its allocations per call are
 // reported (bridge-allocs/call, bridge-bytes/call, and base-… alike).
@@ -1007,11 +1073,11 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 				}
 			}
 			var viaBridge, viaDirect, viaRelay, viaBase []float64
-			cpu0, err := cpuTime(cmd.Process.Pid)
+			cpu0, err := cpuSplit(cmd.Process.Pid)
 			if err != nil {
 				b.Fatal(err)
 			}
-			rcpu0, err := cpuTime(relayProc.Pid)
+			rcpu0, err := cpuSplit(relayProc.Pid)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -1084,11 +1150,11 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 					b.ReportMetric(allocs[k].bytes/float64(len(viaBridge)), who+"-bytes/call")
 				}
 			}
-			cpu1, err := cpuTime(cmd.Process.Pid)
+			cpu1, err := cpuSplit(cmd.Process.Pid)
 			if err != nil {
 				b.Fatal(err)
 			}
-			rcpu1, err := cpuTime(relayProc.Pid)
+			rcpu1, err := cpuSplit(relayProc.Pid)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -1128,13 +1194,18 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			b.ReportMetric(bp50/dp50, "p50-ratio")
 			b.ReportMetric(bp99/dp99, "p99-ratio")
 			b.ReportMetric(bp50-dp50, "p50-overhead-us")
-			b.ReportMetric(us(cpu1-cpu0)/float64(len(viaBridge)), "bridge-cpu-us/call")
+			perCall := func(d time.Duration, n int) float64 { return us(d) / float64(n) }
+			b.ReportMetric(perCall(cpu1.total-cpu0.total, len(viaBridge)), "bridge-cpu-us/call")
+			b.ReportMetric(perCall(cpu1.user-cpu0.user, len(viaBridge)), "bridge-user-us/call")
+			b.ReportMetric(perCall(cpu1.sys-cpu0.sys, len(viaBridge)), "bridge-sys-us/call")
 			rp50, rp99 := quantile(viaRelay, 0.5), quantile(viaRelay, 0.99)
 			b.ReportMetric(rp50, "relay-p50-us")
 			b.ReportMetric(rp99, "relay-p99-us")
 			b.ReportMetric(rp50/dp50, "relay-p50-ratio")
 			b.ReportMetric(bp50/rp50, "bridge-relay-p50-ratio")
-			b.ReportMetric(us(rcpu1-rcpu0)/float64(len(viaRelay)), "relay-cpu-us/call")
+			b.ReportMetric(perCall(rcpu1.total-rcpu0.total, len(viaRelay)), "relay-cpu-us/call")
+			b.ReportMetric(perCall(rcpu1.user-rcpu0.user, len(viaRelay)), "relay-user-us/call")
+			b.ReportMetric(perCall(rcpu1.sys-rcpu0.sys, len(viaRelay)), "relay-sys-us/call")
 		})
 	}
 }
