@@ -429,6 +429,10 @@ type queryScratch struct {
 	// idf is the index's idf by term id, set by rank before analyse; nil
 	// (analyseQuery) takes every thesaurus word the vocabulary has.
 	idf []float64
+	// lead is the word that opens the request as its verb though it is no
+	// verb the ranker knows ("comment on the issue"), set by analyse; rank
+	// asks the index what it means (denominal.go).
+	lead string
 }
 
 // analyse is analyseQuery working in s; the terms it returns live in s until
@@ -628,6 +632,20 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 			break
 		}
 	}
+	s.lead = denominalLead(raw, names, func(t string) bool {
+		if l, ok := lemmaOf[t]; ok {
+			t = l
+		}
+		if verbClasses[t] != 0 {
+			return true
+		}
+		for _, to := range tb.intents[t] {
+			if verbClasses[to] != 0 {
+				return true
+			}
+		}
+		return false
+	})
 	origin = 0
 	question := len(raw) > 0 && questionStarts[raw[0]]
 	if question {

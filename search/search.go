@@ -294,6 +294,14 @@ func (ix *Index) newScratch() *scratch {
 func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit {
 	sc.query.idf = ix.idf
 	terms, verbs := sc.query.analyse(q, ix.vocab)
+	// A noun used as the verb ("comment on the issue") takes the verb
+	// class the tool names pair it with (denominal.go).
+	denominal := false
+	if sc.query.lead != "" {
+		if v := ix.denominalClass(sc.query.lead); v != 0 {
+			verbs, denominal = v, true
+		}
+	}
 	if len(terms) == 0 || len(ix.docs) == 0 {
 		return nil
 	}
@@ -390,9 +398,11 @@ func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit
 		c := float64(cover1)
 		if m.verb&verbs != 0 {
 			// A verb of the query's class covers the name's verb when the
-			// verb itself is not a query term (expansions included).
+			// verb itself is not a query term (expansions included); a
+			// verb only inferred from a noun ("comment on …") is not said,
+			// so it covers nothing.
 			s *= 1 + verbBoost
-			if _, in := slices.BinarySearch(inQuery, m.verbTerm); !in {
+			if _, in := slices.BinarySearch(inQuery, m.verbTerm); !in && !denominal {
 				c++
 			}
 		}
