@@ -9,6 +9,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // ReadResource runs resources/read on the server (starting it if asleep).
@@ -34,6 +35,7 @@ func extraRequest[T any](ctx context.Context, s *Server, doing string, do func(c
 	defer cancel()
 	res, err := do(cctx, c)
 	if err != nil {
+		s.retireIfEnded(c, err)
 		return zero, s.extraErr(ctx, cctx, err, doing)
 	}
 	return res, nil
@@ -41,11 +43,14 @@ func extraRequest[T any](ctx context.Context, s *Server, doing string, do func(c
 
 // extraErr words the failure of a request beyond tools/call.
 func (s *Server) extraErr(ctx, cctx context.Context, err error, doing string) error {
+	var ended *session.EndedError
 	switch {
 	case ctx.Err() != nil:
 		return s.ctxErr(ctx, doing)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return s.Errorf(KindTimeout, err, "%s: no answer within requestTimeout (%s)", doing, s.cfg.RequestTimeout)
+	case errors.As(err, &ended) && ended.End.Cause != session.CauseClosed:
+		return s.Errorf(KindCrashed, err, "%s failed: %s; the next request opens a new connection", doing, lostText(ended.End))
 	}
 	return s.Errorf(KindCall, err, "%s failed: %v", doing, err)
 }

@@ -534,10 +534,16 @@ func (s *Server) sessionEnded(c *conn) {
 		return
 	}
 	if errors.Is(end.Err, session.ErrReplyTooLarge) {
+		ch := s.detachLocked()
 		s.mu.Unlock()
-		if s.stop(context.Background(), c) {
-			s.d.Log.Warn().Str("server", s.cfg.Name).Msg("a reply over the size limit ended the connection; the next use starts it again")
+		next := "the next use starts it again"
+		if s.cfg.Transport != config.TransportStdio {
+			next = "the next use reconnects"
 		}
+		s.d.Log.Warn().Str("server", s.cfg.Name).Msg("a reply over the size limit ended the connection; " + next)
+		// Closing takes the process's stop graces or an HTTP DELETE: the call that saw
+		// the end answers now, and the next start waits for the close on s.stopped.
+		go s.finishStop(context.Background(), c, ch)
 		return
 	}
 	s.gen++
@@ -557,6 +563,16 @@ func (s *Server) sessionEnded(c *conn) {
 	s.mu.Unlock()
 	s.d.Log.Warn().Str("server", s.cfg.Name).Str("end", s.Redact(endText(end))).Msg("server session ended unexpectedly")
 	_ = c.sess.Close(context.Background())
+}
+
+// retireIfEnded retires c before a failure on it is answered, when the failure is its
+// session's end, so that the next request cannot be handed the dead connection before
+// watchEnd gets to it.
+func (s *Server) retireIfEnded(c *conn, err error) {
+	var ended *session.EndedError
+	if errors.As(err, &ended) {
+		s.sessionEnded(c)
+	}
 }
 
 // endText is how a session ended with its stderr tail: for the log and the user, never
@@ -587,16 +603,35 @@ func (s *Server) Start(ctx context.Context) error {
 func (s *Server) Stop(ctx context.Context) { s.stop(ctx, nil) }
 
 // stop is Stop; with only set, it stops the server only while only is its connection
-// (false: it was not), so that two who saw the same connection end stop it once.
+// (false: it was not), so that two who saw the same connection end stop it once. A
+// connection still closing in the background (an over-size reply ended it) is waited
+// for.
 func (s *Server) stop(ctx context.Context, only *conn) bool {
 	s.mu.Lock()
 	if only != nil && s.conn != only {
 		s.mu.Unlock()
 		return false
 	}
+	c := s.conn
+	ch := s.detachLocked()
+	s.mu.Unlock()
+	switch {
+	case c != nil:
+		s.finishStop(ctx, c, ch)
+	case ch != nil:
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
+	return true
+}
+
+// detachLocked takes the connection off the server, so that no new use is handed it,
+// and returns the channel closed once finishStop has closed it. s.mu is held.
+func (s *Server) detachLocked() chan struct{} {
 	s.gen++
 	s.disarmIdle()
-	c := s.conn
 	switch s.state {
 	case StateStarting:
 		s.state = StateAsleep
@@ -607,11 +642,11 @@ func (s *Server) stop(ctx context.Context, only *conn) bool {
 		s.stopped = make(chan struct{})
 	}
 	s.conn = nil
-	ch := s.stopped
-	s.mu.Unlock()
-	if c == nil {
-		return true
-	}
+	return s.stopped
+}
+
+// finishStop closes c, which detachLocked took off the server, and closes ch.
+func (s *Server) finishStop(ctx context.Context, c *conn, ch chan struct{}) {
 	_ = c.sess.Close(ctx)
 	s.mu.Lock()
 	if s.state == StateStopping {
@@ -620,7 +655,6 @@ func (s *Server) stop(ctx context.Context, only *conn) bool {
 	s.mu.Unlock()
 	close(ch)
 	s.d.Log.Info().Str("server", s.cfg.Name).Msg("server stopped")
-	return true
 }
 
 // Tools returns the tools seen on the last list.
@@ -807,11 +841,7 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 			c = nc
 			continue
 		}
-		if errors.As(err, &ended) {
-			// Retire the connection before answering, so that the next call cannot be
-			// handed it before watchEnd gets to it.
-			s.sessionEnded(c)
-		}
+		s.retireIfEnded(c, err)
 		e := s.callErr(ctx, cctx, tool, safeRepeat, err)
 		if e.Kind == KindTimeout {
 			s.checkAfterTimeout(c)
@@ -835,7 +865,10 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 			if s.cfg.Transport != config.TransportStdio {
 				next = "The next call reconnects"
 			}
-			return s.Errorf(KindCall, err, "%s: %s. %s%s", tool, end.Err.Error(), next, repeatWarning(safeRepeat))
+			// The reply that ended the connection named no id the bridge could find:
+			// it may have been this call's or another's on the same connection.
+			return s.Errorf(KindCall, err, "%s: the connection ended under a reply it could not match to its call (this one's or another's): %s. %s%s",
+				tool, end.Err.Error(), next, repeatWarning(safeRepeat))
 		default:
 			return s.Errorf(KindCrashed, err, "%s during the call to %s. The next call reconnects%s", lostText(end), tool, repeatWarning(safeRepeat))
 		}

@@ -289,3 +289,56 @@ func TestSlowToolIsNotRestarted(t *testing.T) {
 		t.Fatalf("server restarted (session %s, was %s)", got, pid)
 	}
 }
+
+// TestOversizeEndAnswersBeforeTheCloseEnds: a connection ended by an over-size reply is
+// retired at once and closed in the background: the call in flight fails with the cap's
+// error while the close is still running (a real close waits out stop graces or an HTTP
+// DELETE), a Stop meanwhile waits for that close, and the next call starts afresh only
+// after it.
+func TestOversizeEndAnswersBeforeTheCloseEnds(t *testing.T) {
+	t.Parallel()
+	e := newInprocEnv(t, map[string]map[string]any{"s": {"requestTimeout": 3600}})
+	l := e.load()
+	s, f := e.srv(l, "s"), e.servers["s"]
+	mustCall(t, s, "echo", map[string]any{"text": "one"})
+	release := make(chan struct{})
+	first := f.Last()
+	first.HoldClose(release)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Call(ctxGuard(t), "slow", nil, true)
+		errc <- err
+	}()
+	f.WaitStarted(t, "slow")
+	first.Lose(&session.TooLargeError{Limit: 1 << 20})
+	var err error
+	select { // before release: the call does not wait for the close
+	case err = <-errc:
+	case <-ctxGuard(t).Done():
+		close(release)
+		t.Fatal("the call waited for the retired connection's close")
+	}
+	if err == nil || !strings.Contains(err.Error(), "MCP_BRIDGE_MAX_REPLY_MB") {
+		t.Fatalf("call in flight: %v, want the cap's error", err)
+	}
+	waitState(t, s, StateStopping)
+	stopped := make(chan struct{})
+	go func() {
+		s.Stop(ctxGuard(t))
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+		t.Fatal("Stop returned while the retired connection was still closing")
+	case <-time.After(50 * time.Millisecond): // a bound on a non-event: Stop must still be waiting
+	}
+	close(release)
+	<-stopped
+	wantState(t, s, StateAsleep, "after the close")
+	if got := mustCall(t, s, "echo", map[string]any{"text": "two"}); got != "two" {
+		t.Fatalf("next call: %q", got)
+	}
+	if opens, _ := f.Counts(); opens != 2 {
+		t.Fatalf("%d sessions opened, want 2", opens)
+	}
+}

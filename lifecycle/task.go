@@ -67,6 +67,7 @@ func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 	params.Task = &mcp.TaskParams{}
 	resp, err := c.sess.Request(cctx, string(mcp.MethodToolsCall), params)
 	if err != nil {
+		s.retireIfEnded(c, err)
 		return nil, s.taskCreateErr(ctx, cctx, tool, err, safeRepeat)
 	}
 	if resp.Error != nil {

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -22,6 +23,9 @@ type InProcess struct {
 	life   context.Context
 	cancel context.CancelFunc
 	once   sync.Once
+	// hold, when set, is what Close waits for after ending the session, as a real
+	// process's stop graces or an HTTP DELETE make a close take time.
+	hold atomic.Pointer[chan struct{}]
 }
 
 // OpenInProcess connects to srv and initializes within ctx. The transport reports itself
@@ -45,11 +49,22 @@ func (s *InProcess) Exit(status, stderr string) {
 // Lose ends the session as if its transport broke with err.
 func (s *InProcess) Lose(err error) { s.end(End{Cause: CauseLost, Err: err}) }
 
-// Close ends the session.
-func (s *InProcess) Close(context.Context) error {
+// Close ends the session; with HoldClose set, it returns once that channel closes or
+// ctx ends.
+func (s *InProcess) Close(ctx context.Context) error {
 	s.end(End{Cause: CauseClosed})
+	if h := s.hold.Load(); h != nil {
+		select {
+		case <-*h:
+		case <-ctx.Done():
+		}
+	}
 	return nil
 }
+
+// HoldClose makes every later Close wait until release closes, so that a test can
+// show what does not wait for a close.
+func (s *InProcess) HoldClose(release chan struct{}) { s.hold.Store(&release) }
 
 func (s *InProcess) end(e End) {
 	s.Finish(e)
