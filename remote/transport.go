@@ -247,9 +247,6 @@ func (t *Transport) limit(req *http.Request, body io.ReadCloser, ct string) io.R
 	if ct == "text/event-stream" {
 		o.Framing = session.FrameEvents
 		o.Dropped = t.dropped
-		if o.Dropped == nil {
-			o.Dropped = func(error) {}
-		}
 		if req.Method == http.MethodPost {
 			o.ID = requestID(req)
 		}

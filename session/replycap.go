@@ -253,12 +253,23 @@ func (l *ReplyLimiter) skipEnded() {
 		return
 	}
 	l.pending = false
-	id, ok := tailID(l.tail)
+	l.replaceFromTail(l.tail)
 	l.tail = l.tail[:0]
-	if !ok && l.o.ID != nil {
+}
+
+// replaceFromTail is replace for a message whose start named no id, from what its end
+// names: its id, or a method (the server's own request or notification, written with
+// its params first), else the request the stream answers.
+func (l *ReplyLimiter) replaceFromTail(tail []byte) {
+	id, ok := tailMember(tail, `"id"`)
+	request := false
+	if !ok {
+		_, request = tailMember(tail, `"method"`)
+	}
+	if !ok && !request && l.o.ID != nil {
 		id, ok = l.o.ID, true
 	}
-	l.replace(id, ok, false)
+	l.replace(id, ok, request)
 }
 
 // keep saves unread bytes; they may alias the caller's buffer, so they are copied.
@@ -302,11 +313,7 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	case l.skip:
 		l.pending, l.tail = true, append(l.tail[:0], seg[max(0, len(seg)-tailKeep):]...)
 	default: // the whole line is in seg: its end is known
-		id, ok = tailID(seg)
-		if !ok && l.o.ID != nil {
-			id, ok = l.o.ID, true
-		}
-		l.replace(id, ok, false)
+		l.replaceFromTail(seg)
 	}
 	if !l.skip {
 		l.msg, l.head = 0, l.head[:0]
@@ -404,10 +411,11 @@ func MessageID(head []byte) (json.RawMessage, bool) {
 	return id, ok
 }
 
-// tailID finds the id of a message that ends with it, as servers write it that put the
-// result first: the text before the message's closing brace is a top-level member, so
-// `"id":<number or string>}` at the very end is the message's own id.
-func tailID(tail []byte) (json.RawMessage, bool) {
+// tailMember finds the value of the member named key (quoted) that a message ends with,
+// as servers write the id or method that put the result or params first: the text
+// before the message's closing brace is a top-level member, so `"id":<number or
+// string>}` at the very end is the message's own id.
+func tailMember(tail []byte, key string) (json.RawMessage, bool) {
 	b := bytes.TrimRight(tail, " \t\r\n")
 	if len(b) == 0 || b[len(b)-1] != '}' {
 		return nil, false
@@ -441,12 +449,12 @@ func tailID(tail []byte) (json.RawMessage, bool) {
 		return nil, false
 	}
 	rest = bytes.TrimRight(rest[:len(rest)-1], " \t\r\n")
-	key, ok := bytes.CutSuffix(rest, []byte(`"id"`))
+	before, ok := bytes.CutSuffix(rest, []byte(key))
 	if !ok {
 		return nil, false
 	}
-	key = bytes.TrimRight(key, " \t\r\n")
-	if len(key) == 0 || (key[len(key)-1] != ',' && key[len(key)-1] != '{') {
+	before = bytes.TrimRight(before, " \t\r\n")
+	if len(before) == 0 || (before[len(before)-1] != ',' && before[len(before)-1] != '{') {
 		return nil, false
 	}
 	return append(json.RawMessage(nil), v...), true

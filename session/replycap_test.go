@@ -22,6 +22,7 @@ func TestReplyLimiter(t *testing.T) {
 	ok := `{"jsonrpc":"2.0","id":8,"result":{}}`
 	idLast := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"jsonrpc":"2.0","id":"call-4"}`
 	notification := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 500) + `"}}`
+	methodLast := `{"jsonrpc":"2.0","params":{"data":"` + strings.Repeat("x", 500) + `"},"method":"notifications/message"}`
 	serverReq := `{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{"t":"` + strings.Repeat("x", 500) + `"}}`
 	exact := `{"id":9,"r":"` + strings.Repeat("y", limit-len(`{"id":9,"r":""}`)) + `"}`
 	tests := []struct {
@@ -31,6 +32,7 @@ func TestReplyLimiter(t *testing.T) {
 		wantLost bool
 	}{
 		{name: "small lines pass", in: ok + "\n" + ok + "\n", want: []string{ok, ok}},
+		{name: "a notification written params first is dropped; the stream goes on", in: methodLast + "\n" + ok + "\n", want: []string{ok}},
 		{name: "exactly the limit passes", in: exact + "\n", want: []string{exact}},
 		{name: "over-size reply becomes an error for its id", in: big + "\n" + ok + "\n",
 			want: []string{`{"error":{"code":-32603,"message":"` + tooLargeText(limit) + `"},"id":7,"jsonrpc":"2.0"}`, ok}},
@@ -220,6 +222,11 @@ func TestReplyLimiterEvents(t *testing.T) {
 			wantLost: true},
 		{name: "id in the middle and no request: the stream ends", in: "data: {\"result\":\"" + fill + "\",\"id\":7,\"jsonrpc\":\"2.0\"}\n\n" + ok,
 			wantLost: true},
+		{name: "notification written params first: dropped, the stream goes on", in: "data: {\"jsonrpc\":\"2.0\",\"params\":\"" + fill + "\",\"method\":\"notifications/message\"}\n\n" + ok,
+			want: []string{`"id":8`}, wantDropped: 1},
+		{name: "notification written params first on a request's stream: not that request's error", id: "12",
+			in:   "data: {\"params\":\"" + fill + "\",\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n" + ok,
+			want: []string{`"id":8`}, wantDropped: 1},
 		{name: "notification: dropped even on a request's stream", id: "12", in: "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":\"" + fill + "\"}\n\n" + ok,
 			want: []string{`"id":8`}, wantDropped: 1},
 	}
