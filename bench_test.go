@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -543,16 +544,26 @@ func cpuSplit(pid int) (cpuTimes, error) {
 	if err != nil {
 		return cpuTimes{}, err
 	}
+	read := 0
 	for _, t := range tasks {
 		data, err := os.ReadFile(proc + "/task/" + t.Name() + "/schedstat")
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			continue // the thread ended
+		}
+		if err != nil {
+			return cpuTimes{}, fmt.Errorf("thread %s of %d: %w", t.Name(), pid, err)
 		}
 		d, err := parseSchedstat(data)
 		if err != nil {
 			return cpuTimes{}, fmt.Errorf("thread %s of %d: %w", t.Name(), pid, err)
 		}
 		c.total += d
+		read++
+	}
+	if read == 0 {
+		// Without per-thread schedstat (a kernel built without it) every figure would
+		// read as zero: say so rather than report a bridge that costs nothing.
+		return cpuTimes{}, fmt.Errorf("no thread of %d has a readable schedstat", pid)
 	}
 	return c, nil
 }
