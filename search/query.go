@@ -644,7 +644,8 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 				return true
 			}
 		}
-		return false
+		// A verb WordNet already gave a class (halt → stop) keeps it.
+		return thesaurusVerbClass(t) != 0
 	})
 	origin = 0
 	question := len(raw) > 0 && questionStarts[raw[0]]

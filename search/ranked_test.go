@@ -1,3 +1,5 @@
+//go:build rankcheck
+
 package search
 
 import (
@@ -22,12 +24,14 @@ import (
 // it when it does. Run it on the tree before a change to record, and after
 // to compare. Only a digest per query is kept and a mismatch names the
 // query's position, never its text, so that the report half stays unread.
-// Without SEARCH_RANKED it skips: the recorded ranking belongs to one tree,
-// and ranking changes are meant to move it.
+// It is a tool, not part of the suite (build tag rankcheck): the recorded
+// ranking belongs to one tree, and ranking changes are meant to move it.
+//
+//	SEARCH_RANKED=/tmp/ranked.txt go test -tags rankcheck -run TestRankedUnchanged ./search
 func TestRankedUnchanged(t *testing.T) {
 	path := os.Getenv("SEARCH_RANKED")
 	if path == "" {
-		t.Skip("SEARCH_RANKED names the file to record the ranking in or compare it with")
+		t.Fatal("SEARCH_RANKED names the file to record the ranking in or compare it with")
 	}
 	got := rankedDigests(t)
 	want, err := readDigests(path)
