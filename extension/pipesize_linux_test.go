@@ -14,16 +14,7 @@ import (
 // Run grows the host's stdout pipe (up to outPipeBytes) so that the startup registrations,
 // megabytes in one write, do not stop at every 64 KiB.
 func TestRunGrowsStdoutPipe(t *testing.T) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = inR.Close(); _ = inW.Close(); _ = outR.Close(); _ = outW.Close() })
-	_ = outW.Fd() // blocking mode, as a child's stdout is
+	inR, inW, outR, outW := hostPipes(t)
 	size := func() int {
 		n, err := unix.FcntlInt(outW.Fd(), unix.F_GETPIPE_SZ, 0)
 		if err != nil {

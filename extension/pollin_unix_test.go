@@ -28,6 +28,24 @@ func nonblocking(t *testing.T, f *os.File) bool {
 	return fl&unix.O_NONBLOCK != 0
 }
 
+// hostPipes returns a stdin pipe left non-blocking (as os.Pipe makes it) and a stdout
+// pipe whose write end is in blocking mode, as a child's stdout is; all four ends are
+// closed when the test ends.
+func hostPipes(t *testing.T) (inR, inW, outR, outW *os.File) {
+	t.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = inR.Close(); _ = inW.Close(); _ = outR.Close(); _ = outW.Close() })
+	_ = outW.Fd() // Fd puts the end into blocking mode
+	return inR, inW, outR, outW
+}
+
 // A stdin pipe in blocking mode (as a host hands it over) is read through the poller while
 // Run runs, and is back in blocking mode, still readable, once Run returned.
 func TestRunReadsPipeThroughPoller(t *testing.T) {
@@ -65,16 +83,7 @@ func TestRunReadsPipeThroughPoller(t *testing.T) {
 // non-blocking duplicate while Run runs, and is back in blocking mode, still writable,
 // once Run returned; a stdin that is non-blocking already stays so.
 func TestRunWritesPipeThroughPoller(t *testing.T) {
-	inR, inW, err := os.Pipe() // non-blocking, as os.Pipe makes it
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = inR.Close(); _ = inW.Close(); _ = outR.Close(); _ = outW.Close() })
-	_ = outW.Fd() // blocking mode, as a child's stdout is
+	inR, inW, outR, outW := hostPipes(t)
 	next := readLines(outR)
 	echoOverRun(t, inR, inW, outW, next, func() {
 		if !nonblocking(t, outW) {
