@@ -14,6 +14,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 type fakeServer struct {
@@ -22,8 +23,7 @@ type fakeServer struct {
 	pending  bool
 	startErr error
 
-	mu     sync.Mutex
-	events []string
+	events testutil.EventLog
 }
 
 func (s *fakeServer) Config() *config.Server { return s.cfg }
@@ -43,17 +43,9 @@ func (s *fakeServer) Start(context.Context) error {
 	return s.startErr
 }
 
-func (s *fakeServer) event(e string) {
-	s.mu.Lock()
-	s.events = append(s.events, e)
-	s.mu.Unlock()
-}
+func (s *fakeServer) event(e string) { s.events.Add(e) }
 
-func (s *fakeServer) log() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Join(s.events, ",")
-}
+func (s *fakeServer) log() string { return s.events.String() }
 
 // fakeHost is a Host without processes: commands tests run on it in microseconds.
 type fakeHost struct {

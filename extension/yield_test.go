@@ -6,48 +6,25 @@ import (
 	"io"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
-
-// orderLog is an ordered list of what happened, written from several goroutines.
-type orderLog struct {
-	mu     sync.Mutex
-	events []string
-}
-
-func (l *orderLog) add(e string) {
-	l.mu.Lock()
-	l.events = append(l.events, e)
-	l.mu.Unlock()
-}
-
-func (l *orderLog) after(e string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for i, x := range l.events {
-		if x == e && i+1 < len(l.events) {
-			return l.events[i+1]
-		}
-	}
-	return ""
-}
 
 // readLog logs every read of stdin that returns a tool_call, and every read that starts.
 type readLog struct {
 	r   io.Reader
-	log *orderLog
+	log *testutil.EventLog
 }
 
 func (r *readLog) Read(p []byte) (int, error) {
-	r.log.add("read")
+	r.log.Add("read")
 	n, err := r.r.Read(p)
 	if bytes.Contains(p[:n], []byte(`"tool_call"`)) {
-		r.log.add("tool_call read")
+		r.log.Add("tool_call read")
 	}
 	return n, err
 }
@@ -60,8 +37,8 @@ func TestCallStartsBeforeTheNextRead(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	host, in, out := exttest.NewPipe(t)
-	log := &orderLog{}
-	hk := hooks{callStart: func(id string) { log.add("call " + id + " started") }}
+	log := &testutil.EventLog{}
+	hk := hooks{callStart: func(id string) { log.Add("call " + id + " started") }}
 	errc := make(chan error, 1)
 	go func() {
 		errc <- run(ctx, &readLog{r: in, log: log}, out, &testHandler{}, Options{Name: "t", Log: zerolog.Nop()}, hk)
@@ -72,7 +49,7 @@ func TestCallStartsBeforeTheNextRead(t *testing.T) {
 	if err != nil || !strings.Contains(r.Text(), "echo") {
 		t.Fatalf("call: %v %v", r, err)
 	}
-	if got := log.after("tool_call read"); got != "call 1 started" {
+	if got := log.After("tool_call read"); got != "call 1 started" {
 		t.Fatalf("after the tool_call was read came %q, want the call's start", got)
 	}
 	_ = host.CloseStdin()

@@ -7,9 +7,10 @@ import (
 	"io"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"testing/iotest"
+
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // TestReplyLimiter: lines up to the limit pass untouched; a longer one is cut, the rest
@@ -306,32 +307,14 @@ func TestReplyLimiterBody(t *testing.T) {
 	}
 }
 
-// eventLog is an ordered list of what happened, written from several goroutines.
-type eventLog struct {
-	mu     sync.Mutex
-	events []string
-}
-
-func (l *eventLog) add(e string) {
-	l.mu.Lock()
-	l.events = append(l.events, e)
-	l.mu.Unlock()
-}
-
-func (l *eventLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.events, ",")
-}
-
 // eventReader logs each Read and serves one chunk per call.
 type eventReader struct {
 	chunks []string
-	log    *eventLog
+	log    *testutil.EventLog
 }
 
 func (r *eventReader) Read(p []byte) (int, error) {
-	r.log.add("read")
+	r.log.Add("read")
 	if len(r.chunks) == 0 {
 		return 0, io.EOF
 	}
@@ -346,7 +329,7 @@ func (r *eventReader) Read(p []byte) (int, error) {
 // Not parallel: it sets GOMAXPROCS.
 func TestReplyLimiterLetsTheMessagesTakerRunFirst(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	log := &eventLog{}
+	log := &testutil.EventLog{}
 	lim := newReplyLimiter(&eventReader{chunks: []string{"{\"id\":1}\n"}, log: log}, 64)
 	br := bufio.NewReader(lim)
 	handed := make(chan string, 1) // as mcp-go's response channel
@@ -354,7 +337,7 @@ func TestReplyLimiterLetsTheMessagesTakerRunFirst(t *testing.T) {
 	go func() { // the caller waiting for the reply
 		defer close(done)
 		<-handed
-		log.add("taker ran")
+		log.Add("taker ran")
 	}()
 	runtime.Gosched() // the caller is waiting by now, as it is when the reply comes
 	line, err := br.ReadString('\n')
