@@ -422,10 +422,7 @@ func (s *Server) authHint() string {
 func (s *Server) newHeaderTransport(kind config.Transport, replyLost func(error)) *Transport {
 	return NewTransport(Options{Kind: kind, URL: s.cfg.URL, Headers: s.cfg.Headers, ConnectTimeout: s.cfg.ConnectTimeout,
 		Resolver: s.d.Resolver, Redact: s.redactor(), Clock: s.d.Clock, Answered: s.d.Answered, MaxReply: s.d.MaxReply,
-		Dropped: func(err error) {
-			s.d.Log.Warn().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("reason", err.Error()).
-				Msg("dropped a message over the reply cap from the event stream; the stream goes on")
-		}, ReplyLost: replyLost})
+		Dropped: session.LogDropped(s.d.Log, s.cfg.Name, kind), ReplyLost: replyLost})
 }
 
 // LostText says how a session's transport broke, for the model.

@@ -66,7 +66,9 @@ type LimitOptions struct {
 	// request. nil: none.
 	ID json.RawMessage
 	// Dropped is told of an over-size message that fails no request (a server request or
-	// notification), so that it can be logged; the stream goes on. nil: nobody is told.
+	// notification), so that it can be logged; the stream goes on. Its error is a
+	// *TooLargeError that names the message's method when it was found. nil: nobody is
+	// told.
 	// A reply whose id was found neither in it nor from ID ends the stream (Lost) on every
 	// transport: its caller would otherwise wait for an answer that never comes.
 	Dropped func(error)
@@ -88,12 +90,15 @@ type ReplyLimiter struct {
 	line1   byte   // the current line's first byte
 	head    []byte // start of the current message
 	skip    bool   // discarding the rest of an over-size message
-	pending bool   // the skipped message's id is still to be found (in its tail)
-	tail    []byte // the skipped message's last bytes
-	carry   []byte // bytes read but not yet handed on
-	out     []byte // bytes of our own to hand on first
-	eof     bool   // end the stream after out
-	err     error  // FrameBody: the error to return once out is empty
+	pending bool   // the skipped message's id or method is still to be found (in its tail)
+	// notReply: the skipped message's start showed it is the server's own request or
+	// notification (its params), though not its method.
+	notReply bool
+	tail     []byte // the skipped message's last bytes
+	carry    []byte // bytes read but not yet handed on
+	out      []byte // bytes of our own to hand on first
+	eof      bool   // end the stream after out
+	err      error  // FrameBody: the error to return once out is empty
 	// lineDone is set when the last Read handed on the end of a message: mcp-go has just
 	// given it to the goroutine waiting for it, which should run before this one reads
 	// the pipe again (that read usually finds it empty).
@@ -253,23 +258,27 @@ func (l *ReplyLimiter) skipEnded() {
 		return
 	}
 	l.pending = false
-	l.replaceFromTail(l.tail)
-	l.tail = l.tail[:0]
+	l.replaceFromTail(l.tail, l.notReply)
+	l.tail, l.notReply = l.tail[:0], false
 }
 
 // replaceFromTail is replace for a message whose start named no id, from what its end
-// names: its id, or a method (the server's own request or notification, written with
-// its params first), else the request the stream answers.
-func (l *ReplyLimiter) replaceFromTail(tail []byte) {
-	id, ok := tailMember(tail, `"id"`)
-	request := false
-	if !ok {
-		_, request = tailMember(tail, `"method"`)
+// names: a method among its last members (the server's own request or notification,
+// written with its params first), else its id, else the request the stream answers.
+// notReply: the message's start showed it is a request or notification, so it is
+// dropped whether or not its method is found; it never fails a call of ours nor ends
+// the stream. The method is looked for first: a server request written params first
+// may end with its id, which is the server's and not one of ours.
+func (l *ReplyLimiter) replaceFromTail(tail []byte, notReply bool) {
+	if method, ok := tailMember(tail, `"method"`, false); ok || notReply {
+		l.drop(methodName(method))
+		return
 	}
-	if !ok && !request && l.o.ID != nil {
+	id, ok := tailMember(tail, `"id"`, true)
+	if !ok && l.o.ID != nil {
 		id, ok = l.o.ID, true
 	}
-	l.replace(id, ok, request)
+	l.replace(id, ok)
 }
 
 // keep saves unread bytes; they may alias the caller's buffer, so they are copied.
@@ -294,7 +303,10 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	if l.o.Framing == FrameEvents {
 		head = eventData(head)
 	}
-	id, request, ok := messageID(head)
+	m := scanMessage(head)
+	// A message with params is the server's own request or notification even when its
+	// method is not among the members read so far: no reply has params.
+	notReply := m.method != nil || m.cut == "params"
 	if l.o.Framing == FrameLines || l.lineLen > 0 {
 		l.out = append(l.out[:0], '\n') // ends the cut-off line
 	}
@@ -306,14 +318,15 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	}
 	l.skip = !segEnded || l.o.Framing == FrameEvents
 	switch {
-	case request:
-		l.replace(nil, false, true)
-	case ok:
-		l.replace(id, true, false)
+	case m.method != nil:
+		l.drop(methodName(m.method))
+	case m.id != nil && !notReply:
+		l.replace(m.id, true)
 	case l.skip:
 		l.pending, l.tail = true, append(l.tail[:0], seg[max(0, len(seg)-tailKeep):]...)
+		l.notReply = notReply
 	default: // the whole line is in seg: its end is known
-		l.replaceFromTail(seg)
+		l.replaceFromTail(seg, notReply)
 	}
 	if !l.skip {
 		l.msg, l.head = 0, l.head[:0]
@@ -321,18 +334,19 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	l.keep(rest)
 }
 
-// replace hands on, in place of a dropped message, a JSON-RPC error for id; without one,
-// the stream ends, unless the message was the server's own request or notification
-// (request), which fails nothing of ours: that one is reported (Dropped) and skipped.
-func (l *ReplyLimiter) replace(id json.RawMessage, ok, request bool) {
+// drop skips the server's own request or notification, which fails nothing of ours: it
+// is reported (Dropped), naming its method when known (""), and the stream goes on.
+func (l *ReplyLimiter) drop(method string) {
+	if l.o.Dropped != nil {
+		l.o.Dropped(&TooLargeError{Limit: l.limit, Method: method})
+	}
+	l.out = append(l.out, l.endEvent()...)
+}
+
+// replace hands on, in place of a dropped reply, a JSON-RPC error for id; without one
+// (!ok) the stream ends: the reply's caller would otherwise wait for it.
+func (l *ReplyLimiter) replace(id json.RawMessage, ok bool) {
 	if !ok {
-		if request {
-			if l.o.Dropped != nil {
-				l.o.Dropped(&TooLargeError{Limit: l.limit})
-			}
-			l.out = append(l.out, l.endEvent()...)
-			return
-		}
 		l.out = append(l.out, l.endEvent()...) // not a partial message at the stream's end
 		l.eof = true
 		l.lostOnce.Do(func() { close(l.lost) })
@@ -370,94 +384,126 @@ func tooLargeText(limit int) string {
 	return "the server's reply was " + tooLargeMarker + " (" + size + ") and was dropped; ask for less, e.g. a narrower query or a page/limit argument, or raise the cap with " + MaxReplyEnv + " (MiB) in the environment zot starts from"
 }
 
-// messageID finds the JSON-RPC id of a reply among the leading members of a message's
-// start; request says the message is the server's own request or notification (it has a
-// method), whose id is not one of ours.
-func messageID(head []byte) (id json.RawMessage, request, ok bool) {
-	id, request, ok = scanMessage(head)
-	return id, request, ok && !request
+// scanned is what the start of a message says of it.
+type scanned struct {
+	id     json.RawMessage // its id (nil: none among the whole members)
+	method json.RawMessage // its method (nil: none among the whole members)
+	cut    string          // the key of the member the start ends inside ("": not known)
 }
 
-// scanMessage reads the members of a message's start that are whole: the id, and whether
-// there is a method.
-func scanMessage(head []byte) (id json.RawMessage, method, ok bool) {
+// scanMessage reads the members of a message's start that are whole (the id and the
+// method) and the key of the one it ends inside.
+func scanMessage(head []byte) (m scanned) {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false, false
+		return m
 	}
 	for dec.More() {
-		k, err := dec.Token()
+		t, err := dec.Token()
 		if err != nil {
 			break
 		}
+		k, _ := t.(string)
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
+			m.cut = k
 			break
 		}
 		switch k {
 		case "id":
-			id, ok = v, len(v) > 0 && string(v) != "null"
+			if len(v) > 0 && string(v) != "null" {
+				m.id = v
+			}
 		case "method":
-			method = true
+			m.method = v
 		}
 	}
-	return id, method, ok
+	return m
+}
+
+// methodName is a method member's value as text ("" when it is not a string).
+func methodName(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // MessageID is the id named among the members at the start of a JSON-RPC message, a
 // request or a reply; false when they name none.
 func MessageID(head []byte) (json.RawMessage, bool) {
-	id, _, ok := scanMessage(head)
-	return id, ok
+	m := scanMessage(head)
+	return m.id, m.id != nil
 }
 
-// tailMember finds the value of the member named key (quoted) that a message ends with,
-// as servers write the id or method that put the result or params first: the text
-// before the message's closing brace is a top-level member, so `"id":<number or
-// string>}` at the very end is the message's own id.
-func tailMember(tail []byte, key string) (json.RawMessage, bool) {
-	b := bytes.TrimRight(tail, " \t\r\n")
+// tailMember finds the value of the member named key (quoted) among the members a
+// message ends with, as servers write the id or method that put the result or params
+// first. It walks back from the message's closing brace, member by member, while their
+// values are strings, numbers or literals: the text before the closing brace is a
+// top-level member, and so is the text before that member's comma, but a value that
+// ends in a bracket may have begun in the bytes that were discarded. last: only the
+// last member counts (how the id is read; reading it further back would change which
+// replies end the connection as unmatched, a change of its own).
+func tailMember(tail []byte, key string, last bool) (json.RawMessage, bool) {
+	const space = " \t\r\n"
+	b := bytes.TrimRight(tail, space)
 	if len(b) == 0 || b[len(b)-1] != '}' {
 		return nil, false
 	}
-	b = bytes.TrimRight(b[:len(b)-1], " \t\r\n")
-	end := len(b)
-	start := end
-	switch {
-	case end > 0 && b[end-1] == '"':
-		i := end - 2
-		for ; i >= 0; i-- {
-			if b[i] == '"' && !escaped(b[:i]) {
-				break
-			}
-		}
-		if i < 0 {
+	b = b[:len(b)-1]
+	for {
+		b = bytes.TrimRight(b, space)
+		start := scalarStart(b)
+		v := b[start:]
+		if len(v) == 0 || !json.Valid(v) {
 			return nil, false
 		}
-		start = i
-	default:
-		for start > 0 && bytes.IndexByte([]byte("0123456789+-.eE"), b[start-1]) >= 0 {
-			start--
+		rest := bytes.TrimRight(b[:start], space)
+		if len(rest) == 0 || rest[len(rest)-1] != ':' {
+			return nil, false
 		}
+		rest = bytes.TrimRight(rest[:len(rest)-1], space)
+		if len(rest) == 0 || rest[len(rest)-1] != '"' {
+			return nil, false
+		}
+		k := scalarStart(rest)
+		before := bytes.TrimRight(rest[:k], space)
+		if len(before) == 0 || (before[len(before)-1] != ',' && before[len(before)-1] != '{') {
+			return nil, false
+		}
+		if string(rest[k:]) == key {
+			return append(json.RawMessage(nil), v...), true
+		}
+		if last || before[len(before)-1] == '{' {
+			return nil, false
+		}
+		b = before[:len(before)-1]
 	}
-	v := b[start:end]
-	if len(v) == 0 || !json.Valid(v) {
-		return nil, false
+}
+
+// scalarStart is where the string, number or literal that b ends with begins (len(b)
+// when b ends with none, or a string whose start is not in b).
+func scalarStart(b []byte) int {
+	end := len(b)
+	switch {
+	case end > 0 && b[end-1] == '"':
+		for i := end - 2; i >= 0; i-- {
+			if b[i] == '"' && !escaped(b[:i]) {
+				return i
+			}
+		}
+		return end
+	case bytes.HasSuffix(b, []byte("true")), bytes.HasSuffix(b, []byte("null")):
+		return end - 4
+	case bytes.HasSuffix(b, []byte("false")):
+		return end - 5
 	}
-	rest := bytes.TrimRight(b[:start], " \t\r\n")
-	if len(rest) == 0 || rest[len(rest)-1] != ':' {
-		return nil, false
+	start := end
+	for start > 0 && bytes.IndexByte([]byte("0123456789+-.eE"), b[start-1]) >= 0 {
+		start--
 	}
-	rest = bytes.TrimRight(rest[:len(rest)-1], " \t\r\n")
-	before, ok := bytes.CutSuffix(rest, []byte(key))
-	if !ok {
-		return nil, false
-	}
-	before = bytes.TrimRight(before, " \t\r\n")
-	if len(before) == 0 || (before[len(before)-1] != ',' && before[len(before)-1] != '{') {
-		return nil, false
-	}
-	return append(json.RawMessage(nil), v...), true
+	return start
 }
 
 // escaped says whether the character after b is escaped (an odd run of backslashes).

@@ -15,7 +15,9 @@ import (
 
 // TestReplyLimiter: lines up to the limit pass untouched; a longer one is cut, the rest
 // of it discarded, and an error for its id takes its place; without an id the stream
-// ends. Read the way mcp-go reads: ReadString('\n') over a bufio.Reader.
+// ends. A server request or notification (a method, or params, wherever the message
+// names them) is dropped and reported with its method when found, and the stream goes
+// on. Read the way mcp-go reads: ReadString('\n') over a bufio.Reader.
 func TestReplyLimiter(t *testing.T) {
 	const limit = 64
 	big := `{"jsonrpc":"2.0","id":7,"result":{"text":"` + strings.Repeat("x", 500) + `"}}`
@@ -25,15 +27,20 @@ func TestReplyLimiter(t *testing.T) {
 	notification := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 500) + `"}}`
 	methodLast := `{"jsonrpc":"2.0","params":{"data":"` + strings.Repeat("x", 500) + `"},"method":"notifications/message"}`
 	serverReq := `{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{"t":"` + strings.Repeat("x", 500) + `"}}`
+	methodMiddle := `{"params":{"data":"` + strings.Repeat("x", 500) + `"},"method":"notifications/message","jsonrpc":"2.0"}`
+	methodBetween := `{"jsonrpc":"2.0","params":{"data":"` + strings.Repeat("x", 500) + `"},"method":"notifications/message","_meta":{"n":"` + strings.Repeat("y", 500) + `"}}`
+	serverReqIDFirst := `{"jsonrpc":"2.0","id":2,"params":{"t":"` + strings.Repeat("x", 500) + `"},"method":"sampling/createMessage"}`
+	serverReqIDLast := `{"params":{"t":"` + strings.Repeat("x", 500) + `"},"method":"sampling/createMessage","id":2}`
 	exact := `{"id":9,"r":"` + strings.Repeat("y", limit-len(`{"id":9,"r":""}`)) + `"}`
 	tests := []struct {
 		name     string
 		in       string
 		want     []string // lines that parse as JSON, in order
 		wantLost bool
+		dropped  []string // the methods Dropped is told of, in order ("": not found)
 	}{
 		{name: "small lines pass", in: ok + "\n" + ok + "\n", want: []string{ok, ok}},
-		{name: "a notification written params first is dropped; the stream goes on", in: methodLast + "\n" + ok + "\n", want: []string{ok}},
+		{name: "a notification written params first is dropped; the stream goes on", in: methodLast + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"notifications/message"}},
 		{name: "exactly the limit passes", in: exact + "\n", want: []string{exact}},
 		{name: "over-size reply becomes an error for its id", in: big + "\n" + ok + "\n",
 			want: []string{`{"error":{"code":-32603,"message":"` + tooLargeText(limit) + `"},"id":7,"jsonrpc":"2.0"}`, ok}},
@@ -41,8 +48,12 @@ func TestReplyLimiter(t *testing.T) {
 		{name: "id after the result: the stream ends", in: late + "\n" + ok + "\n", wantLost: true},
 		{name: "id written last is found in the reply's end", in: idLast + "\n" + ok + "\n",
 			want: []string{`"id":"call-4"`, ok}},
-		{name: "a server request over the cap is dropped, not answered as ours", in: serverReq + "\n" + ok + "\n", want: []string{ok}},
-		{name: "a notification over the cap is dropped; the stream goes on", in: notification + "\n" + ok + "\n", want: []string{ok}},
+		{name: "a server request over the cap is dropped, not answered as ours", in: serverReq + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"sampling/createMessage"}},
+		{name: "a notification over the cap is dropped; the stream goes on", in: notification + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"notifications/message"}},
+		{name: "a notification whose method sits mid-message is dropped; the reply behind it arrives", in: methodMiddle + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"notifications/message"}},
+		{name: "a notification whose method sits between two long members is dropped", in: methodBetween + "\n" + ok + "\n", want: []string{ok}, dropped: []string{""}},
+		{name: "a server request with its id first and method last is not answered as ours", in: serverReqIDFirst + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"sampling/createMessage"}},
+		{name: "a server request with its id after its method is not answered as ours", in: serverReqIDLast + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"sampling/createMessage"}},
 	}
 	for _, tt := range tests {
 		for _, oneByte := range []bool{false, true} {
@@ -51,7 +62,14 @@ func TestReplyLimiter(t *testing.T) {
 				if oneByte {
 					src = iotest.OneByteReader(src)
 				}
-				lim := newReplyLimiter(src, limit)
+				var dropped []string
+				lim := NewReplyLimiter(src, LimitOptions{Limit: limit, Dropped: func(err error) {
+					var big *TooLargeError
+					if !errors.As(err, &big) {
+						t.Fatalf("dropped with %v", err)
+					}
+					dropped = append(dropped, big.Method)
+				}})
 				br := bufio.NewReader(lim)
 				var got []string
 				for {
@@ -76,6 +94,9 @@ func TestReplyLimiter(t *testing.T) {
 				}
 				if lost != tt.wantLost {
 					t.Fatalf("lost = %v, want %v", lost, tt.wantLost)
+				}
+				if strings.Join(dropped, ",") != strings.Join(tt.dropped, ",") || len(dropped) != len(tt.dropped) {
+					t.Fatalf("dropped %q, want %q", dropped, tt.dropped)
 				}
 				if len(got) != len(tt.want) {
 					t.Fatalf("got lines %q, want %d like %q", got, len(tt.want), tt.want)
@@ -208,7 +229,8 @@ func TestReplyLimiterEvents(t *testing.T) {
 		id          string // LimitOptions.ID
 		want        []string
 		wantDropped int
-		wantLost    bool // the stream ends at the over-size message (want: nothing)
+		wantMethod  string // the method Dropped was told of
+		wantLost    bool   // the stream ends at the over-size message (want: nothing)
 	}{
 		{name: "small events pass", in: "event: message\nid: 1\n" + ok + ok, want: []string{`"id":8`, `"id":8`}},
 		{name: "id first", in: "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"" + fill + "\"}\n\n" + ok,
@@ -224,12 +246,23 @@ func TestReplyLimiterEvents(t *testing.T) {
 		{name: "id in the middle and no request: the stream ends", in: "data: {\"result\":\"" + fill + "\",\"id\":7,\"jsonrpc\":\"2.0\"}\n\n" + ok,
 			wantLost: true},
 		{name: "notification written params first: dropped, the stream goes on", in: "data: {\"jsonrpc\":\"2.0\",\"params\":\"" + fill + "\",\"method\":\"notifications/message\"}\n\n" + ok,
-			want: []string{`"id":8`}, wantDropped: 1},
+			want: []string{`"id":8`}, wantDropped: 1, wantMethod: "notifications/message"},
 		{name: "notification written params first on a request's stream: not that request's error", id: "12",
 			in:   "data: {\"params\":\"" + fill + "\",\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n" + ok,
-			want: []string{`"id":8`}, wantDropped: 1},
+			want: []string{`"id":8`}, wantDropped: 1, wantMethod: "notifications/progress"},
 		{name: "notification: dropped even on a request's stream", id: "12", in: "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":\"" + fill + "\"}\n\n" + ok,
+			want: []string{`"id":8`}, wantDropped: 1, wantMethod: "notifications/message"},
+		{name: "notification with its method mid-message: dropped, the stream goes on", in: "data: {\"params\":{\"data\":\"" + fill + "\"},\"method\":\"notifications/message\",\"jsonrpc\":\"2.0\"}\n\n" + ok,
+			want: []string{`"id":8`}, wantDropped: 1, wantMethod: "notifications/message"},
+		{name: "notification with its method mid-message on a request's stream: not that request's error", id: "12",
+			in:   "data: {\"jsonrpc\":\"2.0\",\"params\":{\"progress\":\"" + fill + "\"},\"method\":\"notifications/progress\",\"x\":1}\n\n" + ok,
+			want: []string{`"id":8`}, wantDropped: 1, wantMethod: "notifications/progress"},
+		{name: "notification with its method between two long members: dropped though its method is not found",
+			in:   "data: {\"jsonrpc\":\"2.0\",\"params\":\"" + fill + "\",\"method\":\"notifications/message\",\"_meta\":{\"n\":\"" + fill + "\"}}\n\n" + ok,
 			want: []string{`"id":8`}, wantDropped: 1},
+		{name: "server request with its id first and its method last: dropped, not answered as ours",
+			in:   "data: {\"jsonrpc\":\"2.0\",\"id\":8,\"params\":\"" + fill + "\",\"method\":\"sampling/createMessage\"}\n\n" + ok,
+			want: []string{`"id":8`}, wantDropped: 1, wantMethod: "sampling/createMessage"},
 	}
 	for _, tt := range tests {
 		for _, oneByte := range []bool{false, true} {
@@ -240,8 +273,11 @@ func TestReplyLimiterEvents(t *testing.T) {
 				}
 				dropped := 0
 				o := LimitOptions{Limit: limit, Framing: FrameEvents, Dropped: func(err error) {
-					if !errors.Is(err, ErrReplyTooLarge) || !strings.Contains(err.Error(), "64 bytes") {
+					var big *TooLargeError
+					if !errors.As(err, &big) || !errors.Is(err, ErrReplyTooLarge) || !strings.Contains(err.Error(), "64 bytes") {
 						t.Errorf("dropped with %v", err)
+					} else if big.Method != tt.wantMethod {
+						t.Errorf("dropped naming method %q, want %q", big.Method, tt.wantMethod)
 					}
 					dropped++
 				}}

@@ -55,7 +55,7 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 		return nil, err
 	}
 	// The pipes every call crosses are read and written with raw system calls (rawio).
-	lim := newReplyLimiter(rawio.Reader(p.stdout), o.MaxReply)
+	lim := NewReplyLimiter(rawio.Reader(p.stdout), LimitOptions{Limit: o.MaxReply, Dropped: LogDropped(o.Log, o.Config.Name, config.TransportStdio)})
 	s := &stdioSession{Client: NewClient(transport.NewIO(lim, rawio.WriteCloser(p.stdin), nil), config.TransportStdio, h), proc: p, lim: lim}
 	go s.watch()
 	if err := s.Initialize(ctx, h); err != nil {
@@ -138,8 +138,13 @@ func TransportLost(err error) bool {
 		errors.Is(err, os.ErrClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-// TooLargeError is why a stream ended after an over-size reply without an id.
-type TooLargeError struct{ Limit int }
+// TooLargeError is why a stream ended after an over-size reply without an id, or why a
+// server request or notification was dropped (ReplyLimiter).
+type TooLargeError struct {
+	Limit int
+	// Method is the dropped request's or notification's method, when it was found.
+	Method string
+}
 
 func (e *TooLargeError) Error() string        { return tooLargeText(e.Limit) }
 func (e *TooLargeError) Is(target error) bool { return target == ErrReplyTooLarge }
