@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -28,6 +29,12 @@ func openCapped(t *testing.T, c *capserver.Server, log *testutil.SyncBuffer) ses
 func openCappedOn(t *testing.T, c *capserver.Server, log *testutil.SyncBuffer, clk clock.Clock) session.Session {
 	t.Helper()
 	u, kind := c.Start(t)
+	return openCappedAt(t, u, kind, log, clk, testHandlers())
+}
+
+// openCappedAt opens a session to the server at u through a 1 MiB cap.
+func openCappedAt(t *testing.T, u string, kind config.Transport, log *testutil.SyncBuffer, clk clock.Clock, h session.Handlers) session.Session {
+	t.Helper()
 	cfg := &config.Server{Name: "capped", Source: "mcp.json", URL: u, Transport: kind,
 		ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: u}}
 	d := testDeps()
@@ -36,7 +43,7 @@ func openCappedOn(t *testing.T, c *capserver.Server, log *testutil.SyncBuffer, c
 	if log != nil {
 		d.Log = zerolog.New(log)
 	}
-	sess, err := NewServer(cfg, d, nil).Open(testCtx(t), testHandlers())
+	sess, err := NewServer(cfg, d, nil).Open(testCtx(t), h)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -121,27 +128,146 @@ func TestRemoteOversizeReplyWithIDInTheMiddle(t *testing.T) {
 	}
 }
 
-// TestRemoteOversizeNotificationIsDropped: an over-size message on an event stream that
-// answers no request is dropped and logged with the server's name; the stream stays
-// usable and the reply behind it arrives.
+// TestRemoteOversizeNotificationIsDropped: an over-size notification on an event stream
+// is dropped and logged with the server's name and its method, never its content; the
+// stream stays usable and the reply behind it, to the call waiting for it, arrives. That
+// holds wherever the notification names its method: first, or mid-message (neither first
+// nor last member), where before it was taken for an unmatched reply that failed the
+// POST's call, or ended the legacy SSE stream.
 func TestRemoteOversizeNotificationIsDropped(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"sse", "legacy"} {
-		t.Run(mode, func(t *testing.T) {
+		for _, middle := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/method-mid-message=%v", mode, middle), func(t *testing.T) {
+				t.Parallel()
+				var log testutil.SyncBuffer
+				c := &capserver.Server{Mode: mode, NoiseMethodMiddle: middle}
+				sess := openCapped(t, c, &log)
+				c.Noise.Store(3 << 20)
+				res, err := callBig(testCtx(t), sess, 10)
+				if err != nil {
+					t.Fatalf("call behind an over-size notification: %v", err)
+				}
+				if tc, ok := res.Content[0].(mcp.TextContent); !ok || len(tc.Text) != 10 {
+					t.Fatalf("got %+v", res.Content[0])
+				}
+				if ended(sess) {
+					t.Fatalf("session ended: %v", sess.End())
+				}
+				l := log.String()
+				if !strings.Contains(l, `"server":"capped"`) || !strings.Contains(l, `"method":"notifications/message"`) ||
+					!strings.Contains(l, "larger than the bridge accepts (1 MiB)") || !strings.Contains(l, "the stream goes on") {
+					t.Fatalf("log does not report the dropped message: %s", l)
+				}
+				if strings.Contains(l, "xxxxxxxx") || strings.Contains(l, `"level":"info"`) {
+					t.Fatalf("log holds the notification's content: %.300s", l)
+				}
+			})
+		}
+	}
+}
+
+// TestRemoteGetStreamOversizeMessage: on a streamable-HTTP server's own GET stream no
+// request is there to fall back on. An over-size reply whose id cannot be found (in its
+// middle, or none) cannot be matched to its call, so the stream and the connection end
+// at once, as on stdio and legacy SSE: the call waiting on it fails with the cap's error
+// and the setting to raise, within a requestTimeout on the fake clock the test never
+// advances; the warning is logged; a new connection to the same server works. An
+// over-size notification whose method sits mid-message is dropped instead, and the
+// stream goes on: the notification behind it arrives and so does the waiting call's
+// answer.
+func TestRemoteGetStreamOversizeMessage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		msg   capserver.Message
+		lost  bool
+		posts string // how the server answers POSTs (capserver.Server.Mode)
+	}{
+		{name: "reply with its id in the middle", msg: capserver.ReplyIDMiddle, lost: true, posts: "json"},
+		{name: "reply with its id in the middle, POSTs answered as event streams", msg: capserver.ReplyIDMiddle, lost: true, posts: "sse"},
+		{name: "reply with no id", msg: capserver.ReplyNoID, lost: true, posts: "json"},
+		{name: "notification with its method mid-message", msg: capserver.NotificationMethodMiddle, posts: "json"},
+		{name: "notification with its method mid-message, POSTs answered as event streams", msg: capserver.NotificationMethodMiddle, posts: "sse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			fake := clock.NewFake()
+			start := fake.Now()
 			var log testutil.SyncBuffer
-			c := &capserver.Server{Mode: mode}
-			sess := openCapped(t, c, &log)
-			c.Noise.Store(3 << 20)
-			res, err := callBig(testCtx(t), sess, 10)
-			if err != nil {
-				t.Fatalf("call behind an over-size notification: %v", err)
+			c := &capserver.Server{Mode: tc.posts, Listen: true}
+			u, kind := c.Start(t)
+			notes := make(chan mcp.JSONRPCNotification, 4)
+			h := testHandlers()
+			h.OnNotification = func(n mcp.JSONRPCNotification) { notes <- n }
+			sess := openCappedAt(t, u, kind, &log, fake, h)
+			guard := testCtx(t)
+			ctx, cancel := clock.WithTimeout(guard, fake, 30*time.Second)
+			defer cancel()
+
+			calls := make(chan error, 1)
+			go func() {
+				_, err := sess.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "hold"}})
+				calls <- err
+			}()
+			var id []byte
+			select {
+			case id = <-c.Held():
+			case <-guard.Done():
+				t.Fatal("the call never reached the server")
 			}
-			if tc, ok := res.Content[0].(mcp.TextContent); !ok || len(tc.Text) != 10 {
-				t.Fatalf("got %+v", res.Content[0])
+			if err := c.Push(guard, tc.msg, id, 2<<20); err != nil {
+				t.Fatalf("push: %v", err)
 			}
-			if l := log.String(); !strings.Contains(l, `"server":"capped"`) || !strings.Contains(l, "larger than the bridge accepts (1 MiB)") {
-				t.Fatalf("log does not report the dropped message: %s", l)
+
+			if !tc.lost {
+				if err := c.Push(guard, capserver.Notification, nil, 0); err != nil {
+					t.Fatalf("push: %v", err)
+				}
+				select {
+				case n := <-notes:
+					if n.Method != "notifications/message" {
+						t.Fatalf("got notification %q", n.Method)
+					}
+				case <-sess.Done():
+					t.Fatalf("session ended: %v", sess.End())
+				case <-guard.Done():
+					t.Fatal("the notification behind the over-size one never arrived: the stream did not go on")
+				}
+				if ended(sess) {
+					t.Fatalf("session ended: %v", sess.End())
+				}
+				if l := log.String(); !strings.Contains(l, `"method":"notifications/message"`) || !strings.Contains(l, "the stream goes on") {
+					t.Fatalf("log does not report the dropped notification: %s", l)
+				}
+				if res, err := callBig(ctx, sess, 10); err != nil || len(res.Content) != 1 {
+					t.Fatalf("next call: %v", err)
+				}
+				return
+			}
+
+			var err error
+			select {
+			case err = <-calls:
+			case <-guard.Done():
+				t.Fatal("the waiting call never failed")
+			}
+			if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(err.Error(), session.MaxReplyEnv) {
+				t.Fatalf("waiting call: %v", err)
+			}
+			var end *session.EndedError
+			if !errors.As(err, &end) || end.End.Cause != session.CauseLost || !errors.Is(sess.End().Err, session.ErrReplyTooLarge) {
+				t.Fatalf("got %v (session end %v); want the session ended by the over-size reply", err, sess.End())
+			}
+			if ctx.Err() != nil || !fake.Now().Equal(start) {
+				t.Fatalf("the call ended with its deadline (%v, clock moved %v), not at once", ctx.Err(), fake.Now().Sub(start))
+			}
+			if l := log.String(); !strings.Contains(l, "named no id the bridge could find") || !strings.Contains(l, `"transport":"streamable-http"`) {
+				t.Fatalf("log does not report the lost stream: %s", l)
+			}
+			again := openCappedAt(t, u, kind, nil, fake, testHandlers())
+			if res, err := callBig(ctx, again, 10); err != nil || len(res.Content) != 1 {
+				t.Fatalf("a call on a new connection: %v", err)
 			}
 		})
 	}

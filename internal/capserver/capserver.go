@@ -21,17 +21,27 @@ import (
 // Server answers MCP over HTTP. Mode is how a tools/call is answered: "json" (streamable
 // HTTP, one JSON body), "sse" (streamable HTTP, an event stream) or "legacy" (the legacy
 // SSE transport: every answer on the GET stream). With Noise set, an over-size
-// notification goes before every answer on an event stream. With IDMiddle set, a "big"
-// answer names its id between its result and its "jsonrpc" member: neither at its start
-// nor at its end.
+// notification goes before every answer on an event stream; with NoiseMethodMiddle it
+// names its method between its params and its "jsonrpc" member. With IDMiddle set, a
+// "big" answer names its id between its result and its "jsonrpc" member: neither at its
+// start nor at its end.
+//
+// With Listen set, a streamable-HTTP server also serves the optional GET stream, on
+// which Push writes. Its tool "hold" is never answered on its POST: Held names each such
+// call as it arrives, and the POST stays open until the client gives up on it.
 type Server struct {
-	Mode     string
-	IDMiddle bool
-	Noise    atomic.Int64 // bytes of an over-size notification before each answer (0: none)
+	Mode              string
+	IDMiddle          bool
+	NoiseMethodMiddle bool
+	Listen            bool
+	Noise             atomic.Int64 // bytes of an over-size notification before each answer (0: none)
 
 	mu      sync.Mutex
 	streams map[string]*stream // legacy: the open GET streams, by the session their endpoint names
 	next    int
+	listen  *stream       // Listen: the open GET stream (nil: none)
+	opened  chan struct{} // Listen: closed (and replaced) when a GET stream opens
+	held    chan json.RawMessage
 }
 
 // stream is one legacy GET stream: the answers to write on it, until it ends.
@@ -45,6 +55,8 @@ type stream struct {
 func (s *Server) Start(t testing.TB) (url string, kind config.Transport) {
 	t.Helper()
 	s.streams = map[string]*stream{}
+	s.opened = make(chan struct{})
+	s.held = make(chan json.RawMessage, 16)
 	ts := httptest.NewUnstartedServer(s)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -99,7 +111,9 @@ type rpcReq struct {
 // answer writes the reply to r: the result's JSON, or for a "big" call a text of the
 // asked size; sse frames it (and the noise) as events.
 func (s *Server) answer(b *flushWriter, r rpcReq, sse bool) {
-	if n := int(s.Noise.Load()); sse && n > 0 {
+	if n := int(s.Noise.Load()); sse && n > 0 && s.NoiseMethodMiddle {
+		writeOversize(b, NotificationMethodMiddle, nil, n)
+	} else if sse && n > 0 {
 		b.write(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`)
 		b.fill(n)
 		b.write("\"}}\n\n")
@@ -135,6 +149,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		s.serveStream(w, req)
 		return
 	}
+	if s.Listen && req.Method == http.MethodGet {
+		s.serveListen(w, req)
+		return
+	}
 	if req.Method != http.MethodPost {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
@@ -164,6 +182,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	if len(r.ID) == 0 {
 		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if r.Method == "tools/call" && r.Params.Name == "hold" {
+		s.held <- r.ID
+		<-req.Context().Done()
 		return
 	}
 	sse := s.Mode == "sse" && r.Method == "tools/call"
