@@ -159,7 +159,7 @@ func TestRemoteOversizeNotificationIsDropped(t *testing.T) {
 					!strings.Contains(l, "larger than the bridge accepts (1 MiB)") || !strings.Contains(l, "the stream goes on") {
 					t.Fatalf("log does not report the dropped message: %s", l)
 				}
-				if strings.Contains(l, "xxxxxxxx") || strings.Contains(l, `"level":"info"`) {
+				if strings.Contains(l, "xxxxxxxx") {
 					t.Fatalf("log holds the notification's content: %.300s", l)
 				}
 			})
