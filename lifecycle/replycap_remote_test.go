@@ -19,38 +19,79 @@ import (
 )
 
 // TestRemoteOversizeReplyWithIDInTheMiddleFailsAtOnce: an HTTP server's over-size reply
-// that names its id only in its middle, on the legacy SSE stream where no request is
-// there to fall back on, fails the call at once with the cap's error and what to do,
-// while requestTimeout (on the fake clock, never advanced) is far off; the call is not
-// sent again though it is safe to repeat, and the next call reconnects and works.
+// that names its id only in its middle, on a stream where no request is there to fall
+// back on (the legacy SSE stream, or a streamable-HTTP server's own GET stream), fails
+// the call waiting for it at once with the cap's error and what to do, while
+// requestTimeout (on the fake clock, never advanced) is far off; the call is not sent
+// again though it is safe to repeat, and the next call reconnects and works.
 // Before, the reply was dropped and the call waited for requestTimeout.
 func TestRemoteOversizeReplyWithIDInTheMiddleFailsAtOnce(t *testing.T) {
 	t.Parallel()
-	u, _ := (&capserver.Server{Mode: "legacy", IDMiddle: true}).Start(t)
-	home := t.TempDir()
-	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"capped": map[string]any{"url": u, "transport": "sse"}}})
-	if err := os.WriteFile(filepath.Join(home, "mcp.json"), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
-	fake := clock.NewFake()
-	start := fake.Now()
-	log := zerolog.New(testutil.Log(t))
-	s := New(&cfg.Servers[0], &Deps{Clock: fake, Log: log, Surface: zotSurface{},
-		Remote: &remote.Deps{Log: log, Clock: fake, Cmd: zotSurface{}.Cmd, ClientName: "test", MaxReply: 1 << 20}})
-	t.Cleanup(func() { s.Stop(context.Background()) })
-	ctx, cancel := context.WithTimeout(context.Background(), testGuard)
-	defer cancel()
+	for _, tc := range []struct {
+		name      string
+		srv       *capserver.Server
+		transport string
+		// over runs the call whose over-size reply cannot be matched and returns its error.
+		over func(ctx context.Context, t *testing.T, s *Server, c *capserver.Server) error
+	}{
+		{name: "legacy SSE stream", srv: &capserver.Server{Mode: "legacy", IDMiddle: true}, transport: "sse",
+			over: func(ctx context.Context, _ *testing.T, s *Server, _ *capserver.Server) error {
+				_, err := s.Call(ctx, "big", map[string]any{"bytes": 3 << 20}, true)
+				return err
+			}},
+		{name: "streamable-HTTP GET stream", srv: &capserver.Server{Mode: "json", Listen: true}, transport: "streamable-http",
+			over: func(ctx context.Context, t *testing.T, s *Server, c *capserver.Server) error {
+				calls := make(chan error, 1)
+				go func() {
+					_, err := s.Call(ctx, "hold", map[string]any{}, true)
+					calls <- err
+				}()
+				select {
+				case id := <-c.Held():
+					if err := c.Push(ctx, capserver.ReplyIDMiddle, id, 3<<20); err != nil {
+						t.Fatalf("push: %v", err)
+					}
+				case <-ctx.Done():
+					t.Fatal("the call never reached the server")
+				}
+				select {
+				case err := <-calls:
+					return err
+				case <-ctx.Done():
+					t.Fatal("the waiting call never failed")
+					return nil
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			u, _ := tc.srv.Start(t)
+			home := t.TempDir()
+			raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"capped": map[string]any{"url": u, "transport": tc.transport}}})
+			if err := os.WriteFile(filepath.Join(home, "mcp.json"), raw, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
+			fake := clock.NewFake()
+			start := fake.Now()
+			log := zerolog.New(testutil.Log(t))
+			s := New(&cfg.Servers[0], &Deps{Clock: fake, Log: log, Surface: zotSurface{},
+				Remote: &remote.Deps{Log: log, Clock: fake, Cmd: zotSurface{}.Cmd, ClientName: "test", MaxReply: 1 << 20}})
+			t.Cleanup(func() { s.Stop(context.Background()) })
+			ctx, cancel := context.WithTimeout(context.Background(), testGuard)
+			defer cancel()
 
-	_, err := s.Call(ctx, "big", map[string]any{"bytes": 3 << 20}, true)
-	if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(err.Error(), session.MaxReplyEnv) ||
-		!strings.Contains(err.Error(), "The next call reconnects") {
-		t.Fatalf("over-size reply with its id in the middle: %v", err)
-	}
-	if !fake.Now().Equal(start) {
-		t.Fatalf("the clock moved %v", fake.Now().Sub(start))
-	}
-	if _, err := s.Call(ctx, "small", map[string]any{}, true); err != nil {
-		t.Fatalf("the next call: %v", err)
+			err := tc.over(ctx, t, s, tc.srv)
+			if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(err.Error(), session.MaxReplyEnv) ||
+				!strings.Contains(err.Error(), "The next call reconnects") {
+				t.Fatalf("over-size reply with its id in the middle: %v", err)
+			}
+			if !fake.Now().Equal(start) {
+				t.Fatalf("the clock moved %v", fake.Now().Sub(start))
+			}
+			if _, err := s.Call(ctx, "small", map[string]any{}, true); err != nil {
+				t.Fatalf("the next call: %v", err)
+			}
+		})
 	}
 }
