@@ -141,37 +141,49 @@ func (h *hugeLine) Read(p []byte) (int, error) {
 	return 0, io.EOF
 }
 
-// TestReplyLimiterMemoryIsBounded: reading a reply far over the cap the way mcp-go reads
-// (bufio ReadString per line) allocates about the cap, not the reply: the rest is
-// discarded as it streams past. Without the limiter the whole line is buffered (and
+// TestReplyLimiterMemoryIsBounded: reading a message far over the cap the way mcp-go
+// reads (bufio ReadString per line) allocates about the cap, not the message: the rest
+// is discarded as it streams past, also while the limiter looks for where a
+// notification names its method. Without the limiter the whole line is buffered (and
 // grown by doubling), which is what took the bridge to gigabytes on a huge result.
 func TestReplyLimiterMemoryIsBounded(t *testing.T) {
 	const limit, reply = 1 << 20, 64 << 20
-	src := &hugeLine{head: `{"jsonrpc":"2.0","id":3,"result":{"text":"`, n: reply, tail: "\"}}\n"}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	br := bufio.NewReader(newReplyLimiter(src, limit))
-	lines := 0
-	for {
-		line, err := br.ReadString('\n')
-		if strings.TrimSpace(line) != "" {
-			lines++
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				t.Fatal(err)
+	ok := `{"jsonrpc":"2.0","id":4,"result":{}}`
+	for _, tc := range []struct {
+		name, head, tail string
+		want             string // in the last line read
+	}{
+		{"reply, id first", `{"jsonrpc":"2.0","id":3,"result":{"text":"`, "\"}}\n", `"id":3`},
+		{"notification, method mid-message", `{"params":{"data":"`, `"},"method":"notifications/message","jsonrpc":"2.0"}` + "\n" + ok + "\n", ok},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &hugeLine{head: tc.head, n: reply, tail: tc.tail}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			br := bufio.NewReader(newReplyLimiter(src, limit))
+			last := ""
+			for {
+				line, err := br.ReadString('\n')
+				if l := strings.TrimSpace(line); strings.HasPrefix(l, "{") && strings.HasSuffix(l, "}") {
+					last = l
+				}
+				if err != nil {
+					if !errors.Is(err, io.EOF) {
+						t.Fatal(err)
+					}
+					break
+				}
 			}
-			break
-		}
-	}
-	runtime.ReadMemStats(&after)
-	if lines == 0 {
-		t.Fatal("nothing came through the limiter")
-	}
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
-		t.Fatalf("reading a %d MiB reply through a %d MiB cap allocated %d MiB; want about the cap",
-			reply>>20, limit>>20, grew>>20)
+			runtime.ReadMemStats(&after)
+			if !strings.Contains(last, tc.want) {
+				t.Fatalf("last message %.200q, want %q", last, tc.want)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+				t.Fatalf("reading a %d MiB message through a %d MiB cap allocated %d MiB; want about the cap",
+					reply>>20, limit>>20, grew>>20)
+			}
+		})
 	}
 }
 
