@@ -67,8 +67,8 @@ type LimitOptions struct {
 	ID json.RawMessage
 	// Dropped is told of an over-size message that fails no request (a server request or
 	// notification), so that it can be logged; the stream goes on. Its error is a
-	// *TooLargeError that names the message's method when it was found. nil: nobody is
-	// told.
+	// *TooLargeError (Dropped) that names the message's method when it was found. nil:
+	// nobody is told.
 	// A reply whose id was found neither in it nor from ID ends the stream (Lost) on every
 	// transport: its caller would otherwise wait for an answer that never comes.
 	Dropped func(error)
@@ -338,7 +338,7 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 // is reported (Dropped), naming its method when known (""), and the stream goes on.
 func (l *ReplyLimiter) drop(method string) {
 	if l.o.Dropped != nil {
-		l.o.Dropped(&TooLargeError{Limit: l.limit, Method: method})
+		l.o.Dropped(&TooLargeError{Limit: l.limit, Method: method, Dropped: true})
 	}
 	l.out = append(l.out, l.endEvent()...)
 }
@@ -377,11 +377,25 @@ const tooLargeMarker = "larger than the bridge accepts"
 
 // tooLargeText is the reason given for a dropped reply.
 func tooLargeText(limit int) string {
-	size := fmt.Sprintf("%d bytes", limit)
-	if limit%(1<<20) == 0 {
-		size = fmt.Sprintf("%d MiB", limit>>20)
+	return "the server's reply was " + tooLargeMarker + " (" + capSize(limit) + ") and was dropped; ask for less, e.g. a narrower query or a page/limit argument, or raise the cap with " + MaxReplyEnv + " (MiB) in the environment zot starts from"
+}
+
+// droppedText is the reason given for a dropped server request or notification, which
+// nobody asked for: it names the method when known ("") and never the content.
+func droppedText(limit int, method string) string {
+	what := "a request or notification from the server"
+	if method != "" {
+		what += " (method " + strconv.Quote(method) + ")"
 	}
-	return "the server's reply was " + tooLargeMarker + " (" + size + ") and was dropped; ask for less, e.g. a narrower query or a page/limit argument, or raise the cap with " + MaxReplyEnv + " (MiB) in the environment zot starts from"
+	return what + " was " + tooLargeMarker + " (" + capSize(limit) + ") and was dropped; no call failed. If the server's messages should get through, raise the cap with " + MaxReplyEnv + " (MiB) in the environment zot starts from"
+}
+
+// capSize is the reply cap as the texts give it.
+func capSize(limit int) string {
+	if limit%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", limit>>20)
+	}
+	return fmt.Sprintf("%d bytes", limit)
 }
 
 // scanned is what the start of a message says of it.

@@ -107,4 +107,7 @@ func TestStdioOversizeNotificationIsDropped(t *testing.T) {
 	if strings.Contains(l, "xxxxxxxx") {
 		t.Fatalf("log holds the notification's content: %.300s", l)
 	}
+	if strings.Contains(l, "server's reply") || strings.Contains(l, "ask for less") {
+		t.Fatalf("the warning gives a failed reply's reason for a dropped notification: %s", l)
+	}
 }
