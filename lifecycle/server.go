@@ -865,8 +865,9 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 			if s.cfg.Transport != config.TransportStdio {
 				next = "The next call reconnects"
 			}
-			// The reply that ended the connection named no id the bridge could find:
-			// it may have been this call's or another's on the same connection.
+			// The reply that ended the connection could not be matched to its call (no id
+			// the bridge could find, or it came on streamable HTTP's GET stream): it may
+			// have been this call's or another's on the same connection.
 			return s.Errorf(KindCall, err, "%s: the connection ended under a reply it could not match to its call (this one's or another's): %s. %s%s",
 				tool, end.Err.Error(), next, repeatWarning(safeRepeat))
 		default:

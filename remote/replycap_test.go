@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -168,9 +169,10 @@ func TestRemoteOversizeNotificationIsDropped(t *testing.T) {
 }
 
 // TestRemoteGetStreamOversizeMessage: on a streamable-HTTP server's own GET stream no
-// request is there to fall back on. An over-size reply whose id cannot be found (in its
-// middle, or none) cannot be matched to its call, so the stream and the connection end
-// at once, as on stdio and legacy SSE: the call waiting on it fails with the cap's error
+// request is there to fall back on, and mcp-go hands no reply read there to its caller.
+// An over-size reply, wherever it names its id (first, among the scalar members it ends
+// with, in its middle, or nowhere), cannot be matched to its call, so the stream and the
+// connection end at once, as on stdio and legacy SSE for a reply whose id is not found: the call waiting on it fails with the cap's error
 // and the setting to raise, within a requestTimeout on the fake clock the test never
 // advances; the warning is logged; a new connection to the same server works. An
 // over-size notification whose method sits mid-message is dropped instead, and the
@@ -187,6 +189,8 @@ func TestRemoteGetStreamOversizeMessage(t *testing.T) {
 		{name: "reply with its id in the middle", msg: capserver.ReplyIDMiddle, lost: true, posts: "json"},
 		{name: "reply with its id in the middle, POSTs answered as event streams", msg: capserver.ReplyIDMiddle, lost: true, posts: "sse"},
 		{name: "reply with no id", msg: capserver.ReplyNoID, lost: true, posts: "json"},
+		{name: "reply with its id first", msg: capserver.ReplyIDFirst, lost: true, posts: "json"},
+		{name: "reply with its id behind a scalar member", msg: capserver.ReplyIDLate, lost: true, posts: "json"},
 		{name: "notification with its method mid-message", msg: capserver.NotificationMethodMiddle, posts: "json"},
 		{name: "notification with its method mid-message, POSTs answered as event streams", msg: capserver.NotificationMethodMiddle, posts: "sse"},
 	} {
@@ -262,7 +266,7 @@ func TestRemoteGetStreamOversizeMessage(t *testing.T) {
 			if ctx.Err() != nil || !fake.Now().Equal(start) {
 				t.Fatalf("the call ended with its deadline (%v, clock moved %v), not at once", ctx.Err(), fake.Now().Sub(start))
 			}
-			if l := log.String(); !strings.Contains(l, "named no id the bridge could find") || !strings.Contains(l, `"transport":"streamable-http"`) {
+			if l := log.String(); !strings.Contains(l, "could not be matched to its call") || !strings.Contains(l, `"transport":"streamable-http"`) {
 				t.Fatalf("log does not report the lost stream: %s", l)
 			}
 			again := openCappedAt(t, u, kind, nil, fake, testHandlers())
@@ -294,5 +298,79 @@ func TestRemoteReplyMemoryIsBounded(t *testing.T) {
 				t.Fatalf("a %d MiB reply through a 1 MiB cap allocated %d MiB; want about the cap", reply>>20, grew>>20)
 			}
 		})
+	}
+}
+
+// TestRemoteOversizeReplyIDBehindScalarsFailsOnlyItsCall: on the legacy SSE stream, which
+// carries every answer of the connection, an over-size reply that names its id after its
+// result, among the scalar members it ends with (here before "jsonrpc"), fails only its
+// own call, at once, with the cap's error and the setting to raise; another call in
+// flight gets its answer and the session goes on. Before, the id was read only when it
+// was the very last member: the reply was taken as unmatched and the connection ended
+// under every call in flight.
+func TestRemoteOversizeReplyIDBehindScalarsFailsOnlyItsCall(t *testing.T) {
+	t.Parallel()
+	fake := clock.NewFake()
+	start := fake.Now()
+	c := &capserver.Server{Mode: "legacy"}
+	u, kind := c.Start(t)
+	sess := openCappedAt(t, u, kind, nil, fake, testHandlers())
+	guard := testCtx(t)
+	ctx, cancel := clock.WithTimeout(guard, fake, 30*time.Second)
+	defer cancel()
+
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	hold := func() (json.RawMessage, chan answer) {
+		done := make(chan answer, 1)
+		go func() {
+			res, err := sess.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "hold"}})
+			done <- answer{res, err}
+		}()
+		select {
+		case id := <-c.Held():
+			return id, done
+		case <-guard.Done():
+			t.Fatal("the call never reached the server")
+			return nil, nil
+		}
+	}
+	wait := func(done chan answer) answer {
+		select {
+		case a := <-done:
+			return a
+		case <-guard.Done():
+			t.Fatal("the call was never answered")
+			return answer{}
+		}
+	}
+	inFlight, survivor := hold()
+	late, failing := hold()
+	if err := c.Push(guard, capserver.ReplyIDLate, late, 2<<20); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	got := wait(failing)
+	var end *session.EndedError
+	if got.err == nil || !strings.Contains(got.err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(got.err.Error(), session.MaxReplyEnv) ||
+		errors.As(got.err, &end) {
+		t.Fatalf("over-size reply with its id behind a scalar member: %v (session end %v)", got.err, sess.End())
+	}
+	if err := c.Push(guard, capserver.Reply, inFlight, 0); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	got = wait(survivor)
+	if got.err != nil {
+		t.Fatalf("the call in flight beside the over-size reply: %v (session end %v)", got.err, sess.End())
+	}
+	if tc, ok := got.res.Content[0].(mcp.TextContent); !ok || tc.Text != "ok" {
+		t.Fatalf("the call in flight got %+v", got.res.Content[0])
+	}
+	if ended(sess) {
+		t.Fatalf("session ended: %v", sess.End())
+	}
+	if !fake.Now().Equal(start) {
+		t.Fatalf("the clock moved %v", fake.Now().Sub(start))
 	}
 }

@@ -117,7 +117,7 @@ func (hs *httpSession) replyLost(err error) {
 		return
 	}
 	hs.s.d.Log.Warn().Str("server", hs.s.cfg.Name).Str("transport", string(hs.kind)).Str("reason", err.Error()).
-		Msg("a reply over the reply cap named no id the bridge could find; the connection is closed and the next use reconnects")
+		Msg("a reply over the reply cap could not be matched to its call (it named no id the bridge could find, or came on the GET stream, whose replies reach no call); the connection is closed and the next use reconnects")
 	go hs.closeConn()
 }
 

@@ -126,7 +126,8 @@ type Options struct {
 	Dropped func(error)
 	// ReplyLost is told, on the stream's reader and before mcp-go reads the stream's end,
 	// that an over-size reply on an event stream could not be matched to its request
-	// (its id in the middle, on a stream that answers no POST): the stream is over
+	// (no id found, on a stream that answers no POST; or any reply on streamable HTTP's
+	// GET stream, whose replies mcp-go hands to no caller): the stream is over
 	// (session.ReplyLimiter.Lost) and err is a *session.TooLargeError. nil: nobody is told.
 	ReplyLost func(error)
 }
@@ -241,7 +242,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // servers' replies go through (session.ReplyLimiter): an event stream per event, anything
 // else as one message. A POST's event stream answers that request, so an over-size event
 // that names no id fails it; on any other stream such an event ends the stream and the
-// connection learns of it (Options.ReplyLost).
+// connection learns of it (Options.ReplyLost), and so does any over-size reply on the GET
+// stream, whose replies mcp-go hands to no caller.
 func (t *Transport) limit(req *http.Request, body io.ReadCloser, ct string) io.ReadCloser {
 	o := session.LimitOptions{Limit: t.maxReply, Framing: session.FrameBody}
 	if ct == "text/event-stream" {
@@ -250,6 +252,7 @@ func (t *Transport) limit(req *http.Request, body io.ReadCloser, ct string) io.R
 		if req.Method == http.MethodPost {
 			o.ID = requestID(req)
 		}
+		o.RepliesUnread = t.isListen(req)
 	}
 	l := session.NewReplyLimiter(body, o)
 	if o.Framing == session.FrameEvents && t.replyLost != nil {

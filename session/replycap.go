@@ -67,11 +67,16 @@ type LimitOptions struct {
 	ID json.RawMessage
 	// Dropped is told of an over-size message that fails no request (a server request or
 	// notification), so that it can be logged; the stream goes on. Its error is a
-	// *TooLargeError that names the message's method when it was found. nil: nobody is
-	// told.
+	// *TooLargeError (Dropped) that names the message's method when it was found. nil:
+	// nobody is told.
 	// A reply whose id was found neither in it nor from ID ends the stream (Lost) on every
 	// transport: its caller would otherwise wait for an answer that never comes.
 	Dropped func(error)
+	// RepliesUnread: the stream's reader hands no reply to its caller (streamable HTTP's
+	// GET stream, which mcp-go reads for server requests and notifications only), so an
+	// over-size reply ends the stream (Lost) whatever its id: the error put in its place
+	// would reach nobody, and its caller would wait until its timeout.
+	RepliesUnread bool
 }
 
 // ReplyLimiter sits between a server's stream and mcp-go's reader. Messages up to the
@@ -264,17 +269,18 @@ func (l *ReplyLimiter) skipEnded() {
 
 // replaceFromTail is replace for a message whose start named no id, from what its end
 // names: a method among its last members (the server's own request or notification,
-// written with its params first), else its id, else the request the stream answers.
+// written with its params first), else an id among them, else the request the stream
+// answers.
 // notReply: the message's start showed it is a request or notification, so it is
 // dropped whether or not its method is found; it never fails a call of ours nor ends
 // the stream. The method is looked for first: a server request written params first
 // may end with its id, which is the server's and not one of ours.
 func (l *ReplyLimiter) replaceFromTail(tail []byte, notReply bool) {
-	if method, ok := tailMember(tail, `"method"`, false); ok || notReply {
+	if method, ok := tailMember(tail, `"method"`); ok || notReply {
 		l.drop(methodName(method))
 		return
 	}
-	id, ok := tailMember(tail, `"id"`, true)
+	id, ok := tailMember(tail, `"id"`)
 	if !ok && l.o.ID != nil {
 		id, ok = l.o.ID, true
 	}
@@ -338,7 +344,7 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 // is reported (Dropped), naming its method when known (""), and the stream goes on.
 func (l *ReplyLimiter) drop(method string) {
 	if l.o.Dropped != nil {
-		l.o.Dropped(&TooLargeError{Limit: l.limit, Method: method})
+		l.o.Dropped(&TooLargeError{Limit: l.limit, Method: method, Dropped: true})
 	}
 	l.out = append(l.out, l.endEvent()...)
 }
@@ -346,7 +352,7 @@ func (l *ReplyLimiter) drop(method string) {
 // replace hands on, in place of a dropped reply, a JSON-RPC error for id; without one
 // (!ok) the stream ends: the reply's caller would otherwise wait for it.
 func (l *ReplyLimiter) replace(id json.RawMessage, ok bool) {
-	if !ok {
+	if !ok || l.o.RepliesUnread {
 		l.out = append(l.out, l.endEvent()...) // not a partial message at the stream's end
 		l.eof = true
 		l.lostOnce.Do(func() { close(l.lost) })
@@ -377,11 +383,25 @@ const tooLargeMarker = "larger than the bridge accepts"
 
 // tooLargeText is the reason given for a dropped reply.
 func tooLargeText(limit int) string {
-	size := fmt.Sprintf("%d bytes", limit)
-	if limit%(1<<20) == 0 {
-		size = fmt.Sprintf("%d MiB", limit>>20)
+	return "the server's reply was " + tooLargeMarker + " (" + capSize(limit) + ") and was dropped; ask for less, e.g. a narrower query or a page/limit argument, or raise the cap with " + MaxReplyEnv + " (MiB) in the environment zot starts from"
+}
+
+// droppedText is the reason given for a dropped server request or notification, which
+// nobody asked for: it names the method when known ("") and never the content.
+func droppedText(limit int, method string) string {
+	what := "a request or notification from the server"
+	if method != "" {
+		what += " (method " + strconv.Quote(method) + ")"
 	}
-	return "the server's reply was " + tooLargeMarker + " (" + size + ") and was dropped; ask for less, e.g. a narrower query or a page/limit argument, or raise the cap with " + MaxReplyEnv + " (MiB) in the environment zot starts from"
+	return what + " was " + tooLargeMarker + " (" + capSize(limit) + ") and was dropped; no call failed. If the server's messages should get through, raise the cap with " + MaxReplyEnv + " (MiB) in the environment zot starts from"
+}
+
+// capSize is the reply cap as the texts give it.
+func capSize(limit int) string {
+	if limit%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", limit>>20)
+	}
+	return fmt.Sprintf("%d bytes", limit)
 }
 
 // scanned is what the start of a message says of it.
@@ -442,10 +462,8 @@ func MessageID(head []byte) (json.RawMessage, bool) {
 // first. It walks back from the message's closing brace, member by member, while their
 // values are strings, numbers or literals: the text before the closing brace is a
 // top-level member, and so is the text before that member's comma, but a value that
-// ends in a bracket may have begun in the bytes that were discarded. last: only the
-// last member counts (how the id is read; reading it further back would change which
-// replies end the connection as unmatched, a change of its own).
-func tailMember(tail []byte, key string, last bool) (json.RawMessage, bool) {
+// ends in a bracket may have begun in the bytes that were discarded.
+func tailMember(tail []byte, key string) (json.RawMessage, bool) {
 	const space = " \t\r\n"
 	b := bytes.TrimRight(tail, space)
 	if len(b) == 0 || b[len(b)-1] != '}' {
@@ -475,7 +493,7 @@ func tailMember(tail []byte, key string, last bool) (json.RawMessage, bool) {
 		if string(rest[k:]) == key {
 			return append(json.RawMessage(nil), v...), true
 		}
-		if last || before[len(before)-1] == '{' {
+		if before[len(before)-1] == '{' {
 			return nil, false
 		}
 		b = before[:len(before)-1]

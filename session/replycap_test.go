@@ -31,6 +31,10 @@ func TestReplyLimiter(t *testing.T) {
 	methodBetween := `{"jsonrpc":"2.0","params":{"data":"` + strings.Repeat("x", 500) + `"},"method":"notifications/message","_meta":{"n":"` + strings.Repeat("y", 500) + `"}}`
 	serverReqIDFirst := `{"jsonrpc":"2.0","id":2,"params":{"t":"` + strings.Repeat("x", 500) + `"},"method":"sampling/createMessage"}`
 	serverReqIDLast := `{"params":{"t":"` + strings.Repeat("x", 500) + `"},"method":"sampling/createMessage","id":2}`
+	idThird := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"id":7,"jsonrpc":"2.0","n":-1.5e3}`
+	idBehindObject := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"id":7,"_meta":{"n":1}}`
+	idBehindArray := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"id":7,"tags":["a"],"jsonrpc":"2.0"}`
+	serverReqIDBehind := `{"params":{"t":"` + strings.Repeat("x", 500) + `"},"method":"sampling/createMessage","id":2,"jsonrpc":"2.0"}`
 	exact := `{"id":9,"r":"` + strings.Repeat("y", limit-len(`{"id":9,"r":""}`)) + `"}`
 	tests := []struct {
 		name     string
@@ -45,7 +49,14 @@ func TestReplyLimiter(t *testing.T) {
 		{name: "over-size reply becomes an error for its id", in: big + "\n" + ok + "\n",
 			want: []string{`{"error":{"code":-32603,"message":"` + tooLargeText(limit) + `"},"id":7,"jsonrpc":"2.0"}`, ok}},
 		{name: "over-size reply without a newline yet at EOF", in: big, want: []string{`"id":7`}},
-		{name: "id after the result: the stream ends", in: late + "\n" + ok + "\n", wantLost: true},
+		{name: "id second-to-last, behind a scalar member, is found in the reply's end", in: late + "\n" + ok + "\n",
+			want: []string{`{"error":{"code":-32603,"message":"` + tooLargeText(limit) + `"},"id":7,"jsonrpc":"2.0"}`, ok}},
+		{name: "id third-from-last, behind scalar members, is found in the reply's end", in: idThird + "\n" + ok + "\n",
+			want: []string{`{"error":{"code":-32603,"message":"` + tooLargeText(limit) + `"},"id":7,"jsonrpc":"2.0"}`, ok}},
+		{name: "id behind an object last member is not known: the stream ends", in: idBehindObject + "\n" + ok + "\n", wantLost: true},
+		{name: "id behind an array member is not known: the stream ends", in: idBehindArray + "\n" + ok + "\n", wantLost: true},
+		{name: "a server request written params first that ends with its own id is not answered as ours", in: serverReqIDBehind + "\n" + ok + "\n",
+			want: []string{ok}, dropped: []string{"sampling/createMessage"}},
 		{name: "id written last is found in the reply's end", in: idLast + "\n" + ok + "\n",
 			want: []string{`"id":"call-4"`, ok}},
 		{name: "a server request over the cap is dropped, not answered as ours", in: serverReq + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"sampling/createMessage"}},
@@ -243,6 +254,7 @@ func TestReplyLimiterEvents(t *testing.T) {
 		wantDropped int
 		wantMethod  string // the method Dropped was told of
 		wantLost    bool   // the stream ends at the over-size message (want: nothing)
+		unread      bool   // LimitOptions.RepliesUnread
 	}{
 		{name: "small events pass", in: "event: message\nid: 1\n" + ok + ok, want: []string{`"id":8`, `"id":8`}},
 		{name: "id first", in: "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"" + fill + "\"}\n\n" + ok,
@@ -255,8 +267,21 @@ func TestReplyLimiterEvents(t *testing.T) {
 			want: []string{errFor("12"), `"id":8`}},
 		{name: "no id and no request: the stream ends", in: "data: {\"result\":\"" + fill + "\",\"jsonrpc\":\"2.0\"}\n\n" + ok,
 			wantLost: true},
-		{name: "id in the middle and no request: the stream ends", in: "data: {\"result\":\"" + fill + "\",\"id\":7,\"jsonrpc\":\"2.0\"}\n\n" + ok,
+		{name: "id behind a scalar member and no request", in: "data: {\"result\":\"" + fill + "\",\"id\":7,\"jsonrpc\":\"2.0\"}\n\n" + ok,
+			want: []string{errFor("7"), `"id":8`}},
+		{name: "id behind scalar members on a request's stream: its own id, not the request's", id: "12",
+			in:   "data: {\"result\":\"" + fill + "\",\"id\":7,\"jsonrpc\":\"2.0\",\"n\":null}\n\n" + ok,
+			want: []string{errFor("7"), `"id":8`}},
+		{name: "id in the middle, behind an object member, and no request: the stream ends",
+			in:       "data: {\"result\":\"" + fill + "\",\"id\":7,\"_meta\":{\"n\":1},\"jsonrpc\":\"2.0\"}\n\n" + ok,
 			wantLost: true},
+		{name: "id first on a stream whose replies reach no caller: the stream ends", unread: true,
+			in: "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"" + fill + "\"}\n\n" + ok, wantLost: true},
+		{name: "id behind a scalar member on a stream whose replies reach no caller: the stream ends", unread: true,
+			in: "data: {\"result\":\"" + fill + "\",\"id\":7,\"jsonrpc\":\"2.0\"}\n\n" + ok, wantLost: true},
+		{name: "notification on a stream whose replies reach no caller: dropped, the stream goes on", unread: true,
+			in:   "data: {\"params\":\"" + fill + "\",\"method\":\"notifications/message\",\"jsonrpc\":\"2.0\"}\n\n" + ok,
+			want: []string{`"id":8`}, wantDropped: 1, wantMethod: "notifications/message"},
 		{name: "notification written params first: dropped, the stream goes on", in: "data: {\"jsonrpc\":\"2.0\",\"params\":\"" + fill + "\",\"method\":\"notifications/message\"}\n\n" + ok,
 			want: []string{`"id":8`}, wantDropped: 1, wantMethod: "notifications/message"},
 		{name: "notification written params first on a request's stream: not that request's error", id: "12",
@@ -284,7 +309,7 @@ func TestReplyLimiterEvents(t *testing.T) {
 					src = iotest.OneByteReader(src)
 				}
 				dropped := 0
-				o := LimitOptions{Limit: limit, Framing: FrameEvents, Dropped: func(err error) {
+				o := LimitOptions{Limit: limit, Framing: FrameEvents, RepliesUnread: tt.unread, Dropped: func(err error) {
 					var big *TooLargeError
 					if !errors.As(err, &big) || !errors.Is(err, ErrReplyTooLarge) || !strings.Contains(err.Error(), "64 bytes") {
 						t.Errorf("dropped with %v", err)

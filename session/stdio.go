@@ -144,7 +144,15 @@ type TooLargeError struct {
 	Limit int
 	// Method is the dropped request's or notification's method, when it was found.
 	Method string
+	// Dropped: the message was the server's own request or notification, dropped with
+	// no call failing; the text says so rather than speak of a reply.
+	Dropped bool
 }
 
-func (e *TooLargeError) Error() string        { return tooLargeText(e.Limit) }
+func (e *TooLargeError) Error() string {
+	if e.Dropped {
+		return droppedText(e.Limit, e.Method)
+	}
+	return tooLargeText(e.Limit)
+}
 func (e *TooLargeError) Is(target error) bool { return target == ErrReplyTooLarge }

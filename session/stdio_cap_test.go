@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -30,10 +31,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// capServer answers initialize and tools/call on stdin/stdout; before each call's answer
-// it writes a notification of 2 MiB that names its method between its params and its
-// "jsonrpc" member. It ends when stdin does.
+// capServer answers initialize and tools/call on stdin/stdout (capCall). It ends when
+// stdin does.
 func capServer() {
+	var held []json.RawMessage
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
 	out := bufio.NewWriter(os.Stdout)
@@ -43,6 +44,7 @@ func capServer() {
 			Method string          `json:"method"`
 			Params struct {
 				ProtocolVersion string `json:"protocolVersion"`
+				Name            string `json:"name"`
 			} `json:"params"`
 		}
 		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
@@ -52,8 +54,7 @@ func capServer() {
 		case "initialize":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"cap","version":"1"}}}`+"\n", req.ID, req.Params.ProtocolVersion)
 		case "tools/call":
-			out.WriteString(`{"params":{"level":"info","data":"` + strings.Repeat("x", 2<<20) + `"},"method":"notifications/message","jsonrpc":"2.0"}` + "\n")
-			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`+"\n", req.ID)
+			held = capCall(out, req.ID, req.Params.Name, held)
 		default:
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", req.ID)
 		}
@@ -61,6 +62,32 @@ func capServer() {
 			return
 		}
 	}
+}
+
+// capCall answers capServer's tools/call named name with id; held are the "hold" calls
+// not answered yet, and it returns those still held. "hold" is not answered until a
+// "late" call comes (a notification "held" says it arrived); "late" is answered with
+// 2 MiB, its id written after its result and before its "jsonrpc" member, and then the
+// held calls are answered "ok". Any other call is answered "ok" behind a notification of
+// 2 MiB that names its method between its params and its "jsonrpc" member.
+func capCall(out *bufio.Writer, id json.RawMessage, name string, held []json.RawMessage) []json.RawMessage {
+	okReply := func(id json.RawMessage) {
+		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`+"\n", id)
+	}
+	switch name {
+	case "hold":
+		out.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"held"}}` + "\n")
+		return append(held, id)
+	case "late":
+		out.WriteString(`{"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]},"id":` + string(id) + `,"jsonrpc":"2.0"}` + "\n")
+		for _, h := range held {
+			okReply(h)
+		}
+		return nil
+	}
+	out.WriteString(`{"params":{"level":"info","data":"` + strings.Repeat("x", 2<<20) + `"},"method":"notifications/message","jsonrpc":"2.0"}` + "\n")
+	okReply(id)
+	return held
 }
 
 // TestStdioOversizeNotificationIsDropped: a stdio server's over-size notification whose
@@ -71,20 +98,9 @@ func capServer() {
 func TestStdioOversizeNotificationIsDropped(t *testing.T) {
 	t.Parallel()
 	var log testutil.SyncBuffer
-	cfg := &config.Server{Name: "capped", Source: "mcp.json", Command: os.Args[0], Raw: config.Raw{Command: "capserver"}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, never a measurement
 	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
-	// Under -race the server would pause a second at exit (GORACE's atexit_sleep_ms).
-	env := append(os.Environ(), capServerEnv+"=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	sess, err := OpenStdio(ctx, Stdio{Config: cfg, Env: env, MaxReply: 1 << 20,
-		Log: zerolog.New(&log), Clock: clock.System{}}, Handlers{Init: init})
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	t.Cleanup(func() { _ = sess.Close(context.Background()) })
+	sess := openCapServer(ctx, t, &log, nil)
 	for i := range 2 {
 		res, err := sess.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "any"}})
 		if err != nil {
@@ -106,5 +122,78 @@ func TestStdioOversizeNotificationIsDropped(t *testing.T) {
 	}
 	if strings.Contains(l, "xxxxxxxx") {
 		t.Fatalf("log holds the notification's content: %.300s", l)
+	}
+	if strings.Contains(l, "server's reply") || strings.Contains(l, "ask for less") {
+		t.Fatalf("the warning gives a failed reply's reason for a dropped notification: %s", l)
+	}
+}
+
+// openCapServer opens a session to capServer (this test binary) through a 1 MiB cap;
+// notes, when set, receives its notifications.
+func openCapServer(ctx context.Context, t *testing.T, log *testutil.SyncBuffer, notes func(mcp.JSONRPCNotification)) Session {
+	t.Helper()
+	cfg := &config.Server{Name: "capped", Source: "mcp.json", Command: os.Args[0], Raw: config.Raw{Command: "capserver"}}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
+	// Under -race the server would pause a second at exit (GORACE's atexit_sleep_ms).
+	env := append(os.Environ(), capServerEnv+"=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	sess, err := OpenStdio(ctx, Stdio{Config: cfg, Env: env, MaxReply: 1 << 20,
+		Log: zerolog.New(log), Clock: clock.System{}}, Handlers{Init: init, OnNotification: notes})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { _ = sess.Close(context.Background()) })
+	return sess
+}
+
+// TestStdioOversizeReplyIDBehindScalarsFailsOnlyItsCall: a stdio server's over-size
+// reply that names its id after its result, among the scalar members it ends with (here
+// before "jsonrpc"), fails only its own call, with the cap's error and the setting to
+// raise; a call in flight beside it gets its answer and the session goes on. Before,
+// the id was read only when it was the very last member: the reply was taken as
+// unmatched, and the session ended under every call in flight.
+func TestStdioOversizeReplyIDBehindScalarsFailsOnlyItsCall(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, never a measurement
+	defer cancel()
+	heldNote := make(chan struct{}, 1)
+	sess := openCapServer(ctx, t, &testutil.SyncBuffer{}, func(n mcp.JSONRPCNotification) {
+		if d, _ := n.Params.AdditionalFields["data"].(string); d == "held" {
+			heldNote <- struct{}{}
+		}
+	})
+	held := make(chan error, 1)
+	go func() {
+		res, err := sess.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "hold"}})
+		if err == nil {
+			if tc, ok := res.Content[0].(mcp.TextContent); !ok || tc.Text != "ok" {
+				err = fmt.Errorf("got %+v", res.Content[0])
+			}
+		}
+		held <- err
+	}()
+	select {
+	case <-heldNote:
+	case <-ctx.Done():
+		t.Fatal("the first call never reached the server")
+	}
+	_, err := sess.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "late"}})
+	var ended *EndedError
+	if err == nil || !strings.Contains(err.Error(), "larger than the bridge accepts (1 MiB)") || !strings.Contains(err.Error(), MaxReplyEnv) || errors.As(err, &ended) {
+		t.Fatalf("over-size reply with its id behind a scalar member: %v (session end %v)", err, sess.End())
+	}
+	select {
+	case err := <-held:
+		if err != nil {
+			t.Fatalf("the call in flight beside the over-size reply: %v (session end %v)", err, sess.End())
+		}
+	case <-ctx.Done():
+		t.Fatal("the call in flight was never answered")
+	}
+	select {
+	case <-sess.Done():
+		t.Fatalf("session ended: %v", sess.End())
+	default:
 	}
 }

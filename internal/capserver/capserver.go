@@ -23,12 +23,13 @@ import (
 // SSE transport: every answer on the GET stream). With Noise set, an over-size
 // notification goes before every answer on an event stream; with NoiseMethodMiddle it
 // names its method between its params and its "jsonrpc" member. With IDMiddle set, a
-// "big" answer names its id between its result and its "jsonrpc" member: neither at its
-// start nor at its end.
+// "big" answer names its id as ReplyIDMiddle does, where it cannot be found.
 //
 // With Listen set, a streamable-HTTP server also serves the optional GET stream, on
 // which Push writes. Its tool "hold" is never answered on its POST: Held names each such
-// call as it arrives, and the POST stays open until the client gives up on it.
+// call as it arrives, and the POST stays open until the client gives up on it. A legacy
+// SSE server (Mode "legacy") leaves "hold" unanswered too, and Push writes on its
+// latest GET stream.
 type Server struct {
 	Mode              string
 	IDMiddle          bool
@@ -39,8 +40,8 @@ type Server struct {
 	mu      sync.Mutex
 	streams map[string]*stream // legacy: the open GET streams, by the session their endpoint names
 	next    int
-	listen  *stream       // Listen: the open GET stream (nil: none)
-	opened  chan struct{} // Listen: closed (and replaced) when a GET stream opens
+	listen  *stream       // the open stream Push writes on (Listen, or legacy; nil: none)
+	opened  chan struct{} // closed (and replaced) when such a stream opens
 	held    chan json.RawMessage
 }
 
@@ -127,7 +128,7 @@ func (s *Server) answer(b *flushWriter, r rpcReq, sse bool) {
 		b.write(head + fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"cap","version":"1"}}}`, r.Params.ProtocolVersion))
 	case r.Method == "tools/call" && r.Params.Name == "big" && s.IDMiddle:
 		_ = b.write(`{"result":{"content":[{"type":"text","text":"`) && b.fill(r.Params.Arguments.Bytes) &&
-			b.write(fmt.Sprintf(`"}]},"id":%s,"jsonrpc":"2.0"}`, r.ID))
+			b.write(fmt.Sprintf(idMiddleEnd, r.ID))
 	case r.Method == "tools/call" && r.Params.Name == "big":
 		_ = b.write(head+`{"content":[{"type":"text","text":"`) && b.fill(r.Params.Arguments.Bytes) && b.write(`"}]}}`)
 	case r.Method == "tools/call":
@@ -171,6 +172,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
+		if r.Method == "tools/call" && r.Params.Name == "hold" {
+			s.held <- r.ID
+			return
+		}
 		if len(r.ID) > 0 {
 			select {
 			case st.answers <- func(b *flushWriter) { s.answer(b, r, true) }:
@@ -208,11 +213,12 @@ func (s *Server) serveStream(w http.ResponseWriter, req *http.Request) {
 	id := strconv.Itoa(s.next)
 	s.streams[id] = st
 	s.mu.Unlock()
+	unpush := s.pushTo(st)
 	defer func() {
 		s.mu.Lock()
 		delete(s.streams, id)
 		s.mu.Unlock()
-		close(st.done)
+		unpush()
 	}()
 	w.Header().Set("Content-Type", "text/event-stream")
 	b := &flushWriter{w: w}

@@ -12,8 +12,9 @@ type Message int
 
 // The shapes.
 const (
-	// ReplyIDMiddle is a reply that names its id between its result and its "jsonrpc"
-	// member: neither at its start nor at its end.
+	// ReplyIDMiddle is a reply that names its id between its result and an object member
+	// (then its "jsonrpc" member): neither at its start nor among the scalar members it
+	// ends with, so the id cannot be found.
 	ReplyIDMiddle Message = iota
 	// ReplyNoID is a reply that names no id.
 	ReplyNoID
@@ -23,7 +24,17 @@ const (
 	// Notification is a small notifications/message (n is ignored): what comes after an
 	// over-size message shows that the stream goes on.
 	Notification
+	// ReplyIDLate is a reply that names its id after its result, before its "jsonrpc"
+	// member: among the scalar members it ends with.
+	ReplyIDLate
+	// ReplyIDFirst is a reply that names its id first.
+	ReplyIDFirst
+	// Reply is a small reply "ok" (n is ignored).
+	Reply
 )
+
+// idMiddleEnd ends a reply of ReplyIDMiddle's shape.
+const idMiddleEnd = `"}]},"id":%s,"_meta":{"n":1},"jsonrpc":"2.0"}`
 
 // writeOversize writes one event of the shape m whose text holds n filler bytes; id is
 // a reply's.
@@ -31,7 +42,14 @@ func writeOversize(b *flushWriter, m Message, id json.RawMessage, n int) {
 	switch m {
 	case ReplyIDMiddle:
 		_ = b.write(`data: {"result":{"content":[{"type":"text","text":"`) && b.fill(n) &&
+			b.write(fmt.Sprintf(idMiddleEnd+"\n\n", id))
+	case ReplyIDLate:
+		_ = b.write(`data: {"result":{"content":[{"type":"text","text":"`) && b.fill(n) &&
 			b.write(fmt.Sprintf(`"}]},"id":%s,"jsonrpc":"2.0"}`+"\n\n", id))
+	case ReplyIDFirst:
+		_ = b.write(fmt.Sprintf(`data: {"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, id)) && b.fill(n) && b.write(`"}]}}`+"\n\n")
+	case Reply:
+		b.write(fmt.Sprintf(`data: {"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`+"\n\n", id))
 	case ReplyNoID:
 		_ = b.write(`data: {"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"`) && b.fill(n) && b.write(`"}]}}`+"\n\n")
 	case NotificationMethodMiddle:
@@ -47,7 +65,8 @@ func writeOversize(b *flushWriter, m Message, id json.RawMessage, n int) {
 func (s *Server) Held() <-chan json.RawMessage { return s.held }
 
 // Push writes a message of the shape m (n filler bytes; id for a reply) on the GET stream
-// (Listen), once one is open; it returns when the message is written, or ctx's error.
+// (Listen, or the legacy SSE stream), once one is open; it returns when the message is
+// written, or ctx's error.
 func (s *Server) Push(ctx context.Context, m Message, id json.RawMessage, n int) error {
 	for {
 		s.mu.Lock()
@@ -82,19 +101,7 @@ func (s *Server) Push(ctx context.Context, m Message, id json.RawMessage, n int)
 // until the client closes it.
 func (s *Server) serveListen(w http.ResponseWriter, req *http.Request) {
 	st := &stream{answers: make(chan func(*flushWriter)), done: make(chan struct{})}
-	s.mu.Lock()
-	s.listen = st
-	close(s.opened)
-	s.opened = make(chan struct{})
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		if s.listen == st {
-			s.listen = nil
-		}
-		s.mu.Unlock()
-		close(st.done)
-	}()
+	defer s.pushTo(st)()
 	w.Header().Set("Content-Type", "text/event-stream")
 	b := &flushWriter{w: w}
 	b.flush()
@@ -105,5 +112,23 @@ func (s *Server) serveListen(w http.ResponseWriter, req *http.Request) {
 		case <-req.Context().Done():
 			return
 		}
+	}
+}
+
+// pushTo makes st the stream Push writes on, until the func it returns is called as st
+// ends.
+func (s *Server) pushTo(st *stream) func() {
+	s.mu.Lock()
+	s.listen = st
+	close(s.opened)
+	s.opened = make(chan struct{})
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		if s.listen == st {
+			s.listen = nil
+		}
+		s.mu.Unlock()
+		close(st.done)
 	}
 }
