@@ -5,6 +5,7 @@ package capserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -49,6 +50,19 @@ type Server struct {
 type stream struct {
 	answers chan func(w *flushWriter)
 	done    chan struct{}
+}
+
+// serve writes to b what the stream is handed until the client goes away; the one
+// goroutine that owns an event stream's response runs it.
+func (st *stream) serve(ctx context.Context, b *flushWriter) {
+	for {
+		select {
+		case f := <-st.answers:
+			f(b)
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // Start serves s on 127.0.0.1 until the test ends and returns the URL to configure and
@@ -224,12 +238,5 @@ func (s *Server) serveStream(w http.ResponseWriter, req *http.Request) {
 	b := &flushWriter{w: w}
 	b.write("event: endpoint\ndata: /msg?session=" + id + "\n\n")
 	b.flush()
-	for {
-		select {
-		case f := <-st.answers:
-			f(b)
-		case <-req.Context().Done():
-			return
-		}
-	}
+	st.serve(req.Context(), b)
 }

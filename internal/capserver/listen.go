@@ -105,14 +105,7 @@ func (s *Server) serveListen(w http.ResponseWriter, req *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	b := &flushWriter{w: w}
 	b.flush()
-	for {
-		select {
-		case f := <-st.answers:
-			f(b)
-		case <-req.Context().Done():
-			return
-		}
-	}
+	st.serve(req.Context(), b)
 }
 
 // pushTo makes st the stream Push writes on, until the func it returns is called as st
