@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // DefaultMaxReply bounds one line (one JSON-RPC message) read from a stdio server.
@@ -166,7 +168,11 @@ func (l *ReplyLimiter) Read(p []byte) (int, error) {
 			n, err := l.r.Read(p)
 			if n == 0 {
 				if err == io.EOF && l.skip && l.pending {
-					l.skipEnded() // a message cut off by the end of the stream
+					// A message cut off by the end of the stream has no end to read: its
+					// last bytes may close a nested object whose id or method is not the
+					// message's own. It is settled as if its end named nothing.
+					l.tail = l.tail[:0]
+					l.skipEnded()
 					continue
 				}
 				return 0, err
@@ -281,6 +287,9 @@ func (l *ReplyLimiter) replaceFromTail(tail []byte, notReply bool) {
 		return
 	}
 	id, ok := tailMember(tail, `"id"`)
+	if ok && string(id) == "null" { // as at the start: a null id names no request
+		ok = false
+	}
 	if !ok && l.o.ID != nil {
 		id, ok = l.o.ID, true
 	}
@@ -311,8 +320,9 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	}
 	m := scanMessage(head)
 	// A message with params is the server's own request or notification even when its
-	// method is not among the members read so far: no reply has params.
-	notReply := m.method != nil || m.cut == "params"
+	// method is not among the members read so far: no reply has params, nor a method
+	// (the start may end inside a long one).
+	notReply := m.method != nil || m.cut == "params" || m.cut == "method"
 	if l.o.Framing == FrameLines || l.lineLen > 0 {
 		l.out = append(l.out[:0], '\n') // ends the cut-off line
 	}
@@ -344,7 +354,7 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 // is reported (Dropped), naming its method when known (""), and the stream goes on.
 func (l *ReplyLimiter) drop(method string) {
 	if l.o.Dropped != nil {
-		l.o.Dropped(&TooLargeError{Limit: l.limit, Method: method, Dropped: true})
+		l.o.Dropped(&TooLargeError{Limit: l.limit, Method: textcut.Truncate(method, maxMethodText), Dropped: true})
 	}
 	l.out = append(l.out, l.endEvent()...)
 }
@@ -396,6 +406,10 @@ func droppedText(limit int, method string) string {
 	return what + " was " + tooLargeMarker + " (" + capSize(limit) + ") and was dropped; no call failed. If the server's messages should get through, raise the cap with " + MaxReplyEnv + " (MiB) in the environment zot starts from"
 }
 
+// maxMethodText bounds a dropped message's method as reported (and logged): it is the
+// server's text, of any length up to the kept start.
+const maxMethodText = 128
+
 // capSize is the reply cap as the texts give it.
 func capSize(limit int) string {
 	if limit%(1<<20) == 0 {
@@ -425,7 +439,9 @@ func scanMessage(head []byte) (m scanned) {
 		}
 		k, _ := t.(string)
 		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
+		// A value that reaches the end of the kept start may go on after it: a number
+		// (4242 kept as 42) decodes without error.
+		if err := dec.Decode(&v); err != nil || dec.InputOffset() >= int64(len(head)) {
 			m.cut = k
 			break
 		}

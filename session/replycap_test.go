@@ -36,6 +36,15 @@ func TestReplyLimiter(t *testing.T) {
 	idBehindArray := `{"result":{"text":"` + strings.Repeat("x", 500) + `"},"id":7,"tags":["a"],"jsonrpc":"2.0"}`
 	serverReqIDBehind := `{"params":{"t":"` + strings.Repeat("x", 500) + `"},"method":"sampling/createMessage","id":2,"jsonrpc":"2.0"}`
 	exact := `{"id":9,"r":"` + strings.Repeat("y", limit-len(`{"id":9,"r":""}`)) + `"}`
+	// The kept start (headKeep bytes) ends inside the id 4242, after "42".
+	cutStart := `{"jsonrpc":"2.0","_meta":{"note":"`
+	cutPad := headKeep - len(cutStart) - len(`"},"id":42`)
+	idCutAtStart := cutStart + strings.Repeat("n", cutPad) + `"},"id":4242,"result":{"text":"` + strings.Repeat("x", 500) + `"}}`
+	nullIDLast := `{"error":{"code":1,"message":"` + strings.Repeat("x", 500) + `"},"jsonrpc":"2.0","id":null}`
+	cutByEOF := `{"jsonrpc":"2.0","result":{"text":"` + strings.Repeat("x", 500) + `","items":[{"id":1,"title":"a"},{"id":5,"title":"b"}`
+	escapedBehindMethod := `{"jsonrpc":"2.0","_meta":{"pad":"` + strings.Repeat("x", 500) + `"},"method":"notifications/message","x":"a\"b"}`
+	methodThenID := `{"jsonrpc":"2.0","_meta":{"pad":"` + strings.Repeat("x", 500) + `"},"method":"sampling/createMessage","id":2}`
+	cutInMethod := `{"jsonrpc":"2.0","method":"` + strings.Repeat("m", headKeep) + `","params":{"data":"` + strings.Repeat("x", 500) + `"},"x":{}}`
 	tests := []struct {
 		name     string
 		in       string
@@ -65,6 +74,12 @@ func TestReplyLimiter(t *testing.T) {
 		{name: "a notification whose method sits between two long members is dropped", in: methodBetween + "\n" + ok + "\n", want: []string{ok}, dropped: []string{""}},
 		{name: "a server request with its id first and method last is not answered as ours", in: serverReqIDFirst + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"sampling/createMessage"}},
 		{name: "a server request with its id after its method is not answered as ours", in: serverReqIDLast + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"sampling/createMessage"}},
+		{name: "a number id cut by the end of the kept start is not read short: the stream ends", in: idCutAtStart + "\n" + ok + "\n", wantLost: true},
+		{name: "a null id at the reply's end names no request: the stream ends", in: nullIDLast + "\n" + ok + "\n", wantLost: true},
+		{name: "a reply cut off by the end of the stream is not read from its end", in: cutByEOF, wantLost: true},
+		{name: "an escaped quote behind the method does not hide it", in: escapedBehindMethod + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"notifications/message"}},
+		{name: "a method is read before an id behind it: the server's request is not answered as ours", in: methodThenID + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"sampling/createMessage"}},
+		{name: "a start cut inside a long method is the server's message, not a reply", in: cutInMethod + "\n" + ok + "\n", want: []string{ok}, dropped: []string{""}},
 	}
 	for _, tt := range tests {
 		for _, oneByte := range []bool{false, true} {
@@ -119,6 +134,26 @@ func TestReplyLimiter(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestReplyLimiterClipsMethod: a dropped message's method is the server's text; it is
+// reported (and so logged) clipped to maxMethodText.
+func TestReplyLimiterClipsMethod(t *testing.T) {
+	in := `{"jsonrpc":"2.0","method":"` + strings.Repeat("m", 300) + `","params":{"data":"` + strings.Repeat("x", 500) + `"}}` + "\n"
+	var methods []string
+	lim := NewReplyLimiter(strings.NewReader(in), LimitOptions{Limit: 64, Dropped: func(err error) {
+		var big *TooLargeError
+		if errors.As(err, &big) {
+			methods = append(methods, big.Method)
+		}
+	}})
+	if _, err := io.Copy(io.Discard, lim); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Repeat("m", maxMethodText-len("…")) + "…"
+	if len(methods) != 1 || methods[0] != want {
+		t.Fatalf("dropped methods %q, want one %q", methods, want)
 	}
 }
 
