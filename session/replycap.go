@@ -269,7 +269,11 @@ func (l *ReplyLimiter) skipEnded() {
 		return
 	}
 	l.pending = false
-	l.replaceFromTail(l.tail, l.notReply)
+	tail := l.tail
+	if l.o.Framing == FrameEvents {
+		tail = eventTail(tail)
+	}
+	l.replaceFromTail(tail, l.notReply)
 	l.tail, l.notReply = l.tail[:0], false
 }
 
@@ -551,6 +555,23 @@ func escaped(b []byte) bool {
 
 // eventData is the data of an event's start: the values of its "data:" fields, joined by
 // newlines as an SSE reader joins them (the last one may be cut off).
+// eventTail is the data of an event's last bytes: the event's other fields (an id, a
+// retry) may follow its data, and the data may be split over lines. The first line is
+// the end of one cut off by the kept window; an over-size event's bulk is its data, so it
+// is taken as data.
+func eventTail(tail []byte) []byte {
+	first, rest, _ := bytes.Cut(tail, []byte("\n"))
+	first = bytes.TrimRight(first, "\r")
+	if v, ok := bytes.CutPrefix(first, []byte("data:")); ok {
+		first = bytes.TrimPrefix(v, []byte(" "))
+	}
+	out := append([]byte(nil), first...)
+	if more := eventData(rest); len(more) > 0 {
+		out = append(append(out, '\n'), more...)
+	}
+	return out
+}
+
 func eventData(head []byte) []byte {
 	var out []byte
 	first := true
