@@ -247,6 +247,13 @@ func TestRemoteGetStreamOversizeMessage(t *testing.T) {
 				if res, err := callBig(ctx, sess, 10); err != nil || len(res.Content) != 1 {
 					t.Fatalf("next call: %v", err)
 				}
+				// A dropped notification fails nothing: the held call is still waiting
+				// (its failure would have come before the later call's answer).
+				select {
+				case err := <-calls:
+					t.Fatalf("the held call ended (%v) though the server never answered it", err)
+				default:
+				}
 				return
 			}
 
