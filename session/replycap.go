@@ -327,12 +327,19 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 		l.out = append(l.out[:0], '\n') // ends the cut-off line
 	}
 	segEnded := seg[len(seg)-1] == '\n'
+	if l.lineLen == 0 {
+		l.line1 = seg[0]
+	}
+	l.lineLen += len(seg)
+	// In an event stream the piece that crosses the limit may be the empty line that ends
+	// the event (counted on top of its data): then nothing of the message is left to skip,
+	// and skipping would swallow the next event. A piece that ends no line is followed by
+	// the rest of its line.
+	ended := segEnded && (l.o.Framing == FrameLines || l.emptyLine())
 	if segEnded {
 		l.lineLen = 0
-	} else {
-		l.lineLen += len(seg) // the rest of this line is still to come
 	}
-	l.skip = !segEnded || l.o.Framing == FrameEvents
+	l.skip = !ended
 	switch {
 	case m.method != nil:
 		l.drop(methodName(m.method))
@@ -341,7 +348,8 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	case l.skip:
 		l.pending, l.tail = true, append(l.tail[:0], seg[max(0, len(seg)-tailKeep):]...)
 		l.notReply = notReply
-	default: // the whole line is in seg: its end is known
+	default: // the message ended with seg, so its end is in seg if anywhere (an event's
+		// data ended before its empty line: no id there, so the start's or the stream's)
 		l.replaceFromTail(seg, notReply)
 	}
 	if !l.skip {

@@ -332,6 +332,14 @@ func TestReplyLimiterEvents(t *testing.T) {
 		{name: "notification with its method between two long members: dropped though its method is not found",
 			in:   "data: {\"jsonrpc\":\"2.0\",\"params\":\"" + fill + "\",\"method\":\"notifications/message\",\"_meta\":{\"n\":\"" + fill + "\"}}\n\n" + ok,
 			want: []string{`"id":8`}, wantDropped: 1},
+		// "data: " and 58 bytes of message make a line of 64 bytes: only the event's empty
+		// line takes it over the cap (found by FuzzReplyLimiter).
+		{name: "over the cap only at the event's empty line: the next event is not skipped",
+			in:   "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"" + fill[:22] + "\"}\n\n" + ok,
+			want: []string{errFor("7"), `"id":8`}},
+		{name: "over the cap only at the \\r of the event's empty line: the next event is not skipped",
+			in:   "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"" + fill[:21] + "\"}\r\n\r\n" + ok,
+			want: []string{errFor("7"), `"id":8`}},
 		{name: "server request with its id first and its method last: dropped, not answered as ours",
 			in:   "data: {\"jsonrpc\":\"2.0\",\"id\":8,\"params\":\"" + fill + "\",\"method\":\"sampling/createMessage\"}\n\n" + ok,
 			want: []string{`"id":8`}, wantDropped: 1, wantMethod: "sampling/createMessage"},
