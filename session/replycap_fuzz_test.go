@@ -130,13 +130,19 @@ func FuzzReplyLimiter(f *testing.F) {
 		if crlf {
 			eol = "\r\n"
 		}
-		frame := func(m string) string {
+		frame := func(lines, m string) string {
 			if !events {
 				return m + "\n"
 			}
-			return eventLines + "data: " + strings.ReplaceAll(m, "\n", eol+"data: ") + eol + eol
+			return lines + "data: " + strings.ReplaceAll(m, "\n", eol+"data: ") + eol + eol
 		}
-		framed := frame(msg)
+		framed := frame(eventLines, msg)
+		at := func(off int) int { // where msg[off] is in framed
+			if !events {
+				return off
+			}
+			return off + len(eventLines) + len("data: ") + strings.Count(msg[:off], "\n")*(len(eol)-1+len("data: "))
+		}
 		over := len(framed)-1 > limit
 
 		var dropped []string
@@ -147,7 +153,7 @@ func FuzzReplyLimiter(f *testing.F) {
 			}
 			dropped = append(dropped, big.Method)
 		}
-		lim := NewReplyLimiter(&fuzzPipe{s: frame(fuzzPrev) + framed + frame(fuzzNext), sizes: sizes}, o)
+		lim := NewReplyLimiter(&fuzzPipe{s: frame("", fuzzPrev) + framed + frame("", fuzzNext), sizes: sizes}, o)
 		br := &boundedLimiter{t: t, l: lim, maxRead: 4096}
 		var got []string
 		if events {
@@ -174,7 +180,13 @@ func FuzzReplyLimiter(f *testing.F) {
 		}
 		if truth.isRequest {
 			if lost {
-				t.Fatalf("an over-size request or notification ended the stream: %q", msg)
+				if len(got) != 1 {
+					t.Fatalf("read %q after the stream was lost", got[1:])
+				}
+				if truth.methodVisible(msg, limit, len(framed), at) {
+					t.Fatalf("an over-size request or notification whose method is in plain sight ended the stream: %q", msg)
+				}
+				return
 			}
 			if !reflect.DeepEqual(got, []string{fuzzPrev, fuzzNext}) {
 				t.Fatalf("an over-size request or notification was not just dropped: got %q from %q", got, msg)
@@ -225,6 +237,15 @@ type fuzzFacts struct {
 	isRequest bool            // it has a top-level method (a request or notification)
 	method    string          // that method
 	id        json.RawMessage // its top-level id (nil: none, or null)
+	members   []fuzzMember    // its top-level members, in order
+}
+
+// fuzzMember is where a top-level member sits in the message.
+type fuzzMember struct {
+	key              string
+	before           int // the ',' or '{' before its key
+	keyEnd, valueEnd int // just after its key's closing quote and after its value
+	scalar           bool
 }
 
 // fuzzTruth decodes msg; false when it is no JSON-RPC message whose kind is plain: not an
@@ -237,19 +258,28 @@ func fuzzTruth(msg string) (fuzzFacts, bool) {
 	}
 	seen := map[string]json.RawMessage{}
 	for dec.More() {
+		prevEnd := int(dec.InputOffset())
 		tok, err := dec.Token()
 		if err != nil {
 			return f, false
 		}
 		k := tok.(string)
+		m := fuzzMember{key: k, keyEnd: int(dec.InputOffset())}
+		m.before = prevEnd - 1 // the '{'
+		if i := strings.IndexByte(msg[prevEnd:m.keyEnd], ','); i >= 0 {
+			m.before = prevEnd + i
+		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return f, false
 		}
+		m.valueEnd = int(dec.InputOffset())
+		m.scalar = v[0] != '{' && v[0] != '['
 		if _, dup := seen[k]; dup {
 			return f, false
 		}
 		seen[k] = v
+		f.members = append(f.members, m)
 	}
 	if _, err := dec.Token(); err != nil {
 		return f, false
@@ -271,6 +301,45 @@ func fuzzTruth(msg string) (fuzzFacts, bool) {
 		f.id = id
 	}
 	return f, true
+}
+
+// methodVisible says whether the limiter is bound to see that a message is a request or
+// notification, whatever the read sizes: its method among the members wholly inside the
+// least start it keeps, or its start cut inside its method or params, or its method
+// among the scalar members that end it, inside the least tail it keeps. Elsewhere (say,
+// between two long members) the message cannot be told from a reply without reading all
+// of it, and ending the stream is the conservative outcome. at maps an offset in the
+// message to one in its framing.
+func (f fuzzFacts) methodVisible(msg string, limit, framedLen int, at func(int) int) bool {
+	start := min(headKeep, limit+1) // a start shorter than this is never all that is kept
+	for _, m := range f.members {
+		switch {
+		case m.key == "method" && at(m.keyEnd) <= start:
+			return true
+		case m.key == "params" && at(m.keyEnd) <= start && at(m.valueEnd) >= headKeep:
+			return true
+		}
+		if at(m.valueEnd) >= start {
+			break // the start ends inside this member
+		}
+	}
+	for i, m := range f.members {
+		if m.key != "method" {
+			continue
+		}
+		// The tail starts where the read that crossed the cap started: at the cap at the
+		// latest.
+		if at(m.before) < limit || framedLen-at(m.before) > tailKeep || strings.Contains(msg[m.before:], "\n") {
+			return false
+		}
+		for _, later := range f.members[i+1:] {
+			if !later.scalar {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // sameJSON says whether a and b are the same JSON value.
