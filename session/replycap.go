@@ -97,7 +97,7 @@ type ReplyLimiter struct {
 	line1   byte   // the current line's first byte
 	head    []byte // start of the current message
 	skip    bool   // discarding the rest of an over-size message
-	pending bool   // the skipped message's id or method is still to be found (in its tail)
+	pending bool   // what the skipped message is is still to be settled (at its end)
 	// notReply: the skipped message's start showed it is the server's own request or
 	// notification (its params), though not its method.
 	notReply bool
@@ -110,6 +110,10 @@ type ReplyLimiter struct {
 	// given it to the goroutine waiting for it, which should run before this one reads
 	// the pipe again (that read usually finds it empty).
 	lineDone bool
+
+	// startID: the id the skipped message's start named; it is the reply's only when its
+	// end names no method (a server request may put its id first and its method last).
+	startID json.RawMessage
 
 	lostOnce sync.Once
 	lost     chan struct{} // closed when the stream was ended because of an over-size message
@@ -273,26 +277,29 @@ func (l *ReplyLimiter) skipEnded() {
 	if l.o.Framing == FrameEvents {
 		tail = eventTail(tail)
 	}
-	l.replaceFromTail(tail, l.notReply)
-	l.tail, l.notReply = l.tail[:0], false
+	l.replaceFromTail(tail, l.notReply, l.startID)
+	l.tail, l.notReply, l.startID = l.tail[:0], false, nil
 }
 
-// replaceFromTail is replace for a message whose start named no id, from what its end
+// replaceFromTail is replace for a message cut off by the limit, from what its end
 // names: a method among its last members (the server's own request or notification,
-// written with its params first), else an id among them, else the request the stream
-// answers.
+// written with its params first), else the id its start named (startID, nil: none), else
+// an id among its last members, else the request the stream answers.
 // notReply: the message's start showed it is a request or notification, so it is
 // dropped whether or not its method is found; it never fails a call of ours nor ends
 // the stream. The method is looked for first: a server request written params first
 // may end with its id, which is the server's and not one of ours.
-func (l *ReplyLimiter) replaceFromTail(tail []byte, notReply bool) {
+func (l *ReplyLimiter) replaceFromTail(tail []byte, notReply bool, startID json.RawMessage) {
 	if method, ok := tailMember(tail, `"method"`); ok || notReply {
 		l.drop(methodName(method))
 		return
 	}
-	id, ok := tailMember(tail, `"id"`)
-	if ok && string(id) == "null" { // as at the start: a null id names no request
-		ok = false
+	id, ok := startID, startID != nil
+	if !ok {
+		id, ok = tailMember(tail, `"id"`)
+		if ok && string(id) == "null" { // as at the start: a null id names no request
+			ok = false
+		}
 	}
 	if !ok && l.o.ID != nil {
 		id, ok = l.o.ID, true
@@ -331,22 +338,30 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 		l.out = append(l.out[:0], '\n') // ends the cut-off line
 	}
 	segEnded := seg[len(seg)-1] == '\n'
+	if l.lineLen == 0 {
+		l.line1 = seg[0]
+	}
+	l.lineLen += len(seg)
+	// In an event stream the piece that crosses the limit may be the empty line that ends
+	// the event (counted on top of its data): then nothing of the message is left to skip,
+	// and skipping would swallow the next event. A piece that ends no line is followed by
+	// the rest of its line.
+	ended := segEnded && (l.o.Framing == FrameLines || l.emptyLine())
 	if segEnded {
 		l.lineLen = 0
-	} else {
-		l.lineLen += len(seg) // the rest of this line is still to come
 	}
-	l.skip = !segEnded || l.o.Framing == FrameEvents
+	l.skip = !ended
 	switch {
 	case m.method != nil:
 		l.drop(methodName(m.method))
-	case m.id != nil && !notReply:
-		l.replace(m.id, true)
 	case l.skip:
+		// An id at the start settles nothing yet: the end may name a method (a server
+		// request written id first, method last), which must not be answered as ours.
 		l.pending, l.tail = true, append(l.tail[:0], seg[max(0, len(seg)-tailKeep):]...)
-		l.notReply = notReply
-	default: // the whole line is in seg: its end is known
-		l.replaceFromTail(seg, notReply)
+		l.notReply, l.startID = notReply, m.id
+	default: // the message ended with seg, so its end is in seg if anywhere (an event's
+		// data ended before its empty line: no id there, so the start's or the stream's)
+		l.replaceFromTail(seg, notReply, m.id)
 	}
 	if !l.skip {
 		l.msg, l.head = 0, l.head[:0]

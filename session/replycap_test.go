@@ -44,6 +44,8 @@ func TestReplyLimiter(t *testing.T) {
 	cutByEOF := `{"jsonrpc":"2.0","result":{"text":"` + strings.Repeat("x", 500) + `","items":[{"id":1,"title":"a"},{"id":5,"title":"b"}`
 	escapedBehindMethod := `{"jsonrpc":"2.0","_meta":{"pad":"` + strings.Repeat("x", 500) + `"},"method":"notifications/message","x":"a\"b"}`
 	methodThenID := `{"jsonrpc":"2.0","_meta":{"pad":"` + strings.Repeat("x", 500) + `"},"method":"sampling/createMessage","id":2}`
+	// A server request without params: its start shows only an id (found by FuzzReplyLimiter).
+	serverReqIDFirstNoParams := `{"jsonrpc":"2.0","id":2,"_meta":{"n":"` + strings.Repeat("x", 500) + `"},"method":"ping"}`
 	cutInMethod := `{"jsonrpc":"2.0","method":"` + strings.Repeat("m", headKeep) + `","params":{"data":"` + strings.Repeat("x", 500) + `"},"x":{}}`
 	tests := []struct {
 		name     string
@@ -79,6 +81,8 @@ func TestReplyLimiter(t *testing.T) {
 		{name: "a reply cut off by the end of the stream is not read from its end", in: cutByEOF, wantLost: true},
 		{name: "an escaped quote behind the method does not hide it", in: escapedBehindMethod + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"notifications/message"}},
 		{name: "a method is read before an id behind it: the server's request is not answered as ours", in: methodThenID + "\n" + ok + "\n", want: []string{ok}, dropped: []string{"sampling/createMessage"}},
+		{name: "a server request with its id first, no params and its method last is not answered as ours", in: serverReqIDFirstNoParams + "\n" + ok + "\n",
+			want: []string{ok}, dropped: []string{"ping"}},
 		{name: "a start cut inside a long method is the server's message, not a reply", in: cutInMethod + "\n" + ok + "\n", want: []string{ok}, dropped: []string{""}},
 	}
 	for _, tt := range tests {
@@ -338,6 +342,14 @@ func TestReplyLimiterEvents(t *testing.T) {
 		{name: "notification with its method between two long members: dropped though its method is not found",
 			in:   "data: {\"jsonrpc\":\"2.0\",\"params\":\"" + fill + "\",\"method\":\"notifications/message\",\"_meta\":{\"n\":\"" + fill + "\"}}\n\n" + ok,
 			want: []string{`"id":8`}, wantDropped: 1},
+		// "data: " and 58 bytes of message make a line of 64 bytes: only the event's empty
+		// line takes it over the cap (found by FuzzReplyLimiter).
+		{name: "over the cap only at the event's empty line: the next event is not skipped",
+			in:   "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"" + fill[:22] + "\"}\n\n" + ok,
+			want: []string{errFor("7"), `"id":8`}},
+		{name: "over the cap only at the \\r of the event's empty line: the next event is not skipped",
+			in:   "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"" + fill[:21] + "\"}\r\n\r\n" + ok,
+			want: []string{errFor("7"), `"id":8`}},
 		{name: "server request with its id first and its method last: dropped, not answered as ours",
 			in:   "data: {\"jsonrpc\":\"2.0\",\"id\":8,\"params\":\"" + fill + "\",\"method\":\"sampling/createMessage\"}\n\n" + ok,
 			want: []string{`"id":8`}, wantDropped: 1, wantMethod: "sampling/createMessage"},
