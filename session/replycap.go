@@ -110,6 +110,9 @@ type ReplyLimiter struct {
 	// given it to the goroutine waiting for it, which should run before this one reads
 	// the pipe again (that read usually finds it empty).
 	lineDone bool
+	// yield lets the taker run (runtime.Gosched); whether the runtime then runs it first
+	// is the scheduler's choice, so tests see this step, not its outcome.
+	yield func()
 
 	// startID: the id the skipped message's start named; it is the reply's only when its
 	// end names no method (a server request may put its id first and its method last).
@@ -128,7 +131,7 @@ func NewReplyLimiter(r io.Reader, o LimitOptions) *ReplyLimiter {
 	if o.Limit <= 0 {
 		o.Limit = DefaultMaxReply
 	}
-	return &ReplyLimiter{r: r, limit: o.Limit, o: o, lost: make(chan struct{})}
+	return &ReplyLimiter{r: r, limit: o.Limit, o: o, yield: runtime.Gosched, lost: make(chan struct{})}
 }
 
 // Limit is the most bytes one message may have.
@@ -167,7 +170,7 @@ func (l *ReplyLimiter) Read(p []byte) (int, error) {
 		if len(buf) == 0 {
 			if l.lineDone {
 				l.lineDone = false
-				runtime.Gosched()
+				l.yield()
 			}
 			n, err := l.r.Read(p)
 			if n == 0 {
