@@ -97,15 +97,21 @@ type ReplyLimiter struct {
 	line1   byte   // the current line's first byte
 	head    []byte // start of the current message
 	skip    bool   // discarding the rest of an over-size message
-	pending bool   // what the skipped message is is still to be settled (at its end)
-	// notReply: the skipped message's start showed it is the server's own request or
-	// notification (its params), though not its method.
+	carry   []byte // bytes read but not yet handed on
+	out     []byte // bytes of our own to hand on first
+	eof     bool   // end the stream after out
+	err     error  // FrameBody: the error to return once out is empty
+
+	// The skipped message, while what it is is still to be settled at its end (pending):
+	// notReply, its start showed it is the server's own request or notification (it is
+	// cut inside params or method); startID, the id its start named, the reply's only
+	// when its end names no method (a server request may put its id first and its
+	// method last); tail, its last bytes.
+	pending  bool
 	notReply bool
-	tail     []byte // the skipped message's last bytes
-	carry    []byte // bytes read but not yet handed on
-	out      []byte // bytes of our own to hand on first
-	eof      bool   // end the stream after out
-	err      error  // FrameBody: the error to return once out is empty
+	startID  json.RawMessage
+	tail     []byte
+
 	// lineDone is set when the last Read handed on the end of a message: mcp-go has just
 	// given it to the goroutine waiting for it, which should run before this one reads
 	// the pipe again (that read usually finds it empty).
@@ -114,16 +120,8 @@ type ReplyLimiter struct {
 	// is the scheduler's choice, so tests see this step, not its outcome.
 	yield func()
 
-	// startID: the id the skipped message's start named; it is the reply's only when its
-	// end names no method (a server request may put its id first and its method last).
-	startID json.RawMessage
-
 	lostOnce sync.Once
 	lost     chan struct{} // closed when the stream was ended because of an over-size message
-}
-
-func newReplyLimiter(r io.Reader, limit int) *ReplyLimiter {
-	return NewReplyLimiter(r, LimitOptions{Limit: limit})
 }
 
 // NewReplyLimiter limits the messages read from r.
@@ -213,22 +211,35 @@ func (l *ReplyLimiter) Read(p []byte) (int, error) {
 
 // handed accounts for bytes handed on: b is a piece of one line.
 func (l *ReplyLimiter) handed(b []byte) {
-	if len(l.head) < headKeep {
-		l.head = append(l.head, b[:min(len(b), headKeep-len(l.head))]...)
-	}
+	l.keepHead(b)
 	l.msg += len(b)
-	if l.lineLen == 0 {
-		l.line1 = b[0]
-	}
-	l.lineLen += len(b)
-	if b[len(b)-1] != '\n' || l.o.Framing == FrameBody {
-		return
-	}
-	if l.o.Framing == FrameLines || l.emptyLine() {
+	if l.endsMessage(b) {
 		l.msg, l.head = 0, l.head[:0]
 		l.lineDone = true
 	}
+}
+
+// keepHead keeps b, a piece of the current message, while the kept start is short.
+func (l *ReplyLimiter) keepHead(b []byte) {
+	if len(l.head) < headKeep {
+		l.head = append(l.head, b[:min(len(b), headKeep-len(l.head))]...)
+	}
+}
+
+// endsMessage accounts for piece, a piece of one line of the current message, and says
+// whether it ends the message: a line (FrameLines) or an event's empty line
+// (FrameEvents); a body (FrameBody) ends only with the stream.
+func (l *ReplyLimiter) endsMessage(piece []byte) bool {
+	if l.lineLen == 0 {
+		l.line1 = piece[0]
+	}
+	l.lineLen += len(piece)
+	if piece[len(piece)-1] != '\n' || l.o.Framing == FrameBody {
+		return false
+	}
+	end := l.o.Framing == FrameLines || l.emptyLine()
 	l.lineLen = 0
+	return end
 }
 
 // emptyLine says whether the line that just ended ("\n" or "\r\n") is empty.
@@ -251,16 +262,7 @@ func (l *ReplyLimiter) skipIn(buf []byte) {
 				l.tail = append(l.tail[:0], l.tail[len(l.tail)-tailKeep:]...)
 			}
 		}
-		if l.lineLen == 0 {
-			l.line1 = piece[0]
-		}
-		l.lineLen += len(piece)
-		if piece[len(piece)-1] != '\n' || l.o.Framing == FrameBody {
-			continue
-		}
-		end := l.o.Framing == FrameLines || l.emptyLine()
-		l.lineLen = 0
-		if end {
+		if l.endsMessage(piece) {
 			l.skipEnded()
 			l.keep(buf)
 			return
@@ -325,9 +327,7 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 		l.err = &TooLargeError{Limit: l.limit}
 		return
 	}
-	if len(l.head) < headKeep {
-		l.head = append(l.head, seg[:min(len(seg), headKeep-len(l.head))]...)
-	}
+	l.keepHead(seg)
 	head := l.head
 	if l.o.Framing == FrameEvents {
 		head = eventData(head)
@@ -340,20 +340,11 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	if l.o.Framing == FrameLines || l.lineLen > 0 {
 		l.out = append(l.out[:0], '\n') // ends the cut-off line
 	}
-	segEnded := seg[len(seg)-1] == '\n'
-	if l.lineLen == 0 {
-		l.line1 = seg[0]
-	}
-	l.lineLen += len(seg)
 	// In an event stream the piece that crosses the limit may be the empty line that ends
 	// the event (counted on top of its data): then nothing of the message is left to skip,
 	// and skipping would swallow the next event. A piece that ends no line is followed by
 	// the rest of its line.
-	ended := segEnded && (l.o.Framing == FrameLines || l.emptyLine())
-	if segEnded {
-		l.lineLen = 0
-	}
-	l.skip = !ended
+	l.skip = !l.endsMessage(seg)
 	switch {
 	case m.method != nil:
 		l.drop(methodName(m.method))

@@ -13,6 +13,10 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
+func newReplyLimiter(r io.Reader, limit int) *ReplyLimiter {
+	return NewReplyLimiter(r, LimitOptions{Limit: limit})
+}
+
 // TestReplyLimiter: lines up to the limit pass untouched; a longer one is cut, the rest
 // of it discarded, and an error for its id takes its place; without an id the stream
 // ends. A server request or notification (a method, or params, wherever the message
