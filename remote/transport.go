@@ -218,7 +218,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	if !listen || (ok && ct == "text/event-stream") {
-		resp.Body = t.limit(req, resp.Body, ct)
+		resp.Body = t.limit(req, resp.Body, ct, listen)
 	}
 	switch {
 	case listen && resp.StatusCode != http.StatusNotFound && (!ok || ct != "text/event-stream"):
@@ -243,8 +243,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // else as one message. A POST's event stream answers that request, so an over-size event
 // that names no id fails it; on any other stream such an event ends the stream and the
 // connection learns of it (Options.ReplyLost), and so does any over-size reply on the GET
-// stream, whose replies mcp-go hands to no caller.
-func (t *Transport) limit(req *http.Request, body io.ReadCloser, ct string) io.ReadCloser {
+// stream (listen), whose replies mcp-go hands to no caller.
+func (t *Transport) limit(req *http.Request, body io.ReadCloser, ct string, listen bool) io.ReadCloser {
 	o := session.LimitOptions{Limit: t.maxReply, Framing: session.FrameBody}
 	if ct == "text/event-stream" {
 		o.Framing = session.FrameEvents
@@ -252,7 +252,7 @@ func (t *Transport) limit(req *http.Request, body io.ReadCloser, ct string) io.R
 		if req.Method == http.MethodPost {
 			o.ID = requestID(req)
 		}
-		o.RepliesUnread = t.isListen(req)
+		o.RepliesUnread = listen
 	}
 	l := session.NewReplyLimiter(body, o)
 	if o.Framing == session.FrameEvents && t.replyLost != nil {
