@@ -300,8 +300,8 @@ func TestInstallScriptRefuses(t *testing.T) {
 		wantCode int
 		want     string
 	}{
-		{"unknown option", []string{"--force"}, pathWith("git", "go"), 2, "usage: ./install [--replace]"},
-		{"two arguments", []string{"--replace", "x"}, pathWith("git", "go"), 2, "usage: ./install [--replace]"},
+		{"unknown option", []string{"--force"}, pathWith("git", "go"), 2, "usage: ./install [--replace] [--no-link]"},
+		{"two arguments", []string{"--replace", "x"}, pathWith("git", "go"), 2, "install: unknown option x"},
 		{"no go", nil, pathWith("git"), 1, "go not found on PATH; mcp-bridge needs Go 1.26.8 or newer"},
 		{"no zot", nil, pathWith("git", "go"), 1, "zot not found on PATH"},
 	} {
@@ -322,5 +322,143 @@ func TestInstallScriptRefuses(t *testing.T) {
 				t.Errorf("a refused install started building:\n%s", stderr.String())
 			}
 		})
+	}
+}
+
+// TestInstallLinksCLI: ./install puts the CLI where the bridge's messages say it is
+// (`mcp-bridge …`): a link in ~/.local/bin when that folder is on PATH, else a line saying
+// how to link it; --no-link skips the link, and a file of the user's is never replaced. zot
+// is a stand-in script, so this runs without the real zot.
+func TestInstallLinksCLI(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("./install is a POSIX shell script")
+	}
+	root, err := testutil.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	copyTracked := exec.Command("sh", "-ec", `mkdir -p "$1" && git ls-files | while IFS= read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done | tar -cf - -T - | (cd "$1" && tar -xf -) && cd "$1" && git init -q . && git add -A`, "sh", clone)
+	copyTracked.Dir = root
+	if out, err := copyTracked.CombinedOutput(); err != nil {
+		t.Fatalf("copying the clone: %v\n%s", err, out)
+	}
+	// A new HOME would give go a cold build cache and module cache: keep this machine's.
+	var goEnv []string
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		out, err := exec.Command("go", "env", v).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", v, err)
+		}
+		goEnv = append(goEnv, v+"="+strings.TrimSpace(string(out)))
+	}
+	tools := t.TempDir()
+	// The stand-in zot accepts what ./install asks of it and nothing else.
+	fakeZot := "#!/bin/sh\ncase \"$1 $2\" in\n\"ext install\"|\"ext remove\") exit 0 ;;\nesac\nexit 3\n"
+	if err := os.WriteFile(filepath.Join(tools, "zot"), []byte(fakeZot), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(clone, "mcp-bridge")
+	for _, c := range []struct {
+		name     string
+		args     []string
+		onPath   bool   // ~/.local/bin is on PATH
+		existing string // a regular file of the user's already at ~/.local/bin/mcp-bridge
+		wantLink bool
+		want     string
+	}{
+		{"on PATH", nil, true, "", true, "linked "},
+		{"not on PATH", nil, false, "", false, "link it into a folder on your PATH: ln -s"},
+		{"no-link", []string{"--no-link"}, true, "", false, ""},
+		{"a file of the user's", nil, true, "#!/bin/sh\n", false, "left "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			localBin := filepath.Join(home, ".local", "bin")
+			// The stand-in comes first, so a real zot further on PATH is never asked.
+			path := tools + ":" + os.Getenv("PATH")
+			if c.onPath {
+				path = localBin + ":" + path
+			}
+			if c.existing != "" {
+				if err := os.MkdirAll(localBin, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(localBin, "mcp-bridge"), []byte(c.existing), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var stderr bytes.Buffer
+			cmd := exec.Command(filepath.Join(clone, "install"), c.args...)
+			cmd.Dir, cmd.Stderr = clone, &stderr
+			cmd.Env = append(append(os.Environ(), goEnv...), "PATH="+path, "HOME="+home)
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("./install %v: %v\n%s", c.args, err, stderr.String())
+			}
+			if c.want != "" && !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("stderr lacks %q:\n%s", c.want, stderr.String())
+			}
+			if c.want == "" && strings.Contains(stderr.String(), "link") {
+				t.Errorf("--no-link still spoke of a link:\n%s", stderr.String())
+			}
+			dest, err := os.Readlink(filepath.Join(localBin, "mcp-bridge"))
+			if c.wantLink {
+				if err != nil || dest != bin {
+					t.Fatalf("~/.local/bin/mcp-bridge -> %q (%v), want a link to %s", dest, err, bin)
+				}
+				if !strings.Contains(stderr.String(), "Check your config: mcp-bridge doctor") {
+					t.Errorf("the last line should name the linked command:\n%s", stderr.String())
+				}
+				// The link is what a user types: the CLI answers through it.
+				out, err := exec.Command(filepath.Join(localBin, "mcp-bridge"), "--help").CombinedOutput()
+				if err != nil || !strings.Contains(string(out), "mcp-bridge") {
+					t.Errorf("mcp-bridge --help through the link: %v\n%s", err, out)
+				}
+				return
+			}
+			if err == nil {
+				t.Errorf("~/.local/bin/mcp-bridge became a link to %q", dest)
+			}
+			if c.existing != "" {
+				if got, _ := os.ReadFile(filepath.Join(localBin, "mcp-bridge")); string(got) != c.existing {
+					t.Errorf("the user's file was changed: %q", got)
+				}
+			}
+		})
+	}
+}
+
+// TestOneTestCommand: the README's test command is the script CI runs, and that script
+// installs the npm servers and makes their tests fail rather than skip.
+func TestOneTestCommand(t *testing.T) {
+	t.Parallel()
+	root, err := testutil.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := readREADME(t, root)
+	_, dev, ok := strings.Cut(readme, "## Development\n")
+	if !ok || !strings.Contains(dev, "\n./run-tests ") {
+		t.Errorf("README \"Development\" does not give ./run-tests as the test command")
+	}
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\./run-tests$`).Match(ci) {
+		t.Errorf(".ci/run does not call ./run-tests")
+	}
+	if regexp.MustCompile(`(?m)^go test -race`).Match(ci) {
+		t.Errorf(".ci/run runs go test itself beside ./run-tests")
+	}
+	script, err := os.ReadFile(filepath.Join(root, "run-tests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"npm install", "MCP_NPM_BIN=", "MCP_BRIDGE_REQUIRE_NPM=1", "go test -race"} {
+		if !bytes.Contains(script, []byte(want)) {
+			t.Errorf("./run-tests lacks %q", want)
+		}
 	}
 }
