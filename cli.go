@@ -23,21 +23,22 @@ import (
 
 // commands maps CLI subcommands to their implementations.
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"doctor":  cmdDoctor,
-	"tools":   cmdTools,
-	"search":  cmdSearch,
-	"call":    cmdCall,
-	"refresh": cmdRefresh,
-	"setup":   cmdSetup,
-	"import":  cmdImport,
-	"trust":   cmdTrust,
-	"untrust": cmdUntrust,
-	"add":     cmdAdd,
-	"remove":  cmdRemove,
-	"list":    cmdList,
-	"get":     cmdGet,
-	"login":   cmdLogin,
-	"logout":  cmdLogout,
+	"doctor":   cmdDoctor,
+	"tools":    cmdTools,
+	"search":   cmdSearch,
+	"call":     cmdCall,
+	"refresh":  cmdRefresh,
+	"setup":    cmdSetup,
+	"import":   cmdImport,
+	"trust":    cmdTrust,
+	"untrust":  cmdUntrust,
+	"add":      cmdAdd,
+	"add-json": cmdAddJSON,
+	"remove":   cmdRemove,
+	"list":     cmdList,
+	"get":      cmdGet,
+	"login":    cmdLogin,
+	"logout":   cmdLogout,
 }
 
 // exitFor maps flag parsing errors: --help is success.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -28,19 +29,63 @@ var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // headerKey is an HTTP header field name (RFC 9110 token).
 var headerKey = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
-const addSynopsis = `add NAME [--global|--project] [--env K=V]... [--force] -- COMMAND [ARGS...]
-       mcp-bridge add NAME --url URL [--transport http|sse] [--header 'K: V']... [--global|--project] [--force]`
+const addSynopsis = `add NAME [--global|--project|-s user|project] [-e|--env K=V]... [--force] -- COMMAND [ARGS...]
+       mcp-bridge add NAME --url URL [-t|--transport http|sse] [-H|--header 'K: V']... [--global|--project|-s user|project] [--force]`
+
+// scopeFlags are the ways to say which file a command writes: ours (--global, --project)
+// and Claude Code's (-s/--scope user|project).
+type scopeFlags struct {
+	global, project *bool
+	scope           string
+}
+
+func addScopeFlags(f *cliFlags, verb string) *scopeFlags {
+	s := &scopeFlags{
+		global:  f.fs.Bool("global", false, verb+" the global file $ZOT_HOME/mcp.json (the default)"),
+		project: f.fs.Bool("project", false, verb+" <project>/.zot/mcp.json"),
+	}
+	for _, n := range []string{"scope", "s"} {
+		f.fs.StringVar(&s.scope, n, "", "user (the global file) or project (<project>/.zot/mcp.json), as claude mcp -s")
+	}
+	return s
+}
+
+// resolve folds the three spellings into our two flags, refusing ones that disagree.
+func (s *scopeFlags) resolve() (global, project bool, err error) {
+	global, project = *s.global, *s.project
+	switch s.scope {
+	case "":
+	case "user", "global":
+		global = true
+	case "project":
+		project = true
+	case "local":
+		return false, false, errors.New("--scope local (Claude Code's private per-project scope) has no counterpart here; use --scope project (<project>/.zot/mcp.json) or --scope user")
+	default:
+		return false, false, fmt.Errorf("--scope must be user or project, not %q", s.scope)
+	}
+	if global && project {
+		return false, false, errors.New("the global file and the project file exclude each other; give one of --global, --project, --scope")
+	}
+	return global, project, nil
+}
 
 func cmdAdd(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("add", addSynopsis, stderr)
-	global := f.fs.Bool("global", false, "write the global file $ZOT_HOME/mcp.json (the default)")
-	project := f.fs.Bool("project", false, "write <project>/.zot/mcp.json")
+	scope := addScopeFlags(f, "write")
 	force := f.fs.Bool("force", false, "replace an existing entry of that name")
 	rawURL := f.fs.String("url", "", "URL of a remote (HTTP) server")
-	transport := f.fs.String("transport", "", "remote transport: http (streamable HTTP) or sse; default: try http, then sse")
+	var transport string
+	for _, n := range []string{"transport", "t"} {
+		f.fs.StringVar(&transport, n, "", "remote transport: http (streamable HTTP) or sse; default: try http, then sse")
+	}
 	var envs, headers multiFlag
-	f.fs.Var(&envs, "env", "K=V environment entry for a command server (repeatable); V may be ${VAR}")
-	f.fs.Var(&headers, "header", "'K: V' header for a remote server (repeatable); V may refer to ${VAR}")
+	for _, n := range []string{"env", "e"} {
+		f.fs.Var(&envs, n, "K=V environment entry for a command server (repeatable); V may be ${VAR}")
+	}
+	for _, n := range []string{"header", "H"} {
+		f.fs.Var(&headers, n, "'K: V' header for a remote server (repeatable); V may refer to ${VAR}")
+	}
 	var command []string
 	for i, a := range args {
 		if a == "--" {
@@ -53,8 +98,7 @@ func cmdAdd(args []string, stdout, stderr io.Writer) int {
 		return exitFor(err)
 	}
 	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "mcp-bridge add: "+format+"\n", a...)
-		fmt.Fprintf(stderr, "usage: mcp-bridge %s\n", addSynopsis)
+		fmt.Fprintf(stderr, "mcp-bridge add: "+format+" (see mcp-bridge add --help)\n", a...)
 		return 2
 	}
 	if len(pos) == 0 {
@@ -77,8 +121,9 @@ func cmdAdd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcp-bridge add: %v\n", err)
 		return 2
 	}
-	if *global && *project {
-		return fail("--global and --project exclude each other")
+	_, project, err := scope.resolve()
+	if err != nil {
+		return fail("%v", err)
 	}
 	entry := map[string]any{}
 	switch {
@@ -95,14 +140,14 @@ func cmdAdd(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		entry["url"] = *rawURL
-		switch *transport {
+		switch transport {
 		case "":
 		case "http", "streamable-http":
 			entry["type"] = "http"
 		case "sse":
 			entry["type"] = "sse"
 		default:
-			return fail("--transport must be http or sse, not %q", *transport)
+			return fail("--transport must be http or sse, not %q", transport)
 		}
 		if len(headers) > 0 {
 			hm := map[string]string{}
@@ -117,8 +162,8 @@ func cmdAdd(args []string, stdout, stderr io.Writer) int {
 			entry["headers"] = hm
 		}
 	case len(command) > 0:
-		if *transport != "" && *transport != "stdio" {
-			return fail("--transport %s needs --url; a command server talks over stdio", *transport)
+		if transport != "" && transport != "stdio" {
+			return fail("--transport %s needs --url; a command server talks over stdio", transport)
 		}
 		if len(headers) > 0 {
 			return fail("--header is for remote servers (--url); a command server takes --env")
@@ -146,31 +191,91 @@ func cmdAdd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "error:", err)
 		return 1
 	}
+	kind := "command"
+	if *rawURL != "" {
+		kind = "remote"
+	}
+	if code := writeEntry(f, "add", name, raw, kind, project, *force, stdout, stderr); code != 0 {
+		return code
+	}
+	if literal := literalKeys(envs, "="); len(literal) > 0 {
+		fmt.Fprintf(stdout, "The values of %s are written to the file as given; to keep a secret out of it, write --env %s='${%s}' and set the variable where zot runs.\n",
+			strings.Join(literal, ", "), literal[0], literal[0])
+	}
+	fmt.Fprintf(stdout, "Check it: mcp-bridge get %s. Its tools are listed on first use or by mcp-bridge refresh --server %s; zot loads them when it starts (or run /reload-ext inside zot).\n", name, name)
+	return 0
+}
+
+// writeEntry writes one server entry into the global or the project file and says where.
+func writeEntry(f *cliFlags, cmd, name string, raw json.RawMessage, kind string, project, force bool, stdout, stderr io.Writer) int {
 	b := loadBridge(f.cwd, stderr)
 	defer closeBridge(b)
 	path, scope := globalFile(b), config.ScopeGlobal
-	if *project {
+	if project {
 		path, scope = config.ProjectPath(f.cwd), config.ScopeProject
 	}
-	replaced, err := config.AddServer(path, name, raw, *force)
+	replaced, err := config.AddServer(path, name, raw, force)
 	if err != nil {
-		fmt.Fprintln(stderr, "mcp-bridge add:", err)
+		fmt.Fprintf(stderr, "mcp-bridge %s: %v\n", cmd, err)
 		return 1
 	}
 	verb := "Added"
 	if replaced {
 		verb = "Replaced"
 	}
-	kind := "command"
-	if *rawURL != "" {
-		kind = "remote"
-	}
 	fmt.Fprintf(stdout, "%s %s MCP server %q in %s (%s).\n", verb, kind, name, path, scope)
-	if literal := literalKeys(envs, "="); len(literal) > 0 {
-		fmt.Fprintf(stdout, "The values of %s are written to the file as given; to keep a secret out of it, write --env %s='${%s}' and set the variable where zot runs.\n",
-			strings.Join(literal, ", "), literal[0], literal[0])
+	return 0
+}
+
+const addJSONSynopsis = `add-json NAME '{"command":"…","args":[…]}' [--global|--project|-s user|project] [--force]`
+
+// cmdAddJSON is claude mcp add-json: the entry as the JSON a config file holds, checked
+// as Load reads it before it is written.
+func cmdAddJSON(args []string, stdout, stderr io.Writer) int {
+	f := newFlags("add-json", addJSONSynopsis, stderr)
+	scope := addScopeFlags(f, "write")
+	force := f.fs.Bool("force", false, "replace an existing entry of that name")
+	pos, err := f.parse(args)
+	if err != nil {
+		return exitFor(err)
 	}
-	fmt.Fprintf(stdout, "Check it: mcp-bridge get %s. Its tools are listed on first use or by mcp-bridge refresh --server %s; zot loads them when it starts (or run /reload-ext inside zot).\n", name, name)
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "mcp-bridge add-json: "+format+" (see mcp-bridge add-json --help)\n", a...)
+		return 2
+	}
+	if len(pos) != 2 {
+		return fail("give the server NAME and its entry as one JSON argument (quote it)")
+	}
+	name, raw := pos[0], json.RawMessage(pos[1])
+	if err := config.CheckServerName(name); err != nil {
+		return fail("%v", err)
+	}
+	_, project, err := scope.resolve()
+	if err != nil {
+		return fail("%v", err)
+	}
+	if !json.Valid(raw) {
+		return fail("the entry is not valid JSON; quote it whole, e.g. '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'")
+	}
+	warnings, err := config.CheckEntry(name, raw)
+	if err != nil {
+		return fail("nothing was written: %v", err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "mcp-bridge add-json: warning: %s\n", w)
+	}
+	var kind struct {
+		URL string `json:"url"`
+	}
+	_ = json.Unmarshal(raw, &kind)
+	what := "command"
+	if kind.URL != "" {
+		what = "remote"
+	}
+	if code := writeEntry(f, "add-json", name, raw, what, project, *force, stdout, stderr); code != 0 {
+		return code
+	}
+	fmt.Fprintf(stdout, "Check it: mcp-bridge get %s.\n", name)
 	return 0
 }
 
@@ -197,14 +302,19 @@ func globalFile(b *bridge.Bridge) string {
 }
 
 func cmdRemove(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("remove", "remove NAME [--global|--project] [--cwd DIR]", stderr)
-	global := f.fs.Bool("global", false, "remove it from the global file only")
-	project := f.fs.Bool("project", false, "remove it from the project file only")
+	f := newFlags("remove", "remove NAME [--global|--project|-s user|project] [--cwd DIR]", stderr)
+	scope := addScopeFlags(f, "remove it from")
 	pos, err := f.parse(args)
 	if err != nil {
 		return exitFor(err)
 	}
-	if len(pos) != 1 || (*global && *project) {
+	g, p, err := scope.resolve()
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-bridge remove: %v (see mcp-bridge remove --help)\n", err)
+		return 2
+	}
+	global, project := &g, &p
+	if len(pos) != 1 {
 		f.fs.Usage()
 		return 2
 	}

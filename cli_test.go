@@ -482,7 +482,7 @@ func TestCLIHelpAndUnknownCommand(t *testing.T) {
 		{"doctor", "--help"}, {"tools", "--help"}, {"search", "--help"}, {"call", "--help"},
 		{"refresh", "--help"}, {"setup", "--help"}, {"setup", "add", "--help"}, {"doctor", "-h"},
 		{"trust", "--help"}, {"untrust", "--help"},
-		{"add", "--help"}, {"remove", "--help"}, {"list", "--help"}, {"get", "--help"}, {"login", "--help"}, {"logout", "--help"},
+		{"add", "--help"}, {"add-json", "--help"}, {"remove", "--help"}, {"list", "--help"}, {"get", "--help"}, {"login", "--help"}, {"logout", "--help"},
 	} {
 		r := e.run(args...)
 		expectCode(t, r, 0, strings.Join(args, " "))
@@ -499,7 +499,7 @@ func TestCLIHelpAndUnknownCommand(t *testing.T) {
 
 	r := e.run("frobnicate")
 	expectCode(t, r, 2, "unknown command")
-	if !strings.Contains(r.stderr, `unknown command "frobnicate"`) || !strings.Contains(r.stderr, "mcp-bridge doctor") {
+	if !strings.Contains(r.stderr, `unknown command "frobnicate"`) || !strings.Contains(r.stderr, "see mcp-bridge --help") {
 		t.Errorf("unknown command message: %q", r.stderr)
 	}
 	r = e.run("doctor", "--no-such-flag")

@@ -10,9 +10,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -61,7 +64,11 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if cmd, ok := commands[args[0]]; ok {
 		return cmd(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "mcp-bridge: unknown command %q\n\n%s", args[0], usage)
+	hint := ""
+	if near, ok := textdist.Closest(args[0], slices.Sorted(maps.Keys(commands))); ok {
+		hint = fmt.Sprintf("; did you mean %q?", near)
+	}
+	fmt.Fprintf(stderr, "mcp-bridge: unknown command %q%s (see mcp-bridge --help)\n", args[0], hint)
 	return 2
 }
 
@@ -126,6 +133,8 @@ const usage = `mcp-bridge — MCP servers for the zot coding agent
 Run by zot (as an extension) it needs no arguments. From a terminal:
   mcp-bridge add NAME [--global|--project] [--env K=V]... -- COMMAND [ARGS...]
   mcp-bridge add NAME --url URL [--transport http|sse] [--header 'K: V']...
+  mcp-bridge add-json NAME '{"command":…}' [--scope user|project]   an entry as JSON
+                                         (as claude mcp: -e K=V, -H 'K: V', -t, -s user|project)
   mcp-bridge remove NAME [--global|--project]
   mcp-bridge list [--json]               servers: scope, file, transport, cache
   mcp-bridge get NAME [--json]           one server's settings (secrets as ${VAR})
@@ -150,18 +159,22 @@ Each command takes --help and --cwd DIR (the project). Config: $ZOT_HOME/mcp.jso
 
 // cliFlags are the flags every CLI command shares.
 type cliFlags struct {
-	fs  *flag.FlagSet
-	cwd string
+	fs       *flag.FlagSet
+	cwd      string
+	name     string // the subcommand, for "see mcp-bridge NAME --help"
+	synopsis string
+	stderr   io.Writer
 }
 
+// newFlags makes a subcommand's flag set. Its parse errors are one line with a pointer to
+// --help: the whole flag list is printed only when asked for.
 func newFlags(name, synopsis string, stderr io.Writer) *cliFlags {
-	f := &cliFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
-	f.fs.SetOutput(stderr)
+	f := &cliFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), name: name, synopsis: synopsis, stderr: stderr}
+	f.fs.SetOutput(io.Discard)
 	wd, _ := os.Getwd()
 	f.fs.StringVar(&f.cwd, "cwd", wd, "project directory (its .zot/mcp.json is read)")
 	f.fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: mcp-bridge %s\n", synopsis)
-		f.fs.PrintDefaults()
+		fmt.Fprintf(stderr, "usage: mcp-bridge %s\n(see mcp-bridge %s --help)\n", synopsis, name)
 	}
 	return f
 }
@@ -170,7 +183,7 @@ func newFlags(name, synopsis string, stderr io.Writer) *cliFlags {
 func (f *cliFlags) parse(args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := f.fs.Parse(args); err != nil {
+		if err := f.parseOnce(args); err != nil {
 			return nil, err
 		}
 		rest := f.fs.Args()
@@ -180,6 +193,25 @@ func (f *cliFlags) parse(args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// parseOnce runs the flag set over args and says what went wrong, once: the flag package's
+// own report would follow its error with every flag's description.
+func (f *cliFlags) parseOnce(args []string) error {
+	usage := f.fs.Usage
+	f.fs.Usage = func() {}
+	err := f.fs.Parse(args)
+	f.fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(f.stderr, "usage: mcp-bridge %s\n", f.synopsis)
+		f.fs.SetOutput(f.stderr)
+		f.fs.PrintDefaults()
+		f.fs.SetOutput(io.Discard)
+	case err != nil:
+		fmt.Fprintf(f.stderr, "mcp-bridge %s: %v (see mcp-bridge %s --help)\n", f.name, err, f.name)
+	}
+	return err
 }
 
 // parseName parses args for a command that takes exactly one server name. When ok is
