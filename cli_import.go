@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,15 +50,14 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 		verb = "Would import (dry run, nothing is written)"
 	}
 	fmt.Fprintf(stdout, "%s %d server(s) from %s into %s\n", verb, len(res.Servers), res.Source, target)
-	failed := false
-	imported := 0
+	var imported, already, kept, failed int
 	for _, s := range res.Servers {
 		// The entry holds no literal secret unless --include-secrets, and a dry run is
 		// always computed without them, so printing it is safe.
 		raw, err := json.Marshal(s.Entry)
 		if err != nil {
 			fmt.Fprintf(stdout, "  ! %s: cannot encode the entry: %v\n", s.Name, err)
-			failed = true
+			failed++
 			continue
 		}
 		if *dry {
@@ -65,10 +65,17 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		replaced, err := config.AddServer(target, s.Name, raw, *force)
+		var exists *config.ExistsError
 		switch {
+		case errors.As(err, &exists) && exists.Same:
+			fmt.Fprintf(stdout, "  = %s: already imported (the same entry is in %s)\n", s.Name, target)
+			already++
+		case errors.As(err, &exists):
+			fmt.Fprintf(stdout, "  = %s: kept the different entry of that name already in %s (--force replaces it)\n", s.Name, target)
+			kept++
 		case err != nil:
-			fmt.Fprintf(stdout, "  = %s: %v\n", s.Name, err)
-			failed = failed || !strings.Contains(err.Error(), "already exists")
+			fmt.Fprintf(stdout, "  ! %s: %v\n", s.Name, err)
+			failed++
 		case replaced:
 			fmt.Fprintf(stdout, "  ~ %s (replaced)\n", s.Name)
 			imported++
@@ -92,9 +99,26 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	case *dry && *secrets:
 		fmt.Fprintln(stdout, "With --include-secrets (and without --dry-run) the literal values above are copied instead; they are never shown.")
 	case !*dry:
-		fmt.Fprintf(stdout, "Imported %d of %d server(s). Check them with: mcp-bridge doctor\n", imported, len(res.Servers))
+		fmt.Fprintf(stdout, "Imported %d of %d server(s)%s. Check them with: mcp-bridge doctor\n", imported, len(res.Servers), importTally(already, kept, failed))
 	}
-	return boolExit(failed)
+	return boolExit(failed > 0)
+}
+
+// importTally names the servers not imported, by why, so that the counts add up.
+func importTally(already, kept, failed int) string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{already, "already imported"}, {kept, "kept as they were"}, {failed, "failed"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, ", ")
 }
 
 // absDir makes a --cwd value absolute (Claude Code keys its per-project servers by it).

@@ -111,7 +111,7 @@ func TestCLIImport(t *testing.T) {
 			if got := d.EnvPolicy.String(); got != "minimal + HTTPS_PROXY" {
 				t.Errorf("docs: Codex env_vars became envPolicy %q, want the minimal set plus HTTPS_PROXY", got)
 			}
-			if d.Raw.Args[3] != "${DOCS_API_KEY}" || d.Raw.Args[2] != "--api-key" || d.Raw.Env["LOG_LEVEL"] != "${LOG_LEVEL}" ||
+			if d.Raw.Args[3] != "${DOCS_API_KEY}" || d.Raw.Args[2] != "--api-key" || d.Raw.Env["LOG_LEVEL"] != "debug" || d.Raw.Env["DOCS_SECRET"] != "${DOCS_SECRET}" ||
 				d.ConnectTimeout != 20*time.Second || d.RequestTimeout != 90*time.Second ||
 				!reflect.DeepEqual(d.IncludeTools, []string{"search", "fetch_*"}) || !reflect.DeepEqual(d.ExcludeTools, []string{"fetch_raw"}) {
 				t.Errorf("docs: %q %q %v %v %v %v", d.Raw.Args, d.Raw.Env, d.ConnectTimeout, d.RequestTimeout, d.IncludeTools, d.ExcludeTools)
@@ -120,7 +120,8 @@ func TestCLIImport(t *testing.T) {
 				t.Error("Codex's disabled_tools did not become excludeTools")
 			}
 			f := srv(t, c, "figma")
-			want := map[string]string{"Authorization": "Bearer ${FIGMA_TOKEN}", "X-Org": "${FIGMA_ORG}", "X-Secret": "${FIGMA_X_SECRET}"}
+			// A literal that is not a credential (X-Team) is kept as written.
+			want := map[string]string{"Authorization": "Bearer ${FIGMA_TOKEN}", "X-Org": "${FIGMA_ORG}", "X-Secret": "${FIGMA_X_SECRET}", "X-Team": "acme"}
 			if f.Enabled || f.Transport != config.TransportStreamableHTTP || !reflect.DeepEqual(f.Raw.Headers, want) {
 				t.Errorf("figma: enabled=%v %s %q", f.Enabled, f.Transport, f.Raw.Headers)
 			}
@@ -178,14 +179,35 @@ func TestCLIImportSecretsAndDryRun(t *testing.T) {
 	if s := srv(t, c, "gh"); s.Raw.Env["GITHUB_PERSONAL_ACCESS_TOKEN"] != "ghp_SECRETVALUE0123456789abcdef" {
 		t.Fatal("--include-secrets did not copy the literal value")
 	}
-	// A second import skips the servers that exist; --force replaces them.
+	// A second import keeps the servers that exist (here they differ: the first copied the
+	// literal secrets); --force replaces them.
 	out, code = e.run("import", "cursor", "--from", src)
-	if code != 0 || !strings.Contains(out, `= gh: server "gh" already exists`) || !strings.Contains(out, "Imported 0 of 2") {
+	if code != 0 || !strings.Contains(out, "= gh: kept the different entry of that name already in") || !strings.Contains(out, "Imported 0 of 2 server(s); 2 kept as they were.") {
 		t.Fatalf("re-import (%d):\n%s", code, out)
 	}
 	out, code = e.run("import", "cursor", "--from", src, "--force")
 	if code != 0 || !strings.Contains(out, "~ gh (replaced)") {
 		t.Fatalf("re-import --force (%d):\n%s", code, out)
+	}
+}
+
+// TestCLIImportAgain: importing the same file twice says "already imported" per server,
+// and the closing counts add up to the servers read.
+func TestCLIImportAgain(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	src := importSource(t, e, "codex.toml")
+	if out, code := e.run("import", "codex", "--from", src); code != 0 || !strings.Contains(out, "Imported 2 of 2 server(s). Check") {
+		t.Fatalf("first import (%d):\n%s", code, out)
+	}
+	out, code := e.run("import", "codex", "--from", src)
+	if code != 0 {
+		t.Fatalf("second import exited %d:\n%s", code, out)
+	}
+	for _, want := range []string{"= docs: already imported", "= figma: already imported", "Imported 0 of 2 server(s); 2 already imported."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("second import lacks %q:\n%s", want, out)
+		}
 	}
 }
 

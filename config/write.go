@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -61,9 +62,9 @@ func AddServer(path, name string, entry json.RawMessage, force bool) (replaced b
 		if err := json.Unmarshal(raw, &servers); err != nil {
 			return false, fmt.Errorf("%s: %q must be an object (nothing was changed)", path, key)
 		}
-		if _, exists := servers[name]; exists {
+		if old, exists := servers[name]; exists {
 			if !force {
-				return false, fmt.Errorf("server %q already exists in %s; use --force to replace it", name, path)
+				return false, &ExistsError{Name: name, Path: path, Same: equalJSON(old, entry)}
 			}
 			replaced = true
 		}
@@ -89,6 +90,27 @@ func AddServer(path, name string, entry json.RawMessage, force bool) (replaced b
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
 	return replaced, nil
+}
+
+// ExistsError is AddServer's refusal to replace an entry without force.
+type ExistsError struct {
+	Name, Path string
+	// Same is whether the entry in the file equals the one offered, so that a repeated
+	// import can say "already imported" rather than "a different one is there".
+	Same bool
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("server %q already exists in %s; use --force to replace it", e.Name, e.Path)
+}
+
+// equalJSON reports whether two JSON values are equal as data (member order and layout aside).
+func equalJSON(a, b json.RawMessage) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // pointerEscape escapes one JSON Pointer reference token (RFC 6901).

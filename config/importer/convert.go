@@ -58,16 +58,39 @@ func (c *converter) fromJSON(client, name string, in map[string]any) map[string]
 		}
 	}
 	if client == Gemini {
-		// Gemini expands bare $VAR in env values; the bridge reads only ${VAR}.
-		if env, ok := out["env"].(map[string]any); ok {
-			for k, v := range env {
-				if s, ok := v.(string); ok {
-					env[k] = bareVar.ReplaceAllString(s, "$${$1}")
-				}
+		// Gemini expands bare $VAR wherever a value may refer to one; the bridge reads only
+		// ${VAR}, so every reference is rewritten and none is taken for a literal secret.
+		translateRefs(out)
+	}
+	return out
+}
+
+// translateRefs rewrites bare $VAR references as ${VAR} in every string of an entry's
+// command, args, cwd, url, env and headers.
+func translateRefs(e map[string]any) {
+	conv := func(v any) any {
+		if s, ok := v.(string); ok {
+			return bareVar.ReplaceAllString(s, "$${$1}")
+		}
+		return v
+	}
+	for _, k := range []string{"command", "cwd", "url"} {
+		if v, ok := e[k]; ok {
+			e[k] = conv(v)
+		}
+	}
+	if args, ok := e["args"].([]any); ok {
+		for i := range args {
+			args[i] = conv(args[i])
+		}
+	}
+	for _, k := range []string{"env", "headers"} {
+		if m, ok := e[k].(map[string]any); ok {
+			for name, v := range m {
+				m[name] = conv(v)
 			}
 		}
 	}
-	return out
 }
 
 // bareVar is $NAME not followed by "{" (Gemini's other form of a reference).
@@ -187,7 +210,7 @@ func (c *converter) secrets(server string, e map[string]any) {
 	}
 	if env, ok := e["env"].(map[string]any); ok {
 		for _, k := range slices.Sorted(maps.Keys(env)) {
-			if s, ok := env[k].(string); ok && literal(s) {
+			if s, ok := env[k].(string); ok && literal(s) && credential(k, s) {
 				if r := replace("env."+k, envName(k), ""); r != "" {
 					env[k] = r
 				}
@@ -200,9 +223,12 @@ func (c *converter) secrets(server string, e map[string]any) {
 			if !ok || !literal(s) {
 				continue
 			}
-			scheme := ""
+			scheme, value := "", s
 			if sch, rest, ok := strings.Cut(s, " "); ok && authScheme[strings.ToLower(sch)] && rest != "" {
-				scheme = sch + " "
+				scheme, value = sch+" ", rest
+			}
+			if !credential(h, value) && scheme == "" {
+				continue
 			}
 			if r := replace("headers."+h, prefix+"_"+envName(h), scheme); r != "" {
 				hs[h] = r
@@ -259,13 +285,17 @@ func (c *converter) secrets(server string, e map[string]any) {
 
 var authScheme = map[string]bool{"bearer": true, "basic": true, "token": true}
 
+// credential reports whether a literal value is a secret, by the name it is stored under
+// or by its own shape; anything else (a region, an org name, a flag) is kept as written.
+func credential(name, value string) bool { return secretName(name) || looksLikeToken(value) }
+
 // literal reports whether s is a value with no ${...} reference in it.
 func literal(s string) bool { return s != "" && !strings.Contains(s, "${") }
 
 // secretName reports whether a flag, header or parameter name suggests a credential.
 func secretName(s string) bool {
 	l := strings.ToLower(s)
-	for _, w := range []string{"token", "key", "secret", "password", "passwd", "auth", "credential"} {
+	for _, w := range []string{"token", "key", "secret", "password", "passwd", "auth", "credential", "cookie", "session"} {
 		if strings.Contains(l, w) {
 			return true
 		}

@@ -45,14 +45,18 @@ func TestSecretDetection(t *testing.T) {
 		want    map[string]any
 		secrets []Secret
 	}{
-		{name: "env literal and reference",
-			entry:   map[string]any{"env": map[string]any{"API_KEY": "abc", "HOME_DIR": "${HOME}", "my-var": "1"}},
-			want:    map[string]any{"env": map[string]any{"API_KEY": "${API_KEY}", "HOME_DIR": "${HOME}", "my-var": "${MY_VAR}"}},
-			secrets: []Secret{{"s", "env.API_KEY", "API_KEY"}, {"s", "env.my-var", "MY_VAR"}}},
-		{name: "header keeps its scheme",
-			entry:   map[string]any{"headers": map[string]any{"Authorization": "Bearer abc", "X-Api-Key": "k", "X-Ref": "Bearer ${T}"}},
-			want:    map[string]any{"headers": map[string]any{"Authorization": "Bearer ${S_AUTHORIZATION}", "X-Api-Key": "${S_X_API_KEY}", "X-Ref": "Bearer ${T}"}},
-			secrets: []Secret{{"s", "headers.Authorization", "S_AUTHORIZATION"}, {"s", "headers.X-Api-Key", "S_X_API_KEY"}}},
+		{name: "env: a credential by name or shape becomes a reference, the rest is kept",
+			entry: map[string]any{"env": map[string]any{"API_KEY": "abc", "HOME_DIR": "${HOME}", "my-var": "1", "FOO": "bar",
+				"REGION": "eu-west-1", "DB_PASSWORD": "hunter2", "OPAQUE": "ghp_0123456789abcdefghij"}},
+			want: map[string]any{"env": map[string]any{"API_KEY": "${API_KEY}", "HOME_DIR": "${HOME}", "my-var": "1", "FOO": "bar",
+				"REGION": "eu-west-1", "DB_PASSWORD": "${DB_PASSWORD}", "OPAQUE": "${OPAQUE}"}},
+			secrets: []Secret{{"s", "env.API_KEY", "API_KEY"}, {"s", "env.DB_PASSWORD", "DB_PASSWORD"}, {"s", "env.OPAQUE", "OPAQUE"}}},
+		{name: "header keeps its scheme, and a plain header its value",
+			entry: map[string]any{"headers": map[string]any{"Authorization": "Bearer abc", "X-Api-Key": "k", "X-Ref": "Bearer ${T}",
+				"X-Org": "acme", "Proxy": "Bearer xyz"}},
+			want: map[string]any{"headers": map[string]any{"Authorization": "Bearer ${S_AUTHORIZATION}", "X-Api-Key": "${S_X_API_KEY}", "X-Ref": "Bearer ${T}",
+				"X-Org": "acme", "Proxy": "Bearer ${S_PROXY}"}},
+			secrets: []Secret{{"s", "headers.Authorization", "S_AUTHORIZATION"}, {"s", "headers.Proxy", "S_PROXY"}, {"s", "headers.X-Api-Key", "S_X_API_KEY"}}},
 		{name: "args: flag=value, flag value, bare token, harmless",
 			entry:   map[string]any{"args": []any{"--token=abc", "--api-key", "xyz", "ghp_0123456789abcdefghij", "--path", "/tmp/x", "server.js"}},
 			want:    map[string]any{"args": []any{"--token=${S_TOKEN}", "--api-key", "${S_API_KEY}", "${S_TOKEN_2}", "--path", "/tmp/x", "server.js"}},
@@ -101,7 +105,9 @@ func TestReadKeepsReferencesAndMapsSpellings(t *testing.T) {
 	if err := os.WriteFile(src, []byte(`{
 	  // Gemini allows comments? Our reader does, and says nothing of it.
 	  "mcpServers": {
-	    "h": {"httpUrl": "https://h.test/mcp", "timeout": 1500, "env": {"A": "$TOKEN and ${OTHER}"}, "oauth": {"enabled": true}, "zzz": 1},
+	    "h": {"httpUrl": "https://h.test/mcp", "timeout": 1500, "env": {"A": "$TOKEN and ${OTHER}"}, "oauth": {"enabled": true}, "zzz": 1,
+	          "headers": {"Authorization": "Bearer $GEM_TOKEN", "X-Team": "core"}},
+	    "c": {"command": "$TOOLS/bin/server", "args": ["--root", "$PROJECT_ROOT"], "cwd": "$HOME/work"},
 	    "w": {"serverUrl": "https://w.test/mcp", "transportType": "sse"}
 	  }}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -115,7 +121,9 @@ func TestReadKeepsReferencesAndMapsSpellings(t *testing.T) {
 		got[s.Name] = s.Entry
 	}
 	want := map[string]map[string]any{
-		"h": {"url": "https://h.test/mcp", "type": "http", "requestTimeout": 1.5, "env": map[string]any{"A": "${TOKEN} and ${OTHER}"}},
+		"h": {"url": "https://h.test/mcp", "type": "http", "requestTimeout": 1.5, "env": map[string]any{"A": "${TOKEN} and ${OTHER}"},
+			"headers": map[string]any{"Authorization": "Bearer ${GEM_TOKEN}", "X-Team": "core"}},
+		"c": {"command": "${TOOLS}/bin/server", "args": []any{"--root", "${PROJECT_ROOT}"}, "cwd": "${HOME}/work"},
 		"w": {"url": "https://w.test/mcp", "type": "sse"},
 	}
 	if !reflect.DeepEqual(got, want) {
