@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
@@ -55,8 +57,17 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	if _, err := f.parse(args); err != nil {
 		return exitFor(err)
 	}
-	// doctor lists broken files itself, so they are not reported twice.
-	b := newCLIBridge(f.cwd, stderr)
+	// doctor lists broken files itself, so they are not reported twice. Notes that arrive
+	// while servers start (a server announcing new tools) wait for the end of the list.
+	var notesMu sync.Mutex
+	var notes []string
+	b := newCLIBridgeNotify(f.cwd, stderr, func(_, msg string) {
+		notesMu.Lock()
+		defer notesMu.Unlock()
+		if !slices.Contains(notes, msg) {
+			notes = append(notes, msg)
+		}
+	})
 	defer closeBridge(b)
 	rep := doctorReport{OK: true}
 	cfg := b.Config()
@@ -70,6 +81,9 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 		rep.OK = rep.OK && p.Warning()
 		if p.Server == "" && fileErrorOf(cfg.Files, p) {
 			continue // already on the file's line
+		}
+		if p.Server != "" && !p.Warning() {
+			continue // on the server's line, as its CONFIG ERROR
 		}
 		rep.Problems = append(rep.Problems, p.String())
 	}
@@ -86,48 +100,53 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(out, "Servers (%d):\n", len(names))
 	}
-	// Each server's line is printed as soon as it is known, so a slow one shows at once.
-	done := make(chan doctorServer, len(names))
-	pending := 0
-	for _, n := range names {
-		s, _ := b.Server(n)
-		c := s.Config()
-		if s.NeedsApproval() {
-			done <- doctorServer{Name: n, File: c.Source, Status: "needs approval", Error: bridge.RunsText(c) + bridge.ReplacesText(c)}
-			pending++
-			continue
-		}
-		if !c.Usable() {
-			d := doctorServer{Name: n, File: c.Source, Status: "disabled"}
-			if c.Err != "" {
-				d.Status, d.Error = "config error", c.Err
-			}
-			done <- d
-			pending++
-			continue
-		}
-		pending++
-		go func() {
-			began := time.Now()
-			ctx, cancel := context.WithTimeout(context.Background(), c.ConnectTimeout+time.Second)
-			defer cancel()
-			d := doctorServer{Name: n, File: c.Source, Status: "ok"}
-			err := s.Start(ctx)
-			d.ElapsedMS = time.Since(began).Milliseconds()
-			if err != nil {
-				d.Status, d.Error = "failed", lifecycle.UserText(err)
-			} else {
-				d.Tools, d.Transport = len(s.Tools()), string(s.Status().Transport)
-			}
-			done <- d
-		}()
-	}
-	for range pending {
-		d := <-done
+	show := func(d doctorServer) {
 		fmt.Fprintln(out, d.line())
 		rep.OK = rep.OK && (d.Status == "ok" || d.Status == "disabled")
 		rep.Servers = append(rep.Servers, d)
 	}
+	var run []string
+	wait := time.Duration(0)
+	for _, n := range names {
+		s, _ := b.Server(n)
+		c := s.Config()
+		switch {
+		case s.NeedsApproval():
+			show(doctorServer{Name: n, File: c.Source, Status: "needs approval", Error: bridge.RunsText(c) + bridge.ReplacesText(c)})
+		case c.Err != "":
+			show(doctorServer{Name: n, File: c.Source, Status: "config error", Error: c.Err})
+		case !c.Usable():
+			show(doctorServer{Name: n, File: c.Source, Status: "disabled"})
+		default:
+			run = append(run, n)
+			wait = max(wait, c.ConnectTimeout+time.Second)
+		}
+	}
+	// The servers are started and listed as refresh does, so the tools doctor counts are
+	// the tools the cache keeps (search finds them afterwards); each server's line is
+	// printed as soon as it is known, so a slow one shows at once.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	refreshed := b.RefreshEach(ctx, run, func(r bridge.RefreshResult) {
+		s, _ := b.Server(r.Name)
+		d := doctorServer{Name: r.Name, File: s.Config().Source, Status: "ok", ElapsedMS: r.Elapsed.Milliseconds()}
+		if r.Err != nil {
+			d.Status, d.Error = "failed", lifecycle.UserText(r.Err)
+		} else {
+			d.Tools, d.Transport = r.Tools, string(s.Status().Transport)
+		}
+		show(d)
+	})
+	if msg := refreshed.SaveText(); msg != "" {
+		rep.OK = false
+		rep.Problems = append(rep.Problems, msg)
+		fmt.Fprintln(out, "Tool cache: "+msg)
+	}
+	notesMu.Lock()
+	for _, n := range notes {
+		fmt.Fprintln(out, "Note: "+n)
+	}
+	notesMu.Unlock()
 	sort.Slice(rep.Servers, func(i, j int) bool { return rep.Servers[i].Name < rep.Servers[j].Name })
 	if rep.OK {
 		fmt.Fprintln(out, "All good.")

@@ -247,11 +247,15 @@ func loadBridge(cwd string, stderr io.Writer) *bridge.Bridge {
 // log lines are off unless MCP_BRIDGE_LOG asks for them, notes (background outcomes,
 // login progress) go to stderr, and hints name CLI commands.
 func newCLIBridge(cwd string, stderr io.Writer) *bridge.Bridge {
+	return newCLIBridgeNotify(cwd, stderr, func(_, msg string) { fmt.Fprintln(stderr, msg) })
+}
+
+// newCLIBridgeNotify is newCLIBridge with notes going to notify (level, text).
+func newCLIBridgeNotify(cwd string, stderr io.Writer, notify func(level, msg string)) *bridge.Bridge {
 	log := zerolog.Nop()
 	if _, ok := os.LookupEnv(LogLevelEnv); ok {
 		log = newLogger(stderr)
 	}
-	notify := func(_, msg string) { fmt.Fprintln(stderr, msg) }
 	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), Surface: bridge.SurfaceCLI, Notify: notify})
 	b.Load(cwd, extension.GenNew)
 	// Servers may ask questions during any command that starts them; the terminal answers.

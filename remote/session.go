@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/internal/zslog"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -180,7 +180,7 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 	rt := s.newHeaderTransport(kind, hs.replyLost)
 	hs.rt = rt
 	hc := &http.Client{Transport: rt}
-	logger := slog.New(&LogHandler{Log: s.d.Log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), Redact: rt.Redact})
+	logger := zslog.New(s.d.Log.With().Str("server", s.cfg.Name).Str("transport", string(kind)).Logger(), rt.Redact)
 	pctx, p := WithProbe(ctx)
 	var store *tokenStore
 	if creds != nil {

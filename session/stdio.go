@@ -16,6 +16,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/rawio"
+	"github.com/zot-mcp/mcp-bridge/internal/zslog"
 )
 
 // Stdio says how to run one stdio server.
@@ -56,7 +57,7 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 	}
 	// The pipes every call crosses are read and written with raw system calls (rawio).
 	lim := NewReplyLimiter(rawio.Reader(p.stdout), LimitOptions{Limit: o.MaxReply, Dropped: LogDropped(o.Log, o.Config.Name, config.TransportStdio)})
-	s := &stdioSession{Client: NewClient(transport.NewIO(lim, rawio.WriteCloser(p.stdin), nil), config.TransportStdio, h), proc: p, lim: lim}
+	s := &stdioSession{Client: NewClient(newIOTransport(lim, rawio.WriteCloser(p.stdin), o.Log.With().Str("server", o.Config.Name).Logger(), o.Redact), config.TransportStdio, h), proc: p, lim: lim}
 	go s.watch()
 	if err := s.Initialize(ctx, h); err != nil {
 		lost := s.lost(ctx, err)
@@ -67,6 +68,17 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newIOTransport is mcp-go's transport over a server's pipes, logging to log. NewIO takes
+// no options and logs to slog's default logger, which in the CLI is the user's terminal
+// (an answer to the server's request that finds the pipe closed at exit printed an ERROR
+// line after "All good."); its stdio options are functions over the same struct, so the
+// logger option is applied to it here, in this one place.
+func newIOTransport(r io.Reader, w io.WriteCloser, log zerolog.Logger, redact func(string) string) *transport.Stdio {
+	t := transport.NewIO(r, w, nil)
+	transport.WithCommandLogger(zslog.New(log, redact))(t)
+	return t
 }
 
 // watch ends the session when the process exits or the reply limiter gave up on the

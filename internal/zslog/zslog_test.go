@@ -1,4 +1,4 @@
-package remote
+package zslog
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ func TestZlogHandlerHonoursLevel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			h := &LogHandler{Log: zerolog.New(&out).Level(tt.level), Redact: func(s string) string { return s }}
+			h := &Handler{Log: zerolog.New(&out).Level(tt.level), Redact: func(s string) string { return s }}
 			if got := h.Enabled(context.Background(), tt.record); got != tt.enabled {
 				t.Fatalf("Enabled(%v) at %v = %v, want %v", tt.record, tt.level, got, tt.enabled)
 			}
