@@ -189,6 +189,13 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	if *server != "" {
+		if s, _ := b.Server(*server); !s.Config().Usable() {
+			// Its tools cannot be listed until the config is fixed: say why, not "refresh".
+			fmt.Fprintln(stderr, s.DisabledErr().Msg)
+			return 1
+		}
+	}
 	tools := b.Tools(*server)
 	if *asJSON {
 		type tool struct {
@@ -206,8 +213,10 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 	for _, t := range tools {
 		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, textcut.FirstLine(t.Description, 100))
 	}
-	if len(tools) == 0 {
-		fmt.Fprintln(stderr, "no cached tools; run `mcp-bridge refresh` to list them")
+	if len(tools) == 0 && *server != "" {
+		fmt.Fprintf(stderr, "no cached tools of %s; list them with: mcp-bridge refresh --server %s\n", *server, *server)
+	} else if len(tools) == 0 {
+		fmt.Fprintln(stderr, "no cached tools; list them with: mcp-bridge refresh")
 	}
 	return 0
 }
@@ -347,7 +356,8 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		if len(skipped) > 0 {
-			fmt.Fprintf(stderr, "server %q is disabled or has a config error; see mcp-bridge get %s\n", *server, *server)
+			s, _ := b.Server(*server)
+			fmt.Fprintln(stderr, s.DisabledErr().Msg)
 		} else {
 			fmt.Fprintf(stderr, "server %q is not configured; servers: %s\n", *server, orNone(b.ServerNames()))
 			reportBrokenFor(b, stderr, *server)

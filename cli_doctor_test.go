@@ -52,3 +52,40 @@ func TestCLIDoctorSaysEachThingOnce(t *testing.T) {
 		t.Errorf("search after doctor does not find alpha's tools:\n%s", search.all())
 	}
 }
+
+// TestCLIFailuresNameTheCause: a server that cannot run is never reported as "has no
+// tool" or "run refresh": each command names the unset variable, the missing command,
+// or the exit status with the first stderr line.
+func TestCLIFailuresNameTheCause(t *testing.T) {
+	t.Parallel()
+	e := newCLIEnv(t)
+	e.writeConfig(e.globalPath(), map[string]any{
+		"needvar": map[string]any{"command": "x", "env": map[string]any{"A": "${NEEDVAR_UNSET_X}"}},
+		"crashy":  e.fake("-exit-on-start"),
+		"nobin":   map[string]any{"command": "/nonexistent/dir/mcp-server"},
+	})
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"call", "needvar", "echo"}, []string{"NEEDVAR_UNSET_X is not set"}},
+		{[]string{"tools", "--server", "needvar"}, []string{"NEEDVAR_UNSET_X is not set"}},
+		{[]string{"refresh", "--server", "needvar"}, []string{"NEEDVAR_UNSET_X is not set"}},
+		{[]string{"call", "crashy", "echo"}, []string{"exit status 1", "fatal: boom"}},
+		{[]string{"refresh", "--server", "crashy"}, []string{"exit status 1", "fatal: boom"}},
+		{[]string{"call", "nobin", "echo"}, []string{"/nonexistent/dir/mcp-server", "no such file"}},
+	} {
+		r := e.run(c.args...)
+		expectCode(t, r, 1, strings.Join(c.args, " "))
+		for _, w := range c.want {
+			if !strings.Contains(r.all(), w) {
+				t.Errorf("%v lacks %q:\n%s", c.args, w, r.all())
+			}
+		}
+		for _, bad := range []string{"has no tool", "run `mcp-bridge refresh`", "disabled or has a config error"} {
+			if strings.Contains(r.all(), bad) {
+				t.Errorf("%v hides the cause behind %q:\n%s", c.args, bad, r.all())
+			}
+		}
+	}
+}

@@ -392,7 +392,7 @@ func TestCommandDetail(t *testing.T) {
 		t.Fatal("exit-on-start server answered")
 	}
 	text = he.ok("dead")
-	has(t, "/mcp dead", text, "— asleep\n", "  last error: ", "fatal: boom", "  next:       fix the cause; the next call retries, or run /mcp start dead\n",
+	has(t, "/mcp dead", text, "— failed\n", "  last error: ", "fatal: boom", "  next:       fix the cause; the next call retries, or run /mcp start dead\n",
 		"zot ext logs mcp-bridge -f")
 
 	e.failUntilParked(he.server("parked"))
@@ -507,7 +507,7 @@ func TestCommandLifecycle(t *testing.T) {
 	r = he.fail("stop alpha beta")
 	has(t, "stop two", r.Error, "one name")
 	r = he.fail("restart off")
-	has(t, "restart off", r.Error, "nothing to restart: off is disabled or has a config error")
+	has(t, "restart off", r.Error, "nothing to restart: off is disabled")
 	r = he.fail("strat alpha")
 	has(t, "strat", r.Error, `unknown /mcp command or server "strat"`, `Did you mean "start"?`, "servers: alpha, beta, off")
 }
@@ -520,11 +520,12 @@ func TestCommandStartFailureIsAnError(t *testing.T) {
 	he := e.startHost(nil)
 	r := he.fail("start all")
 	has(t, "start all", r.Display, "Started:\n  dead: failed: ", "fatal: boom", "\n  ok: ready, ")
-	has(t, "start all error", r.Error, "/mcp start all failed for some servers")
+	has(t, "start all error", r.Error, "/mcp start all failed: dead: ", "fatal: boom")
+	hasNot(t, "start all error", r.Error, "details above")
 	r = he.fail("refresh dead")
 	has(t, "refresh dead", r.Display, "Refreshed 0 of 1 server(s).\n  MCP server \"dead\": ", "fatal: boom")
 	hasNot(t, "refresh dead", r.Display, "/reload-ext", "no reload needed")
-	has(t, "refresh dead error", r.Error, "/mcp refresh dead failed")
+	has(t, "refresh dead error", r.Error, "/mcp refresh dead failed: ", "fatal: boom")
 }
 
 func TestCommandWaitBudget(t *testing.T) {

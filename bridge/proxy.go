@@ -97,6 +97,10 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry
 	} else if s.Pending() {
 		r := toolresult.Error("%s", s.ApprovalErr().Msg)
 		return nil, nil, &r
+	} else if !s.Config().Usable() {
+		// Its tools are not known because it cannot start: say why, not "has no tool".
+		r := toolresult.Error("%s%s", w.prefix, s.DisabledErr().Msg)
+		return nil, nil, &r
 	}
 	if ok, why := b.servers[a.Server].Config().ToolAllowed(a.Tool); !ok {
 		r := toolresult.Error("%stool %q of server %q is hidden by the user's MCP configuration (%s); it cannot be called. Tell the user if they need it.", w.prefix, a.Tool, a.Server, why)

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -164,30 +165,39 @@ func (b host) lifecycleCommand(ctx context.Context, sub string, args []string) (
 		return "", fmt.Errorf("nothing to %s: %s need your approval first (review with /mcp <server>, approve with /mcp trust <server>)", sub, strings.Join(pending, ", "))
 	}
 	if len(usable) == 0 {
-		return "", fmt.Errorf("nothing to %s: %s is disabled or has a config error (see /mcp)", sub, strings.Join(names, ", "))
+		var why []string
+		for _, n := range names {
+			if s, _ := b.Server(n); s.Config().Err != "" {
+				why = append(why, fmt.Sprintf("%s has a config error: %s", n, s.Config().Err))
+			} else {
+				why = append(why, n+" is disabled")
+			}
+		}
+		return "", fmt.Errorf("nothing to %s: %s", sub, strings.Join(why, "; "))
 	}
 	type outcome struct {
-		text   string
-		failed bool
+		text     string
+		failures []string // "server: reason", one per server that failed
 	}
 	done := make(chan outcome, 1)
 	b.Background(func(bgCtx context.Context) {
-		text, failed := b.runLifecycle(bgCtx, sub, usable)
+		text, failures := b.runLifecycle(bgCtx, sub, usable)
 		if len(skipped) > 0 {
 			text += "\nSkipped (disabled or config error): " + strings.Join(skipped, ", ")
 		}
 		if len(pending) > 0 {
 			text += "\nSkipped (needs your approval: /mcp trust <server>): " + strings.Join(pending, ", ")
 		}
-		done <- outcome{text, failed}
+		done <- outcome{text, failures}
 	})
 	// ctx's deadline, when earlier than the wait, ends the select through ctx.Done.
 	waited, stop := b.CommandWait()
 	defer stop()
 	select {
 	case out := <-done:
-		if out.failed {
-			return out.text, fmt.Errorf("%s failed for some servers; details above, logs: zot ext logs mcp-bridge -f", strings.Join(append([]string{"/mcp", sub}, args...), " "))
+		if len(out.failures) > 0 {
+			// The error line is what the host surely shows: it carries each cause itself.
+			return out.text, fmt.Errorf("%s failed: %s", strings.Join(append([]string{"/mcp", sub}, args...), " "), strings.Join(out.failures, "; "))
 		}
 		return out.text, nil
 	case <-waited:
@@ -197,7 +207,7 @@ func (b host) lifecycleCommand(ctx context.Context, sub string, args []string) (
 		select {
 		case out := <-done:
 			level := "success"
-			if out.failed {
+			if len(out.failures) > 0 {
 				level = "warn"
 			}
 			b.Note(level, out.text)
@@ -207,13 +217,13 @@ func (b host) lifecycleCommand(ctx context.Context, sub string, args []string) (
 	return strings.Join(append([]string{"/mcp", sub}, args...), " ") + " is still running; a note will report the outcome.", nil
 }
 
-// runLifecycle does the work of a lifecycle command; failed reports whether any of it
+// runLifecycle does the work of a lifecycle command; failures names each server whose part
 // failed.
-func (b host) runLifecycle(ctx context.Context, sub string, names []string) (text string, failed bool) {
+func (b host) runLifecycle(ctx context.Context, sub string, names []string) (text string, failures []string) {
 	switch sub {
 	case "stop":
-		b.each(names, func(s Server) string { s.Stop(ctx); return "stopped" })
-		return fmt.Sprintf("Stopped %s.", strings.Join(names, ", ")), false
+		b.each(names, func(_ string, s Server) string { s.Stop(ctx); return "stopped" })
+		return fmt.Sprintf("Stopped %s.", strings.Join(names, ", ")), nil
 	case "refresh":
 		rep := b.Refresh(ctx, names)
 		var sb strings.Builder
@@ -230,13 +240,22 @@ func (b host) runLifecycle(ctx context.Context, sub string, names []string) (tex
 		for _, e := range rep.Failed {
 			sb.WriteString("\n  " + e)
 		}
-		return sb.String(), len(rep.Failed) > 0 || rep.SaveErr != ""
+		failures = rep.Failed
+		if rep.SaveErr != "" {
+			failures = append(failures, rep.SaveErr)
+		}
+		return sb.String(), failures
 	}
-	res := b.each(names, func(s Server) string {
+	var mu sync.Mutex
+	failed := map[string]string{}
+	res := b.each(names, func(name string, s Server) string {
 		if sub == "restart" {
 			s.Stop(ctx)
 		}
 		if err := s.Start(ctx); err != nil {
+			mu.Lock()
+			failed[name] = err.Error()
+			mu.Unlock()
 			return failedPrefix + err.Error()
 		}
 		return fmt.Sprintf("ready, %d tools", s.Status().Tools)
@@ -246,21 +265,23 @@ func (b host) runLifecycle(ctx context.Context, sub string, names []string) (tex
 	sb.WriteString(verb + ":")
 	for _, n := range names {
 		sb.WriteString("\n  " + n + ": " + res[n])
-		failed = failed || strings.HasPrefix(res[n], failedPrefix)
+		if why, ok := failed[n]; ok {
+			failures = append(failures, n+": "+why)
+		}
 	}
-	return sb.String(), failed
+	return sb.String(), failures
 }
 
 const failedPrefix = "failed: "
 
 // each runs f on the named servers in parallel.
-func (b host) each(names []string, f func(Server) string) map[string]string {
+func (b host) each(names []string, f func(name string, s Server) string) map[string]string {
 	out := make(map[string]string, len(names))
 	type kv struct{ k, v string }
 	ch := make(chan kv, len(names))
 	for _, n := range names {
 		s, _ := b.Server(n)
-		go func() { ch <- kv{n, f(s)} }()
+		go func() { ch <- kv{n, f(n, s)} }()
 	}
 	for range names {
 		r := <-ch
@@ -292,18 +313,9 @@ func (b host) statusText() string {
 		s, _ := b.Server(n)
 		c := s.Config()
 		st := s.Status()
-		state := st.State.String()
-		if st.State == StateDisabled && c.Err != "" {
-			state = "config error"
-		}
 		login := st.NeedsLogin && st.State != StateDisabled
-		if login {
-			state = "needs login"
-		}
 		pending := s.NeedsApproval()
-		if pending {
-			state = "needs approval"
-		}
+		state := st.word(c, pending)
 		tools := counts[n]
 		if st.Tools > tools {
 			tools = st.Tools
@@ -358,14 +370,7 @@ func (b host) detailText(name string) string {
 	st := s.Status()
 	sf := b.Surface()
 	var sb strings.Builder
-	state := st.State.String()
-	if st.State == StateDisabled && c.Err != "" {
-		state = "config error"
-	}
-	if s.NeedsApproval() {
-		state = "needs approval"
-	}
-	fmt.Fprintf(&sb, "MCP server %q — %s\n", name, state)
+	fmt.Fprintf(&sb, "MCP server %q — %s\n", name, st.word(c, s.NeedsApproval()))
 	fmt.Fprintf(&sb, "  defined in: %s (%s)\n", c.Source, c.Scope)
 	if c.Replaces != "" {
 		fmt.Fprintf(&sb, "  replaces:   the entry of the same name in %s\n", c.Replaces)

@@ -161,6 +161,24 @@ type Status struct {
 	StderrSeen int
 	// NeedsLogin: the server wants an OAuth login.
 	NeedsLogin bool
+	// Failures counts the failed starts or runs since the last success.
+	Failures int
+}
+
+// word is the state as the dashboard and the details show it: a server whose last start
+// failed is "failed", not "asleep", even though the next call tries again.
+func (st Status) word(c *config.Server, pending bool) string {
+	switch {
+	case pending:
+		return "needs approval"
+	case st.State == StateDisabled && c.Err != "":
+		return "config error"
+	case st.NeedsLogin && st.State != StateDisabled:
+		return "needs login"
+	case st.State == StateAsleep && st.Failures > 0:
+		return "failed"
+	}
+	return st.State.String()
 }
 
 // RefreshSummary is the outcome of Host.Refresh.

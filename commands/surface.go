@@ -49,6 +49,16 @@ func (sf Surface) Cmd(sub string, args ...string) string {
 	return strings.Join(append(parts, args...), " ")
 }
 
+// StderrCmd is the command that shows a server's last stderr lines: its details inside zot,
+// where the bridge keeps them; on the CLI, whose every run starts afresh, a refresh of the
+// server, which starts it and prints its failure with them.
+func (sf Surface) StderrCmd(server string) string {
+	if sf == SurfaceCLI {
+		return sf.Cmd("refresh", server)
+	}
+	return sf.Cmd("", server)
+}
+
 // Reload words, as a verb phrase, how new tools or config get loaded into zot: "run
 // /reload-ext" inside zot, "restart zot or run /reload-ext inside zot" on the CLI.
 func (sf Surface) Reload() string {

@@ -48,6 +48,8 @@ func (zotSurface) Cmd(sub string, args ...string) string {
 
 func (zotSurface) Reload() string { return "run /reload-ext" }
 
+func (zotSurface) StderrCmd(server string) string { return "/mcp " + server }
+
 // loaded is the Servers of one load of the config, by name.
 type loaded map[string]*Server
 

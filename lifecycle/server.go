@@ -62,6 +62,8 @@ type Surface interface {
 	Cmd(sub string, args ...string) string
 	// Reload is how the user reloads the configuration.
 	Reload() string
+	// StderrCmd is the command that shows the user a server's last stderr lines.
+	StderrCmd(server string) string
 }
 
 // Host is all the state machine asks of the host side: the one seam between a Server and
@@ -201,6 +203,15 @@ func (s *Server) ApprovalErr() *Error {
 		return s.d.Host.ApprovalErr(s)
 	}
 	return s.Errorf(KindUntrusted, nil, "not approved by the user for this project, so it is not started")
+}
+
+// DisabledErr says why a server that is disabled or has a config error cannot start: the
+// config error itself (the unset variable, the missing field) or how to enable it.
+func (s *Server) DisabledErr() *Error {
+	if s.cfg.Err != "" {
+		return s.Errorf(KindDisabled, nil, "config error: %s", s.cfg.Err)
+	}
+	return s.Errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and %s", s.cfg.Source, s.d.Surface.Reload())
 }
 
 // ClaimInstructions reports whether the config's instructions are still to be shown with
@@ -348,10 +359,7 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 			return c, nil
 		case StateDisabled:
 			s.mu.Unlock()
-			if s.cfg.Err != "" {
-				return nil, s.Errorf(KindDisabled, nil, "config error: %s", s.cfg.Err)
-			}
-			return nil, s.Errorf(KindDisabled, nil, "disabled in %s; set \"enabled\": true (or remove \"disabled\") and %s", s.cfg.Source, s.d.Surface.Reload())
+			return nil, s.DisabledErr()
 		case StateParked:
 			msg := s.lastErr
 			s.mu.Unlock()
@@ -757,7 +765,7 @@ func (s *Server) withStderrText(e *Error, t string) *Error {
 		e.User = e.Msg
 	}
 	e.User += "; last stderr: " + s.Redact(t)
-	e.Msg += " (the user sees its stderr in " + s.d.Surface.Cmd("", s.cfg.Name) + ")"
+	e.Msg += " (the user sees its stderr in " + s.d.Surface.StderrCmd(s.cfg.Name) + ")"
 	return e
 }
 
