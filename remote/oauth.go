@@ -429,8 +429,8 @@ func safeCode(code string) string {
 }
 
 // oauthTransport carries OAuth requests (discovery, registration, token): HTTPS only, the
-// configured headers on the server's own origin (except Authorization), through the
-// connection's HTTP transport.
+// configured headers on the server's own origin (except Authorization) and the redirect
+// rule, through the connection's HTTP transport.
 type oauthTransport struct {
 	t   *Transport
 	env *OAuth
@@ -443,15 +443,11 @@ func (o *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, fmt.Errorf("refusing to send an OAuth request to %s: it must use HTTPS (plain HTTP only to a loopback host)", req.URL.Host)
 	}
-	if h := o.t.OriginHeaders(req.URL); len(h) > 0 {
-		req = req.Clone(req.Context())
-		for k, v := range h {
-			if http.CanonicalHeaderKey(k) != "Authorization" {
-				req.Header.Set(k, v)
-			}
-		}
+	req, err := o.t.prepare(req, true)
+	if err != nil {
+		return nil, err
 	}
-	return o.t.Base().RoundTrip(req)
+	return o.t.base.RoundTrip(req)
 }
 
 // oauthClient is the HTTP client of OAuth requests made for s over rt's connections.
