@@ -193,10 +193,16 @@ func pathErrReason(err error) error {
 	return err
 }
 
+// writeCreds replaces a credential file, never with one readCreds would refuse (the old
+// file is then left as it is).
 func writeCreds(path string, c *oauthCreds) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
+	}
+	if len(data)+1 > maxCredBytes {
+		return fmt.Errorf("the OAuth credentials would take %d KiB, over the %d KiB the bridge reads back, so they were not saved; report it to the server's operator",
+			(len(data)+1+1023)>>10, maxCredBytes>>10)
 	}
 	if err := ensurePrivateDir(filepath.Dir(path)); err != nil {
 		return err
@@ -407,6 +413,9 @@ func (st *tokenStore) SaveToken(ctx context.Context, t *transport.Token) error {
 	if c == nil {
 		return errors.New("the OAuth credentials were removed (logged out)")
 	}
+	if err := checkTokenSize(t); err != nil {
+		return err
+	}
 	c.Token = st.stamp(t)
 	return writeCreds(st.path, c)
 }
@@ -430,10 +439,12 @@ func safeCode(code string) string {
 
 // oauthTransport carries OAuth requests (discovery, registration, token): HTTPS only, the
 // configured headers on the server's own origin (except Authorization) and the redirect
-// rule, through the connection's HTTP transport.
+// rule, through the connection's HTTP transport; with whole, every answer is read here
+// within maxAuthBody (readWhole).
 type oauthTransport struct {
-	t   *Transport
-	env *OAuth
+	t     *Transport
+	env   *OAuth
+	whole bool
 }
 
 func (o *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -447,11 +458,23 @@ func (o *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return o.t.base.RoundTrip(req)
+	resp, err := o.t.base.RoundTrip(req)
+	if err != nil || !o.whole {
+		return resp, err
+	}
+	return readWhole(req, resp)
 }
 
-// oauthClient is the HTTP client of OAuth requests made for s over rt's connections.
+// oauthClient is the HTTP client of OAuth requests made for s over rt's connections: every
+// answer is read whole, within maxAuthBody.
 func (s *Server) oauthClient(rt *Transport) *http.Client {
+	return &http.Client{Transport: &oauthTransport{t: rt, env: s.d.OAuth, whole: true}, Timeout: oauthRequestTimeout}
+}
+
+// probeClient is the HTTP client of the login's unauthenticated requests to the server url
+// (discoverResource): they only read the answer's headers, and the answer may be an
+// endless event stream, so its body is left unread.
+func (s *Server) probeClient(rt *Transport) *http.Client {
 	return &http.Client{Transport: &oauthTransport{t: rt, env: s.d.OAuth}, Timeout: oauthRequestTimeout}
 }
 

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -56,6 +57,9 @@ func runLogin(ctx context.Context, s *Server, browser *http.Client) error {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the browser got HTTP %d from %s", resp.StatusCode, resp.Request.URL.Path)
+	}
 	var res CallbackResult
 	select {
 	case res = <-l.Callback():
@@ -72,9 +76,16 @@ func runLogin(ctx context.Context, s *Server, browser *http.Client) error {
 	return l.Save(ctx, creds)
 }
 
-// refreshNow has s's token store refresh the stored token (it expired) with the client
-// credentials of a confidential client sent by HTTP Basic, as the bridge's connection does.
+// refreshNow has s's token store refresh the stored token (seedRefresh).
 func refreshNow(ctx context.Context, t *testing.T, s *Server, f *fakeoauth.Server) (*transport.Token, error) {
+	t.Helper()
+	return seedRefresh(t, s, f).GetToken(ctx)
+}
+
+// seedRefresh stores an expired token of a confidential client, whose credentials go by
+// HTTP Basic, and returns s's token store wired to refresh it as the bridge's connection
+// does.
+func seedRefresh(t *testing.T, s *Server, f *fakeoauth.Server) *tokenStore {
 	t.Helper()
 	tok := f.SeedClient("client-1", "http://127.0.0.1:1/callback", 3600)
 	creds := &oauthCreds{ClientID: "client-1", ClientSecret: "secret-0123456789", AuthMethod: "client_secret_basic",
@@ -89,7 +100,7 @@ func refreshNow(ctx context.Context, t *testing.T, s *Server, f *fakeoauth.Serve
 	h := transport.NewOAuthHandler(s.oauthConfig(creds, rt, store))
 	h.SetBaseURL(resourceBase(s.cfg.URL))
 	store.handler = h
-	return store.GetToken(ctx)
+	return store
 }
 
 // TestOAuthTokenRequestRedirect: a token request (here a refresh by a confidential
