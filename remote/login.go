@@ -244,9 +244,15 @@ func (l *Login) Exchange(ctx context.Context, code string) (Creds, error) {
 	if err := checkTokenSize(tok); err != nil {
 		return Creds{}, l.errf("OAuth code exchange failed: %v; the stored credentials, if any, are unchanged", err)
 	}
+	// The metadata the exchange used (cached by the handler): its token endpoint is the
+	// one later refreshes may go to.
+	md, err := l.handler.GetServerMetadata(ctx)
+	if err != nil {
+		return Creds{}, l.errf("OAuth code exchange failed: %s", l.Reason(err, code, l.verifier, l.handler.GetClientSecret()))
+	}
 	store := l.s.newTokenStore()
 	return Creds{path: store.path, creds: &oauthCreds{ClientID: l.handler.GetClientID(), ClientSecret: l.handler.GetClientSecret(),
-		AuthMethod: l.handler.GetTokenEndpointAuthMethod(), Token: store.stamp(tok)}}, nil
+		AuthMethod: l.handler.GetTokenEndpointAuthMethod(), TokenEndpoint: md.TokenEndpoint, Token: store.stamp(tok)}}, nil
 }
 
 // Save writes the credentials of a finished exchange (saveCreds).

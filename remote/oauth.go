@@ -30,7 +30,7 @@ import (
 //
 //   - Credentials live in <zotHome>/mcp-oauth/<sha256 hex of the exact url>.json (directory
 //     0700, file 0600, replaced atomically): the dynamically registered client (id, secret,
-//     token endpoint auth method) and the token. Servers with the same url share them.
+//     token endpoint auth method), the token endpoint of the login and the token. Servers with the same url share them.
 //   - Connecting: when a client is stored, the transport gets an OAuth config whose token
 //     store is that file. OAuth requests (discovery, refresh) go through our HTTP layer too
 //     (configured headers for the server's own origin, never an Authorization header), and
@@ -38,7 +38,11 @@ import (
 //   - Refresh: the store refreshes a token that is about to expire itself, holding a
 //     cross-process file lock around read-refresh-write, so two zot sessions never spend
 //     the same refresh token. mcp-go only ever sees a valid token or none ("needs login").
-//     Expiry is judged on the bridge's clock.
+//     Expiry is judged on the bridge's clock. A refresh only goes to the origin of the
+//     token endpoint the login used (recorded in the file), whatever the metadata found
+//     through the server says later.
+//   - Bounds (oauth_bounds.go): every OAuth answer is read within 1 MiB, a token is kept
+//     only up to 64 KiB and the file only when readCreds would read it back.
 //   - Nothing in the background starts a login: a 401 that announces OAuth (RFC 9728
 //     resource_metadata) or a missing/refused token marks the server "needs login".
 //   - /mcp login runs the authorization code flow with PKCE (login.go).
@@ -156,10 +160,13 @@ func isLoopbackHost(h string) bool {
 
 // oauthCreds is the credential file.
 type oauthCreds struct {
-	ClientID     string           `json:"client_id"`
-	ClientSecret string           `json:"client_secret,omitempty"`
-	AuthMethod   string           `json:"token_endpoint_auth_method,omitempty"`
-	Token        *transport.Token `json:"token,omitempty"`
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	AuthMethod   string `json:"token_endpoint_auth_method,omitempty"`
+	// TokenEndpoint is where the login exchanged its code: refreshes go to its origin
+	// only ("": a file saved before it was recorded, not checked).
+	TokenEndpoint string           `json:"token_endpoint,omitempty"`
+	Token         *transport.Token `json:"token,omitempty"`
 }
 
 // readCreds reads a credential file: nil without error when there is none, errBadCredFile
@@ -369,12 +376,18 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 	}
 	rctx, cancel := context.WithTimeout(context.WithValue(ctx, lockHeldKey{}, st.path), oauthRequestTimeout)
 	defer cancel()
+	red := redact.New(nil, old.AccessToken, old.RefreshToken, c.ClientSecret)
+	if err := st.checkTokenEndpoint(rctx, c); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
 	tok, err := st.handler.RefreshToken(rctx, old.RefreshToken)
 	if err == nil {
 		st.log("OAuth token refreshed")
 		return forHandler(tok), nil
 	}
-	red := redact.New(nil, old.AccessToken, old.RefreshToken, c.ClientSecret)
 	var oe transport.OAuthError
 	if errors.As(err, &oe) {
 		// The authorization server refused: the login is over. Forget the token (keep
@@ -392,6 +405,42 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 		return nil, ctx.Err()
 	}
 	return nil, fmt.Errorf("OAuth token refresh failed: %s", red(textcut.Truncate(err.Error(), 300)))
+}
+
+// checkTokenEndpoint refuses a refresh when the token endpoint the server's metadata names
+// now is on another origin than the one the login exchanged its code at: the refresh
+// token and the client's credentials belong to that authorization server, and the
+// metadata is found through the MCP server, which must not be able to have them sent
+// elsewhere. The refusal means "needs login": a new login shows the user the new
+// authorization server.
+func (st *tokenStore) checkTokenEndpoint(ctx context.Context, c *oauthCreds) error {
+	if c.TokenEndpoint == "" {
+		return nil
+	}
+	md, err := st.handler.GetServerMetadata(ctx)
+	if err != nil {
+		return fmt.Errorf("OAuth token refresh failed: %s", redact.New(nil, c.ClientSecret)(textcut.Truncate(err.Error(), 300)))
+	}
+	was, now := endpointOrigin(c.TokenEndpoint), endpointOrigin(md.TokenEndpoint)
+	if was != "" && was == now {
+		return nil
+	}
+	msg := fmt.Sprintf("the server's OAuth metadata now names a token endpoint on %s, not on %s where its login got the token; the refresh token is not sent there: run %s if the change is expected",
+		now, was, st.relogin)
+	if st.warn != nil {
+		st.warn(msg)
+	}
+	return fmt.Errorf("%w: %s", transport.ErrNoToken, msg)
+}
+
+// endpointOrigin is the origin of an endpoint's URL (originOf; "an unreadable URL" when
+// it has none).
+func endpointOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "an unreadable URL"
+	}
+	return originOf(u)
 }
 
 // SaveToken implements transport.TokenStore (mcp-go calls it after a refresh).

@@ -193,7 +193,7 @@ func TestOAuthOversizeTokenIsNotSaved(t *testing.T) {
 				if err != nil {
 					t.Fatalf("login: %v", err)
 				}
-				if c, err := readCreds(path); err != nil || c == nil || c.Token == nil || c.Token.AccessToken == "" {
+				if c, err := readCreds(path); err != nil || c == nil || c.Token == nil || c.Token.AccessToken == "" || c.TokenEndpoint != f.Srv.URL+"/token" {
 					t.Fatalf("after the login: %+v, %v", c, err)
 				}
 				return

@@ -89,7 +89,7 @@ func seedRefresh(t *testing.T, s *Server, f *fakeoauth.Server) *tokenStore {
 	t.Helper()
 	tok := f.SeedClient("client-1", "http://127.0.0.1:1/callback", 3600)
 	creds := &oauthCreds{ClientID: "client-1", ClientSecret: "secret-0123456789", AuthMethod: "client_secret_basic",
-		Token: &transport.Token{AccessToken: tok["access_token"].(string), RefreshToken: tok["refresh_token"].(string), TokenType: "Bearer",
+		TokenEndpoint: f.Srv.URL + "/token", Token: &transport.Token{AccessToken: tok["access_token"].(string), RefreshToken: tok["refresh_token"].(string), TokenType: "Bearer",
 			ExpiresIn: 60, ExpiresAt: s.d.Clock.Now().Add(-time.Minute)}}
 	store := s.newTokenStore()
 	if err := writeCreds(store.path, creds); err != nil {
@@ -196,6 +196,58 @@ func TestOAuthLoginRefusesDowngrade(t *testing.T) {
 			if got := other.requests(); len(got) != 0 {
 				t.Errorf("the plain-http origin got %d requests", len(got))
 			}
+		})
+	}
+}
+
+// TestOAuthRefreshStaysWithItsTokenEndpoint: when the metadata found through the server
+// names a token endpoint on another origin than the one the login used, the refresh token
+// and the client's credentials are not sent there: the server needs a login, and the
+// credential file is left as it was; another path on the same origin is fine. Before,
+// the refresh went wherever the metadata said.
+func TestOAuthRefreshStaysWithItsTokenEndpoint(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		elsewhere bool // the token endpoint moved to another origin
+	}{
+		{name: "another origin", elsewhere: true},
+		{name: "another path, same origin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := fakeoauth.New(t, false)
+			other := newRecorder(t, false)
+			if tt.elsewhere {
+				f.TokenEndpoint = other.srv.URL + "/token"
+			} else {
+				f.TokenEndpoint = f.Srv.URL + "/v2/token"
+				f.Routes = map[string]http.Handler{"/v2/token": http.RedirectHandler(f.Srv.URL+"/token", http.StatusTemporaryRedirect)}
+			}
+			s := oauthServer(t, f, nil)
+			store := seedRefresh(t, s, f)
+			before, err := os.ReadFile(store.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, err := store.GetToken(testCtx(t))
+			if !tt.elsewhere {
+				if err != nil || tok.AccessToken == "" {
+					t.Fatalf("refresh: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, transport.ErrNoToken) || !strings.Contains(err.Error(), "the refresh token is not sent there") || !strings.Contains(err.Error(), other.srv.URL) {
+				t.Fatalf("refresh: %v, want a refusal that means needs login", err)
+			}
+			if got := other.requests(); len(got) != 0 {
+				t.Errorf("the other origin got %d requests", len(got))
+			}
+			if g := f.Snapshot().Grants; len(g) != 0 {
+				t.Errorf("token requests %v", g)
+			}
+			checkUnchanged(t, s, before)
 		})
 	}
 }
