@@ -30,7 +30,8 @@ import (
 //
 //   - Credentials live in <zotHome>/mcp-oauth/<sha256 hex of the exact url>.json (directory
 //     0700, file 0600, replaced atomically): the dynamically registered client (id, secret,
-//     token endpoint auth method), the token endpoint of the login and the token. Servers with the same url share them.
+//     token endpoint auth method), the token endpoint of the login and the token. Servers
+//     with the same url share them.
 //   - Connecting: when a client is stored, the transport gets an OAuth config whose token
 //     store is that file. OAuth requests (discovery, refresh) go through our HTTP layer too
 //     (configured headers for the server's own origin, never an Authorization header), and
@@ -376,7 +377,6 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 	}
 	rctx, cancel := context.WithTimeout(context.WithValue(ctx, lockHeldKey{}, st.path), oauthRequestTimeout)
 	defer cancel()
-	red := redact.New(nil, old.AccessToken, old.RefreshToken, c.ClientSecret)
 	if err := st.checkTokenEndpoint(rctx, c); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -388,6 +388,7 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 		st.log("OAuth token refreshed")
 		return forHandler(tok), nil
 	}
+	red := redact.New(nil, old.AccessToken, old.RefreshToken, c.ClientSecret)
 	var oe transport.OAuthError
 	if errors.As(err, &oe) {
 		// The authorization server refused: the login is over. Forget the token (keep
@@ -421,8 +422,9 @@ func (st *tokenStore) checkTokenEndpoint(ctx context.Context, c *oauthCreds) err
 	if err != nil {
 		return fmt.Errorf("OAuth token refresh failed: %s", redact.New(nil, c.ClientSecret)(textcut.Truncate(err.Error(), 300)))
 	}
-	was, now := endpointOrigin(c.TokenEndpoint), endpointOrigin(md.TokenEndpoint)
-	if was != "" && was == now {
+	was, wok := endpointOrigin(c.TokenEndpoint)
+	now, nok := endpointOrigin(md.TokenEndpoint)
+	if wok && nok && was == now {
 		return nil
 	}
 	msg := fmt.Sprintf("the server's OAuth metadata now names a token endpoint on %s, not on %s where its login got the token; the refresh token is not sent there: run %s if the change is expected",
@@ -433,14 +435,14 @@ func (st *tokenStore) checkTokenEndpoint(ctx context.Context, c *oauthCreds) err
 	return fmt.Errorf("%w: %s", transport.ErrNoToken, msg)
 }
 
-// endpointOrigin is the origin of an endpoint's URL (originOf; "an unreadable URL" when
-// it has none).
-func endpointOrigin(raw string) string {
+// endpointOrigin is the origin of an endpoint's URL (originOf), for messages "an
+// unreadable URL" and false when it has none.
+func endpointOrigin(raw string) (string, bool) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return "an unreadable URL"
+		return "an unreadable URL", false
 	}
-	return originOf(u)
+	return originOf(u), true
 }
 
 // SaveToken implements transport.TokenStore (mcp-go calls it after a refresh).
