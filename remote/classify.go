@@ -99,6 +99,7 @@ func Classify(kind config.Transport, p ProbeInfo, err error, w Where) Failure {
 	var recErr tls.RecordHeaderError
 	var alert tls.AlertError
 	var notMCP *NotMCPError
+	var redirect *RedirectError
 	switch {
 	case errors.As(err, &dnsErr):
 		return Failure{Kind: KindUnreachable, Msg: fmt.Sprintf("cannot resolve host %q (DNS lookup failed); check the url in %s", dnsErr.Name, w.Source)}
@@ -114,6 +115,8 @@ func Classify(kind config.Transport, p ProbeInfo, err error, w Where) Failure {
 		return Failure{Kind: KindBadResponse, Msg: "the server speaks the legacy SSE transport, not streamable HTTP; set \"transport\": \"sse\" (or remove \"transport\" to detect it)"}
 	case errors.As(err, &notMCP):
 		return Failure{Kind: KindBadResponse, Msg: notMCP.Describe(p.Status)}
+	case errors.As(err, &redirect):
+		return Failure{Kind: KindBadResponse, Msg: redirect.Error() + "; the server should redirect to an https url (report it to its operator)"}
 	}
 	switch st := p.Status; {
 	case NeedsLogin(p, err):

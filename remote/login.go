@@ -183,13 +183,17 @@ func (l *Login) AuthorizationURL(ctx context.Context) (string, error) {
 	env := l.s.d.OAuth
 	// Resource discovery: an unauthenticated request whose 401 names the metadata and
 	// the scope to ask for.
-	unauthorized, err := discoverResource(ctx, hc, l.s.cfg)
+	unauthorized, err := discoverResource(ctx, l.s.probeClient(l.rt), l.s.cfg)
 	if err != nil {
 		return "", l.errf("OAuth resource discovery failed: %s", l.Reason(err))
 	}
+	scopes := challengeScopes(unauthorized)
+	if err := checkScopes(scopes); err != nil {
+		return "", l.errf("OAuth login: %v", err)
+	}
 	l.mem = transport.NewMemoryTokenStore()
 	l.handler = transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: l.cb.redirectURI(), PKCEEnabled: true,
-		TokenStore: l.mem, HTTPClient: hc, Scopes: challengeScopes(unauthorized)})
+		TokenStore: l.mem, HTTPClient: hc, Scopes: scopes})
 	l.handler.SetBaseURL(resourceBase(l.s.cfg.URL))
 	if unauthorized != nil {
 		l.handler.HandleUnauthorizedResponse(&http.Response{StatusCode: http.StatusUnauthorized, Header: unauthorized})
@@ -213,6 +217,9 @@ func (l *Login) AuthorizationURL(ctx context.Context) (string, error) {
 	if !env.SecureURL(authURL) {
 		return "", l.errf("OAuth authorization endpoint must use HTTPS (plain HTTP only to a loopback host)")
 	}
+	if err := checkAuthURL(authURL); err != nil {
+		return "", l.errf("OAuth login: %v", err)
+	}
 	return authURL, nil
 }
 
@@ -234,9 +241,18 @@ func (l *Login) Exchange(ctx context.Context, code string) (Creds, error) {
 	if err != nil || tok.AccessToken == "" {
 		return Creds{}, l.errf("OAuth code exchange failed: the authorization server sent no access token")
 	}
+	if err := checkTokenSize(tok); err != nil {
+		return Creds{}, l.errf("OAuth code exchange failed: %v; the stored credentials, if any, are unchanged", err)
+	}
+	// The metadata the exchange used (cached by the handler): its token endpoint is the
+	// one later refreshes may go to.
+	md, err := l.handler.GetServerMetadata(ctx)
+	if err != nil {
+		return Creds{}, l.errf("OAuth code exchange failed: %s", l.Reason(err, code, l.verifier, l.handler.GetClientSecret()))
+	}
 	store := l.s.newTokenStore()
 	return Creds{path: store.path, creds: &oauthCreds{ClientID: l.handler.GetClientID(), ClientSecret: l.handler.GetClientSecret(),
-		AuthMethod: l.handler.GetTokenEndpointAuthMethod(), Token: store.stamp(tok)}}, nil
+		AuthMethod: l.handler.GetTokenEndpointAuthMethod(), TokenEndpoint: md.TokenEndpoint, Token: store.stamp(tok)}}, nil
 }
 
 // Save writes the credentials of a finished exchange (saveCreds).

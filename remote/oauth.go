@@ -30,7 +30,8 @@ import (
 //
 //   - Credentials live in <zotHome>/mcp-oauth/<sha256 hex of the exact url>.json (directory
 //     0700, file 0600, replaced atomically): the dynamically registered client (id, secret,
-//     token endpoint auth method) and the token. Servers with the same url share them.
+//     token endpoint auth method), the token endpoint of the login and the token. Servers
+//     with the same url share them.
 //   - Connecting: when a client is stored, the transport gets an OAuth config whose token
 //     store is that file. OAuth requests (discovery, refresh) go through our HTTP layer too
 //     (configured headers for the server's own origin, never an Authorization header), and
@@ -38,7 +39,11 @@ import (
 //   - Refresh: the store refreshes a token that is about to expire itself, holding a
 //     cross-process file lock around read-refresh-write, so two zot sessions never spend
 //     the same refresh token. mcp-go only ever sees a valid token or none ("needs login").
-//     Expiry is judged on the bridge's clock.
+//     Expiry is judged on the bridge's clock. A refresh only goes to the origin of the
+//     token endpoint the login used (recorded in the file), whatever the metadata found
+//     through the server says later.
+//   - Bounds (oauth_bounds.go): every OAuth answer is read within 1 MiB, a token is kept
+//     only up to 64 KiB and the file only when readCreds would read it back.
 //   - Nothing in the background starts a login: a 401 that announces OAuth (RFC 9728
 //     resource_metadata) or a missing/refused token marks the server "needs login".
 //   - /mcp login runs the authorization code flow with PKCE (login.go).
@@ -156,10 +161,13 @@ func isLoopbackHost(h string) bool {
 
 // oauthCreds is the credential file.
 type oauthCreds struct {
-	ClientID     string           `json:"client_id"`
-	ClientSecret string           `json:"client_secret,omitempty"`
-	AuthMethod   string           `json:"token_endpoint_auth_method,omitempty"`
-	Token        *transport.Token `json:"token,omitempty"`
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	AuthMethod   string `json:"token_endpoint_auth_method,omitempty"`
+	// TokenEndpoint is where the login exchanged its code: refreshes go to its origin
+	// only ("": a file saved before it was recorded, not checked).
+	TokenEndpoint string           `json:"token_endpoint,omitempty"`
+	Token         *transport.Token `json:"token,omitempty"`
 }
 
 // readCreds reads a credential file: nil without error when there is none, errBadCredFile
@@ -193,10 +201,16 @@ func pathErrReason(err error) error {
 	return err
 }
 
+// writeCreds replaces a credential file, never with one readCreds would refuse (the old
+// file is then left as it is).
 func writeCreds(path string, c *oauthCreds) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
+	}
+	if len(data)+1 > maxCredBytes {
+		return fmt.Errorf("the OAuth credentials would take %d KiB, over the %d KiB the bridge reads back, so they were not saved; report it to the server's operator",
+			(len(data)+1+1023)>>10, maxCredBytes>>10)
 	}
 	if err := ensurePrivateDir(filepath.Dir(path)); err != nil {
 		return err
@@ -363,6 +377,12 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 	}
 	rctx, cancel := context.WithTimeout(context.WithValue(ctx, lockHeldKey{}, st.path), oauthRequestTimeout)
 	defer cancel()
+	if err := st.checkTokenEndpoint(rctx, c); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
 	tok, err := st.handler.RefreshToken(rctx, old.RefreshToken)
 	if err == nil {
 		st.log("OAuth token refreshed")
@@ -388,6 +408,43 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 	return nil, fmt.Errorf("OAuth token refresh failed: %s", red(textcut.Truncate(err.Error(), 300)))
 }
 
+// checkTokenEndpoint refuses a refresh when the token endpoint the server's metadata names
+// now is on another origin than the one the login exchanged its code at: the refresh
+// token and the client's credentials belong to that authorization server, and the
+// metadata is found through the MCP server, which must not be able to have them sent
+// elsewhere. The refusal means "needs login": a new login shows the user the new
+// authorization server.
+func (st *tokenStore) checkTokenEndpoint(ctx context.Context, c *oauthCreds) error {
+	if c.TokenEndpoint == "" {
+		return nil
+	}
+	md, err := st.handler.GetServerMetadata(ctx)
+	if err != nil {
+		return fmt.Errorf("OAuth token refresh failed: %s", redact.New(nil, c.ClientSecret)(textcut.Truncate(err.Error(), 300)))
+	}
+	was, wok := endpointOrigin(c.TokenEndpoint)
+	now, nok := endpointOrigin(md.TokenEndpoint)
+	if wok && nok && was == now {
+		return nil
+	}
+	msg := fmt.Sprintf("the server's OAuth metadata now names a token endpoint on %s, not on %s where its login got the token; the refresh token is not sent there: run %s if the change is expected",
+		now, was, st.relogin)
+	if st.warn != nil {
+		st.warn(msg)
+	}
+	return fmt.Errorf("%w: %s", transport.ErrNoToken, msg)
+}
+
+// endpointOrigin is the origin of an endpoint's URL (originOf), for messages "an
+// unreadable URL" and false when it has none.
+func endpointOrigin(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "an unreadable URL", false
+	}
+	return originOf(u), true
+}
+
 // SaveToken implements transport.TokenStore (mcp-go calls it after a refresh).
 func (st *tokenStore) SaveToken(ctx context.Context, t *transport.Token) error {
 	if err := ctx.Err(); err != nil {
@@ -406,6 +463,9 @@ func (st *tokenStore) SaveToken(ctx context.Context, t *transport.Token) error {
 	}
 	if c == nil {
 		return errors.New("the OAuth credentials were removed (logged out)")
+	}
+	if err := checkTokenSize(t); err != nil {
+		return err
 	}
 	c.Token = st.stamp(t)
 	return writeCreds(st.path, c)
@@ -429,11 +489,13 @@ func safeCode(code string) string {
 }
 
 // oauthTransport carries OAuth requests (discovery, registration, token): HTTPS only, the
-// configured headers on the server's own origin (except Authorization), through the
-// connection's HTTP transport.
+// configured headers on the server's own origin (except Authorization) and the redirect
+// rule, through the connection's HTTP transport; with whole, every answer is read here
+// within maxAuthBody (readWhole).
 type oauthTransport struct {
-	t   *Transport
-	env *OAuth
+	t     *Transport
+	env   *OAuth
+	whole bool
 }
 
 func (o *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -443,19 +505,27 @@ func (o *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, fmt.Errorf("refusing to send an OAuth request to %s: it must use HTTPS (plain HTTP only to a loopback host)", req.URL.Host)
 	}
-	if h := o.t.OriginHeaders(req.URL); len(h) > 0 {
-		req = req.Clone(req.Context())
-		for k, v := range h {
-			if http.CanonicalHeaderKey(k) != "Authorization" {
-				req.Header.Set(k, v)
-			}
-		}
+	req, err := o.t.prepare(req, true)
+	if err != nil {
+		return nil, err
 	}
-	return o.t.Base().RoundTrip(req)
+	resp, err := o.t.base.RoundTrip(req)
+	if err != nil || !o.whole {
+		return resp, err
+	}
+	return readWhole(req, resp)
 }
 
-// oauthClient is the HTTP client of OAuth requests made for s over rt's connections.
+// oauthClient is the HTTP client of OAuth requests made for s over rt's connections: every
+// answer is read whole, within maxAuthBody.
 func (s *Server) oauthClient(rt *Transport) *http.Client {
+	return &http.Client{Transport: &oauthTransport{t: rt, env: s.d.OAuth, whole: true}, Timeout: oauthRequestTimeout}
+}
+
+// probeClient is the HTTP client of the login's unauthenticated requests to the server url
+// (discoverResource): they only read the answer's headers, and the answer may be an
+// endless event stream, so its body is left unread.
+func (s *Server) probeClient(rt *Transport) *http.Client {
 	return &http.Client{Transport: &oauthTransport{t: rt, env: s.d.OAuth}, Timeout: oauthRequestTimeout}
 }
 

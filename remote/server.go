@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -33,6 +34,10 @@ type Deps struct {
 	// MaxReply bounds one message a server sends (0: session.DefaultMaxReply): the cap
 	// stdio servers' replies have (MCP_BRIDGE_MAX_REPLY_MB).
 	MaxReply int
+
+	// base, when set, is the HTTP transport under every connection (tests: one that
+	// trusts a test server's certificate); nil: a new one per connection.
+	base *http.Transport
 }
 
 // Server is what outlives one HTTP session of a configured server: the transport that

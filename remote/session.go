@@ -28,7 +28,8 @@ import (
 //     own http.RoundTripper, so they go on every request mcp-go makes: POSTs, the GET
 //     streams, the session DELETE and stream resumptions. They are only added to requests
 //     for the server's own origin (scheme, host and port), never to a redirect target or
-//     an OAuth endpoint elsewhere.
+//     an OAuth endpoint elsewhere. A redirect to another origin carries neither them nor
+//     the OAuth token or the session id, and none goes from https to http (origin.go).
 //   - Every response's status and content type is noted in a probe carried by the request
 //     context, so failures are classified from what the server really answered (mcp-go
 //     folds most statuses of an initialize POST into ErrLegacySSEServer).
@@ -421,7 +422,7 @@ func (s *Server) authHint() string {
 // Options.ReplyLost.
 func (s *Server) newHeaderTransport(kind config.Transport, replyLost func(error)) *Transport {
 	return NewTransport(Options{Kind: kind, URL: s.cfg.URL, Headers: s.cfg.Headers, ConnectTimeout: s.cfg.ConnectTimeout,
-		Resolver: s.d.Resolver, Redact: s.redactor(), Clock: s.d.Clock, Answered: s.d.Answered, MaxReply: s.d.MaxReply,
+		Resolver: s.d.Resolver, Base: s.d.base, Redact: s.redactor(), Clock: s.d.Clock, Answered: s.d.Answered, MaxReply: s.d.MaxReply,
 		Dropped: session.LogDropped(s.d.Log, s.cfg.Name, kind), ReplyLost: replyLost})
 }
 

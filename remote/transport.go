@@ -30,8 +30,9 @@ import (
 )
 
 // Transport adds the configured headers to every request for the server's origin (never
-// to a redirect target or an OAuth endpoint elsewhere) and notes each answer in the
-// request's Probe; it holds streamable HTTP's GET stream back after failed attempts.
+// to a redirect target or an OAuth endpoint elsewhere), applies the redirect rule
+// (origin.go) and notes each answer in the request's Probe; it holds streamable HTTP's GET
+// stream back after failed attempts.
 type Transport struct {
 	base    *http.Transport
 	kind    config.Transport
@@ -152,20 +153,28 @@ func NewTransport(o Options) *Transport {
 	return t
 }
 
-// Base is the underlying HTTP transport (requests that must not get the headers).
-func (t *Transport) Base() *http.Transport { return t.base }
+// prepare is req as it may be sent, for every request of the connection, MCP or OAuth:
+// the redirect rule applied (guardRedirect), then the configured headers added when req
+// is for the server's own origin, except a configured Authorization when noAuth or when
+// req carries one already (set by mcp-go's OAuth handler).
+func (t *Transport) prepare(req *http.Request, noAuth bool) (*http.Request, error) {
+	req, err := guardRedirect(req, t.headers)
+	if err != nil || len(t.headers) == 0 || !t.sameOrigin(req.URL) {
+		return req, err
+	}
+	noAuth = noAuth || req.Header.Get("Authorization") != ""
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		if noAuth && http.CanonicalHeaderKey(k) == "Authorization" {
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	return req, nil
+}
 
 // CloseIdleConnections closes the transport's idle connections.
 func (t *Transport) CloseIdleConnections() { t.base.CloseIdleConnections() }
-
-// OriginHeaders are the configured headers when u is the server's own origin (nil
-// otherwise): what a request there may carry.
-func (t *Transport) OriginHeaders(u *url.URL) map[string]string {
-	if len(t.headers) == 0 || !t.sameOrigin(u) {
-		return nil
-	}
-	return t.headers
-}
 
 // Redact hides the server's secrets in a text.
 func (t *Transport) Redact(s string) string { return t.redact(s) }
@@ -184,15 +193,9 @@ func (t *Transport) sameOrigin(u *url.URL) bool {
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 && t.sameOrigin(req.URL) {
-		oauth := req.Header.Get("Authorization") != "" // set by mcp-go's OAuth handler
-		req = req.Clone(req.Context())
-		for k, v := range t.headers {
-			if oauth && http.CanonicalHeaderKey(k) == "Authorization" {
-				continue
-			}
-			req.Header.Set(k, v)
-		}
+	req, err := t.prepare(req, false)
+	if err != nil {
+		return nil, err
 	}
 	listen := t.isListen(req)
 	if listen {

@@ -34,6 +34,10 @@ type Server struct {
 	// Set before use.
 	FirstExpiresIn int    // lifetime of the token of the code exchange
 	AuthEndpoint   string // advertised authorization endpoint ("": its own)
+	TokenEndpoint  string // advertised token endpoint ("": its own)
+	// Routes answer the requests for their paths instead of the fake (a redirect, an
+	// oversize answer...); the fake still counts them.
+	Routes map[string]http.Handler
 
 	mu          sync.Mutex
 	requests    int
@@ -47,6 +51,7 @@ type Server struct {
 	refused     []string
 	pkceOK      int
 	lastBearer  string
+	tokenAuth   string   // the Authorization header of the latest token request
 	issued      []string // every access token, refresh token, code and verifier seen
 	startedOnce sync.Once
 	// refreshGate, if set, holds the first refresh_token grant until it is closed;
@@ -124,6 +129,11 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	base := f.Srv.URL
 	f.mu.Lock()
 	f.requests++
+	if h := f.Routes[r.URL.Path]; h != nil {
+		f.mu.Unlock()
+		h.ServeHTTP(w, r)
+		return
+	}
 	if r.URL.Path == "/mcp" {
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		valid := ok && f.access[tok]
@@ -156,7 +166,11 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.AuthEndpoint != "" {
 			auth = f.AuthEndpoint
 		}
-		writeJSON(w, 200, map[string]any{"issuer": base, "authorization_endpoint": auth, "token_endpoint": base + "/token",
+		token := base + "/token"
+		if f.TokenEndpoint != "" {
+			token = f.TokenEndpoint
+		}
+		writeJSON(w, 200, map[string]any{"issuer": base, "authorization_endpoint": auth, "token_endpoint": token,
 			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
 			"grant_types_supported": []string{"authorization_code", "refresh_token"}, "code_challenge_methods_supported": []string{"S256"},
 			"token_endpoint_auth_methods_supported": []string{"none"}})
@@ -205,6 +219,7 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		gt := r.FormValue("grant_type")
 		f.grants = append(f.grants, gt)
+		f.tokenAuth = r.Header.Get("Authorization")
 		switch gt {
 		case "authorization_code":
 			code, verifier := r.FormValue("code"), r.FormValue("code_verifier")
@@ -249,6 +264,7 @@ type State struct {
 	Refused    []string
 	PkceOK     int
 	LastBearer string
+	TokenAuth  string // the Authorization header of the latest token request
 	Issued     []string
 }
 
@@ -258,5 +274,5 @@ func (f *Server) Snapshot() State {
 	defer f.mu.Unlock()
 	return State{Requests: f.requests, Registered: append([]map[string]any(nil), f.registered...), Authorizes: f.authorizes,
 		Grants: append([]string(nil), f.grants...), Refused: append([]string(nil), f.refused...), PkceOK: f.pkceOK,
-		LastBearer: f.lastBearer, Issued: append([]string(nil), f.issued...)}
+		LastBearer: f.lastBearer, TokenAuth: f.tokenAuth, Issued: append([]string(nil), f.issued...)}
 }
