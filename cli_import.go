@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/config/importer"
+	"github.com/zot-mcp/mcp-bridge/internal/plainjson"
 )
 
 // cmdImport copies the servers of another client's user-level config into our mcp.json
@@ -54,7 +54,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	for _, s := range res.Servers {
 		// The entry holds no literal secret unless --include-secrets, and a dry run is
 		// always computed without them, so printing it is safe.
-		raw, err := json.Marshal(s.Entry)
+		raw, err := plainjson.Marshal(s.Entry)
 		if err != nil {
 			fmt.Fprintf(stdout, "  ! %s: cannot encode the entry: %v\n", s.Name, err)
 			failed++

@@ -12,6 +12,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/plainjson"
 )
 
 // defaultPollInterval is how often a task's status is asked for when the server names no
@@ -108,7 +109,7 @@ func (c *taskCall) run(ctx context.Context, server, tool string, args json.RawMe
 
 // taskArgs are mcp__task_result's arguments for t.
 func taskArgs(t bridge.StartedTask) json.RawMessage {
-	raw, _ := json.Marshal(map[string]string{"server": t.Server, "task": t.ID})
+	raw, _ := plainjson.Marshal(map[string]string{"server": t.Server, "task": t.ID})
 	return raw
 }
 

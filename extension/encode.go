@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/zot-mcp/mcp-bridge/internal/plainjson"
 )
 
 // maxFrame is the largest encoded frame (without its '\n') that may be
@@ -110,15 +112,7 @@ func appendJSONString(dst []byte, s string) []byte {
 
 // marshalFrame encodes v as one compact JSON line without HTML escaping and
 // without the trailing newline.
-func marshalFrame(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
+func marshalFrame(v any) ([]byte, error) { return plainjson.Marshal(v) }
 
 // helloFrame is the first line on stdout.
 type helloFrame struct {

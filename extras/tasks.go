@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/plainjson"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -169,7 +170,7 @@ func StillRunning(t *Task, last *mcp.Task) *mcp.CallToolResult {
 	if last != nil && last.StatusMessage != "" {
 		status = " (" + last.StatusMessage + ")"
 	}
-	args, _ := json.Marshal(map[string]string{"server": t.Server, "task": t.ID})
+	args, _ := plainjson.Marshal(map[string]string{"server": t.Server, "task": t.ID})
 	text := fmt.Sprintf("MCP server %q is still running %s as task %s%s. Nothing is lost: get the result with %s %s; it waits up to the call's time limit and can be called again while the task runs.",
 		t.Server, t.Tool, t.ID, status, TaskResultToolName, args)
 	return &mcp.CallToolResult{

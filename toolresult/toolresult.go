@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/plainjson"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
@@ -57,7 +58,7 @@ func Convert(res *mcp.CallToolResult, budget Budget) extension.ToolResult {
 		case *mcp.ResourceLink:
 			out.Content = appendText(out.Content, text, DescribeLink(*v))
 		default:
-			raw, err := json.Marshal(c)
+			raw, err := plainjson.Marshal(c)
 			if err != nil {
 				raw = []byte(fmt.Sprintf("%v", c))
 			}
@@ -133,7 +134,7 @@ func DescribeResource(rc mcp.ResourceContents) string {
 	case *mcp.BlobResourceContents:
 		return fmt.Sprintf("[resource %s: %s, %d bytes base64, not shown]", r.URI, r.MIMEType, len(r.Blob))
 	}
-	raw, _ := json.Marshal(rc)
+	raw, _ := plainjson.Marshal(rc)
 	return "[resource] " + string(raw)
 }
 

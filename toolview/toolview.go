@@ -12,6 +12,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
+	"github.com/zot-mcp/mcp-bridge/internal/plainjson"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
@@ -146,12 +147,12 @@ func CompactSchema(raw json.RawMessage, budget int) string {
 		return `{"type":"object"}`
 	}
 	for _, depth := range []int{4, 2, 1} {
-		out, _ := json.Marshal(compactNode(v, depth))
+		out, _ := plainjson.Marshal(compactNode(v, depth))
 		if len(out) <= budget {
 			return string(out)
 		}
 	}
-	out, _ := json.Marshal(compactNode(v, 0))
+	out, _ := plainjson.Marshal(compactNode(v, 0))
 	return textcut.Truncate(string(out), budget)
 }
 
@@ -252,6 +253,6 @@ func ExampleCall(server string, t *cache.Tool) string {
 			args[r] = "<" + r + ">"
 		}
 	}
-	out, _ := json.Marshal(map[string]any{"server": server, "tool": t.Name, "arguments": args})
+	out, _ := plainjson.Marshal(map[string]any{"server": server, "tool": t.Name, "arguments": args})
 	return string(out)
 }

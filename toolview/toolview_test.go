@@ -73,7 +73,8 @@ func TestCompactSchema(t *testing.T) {
 func TestExampleCall(t *testing.T) {
 	tool := cache.Tool{Name: "search", InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 		`"q":{"type":"string"},"n":{"type":"integer"},"mode":{"enum":["fast","slow"]},"opt":{"type":"string"}},"required":["q","n","mode"]}`)}
-	want := `{"arguments":{"mode":"fast","n":1,"q":"\u003cq\u003e"},"server":"s","tool":"search"}`
+	// The placeholder reads as <q>: HTML escaping would show the model \u003cq\u003e.
+	want := `{"arguments":{"mode":"fast","n":1,"q":"<q>"},"server":"s","tool":"search"}`
 	if got := ExampleCall("s", &tool); got != want {
 		t.Fatalf("ExampleCall = %s, want %s", got, want)
 	}
