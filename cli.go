@@ -20,6 +20,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/internal/words"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
@@ -61,7 +62,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	// while servers start (a server announcing new tools) wait for the end of the list.
 	var notesMu sync.Mutex
 	var notes []string
-	b := newCLIBridgeNotify(f.cwd, stderr, func(_, msg string) {
+	b := newCLIBridgeFor(f.cwd, stderr, extension.GenNew, func(_, msg string) {
 		notesMu.Lock()
 		defer notesMu.Unlock()
 		if !slices.Contains(notes, msg) {
@@ -222,8 +223,9 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdSearch(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("search", "search QUERY [--limit N] [--json] [--cwd DIR]", stderr)
+	f := newFlags("search", "search QUERY [--limit N] [--zot released|newer] [--json] [--cwd DIR]", stderr)
 	limit := f.fs.Int("limit", 8, "how many results (1-20)")
+	host := f.fs.String("zot", "released", "answer as the model sees it on the released zot (v0.1.62: search + mcp__call_tool) or on a newer zot (deferred tools)")
 	asJSON := f.jsonFlag()
 	pos, err := f.parse(args)
 	if err != nil {
@@ -233,7 +235,16 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 		f.fs.Usage()
 		return 2
 	}
-	b := loadBridge(f.cwd, stderr)
+	gen := extension.GenLegacy
+	switch *host {
+	case "released":
+	case "newer":
+		gen = extension.GenNew
+	default:
+		fmt.Fprintf(stderr, "mcp-bridge search: --zot must be released or newer, not %q (see mcp-bridge search --help)\n", *host)
+		return 2
+	}
+	b := loadBridgeFor(f.cwd, stderr, gen)
 	defer closeBridge(b)
 	if *asJSON {
 		if *limit < 1 || *limit > 20 {
@@ -383,13 +394,13 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %-20s FAILED after %s: %s\n", r.Name, r.Elapsed.Round(time.Millisecond), lifecycle.UserText(r.Err))
 			return
 		}
-		fmt.Fprintf(stdout, "  %-20s ok: %d tools in %s\n", r.Name, r.Tools, r.Elapsed.Round(time.Millisecond))
+		fmt.Fprintf(stdout, "  %-20s ok: %s in %s\n", r.Name, words.Count(r.Tools, "tool"), r.Elapsed.Round(time.Millisecond))
 	})
 	if rep.CacheErr != nil {
 		// Listing worked; only saving failed: say so rather than count it as a server.
-		fmt.Fprintf(stdout, "Listed %d of %d server(s), but %s.\n", rep.Listed, len(names), rep.SaveText())
+		fmt.Fprintf(stdout, "Listed %d of %s, but %s.\n", rep.Listed, words.Count(len(names), "server"), rep.SaveText())
 	} else {
-		fmt.Fprintf(stdout, "Refreshed %d of %d server(s); changed: %s\n", rep.Listed, len(names), orNone(rep.Changed))
+		fmt.Fprintf(stdout, "Refreshed %d of %s; changed: %s\n", rep.Listed, words.Count(len(names), "server"), orNone(rep.Changed))
 	}
 	if len(skipped) > 0 && *server == "" {
 		fmt.Fprintf(stdout, "Skipped (disabled or config error): %s\n", strings.Join(skipped, ", "))
@@ -535,7 +546,7 @@ func (d doctorServer) line() string {
 	elapsed := (time.Duration(d.ElapsedMS) * time.Millisecond).String()
 	switch d.Status {
 	case "ok":
-		return fmt.Sprintf("  %-20s ok: %d tools in %s via %s [%s]", d.Name, d.Tools, elapsed, d.Transport, d.File)
+		return fmt.Sprintf("  %-20s ok: %s in %s via %s [%s]", d.Name, words.Count(d.Tools, "tool"), elapsed, d.Transport, d.File)
 	case "failed":
 		return fmt.Sprintf("  %-20s FAILED after %s: %s [%s]", d.Name, elapsed, d.Error, d.File)
 	case "config error":

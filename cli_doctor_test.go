@@ -48,7 +48,7 @@ func TestCLIDoctorSaysEachThingOnce(t *testing.T) {
 		t.Errorf("the tools doctor listed were not kept in the cache:\n%s", tools.all())
 	}
 	search := e.run("search", "echo")
-	if strings.Contains(search.all(), "No MCP tools are cached yet") || !strings.Contains(search.stdout, "mcp__alpha__") {
+	if strings.Contains(search.all(), "No MCP tools are cached yet") || !strings.Contains(search.stdout, `server="alpha" tool="echo"`) {
 		t.Errorf("search after doctor does not find alpha's tools:\n%s", search.all())
 	}
 }
@@ -87,5 +87,33 @@ func TestCLIFailuresNameTheCause(t *testing.T) {
 				t.Errorf("%v hides the cause behind %q:\n%s", c.args, bad, r.all())
 			}
 		}
+	}
+}
+
+// TestCLISearchAsTheHostSeesIt: CLI search answers in the form the released zot's model
+// gets (search + mcp__call_tool) unless asked for a newer zot's, and never HTML-escapes
+// the example's placeholders.
+func TestCLISearchAsTheHostSeesIt(t *testing.T) {
+	t.Parallel()
+	e := newCLIEnv(t)
+	e.writeConfig(e.globalPath(), map[string]any{"alpha": e.fake()})
+	expectCode(t, e.run("refresh"), 0, "refresh")
+	r := e.run("search", "echo")
+	expectCode(t, r, 0, "search")
+	if !strings.Contains(r.stdout, "mcp__call_tool") || strings.Contains(r.stdout, "call them directly by name") {
+		t.Errorf("search on the released zot's terms:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, `\u003c`) {
+		t.Errorf("the example is HTML-escaped:\n%s", r.stdout)
+	}
+	r = e.run("search", "echo", "--zot", "newer")
+	expectCode(t, r, 0, "search --zot newer")
+	if !strings.Contains(r.stdout, "call them directly by name") {
+		t.Errorf("search --zot newer:\n%s", r.stdout)
+	}
+	r = e.run("search", "echo", "--zot", "v2")
+	expectCode(t, r, 2, "search --zot v2")
+	if !strings.Contains(r.stderr, "--zot must be released or newer") {
+		t.Errorf("bad --zot: %s", r.stderr)
 	}
 }

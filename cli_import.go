@@ -12,6 +12,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/config/importer"
 	"github.com/zot-mcp/mcp-bridge/internal/plainjson"
+	"github.com/zot-mcp/mcp-bridge/internal/words"
 )
 
 // cmdImport copies the servers of another client's user-level config into our mcp.json
@@ -49,7 +50,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	if *dry {
 		verb = "Would import (dry run, nothing is written)"
 	}
-	fmt.Fprintf(stdout, "%s %d server(s) from %s into %s\n", verb, len(res.Servers), res.Source, target)
+	fmt.Fprintf(stdout, "%s %s from %s into %s\n", verb, words.Count(len(res.Servers), "server"), res.Source, target)
 	var imported, already, kept, failed int
 	for _, s := range res.Servers {
 		// The entry holds no literal secret unless --include-secrets, and a dry run is
@@ -99,7 +100,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	case *dry && *secrets:
 		fmt.Fprintln(stdout, "With --include-secrets (and without --dry-run) the literal values above are copied instead; they are never shown.")
 	case !*dry:
-		fmt.Fprintf(stdout, "Imported %d of %d server(s)%s. Check them with: mcp-bridge doctor\n", imported, len(res.Servers), importTally(already, kept, failed))
+		fmt.Fprintf(stdout, "Imported %d of %s%s. Check them with: mcp-bridge doctor\n", imported, words.Count(len(res.Servers), "server"), importTally(already, kept, failed))
 	}
 	return boolExit(failed > 0)
 }

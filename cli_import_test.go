@@ -182,7 +182,7 @@ func TestCLIImportSecretsAndDryRun(t *testing.T) {
 	// A second import keeps the servers that exist (here they differ: the first copied the
 	// literal secrets); --force replaces them.
 	out, code = e.run("import", "cursor", "--from", src)
-	if code != 0 || !strings.Contains(out, "= gh: kept the different entry of that name already in") || !strings.Contains(out, "Imported 0 of 2 server(s); 2 kept as they were.") {
+	if code != 0 || !strings.Contains(out, "= gh: kept the different entry of that name already in") || !strings.Contains(out, "Imported 0 of 2 servers; 2 kept as they were.") {
 		t.Fatalf("re-import (%d):\n%s", code, out)
 	}
 	out, code = e.run("import", "cursor", "--from", src, "--force")
@@ -197,14 +197,14 @@ func TestCLIImportAgain(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	src := importSource(t, e, "codex.toml")
-	if out, code := e.run("import", "codex", "--from", src); code != 0 || !strings.Contains(out, "Imported 2 of 2 server(s). Check") {
+	if out, code := e.run("import", "codex", "--from", src); code != 0 || !strings.Contains(out, "Imported 2 of 2 servers. Check") {
 		t.Fatalf("first import (%d):\n%s", code, out)
 	}
 	out, code := e.run("import", "codex", "--from", src)
 	if code != 0 {
 		t.Fatalf("second import exited %d:\n%s", code, out)
 	}
-	for _, want := range []string{"= docs: already imported", "= figma: already imported", "Imported 0 of 2 server(s); 2 already imported."} {
+	for _, want := range []string{"= docs: already imported", "= figma: already imported", "Imported 0 of 2 servers; 2 already imported."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("second import lacks %q:\n%s", want, out)
 		}

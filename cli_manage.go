@@ -13,6 +13,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	mcpcmd "github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/words"
 )
 
 // add, remove, list and get: managing servers from the terminal the way `claude mcp` and
@@ -394,7 +395,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 			tr = "-"
 		}
 		if cache == mcpcmd.CacheFresh {
-			cache = fmt.Sprintf("%d tools", s.Tools)
+			cache = words.Count(s.Tools, "tool")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Scope, tr, s.State, cache, s.File)
 	}

@@ -352,7 +352,7 @@ func TestCLIBrokenConfigFile(t *testing.T) {
 		noLogLines(t, what, r)
 	}
 	r := e.run("refresh")
-	if !strings.Contains(r.stdout, "Refreshed 1 of 1 server(s)") || !strings.Contains(r.stderr, "broken") {
+	if !strings.Contains(r.stdout, "Refreshed 1 of 1 server") || !strings.Contains(r.stderr, "broken") {
 		t.Errorf("refresh with a broken file:\n%s", r.all())
 	}
 	r = e.run("call", "lost", "echo", `{"text":"hi"}`)

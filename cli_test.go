@@ -307,7 +307,7 @@ func TestCLISearchAndCall(t *testing.T) {
 	e.writeConfig(e.globalPath(), map[string]any{"alpha": e.fake("-name", "alpha", "-record", rec)})
 	expectCode(t, e.run("refresh"), 0, "refresh")
 
-	r := e.run("search", "add two numbers")
+	r := e.run("search", "add two numbers", "--zot", "newer")
 	expectCode(t, r, 0, "search")
 	var first string
 	for _, l := range strings.Split(r.stdout, "\n") {
@@ -522,7 +522,7 @@ func TestRefreshCountsWhenTheCacheCannotBeWritten(t *testing.T) {
 	}
 	r := e.run("refresh")
 	expectCode(t, r, 1, "refresh with an unwritable cache")
-	if !strings.Contains(r.stdout, "Listed 2 of 2 server(s), but the tool cache could not be written") || strings.Contains(r.stdout, "Refreshed") {
+	if !strings.Contains(r.stdout, "Listed 2 of 2 servers, but the tool cache could not be written") || strings.Contains(r.stdout, "Refreshed") {
 		t.Fatalf("refresh output: %s", r.stdout)
 	}
 }

@@ -236,7 +236,12 @@ func (f *cliFlags) jsonFlag() *bool {
 // every config file that could not be read to stderr: whatever the command, a broken
 // file is never silent.
 func loadBridge(cwd string, stderr io.Writer) *bridge.Bridge {
-	b := newCLIBridge(cwd, stderr)
+	return loadBridgeFor(cwd, stderr, extension.GenNew)
+}
+
+// loadBridgeFor is loadBridge as the bridge runs under a host of generation gen.
+func loadBridgeFor(cwd string, stderr io.Writer, gen extension.Generation) *bridge.Bridge {
+	b := newCLIBridgeFor(cwd, stderr, gen, func(_, msg string) { fmt.Fprintln(stderr, msg) })
 	for _, f := range brokenFiles(b) {
 		fmt.Fprintf(stderr, "mcp-bridge: config file %s is broken, so its servers are not loaded: %s\n", f.Path, f.Err)
 	}
@@ -247,17 +252,18 @@ func loadBridge(cwd string, stderr io.Writer) *bridge.Bridge {
 // log lines are off unless MCP_BRIDGE_LOG asks for them, notes (background outcomes,
 // login progress) go to stderr, and hints name CLI commands.
 func newCLIBridge(cwd string, stderr io.Writer) *bridge.Bridge {
-	return newCLIBridgeNotify(cwd, stderr, func(_, msg string) { fmt.Fprintln(stderr, msg) })
+	return newCLIBridgeFor(cwd, stderr, extension.GenNew, func(_, msg string) { fmt.Fprintln(stderr, msg) })
 }
 
-// newCLIBridgeNotify is newCLIBridge with notes going to notify (level, text).
-func newCLIBridgeNotify(cwd string, stderr io.Writer, notify func(level, msg string)) *bridge.Bridge {
+// newCLIBridgeFor is newCLIBridge as the bridge runs under a host of generation gen (the
+// tools and wording that host's model gets), with notes going to notify (level, text).
+func newCLIBridgeFor(cwd string, stderr io.Writer, gen extension.Generation, notify func(level, msg string)) *bridge.Bridge {
 	log := zerolog.Nop()
 	if _, ok := os.LookupEnv(LogLevelEnv); ok {
 		log = newLogger(stderr)
 	}
 	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), Surface: bridge.SurfaceCLI, Notify: notify})
-	b.Load(cwd, extension.GenNew)
+	b.Load(cwd, gen)
 	// Servers may ask questions during any command that starts them; the terminal answers.
 	b.SetElicitor(newTermElicitor(os.Stdin, isInteractive(os.Stdin), stderr, false))
 	return b

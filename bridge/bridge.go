@@ -510,7 +510,7 @@ func (b *Bridge) afterReady() {
 	if len(b.stale) == 0 {
 		return
 	}
-	parts, warn := b.RefreshEach(b.bgCtx, b.stale, nil).noteParts(b.opts.Surface)
+	parts, warn := b.RefreshEach(b.bgCtx, b.stale, nil).noteParts(b.opts.Surface, b.mode == ModeProxy)
 	level := "success"
 	if warn {
 		level = "warn"
@@ -589,13 +589,13 @@ func (r RefreshReport) SaveText() string {
 // noteParts words a background refresh for a note: what could not be listed, what the
 // cache now holds (and how to load it), or that nothing could be saved. warn says whether
 // any of it is a problem.
-func (r RefreshReport) noteParts(sf Surface) (parts []string, warn bool) {
+func (r RefreshReport) noteParts(sf Surface, proxy bool) (parts []string, warn bool) {
 	if len(r.Failed) > 0 {
 		warn = true
 		parts = append(parts, "MCP: could not list tools of "+strings.Join(r.Failed, "; ")+". Details: "+sf.Status())
 	}
 	if len(r.Changed) > 0 {
-		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s. %s to load the new tools.", strings.Join(r.Changed, ", "), capFirst(sf.Reload())))
+		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s: %s.", strings.Join(r.Changed, ", "), sf.ToolsChanged(proxy)))
 	}
 	if r.CacheErr != nil {
 		warn = true
@@ -729,7 +729,7 @@ func (b *Bridge) listChanged(name string) {
 		}
 		switch {
 		case len(r.Changed) > 0:
-			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. %s to load them.", name, capFirst(b.opts.Surface.Reload())))
+			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated: %s.", name, b.opts.Surface.ToolsChanged(b.mode == ModeProxy)))
 		case len(r.Unsaved) > 0:
 			b.note("warn", fmt.Sprintf("MCP server %q changed its tools, but %s. They can be found with %s this session.", name, r.SaveText(), SearchToolName))
 		}

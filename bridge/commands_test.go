@@ -480,13 +480,13 @@ func TestCommandLifecycle(t *testing.T) {
 
 	// Refresh says whether /reload-ext is needed: the seeded cache differs from the
 	// server's real list the first time only.
-	if text = he.ok("refresh alpha"); text != "Refreshed 1 of 1 server(s). Tools changed for alpha: run /reload-ext to load them." {
+	if text = he.ok("refresh alpha"); text != "Refreshed 1 of 1 server. Tools changed for alpha: run /reload-ext to load them." {
 		t.Errorf("refresh alpha = %q", text)
 	}
-	if text = he.ok("refresh alpha"); text != "Refreshed 1 of 1 server(s). No tool changes; no reload needed." {
+	if text = he.ok("refresh alpha"); text != "Refreshed 1 of 1 server. No tool changes; no reload needed." {
 		t.Errorf("second refresh alpha = %q", text)
 	}
-	if text = he.ok("refresh"); text != "Refreshed 2 of 2 server(s). Tools changed for beta: run /reload-ext to load them."+skipped {
+	if text = he.ok("refresh"); text != "Refreshed 2 of 2 servers. Tools changed for beta: run /reload-ext to load them."+skipped {
 		t.Errorf("refresh = %q", text)
 	}
 	f, err := cache.Read(cache.DefaultPath(e.home))
@@ -523,7 +523,7 @@ func TestCommandStartFailureIsAnError(t *testing.T) {
 	has(t, "start all error", r.Error, "/mcp start all failed: dead: ", "fatal: boom")
 	hasNot(t, "start all error", r.Error, "details above")
 	r = he.fail("refresh dead")
-	has(t, "refresh dead", r.Display, "Refreshed 0 of 1 server(s).\n  MCP server \"dead\": ", "fatal: boom")
+	has(t, "refresh dead", r.Display, "Refreshed 0 of 1 server.\n  MCP server \"dead\": ", "fatal: boom")
 	hasNot(t, "refresh dead", r.Display, "/reload-ext", "no reload needed")
 	has(t, "refresh dead error", r.Error, "/mcp refresh dead failed: ", "fatal: boom")
 }

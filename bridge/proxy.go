@@ -9,6 +9,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
+	"github.com/zot-mcp/mcp-bridge/internal/words"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 	"github.com/zot-mcp/mcp-bridge/toolview"
 )
@@ -29,7 +30,7 @@ var callSchema = json.RawMessage(`{"type":"object","properties":{"server":{"type
 // mcp__call_tool: server, tool, purpose, a compact schema and an example.
 func (b *Bridge) proxySearchAnswer(q string, shown []*catalog.Entry) extension.ToolResult {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Found %d MCP tool(s) for %q. Call one with mcp__call_tool {\"server\": ..., \"tool\": ..., \"arguments\": {...}}:\n", len(shown), q)
+	fmt.Fprintf(&sb, "Found %s for %q. Call one with mcp__call_tool {\"server\": ..., \"tool\": ..., \"arguments\": {...}}:\n", words.Count(len(shown), "MCP tool"), q)
 	for i, e := range shown {
 		var item strings.Builder
 		t := e.CacheTool()

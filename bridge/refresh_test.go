@@ -33,7 +33,7 @@ func TestNotesTellTheTruthWhenTheCacheCannotBeWritten(t *testing.T) {
 		t.Errorf("startup note claims an update (level %s): %s", n.Level, n.Message)
 	}
 	r := he.fail("refresh")
-	if !strings.HasPrefix(r.Display, "Listed 2 of 2 server(s), but the tool cache could not be written") || strings.Contains(r.Display, "/reload-ext") {
+	if !strings.HasPrefix(r.Display, "Listed 2 of 2 servers, but the tool cache could not be written") || strings.Contains(r.Display, "/reload-ext") {
 		t.Errorf("/mcp refresh: %s", r.Display)
 	}
 	res := he.b.RefreshEach(ctxGuard(t), []string{"alpha", "beta"}, nil)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/words"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 	"github.com/zot-mcp/mcp-bridge/toolview"
 )
@@ -50,7 +51,7 @@ func (b *Bridge) searchDescription(refs []catalog.ToolRef) string {
 	sb.WriteString(" Servers: ")
 	used := 0
 	for i, d := range dir {
-		item := fmt.Sprintf("%s (%d tools", d.Server, d.Tools)
+		item := fmt.Sprintf("%s (%s", d.Server, words.Count(d.Tools, "tool"))
 		if len(d.Words) > 0 {
 			item += ": " + strings.Join(d.Words, ", ")
 		}
@@ -131,7 +132,7 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	}
 	var sb strings.Builder
 	names := make([]string, len(shown))
-	fmt.Fprintf(&sb, "Loaded %d MCP tool(s) for %q — call them directly by name:\n", len(shown), q)
+	fmt.Fprintf(&sb, "Loaded %s for %q — call them directly by name:\n", words.Count(len(shown), "MCP tool"), q)
 	for i, e := range shown {
 		names[i] = e.Name
 		sb.WriteString(toolview.ResultLine(e))

@@ -205,7 +205,7 @@ func (b *Bridge) listLater(names []string) {
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
-		parts, warn := b.RefreshEach(b.bgCtx, names, nil).noteParts(b.opts.Surface)
+		parts, warn := b.RefreshEach(b.bgCtx, names, nil).noteParts(b.opts.Surface, b.mode == ModeProxy)
 		switch {
 		case warn:
 			b.note("warn", strings.Join(parts, "\n"))

@@ -14,6 +14,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
+	"github.com/zot-mcp/mcp-bridge/internal/words"
 	"github.com/zot-mcp/mcp-bridge/templates"
 )
 
@@ -228,11 +229,11 @@ func (b host) runLifecycle(ctx context.Context, sub string, names []string) (tex
 		rep := b.Refresh(ctx, names)
 		var sb strings.Builder
 		if rep.SaveErr != "" {
-			fmt.Fprintf(&sb, "Listed %d of %d server(s), but %s.", rep.Listed, len(names), rep.SaveErr)
+			fmt.Fprintf(&sb, "Listed %d of %s, but %s.", rep.Listed, words.Count(len(names), "server"), rep.SaveErr)
 		} else {
-			fmt.Fprintf(&sb, "Refreshed %d of %d server(s).", rep.Listed, len(names))
+			fmt.Fprintf(&sb, "Refreshed %d of %s.", rep.Listed, words.Count(len(names), "server"))
 			if len(rep.Changed) > 0 {
-				fmt.Fprintf(&sb, " Tools changed for %s: %s to load them.", strings.Join(rep.Changed, ", "), b.Surface().Reload())
+				fmt.Fprintf(&sb, " Tools changed for %s: %s.", strings.Join(rep.Changed, ", "), b.Surface().ToolsChanged(b.proxy()))
 			} else if rep.Listed > 0 {
 				sb.WriteString(" No tool changes; no reload needed.")
 			}
@@ -258,7 +259,7 @@ func (b host) runLifecycle(ctx context.Context, sub string, names []string) (tex
 			mu.Unlock()
 			return failedPrefix + err.Error()
 		}
-		return fmt.Sprintf("ready, %d tools", s.Status().Tools)
+		return "ready, " + words.Count(s.Status().Tools, "tool")
 	})
 	var sb strings.Builder
 	verb := map[string]string{"start": "Started", "restart": "Restarted"}[sub]
@@ -273,6 +274,12 @@ func (b host) runLifecycle(ctx context.Context, sub string, names []string) (tex
 }
 
 const failedPrefix = "failed: "
+
+// proxy reports whether the host gets the proxy tools, whose catalog needs no reload.
+func (b host) proxy() bool {
+	m, _ := b.Mode()
+	return m == "proxy"
+}
 
 // each runs f on the named servers in parallel.
 func (b host) each(names []string, f func(name string, s Server) string) map[string]string {
@@ -320,7 +327,8 @@ func (b host) statusText() string {
 		if st.Tools > tools {
 			tools = st.Tools
 		}
-		line := fmt.Sprintf("  %-20s %-12s %3d tools  %s", n, state, tools, shortSource(c))
+		// The state column is as wide as its longest word ("needs approval").
+		line := fmt.Sprintf("  %-20s %-14s %3d %-5s  %s", n, state, tools, words.Noun(tools, "tool"), shortSource(c))
 		if c.Replaces != "" {
 			line += " replaces global"
 		}

@@ -57,6 +57,8 @@ type fakeHost struct {
 	wait      chan struct{}
 	bg        sync.WaitGroup
 	notes     chan string
+	mode      string  // "" is deferred
+	surface   Surface // the zero value is zot
 }
 
 func newFakeHost(servers ...*fakeServer) *fakeHost {
@@ -68,14 +70,19 @@ func newFakeHost(servers ...*fakeServer) *fakeHost {
 	return h
 }
 
-func (h *fakeHost) Surface() Surface                      { return SurfaceZot }
-func (h *fakeHost) Names() []string                       { return h.names }
-func (h *fakeHost) Config() *config.Config                { return &config.Config{} }
-func (h *fakeHost) CachePath() string                     { return "/nonexistent/cache.json" }
-func (h *fakeHost) ZotHome() string                       { return "/home/u/.zot" }
-func (h *fakeHost) ProjectDir() string                    { return "/p" }
-func (h *fakeHost) LookupEnv(string) (string, bool)       { return "", false }
-func (h *fakeHost) Mode() (string, bool)                  { return "deferred", true }
+func (h *fakeHost) Surface() Surface                { return h.surface }
+func (h *fakeHost) Names() []string                 { return h.names }
+func (h *fakeHost) Config() *config.Config          { return &config.Config{} }
+func (h *fakeHost) CachePath() string               { return "/nonexistent/cache.json" }
+func (h *fakeHost) ZotHome() string                 { return "/home/u/.zot" }
+func (h *fakeHost) ProjectDir() string              { return "/p" }
+func (h *fakeHost) LookupEnv(string) (string, bool) { return "", false }
+func (h *fakeHost) Mode() (string, bool) {
+	if h.mode != "" {
+		return h.mode, h.mode == "deferred"
+	}
+	return "deferred", true
+}
 func (h *fakeHost) CachedTools() map[string]int           { return map[string]int{"fs": 3} }
 func (h *fakeHost) MoreDetail(string) string              { return "" }
 func (h *fakeHost) Note(level, text string)               { h.notes <- level + ": " + text }

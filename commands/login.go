@@ -269,7 +269,7 @@ func (l *loginRun) restartSharing(ctx context.Context) {
 			level = "warn"
 			msg += " Its tools were listed, but " + r.SaveErr + "."
 		case len(r.Changed) > 0:
-			msg += fmt.Sprintf(" Tools listed for %s: %s to load them.", strings.Join(r.Changed, ", "), b.Surface().Reload())
+			msg += fmt.Sprintf(" Tools listed for %s: %s.", strings.Join(r.Changed, ", "), b.Surface().ToolsChanged(b.proxy()))
 		default:
 			msg += " Its tools are unchanged."
 		}

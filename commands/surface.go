@@ -59,6 +59,16 @@ func (sf Surface) StderrCmd(server string) string {
 	return sf.Cmd("", server)
 }
 
+// ToolsChanged is what to do once a server's cached tools changed, as a clause: a reload,
+// which registers them with the host, or nothing in proxy mode, where the search tool and
+// mcp__call_tool read the catalog that the refresh has already changed.
+func (sf Surface) ToolsChanged(proxy bool) string {
+	if proxy {
+		return "they can be searched and called now, no reload needed"
+	}
+	return sf.Reload() + " to load them"
+}
+
 // Reload words, as a verb phrase, how new tools or config get loaded into zot: "run
 // /reload-ext" inside zot, "restart zot or run /reload-ext inside zot" on the CLI.
 func (sf Surface) Reload() string {

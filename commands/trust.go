@@ -133,6 +133,10 @@ func (b host) trustList() string {
 			fmt.Fprintf(&sb, "\n  %s: %s%s [%s]", n, s.RunsText(), ReplacesText(c), c.Source)
 		}
 	}
-	sb.WriteString("\nUsage: /mcp trust <server|all> · /mcp untrust <server|all>")
+	sf, all := b.Surface(), "all"
+	if sf == SurfaceCLI {
+		all = "--all"
+	}
+	fmt.Fprintf(&sb, "\nApprove with %s; withdraw with %s.", sf.Cmd("trust", "<server>|"+all), sf.Cmd("untrust", "<server>|"+all))
 	return sb.String()
 }
