@@ -325,7 +325,7 @@ func TestInstallScriptRefuses(t *testing.T) {
 	}
 }
 
-// TestInstallLinksCLI: ./install puts the CLI where the bridge's messages say it is
+// TestInstallLinksCLI (on a copy of the working tree, untracked files included): ./install puts the CLI where the bridge's messages say it is
 // (`mcp-bridge …`): a link in ~/.local/bin when that folder is on PATH, else a line saying
 // how to link it; --no-link skips the link, and a file of the user's is never replaced. zot
 // is a stand-in script, so this runs without the real zot.
@@ -339,7 +339,7 @@ func TestInstallLinksCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	clone := filepath.Join(t.TempDir(), "clone")
-	copyTracked := exec.Command("sh", "-ec", `mkdir -p "$1" && git ls-files | while IFS= read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done | tar -cf - -T - | (cd "$1" && tar -xf -) && cd "$1" && git init -q . && git add -A`, "sh", clone)
+	copyTracked := exec.Command("sh", "-ec", `mkdir -p "$1" && git ls-files -co --exclude-standard | while IFS= read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done | tar -cf - -T - | (cd "$1" && tar -xf -) && cd "$1" && git init -q . && git add -A`, "sh", clone)
 	copyTracked.Dir = root
 	if out, err := copyTracked.CombinedOutput(); err != nil {
 		t.Fatalf("copying the clone: %v\n%s", err, out)

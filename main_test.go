@@ -292,11 +292,11 @@ func TestExposureModes(t *testing.T) {
 		deferred  bool
 	}{
 		{"new host auto", "", []string{"call_tool"}, []string{"mcp__search_tools"}, true},
-		{"legacy host auto", "", nil, []string{"mcp__call_tool", "mcp__read_resource", "mcp__search_tools", "mcp__task_result"}, false},
+		{"legacy host auto", "", nil, []string{"mcp__call_tool", "mcp__search_tools"}, false},
 		{"legacy host, deferred forced", "deferred", nil, []string{"mcp__search_tools"}, true},
-		{"new host, proxy forced", "proxy", []string{"call_tool"}, []string{"mcp__call_tool", "mcp__read_resource", "mcp__search_tools", "mcp__task_result"}, false},
+		{"new host, proxy forced", "proxy", []string{"call_tool"}, []string{"mcp__call_tool", "mcp__search_tools"}, false},
 		{"direct", "direct", nil, nil, false},
-		{"auto spelled out", "auto", nil, []string{"mcp__call_tool", "mcp__read_resource", "mcp__search_tools", "mcp__task_result"}, false},
+		{"auto spelled out", "auto", nil, []string{"mcp__call_tool", "mcp__search_tools"}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

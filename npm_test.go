@@ -69,7 +69,7 @@ func TestNPMFilesystemProxy(t *testing.T) {
 	h := e.start()
 	h.ExpectHello(ctx)
 	eager, deferred := tools(t, h.Handshake(ctx, newAck(e.project, nil)))
-	if got := strings.Join(names(eager), ","); got != "mcp__call_tool,mcp__read_resource,mcp__search_tools,mcp__task_result" || len(deferred) != 0 {
+	if got := strings.Join(names(eager), ","); got != "mcp__call_tool,mcp__search_tools" || len(deferred) != 0 {
 		t.Fatalf("legacy host got eager %s and %d deferred", got, len(deferred))
 	}
 	res, err := h.CallTool(ctx, "s1", "mcp__search_tools", map[string]any{"query": "read a text file"})

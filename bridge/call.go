@@ -24,10 +24,13 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 	case SearchToolName:
 		return b.searchWithResources(call.Args)
 	case ReadResourceToolName:
-		return b.readResourceTool(ctx, call.Args)
+		return b.readResourceTool(ctx, call.Args, ReadResourceToolName)
 	case TaskResultToolName:
-		return b.taskResultTool(ctx, call.Args)
+		return b.taskResultTool(ctx, call.Args, TaskResultToolName)
 	case CallToolName:
+		if r, ok := b.reservedCall(ctx, call.Args); ok {
+			return r
+		}
 		e, args, bad := b.resolveProxyCall(call.Args)
 		if bad != nil {
 			return *bad
@@ -90,7 +93,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 		}
 		return toolresult.Error("MCP server %q: %v", e.Server, err)
 	}
-	return b.withFirstInstructions(srv, extras.WithHint(res, toolresult.Convert(res, toolresult.DefaultBudget)))
+	return b.withFirstInstructions(srv, b.taskHint(res, toolresult.Convert(res, toolresult.DefaultBudget)))
 }
 
 // objectArgs checks that raw holds a JSON object and returns it to be sent on as it is:

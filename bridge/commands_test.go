@@ -194,7 +194,7 @@ type dashRow struct {
 	err   string
 }
 
-var dashLine = regexp.MustCompile(`^  (\S+)\s+(asleep|starting|ready|stopping|backing off|parked|disabled|config error|needs approval)\s+(\d+) tools  \((global|project)\)(?:  — (.*))?$`)
+var dashLine = regexp.MustCompile(`^  (\S+)\s+(asleep|starting|ready|stopping|backing off|parked|disabled|config error|needs approval|needs login|failed)\s+(\d+) tools?\s+\((global|project)\)(?:  — (.*))?$`)
 
 // parseDashboard splits /mcp output into its first line and one row per server.
 func parseDashboard(t *testing.T, text string) (string, map[string]dashRow) {

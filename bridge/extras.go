@@ -26,8 +26,8 @@ type extrasHolder = extras.Holder
 // registered whenever servers are configured: at startup the bridge reads only the
 // startup file, which does not say which servers have resources.
 func (b *Bridge) registerReadResource(r *extension.Registrations) error {
-	if len(b.names) == 0 {
-		return nil // no server, no resource
+	if len(b.names) == 0 || !b.itemTools() {
+		return nil // no server, no resource; in proxy mode mcp__call_tool reads them
 	}
 	return r.AddTool(extension.Tool{Name: ReadResourceToolName, Description: extras.ReadResourceDescription,
 		Schema: extras.ReadResourceSchema, Deferred: b.mode == ModeDeferred})
@@ -66,7 +66,7 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 		return res
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "MCP resources matching %q — read one with %s {\"server\": …, \"uri\": …}:\n", a.Query, ReadResourceToolName)
+	fmt.Fprintf(&sb, "MCP resources matching %q — read one with %s:\n", a.Query, b.itemShape(ReadResourceToolName, "uri"))
 	for _, d := range found {
 		sb.WriteString(extras.Line(d, purposeLen))
 	}
@@ -82,9 +82,9 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 	return res
 }
 
-// readResourceTool answers mcp__read_resource.
-func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage) extension.ToolResult {
-	srv, uri, bad := b.itemArgs(raw, itemTool{name: ReadResourceToolName, key: "uri", example: "scheme://…",
+// readResourceTool answers mcp__read_resource (named name in its answers).
+func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage, name string) extension.ToolResult {
+	srv, uri, bad := b.itemArgs(raw, itemTool{name: name, key: "uri", example: "scheme://…",
 		where: "; find them with " + SearchToolName})
 	if bad != nil {
 		return *bad

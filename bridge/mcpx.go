@@ -70,7 +70,7 @@ func (h bridgeHost) ServerLog(server string, line logLine) {
 func (h bridgeHost) AddTask(t *extras.Task) { h.b.x.tasks.Add(t) }
 
 func (h bridgeHost) WaitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
-	return h.b.x.waitTask(ctx, t, expired, last)
+	return h.b.waitTask(ctx, t, expired, last)
 }
 
 func (h bridgeHost) ApprovalErr(s *lifecycle.Server) *lifecycle.Error { return approvalErr(s) }

@@ -131,22 +131,42 @@ func TestEverythingResources(t *testing.T) {
 	}
 }
 
-// TestEverythingResourcesProxy: on a host without deferred tools mcp__read_resource is
-// registered eagerly and the search never activates anything.
+// TestEverythingResourcesProxy: on a host without deferred tools (the released zot) the
+// model sees the search and call tools only, at most 2 KB of definitions, although the
+// server has resources and tasks; a search that finds a resource says how to read it through
+// mcp__call_tool, and that call reads it.
 func TestEverythingResourcesProxy(t *testing.T) {
 	t.Parallel()
 	s := everythingHost(t, nil, false, nil)
-	reg, ok := s.registered(ReadResourceToolName)
-	if !ok || reg["deferred"] != nil {
-		t.Fatalf("%s not registered eagerly in proxy mode: %v", ReadResourceToolName, reg)
+	var names []string
+	size := 0
+	for _, f := range s.regs {
+		if f.Type == "register_tool" {
+			var m struct {
+				Name string `json:"name"`
+			}
+			if err := f.Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, m.Name)
+			size += len(f.Raw)
+		}
+	}
+	if strings.Join(names, ",") != SearchToolName+","+CallToolName || size > 2048 {
+		t.Fatalf("the released zot's model gets %v in %d bytes; want the search and call tools in at most 2048", names, size)
 	}
 	r := s.call(t, "s1", SearchToolName, map[string]any{"query": "architecture document"})
-	if len(r.ActivateTools) != 0 || !strings.Contains(r.Text(), "architecture.md") {
+	if len(r.ActivateTools) != 0 || !strings.Contains(r.Text(), "architecture.md") ||
+		!strings.Contains(r.Text(), `read one with mcp__call_tool {"server": …, "tool": "mcp:read_resource", "arguments": {"uri": …}}`) {
 		t.Fatalf("proxy search: activate %v\n%s", r.ActivateTools, r.Text())
 	}
-	r = s.call(t, "r1", ReadResourceToolName, map[string]any{"server": "everything", "uri": "demo://resource/dynamic/text/3"})
+	r = s.call(t, "r1", CallToolName, map[string]any{"server": "everything", "tool": ReadResourceCall, "arguments": map[string]any{"uri": "demo://resource/dynamic/text/3"}})
 	if r.IsError || !strings.Contains(r.Text(), "[resource demo://resource/dynamic/text/3]") {
-		t.Fatalf("read text template: %s", r.Text())
+		t.Fatalf("read text template through mcp__call_tool: %s", r.Text())
+	}
+	r = s.call(t, "r2", CallToolName, map[string]any{"server": "everything", "tool": ReadResourceCall})
+	if !r.IsError || !strings.Contains(r.Text(), "mcp__call_tool mcp:read_resource: both server and uri are required") {
+		t.Fatalf("a read without a uri: %s", r.Text())
 	}
 }
 

@@ -37,7 +37,9 @@ func (b *Bridge) tasksText(server string) string {
 // once (the task then leaves the board). When time runs out, the result says the task is
 // still running and how to fetch it; when the call is cancelled (the host's tool_cancel),
 // the task is cancelled with tasks/cancel.
-func (x *mcpx) waitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
+func (b *Bridge) waitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
+	x := b.x
+	fetch := b.itemCall(TaskResultToolName, t.Server, "task", t.ID)
 	t.Waiting.Add(1)
 	defer t.Waiting.Add(-1)
 	select {
@@ -45,10 +47,10 @@ func (x *mcpx) waitTask(ctx context.Context, t *extras.Task, expired <-chan stru
 		x.tasks.Remove(t)
 		return t.Result()
 	case <-expired:
-		return extras.StillRunning(t, last), nil
+		return extras.StillRunning(t, last, fetch), nil
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return extras.StillRunning(t, last), nil
+			return extras.StillRunning(t, last, fetch), nil
 		}
 		if errors.Is(context.Cause(ctx), extension.ErrShutdown) {
 			// Stopping the server ends its tasks; a tasks/cancel here could only
@@ -63,7 +65,7 @@ func (x *mcpx) waitTask(ctx context.Context, t *extras.Task, expired <-chan stru
 // registerTaskResult registers mcp__task_result like mcp__read_resource: deferred where
 // tools are (a "still running" result activates it), directly elsewhere.
 func (b *Bridge) registerTaskResult(r *extension.Registrations) error {
-	if len(b.names) == 0 {
+	if len(b.names) == 0 || !b.itemTools() {
 		return nil
 	}
 	return r.AddTool(extension.Tool{Name: TaskResultToolName, Description: extras.TaskResultDescription,
@@ -72,8 +74,8 @@ func (b *Bridge) registerTaskResult(r *extension.Registrations) error {
 
 // taskResultTool answers mcp__task_result: the task's result, or "still running" once the
 // call's budget is spent.
-func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage) extension.ToolResult {
-	srv, id, bad := b.itemArgs(raw, itemTool{name: TaskResultToolName, key: "task", example: "id",
+func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage, name string) extension.ToolResult {
+	srv, id, bad := b.itemArgs(raw, itemTool{name: name, key: "task", example: "id",
 		where: ", as the still-running call result gave them"})
 	if bad != nil {
 		return *bad
@@ -81,15 +83,24 @@ func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage) extens
 	server := srv.Name()
 	t := b.x.tasks.Get(server, id)
 	if t == nil {
-		return toolresult.Error("%s: MCP server %q has no task %q in this session: its result was already returned, it was cancelled, or the bridge restarted since (a restart loses running tasks). Call the tool again if you still need its result.", TaskResultToolName, server, id)
+		return toolresult.Error("%s: MCP server %q has no task %q in this session: its result was already returned, it was cancelled, or the bridge restarted since (a restart loses running tasks). Call the tool again if you still need its result.", name, server, id)
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
 	defer cancel()
 	expired, timer := clock.After(b.opts.Clock, b.opts.CallBudget-interact.AnswerMargin)
 	defer timer.Stop()
-	res, err := b.x.waitTask(ctx, t, expired, nil)
+	res, err := b.waitTask(ctx, t, expired, nil)
 	if err != nil {
 		return serverFailure(server, err)
 	}
-	return extras.WithHint(res, toolresult.Convert(res, toolresult.DefaultBudget))
+	return b.taskHint(res, toolresult.Convert(res, toolresult.DefaultBudget))
+}
+
+// taskHint activates mcp__task_result beside a "still running" result where it is a
+// deferred tool; elsewhere the host shows it already, or it is not registered (proxy mode).
+func (b *Bridge) taskHint(res *mcp.CallToolResult, out extension.ToolResult) extension.ToolResult {
+	if b.mode != ModeDeferred {
+		return out
+	}
+	return extras.WithHint(res, out)
 }

@@ -62,3 +62,37 @@ func TestTaskResultCalledAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskResultThroughCallTool: on the released zot (proxy mode) there is no
+// mcp__task_result; the still-running answer names the mcp__call_tool call that fetches the
+// result, activates nothing, and that call returns the result.
+func TestTaskResultThroughCallTool(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.write(map[string]any{"srv": e.server()}, nil)
+	b := e.bridge(extension.GenLegacy)
+	if b.mode != ModeProxy {
+		t.Fatalf("mode %s on the released zot, want proxy", b.mode)
+	}
+	task := extras.NewTask("srv", "slow", "task-1", e.clock.Now(), nil, zerolog.Nop(), func() {})
+	b.x.tasks.Add(task)
+	args, _ := json.Marshal(map[string]any{"server": "srv", "tool": TaskResultCall, "arguments": map[string]string{"task": "task-1"}})
+	fetch := func() <-chan extension.ToolResult {
+		ch := make(chan extension.ToolResult, 1)
+		go func() { ch <- b.CallTool(context.Background(), extension.ToolCall{Name: CallToolName, Args: args}) }()
+		waitTaskWaiter(t, b, "srv")
+		return ch
+	}
+	ch := fetch()
+	e.clock.Advance(b.opts.CallBudget)
+	r := <-ch
+	want := `mcp__call_tool {"arguments":{"task":"task-1"},"server":"srv","tool":"mcp:task_result"}`
+	if r.IsError || !strings.Contains(textOf(t, r), want) || len(r.ActivateTools) != 0 {
+		t.Fatalf("still running in proxy mode should name %s and activate nothing: %+v", want, r)
+	}
+	ch = fetch()
+	task.Finish(&mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent{Type: "text", Text: "done at last"}}}, nil)
+	if r = <-ch; r.IsError || textOf(t, r) != "done at last" {
+		t.Fatalf("the second fetch should return the result: %+v", r)
+	}
+}

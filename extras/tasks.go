@@ -18,7 +18,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/plainjson"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -164,15 +163,15 @@ func (tb *Board) Cancel(ctx context.Context, t *Task) {
 	}
 }
 
-// StillRunning is the result of a call that ran out of time while its task works on.
-func StillRunning(t *Task, last *mcp.Task) *mcp.CallToolResult {
+// StillRunning is the result of a call that ran out of time while its task works on;
+// fetch is the call that gets the result, as the model writes it on this host.
+func StillRunning(t *Task, last *mcp.Task, fetch string) *mcp.CallToolResult {
 	status := ""
 	if last != nil && last.StatusMessage != "" {
 		status = " (" + last.StatusMessage + ")"
 	}
-	args, _ := plainjson.Marshal(map[string]string{"server": t.Server, "task": t.ID})
-	text := fmt.Sprintf("MCP server %q is still running %s as task %s%s. Nothing is lost: get the result with %s %s; it waits up to the call's time limit and can be called again while the task runs.",
-		t.Server, t.Tool, t.ID, status, TaskResultToolName, args)
+	text := fmt.Sprintf("MCP server %q is still running %s as task %s%s. Nothing is lost: get the result with %s; it waits up to the call's time limit and can be called again while the task runs.",
+		t.Server, t.Tool, t.ID, status, fetch)
 	return &mcp.CallToolResult{
 		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: map[string]any{stillRunningKey: t.ID}}},
 		Content: []mcp.Content{mcp.TextContent{Type: "text", Text: text}},
