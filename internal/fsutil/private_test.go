@@ -106,7 +106,7 @@ func TestReadFileChecked(t *testing.T) {
 
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{
-		"/home/a/.local/state/zot/mcp.json": "/home/a/.local/state/zot/mcp.json",
+		"/home/a/.local/state/zot/mcp.json":                 "/home/a/.local/state/zot/mcp.json",
 		"/Users/a/Library/Application Support/zot/mcp.json": "'/Users/a/Library/Application Support/zot/mcp.json'",
 		"/tmp/it's": `'/tmp/it'\''s'`,
 	} {
