@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,12 +34,18 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	home, _ := os.UserHomeDir()
-	target := config.GlobalPath(config.ZotHome(os.LookupEnv, runtime.GOOS, home))
+	zotHome := config.ZotHome(os.LookupEnv, runtime.GOOS, home)
+	target := config.GlobalPath(zotHome)
 	if *project {
 		target = config.ProjectPath(absDir(f.cwd))
 	}
+	// Imported names must not look like the servers already configured, in either file.
+	var taken []string
+	for _, s := range config.Load(config.Options{ZotHome: zotHome, ProjectDir: absDir(f.cwd), LookupEnv: os.LookupEnv}).Servers {
+		taken = append(taken, s.Name)
+	}
 	opts := importer.Options{Client: pos[0], From: *from, ProjectDir: absDir(f.cwd), Home: home, GOOS: runtime.GOOS,
-		LookupEnv: os.LookupEnv, IncludeSecrets: *secrets && !*dry}
+		LookupEnv: os.LookupEnv, IncludeSecrets: *secrets && !*dry, Taken: taken}
 	res, err := importer.Read(opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "error:", err)
@@ -51,7 +58,13 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s %d server(s) from %s into %s\n", verb, len(res.Servers), res.Source, target)
 	failed := false
 	imported := 0
+	ctx, cancel := context.WithTimeout(context.Background(), editTimeout)
+	defer cancel()
 	for _, s := range res.Servers {
+		was := ""
+		if s.Was != "" {
+			was = " (renamed, see the note below)"
+		}
 		// The entry holds no literal secret unless --include-secrets, and a dry run is
 		// always computed without them, so printing it is safe.
 		raw, err := json.Marshal(s.Entry)
@@ -61,19 +74,19 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		if *dry {
-			fmt.Fprintf(stdout, "  + %s %s\n", s.Name, raw)
+			fmt.Fprintf(stdout, "  + %s%s %s\n", s.Name, was, raw)
 			continue
 		}
-		replaced, err := config.AddServer(target, s.Name, raw, *force)
+		replaced, err := config.AddServer(ctx, target, s.Name, raw, *force)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stdout, "  = %s: %v\n", s.Name, err)
 			failed = failed || !strings.Contains(err.Error(), "already exists")
 		case replaced:
-			fmt.Fprintf(stdout, "  ~ %s (replaced)\n", s.Name)
+			fmt.Fprintf(stdout, "  ~ %s (replaced)%s\n", s.Name, was)
 			imported++
 		default:
-			fmt.Fprintf(stdout, "  + %s\n", s.Name)
+			fmt.Fprintf(stdout, "  + %s%s\n", s.Name, was)
 			imported++
 		}
 	}
