@@ -59,7 +59,15 @@ func TestUnsafeFilesShownInMCP(t *testing.T) {
 		"problem: warning: "+cachePath+": writable by every user (mode 0666); it is the tool cache",
 		"fix: chmod go-w "+cachePath,
 		"problem: warning: "+frames+": writable by every user (mode 0666); it is the startup file",
-		"problem: "+store+": approvals not used: the approval store "+store+" is writable by every user",
+		"problem: "+store+": the approval store "+store+" is writable by every user (mode 0666), so another user could have approved servers in it: its approvals are not used",
 		"chmod go-w "+store,
 		"needs approval")
+	// Approving does not rewrite the store either: that would make its content the user's.
+	before, _ := os.ReadFile(store)
+	if _, err := b.Command(ctx, "trust p"); err == nil || !strings.Contains(err.Error(), "chmod go-w "+store) {
+		t.Errorf("/mcp trust p with a world-writable store: %v, want a refusal with the fix", err)
+	}
+	if after, _ := os.ReadFile(store); string(after) != string(before) {
+		t.Error("/mcp trust rewrote the world-writable store")
+	}
 }

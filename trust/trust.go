@@ -148,7 +148,7 @@ func Read(path string) (*File, error) {
 type UnsafeError struct{ Err *fsutil.UnsafeError }
 
 func (e *UnsafeError) Error() string {
-	return fmt.Sprintf("approvals not used: the approval store %s is %s, so another user could have approved servers in it; check what it holds (or delete it), then fix it: %s. Until then every project server waits for approval",
+	return fmt.Sprintf("the approval store %s is %s, so another user could have approved servers in it: its approvals are not used and it is not rewritten; check what it holds (or delete it), then fix it: %s. Until then every project server waits for approval",
 		e.Err.Path, e.Err.Why, e.Err.Fix)
 }
 

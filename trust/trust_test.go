@@ -254,7 +254,7 @@ func TestUnsafeStoreIsRefused(t *testing.T) {
 			if !errors.As(err, &ue) || f.Approved(proj, "a", "fp-a") {
 				t.Fatalf("Read: approved=%v err=%v, want nothing approved and an *UnsafeError", f.Approved(proj, "a", "fp-a"), err)
 			}
-			for _, want := range []string{path, tc.wantWhy, "approvals not used"} {
+			for _, want := range []string{path, tc.wantWhy, "its approvals are not used"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("Read's error does not say %q: %v", want, err)
 				}
