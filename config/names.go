@@ -232,14 +232,18 @@ func CheckNewServerName(name string, others []string) error {
 	return nil
 }
 
-// FixServerName turns name into one CheckNewServerName accepts beside taken, for import:
-// each character a name may not have becomes '-', and so does each letter of a script
+// FixServerName turns name into one CheckNewServerName accepts beside taken and that is
+// not taken, for import; a name that already is one is returned as it is. Otherwise each
+// character a name may not have becomes '-', and so does each letter of a script
 // other than the one most of its letters are in (a look-alike of a Latin letter in a
 // mostly Latin name becomes that letter: "sеarch" is "search"); runs of '-' are one, a
 // leading or trailing '-' is dropped, the result is cut to MaxServerNameLen bytes, a
 // reserved word gets "-server" and an empty result is "server"; when that is taken or
 // looks like a taken name, "-2", "-3", ... is appended.
 func FixServerName(name string, taken []string) string {
+	if CheckNewServerName(name, taken) == nil && !slices.Contains(taken, name) {
+		return name
+	}
 	base := fixChars(norm.NFKC.String(name))
 	if base == "" {
 		base = "server"
