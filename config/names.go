@@ -185,32 +185,42 @@ var lookalikes = map[rune]rune{
 }
 
 // skeleton is what a name looks like, for telling look-alikes apart: its NFKC form with
-// every look-alike letter replaced by its Latin letter, lower-cased, and the shapes that
-// are hard to tell apart in a listing (i, l, 1, I; o, 0) made one. Two names with the same
-// skeleton can be mistaken for each other.
-func skeleton(name string) string {
+// every look-alike letter replaced by its Latin letter, the shapes that are hard to tell
+// apart in a listing made one (I, l, 1 and |; O and 0), lower-cased. With fold, the name
+// is lower-cased first, so names that differ only in case ("GITHUB", "github") meet too;
+// without it, a capital I still meets an l ("Ilm", "llm"), which lower-casing would hide.
+// Two names with the same skeleton, either way, can be mistaken for each other.
+func skeleton(name string, fold bool) string {
+	s := norm.NFKC.String(name)
+	if fold {
+		s = strings.ToLower(s)
+	}
 	var b strings.Builder
-	for _, r := range norm.NFKC.String(name) {
+	for _, r := range s {
 		if l, ok := lookalikes[r]; ok {
 			r = l
 		}
-		switch r = unicode.ToLower(r); r {
-		case 'i', '1', '|':
+		switch r {
+		case 'I', '1', '|':
 			r = 'l'
 		case '0':
 			r = 'o'
 		}
-		b.WriteRune(r)
+		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// lookAlike reports whether two different names can be mistaken for each other.
+func lookAlike(a, b string) bool {
+	return a != b && (skeleton(a, false) == skeleton(b, false) || skeleton(a, true) == skeleton(b, true))
 }
 
 // ConfusableWith returns the first of others that looks like name (the same skeleton)
 // without being name.
 func ConfusableWith(name string, others []string) (string, bool) {
-	sk := skeleton(name)
 	for _, o := range others {
-		if o != name && skeleton(o) == sk {
+		if lookAlike(name, o) {
 			return o, true
 		}
 	}
@@ -258,8 +268,9 @@ func FixServerName(name string, taken []string) string {
 	if free(base) {
 		return base
 	}
-	// Each taken name blocks at most one suffix number's skeleton, so one of these is free.
-	for i := 2; i <= len(taken)+2; i++ {
+	// A taken name blocks at most one suffix number per skeleton (two), so one of these is
+	// free.
+	for i := 2; i <= 2*len(taken)+2; i++ {
 		suffix := "-" + strconv.Itoa(i)
 		n := tidy(textcut.Prefix(base, MaxServerNameLen-len(suffix))) + suffix
 		if free(n) {
@@ -315,51 +326,38 @@ func tidy(s string) string {
 	return s
 }
 
-// refuseLookalikes fails every server whose name looks like another's (the same
-// skeleton) after the merge, keeping one of each group: the global file's, else a name in
+// refuseLookalikes fails every server whose name looks like another's (lookAlike) after
+// the merge, keeping the one most likely the user's: the global file's, else a name in
 // plain ASCII, else the first in byte order. Two rows that look the same in /mcp could be
-// mistaken for each other: a project file could put a "sеarch" (Cyrillic е) beside the
-// user's "search". Names that already fail CheckServerName take no part, so a refused
-// name never costs a good one its place.
+// mistaken for each other: a project file could put a "Search" or a Cyrillic "аре" beside
+// the user's "search" or "ape". Names that already fail CheckServerName take no part, so
+// a refused name never costs a good one its place.
 func refuseLookalikes(names []string, merged map[string]*draft) {
-	groups := map[string][]string{}
-	var order []string
-	for _, n := range names {
-		if CheckServerName(n) != nil {
-			continue
+	rank := func(n string) int {
+		r := 0
+		if merged[n].srv.Scope != ScopeGlobal {
+			r += 2
 		}
-		sk := skeleton(n)
-		if groups[sk] == nil {
-			order = append(order, sk)
+		if !isASCII(n) {
+			r++
 		}
-		groups[sk] = append(groups[sk], n)
+		return r
 	}
-	for _, sk := range order {
-		g := groups[sk]
-		if len(g) < 2 {
+	var cands []string
+	for _, n := range names {
+		if CheckServerName(n) == nil {
+			cands = append(cands, n)
+		}
+	}
+	// names is sorted, and a stable sort keeps that order within a rank.
+	slices.SortStableFunc(cands, func(a, b string) int { return rank(a) - rank(b) })
+	var kept []string
+	for _, n := range cands {
+		if like, ok := ConfusableWith(n, kept); ok {
+			merged[n].fail("", fmt.Sprintf("server name looks like the server %q (%s), so one could be taken for the other; this one is not used: rename it so that the names differ at a glance", like, merged[like].srv.Source))
 			continue
 		}
-		rank := func(n string) int {
-			r := 0
-			if merged[n].srv.Scope != ScopeGlobal {
-				r += 2
-			}
-			if !isASCII(n) {
-				r++
-			}
-			return r
-		}
-		keep := g[0]
-		for _, n := range g[1:] {
-			if rank(n) < rank(keep) {
-				keep = n
-			}
-		}
-		for _, n := range g {
-			if n != keep {
-				merged[n].fail("", fmt.Sprintf("server name looks like the server %q (%s), so one could be taken for the other; this one is not used: rename it so that the names differ at a glance", keep, merged[keep].srv.Source))
-			}
-		}
+		kept = append(kept, n)
 	}
 }
 

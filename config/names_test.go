@@ -76,7 +76,7 @@ func TestServerNameRule(t *testing.T) {
 // TestConfusableNames: a name that looks like another server's (the same skeleton) is
 // refused beside it; names that merely share letters are not.
 func TestConfusableNames(t *testing.T) {
-	others := []string{"search", "github", "ape", "tool1", "my-db"}
+	others := []string{"search", "github", "ape", "tool1", "my-db", "llm", "mail"}
 	for _, tc := range []struct {
 		name, like string // like: "" accepted
 	}{
@@ -91,6 +91,10 @@ func TestConfusableNames(t *testing.T) {
 		{"my_db", ""}, // '-' and '_' stay apart
 		{"searches", ""},
 		{"githubs", ""},
+		{"Ilm", "llm"},   // a capital I is an l
+		{"ILM", "llm"},   // and case does not matter
+		{"mall", ""},     // i and l stay apart beside "mail"
+		{"mai1", "mail"}, // 1 and l do not
 	} {
 		err := CheckNewServerName(tc.name, others)
 		switch {
