@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,12 +36,18 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	home, _ := os.UserHomeDir()
-	target := config.GlobalPath(config.ZotHome(os.LookupEnv, runtime.GOOS, home))
+	zotHome := config.ZotHome(os.LookupEnv, runtime.GOOS, home)
+	target := config.GlobalPath(zotHome)
 	if *project {
 		target = config.ProjectPath(absDir(f.cwd))
 	}
+	// Imported names must not look like the servers already configured, in either file.
+	var taken []string
+	for _, s := range config.Load(config.Options{ZotHome: zotHome, ProjectDir: absDir(f.cwd), LookupEnv: os.LookupEnv}).Servers {
+		taken = append(taken, s.Name)
+	}
 	opts := importer.Options{Client: pos[0], From: *from, ProjectDir: absDir(f.cwd), Home: home, GOOS: runtime.GOOS,
-		LookupEnv: os.LookupEnv, IncludeSecrets: *secrets && !*dry}
+		LookupEnv: os.LookupEnv, IncludeSecrets: *secrets && !*dry, Taken: taken}
 	res, err := importer.Read(opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "error:", err)
@@ -52,7 +59,13 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s %s from %s into %s\n", verb, words.Count(len(res.Servers), "server"), res.Source, target)
 	var imported, already, kept, failed int
+	ctx, cancel := context.WithTimeout(context.Background(), editTimeout)
+	defer cancel()
 	for _, s := range res.Servers {
+		was := ""
+		if s.Was != "" {
+			was = " (renamed, see the note below)"
+		}
 		// The entry holds no literal secret unless --include-secrets, and a dry run is
 		// always computed without them, so printing it is safe.
 		raw, err := plainjson.Marshal(s.Entry)
@@ -62,10 +75,10 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		if *dry {
-			fmt.Fprintf(stdout, "  + %s %s\n", s.Name, raw)
+			fmt.Fprintf(stdout, "  + %s%s %s\n", s.Name, was, raw)
 			continue
 		}
-		replaced, err := config.AddServer(target, s.Name, raw, *force)
+		replaced, err := config.AddServer(ctx, target, s.Name, raw, *force)
 		var exists *config.ExistsError
 		switch {
 		case errors.As(err, &exists) && exists.Same:
@@ -78,10 +91,10 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  ! %s: %v\n", s.Name, err)
 			failed++
 		case replaced:
-			fmt.Fprintf(stdout, "  ~ %s (replaced)\n", s.Name)
+			fmt.Fprintf(stdout, "  ~ %s (replaced)%s\n", s.Name, was)
 			imported++
 		default:
-			fmt.Fprintf(stdout, "  + %s\n", s.Name)
+			fmt.Fprintf(stdout, "  + %s%s\n", s.Name, was)
 			imported++
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	mcpcmd "github.com/zot-mcp/mcp-bridge/commands"
@@ -18,6 +20,9 @@ import (
 
 // add, remove, list and get: managing servers from the terminal the way `claude mcp` and
 // `codex mcp` do, writing the same comment-keeping JSONC as `setup add`.
+
+// editTimeout bounds waiting for a config file's lock (another mcp-bridge editing it).
+const editTimeout = 30 * time.Second
 
 // multiFlag collects a flag given several times (--env, --header).
 type multiFlag []string
@@ -215,7 +220,15 @@ func writeEntry(f *cliFlags, cmd, name string, raw json.RawMessage, kind string,
 	if project {
 		path, scope = config.ProjectPath(f.cwd), config.ScopeProject
 	}
-	replaced, err := config.AddServer(path, name, raw, force)
+	// The look-alike check covers every file the bridge read; AddServer checks the target
+	// file again under its lock.
+	if err := config.CheckNewServerName(name, b.ServerNames()); err != nil {
+		fmt.Fprintf(stderr, "mcp-bridge %s: %v\n", cmd, err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), editTimeout)
+	defer cancel()
+	replaced, err := config.AddServer(ctx, path, name, raw, force)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp-bridge %s: %v\n", cmd, err)
 		return 1
@@ -348,7 +361,9 @@ func cmdRemove(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcp-bridge remove: %q is defined in both %s and %s; say which with --global or --project\n", name, paths[0], paths[1])
 		return 1
 	}
-	if _, err := config.RemoveServer(paths[0], name); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), editTimeout)
+	defer cancel()
+	if _, err := config.RemoveServer(ctx, paths[0], name); err != nil {
 		fmt.Fprintln(stderr, "mcp-bridge remove:", err)
 		return 1
 	}

@@ -213,6 +213,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 		return b.opts.LookupEnv(k)
 	}
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: lookup})
+	b.warnUnsafeFiles()
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
 	b.deps = &lifecycle.Deps{Clock: b.opts.Clock, Log: b.opts.Log, ProjectDir: projectDir, Supervisor: b.opts.Supervisor,
 		OnListChanged: b.listChanged, Resolver: b.opts.Resolver, MaxReply: b.opts.MaxReplyBytes, Surface: b.opts.Surface,

@@ -693,6 +693,13 @@ func TestCommandSetup(t *testing.T) {
 	if s, _ := load().Server("code-search"); s == nil || s.Scope != config.ScopeProject || !s.Usable() {
 		t.Errorf("code-search entry: %+v", s)
 	}
+	// A name the rule refuses, or one that looks like a server already there, is not added.
+	before, _ = os.ReadFile(proj)
+	has(t, "look-alike name", he.fail("setup add grep --project --name Code-Search").Error, `looks like the server "code-search"`)
+	has(t, "mixed-script name", he.fail("setup add grep --project --name c\u043ede").Error, "mixes Latin and Cyrillic")
+	if after, _ := os.ReadFile(proj); string(after) != string(before) {
+		t.Error("a refused name changed the project file")
+	}
 
 	// Errors.
 	r = he.fail("setup add nope")

@@ -51,6 +51,7 @@ func (b *Bridge) loadTrust() {
 			var err error
 			if f, err = trust.Read(b.trustPath()); err != nil {
 				b.opts.Log.Warn().Err(err).Msg("project server approvals not read")
+				b.unsafeTrustProblem(err)
 			}
 		}
 		s.SetPending(!f.Approved(b.projectDir, n, trust.Fingerprint(s.Config())))

@@ -79,7 +79,7 @@ func Args(ctx context.Context, h Host, f []string) (string, error) {
 	case "start", "stop", "restart", "refresh":
 		return b.lifecycleCommand(ctx, sub, rest)
 	case "setup":
-		return b.setupCommand(rest)
+		return b.setupCommand(ctx, rest)
 	case "login":
 		return b.loginCommand(ctx, rest)
 	case "logout":
@@ -505,7 +505,7 @@ Secrets are never written: templates refer to ${VARS} that you set in your envir
 After adding, %[3]s.`
 
 // setupCommand lists templates or adds one to a config file, keeping its comments.
-func (b host) setupCommand(args []string) (string, error) {
+func (b host) setupCommand(ctx context.Context, args []string) (string, error) {
 	help := fmt.Sprintf(setupHelp, b.Surface().Cmd("setup"), config.GlobalPath(b.ZotHome()), b.Surface().Reload())
 	if len(args) == 0 || args[0] == "help" {
 		return help + "\n\n" + templateList(), nil
@@ -514,7 +514,7 @@ func (b host) setupCommand(args []string) (string, error) {
 	case "templates", "list":
 		return templateList(), nil
 	case "add":
-		return b.setupAdd(args[1:])
+		return b.setupAdd(ctx, args[1:])
 	}
 	return help, fmt.Errorf("unknown setup command %q; use templates or add", args[0])
 }
@@ -537,7 +537,7 @@ func templateList() string {
 
 const setupUsageTail = " add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]"
 
-func (b host) setupAdd(args []string) (string, error) {
+func (b host) setupAdd(ctx context.Context, args []string) (string, error) {
 	setupUsage := "usage: " + b.Surface().Cmd("setup") + setupUsageTail
 	var tmpl, name, scope, dir string
 	project, force := false, false
@@ -598,7 +598,9 @@ func (b host) setupAdd(args []string) (string, error) {
 	if name == "" {
 		name = t.Name
 	}
-	if err := config.CheckServerName(name); err != nil {
+	// The look-alike check covers every file the bridge read; AddServer checks the
+	// target file again under its lock.
+	if err := config.CheckNewServerName(name, b.Names()); err != nil {
 		return "", err
 	}
 	entry, err := t.Entry(dir)
@@ -612,7 +614,9 @@ func (b host) setupAdd(args []string) (string, error) {
 		}
 		path = config.ProjectPath(b.ProjectDir())
 	}
-	replaced, err := config.AddServer(path, name, entry, force)
+	wctx, cancel := context.WithTimeout(ctx, b.CommandTimeout())
+	defer cancel()
+	replaced, err := config.AddServer(wctx, path, name, entry, force)
 	if err != nil {
 		return "", err
 	}

@@ -427,6 +427,7 @@ func Load(opts Options) *Config {
 	}
 
 	names := slices.Sorted(maps.Keys(merged))
+	refuseLookalikes(names, merged)
 	for _, n := range names {
 		d := merged[n]
 		d.finish(projectDir, home, lookup)

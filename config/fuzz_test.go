@@ -1,12 +1,17 @@
 package config
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // fuzzEnv turns "K=V" lines into a lookup.
@@ -104,4 +109,87 @@ func FuzzExpand(f *testing.F) {
 			t.Fatalf("%q: Refs names %v, expansion looks up %v", s, named, looked)
 		}
 	})
+}
+
+// FuzzName: the one name rule has a real oracle. An accepted name is at most
+// MaxServerNameLen bytes of letters, ASCII digits, '-' and '_', is not reserved, is in
+// NFKC, and its letters are of one script (Han with kana, Hangul or Bopomofo counting
+// as one writing), computed here from the Unicode script tables independently of the
+// rule's own search; the verdict is the same every time. FixServerName always gives a
+// name the rule accepts beside the names it had to avoid, and none of them.
+func FuzzName(f *testing.F) {
+	for _, s := range []string{"search", "s\u0435arch", "../../evil", "a/b~1c", strings.Repeat("x", 300), "help", "-rf",
+		"поиск", "検索ツール", "ｓｅａｒｃｈ", "a\u3164b", "e\u0301", "GitHub", "\u0430\u0440\u0435", "ﬁle", "ǅemo", "İstanbul", "ß"} {
+		f.Add(s, "search")
+	}
+	f.Fuzz(func(t *testing.T, name, other string) {
+		err := CheckServerName(name)
+		if again := CheckServerName(name); (err == nil) != (again == nil) || err != nil && err.Error() != again.Error() {
+			t.Fatalf("CheckServerName(%q) is not deterministic: %v, then %v", name, err, again)
+		}
+		if err == nil {
+			nameOracle(t, name)
+		}
+		taken := []string{other}
+		if CheckServerName(other) == nil {
+			taken = append(taken, name)
+		}
+		fixed := FixServerName(name, taken)
+		if err := CheckNewServerName(fixed, taken); err != nil {
+			t.Fatalf("FixServerName(%q, %q) = %q, refused: %v", name, taken, fixed, err)
+		}
+		nameOracle(t, fixed)
+		if slices.Contains(taken, fixed) {
+			t.Fatalf("FixServerName(%q, %q) = %q, which is taken", name, taken, fixed)
+		}
+		if err == nil && !slices.Contains(taken, name) {
+			if _, look := ConfusableWith(name, taken); !look && FixServerName(name, taken) != name {
+				t.Fatalf("FixServerName changed the acceptable free name %q to %q", name, fixed)
+			}
+		}
+	})
+}
+
+// nameOracle fails t unless name is one the rule may accept.
+func nameOracle(t *testing.T, name string) {
+	t.Helper()
+	if name == "" || len(name) > MaxServerNameLen || !utf8.ValidString(name) {
+		t.Fatalf("accepted %q: empty, longer than %d bytes or not UTF-8", name, MaxServerNameLen)
+	}
+	if ReservedServerName(name) || strings.HasPrefix(name, "-") {
+		t.Fatalf("accepted the reserved %q", name)
+	}
+	if norm.NFKC.String(name) != name {
+		t.Fatalf("accepted %q, which is not NFKC", name)
+	}
+	scripts := map[string]bool{}
+	for _, r := range name {
+		ok := r == '-' || r == '_' || r >= '0' && r <= '9' || unicode.IsLetter(r) && !unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
+		if !ok || r >= utf8.RuneSelf && unicode.IsDigit(r) {
+			t.Fatalf("accepted %q with the character %U", name, r)
+		}
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		for s, table := range unicode.Scripts {
+			if s != "Common" && s != "Inherited" && unicode.Is(table, r) {
+				scripts[s] = true
+			}
+		}
+	}
+	if len(scripts) < 2 {
+		return
+	}
+	for _, writing := range [][]string{{"Han", "Hiragana", "Katakana"}, {"Han", "Hangul"}, {"Han", "Bopomofo"}} {
+		in := 0
+		for _, s := range writing {
+			if scripts[s] {
+				in++
+			}
+		}
+		if in == len(scripts) {
+			return
+		}
+	}
+	t.Fatalf("accepted %q, whose letters are of the scripts %v", name, slices.Sorted(maps.Keys(scripts)))
 }

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
@@ -72,7 +72,7 @@ func readFile(path, scope string) *fileResult {
 		}
 	}
 
-	data, err := os.ReadFile(path)
+	data, unsafe, err := fsutil.ReadFileChecked(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return f
@@ -86,6 +86,12 @@ func readFile(path, scope string) *fileResult {
 		return f
 	}
 	f.status.Found = true
+	if msg, refuse := unsafeFile(unsafe, scope); refuse {
+		fileFail("", msg)
+		return f
+	} else if msg != "" {
+		f.problems = append(f.problems, Problem{File: path, Level: LevelWarning, Message: msg})
+	}
 
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -175,6 +181,23 @@ func readFile(path, scope string) *fileResult {
 		}
 	}
 	return f
+}
+
+// unsafeFile words what fsutil.ReadFileChecked found about who else could change a config
+// file of scope, and says whether the file is refused. Like ssh with its own files, the
+// bridge takes no configuration from a file another user could have written: it would run
+// what they put there as the user. A project file owned by another user but writable only
+// by them is read (with a warning): a repository checked out by someone else is common,
+// and its servers still run only with the user's approval of what they run.
+func unsafeFile(unsafe error, scope string) (msg string, refuse bool) {
+	var ue *fsutil.UnsafeError
+	if !errors.As(unsafe, &ue) {
+		return "", false
+	}
+	if scope == ScopeProject && ue.OwnerOnly {
+		return fmt.Sprintf("%s, so they can change it; its servers run only once you approve them (to stop this warning: %s)", ue.Why, ue.Fix), false
+	}
+	return fmt.Sprintf("not read: it is %s, so another user could have changed it and the bridge would run what they wrote as you; check what it holds, then fix it: %s", ue.Why, ue.Fix), true
 }
 
 // serverListKeys are the top-level keys a project file may use: its server entries and
@@ -270,10 +293,8 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 		IdleTimeout:    DefaultIdleTimeout,
 		Enabled:        true,
 	}}
-	if name == "" {
-		d.fail("", "server name must not be empty")
-	} else if ReservedServerName(name) {
-		d.fail("", "server name is a word /mcp reads as a command (help, status, start, stop, restart, refresh, setup, login, logout, trust, untrust, all, or a -flag); rename the server, e.g. to \""+strings.TrimLeft(name, "-")+"-server\"")
+	if err := CheckServerName(name); err != nil {
+		d.fail("", fmt.Sprintf("%v; rename the server, e.g. to %q", err, FixServerName(name, nil)))
 	}
 	get := func(k string) (json.RawMessage, bool) {
 		v, ok := fields[k]

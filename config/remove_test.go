@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,8 @@ func TestCheckServerName(t *testing.T) {
 		{"my server", "letters, digits, '-' and '_'", false},
 		{"a/b", "letters, digits, '-' and '_'", false},
 		{"a.b", "letters, digits, '-' and '_'", false},
-		{"émoji", "letters, digits, '-' and '_'", false},
+		{"émoji", "", true},
+		{"😀moji", "letters, digits, '-' and '_'", false},
 		{"a\nb", "letters, digits, '-' and '_'", false},
 		{"help", "subcommand word", false},
 		{"ALL", "subcommand word", false},
@@ -60,7 +62,7 @@ func TestRemoveServer(t *testing.T) {
 			if has, err := FileHasServer(p, tc.remove); err != nil || has != tc.removed {
 				t.Fatalf("FileHasServer = %v, %v; want %v", has, err, tc.removed)
 			}
-			removed, err := RemoveServer(p, tc.remove)
+			removed, err := RemoveServer(context.Background(), p, tc.remove)
 			if err != nil || removed != tc.removed {
 				t.Fatalf("RemoveServer = %v, %v; want %v", removed, err, tc.removed)
 			}
@@ -81,13 +83,13 @@ func TestRemoveServer(t *testing.T) {
 	if err := os.WriteFile(p, []byte(bad), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RemoveServer(p, "a"); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "nothing was changed") {
+	if _, err := RemoveServer(context.Background(), p, "a"); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Errorf("RemoveServer on a broken file: %v", err)
 	}
 	if got, _ := os.ReadFile(p); string(got) != bad {
 		t.Errorf("a broken file was changed: %s", got)
 	}
-	if removed, err := RemoveServer(filepath.Join(t.TempDir(), "none.json"), "a"); removed || err != nil {
+	if removed, err := RemoveServer(context.Background(), filepath.Join(t.TempDir(), "none.json"), "a"); removed || err != nil {
 		t.Errorf("missing file: %v, %v", removed, err)
 	}
 }

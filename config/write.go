@@ -2,12 +2,16 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -21,22 +25,31 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 const emptyFile = "{\n  \"mcpServers\": {}\n}\n"
 
 // AddServer adds the server entry name to the JSONC config file at path, creating the file
-// (and its directories) when missing. An existing entry of that name is an error unless
-// force is set, in which case it is replaced. The file is patched, not re-serialised: its
-// comments, formatting and unknown keys are kept. The write is atomic with mode 0600.
-// entry must be a JSON object. It reports whether an entry was replaced.
-func AddServer(path, name string, entry json.RawMessage, force bool) (replaced bool, err error) {
-	if strings.TrimSpace(name) == "" {
-		return false, errors.New("server name is empty")
+// (and its directories, 0700) when missing. An existing entry of that name is an error
+// unless force is set, in which case it is replaced. name must pass CheckServerName and
+// must not look like another server of the file (CheckNewServerName). The file is patched,
+// not re-serialised: its comments, formatting and unknown keys are kept. It is read and
+// written under the file's cross-process lock, so concurrent edits all land, and written
+// atomically (see editFile: mode 0600, or through a symbolic link). entry must be a JSON
+// object. It reports whether an entry was replaced.
+func AddServer(ctx context.Context, path, name string, entry json.RawMessage, force bool) (replaced bool, err error) {
+	if err := CheckServerName(name); err != nil {
+		return false, err
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(entry, &obj); err != nil || obj == nil {
 		return false, fmt.Errorf("server entry for %q is not a JSON object", name)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("read %s: %w", path, err)
-	}
+	err = editFile(ctx, path, func(data []byte) ([]byte, bool, error) {
+		var err error
+		replaced, data, err = addToFile(path, data, name, entry, force)
+		return data, err == nil, err
+	})
+	return replaced, err
+}
+
+// addToFile is AddServer's edit of the file's bytes (nil when it does not exist).
+func addToFile(path string, data []byte, name string, entry json.RawMessage, force bool) (replaced bool, out []byte, err error) {
 	// Load accepts a UTF-8 byte order mark; keep it, but parse without it.
 	bom := bytes.HasPrefix(data, utf8BOM)
 	data = bytes.TrimPrefix(data, utf8BOM)
@@ -45,7 +58,7 @@ func AddServer(path, name string, entry json.RawMessage, force bool) (replaced b
 	}
 	v, root, err := parseForEdit(path, data)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	key := "mcpServers"
 	if _, ok := root[key]; !ok {
@@ -60,13 +73,16 @@ func AddServer(path, name string, entry json.RawMessage, force bool) (replaced b
 	} else {
 		var servers map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &servers); err != nil {
-			return false, fmt.Errorf("%s: %q must be an object (nothing was changed)", path, key)
+			return false, nil, fmt.Errorf("%s: %q must be an object (nothing was changed)", path, key)
 		}
 		if old, exists := servers[name]; exists {
 			if !force {
-				return false, &ExistsError{Name: name, Path: path, Same: equalJSON(old, entry)}
+				return false, nil, &ExistsError{Name: name, Path: path, Same: equalJSON(old, entry)}
 			}
 			replaced = true
+		}
+		if err := CheckNewServerName(name, slices.Sorted(maps.Keys(servers))); err != nil {
+			return false, nil, fmt.Errorf("%w (in %s; nothing was changed)", err, path)
 		}
 	}
 	op := "add"
@@ -76,20 +92,53 @@ func AddServer(path, name string, entry json.RawMessage, force bool) (replaced b
 	patch = append(patch, map[string]any{"op": op, "path": "/" + key + "/" + pointerEscape(name), "value": json.RawMessage(entry)})
 	pj, err := json.Marshal(patch)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	if err := v.Patch(pj); err != nil {
-		return false, fmt.Errorf("patch %s: %w", path, err)
+		return false, nil, fmt.Errorf("patch %s: %w", path, err)
 	}
 	indentMember(&v, key, name, entry)
-	out := v.Pack()
+	out = v.Pack()
 	if bom {
 		out = append(append([]byte{}, utf8BOM...), out...)
 	}
-	if err := fsutil.WriteFileAtomic(path, out); err != nil {
-		return false, fmt.Errorf("write %s: %w", path, err)
+	return replaced, out, nil
+}
+
+// editFile runs one read-modify-write of the config file at path under its cross-process
+// lock (path+".lock", the directory created 0700 when missing), with the read done under
+// the lock so that no other edit can come between it and the write. It refuses a file
+// another user could change (fsutil.CheckWriters): rewriting it would launder what they
+// put there into a file of the user's. edit gets the file's bytes (nil when it is missing)
+// and returns the new content and whether to write it; the write replaces the file
+// atomically, through a symbolic link to its target (fsutil.ReplaceFile: a link stays a
+// link and its target keeps its mode; a regular or new file gets 0600).
+func editFile(ctx context.Context, path string, edit func(data []byte) (out []byte, write bool, err error)) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create the directory of %s: %w", path, err)
 	}
-	return replaced, nil
+	unlock, err := fsutil.Lock(ctx, path+".lock")
+	if err != nil {
+		return fmt.Errorf("waiting for the lock %s.lock (another mcp-bridge is editing the file?): %w", path, err)
+	}
+	defer unlock()
+	data, unsafe, err := fsutil.ReadFileChecked(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		data = nil
+	case err != nil:
+		return fmt.Errorf("read %s: %w", path, err)
+	case unsafe != nil:
+		return fmt.Errorf("%w; the bridge neither reads nor edits a config file another user could have changed: check what it holds, then fix it (nothing was changed)", unsafe)
+	}
+	out, write, err := edit(data)
+	if err != nil || !write {
+		return err
+	}
+	if err := fsutil.ReplaceFile(path, out); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // ExistsError is AddServer's refusal to replace an entry without force.
@@ -184,58 +233,39 @@ func lastLineIndent(extra hujson.Extra) string {
 	return ws
 }
 
-// MaxServerNameLen is the longest server name AddServer's callers accept.
-const MaxServerNameLen = 64
-
-// CheckServerName accepts the names the CLI and /mcp setup write: letters, digits, '-'
-// and '_', at most MaxServerNameLen long. Such a name is the same in the file, in tool
-// names (mcp__<server>__<tool>) and on a command line, without quoting.
-func CheckServerName(name string) error {
-	if name == "" {
-		return errors.New("server name is empty; use letters, digits, '-' and '_'")
-	}
-	if len(name) > MaxServerNameLen {
-		return fmt.Errorf("server name is %d characters long; the limit is %d (letters, digits, '-' and '_')", len(name), MaxServerNameLen)
-	}
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return fmt.Errorf("server name %q has the character %q; use only letters, digits, '-' and '_' (at most %d)", name, r, MaxServerNameLen)
-		}
-	}
-	if ReservedServerName(name) {
-		return fmt.Errorf("server name %q is a /mcp subcommand word, so /mcp %s could not reach the server; choose another name", name, name)
-	}
-	return nil
-}
-
 // RemoveServer deletes the server entry name from the JSONC config file at path, keeping
 // the file's comments, formatting and other keys, and reports whether it was there. A
-// missing file or entry is not an error (removed is false). The write is atomic with
-// mode 0600.
-func RemoveServer(path, name string) (removed bool, err error) {
-	f, err := readServersFile(path)
-	if err != nil || f == nil {
+// missing file or entry is not an error (removed is false). It is read and written under
+// the file's lock, like AddServer (see editFile). Any name can be removed, also one that
+// CheckServerName refuses.
+func RemoveServer(ctx context.Context, path, name string) (removed bool, err error) {
+	err = editFile(ctx, path, func(data []byte) ([]byte, bool, error) {
+		f, err := parseServersFile(path, data)
+		if err != nil || f == nil {
+			return nil, false, err
+		}
+		key := ""
+		for _, k := range []string{"mcpServers", "servers"} {
+			if _, ok := f.servers[k][name]; ok {
+				key = k
+				break
+			}
+		}
+		if key == "" {
+			return nil, false, nil
+		}
+		removeMember(&f.v, key, name)
+		out := f.v.Pack()
+		if f.bom {
+			out = append(append([]byte{}, utf8BOM...), out...)
+		}
+		removed = true
+		return out, true, nil
+	})
+	if err != nil {
 		return false, err
 	}
-	key := ""
-	for _, k := range []string{"mcpServers", "servers"} {
-		if _, ok := f.servers[k][name]; ok {
-			key = k
-			break
-		}
-	}
-	if key == "" {
-		return false, nil
-	}
-	removeMember(&f.v, key, name)
-	out := f.v.Pack()
-	if f.bom {
-		out = append(append([]byte{}, utf8BOM...), out...)
-	}
-	if err := fsutil.WriteFileAtomic(path, out); err != nil {
-		return false, fmt.Errorf("write %s: %w", path, err)
-	}
-	return true, nil
+	return removed, nil
 }
 
 // FileHasServer reports whether the config file at path has an entry name (a missing
@@ -270,6 +300,12 @@ func readServersFile(path string) (*serversFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	return parseServersFile(path, data)
+}
+
+// parseServersFile parses the bytes of the config file at path for editing; nil without
+// error when they are empty.
+func parseServersFile(path string, data []byte) (*serversFile, error) {
 	bom := bytes.HasPrefix(data, utf8BOM)
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if len(bytes.TrimSpace(data)) == 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
 )
 
 // The startup file's sent section holds the registrations a start sent, exactly as sent
@@ -68,7 +69,8 @@ type Meta struct {
 
 // InputFiles reads the files the config and the approvals are loaded from (what
 // config.Load reads for zotHome and projectDir, and the approval store at trustPath), each
-// with whether it exists, in one buffer.
+// with whether it exists and whether another user could change it (the loaders refuse
+// such a file, so a chmod alone changes what loads), in one buffer.
 func InputFiles(zotHome, projectDir, trustPath string) []byte {
 	var paths []string
 	if zotHome != "" {
@@ -80,13 +82,18 @@ func InputFiles(zotHome, projectDir, trustPath string) []byte {
 	paths = append(paths, trustPath)
 	var out []byte
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, unsafe, err := fsutil.ReadFileChecked(p)
 		out = binary.LittleEndian.AppendUint64(append(out, p...), uint64(len(data)))
-		if err != nil {
+		switch {
+		case err != nil:
 			out = append(out, 0)
 			continue
+		case unsafe != nil:
+			out = append(out, 2)
+		default:
+			out = append(out, 1)
 		}
-		out = append(append(out, 1), data...)
+		out = append(out, data...)
 	}
 	return out
 }

@@ -1,7 +1,10 @@
 package startup
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -100,5 +103,27 @@ func TestStateCore(t *testing.T) {
 		if k == key {
 			t.Errorf("a change of %s kept the state key", what)
 		}
+	}
+}
+
+// TestInputFilesSeeWhoCanWrite: the sent section's raw key changes when a config or
+// approval file becomes writable by another user, though its bytes do not: the loaders
+// refuse such a file, so what the last start sent is no longer what this one loads.
+func TestInputFilesSeeWhoCanWrite(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	global := config.GlobalPath(home)
+	if err := os.WriteFile(global, []byte(`{"mcpServers": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	trustPath := filepath.Join(home, "mcp-trust.json")
+	before := InputFiles(home, proj, trustPath)
+	if again := InputFiles(home, proj, trustPath); !bytes.Equal(before, again) {
+		t.Fatal("InputFiles differs between two reads of the same files")
+	}
+	if err := os.Chmod(global, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if after := InputFiles(home, proj, trustPath); bytes.Equal(before, after) {
+		t.Error("InputFiles is the same after the config became world-writable")
 	}
 }

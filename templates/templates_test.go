@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -157,7 +158,7 @@ func TestTemplatesLoadAsUsable(t *testing.T) {
 		t.Run(tp.Name, func(t *testing.T) {
 			home := t.TempDir()
 			path := config.GlobalPath(home)
-			if _, err := config.AddServer(path, tp.Name, entry(t, tp), false); err != nil {
+			if _, err := config.AddServer(context.Background(), path, tp.Name, entry(t, tp), false); err != nil {
 				t.Fatal(err)
 			}
 			env := map[string]string{}
@@ -223,7 +224,7 @@ func TestAllTemplatesInOneFile(t *testing.T) {
 	path := filepath.Join(home, "mcp.json")
 	env := map[string]string{}
 	for _, tp := range all(t) {
-		if _, err := config.AddServer(path, tp.Name, entry(t, tp), false); err != nil {
+		if _, err := config.AddServer(context.Background(), path, tp.Name, entry(t, tp), false); err != nil {
 			t.Fatalf("%s: %v", tp.Name, err)
 		}
 		for _, v := range tp.Vars {

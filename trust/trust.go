@@ -126,16 +126,41 @@ func Fingerprint(s *config.Server) string {
 
 // Read reads the store. A missing file is an empty store. A damaged file or one of an
 // unknown version is returned empty together with an error saying so: nothing in it
-// counts as approved, and the next approval replaces it.
+// counts as approved, and the next approval replaces it. So is a store another user could
+// change (fsutil.CheckWriters), with an *UnsafeError: like ssh with authorized_keys,
+// approvals are taken only from a file no one else can write.
 func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, unsafe, err := fsutil.ReadFileChecked(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return emptyFile(), nil
 		}
 		return emptyFile(), fmt.Errorf("trust store %s: %w", path, err)
 	}
+	if unsafe != nil {
+		return emptyFile(), unsafeStore(unsafe)
+	}
 	return decode(path, data)
+}
+
+// UnsafeError is the error of a store another user could change: nothing in it counts
+// as approved, and the bridge does not write it.
+type UnsafeError struct{ Err *fsutil.UnsafeError }
+
+func (e *UnsafeError) Error() string {
+	return fmt.Sprintf("the approval store %s is %s, so another user could have approved servers in it: its approvals are not used and it is not rewritten; check what it holds (or delete it), then fix it: %s. Until then every project server waits for approval",
+		e.Err.Path, e.Err.Why, e.Err.Fix)
+}
+
+func (e *UnsafeError) Unwrap() error { return e.Err }
+
+// unsafeStore wraps fsutil's answer about a store another user could change.
+func unsafeStore(unsafe error) error {
+	var ue *fsutil.UnsafeError
+	if !errors.As(unsafe, &ue) {
+		return unsafe
+	}
+	return &UnsafeError{Err: ue}
 }
 
 // decode parses the store's bytes (see Read).
@@ -220,12 +245,15 @@ func update(ctx context.Context, path string, change func(*File) bool) error {
 	}
 	defer unlock()
 	var f *File
-	switch data, err := os.ReadFile(path); {
+	switch data, unsafe, err := fsutil.ReadFileChecked(path); {
 	case errors.Is(err, fs.ErrNotExist):
 		f = emptyFile()
 	case err != nil:
 		// Replacing a file we could not read would drop approvals we cannot see.
 		return fmt.Errorf("trust store: %w", err)
+	case unsafe != nil:
+		// Rewriting it would turn approvals someone else may have added into the user's.
+		return unsafeStore(unsafe)
 	default:
 		f, _ = decode(path, data) // a damaged store is replaced: it approved nothing anyway
 	}

@@ -2,9 +2,11 @@ package trust
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -213,4 +215,72 @@ func newLockForTest(path string) func() {
 		panic("cannot take the trust store lock")
 	}
 	return func() { _ = fl.Unlock() }
+}
+
+// TestUnsafeStoreIsRefused: like ssh with authorized_keys, approvals are taken only from a
+// store no other user can write; approving does not rewrite it either (which would make
+// what someone else put there the user's). Before, a world-writable store, or one owned
+// by another user, was used silently.
+func TestUnsafeStoreIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		mode     os.FileMode
+		uid      int
+		wantWhy  string
+		needRoot bool
+	}{
+		{"world-writable", 0o666, -1, "writable by every user (mode 0666)", false},
+		{"owned by another user", 0o600, 54321, "owned by uid 54321", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.needRoot && os.Getuid() != 0 {
+				t.Skip("needs root to give the file to another user")
+			}
+			ctx := context.Background()
+			path := DefaultPath(t.TempDir())
+			proj := t.TempDir()
+			if err := Approve(ctx, path, proj, map[string]string{"a": "fp-a"}, now); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(path, tc.uid, -1); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(path)
+			f, err := Read(path)
+			var ue *UnsafeError
+			if !errors.As(err, &ue) || f.Approved(proj, "a", "fp-a") {
+				t.Fatalf("Read: approved=%v err=%v, want nothing approved and an *UnsafeError", f.Approved(proj, "a", "fp-a"), err)
+			}
+			for _, want := range []string{path, tc.wantWhy, "its approvals are not used"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Read's error does not say %q: %v", want, err)
+				}
+			}
+			if tc.uid < 0 && !strings.Contains(err.Error(), "chmod go-w "+path) {
+				t.Errorf("Read's error does not give the fix: %v", err)
+			}
+			if err := Approve(ctx, path, proj, map[string]string{"b": "fp-b"}, now); !errors.As(err, &ue) {
+				t.Errorf("Approve into the unsafe store: %v, want an *UnsafeError", err)
+			}
+			if _, err := Revoke(ctx, path, proj, nil); !errors.As(err, &ue) {
+				t.Errorf("Revoke in the unsafe store: %v, want an *UnsafeError", err)
+			}
+			if after, _ := os.ReadFile(path); string(after) != string(before) {
+				t.Errorf("the unsafe store was rewritten")
+			}
+			// Fixed as the message says, it is used again.
+			if err := os.Chown(path, os.Getuid(), -1); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if f, err := Read(path); err != nil || !f.Approved(proj, "a", "fp-a") {
+				t.Errorf("after the fix: approved=%v err=%v", f.Approved(proj, "a", "fp-a"), err)
+			}
+		})
+	}
 }

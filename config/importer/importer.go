@@ -17,11 +17,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tailscale/hujson"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // Clients that can be imported.
@@ -52,12 +54,19 @@ type Options struct {
 	Home      string
 	GOOS      string
 	LookupEnv func(string) (string, bool)
+	// Taken names the servers already configured: a server renamed because its name
+	// breaks the rule (config.CheckServerName) or looks like one of these gets a name
+	// that is neither.
+	Taken []string
 }
 
 // Server is one converted server entry.
 type Server struct {
 	Name  string
 	Entry map[string]any // a JSON object in mcp-bridge's spelling
+	// Was is the name in the client's file when it had to be renamed ("" when not): a
+	// name the bridge refuses, or one that looks like a server already configured.
+	Was string
 }
 
 // Secret is a literal value that was found where a secret usually is.
@@ -147,20 +156,47 @@ func Read(opts Options) (*Result, error) {
 	}
 	c := &converter{res: &Result{Source: src}, includeSecrets: opts.IncludeSecrets}
 	names := slices.Sorted(maps.Keys(raw))
+	// Names that pass (beside the configured ones and those kept before them) keep their
+	// place; then each of the others is renamed to avoid every name kept or given.
+	taken := slices.Clone(opts.Taken)
+	refused := map[string]error{}
 	for _, n := range names {
+		if err := config.CheckNewServerName(n, taken); err != nil {
+			refused[n] = err
+		} else {
+			taken = append(taken, n)
+		}
+	}
+	for _, from := range names {
+		n, was := from, ""
+		if err := refused[from]; err != nil {
+			n, was = config.FixServerName(from, taken), from
+			taken = append(taken, n)
+			c.note(n, "renamed from %s: %v", shortName(from), err)
+		}
 		var entry map[string]any
 		if opts.Client == Codex {
-			entry = c.fromCodex(n, raw[n])
+			entry = c.fromCodex(n, raw[from])
 		} else {
-			entry = c.fromJSON(opts.Client, n, raw[n])
+			entry = c.fromJSON(opts.Client, n, raw[from])
 		}
 		c.secrets(n, entry)
-		c.res.Servers = append(c.res.Servers, Server{Name: n, Entry: entry})
+		c.res.Servers = append(c.res.Servers, Server{Name: n, Entry: entry, Was: was})
 	}
+	slices.SortFunc(c.res.Servers, func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
 	for _, id := range inputs {
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("input %q: the bridge never prompts; export its value as %s", id, config.InputEnvVar(id)))
 	}
 	return c.res, nil
+}
+
+// shortName quotes a name from the client's file for a note, cut to a readable length.
+func shortName(s string) string {
+	const max = 60
+	if len(s) > max {
+		return strconv.Quote(textcut.Prefix(s, max)) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // jsonServers decodes a JSONC file of a JSON-configured client into its server entries.

@@ -1,11 +1,14 @@
 package importer
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/config"
 )
 
 func TestDefaultPath(t *testing.T) {
@@ -137,5 +140,56 @@ func TestReadKeepsReferencesAndMapsSpellings(t *testing.T) {
 	}
 	if len(res.Secrets) != 0 {
 		t.Errorf("references taken for secrets: %v", res.Secrets)
+	}
+}
+
+// TestImportRenamesBadNames: import applies the one name rule. A name the bridge refuses
+// (a path, a pointer escape, 300 characters, a /mcp word, a flag, a Cyrillic look-alike)
+// or one that looks like a configured server is renamed, with a note saying from what
+// and why; the others keep their names. Before, import wrote names that add refuses.
+func TestImportRenamesBadNames(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	names := []string{"../../evil", "a/b~1c", long, "help", "-rf", "s\u0435arch", "search", "GitHub", "fine", "a-b-1c"}
+	var sb strings.Builder
+	sb.WriteString(`{"mcpServers": {`)
+	for i, n := range names {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "%q: {\"command\": \"c%d\"}", n, i)
+	}
+	sb.WriteString("}}")
+	from := filepath.Join(t.TempDir(), "claude.json")
+	if err := os.WriteFile(from, []byte(sb.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Read(Options{Client: Claude, From: from, Taken: []string{"github"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{} // new name → old name ("" when kept)
+	for _, s := range res.Servers {
+		if err := config.CheckServerName(s.Name); err != nil {
+			t.Errorf("imported name %q is refused: %v", s.Name, err)
+		}
+		got[s.Name] = s.Was
+	}
+	want := map[string]string{
+		"evil": "../../evil", "a-b-1c-2": "a/b~1c", strings.Repeat("x", 64): long, "help-server": "help", "rf": "-rf",
+		"search-2": "s\u0435arch", "search": "", "GitHub-2": "GitHub", "fine": "", "a-b-1c": "",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("imported names (new → old):\n got %q\nwant %q", got, want)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	for _, w := range []string{
+		`server "evil": renamed from "../../evil": server name "../../evil" has the character '.'`,
+		`server "GitHub-2": renamed from "GitHub": server name "GitHub" looks like the server "github"`,
+		`server "search-2": renamed from "sеarch": server name "sеarch" mixes Latin and Cyrillic`,
+		`renamed from "` + strings.Repeat("x", 60) + `"…: server name`,
+	} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("no note %q in:\n%s", w, notes)
+		}
 	}
 }
