@@ -237,7 +237,10 @@ func TestCommandsOnFakeHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		oq, _ := h.questions.Add(q, time.Time{})
+		oq, _, err := h.questions.Add(q, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		out, err := Line(ctx, h, "answer 1 name=Ada Lovelace")
 		if err != nil || !strings.Contains(out, `Sent your answer to MCP server "fs" (request 1)`) {
 			t.Fatalf("answer = %q, %v", out, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/repeats"
 )
 
 // Elicitor answers servers' questions where there is no zot host to ask (the CLI). The
@@ -31,6 +32,39 @@ type Asker struct {
 
 	mu     sync.Mutex
 	elicit Elicitor // nil: ask through the zot host
+	// declined collapses the log lines and notes of questions declined without asking,
+	// which a server can repeat at will; made on first use, on the bridge's clock.
+	declined *repeats.Collapser[declineKey]
+}
+
+// declineWindow is how long the repeats of one declined question are only counted.
+const declineWindow = time.Minute
+
+// declineKey is one server's one reason to decline questions without asking the user.
+type declineKey struct {
+	server string
+	full   bool // too many of its questions are open; otherwise one the bridge cannot show
+}
+
+// firstDecline reports whether a question declined for key is the first in its window
+// (the caller logs it and tells the user); the others are counted and logged at once
+// when the window ends.
+func (a *Asker) firstDecline(env AskEnv, key declineKey) bool {
+	a.mu.Lock()
+	if a.declined == nil {
+		log := env.Log
+		a.declined = repeats.New(env.Clock, declineWindow, func(k declineKey, n int) {
+			why := "questions the bridge cannot show"
+			if k.full {
+				why = "questions while too many of its questions waited for an answer"
+			}
+			log.Warn().Str("server", k.server).Int("declined", n).Dur("within", declineWindow).
+				Msgf("the server asked %d more %s; they were declined", n, why)
+		})
+	}
+	c := a.declined
+	a.mu.Unlock()
+	return c.First(key)
 }
 
 // SetElicitor makes e answer servers' questions instead of the zot host (the CLI). Call it
@@ -104,8 +138,10 @@ type AskEnv struct {
 func (a *Asker) Ask(ctx context.Context, env AskEnv, server string, p mcp.ElicitationParams) (*mcp.ElicitationResult, error) {
 	q, err := NewElicitation(server, p, env.CheckURL)
 	if err != nil {
-		env.Log.Warn().Str("server", server).Err(err).Msg("elicitation request refused")
-		env.Note("warn", fmt.Sprintf("MCP server %q asked a question the bridge cannot show (%v); it was declined.", server, err))
+		if a.firstDecline(env, declineKey{server: server}) {
+			env.Log.Warn().Str("server", server).Err(err).Msg("elicitation request refused")
+			env.Note("warn", fmt.Sprintf("MCP server %q asked a question the bridge cannot show (%v); it was declined.", server, err))
+		}
 		return Result(mcp.ElicitationResponseActionDecline, nil), nil
 	}
 	if e := a.elicitor(); e != nil {
@@ -114,7 +150,14 @@ func (a *Asker) Ask(ctx context.Context, env AskEnv, server string, p mcp.Elicit
 	if !env.Hosted {
 		return Result(mcp.ElicitationResponseActionDecline, nil), nil
 	}
-	oq, deadline := a.Add(q, env.Clock.Now().Add(env.Budget))
+	oq, deadline, err := a.Add(q, env.Clock.Now().Add(env.Budget))
+	if err != nil {
+		if a.firstDecline(env, declineKey{server: server, full: true}) {
+			env.Log.Warn().Str("server", server).Err(err).Msg("elicitation request declined")
+			env.Note("warn", fmt.Sprintf("MCP server %q asked another question while %d of its questions wait for your answer, so the bridge declined it. Answer or dismiss the open ones (/mcp answer|decline|cancel <n>) before it asks again.", server, MaxOpenPerServer))
+		}
+		return Result(mcp.ElicitationResponseActionDecline, nil), nil
+	}
 	defer a.Remove(q.N)
 	// The timer exists before the note: whoever reads the note may already advance time.
 	expired := make(chan struct{})

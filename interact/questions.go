@@ -3,6 +3,7 @@ package interact
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,6 +16,14 @@ import (
 // AnswerMargin ends an unanswered question this long before the call's budget, so the
 // server can answer our cancel and the call still reports before the host's deadline.
 const AnswerMargin = 3 * time.Second
+
+// MaxOpenPerServer is how many of one server's questions may wait for the user at once:
+// each is a note on the user's screen, and a server must not be able to fill it.
+const MaxOpenPerServer = 4
+
+// ErrTooManyQuestions is Add's refusal of a question while MaxOpenPerServer questions of
+// its server wait for an answer.
+var ErrTooManyQuestions = errors.New("too many questions of the server wait for an answer")
 
 // Questions is the registry of the questions servers asked that wait for the user's
 // answer (numbered for /mcp answer <n>), and of the calls they may belong to. The zero
@@ -45,10 +54,21 @@ type Call struct {
 }
 
 // Add numbers and registers a question, attaching it to the server's running calls. Its
-// deadline is the earliest of theirs (less the margin), or fallback without a call.
-func (r *Questions) Add(q *Elicitation, fallback time.Time) (*Question, time.Time) {
+// deadline is the earliest of theirs (less the margin), or fallback without a call. While
+// MaxOpenPerServer questions of the server are open it refuses the question
+// (ErrTooManyQuestions).
+func (r *Questions) Add(q *Elicitation, fallback time.Time) (*Question, time.Time, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	open := 0
+	for _, oq := range r.open {
+		if oq.Q.Server == q.Server {
+			open++
+		}
+	}
+	if open >= MaxOpenPerServer {
+		return nil, time.Time{}, fmt.Errorf("%w (%d of %q are open)", ErrTooManyQuestions, open, q.Server)
+	}
 	r.next++
 	q.N = r.next
 	oq := &Question{Q: q, answer: make(chan *mcp.ElicitationResult, 1)}
@@ -64,7 +84,7 @@ func (r *Questions) Add(q *Elicitation, fallback time.Time) (*Question, time.Tim
 		r.open = map[int]*Question{}
 	}
 	r.open[q.N] = oq
-	return oq, deadline.Add(-AnswerMargin)
+	return oq, deadline.Add(-AnswerMargin), nil
 }
 
 // Remove forgets question n (answered, expired or abandoned).

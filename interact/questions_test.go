@@ -23,13 +23,13 @@ func TestQuestionsShareTheCallsBudget(t *testing.T) {
 		}
 		return q
 	}
-	if _, d := r.Add(ask("idle"), t0.Add(time.Minute)); !d.Equal(t0.Add(time.Minute - AnswerMargin)) {
+	if _, d, _ := r.Add(ask("idle"), t0.Add(time.Minute)); !d.Equal(t0.Add(time.Minute - AnswerMargin)) {
 		t.Errorf("without a call: deadline %v", d)
 	}
 	late, unwatchLate := r.Watch(context.Background(), "gh", t0.Add(50*time.Second))
 	defer unwatchLate()
 	early, unwatchEarly := r.Watch(context.Background(), "gh", t0.Add(20*time.Second))
-	oq, d := r.Add(ask("gh"), t0.Add(time.Hour))
+	oq, d, _ := r.Add(ask("gh"), t0.Add(time.Hour))
 	unwatchEarly()
 	if !d.Equal(t0.Add(20*time.Second - AnswerMargin)) {
 		t.Errorf("deadline %v, want the earliest call's less the margin", d)

@@ -2,11 +2,13 @@ package lifecycle
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/zot-mcp/mcp-bridge/internal/repeats"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -24,8 +26,26 @@ func (s *Server) guardRequests(tr transport.Interface) transport.Interface {
 	return GuardSampling(tr, s.cfg.Name, s.samplingRefused)
 }
 
-// samplingRefused logs that the server asked for sampling and tells the user.
+// refusalWindow is how long the repeats of a refused request are only counted.
+const refusalWindow = time.Minute
+
+// samplingRefused logs that the server asked for sampling and tells the user, once per
+// refusalWindow: a server can ask in a loop, and every other request in the window is
+// counted, to be logged as one line when it ends.
 func (s *Server) samplingRefused() {
+	s.logMu.Lock()
+	if s.refusals == nil {
+		log, name := s.d.Log, s.cfg.Name
+		s.refusals = repeats.New(s.d.Clock, refusalWindow, func(_ string, n int) {
+			log.Warn().Str("server", name).Int("refused", n).Dur("within", refusalWindow).
+				Msgf("server asked for sampling %d more times; refused every time", n)
+		})
+	}
+	r := s.refusals
+	s.logMu.Unlock()
+	if !r.First(string(mcp.MethodSamplingCreateMessage)) {
+		return
+	}
 	s.d.Log.Warn().Str("server", s.cfg.Name).Msg("server asked for sampling, which the bridge does not offer; refused")
 	if s.d.Host != nil {
 		s.d.Host.SamplingRefused(s.cfg.Name)

@@ -22,6 +22,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/internal/repeats"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
@@ -127,9 +128,12 @@ type Server struct {
 
 	redactOnce sync.Once
 	redactFn   func(string) string
-	// logBudget limits what the server's MCP log messages may write to our log.
+	// logBudget limits what the server's MCP log messages may write to our log;
+	// refusals collapses its refused sampling requests into one log line and a count.
+	// Both are made on first use, under logMu.
 	logMu     sync.Mutex
 	logBudget *session.LineLog
+	refusals  *repeats.Collapser[string]
 
 	// pending: a project server the user has not approved; nothing starts or contacts it.
 	pending atomic.Bool
