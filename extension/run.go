@@ -214,7 +214,7 @@ func (r *runner) finish(final []byte) error {
 	if r.sess != nil {
 		// Notes still held go out while the host may still be reading (a headless host
 		// prints them).
-		r.sess.notes.open(r.w)
+		r.sess.notes.open(r.w, r.log, "the connection's end")
 	}
 	r.w.close(final)
 	r.cancelConn(ErrShutdown)
@@ -380,7 +380,7 @@ func (r *runner) setup() {
 	}
 	r.w.send(outFrame{b: []byte(readyFrame), flushed: r.sess.ready})
 	if sc != nil {
-		r.sess.notes.after(sc.clock(), uiFallback, r.w)
+		r.sess.notes.after(sc.clock(), uiFallback, r.w, r.log, "ready, without session_start")
 	}
 }
 
@@ -435,7 +435,7 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 			args = []byte("{}")
 		}
-		r.uiUp()
+		r.uiUp("tool_call")
 		r.startTool(ToolCall{ID: f.ID, Name: f.Name, Args: json.RawMessage(args)})
 	case "command_invoked":
 		if f.ID == "" {
@@ -446,7 +446,7 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		if len(f.Args) > 0 && json.Unmarshal(f.Args, &cmd.Args) != nil {
 			cmd.Args = string(f.Args)
 		}
-		r.uiUp()
+		r.uiUp("command_invoked")
 		go r.serveCommand(cmd)
 	case "tool_cancel":
 		r.mu.Lock()
@@ -470,7 +470,7 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		return true
 	case "event":
 		if sc := r.sess.screen; sc != nil && f.Event == "session_start" {
-			r.sess.notes.after(sc.clock(), uiSettle, r.w)
+			r.sess.notes.after(sc.clock(), uiSettle, r.w, r.log, "session_start")
 			return false
 		}
 		r.log.Debug().Str("type", f.Type).Str("event", f.Event).Msg("ignoring host frame")
@@ -643,13 +643,16 @@ func (r *runner) serveCommand(cmd Command) {
 	r.w.send(outFrame{b: b})
 	if sc != nil && display {
 		r.w.send(outFrame{b: []byte(redrawFrame)})
+		// The host adds the answer on another goroutine than the one that reads the
+		// redraw; the second redraw covers the answer added after the first.
+		sc.clock().AfterFunc(redrawAgain, func() { r.w.send(outFrame{b: []byte(redrawFrame)}) })
 	}
 }
 
-// uiUp opens the notes: a tool call or a command comes from a host whose UI is up.
-func (r *runner) uiUp() {
+// uiUp opens the notes: a tool call or a command (frame) comes from a host whose UI is up.
+func (r *runner) uiUp(frame string) {
 	if r.sess.screen != nil {
-		r.sess.notes.open(r.w)
+		r.sess.notes.open(r.w, r.log, frame)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 )
 
@@ -19,7 +21,7 @@ import (
 //     comes, as on /reload-ext), or until a command or tool call shows the UI is up.
 //   - A display answer is drawn only at the next redraw, which a typed command does not
 //     cause; a note does, even an empty one (the host shows nothing for it), so one
-//     follows every display answer.
+//     follows every display answer, and one more a moment later.
 //
 // Options.Screen nil (tests, harnesses) sends text as it is and notes at once.
 type Screen struct {
@@ -47,6 +49,8 @@ const (
 	uiFallback = 3*time.Second + uiSettle
 	// maxHeld is how many notes are held at most; the oldest go first.
 	maxHeld = 32
+	// redrawAgain is when the second redraw follows a display answer.
+	redrawAgain = 200 * time.Millisecond
 )
 
 // sessionStartFrame subscribes to the event the notes wait for.
@@ -115,22 +119,24 @@ func (g *noteGate) clear() (open bool) {
 	return !g.closed
 }
 
-// after opens the gate once d has passed on c.
-func (g *noteGate) after(c clock.Clock, d time.Duration, w *writer) {
+// after opens the gate once d has passed on c; why says what the wait followed (logged).
+func (g *noteGate) after(c clock.Clock, d time.Duration, w *writer, log zerolog.Logger, why string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		g.timers = append(g.timers, c.AfterFunc(d, func() { g.open(w) }))
+		g.timers = append(g.timers, c.AfterFunc(d, func() { g.open(w, log, why) }))
 	}
 }
 
-// open writes the held notes in order and lets every later note through.
-func (g *noteGate) open(w *writer) {
+// open writes the held notes in order and lets every later note through; why says what
+// showed that the host's UI is up (logged).
+func (g *noteGate) open(w *writer, log zerolog.Logger, why string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.closed {
 		return
 	}
+	log.Debug().Str("after", why).Int("held", len(g.held)).Msg("notes go out")
 	g.closed = false
 	for _, b := range g.held {
 		w.send(outFrame{b: b})

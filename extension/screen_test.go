@@ -127,7 +127,8 @@ func TestScreenNotesOrder(t *testing.T) {
 }
 
 // TestScreenDisplayRedraw: a display answer is followed by a note without text, which
-// makes the host redraw (it shows nothing for it); other answers are not.
+// makes the host redraw (it shows nothing for it), and by one more after redrawAgain;
+// other answers are not.
 func TestScreenDisplayRedraw(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -143,13 +144,19 @@ func TestScreenDisplayRedraw(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &testHandler{cmd: func(context.Context, Command) CommandResponse { return tc.resp }}
 			opts := Options{}
+			c := clock.NewFake()
 			if tc.screen {
-				opts.Screen = &Screen{Clock: clock.NewFake()}
+				opts.Screen = &Screen{Clock: c}
 			}
 			x := startRun(t, h, opts, hooks{})
 			x.handshake(legacyAck())
 			if _, err := x.host.Command(x.ctx, "c1", "mcp", ""); err != nil {
 				t.Fatal(err)
+			}
+			if tc.redraw {
+				if err := c.AdvanceWhenSet(x.ctx, redrawAgain); err != nil {
+					t.Fatal(err)
+				}
 			}
 			// The frames the extension writes after the response: end the run to see all.
 			if err := x.host.Shutdown(x.ctx); err != nil {
@@ -161,7 +168,7 @@ func TestScreenDisplayRedraw(t *testing.T) {
 					redraws++
 				}
 			}
-			if want := map[bool]int{true: 1, false: 0}[tc.redraw]; redraws != want {
+			if want := map[bool]int{true: 2, false: 0}[tc.redraw]; redraws != want {
 				t.Errorf("%d empty notes after the answer, want %d (frames %v)", redraws, want, x.host.Pending())
 			}
 		})
