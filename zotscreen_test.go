@@ -162,7 +162,9 @@ func (s *zotScreen) tagged(rows []string, tag string) string {
 // (build it as the notes on this test say: go build ./cmd/zot of zot v0.1.62).
 func TestZotScreen(t *testing.T) {
 	zotHome, project := t.TempDir(), t.TempDir()
-	fake := testutil.FakeServer(t)
+	// The servers never run (one awaits approval, one is broken): a short command keeps
+	// their rows whole, where a long path would have to be cut.
+	fake := "proj-server"
 	write := func(path string, v any) {
 		b, _ := json.Marshal(v)
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -175,7 +177,7 @@ func TestZotScreen(t *testing.T) {
 	write(filepath.Join(project, ".zot", "mcp.json"), map[string]any{"mcpServers": map[string]any{
 		"proj": map[string]any{"command": fake, "args": []string{"-name", "proj"}}}})
 	write(filepath.Join(zotHome, "mcp.json"), map[string]any{"mcpServers": map[string]any{
-		"broken": map[string]any{"command": fake, "env": map[string]any{"TOKEN": "${MCP_BRIDGE_TEST_UNSET_TOKEN}"}}}})
+		"broken": map[string]any{"command": "broken-server", "env": map[string]any{"TOKEN": "${MCP_BRIDGE_TEST_UNSET_TOKEN}"}}}})
 
 	s := startZotScreen(t, zotHome, project, 80)
 	s.waitFor("zot's welcome", shows("i'm zot"))

@@ -71,8 +71,17 @@ func TestScreenNotesWaitForUI(t *testing.T) {
 				return sessionOf(sessc)(ctx, s)
 			}}
 			x := startRun(t, h, Options{Screen: &Screen{Clock: c}}, hooks{})
-			regs := x.handshake(tc.ack)
-			if i := slices.IndexFunc(regs, func(f exttest.Frame) bool { return f.Type == "subscribe" }); i < 0 || !strings.Contains(string(regs[i].Raw), `"events":["session_start"]`) {
+			// By hand, not Handshake, which sends session_start as zot does.
+			x.host.ExpectHello(x.ctx)
+			if err := x.host.SendAck(tc.ack); err != nil {
+				t.Fatal(err)
+			}
+			ready, err := x.host.NextType(x.ctx, "ready")
+			if err != nil {
+				t.Fatal(err)
+			}
+			regs := x.host.Pending()
+			if i := slices.IndexFunc(regs, func(f exttest.Frame) bool { return f.Type == "subscribe" }); i < 0 || regs[i].Seq > ready.Seq || !strings.Contains(string(regs[i].Raw), `"events":["session_start"]`) {
 				t.Fatalf("no subscribe to session_start before ready: %v", regs)
 			}
 			if got := notesIn(t, x.host.Pending()); len(got) > 0 {
