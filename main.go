@@ -25,6 +25,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
+	"github.com/zot-mcp/mcp-bridge/internal/termsize"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 )
 
@@ -117,7 +118,7 @@ func serve(stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 	defer stop()
 	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), StartupGC: true})
 	err := extension.Run(ctx, stdin, stdout, b, extension.Options{Name: bridge.ExtensionName, Version: version, Log: log,
-		ServeProcs: serveProcs(os.LookupEnv)})
+		ServeProcs: serveProcs(os.LookupEnv), Screen: &extension.Screen{Columns: termsize.Columns}})
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	b.Close(sctx)
 	cancel()

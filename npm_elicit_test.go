@@ -81,9 +81,9 @@ func TestNPMElicitationInZot(t *testing.T) {
 			if _, err := os.Stat(opened); err == nil {
 				t.Fatal("a URL was opened before /mcp accept")
 			}
-			m := requestNumber.FindStringSubmatch(note.Message)
+			m := requestNumber.FindStringSubmatch(note.Unwrapped)
 			if m == nil {
-				t.Fatalf("note without a request number: %s", note.Message)
+				t.Fatalf("note without a request number: %s", note.Unwrapped)
 			}
 			r, err := h.Command(ctx, id+"cmd", "mcp", strings.Replace(tt.cmd, "%s", m[1], 1))
 			if err != nil || r.Error != "" {

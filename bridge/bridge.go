@@ -480,31 +480,30 @@ func (b *Bridge) afterReady() {
 		debug.FreeOSMemory()
 	}()
 	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.Entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
-	var warns []string
-	for _, p := range b.cfg.Problems {
-		log.Warn().Str("problem", p.String()).Msg("config problem")
-		warns = append(warns, p.String())
+	// One line per problem, each starting with what to do about it (the host cuts a line
+	// at the terminal's edge where the bridge cannot wrap it).
+	var lines []string
+	// Faults that leave the bridge degraded come first: the user must hear of them even
+	// though every call is still answered.
+	if b.setupErr != nil {
+		lines = append(lines, fmt.Sprintf("MCP: see zot ext logs %s: %v; the bridge carries on with what it could load.", ExtensionName, b.setupErr))
 	}
 	if b.cacheErr != nil {
 		log.Warn().Err(b.cacheErr).Msg("tool cache ignored")
+		if b.cacheFallback {
+			lines = append(lines, fmt.Sprintf("MCP: make the tool cache readable (chmod 600 %s) or delete it, then run /mcp refresh: %v. The tools registered at startup keep working from %s.",
+				b.opts.CachePath, b.cacheErr, cache.FramesPath(b.opts.CachePath)))
+		}
 	}
-	problems := ""
-	if len(warns) > 0 {
-		problems = "MCP config problems: " + strings.Join(warns, "; ")
+	for _, p := range b.cfg.Problems {
+		log.Warn().Str("problem", p.String()).Msg("config problem")
+		lines = append(lines, problemLine(p))
 	}
 	if p := b.pendingNote(); p != "" {
 		log.Warn().Strs("servers", b.pendingNames()).Msg("project servers await approval")
-		problems = strings.TrimPrefix(problems+"\n"+p, "\n")
+		lines = append(lines, p)
 	}
-	// Faults that leave the bridge degraded come first: the user must hear of them even
-	// though every call is still answered.
-	if b.cacheErr != nil && b.cacheFallback {
-		problems = nonEmptyLines(fmt.Sprintf("MCP: %v. The tools registered at startup keep working from %s; to fix it, make the cache readable (chmod 600 %s) or delete it, then run /mcp refresh.",
-			b.cacheErr, cache.FramesPath(b.opts.CachePath), b.opts.CachePath), problems)
-	}
-	if b.setupErr != nil {
-		problems = nonEmptyLines(fmt.Sprintf("MCP bridge: %v; it carries on with what it could load (details: zot ext logs).", b.setupErr), problems)
-	}
+	problems := strings.Join(lines, "\n")
 	if problems != "" {
 		b.note("warn", problems)
 	}
@@ -528,15 +527,13 @@ func (b *Bridge) afterReady() {
 	b.note(level, strings.Join(parts, "\n"))
 }
 
-// nonEmptyLines joins the non-empty texts with newlines.
-func nonEmptyLines(texts ...string) string {
-	var out []string
-	for _, t := range texts {
-		if t != "" {
-			out = append(out, t)
-		}
+// problemLine is the startup note's line for one config problem: what to do first (fix
+// or check the file), then where and what, then how the fix takes effect.
+func problemLine(p config.Problem) string {
+	if p.Warning() {
+		return "MCP config: check " + strings.TrimPrefix(p.String(), "warning: ")
 	}
-	return strings.Join(out, "\n")
+	return "MCP config: fix " + p.String() + "; then /reload-ext"
 }
 
 // note shows one bridge note, replacing the bridge's earlier notes on hosts that support

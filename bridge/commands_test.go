@@ -603,7 +603,7 @@ func TestCommandBackgroundNotes(t *testing.T) {
 		"broken": map[string]any{"command": "x", "env": map[string]any{"K": "${MISSING_VAR}"}},
 	}, nil)
 	he := e.startHost(nil)
-	n, err := he.h.WaitNotify(ctxGuard(t), "MCP config problems")
+	n, err := he.h.WaitNotify(ctxGuard(t), "MCP config: fix ")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,8 +112,9 @@ func (b *Bridge) registrations() (*extension.Registrations, error) {
 	return regs, nil
 }
 
-// commandDescription describes /mcp in the host's command list.
-const commandDescription = "MCP servers: status, start/stop, refresh, login, setup (try /mcp help)"
+// commandDescription describes /mcp in the host's command list, whose lines zot cuts at the
+// terminal's edge: it fits an 80-column terminal beside the command's name.
+const commandDescription = "MCP servers: status, start/stop, login, setup; /mcp help"
 
 // bootHost is what the startup glue (startup.Boot) asks of the bridge.
 type bootHost struct{ b *Bridge }

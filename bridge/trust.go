@@ -113,13 +113,21 @@ func (b *Bridge) pendingNote() string {
 	if len(pending) == 0 {
 		return ""
 	}
-	items := make([]string, len(pending))
-	for i, n := range pending {
-		c := b.servers[n].Config()
-		items[i] = n + " (" + RunsText(c) + ReplacesText(c) + ")"
+	// The way to approve comes first, so that it is read even where the rest is not; then
+	// one line per server with what it would run, for the user to judge.
+	var sb strings.Builder
+	if len(pending) == 1 {
+		fmt.Fprintf(&sb, "MCP: approve with /mcp trust %s (in a terminal: mcp-bridge trust %s); the project server in %s that needs your approval before it runs:",
+			pending[0], pending[0], b.projectDir)
+	} else {
+		fmt.Fprintf(&sb, "MCP: approve with /mcp trust <server> or /mcp trust all (in a terminal: mcp-bridge trust <server>); the project servers in %s that need your approval before they run:",
+			b.projectDir)
 	}
-	return fmt.Sprintf("MCP: %d project server(s) in %s need your approval before they run: %s. Review with /mcp <server>; approve with /mcp trust <server> (or /mcp trust all), then /reload-ext. In a terminal: mcp-bridge trust <server>.",
-		len(pending), b.projectDir, strings.Join(items, "; "))
+	for _, n := range pending {
+		c := b.servers[n].Config()
+		sb.WriteString("\n  " + n + " (" + RunsText(c) + ReplacesText(c) + ")")
+	}
+	return sb.String()
 }
 
 // pendingHint is a sentence for the model when servers wait for approval ("" otherwise).

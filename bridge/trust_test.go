@@ -50,11 +50,11 @@ func TestTrustHTTPProjectServerNotContacted(t *testing.T) {
 
 	// The startup note names the server, what it would contact, the replaced entry and the
 	// command; the background refresh of g has finished when its own note arrives.
-	note, err := he.h.WaitNotify(ctxGuard(t), "need your approval")
+	note, err := he.h.WaitNotify(ctxGuard(t), "MCP: approve with")
 	if err != nil {
 		t.Fatal(err)
 	}
-	has(t, "startup note", note.Message, "web (connects to "+srv.URL+"/mcp with headers X-Home", "replaces the entry of the same name in "+config.GlobalPath(e.home), "/mcp trust <server>", "mcp-bridge trust")
+	has(t, "startup note", note.Message, "web (connects to "+srv.URL+"/mcp with headers X-Home", "replaces the entry of the same name in "+config.GlobalPath(e.home), "MCP: approve with /mcp trust web", "mcp-bridge trust web")
 	hasNot(t, "startup note", note.Message, "planted-home")
 	if _, err := he.h.WaitNotify(ctxGuard(t), "MCP tool cache updated for g"); err != nil {
 		t.Fatal(err)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
+	"github.com/zot-mcp/mcp-bridge/internal/textwrap"
 	"github.com/zot-mcp/mcp-bridge/internal/words"
 	"github.com/zot-mcp/mcp-bridge/templates"
 )
@@ -39,19 +39,26 @@ const helpText = `/mcp — MCP servers bridged into zot
   /mcp setup add <template> [--global|--project] [--name <server>] [--path <dir>] [--force]
 Logs: zot ext logs mcp-bridge -f`
 
-// host is the Host as the commands use it; its methods are the command handlers.
-type host struct{ Host }
+// host is the Host as the commands use it; its methods are the command handlers. width is
+// the columns the answer is laid out for.
+type host struct {
+	Host
+	width int
+}
 
-// Run serves /mcp for the zot host.
+// Run serves /mcp for the zot host, laid out for cmd.Width (LineWidth when 0).
 func Run(ctx context.Context, h Host, cmd extension.Command) extension.CommandResponse {
-	b := host{h}
+	b := host{h, LineWidth}
+	if cmd.Width > 0 {
+		b.width = cmd.Width
+	}
 	if cmd.Name != Name {
 		return extension.CommandResponse{Error: "unknown command /" + cmd.Name}
 	}
 	if r, ok := b.promptCommand(ctx, cmd.Args); ok {
 		return r
 	}
-	text, err := Line(ctx, h, cmd.Args)
+	text, err := b.args(ctx, strings.Fields(cmd.Args))
 	if err != nil {
 		return extension.CommandResponse{Action: "display", Display: text, Error: err.Error()}
 	}
@@ -66,14 +73,18 @@ func Line(ctx context.Context, h Host, line string) (string, error) {
 // Args runs one /mcp command given as separate arguments, so that the CLI can pass
 // a value with spaces (a quoted --name) through intact.
 func Args(ctx context.Context, h Host, f []string) (string, error) {
-	b := host{h}
+	return host{h, LineWidth}.args(ctx, f)
+}
+
+// args runs one /mcp command given as separate arguments.
+func (b host) args(ctx context.Context, f []string) (string, error) {
 	if len(f) == 0 {
 		return b.statusText(), nil
 	}
 	sub, rest := f[0], f[1:]
 	switch sub {
 	case "help", "-h", "--help":
-		return wrapLines(helpText, LineWidth), nil
+		return textwrap.Wrap(helpText, b.width), nil
 	case "status":
 		return b.statusText(), nil
 	case "start", "stop", "restart", "refresh":
@@ -340,11 +351,14 @@ func (b host) statusText() string {
 			note = "run " + sf.Cmd("login", n)
 		case st.LastError != "" && st.State != StateReady:
 			// The server's name is already on the row; /mcp <server> has the whole error.
-			note = textcut.Truncate(strings.TrimPrefix(st.LastError, fmt.Sprintf("MCP server %q: ", n)), 2*LineWidth)
+			note = strings.TrimPrefix(st.LastError, fmt.Sprintf("MCP server %q: ", n))
+			if more := "; all of it: " + sf.Cmd("", n); utf8.RuneCountInString(note) > 2*b.width {
+				note = textwrap.Shorten(note, 2*b.width-utf8.RuneCountInString(more)) + more
+			}
 		}
 		switch {
 		case note == "":
-		case utf8.RuneCountInString(line)+len("  — ")+utf8.RuneCountInString(note) <= LineWidth:
+		case utf8.RuneCountInString(line)+len("  — ")+utf8.RuneCountInString(note) <= b.width:
 			line += "  — " + note
 		default:
 			// On its own line (wrapped further if need be), so it reads as one phrase.
@@ -357,9 +371,33 @@ func (b host) statusText() string {
 			sb.WriteString("  problem: " + p.String() + "\n")
 		}
 	}
-	sb.WriteString("Commands: /mcp <server> · start|stop|restart|refresh <server|all> · login|logout <server> ·\n" +
-		"  trust|untrust <server|all> · setup|help")
-	return wrapLines(sb.String(), LineWidth)
+	sb.WriteString(joinItems("Commands: ", "  ", b.width, "/mcp <server>", "start|stop|restart|refresh <server|all>",
+		"login|logout <server>", "trust|untrust <server|all>", "setup|help"))
+	return textwrap.Wrap(sb.String(), b.width)
+}
+
+// joinItems joins items with " · " after lead, starting a new line (indented by cont) at
+// an item rather than inside one when the next item would pass width.
+func joinItems(lead, cont string, width int, items ...string) string {
+	var sb strings.Builder
+	sb.WriteString(lead)
+	col, first := utf8.RuneCountInString(lead), true
+	for _, it := range items {
+		n := utf8.RuneCountInString(it)
+		switch {
+		case first:
+		case col+3+n+2 <= width: // " · ", the item and room for a closing " ·"
+			sb.WriteString(" · ")
+			col += 3
+		default:
+			sb.WriteString(" ·\n" + cont)
+			col = utf8.RuneCountInString(cont)
+		}
+		sb.WriteString(it)
+		col += n
+		first = false
+	}
+	return sb.String()
 }
 
 func shortSource(s *config.Server) string {
@@ -465,7 +503,7 @@ func Detail(h Host, name string) (string, bool) {
 	if _, ok := h.Server(name); !ok {
 		return "", false
 	}
-	return host{h}.detailText(name), true
+	return host{h, LineWidth}.detailText(name), true
 }
 
 // redactMap shows each key with its value redacted by detailValue.

@@ -14,6 +14,8 @@ import (
 
 	gojson "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/internal/textwrap"
 )
 
 // Error is the type of the errors this package defines as constants.
@@ -172,7 +174,8 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 	}
 	log.Debug().Int("protocol_version", info.ProtocolVersion).Strs("capabilities", info.Capabilities).
 		Stringer("generation", info.Generation()).Str("zot_version", info.ZotVersion).Msg("handshake done")
-	r.sess = &Session{w: r.w, host: info, log: log, ready: make(chan struct{})}
+	r.sess = &Session{w: r.w, host: info, log: log, ready: make(chan struct{}), screen: opts.Screen, name: opts.Name}
+	r.sess.notes.closed = opts.Screen != nil
 	close(handshook)
 	go r.setup()
 	if opts.ServeProcs > 0 {
@@ -208,6 +211,11 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 // finish waits until the write loop has flushed and returned. It returns the
 // write error, if any.
 func (r *runner) finish(final []byte) error {
+	if r.sess != nil {
+		// Notes still held go out while the host may still be reading (a headless host
+		// prints them).
+		r.sess.notes.open(r.w, r.log, "the connection's end")
+	}
 	r.w.close(final)
 	r.cancelConn(ErrShutdown)
 	<-r.w.done
@@ -366,7 +374,14 @@ func (r *runner) setup() {
 	if err := r.safeSetup(); err != nil {
 		r.log.Error().Err(err).Msg("extension setup failed; sending ready anyway")
 	}
+	sc := r.sess.screen
+	if sc != nil {
+		r.w.send(outFrame{b: []byte(sessionStartFrame)})
+	}
 	r.w.send(outFrame{b: []byte(readyFrame), flushed: r.sess.ready})
+	if sc != nil {
+		r.sess.notes.after(sc.clock(), uiFallback, r.w, r.log, "ready, without session_start")
+	}
 }
 
 func (r *runner) safeSetup() (err error) {
@@ -386,6 +401,9 @@ type (
 	}
 	idOnly struct {
 		ID string `json:"id"`
+	}
+	eventOnly struct {
+		Event string `json:"event"`
 	}
 	// toolCallFrame is tool_call and command_invoked.
 	toolCallFrame struct {
@@ -417,6 +435,7 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 			args = []byte("{}")
 		}
+		r.uiUp("tool_call")
 		r.startTool(ToolCall{ID: f.ID, Name: f.Name, Args: json.RawMessage(args)})
 	case "command_invoked":
 		if f.ID == "" {
@@ -427,6 +446,7 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		if len(f.Args) > 0 && json.Unmarshal(f.Args, &cmd.Args) != nil {
 			cmd.Args = string(f.Args)
 		}
+		r.uiUp("command_invoked")
 		go r.serveCommand(cmd)
 	case "tool_cancel":
 		r.mu.Lock()
@@ -448,9 +468,15 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 		}
 	case "shutdown":
 		return true
-	case "event", "panel_key", "panel_close", "panel_resize", "tool_result":
-		// Not used: events and panels are never subscribed to or opened with
-		// key handling, and this package issues no call_tool.
+	case "event":
+		if sc := r.sess.screen; sc != nil && f.Event == "session_start" {
+			r.sess.notes.after(sc.clock(), uiSettle, r.w, r.log, "session_start")
+			return false
+		}
+		r.log.Debug().Str("type", f.Type).Str("event", f.Event).Msg("ignoring host frame")
+	case "panel_key", "panel_close", "panel_resize", "tool_result":
+		// Not used: panels are never opened with key handling, and this package
+		// issues no call_tool.
 		r.log.Debug().Str("type", f.Type).Msg("ignoring host frame")
 	case "":
 		r.log.Warn().Str("line", prefix(line, 200)).Msg("ignoring host frame without type")
@@ -462,10 +488,11 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 
 // hostFrame is a host frame as far as dispatch needs it, whatever its type.
 type hostFrame struct {
-	Type string          `json:"type"`
-	ID   string          `json:"id"`
-	Name string          `json:"name"`
-	Args json.RawMessage `json:"args"`
+	Type  string          `json:"type"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Args  json.RawMessage `json:"args"`
+	Event string          `json:"event"`
 }
 
 // parseFrame decodes line in one pass (goccy/go-json: this is on every call's path).
@@ -497,6 +524,12 @@ func (r *runner) parseFrame(line []byte) (hostFrame, bool) {
 			return f, false
 		}
 		f.ID = c.ID
+	case "event":
+		var c eventOnly
+		if !r.decode(line, &c, t.Type) {
+			return f, false
+		}
+		f.Event = c.Event
 	}
 	return f, true
 }
@@ -586,17 +619,41 @@ func (r *runner) safeCallTool(ctx context.Context, call ToolCall) (res ToolResul
 	return r.h.CallTool(ctx, call)
 }
 
-// serveCommand runs one command and queues its response.
+// serveCommand runs one command and queues its response. With a Screen, the answer is
+// laid out for it, and a display answer is followed by a redraw (see Screen).
 func (r *runner) serveCommand(cmd Command) {
 	ctx, cancel := context.WithTimeout(r.connCtx, CommandTimeout)
 	defer cancel()
+	sc := r.sess.screen
+	if sc != nil {
+		// The host tags a display answer with the command's name; the extension's is
+		// counted as well, in case a host tags it so.
+		cmd.Width = sc.textWidth(cmd.Name, r.sess.name)
+	}
 	resp := r.safeRunCommand(ctx, cmd)
+	display := resp.Action == "display" && resp.Display != ""
+	if sc != nil && display {
+		resp.Display = textwrap.Wrap(resp.Display, cmd.Width)
+	}
 	b, err := encodeCommandResponse(cmd.ID, resp)
 	if err != nil {
 		r.log.Error().Err(err).Str("command", cmd.Name).Msg("cannot encode command response")
 		b, _ = encodeCommandResponse(cmd.ID, CommandResponse{Error: "extension could not encode the response: " + err.Error()})
 	}
 	r.w.send(outFrame{b: b})
+	if sc != nil && display {
+		r.w.send(outFrame{b: []byte(redrawFrame)})
+		// The host adds the answer on another goroutine than the one that reads the
+		// redraw; the second redraw covers the answer added after the first.
+		sc.clock().AfterFunc(redrawAgain, func() { r.w.send(outFrame{b: []byte(redrawFrame)}) })
+	}
+}
+
+// uiUp opens the notes: a tool call or a command (frame) comes from a host whose UI is up.
+func (r *runner) uiUp(frame string) {
+	if r.sess.screen != nil {
+		r.sess.notes.open(r.w, r.log, frame)
+	}
 }
 
 func (r *runner) safeRunCommand(ctx context.Context, cmd Command) (resp CommandResponse) {

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/internal/textwrap"
 )
 
 // maxNotify is the longest notify message sent; longer ones are cut.
@@ -23,6 +24,10 @@ type Session struct {
 	host  HostInfo
 	log   zerolog.Logger
 	ready chan struct{}
+
+	screen *Screen  // nil: text goes out as it is
+	name   string   // the tag the host puts before each line of a note
+	notes  noteGate // closed until the host's UI can show notes (with a screen)
 }
 
 // Host returns what the host sent in hello_ack.
@@ -165,7 +170,9 @@ type notifyFrame struct {
 
 // Notify shows message to the user, tagged with the extension's name. level
 // is info, success, warn or error; anything else is sent as info. Messages
-// longer than 64 KiB are cut. Nothing is sent once the connection is closed.
+// longer than 64 KiB are cut. With a Screen, the message is wrapped to the
+// terminal's width, and held until the host's UI can show it (see Screen).
+// Nothing is sent once the connection is closed.
 func (s *Session) Notify(level, message string) {
 	switch level {
 	case "info", "success", "warn", "error":
@@ -175,12 +182,15 @@ func (s *Session) Notify(level, message string) {
 	if len(message) > maxNotify {
 		message = textcut.Prefix(message, maxNotify) + "… (truncated)"
 	}
+	if s.screen != nil {
+		message = textwrap.Wrap(message, s.screen.textWidth(s.name))
+	}
 	b, err := marshalFrame(notifyFrame{Type: "notify", Level: level, Message: message})
 	if err != nil {
 		s.log.Error().Err(err).Msg("cannot encode notify")
 		return
 	}
-	if s.queue(b) != nil {
+	if !s.notes.send(s.w, b) {
 		s.log.Debug().Str("level", level).Str("message", message).Msg("notify after close dropped")
 	}
 }
@@ -192,6 +202,9 @@ func (s *Session) ClearNotes() {
 	if s.host.Generation() != GenNew {
 		s.log.Debug().Msg("clear_notes not sent: legacy host")
 		return
+	}
+	if !s.notes.clear() {
+		return // only held notes, and they are dropped
 	}
 	_ = s.queue([]byte(clearNotesFrame))
 }

@@ -149,6 +149,10 @@ type Command struct {
 	Name string
 	// Args is everything after the command name, trimmed.
 	Args string
+	// Width is how many columns a line of a display answer has on the host's screen
+	// (the terminal's width less the tag the host puts before it); 0 when there is no
+	// Screen. A longer line is wrapped before it is sent.
+	Width int
 }
 
 // Panel is a panel specification for the open_panel action.
@@ -213,6 +217,11 @@ type Options struct {
 	// goroutine hands each frame to the next, and with a single P the woken
 	// goroutine runs on the same thread instead of waking another one.
 	ServeProcs int
+	// Screen, when set, is the terminal an interactive host draws on: notes and
+	// display answers are laid out for it and notes wait until they can be shown
+	// (see Screen). Name must then be the manifest's name, the tag the host puts
+	// before each line of a note.
+	Screen *Screen
 }
 
 // DefaultCapabilities returns the capabilities sent in hello when

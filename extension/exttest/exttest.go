@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -146,9 +147,15 @@ type CommandResponse struct {
 type Notify struct {
 	Level   string `json:"level"`
 	Message string `json:"message"`
+	// Unwrapped is Message with every run of white space (the line breaks and indentation
+	// an extension wraps a note with) made one space.
+	Unwrapped string `json:"-"`
 	// Frame is the frame the notify was decoded from.
 	Frame Frame `json:"-"`
 }
+
+// unwrap makes every run of white space in s one space.
+func unwrap(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Host is a fake zot host connected to one extension.
 type Host struct {
@@ -242,6 +249,7 @@ func StartProcess(t testing.TB, cmd *exec.Cmd) *Host {
 		lw = &logWriter{t: t, prefix: filepath.Base(cmd.Path) + ": "}
 		cmd.Stderr = lw
 	}
+	noTerminal(cmd)
 	if cmd.WaitDelay == 0 {
 		// Bounds Wait when a grandchild keeps stderr open.
 		cmd.WaitDelay = 5 * time.Second
@@ -470,7 +478,8 @@ func (h *Host) SendAck(ack Ack) error {
 
 // Handshake sends ack as hello_ack, waits for ready and returns the
 // registration frames (register_tool, register_command, subscribe) that came
-// before it, in order. Other frames stay buffered. It fails the test on
+// before it, in order. Other frames stay buffered. Like zot, it then sends the
+// session_start event if the extension subscribed to it. It fails the test on
 // error.
 func (h *Host) Handshake(ctx context.Context, ack Ack) []Frame {
 	h.t.Helper()
@@ -482,7 +491,6 @@ func (h *Host) Handshake(ctx context.Context, ack Ack) []Frame {
 		h.t.Fatalf("exttest: %v", err)
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	var regs []Frame
 	kept := h.frames[:0]
 	for _, f := range h.frames {
@@ -493,6 +501,18 @@ func (h *Host) Handshake(ctx context.Context, ack Ack) []Frame {
 		}
 	}
 	h.frames = kept
+	h.mu.Unlock()
+	for _, f := range regs {
+		var sub struct {
+			Events []string `json:"events"`
+		}
+		if f.Type == "subscribe" && f.Decode(&sub) == nil && slices.Contains(sub.Events, "session_start") {
+			if err := h.Send(map[string]string{"type": "event", "event": "session_start"}); err != nil {
+				h.t.Fatalf("exttest: send session_start: %v", err)
+			}
+			break
+		}
+	}
 	return regs
 }
 
@@ -602,15 +622,17 @@ func (h *Host) Command(ctx context.Context, id, name, args string) (CommandRespo
 	return r, nil
 }
 
-// WaitNotify waits for a notify frame whose message contains substr.
+// WaitNotify waits for a notify frame whose message contains substr, however the message
+// is wrapped: white space matches white space of any kind and length.
 func (h *Host) WaitNotify(ctx context.Context, substr string) (Notify, error) {
 	var n Notify
+	want := unwrap(substr)
 	f, err := h.next(ctx, fmt.Sprintf("notify containing %q", substr), func(f Frame) bool {
 		if f.Type != "notify" {
 			return false
 		}
 		var m Notify
-		return f.Decode(&m) == nil && strings.Contains(m.Message, substr)
+		return f.Decode(&m) == nil && strings.Contains(unwrap(m.Message), want)
 	})
 	if err != nil {
 		return n, err
@@ -618,6 +640,7 @@ func (h *Host) WaitNotify(ctx context.Context, substr string) (Notify, error) {
 	if err := f.Decode(&n); err != nil {
 		return n, fmt.Errorf("exttest: decode notify: %w", err)
 	}
+	n.Unwrapped = unwrap(n.Message)
 	n.Frame = f
 	return n, nil
 }

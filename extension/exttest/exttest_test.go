@@ -1,6 +1,7 @@
 package exttest_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -151,5 +152,45 @@ func TestOutputClosedEndsWaits(t *testing.T) {
 	h.ExpectHello(ctx)
 	if _, err := h.NextType(ctx, "ready"); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Fatalf("err = %v, want output closed", err)
+	}
+}
+
+// TestSessionStartAndWrappedNotes: like zot, Handshake sends session_start to an extension
+// that subscribed to it, and WaitNotify finds a phrase however the note is wrapped.
+func TestSessionStartAndWrappedNotes(t *testing.T) {
+	h, in, out := exttest.NewPipe(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lines := `{"type":"hello","name":"x","version":""}` + "\n" +
+		`{"type":"subscribe","events":["session_start"]}` + "\n" + `{"type":"ready"}` + "\n" +
+		`{"type":"notify","level":"warn","message":"MCP: approve with /mcp trust\n    proj now"}` + "\n"
+	if _, err := out.Write([]byte(lines)); err != nil {
+		t.Fatal(err)
+	}
+	h.ExpectHello(ctx)
+	got := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(in)
+		_, _ = r.ReadString('\n') // hello_ack
+		l, _ := r.ReadString('\n')
+		got <- l
+	}()
+	if regs := h.Handshake(ctx, exttest.Ack{}); len(regs) != 1 || regs[0].Type != "subscribe" {
+		t.Fatalf("registrations = %+v", regs)
+	}
+	select {
+	case l := <-got:
+		if !strings.Contains(l, `"event":"session_start"`) {
+			t.Errorf("after the handshake the host sent %q, want session_start", l)
+		}
+	case <-ctx.Done():
+		t.Fatal("no frame after hello_ack")
+	}
+	n, err := h.WaitNotify(ctx, "/mcp trust proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Unwrapped != "MCP: approve with /mcp trust proj now" {
+		t.Errorf("Unwrapped = %q", n.Unwrapped)
 	}
 }
