@@ -481,6 +481,8 @@ func (r *runner) parseFrame(line []byte) (hostFrame, bool) {
 	var t typeOnly
 	if err := json.Unmarshal(line, &t); err != nil {
 		r.log.Warn().Err(err).Str("line", prefix(line, 200)).Msg("ignoring malformed frame from host")
+		// A request whose frame no decoder reads still has a readable start.
+		r.answerUndecodable(line)
 		return f, false
 	}
 	f.Type = t.Type
