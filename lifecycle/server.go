@@ -837,7 +837,9 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 		return s.callTask(ctx, cctx, c, req, safeRepeat)
 	}
 	for retried := false; ; retried = true {
-		res, err := c.sess.CallTool(cctx, req)
+		sctx, release := settled(cctx, s.d.Clock)
+		res, err := c.sess.CallTool(sctx, req)
+		release()
 		if err == nil {
 			s.mu.Lock()
 			s.failures = 0
