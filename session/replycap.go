@@ -77,8 +77,9 @@ type LimitOptions struct {
 	Dropped func(error)
 	// Unreadable is told of every line within the cap that mcp-go's decoder rejects
 	// (FrameLines only), which mcp-go drops without a word: its error is an
-	// *UnreadableError. A reply whose id was found is replaced by a JSON-RPC error for
-	// that id, so its call fails at once. nil: nobody is told.
+	// *UnreadableError. A reply whose id was found is followed by a JSON-RPC error for
+	// that id, which mcp-go reads in its place, so its call fails at once. nil: nobody is
+	// told.
 	Unreadable func(error)
 	// RepliesUnread: the stream's reader hands no reply to its caller (streamable HTTP's
 	// GET stream, which mcp-go reads for server requests and notifications only), so an
