@@ -32,7 +32,10 @@ func TestHungServerIsRestarted(t *testing.T) {
 		errc <- err
 	}()
 	f.WaitStarted(t, "slow")
-	e.clock.Advance(10 * time.Second) // the call's budget ends: the server is checked
+	// The call's budget ends, and with nothing arrived so does the request: the server is
+	// checked.
+	e.clock.Advance(10 * time.Second)
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, lifecycle.SettleGrace)
 	if err := <-errc; kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "before the host's deadline") {
 		t.Fatalf("call to a hung server: %v", err)
 	}

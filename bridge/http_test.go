@@ -365,7 +365,9 @@ func TestHTTPRequestTimeout(t *testing.T) {
 		_, err := s.Call(ctxGuard(t), "slow", map[string]any{"ms": 60000}, false)
 		errc <- err
 	}()
-	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, 300*time.Millisecond) // requestTimeout runs on the injected clock
+	// requestTimeout runs on the injected clock, and so does the grace for what has arrived.
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, 300*time.Millisecond)
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, lifecycle.SettleGrace)
 	err := <-errc
 	if kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "requestTimeout (300ms)") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))

@@ -10,6 +10,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // interactiveSession runs a bridge with the given call budget behind a host that
@@ -85,7 +86,9 @@ func TestInteractiveToolsOnHostWithoutCapabilities(t *testing.T) {
 		r, err := h.CallTool(ctxGuard(t), "1", CallToolName, map[string]any{"server": "fake", "tool": "slow", "arguments": map[string]any{"ms": 60000}})
 		done <- answer{r, err}
 	}()
-	testutil.AdvanceWhenWaiting(ctxGuard(t), t, clock, time.Second) // the requestTimeout, on the injected clock
+	// The requestTimeout, on the injected clock, and the grace for what has arrived.
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, clock, time.Second)
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, clock, lifecycle.SettleGrace)
 	a := <-done
 	r, err := a.r, a.err
 	if err != nil {

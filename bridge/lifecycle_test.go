@@ -164,6 +164,7 @@ func TestCallAnswersBeforeHostDeadline(t *testing.T) {
 	}()
 	waitInFlight(t, e.srv(b, "s"), 1)
 	e.clock.Advance(300 * time.Millisecond)
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, lifecycle.SettleGrace) // nothing has arrived
 	r := <-done
 	text := textOf(t, r)
 	if !r.IsError || !strings.Contains(text, "before the host's deadline") || !strings.Contains(text, "may already have applied") {

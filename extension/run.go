@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -167,10 +170,13 @@ func run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 		r.finish(nil)
 		return fmt.Errorf("extension: write hello: %w", r.w.err)
 	}
-	info, err := parseHelloAck(line)
+	info, notes, err := parseHelloAck(line)
 	if err != nil {
 		r.finish(nil)
 		return err
+	}
+	for _, n := range notes {
+		log.Warn().Msg(n)
 	}
 	log.Debug().Int("protocol_version", info.ProtocolVersion).Strs("capabilities", info.Capabilities).
 		Stringer("generation", info.Generation()).Str("zot_version", info.ZotVersion).Msg("handshake done")
@@ -319,41 +325,61 @@ func closed(c <-chan struct{}) bool {
 	}
 }
 
-// helloAckFrame is the wire form of hello_ack.
+// helloAckFrame is the wire form of hello_ack. Each field is read on its own
+// (parseHelloAck), so that one of an unexpected type (protocol_version "1") costs
+// that field, not the connection.
 type helloAckFrame struct {
-	Type            string          `json:"type"`
-	ProtocolVersion int             `json:"protocol_version"`
+	Type            json.RawMessage `json:"type"`
+	ProtocolVersion json.RawMessage `json:"protocol_version"`
 	Capabilities    json.RawMessage `json:"capabilities"`
-	ZotVersion      string          `json:"zot_version"`
-	Provider        string          `json:"provider"`
-	Model           string          `json:"model"`
-	Cwd             string          `json:"cwd"`
-	ExtensionDir    string          `json:"extension_dir"`
-	DataDir         string          `json:"data_dir"`
+	ZotVersion      json.RawMessage `json:"zot_version"`
+	Provider        json.RawMessage `json:"provider"`
+	Model           json.RawMessage `json:"model"`
+	Cwd             json.RawMessage `json:"cwd"`
+	ExtensionDir    json.RawMessage `json:"extension_dir"`
+	DataDir         json.RawMessage `json:"data_dir"`
 }
 
-// parseHelloAck decodes the host's first line. A capabilities key that is
-// absent or null leaves CapabilitiesPresent false; any other value sets it,
-// and the string elements of an array become Capabilities.
-func parseHelloAck(line []byte) (HostInfo, error) {
+// parseHelloAck decodes the host's first line, forgivingly: only a line that is no
+// JSON object or whose type is not hello_ack is an error. A field of an unexpected type
+// is left empty and said in notes (for the log); protocol_version may be a number or
+// a string holding one. A capabilities key that is absent or null leaves
+// CapabilitiesPresent false; any other value sets it, and the string elements of an
+// array become Capabilities.
+func parseHelloAck(line []byte) (info HostInfo, notes []string, err error) {
 	var f helloAckFrame
 	if err := json.Unmarshal(line, &f); err != nil {
-		return HostInfo{}, fmt.Errorf("extension: first host frame is not valid hello_ack JSON: %w (%s)", err, prefix(line, 80))
+		return HostInfo{}, nil, fmt.Errorf("extension: first host frame is not valid hello_ack JSON: %w (%s)", err, prefix(line, 80))
 	}
-	if f.Type != "hello_ack" {
-		return HostInfo{}, fmt.Errorf("extension: first host frame has type %q, want hello_ack", f.Type)
+	var typ string
+	if json.Unmarshal(f.Type, &typ) != nil || typ != "hello_ack" {
+		return HostInfo{}, nil, fmt.Errorf("extension: first host frame has type %s, want hello_ack", prefix(bytes.TrimSpace(f.Type), 80))
 	}
-	info := HostInfo{
-		ProtocolVersion: f.ProtocolVersion,
-		ZotVersion:      f.ZotVersion,
-		Provider:        f.Provider,
-		Model:           f.Model,
-		Cwd:             f.Cwd,
-		ExtensionDir:    f.ExtensionDir,
-		DataDir:         f.DataDir,
+	str := func(key string, raw json.RawMessage) string {
+		var s string
+		if absent(raw) {
+			return ""
+		}
+		if json.Unmarshal(raw, &s) != nil {
+			notes = append(notes, fmt.Sprintf("hello_ack.%s is %s, not a string; ignored", key, prefix(bytes.TrimSpace(raw), 40)))
+		}
+		return s
+	}
+	info = HostInfo{
+		ZotVersion:   str("zot_version", f.ZotVersion),
+		Provider:     str("provider", f.Provider),
+		Model:        str("model", f.Model),
+		Cwd:          str("cwd", f.Cwd),
+		ExtensionDir: str("extension_dir", f.ExtensionDir),
+		DataDir:      str("data_dir", f.DataDir),
+	}
+	if v, ok := protocolVersion(f.ProtocolVersion); ok {
+		info.ProtocolVersion = v
+	} else {
+		notes = append(notes, fmt.Sprintf("hello_ack.protocol_version is %s, not a number; going on as with every known host (protocol 1)", prefix(bytes.TrimSpace(f.ProtocolVersion), 40)))
 	}
 	raw := bytes.TrimSpace(f.Capabilities)
-	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+	if !absent(raw) {
 		info.CapabilitiesPresent = true
 		info.Capabilities = []string{}
 		var items []json.RawMessage
@@ -366,7 +392,36 @@ func parseHelloAck(line []byte) (HostInfo, error) {
 			}
 		}
 	}
-	return info, nil
+	return info, notes, nil
+}
+
+// absent reports whether a field's raw value is missing or null.
+func absent(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}
+
+// protocolVersion reads hello_ack.protocol_version: a whole number, or a string that
+// holds one ("1"); absent or null is 0. ok is false for anything else.
+func protocolVersion(raw json.RawMessage) (v int, ok bool) {
+	if absent(raw) {
+		return 0, true
+	}
+	text := string(bytes.TrimSpace(raw))
+	if text[0] == '"' {
+		if json.Unmarshal(raw, &text) != nil {
+			return 0, false
+		}
+		text = strings.TrimSpace(text)
+	}
+	if n, err := strconv.Atoi(text); err == nil {
+		return n, true
+	}
+	// A number written as 1.0 or 1e0 is still the whole number 1.
+	if fl, err := strconv.ParseFloat(text, 64); err == nil && fl == math.Trunc(fl) && math.Abs(fl) < 1<<31 {
+		return int(fl), true
+	}
+	return 0, false
 }
 
 // setup runs the handler's Setup and then queues ready.
@@ -508,6 +563,8 @@ func (r *runner) parseFrame(line []byte) (hostFrame, bool) {
 	var t typeOnly
 	if err := json.Unmarshal(line, &t); err != nil {
 		r.log.Warn().Err(err).Str("line", prefix(line, 200)).Msg("ignoring malformed frame from host")
+		// A request whose frame no decoder reads still has a readable start.
+		r.answerUndecodable(line)
 		return f, false
 	}
 	f.Type = t.Type

@@ -814,7 +814,7 @@ func TestParseHelloAck(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.line, func(t *testing.T) {
-			info, err := parseHelloAck([]byte(tc.line))
+			info, _, err := parseHelloAck([]byte(tc.line))
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
 			}

@@ -48,7 +48,8 @@ func (g Generation) String() string {
 
 // HostInfo is what the host told the extension in hello_ack.
 type HostInfo struct {
-	// ProtocolVersion is hello_ack.protocol_version (1 for every known host).
+	// ProtocolVersion is hello_ack.protocol_version (1 for every known host; 0 when
+	// absent or not a number).
 	ProtocolVersion int
 	// Capabilities is hello_ack.capabilities (nil when absent).
 	Capabilities []string

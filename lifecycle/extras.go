@@ -33,7 +33,9 @@ func extraRequest[T any](ctx context.Context, s *Server, doing string, do func(c
 	defer s.release()
 	cctx, cancel := clock.WithTimeout(ctx, s.d.Clock, s.cfg.RequestTimeout)
 	defer cancel()
-	res, err := do(cctx, c)
+	sctx, release := settled(cctx, s.d.Clock)
+	res, err := do(sctx, c)
+	release()
 	if err != nil {
 		s.retireIfEnded(c, err)
 		return zero, s.extraErr(ctx, cctx, err, doing)

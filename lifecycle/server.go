@@ -745,6 +745,10 @@ func (s *Server) startErr(ctx context.Context, err error) *Error {
 	if errors.As(err, &ended) && ended.End.Cause == session.CauseExited {
 		return s.withStderrText(s.Errorf(KindStart, err, "failed to start: process %s", ended.End.Status), ended.End.Stderr)
 	}
+	var dir *session.DirError
+	if errors.As(err, &dir) {
+		return s.Errorf(KindStart, err, "failed to start: %s", s.dirText(dir))
+	}
 	return s.withStderr(s.Errorf(KindStart, err, "failed to start: %s", describeStartErr(ctx, err, s.cfg.ConnectTimeout)))
 }
 
@@ -771,6 +775,21 @@ func (s *Server) withStderrText(e *Error, t string) *Error {
 	e.User += "; last stderr: " + s.Redact(t)
 	e.Msg += " (the user sees its stderr in " + s.d.Surface.StderrCmd(s.cfg.Name) + ")"
 	return e
+}
+
+// dirText words a working directory that is missing: the server's own "cwd", or the
+// project directory (the host's cwd), in which every stdio server without one starts.
+func (s *Server) dirText(e *session.DirError) string {
+	state := "does not exist"
+	if e.NotDir {
+		state = "is not a directory"
+	}
+	if s.cfg.Cwd != "" {
+		return fmt.Sprintf("its working directory %q (\"cwd\" in %s) %s: create it or fix \"cwd\", then run %s",
+			e.Dir, s.cfg.Source, state, s.d.Surface.Cmd("start", s.cfg.Name))
+	}
+	return fmt.Sprintf("the project directory %q, where zot was started and stdio servers run, %s (deleted or moved since?): every stdio server without its own \"cwd\" fails to start. Restore the directory and run %s, or start zot again from an existing directory",
+		e.Dir, state, s.d.Surface.Cmd("start", s.cfg.Name))
 }
 
 func describeStartErr(ctx context.Context, err error, limit time.Duration) string {
@@ -830,7 +849,9 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 		return s.callTask(ctx, cctx, c, req, safeRepeat)
 	}
 	for retried := false; ; retried = true {
-		res, err := c.sess.CallTool(cctx, req)
+		sctx, release := settled(cctx, s.d.Clock)
+		res, err := c.sess.CallTool(sctx, req)
+		release()
 		if err == nil {
 			s.mu.Lock()
 			s.failures = 0

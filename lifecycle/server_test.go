@@ -280,6 +280,7 @@ func TestSlowToolIsNotRestarted(t *testing.T) {
 	}()
 	f.WaitStarted(t, "slow")
 	e.clock.Advance(time.Second)
+	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, SettleGrace) // nothing has arrived
 	if err := <-errc; KindOf(err) != KindTimeout {
 		t.Fatalf("slow call: %v", err)
 	}

@@ -65,7 +65,9 @@ func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 	}
 	params := req.Params
 	params.Task = &mcp.TaskParams{}
-	resp, err := c.sess.Request(cctx, string(mcp.MethodToolsCall), params)
+	sctx, release := settled(cctx, s.d.Clock)
+	resp, err := c.sess.Request(sctx, string(mcp.MethodToolsCall), params)
+	release()
 	if err != nil {
 		s.retireIfEnded(c, err)
 		return nil, s.taskCreateErr(ctx, cctx, tool, err, safeRepeat)

@@ -72,6 +72,10 @@ func spawn(o *Stdio, tail *Ring) (*process, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
+		// A missing working directory fails the start as a missing command does.
+		if st, serr := os.Stat(o.Dir); o.Dir != "" && (serr != nil || !st.IsDir()) {
+			return nil, &DirError{Dir: o.Dir, NotDir: serr == nil, Err: err}
+		}
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("command %q not found: install it or fix \"command\" in %s", cfg.Raw.Command, cfg.Source)
 		}
@@ -104,6 +108,24 @@ func spawn(o *Stdio, tail *Ring) (*process, error) {
 	}()
 	return p, nil
 }
+
+// DirError is why a stdio server did not start: its working directory (Stdio.Dir) does
+// not exist or is no directory. The caller words it, knowing whether the directory is the
+// server's own "cwd" or the project's.
+type DirError struct {
+	Dir    string
+	NotDir bool // it exists but is not a directory
+	Err    error
+}
+
+func (e *DirError) Error() string {
+	if e.NotDir {
+		return fmt.Sprintf("working directory %q is not a directory", e.Dir)
+	}
+	return fmt.Sprintf("working directory %q does not exist", e.Dir)
+}
+
+func (e *DirError) Unwrap() error { return e.Err }
 
 // stop ends the process tree: close stdin, wait, SIGTERM, wait, SIGKILL of the group.
 func (p *process) stop(ctx context.Context) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
@@ -74,6 +75,12 @@ type LimitOptions struct {
 	// A reply whose id was found neither in it nor from ID ends the stream (Lost) on every
 	// transport: its caller would otherwise wait for an answer that never comes.
 	Dropped func(error)
+	// Unreadable is told of every line within the cap that mcp-go's decoder rejects
+	// (FrameLines only), which mcp-go drops without a word: its error is an
+	// *UnreadableError. A reply whose id was found is followed by a JSON-RPC error for
+	// that id, which mcp-go reads in its place, so its call fails at once. nil: nobody is
+	// told.
+	Unreadable func(error)
 	// RepliesUnread: the stream's reader hands no reply to its caller (streamable HTTP's
 	// GET stream, which mcp-go reads for server requests and notifications only), so an
 	// over-size reply ends the stream (Lost) whatever its id: the error put in its place
@@ -86,7 +93,10 @@ type LimitOptions struct {
 // rest of it is discarded as it arrives, so memory stays bounded whatever the server
 // sends. In its place mcp-go reads a JSON-RPC error for the same id (FrameLines,
 // FrameEvents), so only that request fails and the stream stays usable; a body
-// (FrameBody) fails with a *TooLargeError instead. It is used by one reader goroutine.
+// (FrameBody) fails with a *TooLargeError instead. A line within the cap that mcp-go's
+// decoder rejects (FrameLines), which mcp-go would drop without a word, is handed on as
+// it is and followed by a JSON-RPC error for its id (unreadable.go). It is used by one
+// reader goroutine.
 type ReplyLimiter struct {
 	r     io.Reader
 	limit int
@@ -119,6 +129,11 @@ type ReplyLimiter struct {
 	// yield lets the taker run (runtime.Gosched); whether the runtime then runs it first
 	// is the scheduler's choice, so tests see this step, not its outcome.
 	yield func()
+
+	// check follows the line being handed on (FrameLines) for what mcp-go's decoder
+	// rejects; badTail is that line's last bytes once it is faulted (unreadable.go).
+	check   jsonscan.Scanner
+	badTail []byte
 
 	lostOnce sync.Once
 	lost     chan struct{} // closed when the stream was ended because of an over-size message
@@ -213,7 +228,14 @@ func (l *ReplyLimiter) Read(p []byte) (int, error) {
 func (l *ReplyLimiter) handed(b []byte) {
 	l.keepHead(b)
 	l.msg += len(b)
+	lines := l.o.Framing == FrameLines
+	if lines {
+		l.scanLine(b)
+	}
 	if l.endsMessage(b) {
+		if lines {
+			l.lineEnded()
+		}
 		l.msg, l.head = 0, l.head[:0]
 		l.lineDone = true
 	}
@@ -257,10 +279,7 @@ func (l *ReplyLimiter) skipIn(buf []byte) {
 		}
 		buf = buf[len(piece):]
 		if l.pending {
-			l.tail = append(l.tail, piece[max(0, len(piece)-tailKeep):]...)
-			if len(l.tail) > tailKeep {
-				l.tail = append(l.tail[:0], l.tail[len(l.tail)-tailKeep:]...)
-			}
+			l.tail = keepTail(l.tail, piece)
 		}
 		if l.endsMessage(piece) {
 			l.skipEnded()
@@ -327,6 +346,9 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 		l.err = &TooLargeError{Limit: l.limit}
 		return
 	}
+	// Over the cap, the message is the cap's to settle, whatever else is wrong with it.
+	l.check.Reset()
+	l.badTail = l.badTail[:0]
 	l.keepHead(seg)
 	head := l.head
 	if l.o.Framing == FrameEvents {

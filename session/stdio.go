@@ -56,8 +56,17 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 		return nil, err
 	}
 	// The pipes every call crosses are read and written with raw system calls (rawio).
-	lim := NewReplyLimiter(rawio.Reader(p.stdout), LimitOptions{Limit: o.MaxReply, Dropped: LogDropped(o.Log, o.Config.Name, config.TransportStdio)})
-	s := &stdioSession{Client: NewClient(newIOTransport(lim, rawio.WriteCloser(p.stdin), o.Log.With().Str("server", o.Config.Name).Logger(), o.Redact), config.TransportStdio, h), proc: p, lim: lim}
+	lim := NewReplyLimiter(rawio.Reader(p.stdout), LimitOptions{Limit: o.MaxReply,
+		Dropped:    LogDropped(o.Log, o.Config.Name, config.TransportStdio),
+		Unreadable: LogUnreadable(o.Log, o.Config.Name, config.TransportStdio)})
+	hw := h
+	hw.Wrap = func(tr transport.Interface) transport.Interface {
+		if h.Wrap != nil {
+			tr = h.Wrap(tr)
+		}
+		return withTypedReplies(tr)
+	}
+	s := &stdioSession{Client: NewClient(newIOTransport(lim, rawio.WriteCloser(p.stdin), o.Log.With().Str("server", o.Config.Name).Logger(), o.Redact), config.TransportStdio, hw), proc: p, lim: lim}
 	go s.watch()
 	if err := s.Initialize(ctx, h); err != nil {
 		lost := s.lost(ctx, err)
@@ -109,6 +118,10 @@ func (s *stdioSession) CallTool(ctx context.Context, req mcp.CallToolRequest) (*
 	res, err := s.cl.CallTool(ctx, req)
 	if err == nil {
 		return res, nil
+	}
+	var bad *UnreadableError
+	if errors.As(err, &bad) {
+		return nil, bad // not a transport failure, whatever mcp-go's wrapping says
 	}
 	if strings.Contains(err.Error(), tooLargeMarker) {
 		// The reply was dropped by the limiter: give its memory back now rather than

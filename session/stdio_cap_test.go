@@ -75,6 +75,13 @@ func capCall(out *bufio.Writer, id json.RawMessage, name string, held []json.Raw
 		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`+"\n", id)
 	}
 	switch name {
+	case "nul": // a raw NUL inside the text, as a server writing binary data as text does
+		fmt.Fprintf(out, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\x00b\"}]}}\n", id)
+		return held
+	case "deep": // a structured result nested as deep as the decoders read, inside the reply
+		out.WriteString(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[],"structuredContent":{"a":` +
+			strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}}}` + "\n")
+		return held
 	case "hold":
 		out.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"held"}}` + "\n")
 		return append(held, id)
