@@ -130,13 +130,17 @@ func (s *Set) Registered() map[catalog.ToolRef]bool {
 }
 
 // Payloads is every server's pre-encoded payloads of a decoded cache file, as the startup
-// file's payload section keeps them.
+// file's payload section keeps them: of its text cleaned as the catalog cleans it
+// (catalog.CleanTool), and without the tools the catalog leaves out (catalog.NameOffered).
 func Payloads(file *cache.File) map[string]*cache.FrameServer {
 	servers := make(map[string]*cache.FrameServer, len(file.Servers))
 	for name, e := range file.Servers {
 		fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
 		for i := range e.Tools {
-			fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, &e.Tools[i])})
+			if !catalog.NameOffered(e.Tools[i].Name) {
+				continue
+			}
+			fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, catalog.CleanTool(&e.Tools[i]))})
 		}
 		servers[name] = fs
 	}

@@ -102,3 +102,25 @@ func TestStateCore(t *testing.T) {
 		}
 	}
 }
+
+// TestPayloadsAreClean: the startup file's payloads carry a server's text as the catalog
+// shows it (sanitized), not as the cache keeps it, and leave out the tools the catalog
+// leaves out (a name with a hidden character).
+func TestPayloadsAreClean(t *testing.T) {
+	file := &cache.File{Servers: map[string]*cache.Entry{"s": {Fingerprint: "f", Tools: []cache.Tool{
+		{Name: "read", Description: "Reads\x1b]52;c;eA==\x07 a file\u202e\u200b.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"p":{"type":"string","description":"path\u001b[2J"}}}`)},
+		{Name: "rea\u200bd", Description: "hides in its name", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	}}}}
+	fs := Payloads(file)["s"]
+	if len(fs.Tools) != 1 || fs.Tools[0].Name != "read" {
+		t.Fatalf("payloads of %v, want read only", fs.Tools)
+	}
+	d, err := extension.ToolPayload(fs.Tools[0].Payload).Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Description != "Reads]52;c;eA== a file." || string(d.Schema) != `{"type":"object","properties":{"p":{"type":"string","description":"path[2J"}}}` {
+		t.Fatalf("payload carries %q %s", d.Description, d.Schema)
+	}
+}

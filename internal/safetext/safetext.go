@@ -13,6 +13,7 @@ package safetext
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -41,14 +42,54 @@ func unseen(r rune) bool {
 }
 
 // plain reports whether s is printable ASCII, newlines and tabs only: what nearly every
-// name and description is, and what both Sanitize and Escape return as it is.
+// name and description is, and what both Sanitize and Escape return as it is. It is on
+// the path of every tool the catalog takes in, so it looks at eight bytes at a time and
+// at single bytes only where a word holds one that is not printable ASCII.
 func plain(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if w := load64(s[i:]); special(w, false) && !plainBytes(s[i:i+8]) {
+			return false
+		}
+	}
+	return plainBytes(s[i:])
+}
+
+// plainBytes is plain, a byte at a time.
+func plainBytes(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f {
 			return false
 		}
 	}
 	return true
+}
+
+// Bytes of a word: every byte 0x01, every byte 0x80.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special reports whether the little-endian word w holds a byte that is not printable
+// ASCII (a control, DEL or a byte of a multi-byte rune), or with backslash a '\\'.
+func special(w uint64, backslash bool) bool {
+	below := (w - ones*0x20) &^ w & highs // a byte < 0x20 (exact when no high bit is set)
+	del := w ^ (ones * 0x7f)
+	del = (del - ones) &^ del & highs // a byte == 0x7f
+	hit := w&highs | below | del
+	if backslash {
+		bs := w ^ (ones * '\\')
+		hit |= (bs - ones) &^ bs & highs
+	}
+	return hit != 0
+}
+
+// load64 is the first eight bytes of s as a little-endian word.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // Clean reports whether Sanitize(s) == s, without building it.
@@ -203,21 +244,41 @@ func SanitizeJSON(raw []byte) []byte {
 
 // plainJSON reports whether raw holds printable ASCII only and no escape that may stand
 // for a character Sanitize drops (\b, \f, \r, \uXXXX): then none of its strings changes.
+// Eight bytes at a time, as plain.
 func plainJSON(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
+	i := 0
+	for ; i+8 <= len(raw); i += 8 {
+		if !special(binary.LittleEndian.Uint64(raw[i:]), true) {
+			continue
+		}
+		j, ok := plainJSONBytes(raw, i, i+8)
+		if !ok {
+			return false
+		}
+		i = j - 8 // an escape may reach into the next word
+	}
+	_, ok := plainJSONBytes(raw, i, len(raw))
+	return ok
+}
+
+// plainJSONBytes is plainJSON for raw[from:to], a byte at a time; it returns where it
+// stopped (past to when an escape ends after it).
+func plainJSONBytes(raw []byte, from, to int) (int, bool) {
+	i := from
+	for ; i < to; i++ {
 		c := raw[i]
 		if c >= 0x7f || c < 0x20 && c != '\n' && c != '\t' && c != '\r' {
-			return false
+			return i, false
 		}
 		if c == '\\' && i+1 < len(raw) {
 			i++
 			switch raw[i] {
 			case 'b', 'f', 'r', 'u':
-				return false
+				return i, false
 			}
 		}
 	}
-	return true
+	return i, true
 }
 
 // stringEnd is the index of the quote that ends the JSON string starting at raw[start]

@@ -103,8 +103,15 @@ func FuzzSanitize(f *testing.F) {
 		f.Add(tc.in)
 	}
 	f.Add("\x1b]52;c;\x1b\\\u202e\U000E0041\u200b\r\n\xc3")
+	f.Add("0123456\\u00e9 long enough for two words\x7f")
 	f.Add(`{"description":"a\u001b[2J\u200b","x\udb40\udc69":["\r\n",1.5e3,null]}`)
 	f.Fuzz(func(t *testing.T, s string) {
+		if plain(s) != plainBytes(s) {
+			t.Fatalf("plain(%q) = %v, a byte at a time %v", s, plain(s), plainBytes(s))
+		}
+		if _, ok := plainJSONBytes([]byte(s), 0, len(s)); plainJSON([]byte(s)) != ok {
+			t.Fatalf("plainJSON(%q) = %v, a byte at a time %v", s, !ok, ok)
+		}
 		out := Sanitize(s)
 		if !utf8.ValidString(out) {
 			t.Fatalf("Sanitize(%q) = %q is not valid UTF-8", s, out)
