@@ -17,6 +17,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
@@ -278,17 +279,29 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	return c.run(ctx, server, tool, argJSON)
 }
 
+// printResult prints a tool result to stdout: escaped (safetext.Escape) when stdout is a
+// terminal, since a server's text may hold control sequences (clear the screen, write the
+// clipboard, links), and as the server sent it to a pipe or a file.
 func printResult(r extension.ToolResult, stdout io.Writer) int {
+	return writeResult(r, stdout, isTerminalWriter(stdout))
+}
+
+// writeResult is printResult, escaping the server's text when term is set.
+func writeResult(r extension.ToolResult, stdout io.Writer, term bool) int {
+	shown := func(s string) string { return s }
+	if term {
+		shown = safetext.Escape
+	}
 	for _, c := range r.Content {
 		switch c.Type {
 		case "text":
-			fmt.Fprintln(stdout, c.Text)
+			fmt.Fprintln(stdout, shown(c.Text))
 		default:
-			fmt.Fprintf(stdout, "[%s %s, %d bytes base64]\n", c.Type, c.MimeType, len(c.Data))
+			fmt.Fprintf(stdout, "[%s %s, %d bytes base64]\n", shown(c.Type), shown(c.MimeType), len(c.Data))
 		}
 	}
 	if len(r.StructuredContent) > 0 {
-		fmt.Fprintf(stdout, "structured: %s\n", r.StructuredContent)
+		fmt.Fprintf(stdout, "structured: %s\n", shown(string(r.StructuredContent)))
 	}
 	if len(r.ActivateTools) > 0 {
 		fmt.Fprintf(stdout, "activates: %s\n", strings.Join(r.ActivateTools, ", "))
@@ -514,6 +527,15 @@ func (d doctorServer) line() string {
 		return fmt.Sprintf("  %-20s NEEDS APPROVAL: %s [%s]; approve: mcp-bridge trust %s", d.Name, d.Error, d.File, d.Name)
 	}
 	return fmt.Sprintf("  %-20s disabled [%s]", d.Name, d.File)
+}
+
+// forTerminal is a server's text s as it may be printed to w: escaped when w is a
+// terminal (see printResult), as it is otherwise.
+func forTerminal(w io.Writer, s string) string {
+	if isTerminalWriter(w) {
+		return safetext.Escape(s)
+	}
+	return s
 }
 
 // writeJSON prints v as indented JSON (the --json output of every command).
