@@ -237,12 +237,12 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 // marks what the host was told about (nil: everything in the catalog).
 func (b *Bridge) loadCatalog(registered map[catalog.ToolRef]bool) {
 	file, err := cache.Read(b.opts.CachePath)
-	b.catalogFromFile(file, err, registered)
+	b.catalogFromFile(file, err, registered, nil)
 }
 
 // catalogFromFile builds and publishes the catalog of a decoded cache file (err is what
-// reading it gave).
-func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[catalog.ToolRef]bool) {
+// reading it gave); registered and unregistered are catalog.Change's.
+func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[catalog.ToolRef]bool, unregistered map[catalog.ToolRef]string) {
 	b.cacheErr = err
 	tools := map[string][]cache.Tool{}
 	b.stale = nil
@@ -260,13 +260,13 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 		tools[name] = filterTools(e.Tools, s)
 	}
 	b.x.extras.SetFrom(file.Servers, slices.Collect(maps.Keys(tools)))
-	b.publishCatalog(tools, registered)
+	b.publishCatalog(tools, registered, unregistered)
 }
 
 // publishCatalog publishes the catalog of tools, the whole of it, leaving the bodies
 // unpacked until afterReady packs them (see catalog/toolbody.go).
-func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[catalog.ToolRef]bool) {
-	b.changeCatalog(catalog.Change{Replace: true, Tools: tools, Registered: registered, PackLater: true})
+func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[catalog.ToolRef]bool, unregistered map[catalog.ToolRef]string) {
+	b.changeCatalog(catalog.Change{Replace: true, Tools: tools, Registered: registered, Unregistered: unregistered, PackLater: true})
 }
 
 // changeCatalog is the one way the catalog changes (catalog.Owner.Change): the startup
@@ -375,7 +375,7 @@ func (b *Bridge) loadLocal(dir string) {
 	sentStale, early := b.boot.SendSent(sent, dir, files)
 	b.loadConfig(dir, b.host.Generation())
 	if early {
-		b.startup = &startup.Set{Fast: true, Sent: true}
+		b.startup = &startup.Set{Fast: true, Sent: true, Unregistered: b.boot.SentUnregistered()}
 		b.stale = sentStale
 		b.opts.Log.Debug().Bool("sent", true).Msg("registering from the startup file")
 	} else if set, stale, ok := b.boot.LoadFile(); ok {
@@ -419,7 +419,7 @@ func (b *Bridge) recoverSetup(err error) {
 	// releases it), and register must not send the registrations twice.
 	b.startup = nil
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
-		b.publishCatalog(nil, nil)
+		b.publishCatalog(nil, nil, nil)
 	}
 	b.startup = startup.FromCatalog(b.cats.Loaded())
 }

@@ -85,7 +85,7 @@ func (h cmdHost) CachedTools() map[string]int {
 }
 
 func (h cmdHost) MoreDetail(name string) string {
-	return h.b.tasksText(name) + h.b.serverLogText(name)
+	return h.b.toolNotesText(name) + h.b.tasksText(name) + h.b.serverLogText(name)
 }
 
 func (h cmdHost) Refresh(ctx context.Context, names []string) commands.RefreshSummary {

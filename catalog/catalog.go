@@ -80,9 +80,9 @@ type Change struct {
 	// servers' tools and every other server keeps its tools and registered marks.
 	Replace    bool
 	Registered map[ToolRef]bool
-	// Unregistered (with Replace) are the refs of the startup set that were not
-	// registered after all, and why; they are not registered whatever Registered says.
-	// Without Replace, every kept tool keeps its reason.
+	// Unregistered are the refs of the startup set that were not registered after all,
+	// and why: they are not registered whatever Registered says, and keep the reason
+	// through later changes.
 	Unregistered map[ToolRef]string
 	Tools        map[string][]cache.Tool
 	Drop         map[string]bool // servers whose tools leave the catalog
@@ -142,6 +142,9 @@ func (o *Owner) Change(ch Change) (*Catalog, []Collision) {
 		for _, e := range old.Entries {
 			if e.Registered {
 				registered[e.Ref()] = true
+			}
+			if why := ch.Unregistered[e.Ref()]; why != "" {
+				e.Registered, e.Unregistered = false, why
 			}
 			if e.Unregistered != "" {
 				unregistered[e.Ref()] = e.Unregistered
@@ -238,7 +241,7 @@ func newCatalog(namer *Namer, kept []Entry, tools map[string][]cache.Tool, drop 
 	for i := range c.byRef {
 		c.byRef[i] = int32(i)
 	}
-	slices.SortFunc(c.byRef, func(i, j int32) int { return compareRefs(c.Entries[i].Ref(), c.Entries[j].Ref()) })
+	slices.SortFunc(c.byRef, func(i, j int32) int { return CompareRefs(c.Entries[i].Ref(), c.Entries[j].Ref()) })
 	return c, collisions, refused
 }
 
@@ -274,8 +277,8 @@ func (s annotationSet) intern(a *cache.Annotations) *cache.Annotations {
 	return a
 }
 
-// compareRefs orders refs by server, then tool.
-func compareRefs(a, b ToolRef) int {
+// CompareRefs orders refs by server, then tool.
+func CompareRefs(a, b ToolRef) int {
 	if c := strings.Compare(a.Server, b.Server); c != 0 {
 		return c
 	}
@@ -294,7 +297,7 @@ func (c *Catalog) Lookup(name string) (*Entry, bool) {
 // LookupRef finds the entry of a server's tool.
 func (c *Catalog) LookupRef(server, tool string) (*Entry, bool) {
 	want := ToolRef{Server: server, Tool: tool}
-	i, ok := slices.BinarySearchFunc(c.byRef, want, func(i int32, r ToolRef) int { return compareRefs(c.Entries[i].Ref(), r) })
+	i, ok := slices.BinarySearchFunc(c.byRef, want, func(i int32, r ToolRef) int { return CompareRefs(c.Entries[i].Ref(), r) })
 	if !ok {
 		return nil, false
 	}

@@ -83,3 +83,21 @@ func TestCatalogUnregisteredReason(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogMarksUnregisteredLater: the catalog published before registration (a start
+// without the startup file) learns afterwards which tools were not registered: they
+// become unregistered with the reason, keep it, and nothing else changes.
+func TestCatalogMarksUnregisteredLater(t *testing.T) {
+	o := catalogOwner(t)
+	o.Change(Change{Replace: true, PackLater: true, Tools: map[string][]cache.Tool{"s": tools("big", "small")}})
+	why := "too large"
+	cat, _ := o.Change(Change{Unregistered: map[ToolRef]string{{Server: "s", Tool: "big"}: why}, PackLater: true})
+	cat2, _ := o.Change(Change{Tools: map[string][]cache.Tool{"s": tools("big", "small")}})
+	for _, c := range []*Catalog{cat, cat2} {
+		b, _ := c.LookupRef("s", "big")
+		s, _ := c.LookupRef("s", "small")
+		if b.Registered || b.Unregistered != why || !s.Registered || s.Unregistered != "" || len(c.Entries) != 2 {
+			t.Fatalf("big %v %q, small %v %q", b.Registered, b.Unregistered, s.Registered, s.Unregistered)
+		}
+	}
+}

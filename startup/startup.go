@@ -53,6 +53,18 @@ type Set struct {
 	// Sent: the registrations were copied from the startup file's sent section, so Tools
 	// is empty (the bridge's startupTools fills it when it is needed after all).
 	Sent bool
+	// Unregistered are the set's tools that were not registered after all (their frame
+	// would not fit in the host's line), and why: the catalog marks them so that search
+	// and activation skip them and /mcp <server> names them.
+	Unregistered map[catalog.ToolRef]string
+}
+
+// NotRegistered records that the set's tool ref was not registered after all, and why.
+func (s *Set) NotRegistered(ref catalog.ToolRef, why string) {
+	if s.Unregistered == nil {
+		s.Unregistered = map[catalog.ToolRef]string{}
+	}
+	s.Unregistered[ref] = why
 }
 
 // PayloadFor encodes a tool's description and schema as they follow the name in its
@@ -120,11 +132,13 @@ func (s *Set) Refs() []catalog.ToolRef {
 	return out
 }
 
-// Registered marks the set's tools (those registered at startup).
+// Registered marks the set's tools that were registered at startup.
 func (s *Set) Registered() map[catalog.ToolRef]bool {
 	registered := make(map[catalog.ToolRef]bool, len(s.Tools))
 	for _, t := range s.Tools {
-		registered[t.Ref] = true
+		if _, not := s.Unregistered[t.Ref]; !not {
+			registered[t.Ref] = true
+		}
 	}
 	return registered
 }

@@ -124,3 +124,21 @@ func TestPayloadsAreClean(t *testing.T) {
 		t.Fatalf("payload carries %q %s", d.Description, d.Schema)
 	}
 }
+
+// TestSetNotRegistered: a tool of the set that was not registered after all is not among
+// the set's registered tools, and keeps its reason.
+func TestSetNotRegistered(t *testing.T) {
+	a := server("a", "run-a")
+	set, _, ok := SetFrom(frames(map[string]string{"a": a.Fingerprint()}, map[string][]string{"a": {"big", "small"}}), []*config.Server{a}, catalog.NewNamer())
+	if !ok {
+		t.Fatal("no set")
+	}
+	big := catalog.ToolRef{Server: "a", Tool: "big"}
+	set.NotRegistered(big, "too large")
+	if reg := set.Registered(); reg[big] || !reg[catalog.ToolRef{Server: "a", Tool: "small"}] || len(reg) != 1 {
+		t.Fatalf("Registered() = %v", reg)
+	}
+	if set.Unregistered[big] != "too large" {
+		t.Fatalf("Unregistered = %v", set.Unregistered)
+	}
+}
