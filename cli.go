@@ -50,14 +50,18 @@ func exitFor(err error) int {
 }
 
 func cmdDoctor(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("doctor", "doctor [--json] [--cwd DIR]", stderr)
+	f := newFlags("doctor", "doctor [--tools] [--json] [--cwd DIR]", stderr)
 	asJSON := f.jsonFlag()
+	toolsOnly := f.fs.Bool("tools", false, "list what the injection audit (a heuristic) finds in every cached tool's description, without starting servers")
 	if _, err := f.parse(args); err != nil {
 		return exitFor(err)
 	}
 	// doctor lists broken files itself, so they are not reported twice.
 	b := newCLIBridge(f.cwd, stderr)
 	defer closeBridge(b)
+	if *toolsOnly {
+		return doctorTools(b, stdout, stderr, *asJSON)
+	}
 	rep := doctorReport{OK: true}
 	cfg := b.Config()
 	for _, file := range cfg.Files {
@@ -118,6 +122,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 				d.Status, d.Error = "failed", lifecycle.UserText(err)
 			} else {
 				d.Tools, d.Transport = len(s.Tools()), string(s.Status().Transport)
+				d.Findings = findingStrings(b.LiveToolFindings(n))
 			}
 			done <- d
 		}()
@@ -125,6 +130,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	for range pending {
 		d := <-done
 		fmt.Fprintln(out, d.line())
+		printFindings(out, d.Findings)
 		rep.OK = rep.OK && (d.Status == "ok" || d.Status == "disabled")
 		rep.Servers = append(rep.Servers, d)
 	}
@@ -380,6 +386,9 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	if len(rep.Changed) > 0 {
 		fmt.Fprintln(stdout, "zot loads changed tools when it starts: restart zot or run /reload-ext inside zot.")
 	}
+	if rep.Flagged != "" {
+		fmt.Fprintln(stdout, rep.Flagged)
+	}
 	if broken && *server == "" {
 		fmt.Fprintln(stderr, "Not refreshed: the servers of the broken file above (fix it, then refresh again).")
 	}
@@ -512,6 +521,8 @@ type doctorServer struct {
 	Transport string `json:"transport,omitempty"`
 	ElapsedMS int64  `json:"elapsedMs"`
 	Error     string `json:"error,omitempty"`
+	// Findings are what the injection audit found in its tools' descriptions.
+	Findings []string `json:"findings,omitempty"`
 }
 
 func (d doctorServer) line() string {

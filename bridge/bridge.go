@@ -576,6 +576,9 @@ type RefreshReport struct {
 	// Unsaved lists the servers whose tools differ from the cache but could not be saved.
 	Unsaved  []string
 	CacheErr error // the cache file could not be updated
+	// Flagged words what the injection audit found in the descriptions of tools listed
+	// for the first time or changed ("" when nothing): the note of the refresh says it.
+	Flagged string
 }
 
 // SaveText describes a failed cache write ("" when the write succeeded).
@@ -601,6 +604,10 @@ func (r RefreshReport) noteParts(sf Surface) (parts []string, warn bool) {
 		warn = true
 		parts = append(parts, fmt.Sprintf("MCP: listed the tools of %s, but %s. They can be found with %s this session.",
 			strings.Join(r.ListedNames, ", "), r.SaveText(), SearchToolName))
+	}
+	if r.Flagged != "" {
+		warn = true
+		parts = append(parts, r.Flagged)
 	}
 	return parts, warn
 }
@@ -669,6 +676,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 		rep.Changed = changed
 		b.boot.Write()
 	}
+	rep.Flagged = b.newFindings(put)
 	b.mergeLive(put)
 	return rep
 }
@@ -728,10 +736,12 @@ func (b *Bridge) listChanged(name string) {
 			b.opts.Log.Warn().Str("server", name).Str("error", e).Msg("re-list after list_changed failed")
 		}
 		switch {
+		case len(r.Changed) > 0 && r.Flagged != "":
+			b.note("warn", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. %s to load them.\n%s", name, capFirst(b.opts.Surface.Reload()), r.Flagged))
 		case len(r.Changed) > 0:
 			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated. %s to load them.", name, capFirst(b.opts.Surface.Reload())))
 		case len(r.Unsaved) > 0:
-			b.note("warn", fmt.Sprintf("MCP server %q changed its tools, but %s. They can be found with %s this session.", name, r.SaveText(), SearchToolName))
+			b.note("warn", nonEmptyLines(fmt.Sprintf("MCP server %q changed its tools, but %s. They can be found with %s this session.", name, r.SaveText(), SearchToolName), r.Flagged))
 		}
 	}()
 }

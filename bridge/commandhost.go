@@ -90,6 +90,9 @@ func (h cmdHost) MoreDetail(name string) string {
 
 func (h cmdHost) Refresh(ctx context.Context, names []string) commands.RefreshSummary {
 	rep := h.b.RefreshEach(ctx, names, nil)
+	if rep.Flagged != "" {
+		h.b.note("warn", rep.Flagged)
+	}
 	return commands.RefreshSummary{Listed: rep.Listed, Changed: rep.Changed, Failed: rep.Failed, SaveErr: rep.SaveText()}
 }
 

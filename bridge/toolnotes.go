@@ -11,9 +11,15 @@ import (
 const maxNoteList = 1000
 
 // toolNotesText is what /mcp <server> adds about the server's cached tools: those the
-// model cannot load, and why ("" when there are none, in proxy mode, where every tool is
-// called through mcp__call_tool, and before the catalog is loaded).
+// model cannot load, and why, and what the injection audit found in their descriptions.
 func (b *Bridge) toolNotesText(server string) string {
+	return b.unregisteredText(server) + b.findingsDetail(server)
+}
+
+// unregisteredText names the server's tools the model cannot load, and why ("" when
+// there are none, in proxy mode, where every tool is called through mcp__call_tool, and
+// before the catalog is loaded).
+func (b *Bridge) unregisteredText(server string) string {
 	cat := b.cats.Loaded()
 	if cat == nil || b.mode == ModeProxy {
 		return ""
