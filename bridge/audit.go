@@ -37,6 +37,13 @@ func (b *Bridge) CachedToolFindings() map[string][]toolaudit.Finding {
 	return out
 }
 
+// cachedFindings is CachedToolFindings of one server.
+func (b *Bridge) cachedFindings(server string) []toolaudit.Finding {
+	file, _ := cache.Read(b.opts.CachePath)
+	tools := b.freshTools(file)
+	return toolaudit.Server(server, tools[server], toolNames(tools))
+}
+
 // LiveToolFindings audits the tools the server listed when it last started (nil when it
 // has not), beside the other servers' cached tools.
 func (b *Bridge) LiveToolFindings(server string) []toolaudit.Finding {
@@ -93,7 +100,7 @@ func findingsText(fs []toolaudit.Finding) string {
 
 // findingsDetail is the /mcp <server> line of the server's findings ("" when none).
 func (b *Bridge) findingsDetail(server string) string {
-	fs := b.CachedToolFindings()[server]
+	fs := b.cachedFindings(server)
 	if len(fs) == 0 {
 		return ""
 	}
@@ -120,8 +127,14 @@ func (b *Bridge) newFindings(put map[string]*cache.Entry) string {
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(put)) {
 		byName := map[string]*cache.Tool{}
+		unseen := false
 		for i := range tools[name] {
-			byName[tools[name][i].Name] = &tools[name][i]
+			t := &tools[name][i]
+			byName[t.Name] = t
+			unseen = unseen || !seen(cat, name, t)
+		}
+		if !unseen {
+			continue // nothing new to audit
 		}
 		var fresh []toolaudit.Finding
 		for _, f := range toolaudit.Server(name, tools[name], others) {

@@ -53,6 +53,10 @@ func (f Finding) String() string {
 // excerptLen bounds a finding's quote.
 const excerptLen = 60
 
+// scanLen bounds the text of one tool the patterns read: a tool that says more is far
+// longer than any description anyway, and a schema of megabytes must not cost seconds.
+const scanLen = 64 << 10
+
 // Long descriptions: a tool's description is flagged when it is longer than longFloor
 // bytes and than longFactor times the median of at least minSiblings siblings'.
 const (
@@ -73,7 +77,7 @@ func Server(server string, tools []cache.Tool, others map[string][]string) []Fin
 	for i := range tools {
 		t := &tools[i]
 		raw := texts(t)
-		shown := safetext.Sanitize(strings.Join(raw, "\n"))
+		shown := safetext.Sanitize(textcut.Prefix(strings.Join(raw, "\n"), scanLen))
 		if m := firstMatch(modelPatterns, shown); m != "" {
 			out = append(out, Finding{t.Name, AddressesModel, quote(m)})
 		}
@@ -97,11 +101,15 @@ func Server(server string, tools []cache.Tool, others map[string][]string) []Fin
 }
 
 // texts are a tool's texts a reader or the model sees: title, description, annotation
-// title, and every string of its input schema (descriptions, titles, enums, defaults).
+// title, and every string of its input schema (descriptions, titles, enums, defaults);
+// of a schema longer than scanLen, its first scanLen bytes as they are (not decoded).
 func texts(t *cache.Tool) []string {
-	out := []string{t.Title, t.Description}
+	out := []string{textcut.Prefix(t.Title, scanLen), textcut.Prefix(t.Description, scanLen)}
 	if t.Annotations != nil {
-		out = append(out, t.Annotations.Title)
+		out = append(out, textcut.Prefix(t.Annotations.Title, scanLen))
+	}
+	if len(t.InputSchema) > scanLen {
+		return append(out, textcut.Prefix(string(t.InputSchema), scanLen))
 	}
 	var v any
 	if json.Unmarshal(t.InputSchema, &v) == nil {
