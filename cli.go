@@ -129,7 +129,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	for range pending {
 		d := <-done
-		fmt.Fprintln(out, d.line())
+		fmt.Fprintln(out, forTerminal(out, d.line())) // a failure carries the server's stderr
 		printFindings(out, d.Findings)
 		rep.OK = rep.OK && (d.Status == "ok" || d.Status == "disabled")
 		rep.Servers = append(rep.Servers, d)
@@ -369,7 +369,7 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	// One line per server as it finishes, so a slow server shows at once.
 	rep := b.RefreshEach(ctx, names, func(r bridge.RefreshResult) {
 		if r.Err != nil {
-			fmt.Fprintf(stdout, "  %-20s FAILED after %s: %s\n", r.Name, r.Elapsed.Round(time.Millisecond), lifecycle.UserText(r.Err))
+			fmt.Fprintf(stdout, "  %-20s FAILED after %s: %s\n", r.Name, r.Elapsed.Round(time.Millisecond), forTerminal(stdout, lifecycle.UserText(r.Err)))
 			return
 		}
 		fmt.Fprintf(stdout, "  %-20s ok: %d tools in %s\n", r.Name, r.Tools, r.Elapsed.Round(time.Millisecond))

@@ -124,3 +124,20 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	}
 	return master, slave
 }
+
+// TestCLIFailuresOnATerminal: a server that fails to start has its stderr in refresh's and
+// doctor's failure lines; on a terminal its control sequences are shown escaped.
+func TestCLIFailuresOnATerminal(t *testing.T) {
+	t.Parallel()
+	e := newCLIEnv(t)
+	e.writeConfig(e.globalPath(), map[string]any{
+		"bad": map[string]any{"command": "sh", "args": []string{"-c", `printf 'boom\033]52;c;eA==\007\033[2J\n' >&2; exit 1`}},
+	})
+	for _, args := range [][]string{{"refresh"}, {"doctor"}} {
+		out, code := e.runOnTerminal(args...)
+		if code == 0 || !strings.Contains(out, `boom\x1b]52;c;eA==\x07\x1b[2J`) {
+			t.Errorf("%v on a terminal (exit %d) does not show the server's stderr escaped:\n%q", args, code, out)
+		}
+		rawOnTerminal(t, args, out)
+	}
+}

@@ -45,7 +45,8 @@ func (b *Bridge) cachedFindings(server string) []toolaudit.Finding {
 }
 
 // LiveToolFindings audits the tools the server listed when it last started (nil when it
-// has not), beside the other servers' cached tools.
+// has not), beside the other servers' tools in the catalog (doctor asks for every server
+// at once, so the cache file is not read for each).
 func (b *Bridge) LiveToolFindings(server string) []toolaudit.Finding {
 	s, ok := b.servers[server]
 	if !ok {
@@ -55,14 +56,15 @@ func (b *Bridge) LiveToolFindings(server string) []toolaudit.Finding {
 	if live == nil {
 		return nil
 	}
-	file, _ := cache.Read(b.opts.CachePath)
-	tools := b.freshTools(file)
+	others := map[string][]string{}
+	for _, e := range b.catalog().Entries {
+		others[e.Server] = append(others[e.Server], e.Tool.Name)
+	}
 	ts := make([]cache.Tool, 0, len(live))
 	for _, t := range live {
 		ts = append(ts, catalog.ToCacheTool(t))
 	}
-	tools[server] = filterTools(ts, s.Config())
-	return toolaudit.Server(server, tools[server], toolNames(tools))
+	return toolaudit.Server(server, filterTools(ts, s.Config()), others)
 }
 
 // freshTools is every configured, usable server's cached tools that its config does not
