@@ -19,6 +19,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/words"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
@@ -53,8 +54,9 @@ func exitFor(err error) int {
 }
 
 func cmdDoctor(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("doctor", "doctor [--json] [--cwd DIR]", stderr)
+	f := newFlags("doctor", "doctor [--tools] [--json] [--cwd DIR]", stderr)
 	asJSON := f.jsonFlag()
+	toolsOnly := f.fs.Bool("tools", false, "list what the injection audit (a heuristic) finds in every cached tool's description, without starting servers")
 	if _, err := f.parse(args); err != nil {
 		return exitFor(err)
 	}
@@ -70,6 +72,9 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 		}
 	})
 	defer closeBridge(b)
+	if *toolsOnly {
+		return doctorTools(b, stdout, stderr, *asJSON)
+	}
 	rep := doctorReport{OK: true}
 	cfg := b.Config()
 	for _, file := range cfg.Files {
@@ -102,7 +107,8 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(out, "Servers (%d):\n", len(names))
 	}
 	show := func(d doctorServer) {
-		fmt.Fprintln(out, d.line())
+		fmt.Fprintln(out, forTerminal(out, d.line())) // a failure carries the server's stderr
+		printFindings(out, d.Findings)
 		rep.OK = rep.OK && (d.Status == "ok" || d.Status == "disabled")
 		rep.Servers = append(rep.Servers, d)
 	}
@@ -135,6 +141,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 			d.Status, d.Error = "failed", lifecycle.UserText(r.Err)
 		} else {
 			d.Tools, d.Transport = r.Tools, string(s.Status().Transport)
+			d.Findings = findingStrings(b.LiveToolFindings(r.Name))
 		}
 		show(d)
 	})
@@ -318,17 +325,29 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	return c.run(ctx, server, tool, argJSON)
 }
 
+// printResult prints a tool result to stdout: escaped (safetext.Escape) when stdout is a
+// terminal, since a server's text may hold control sequences (clear the screen, write the
+// clipboard, links), and as the server sent it to a pipe or a file.
 func printResult(r extension.ToolResult, stdout io.Writer) int {
+	return writeResult(r, stdout, isTerminalWriter(stdout))
+}
+
+// writeResult is printResult, escaping the server's text when term is set.
+func writeResult(r extension.ToolResult, stdout io.Writer, term bool) int {
+	shown := func(s string) string { return s }
+	if term {
+		shown = safetext.Escape
+	}
 	for _, c := range r.Content {
 		switch c.Type {
 		case "text":
-			fmt.Fprintln(stdout, c.Text)
+			fmt.Fprintln(stdout, shown(c.Text))
 		default:
-			fmt.Fprintf(stdout, "[%s %s, %d bytes base64]\n", c.Type, c.MimeType, len(c.Data))
+			fmt.Fprintf(stdout, "[%s %s, %d bytes base64]\n", shown(c.Type), shown(c.MimeType), len(c.Data))
 		}
 	}
 	if len(r.StructuredContent) > 0 {
-		fmt.Fprintf(stdout, "structured: %s\n", r.StructuredContent)
+		fmt.Fprintf(stdout, "structured: %s\n", shown(string(r.StructuredContent)))
 	}
 	if len(r.ActivateTools) > 0 {
 		fmt.Fprintf(stdout, "activates: %s\n", strings.Join(r.ActivateTools, ", "))
@@ -391,7 +410,7 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	// One line per server as it finishes, so a slow server shows at once.
 	rep := b.RefreshEach(ctx, names, func(r bridge.RefreshResult) {
 		if r.Err != nil {
-			fmt.Fprintf(stdout, "  %-20s FAILED after %s: %s\n", r.Name, r.Elapsed.Round(time.Millisecond), lifecycle.UserText(r.Err))
+			fmt.Fprintf(stdout, "  %-20s FAILED after %s: %s\n", r.Name, r.Elapsed.Round(time.Millisecond), forTerminal(stdout, lifecycle.UserText(r.Err)))
 			return
 		}
 		fmt.Fprintf(stdout, "  %-20s ok: %s in %s\n", r.Name, words.Count(r.Tools, "tool"), r.Elapsed.Round(time.Millisecond))
@@ -407,6 +426,9 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(rep.Changed) > 0 {
 		fmt.Fprintln(stdout, "zot loads changed tools when it starts: restart zot or run /reload-ext inside zot.")
+	}
+	if rep.Flagged != "" {
+		fmt.Fprintln(stdout, rep.Flagged)
 	}
 	if broken && *server == "" {
 		fmt.Fprintln(stderr, "Not refreshed: the servers of the broken file above (fix it, then refresh again).")
@@ -540,6 +562,8 @@ type doctorServer struct {
 	Transport string `json:"transport,omitempty"`
 	ElapsedMS int64  `json:"elapsedMs"`
 	Error     string `json:"error,omitempty"`
+	// Findings are what the injection audit found in its tools' descriptions.
+	Findings []string `json:"findings,omitempty"`
 }
 
 func (d doctorServer) line() string {
@@ -555,6 +579,15 @@ func (d doctorServer) line() string {
 		return fmt.Sprintf("  %-20s NEEDS APPROVAL: %s [%s]; approve: mcp-bridge trust %s", d.Name, d.Error, d.File, d.Name)
 	}
 	return fmt.Sprintf("  %-20s disabled [%s]", d.Name, d.File)
+}
+
+// forTerminal is a server's text s as it may be printed to w: escaped when w is a
+// terminal (see printResult), as it is otherwise.
+func forTerminal(w io.Writer, s string) string {
+	if isTerminalWriter(w) {
+		return safetext.Escape(s)
+	}
+	return s
 }
 
 // writeJSON prints v as indented JSON (the --json output of every command).

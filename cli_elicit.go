@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 )
 
 // termElicitor answers servers' questions in the terminal: it prompts on a TTY, takes the
@@ -87,7 +88,7 @@ func (t *termElicitor) Elicit(ctx context.Context, q *interact.Elicitation) (*mc
 		values := map[string]string{}
 		for _, f := range q.Fields {
 			fmt.Fprintf(t.out, "  %s", f.Summary())
-			if d := f.DefaultText(); d != "" {
+			if d := safetext.Escape(f.DefaultText()); d != "" {
 				fmt.Fprintf(t.out, " [%s]", d)
 			}
 			fmt.Fprint(t.out, ": ")

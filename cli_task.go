@@ -13,6 +13,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/plainjson"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 )
 
 // defaultPollInterval is how often a task's status is asked for when the server names no
@@ -76,12 +77,12 @@ func (c *taskCall) run(ctx context.Context, server, tool string, args json.RawMe
 		case t := <-started:
 			task = &t
 			if c.noWait {
-				fmt.Fprintln(c.stdout, t.ID)
-				fmt.Fprintf(c.stderr, "%s runs as task %s on MCP server %q; not waiting for it (--no-wait).\n", t.Tool, t.ID, t.Server)
+				fmt.Fprintln(c.stdout, forTerminal(c.stdout, t.ID))
+				fmt.Fprintf(c.stderr, "%s runs as task %s on MCP server %q; not waiting for it (--no-wait).\n", t.Tool, forTerminal(c.stderr, t.ID), t.Server)
 				return 0
 			}
 			if c.status {
-				fmt.Fprintf(c.stderr, "%s runs as task %s on MCP server %q; waiting for its result (Ctrl-C cancels it).\n", t.Tool, t.ID, t.Server)
+				fmt.Fprintf(c.stderr, "%s runs as task %s on MCP server %q; waiting for its result (Ctrl-C cancels it).\n", t.Tool, safetext.Escape(t.ID), t.Server)
 				now := make(chan struct{})
 				close(now)
 				poll = now
@@ -95,7 +96,8 @@ func (c *taskCall) run(ctx context.Context, server, tool string, args json.RawMe
 					line += ": " + st.StatusMessage
 				}
 				if line != lastStatus {
-					fmt.Fprintf(c.stderr, "task %s: %s\n", task.ID, line)
+					// Status lines are shown on a terminal only (c.status).
+					fmt.Fprintf(c.stderr, "task %s: %s\n", safetext.Escape(task.ID), safetext.Escape(line))
 					lastStatus = line
 				}
 				if st.PollInterval != nil && *st.PollInterval > 0 {

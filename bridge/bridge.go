@@ -238,12 +238,12 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 // marks what the host was told about (nil: everything in the catalog).
 func (b *Bridge) loadCatalog(registered map[catalog.ToolRef]bool) {
 	file, err := cache.Read(b.opts.CachePath)
-	b.catalogFromFile(file, err, registered)
+	b.catalogFromFile(file, err, registered, nil)
 }
 
 // catalogFromFile builds and publishes the catalog of a decoded cache file (err is what
-// reading it gave).
-func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[catalog.ToolRef]bool) {
+// reading it gave); registered and unregistered are catalog.Change's.
+func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[catalog.ToolRef]bool, unregistered map[catalog.ToolRef]string) {
 	b.cacheErr = err
 	tools := map[string][]cache.Tool{}
 	b.stale = nil
@@ -261,13 +261,13 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 		tools[name] = filterTools(e.Tools, s)
 	}
 	b.x.extras.SetFrom(file.Servers, slices.Collect(maps.Keys(tools)))
-	b.publishCatalog(tools, registered)
+	b.publishCatalog(tools, registered, unregistered)
 }
 
 // publishCatalog publishes the catalog of tools, the whole of it, leaving the bodies
 // unpacked until afterReady packs them (see catalog/toolbody.go).
-func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[catalog.ToolRef]bool) {
-	b.changeCatalog(catalog.Change{Replace: true, Tools: tools, Registered: registered, PackLater: true})
+func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[catalog.ToolRef]bool, unregistered map[catalog.ToolRef]string) {
+	b.changeCatalog(catalog.Change{Replace: true, Tools: tools, Registered: registered, Unregistered: unregistered, PackLater: true})
 }
 
 // changeCatalog is the one way the catalog changes (catalog.Owner.Change): the startup
@@ -376,7 +376,7 @@ func (b *Bridge) loadLocal(dir string) {
 	sentStale, early := b.boot.SendSent(sent, dir, files)
 	b.loadConfig(dir, b.host.Generation())
 	if early {
-		b.startup = &startup.Set{Fast: true, Sent: true}
+		b.startup = &startup.Set{Fast: true, Sent: true, Unregistered: b.boot.SentUnregistered()}
 		b.stale = sentStale
 		b.opts.Log.Debug().Bool("sent", true).Msg("registering from the startup file")
 	} else if set, stale, ok := b.boot.LoadFile(); ok {
@@ -420,7 +420,7 @@ func (b *Bridge) recoverSetup(err error) {
 	// releases it), and register must not send the registrations twice.
 	b.startup = nil
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
-		b.publishCatalog(nil, nil)
+		b.publishCatalog(nil, nil, nil)
 	}
 	b.startup = startup.FromCatalog(b.cats.Loaded())
 }
@@ -574,6 +574,9 @@ type RefreshReport struct {
 	// Unsaved lists the servers whose tools differ from the cache but could not be saved.
 	Unsaved  []string
 	CacheErr error // the cache file could not be updated
+	// Flagged words what the injection audit found in the descriptions of tools listed
+	// for the first time or changed ("" when nothing): the note of the refresh says it.
+	Flagged string
 }
 
 // SaveText describes a failed cache write ("" when the write succeeded).
@@ -599,6 +602,10 @@ func (r RefreshReport) noteParts(sf Surface, proxy bool) (parts []string, warn b
 		warn = true
 		parts = append(parts, fmt.Sprintf("MCP: listed the tools of %s, but %s. They can be found with %s this session.",
 			strings.Join(r.ListedNames, ", "), r.SaveText(), SearchToolName))
+	}
+	if r.Flagged != "" {
+		warn = true
+		parts = append(parts, r.Flagged)
 	}
 	return parts, warn
 }
@@ -667,6 +674,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 		rep.Changed = changed
 		b.boot.Write()
 	}
+	rep.Flagged = b.newFindings(put)
 	b.mergeLive(put)
 	return rep
 }
@@ -726,12 +734,25 @@ func (b *Bridge) listChanged(name string) {
 			b.opts.Log.Warn().Str("server", name).Str("error", e).Msg("re-list after list_changed failed")
 		}
 		switch {
+		case len(r.Changed) > 0 && r.Flagged != "":
+			b.note("warn", fmt.Sprintf("MCP server %q changed its tools; the cache is updated: %s.\n%s", name, b.opts.Surface.ToolsChanged(b.mode == ModeProxy), r.Flagged))
 		case len(r.Changed) > 0:
 			b.note("info", fmt.Sprintf("MCP server %q changed its tools; the cache is updated: %s.", name, b.opts.Surface.ToolsChanged(b.mode == ModeProxy)))
 		case len(r.Unsaved) > 0:
-			b.note("warn", fmt.Sprintf("MCP server %q changed its tools, but %s. They can be found with %s this session.", name, r.SaveText(), SearchToolName))
+			b.note("warn", nonEmptyLines(fmt.Sprintf("MCP server %q changed its tools, but %s. They can be found with %s this session.", name, r.SaveText(), SearchToolName), r.Flagged))
 		}
 	}()
+}
+
+// nonEmptyLines joins the non-empty texts with newlines.
+func nonEmptyLines(texts ...string) string {
+	var out []string
+	for _, t := range texts {
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // Close stops background work and every server, in parallel, within ctx.

@@ -85,11 +85,14 @@ func (h cmdHost) CachedTools() map[string]int {
 }
 
 func (h cmdHost) MoreDetail(name string) string {
-	return h.b.tasksText(name) + h.b.serverLogText(name)
+	return h.b.toolNotesText(name) + h.b.tasksText(name) + h.b.serverLogText(name)
 }
 
 func (h cmdHost) Refresh(ctx context.Context, names []string) commands.RefreshSummary {
 	rep := h.b.RefreshEach(ctx, names, nil)
+	if rep.Flagged != "" {
+		h.b.note("warn", rep.Flagged)
+	}
 	return commands.RefreshSummary{Listed: rep.Listed, Changed: rep.Changed, Failed: rep.Failed, SaveErr: rep.SaveText()}
 }
 

@@ -105,11 +105,15 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	// Ask for extra hits so filtering out unregistered tools still fills the page.
 	hits := cat.SearchIndex().Search(q, limit+8)
 	var shown []*catalog.Entry
-	hidden := 0
+	hidden, tooLarge := 0, 0 // found after startup (/reload-ext registers them) | never registrable
 	for _, h := range hits {
 		e := &cat.Entries[h.Doc]
 		if b.mode != ModeProxy && !e.Registered {
-			hidden++
+			if e.Unregistered != "" {
+				tooLarge++
+			} else {
+				hidden++
+			}
 			continue
 		}
 		if len(shown) < limit {
@@ -121,6 +125,7 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 		if hidden > 0 {
 			msg += fmt.Sprintf(" %d matching tools were found after startup; the user must run /reload-ext before they can be loaded.", hidden)
 		}
+		msg += b.tooLargeHint(tooLarge)
 		return toolresult.Text(msg + b.pendingHint())
 	}
 	if b.mode == ModeProxy {
@@ -145,8 +150,17 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	if hidden > 0 {
 		fmt.Fprintf(&sb, " (%d more matches appeared after startup; /reload-ext loads them.)", hidden)
 	}
+	sb.WriteString(b.tooLargeHint(tooLarge))
 	sb.WriteString(b.searchInstructions(shown))
 	return extension.ToolResult{Content: []extension.Content{{Type: "text", Text: sb.String()}}, ActivateTools: names}
+}
+
+// tooLargeHint says that n matching tools cannot be loaded at all ("" when n is 0).
+func (b *Bridge) tooLargeHint(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d more matches cannot be loaded: the host could not take their definitions; %s names them.)", n, b.opts.Surface.Cmd("", "<server>"))
 }
 
 // firstNonEmpty is toolview.FirstNonEmpty.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
@@ -68,12 +69,14 @@ func (b *Bridge) serverLogText(server string) string {
 		return sb.String()
 	}
 	fmt.Fprintf(&sb, "\n  log messages (last %d of %d):", len(lines), seen)
+	// A server's log lines are its raw output, shown escaped (internal/safetext) as a
+	// result printed to a terminal is.
 	for _, l := range lines {
-		fmt.Fprintf(&sb, "\n    %s %-9s", l.At.Format("15:04:05"), l.Level)
+		fmt.Fprintf(&sb, "\n    %s %-9s", l.At.Format("15:04:05"), safetext.Escape(l.Level))
 		if l.Logger != "" {
-			sb.WriteString(" [" + l.Logger + "]")
+			sb.WriteString(" [" + safetext.Escape(l.Logger) + "]")
 		}
-		sb.WriteString(" " + l.Text)
+		sb.WriteString(" " + safetext.Escape(l.Text))
 	}
 	return sb.String()
 }

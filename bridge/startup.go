@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
@@ -23,7 +24,9 @@ func (b *Bridge) usableConfigs() []*config.Server {
 }
 
 // addTools adds the register_tool frame of every tool of the set to regs, its payload as
-// the host takes it (toolPayload), deferred as asked.
+// the host takes it (toolPayload), deferred as asked. A tool whose frame cannot be added
+// is recorded in the set with the reason (Set.NotRegistered), so that the catalog never
+// offers it to the model as a tool it could load.
 func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferred bool) {
 	n := 0
 	for _, t := range s.Tools {
@@ -34,8 +37,27 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 		p, interactive := b.toolPayload(t.Ref, t.Payload)
 		if err := regs.AddPayload(t.Name, p, deferred, interactive); err != nil {
 			b.opts.Log.Warn().Err(err).Str("server", t.Ref.Server).Str("tool", t.Ref.Tool).Msg("tool not registered")
+			s.NotRegistered(t.Ref, notRegisteredWhy(err))
 		}
 	}
+}
+
+// notRegisteredWhy words why the host could not be told of a tool, for /mcp <server>.
+func notRegisteredWhy(err error) string {
+	var tooLarge *extension.FrameTooLargeError
+	if errors.As(err, &tooLarge) {
+		return fmt.Sprintf("its definition is %d bytes; the host reads at most %d for one tool", tooLarge.Size, tooLarge.Limit)
+	}
+	return "the host could not be told of it: " + err.Error()
+}
+
+// markUnregistered tells the catalog which tools of the startup set were not registered
+// after all, when it was published before they were (a start that decoded the cache).
+func (b *Bridge) markUnregistered() {
+	if b.startup == nil || len(b.startup.Unregistered) == 0 || b.startup.Fast || b.cats.Loaded() == nil {
+		return // none, or the catalog is built after ready with the set's marks
+	}
+	b.changeCatalog(catalog.Change{Unregistered: b.startup.Unregistered, PackLater: true})
 }
 
 // finishStartup decodes the full catalog after a fast startup, keeping the names and the
@@ -59,10 +81,10 @@ func (b *Bridge) finishStartup() {
 	registered := b.startup.Registered()
 	if b.startup.Sent {
 		// The sent section's key covers everything the catalog is built from, so what
-		// was sent is the whole catalog.
+		// was sent is the whole catalog, but for the tools it names as left out.
 		registered = nil
 	}
-	b.catalogFromFile(file, nil, registered)
+	b.catalogFromFile(file, nil, registered, b.startup.Unregistered)
 }
 
 // catalogFromStartup publishes the catalog of the tools registered from the startup file,
@@ -76,7 +98,7 @@ func (b *Bridge) catalogFromStartup() {
 	for _, t := range b.startup.Tools {
 		tools[t.Ref.Server] = append(tools[t.Ref.Server], startup.ToolFromPayload(t.Ref.Tool, t.Payload))
 	}
-	b.publishCatalog(tools, b.startup.Registered())
+	b.publishCatalog(tools, b.startup.Registered(), b.startup.Unregistered)
 }
 
 // register sends everything Setup registers, in one hand-off to the writer, unless the
@@ -90,6 +112,7 @@ func (b *Bridge) register(s *extension.Session) error {
 	if err != nil {
 		return err
 	}
+	b.markUnregistered()
 	return s.Register(regs)
 }
 

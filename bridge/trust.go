@@ -14,6 +14,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
@@ -254,9 +255,10 @@ func (b *Bridge) dropLive(drop map[string]bool) {
 	b.changeCatalog(catalog.Change{Drop: drop})
 }
 
-// instructionsFor is the entry's instructions as shown to the model ("" when none).
+// instructionsFor is the entry's instructions as shown to the model ("" when none),
+// sanitized: a project file's text is no more visible to its reader than a server's.
 func instructionsFor(c *config.Server) string {
-	in := strings.TrimSpace(c.Instructions)
+	in := strings.TrimSpace(safetext.Sanitize(c.Instructions))
 	if in == "" {
 		return ""
 	}

@@ -209,7 +209,8 @@ func TestTrustFollowsTheEntry(t *testing.T) {
 }
 
 // TestInstructions: an entry's instructions go with its search results (both modes) and,
-// in proxy mode, with its first call result; they are cut to a bound on a rune boundary.
+// in proxy mode, with its first call result; they are cut to a bound on a rune boundary and
+// shown without the invisible characters they carry.
 func TestInstructions(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("é", maxInstructions) // 2 bytes each: twice the bound
@@ -217,7 +218,7 @@ func TestInstructions(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			e := newTestEnv(t)
 			e.write(map[string]any{
-				"s":     mergeMap(e.server(), map[string]any{"instructions": "  Prefer echo for greetings.  "}),
+				"s":     mergeMap(e.server(), map[string]any{"instructions": "  Prefer echo\u200b for\u202e greetings.\x07  "}),
 				"big":   mergeMap(e.server("-name", "big"), map[string]any{"instructions": long}),
 				"plain": e.server("-name", "plain"),
 			}, map[string]any{"toolExposure": mode})

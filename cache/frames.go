@@ -32,8 +32,10 @@ import (
 //     payload already encoded, from which a start with another configuration builds
 //     its frames.
 //
-// Version 3 added the sent section; a file of another version is stale, not damaged.
-const framesMagic = "mcp-bridge-startup 3"
+// Version 3 added the sent section; version 4 holds payloads of sanitized server text
+// (catalog.CleanTool), so a payload written from the raw text is not sent. A file of
+// another version is stale, not damaged.
+const framesMagic = "mcp-bridge-startup 4"
 
 // framesFamily starts the header of every version of the startup file; a header of
 // another version is stale, not damaged.

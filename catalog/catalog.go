@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/search"
 )
 
@@ -25,7 +26,11 @@ type Entry struct {
 	Server     string
 	Tool       Head
 	Registered bool // registered with the host at startup (so activation and direct calls work)
-	body       toolBody
+	// Unregistered says why a tool of the startup set was not registered after all (its
+	// register_tool frame would not fit the host's line): search and activation skip it,
+	// /mcp <server> names it with this reason. "" for the others.
+	Unregistered string
+	body         toolBody
 }
 
 // Head is what routing and calling need of a tool.
@@ -75,8 +80,12 @@ type Change struct {
 	// servers' tools and every other server keeps its tools and registered marks.
 	Replace    bool
 	Registered map[ToolRef]bool
-	Tools      map[string][]cache.Tool
-	Drop       map[string]bool // servers whose tools leave the catalog
+	// Unregistered are the refs of the startup set that were not registered after all,
+	// and why: they are not registered whatever Registered says, and keep the reason
+	// through later changes.
+	Unregistered map[ToolRef]string
+	Tools        map[string][]cache.Tool
+	Drop         map[string]bool // servers whose tools leave the catalog
 	// PackLater leaves the new tools' bodies unpacked (the startup path, where the catalog
 	// is needed at once; the bridge packs it after ready).
 	PackLater bool
@@ -125,14 +134,20 @@ func (o *Owner) Change(ch Change) (*Catalog, []Collision) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var kept []Entry
-	registered := ch.Registered
+	registered, unregistered := ch.Registered, ch.Unregistered
 	var old *Catalog
 	if !ch.Replace {
 		old = o.cur.Load()
-		registered = make(map[ToolRef]bool, len(old.Entries))
+		registered, unregistered = make(map[ToolRef]bool, len(old.Entries)), map[ToolRef]string{}
 		for _, e := range old.Entries {
 			if e.Registered {
 				registered[e.Ref()] = true
+			}
+			if why := ch.Unregistered[e.Ref()]; why != "" {
+				e.Registered, e.Unregistered = false, why
+			}
+			if e.Unregistered != "" {
+				unregistered[e.Ref()] = e.Unregistered
 			}
 			if _, put := ch.Tools[e.Server]; put || ch.Drop[e.Server] {
 				continue
@@ -140,7 +155,12 @@ func (o *Owner) Change(ch Change) (*Catalog, []Collision) {
 			kept = append(kept, e)
 		}
 	}
-	cat, collisions := newCatalog(o.namer, kept, ch.Tools, ch.Drop, func(r ToolRef) bool { return registered == nil || registered[r] })
+	cat, collisions, refused := newCatalog(o.namer, kept, ch.Tools, ch.Drop, func(r ToolRef) (bool, string) {
+		if why := unregistered[r]; why != "" {
+			return false, why
+		}
+		return registered == nil || registered[r], ""
+	})
 	if old != nil && len(ch.Tools) == 0 && len(ch.Drop) == 0 {
 		cat.catIndex = old.catIndex
 	}
@@ -148,6 +168,9 @@ func (o *Owner) Change(ch Change) (*Catalog, []Collision) {
 		if err := pack(cat.Entries); err != nil {
 			o.log.Warn().Err(err).Msg("tool descriptions not packed; they stay in memory as they are")
 		}
+	}
+	for _, r := range refused {
+		o.log.Warn().Str("server", r.Server).Str("tool", safetext.Escape(r.Tool)).Msg("tool left out: its name carries control or invisible characters")
 	}
 	for _, c := range collisions {
 		o.log.Warn().Str("server", c.Ref.Server).Str("tool", c.Ref.Tool).Str("wanted", c.Wanted).Str("assigned", c.Assigned).Msg("tool name collision resolved")
@@ -167,8 +190,11 @@ func (o *Owner) Pack() *Catalog {
 // newCatalog builds a catalog of the kept entries (names and bodies as they are) and the
 // tools of the servers in tools (except those in drop), named through namer (names given
 // earlier in the process are kept, see Namer). registered says which new refs the host
-// knows. A tool listed twice by one server is kept once.
-func newCatalog(namer *Namer, kept []Entry, tools map[string][]cache.Tool, drop map[string]bool, registered func(ToolRef) bool) (*Catalog, []Collision) {
+// knows, and for those it was not told of after all, why. A tool listed twice by one
+// server is kept once; a tool whose name may not be offered (NameOffered) is left out and
+// returned in refused. The new tools' text is cleaned (CleanTool).
+func newCatalog(namer *Namer, kept []Entry, tools map[string][]cache.Tool, drop map[string]bool,
+	registered func(ToolRef) (bool, string)) (c *Catalog, collisions []Collision, refused []ToolRef) {
 	n := 0
 	for _, ts := range tools {
 		n += len(ts)
@@ -179,12 +205,16 @@ func newCatalog(namer *Namer, kept []Entry, tools map[string][]cache.Tool, drop 
 			continue
 		}
 		for _, t := range ts {
+			if !NameOffered(t.Name) {
+				refused = append(refused, ToolRef{Server: server, Tool: t.Name})
+				continue
+			}
 			refs = append(refs, ToolRef{Server: server, Tool: t.Name})
 		}
 	}
 	names := make(map[ToolRef]givenName, len(refs))
-	collisions := namer.assign(refs, func(r ToolRef, g givenName) { names[r] = g })
-	c := &Catalog{Entries: make([]Entry, 0, len(kept)+len(refs)), catIndex: newCatIndex()}
+	collisions = namer.assign(refs, func(r ToolRef, g givenName) { names[r] = g })
+	c = &Catalog{Entries: make([]Entry, 0, len(kept)+len(refs)), catIndex: newCatIndex()}
 	c.Entries = append(c.Entries, kept...)
 	seen := make(map[ToolRef]bool, len(refs))
 	anns := annotationSet{}
@@ -195,13 +225,15 @@ func newCatalog(namer *Namer, kept []Entry, tools map[string][]cache.Tool, drop 
 		for i := range ts {
 			t := &ts[i]
 			ref := ToolRef{Server: server, Tool: t.Name}
-			if seen[ref] {
+			if seen[ref] || !NameOffered(t.Name) {
 				continue
 			}
 			seen[ref] = true
+			t = CleanTool(t)
 			g := names[ref] // its strings are the Namer's: one copy for every catalog
+			reg, why := registered(ref)
 			c.Entries = append(c.Entries, Entry{Name: g.name, Server: g.ref.Server, Tool: Head{Name: g.ref.Tool, Annotations: anns.intern(t.Annotations)},
-				Registered: registered(ref), body: toolBody{raw: t}})
+				Registered: reg, Unregistered: why, body: toolBody{raw: t}})
 		}
 	}
 	sort.Slice(c.Entries, func(i, j int) bool { return c.Entries[i].Name < c.Entries[j].Name })
@@ -209,8 +241,8 @@ func newCatalog(namer *Namer, kept []Entry, tools map[string][]cache.Tool, drop 
 	for i := range c.byRef {
 		c.byRef[i] = int32(i)
 	}
-	slices.SortFunc(c.byRef, func(i, j int32) int { return compareRefs(c.Entries[i].Ref(), c.Entries[j].Ref()) })
-	return c, collisions
+	slices.SortFunc(c.byRef, func(i, j int32) int { return CompareRefs(c.Entries[i].Ref(), c.Entries[j].Ref()) })
+	return c, collisions, refused
 }
 
 // annotationSet holds one copy of each distinct set of annotations: most tools of a
@@ -245,8 +277,8 @@ func (s annotationSet) intern(a *cache.Annotations) *cache.Annotations {
 	return a
 }
 
-// compareRefs orders refs by server, then tool.
-func compareRefs(a, b ToolRef) int {
+// CompareRefs orders refs by server, then tool.
+func CompareRefs(a, b ToolRef) int {
 	if c := strings.Compare(a.Server, b.Server); c != 0 {
 		return c
 	}
@@ -265,7 +297,7 @@ func (c *Catalog) Lookup(name string) (*Entry, bool) {
 // LookupRef finds the entry of a server's tool.
 func (c *Catalog) LookupRef(server, tool string) (*Entry, bool) {
 	want := ToolRef{Server: server, Tool: tool}
-	i, ok := slices.BinarySearchFunc(c.byRef, want, func(i int32, r ToolRef) int { return compareRefs(c.Entries[i].Ref(), r) })
+	i, ok := slices.BinarySearchFunc(c.byRef, want, func(i int32, r ToolRef) int { return CompareRefs(c.Entries[i].Ref(), r) })
 	if !ok {
 		return nil, false
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/internal/textwrap"
 	"github.com/zot-mcp/mcp-bridge/internal/words"
@@ -474,7 +475,7 @@ func (b host) detailText(name string) string {
 		fmt.Fprintf(&sb, "  last used:  %s\n", st.LastUsed.Format(time.RFC3339))
 	}
 	if st.LastError != "" {
-		fmt.Fprintf(&sb, "  last error: %s\n", st.LastError)
+		fmt.Fprintf(&sb, "  last error: %s\n", safetext.Escape(st.LastError))
 		switch {
 		case st.NeedsLogin && st.State != StateDisabled:
 			fmt.Fprintf(&sb, "  next:       run %s\n", sf.Cmd("login", name))
@@ -491,7 +492,7 @@ func (b host) detailText(name string) string {
 	if len(st.Stderr) > 0 {
 		fmt.Fprintf(&sb, "  stderr:     last %d of %d lines\n", len(st.Stderr), st.StderrSeen)
 		for _, l := range st.Stderr {
-			fmt.Fprintf(&sb, "    %s\n", s.Redact(l))
+			fmt.Fprintf(&sb, "    %s\n", safetext.Escape(s.Redact(l))) // the server's raw output
 		}
 	}
 	sb.WriteString("  logs:       " + sf.Logs())

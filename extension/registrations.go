@@ -145,11 +145,22 @@ func (r *Registrations) AddPayload(name string, p ToolPayload, deferred, interac
 	if len(r.buf)-start > maxFrame {
 		n := len(r.buf) - start
 		r.buf = r.buf[:start]
-		return fmt.Errorf("extension: tool %s: register_tool frame is %d bytes, the limit is %d", name, n, maxFrame)
+		return &FrameTooLargeError{Tool: name, Size: n, Limit: maxFrame}
 	}
 	r.buf = append(r.buf, '\n')
 	r.n++
 	return nil
+}
+
+// FrameTooLargeError is a register_tool frame that would not fit in one of the host's
+// lines: the tool cannot be registered.
+type FrameTooLargeError struct {
+	Tool        string // the name it was to be registered under
+	Size, Limit int    // the frame's bytes and the most a frame may have
+}
+
+func (e *FrameTooLargeError) Error() string {
+	return fmt.Sprintf("extension: tool %s: register_tool frame is %d bytes, the limit is %d", e.Tool, e.Size, e.Limit)
 }
 
 // AddCommand adds a register_command frame for the slash command name (without the

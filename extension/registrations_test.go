@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -83,6 +84,11 @@ func TestAddPayloadRefuses(t *testing.T) {
 	}
 	if r.Len() != 0 || len(r.Bytes()) != 0 {
 		t.Fatalf("refused frames were added: %d, %.80s", r.Len(), r.Bytes())
+	}
+	var tooLarge *FrameTooLargeError
+	err := r.AddPayload("x", ToolPayload(`"description":"`+strings.Repeat("d", MaxLine)+`"`), false, false)
+	if !errors.As(err, &tooLarge) || tooLarge.Tool != "x" || tooLarge.Size <= tooLarge.Limit || tooLarge.Limit >= MaxLine {
+		t.Fatalf("an over-long frame gives %#v, want a FrameTooLargeError", err)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/search"
 	"github.com/zot-mcp/mcp-bridge/session"
@@ -88,8 +89,50 @@ func (h *Holder) Merge(put map[string]*cache.Entry) {
 	h.p.Store(c)
 }
 
+// extrasOf is what the catalog keeps of a cache entry: its resources, templates and
+// prompts with their server text sanitized (the cache keeps it as sent), so the model and
+// the user read the same clean text. An item whose identifier (a URI, a URI template, a
+// prompt's or its argument's name) carries a character Sanitize drops could be neither
+// shown as it is nor asked for by a cleaned form, so it is left out.
 func extrasOf(e *cache.Entry) *cache.Entry {
-	return &cache.Entry{Resources: e.Resources, ResourceTemplates: e.ResourceTemplates, Prompts: e.Prompts}
+	out := &cache.Entry{}
+	for _, r := range e.Resources {
+		if safetext.Clean(r.URI) {
+			r.Name, r.Title, r.Description, r.MIMEType = clean4(r.Name, r.Title, r.Description, r.MIMEType)
+			out.Resources = append(out.Resources, r)
+		}
+	}
+	for _, t := range e.ResourceTemplates {
+		if safetext.Clean(t.URITemplate) {
+			t.Name, t.Title, t.Description, t.MIMEType = clean4(t.Name, t.Title, t.Description, t.MIMEType)
+			out.ResourceTemplates = append(out.ResourceTemplates, t)
+		}
+	}
+prompts:
+	for _, p := range e.Prompts {
+		if !safetext.Clean(p.Name) {
+			continue
+		}
+		p.Title, p.Description = safetext.Sanitize(p.Title), safetext.Sanitize(p.Description)
+		args := make([]cache.PromptArgument, 0, len(p.Arguments))
+		for _, a := range p.Arguments {
+			if !safetext.Clean(a.Name) {
+				continue prompts
+			}
+			a.Description = safetext.Sanitize(a.Description)
+			args = append(args, a)
+		}
+		if p.Arguments != nil {
+			p.Arguments = args
+		}
+		out.Prompts = append(out.Prompts, p)
+	}
+	return out
+}
+
+// clean4 sanitizes four texts of one item.
+func clean4(a, b, c, d string) (string, string, string, string) {
+	return safetext.Sanitize(a), safetext.Sanitize(b), safetext.Sanitize(c), safetext.Sanitize(d)
 }
 
 // searchIndex builds the resource index on first use.

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/schemacheck"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
@@ -78,14 +79,19 @@ type constChoice struct {
 }
 
 // NewElicitation reads a request's parameters. Form mode needs an object schema; url mode
-// a URL that checkURL accepts.
+// a URL that checkURL accepts and that shows as it is. The server's words (the message,
+// the fields' titles and descriptions) are kept sanitized (internal/safetext): they are
+// shown to the user in zot and on the CLI's terminal.
 func NewElicitation(server string, p mcp.ElicitationParams, checkURL func(string) error) (*Elicitation, error) {
-	q := &Elicitation{Server: server, Message: strings.TrimSpace(p.Message), Mode: p.Mode}
+	q := &Elicitation{Server: server, Message: strings.TrimSpace(safetext.Sanitize(p.Message)), Mode: p.Mode}
 	if q.Mode == "" {
 		q.Mode = mcp.ElicitationModeForm
 	}
 	switch q.Mode {
 	case mcp.ElicitationModeURL:
+		if !safetext.Clean(p.URL) {
+			return nil, errors.New("the URL carries control or invisible characters, so the user could not see where it leads")
+		}
 		if err := checkURL(p.URL); err != nil {
 			return nil, err
 		}
@@ -136,7 +142,7 @@ func NewElicitation(server string, p mcp.ElicitationParams, checkURL func(string
 }
 
 func newField(name string, fs fieldSchema, required bool) Field {
-	f := Field{Name: name, Title: fs.Title, Description: fs.Description, Type: fs.Type, Format: fs.Format, Required: required}
+	f := Field{Name: name, Title: safetext.Sanitize(fs.Title), Description: safetext.Sanitize(fs.Description), Type: fs.Type, Format: fs.Format, Required: required}
 	src := fs
 	if fs.Type == "array" && fs.Items != nil {
 		src = *fs.Items
@@ -144,13 +150,13 @@ func newField(name string, fs fieldSchema, required bool) Field {
 	for i, v := range src.Enum {
 		c := Choice{Value: fmt.Sprint(v)}
 		if i < len(src.EnumNames) {
-			c.Title = src.EnumNames[i]
+			c.Title = safetext.Sanitize(src.EnumNames[i])
 		}
 		f.Choices = append(f.Choices, c)
 	}
 	for _, o := range append(src.OneOf, src.AnyOf...) {
 		if o.Const != nil {
-			f.Choices = append(f.Choices, Choice{Value: fmt.Sprint(o.Const), Title: o.Title})
+			f.Choices = append(f.Choices, Choice{Value: fmt.Sprint(o.Const), Title: safetext.Sanitize(o.Title)})
 		}
 	}
 	if len(fs.Default) > 0 {
@@ -309,14 +315,16 @@ func (f Field) Describe() string {
 	if f.Default == nil {
 		return f.Summary()
 	}
-	return f.Summary() + "; default: " + f.DefaultText()
+	return f.Summary() + "; default: " + safetext.Escape(f.DefaultText())
 }
 
 // Summary is the field's one-line description without its default (a prompt shows the
 // default as the value Enter keeps): name, type, required, description, allowed values.
+// The name and the values are the server's and are typed back as they are, so a hidden
+// character in them is shown escaped.
 func (f Field) Summary() string {
 	var sb strings.Builder
-	sb.WriteString(f.Name + " (" + f.typeText())
+	sb.WriteString(safetext.Escape(f.Name) + " (" + f.typeText())
 	if f.Required {
 		sb.WriteString(", required")
 	}
@@ -332,9 +340,9 @@ func (f Field) Summary() string {
 		var cs []string
 		for _, c := range f.Choices {
 			if c.Title != "" && c.Title != c.Value {
-				cs = append(cs, c.Value+" ("+c.Title+")")
+				cs = append(cs, safetext.Escape(c.Value)+" ("+c.Title+")")
 			} else {
-				cs = append(cs, c.Value)
+				cs = append(cs, safetext.Escape(c.Value))
 			}
 		}
 		sb.WriteString("; one of: " + strings.Join(cs, ", "))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
@@ -77,11 +78,11 @@ func (p *Progress) Update(server string, n mcp.ProgressNotificationParams) {
 	p.notes.SetLive(token, "info", progressText(c, n))
 }
 
-// progressText is one line: "server tool: message 40%".
+// progressText is one line: "server tool: message 40%", the server's message sanitized.
 func progressText(c progressCall, n mcp.ProgressNotificationParams) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s %s:", c.server, c.tool)
-	if m := strings.TrimSpace(n.Message); m != "" {
+	if m := strings.TrimSpace(safetext.Sanitize(n.Message)); m != "" {
 		sb.WriteString(" " + textcut.Truncate(strings.Join(strings.Fields(m), " "), 200))
 	}
 	switch {

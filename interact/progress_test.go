@@ -17,6 +17,7 @@ func TestProgressText(t *testing.T) {
 		{mcp.ProgressNotificationParams{Progress: 7, Total: 5}, "gh clone: 100%"},
 		{mcp.ProgressNotificationParams{Progress: 3, Message: "step"}, "gh clone: step 3 done"},
 		{mcp.ProgressNotificationParams{Progress: 0.5}, "gh clone: 0.5 done"},
+		{mcp.ProgressNotificationParams{Progress: 1, Total: 2, Message: "clear\x1b[2J\u202e\x07 it"}, "gh clone: clear[2J it 50%"},
 	} {
 		if got := progressText(c, tt.n); got != tt.want {
 			t.Errorf("progressText(%+v) = %q, want %q", tt.n, got, tt.want)

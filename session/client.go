@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 )
 
 // Client is the part of every Session that is the same over any transport: the
@@ -51,8 +52,9 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 	if err != nil {
 		return &startErr{what: "initialize", err: err}
 	}
-	c.info.ServerName = res.ServerInfo.Name
-	c.info.Instructions = res.Instructions
+	// Server text, kept sanitized (internal/safetext) for whoever shows it.
+	c.info.ServerName = safetext.Sanitize(res.ServerInfo.Name)
+	c.info.Instructions = safetext.Sanitize(res.Instructions)
 	c.info.Capabilities = res.Capabilities
 	return nil
 }

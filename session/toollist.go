@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 )
 
 // maxToolPages bounds how many tools/list pages one listing follows, so a server that
@@ -87,7 +88,7 @@ func listRawTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, []Skipped
 				if name == "" {
 					name = fmt.Sprintf("#%d", index)
 				}
-				skipped = append(skipped, SkippedTool{Name: name, Reason: reason})
+				skipped = append(skipped, SkippedTool{Name: safetext.Escape(name), Reason: reason})
 			case seen[t.Name]:
 				skipped = append(skipped, SkippedTool{Name: t.Name, Reason: "listed twice; the first definition is used"})
 			default:
@@ -118,6 +119,11 @@ func decodeTool(raw json.RawMessage) (mcp.Tool, string) {
 	var t mcp.Tool
 	if json.Unmarshal(r.Name, &t.Name) != nil || t.Name == "" {
 		return mcp.Tool{}, "no name"
+	}
+	if !safetext.Clean(t.Name) {
+		// It could be neither shown as it is nor called by a cleaned name (the catalog
+		// leaves such a tool out of a cache written before, see catalog.NameOffered).
+		return t, "its name carries control or invisible characters"
 	}
 	_ = json.Unmarshal(r.Title, &t.Title)
 	_ = json.Unmarshal(r.Description, &t.Description)

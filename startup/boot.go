@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -115,6 +116,19 @@ func (b *Boot) SendSent(r Read, projectDir string, files []byte) (stale []string
 
 // Sent reports whether the sent section went out at this start (and is not released).
 func (b *Boot) Sent() bool { return b.sent != nil }
+
+// SentUnregistered are the tools the sent section left out, and why (nil when it did
+// not go out).
+func (b *Boot) SentUnregistered() map[catalog.ToolRef]string {
+	if b.sent == nil || len(b.meta.Unregistered) == 0 {
+		return nil
+	}
+	out := make(map[catalog.ToolRef]string, len(b.meta.Unregistered))
+	for _, u := range b.meta.Unregistered {
+		out[catalog.ToolRef{Server: u.Server, Tool: u.Tool}] = u.Why
+	}
+	return out
+}
 
 // Release releases the sent section once the writer is done with it (ready is flushed).
 func (b *Boot) Release() {
@@ -235,7 +249,11 @@ func (b *Boot) sentSection(stamp cache.Stamp, servers map[string]*cache.FrameSer
 	if err := b.host.Registrations(regs, set); err != nil {
 		return nil
 	}
-	meta, err := json.Marshal(Meta{Stale: stale, Env: n.env, State: StateKey(stamp, n.state)})
+	var unregistered []Unregistered
+	for _, ref := range slices.SortedFunc(maps.Keys(set.Unregistered), catalog.CompareRefs) {
+		unregistered = append(unregistered, Unregistered{Server: ref.Server, Tool: ref.Tool, Why: set.Unregistered[ref]})
+	}
+	meta, err := json.Marshal(Meta{Stale: stale, Env: n.env, State: StateKey(stamp, n.state), Unregistered: unregistered})
 	if err != nil || b.stateCore(b.pending()) != n.state {
 		return nil
 	}

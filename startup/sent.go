@@ -29,8 +29,9 @@ import (
 // file is rewritten after ready for the configuration at hand.
 
 // KeyVersion changes whenever what goes into the key, or how the registrations are
-// built from it, changes in a way the executable's identity would not show.
-const KeyVersion = 1
+// built from it, changes in a way the executable's identity would not show. Version 2:
+// Meta names the tools that were not registered.
+const KeyVersion = 2
 
 // Read is the startup file's sent section as read beside the config (or why not).
 type Read struct {
@@ -65,6 +66,15 @@ type Meta struct {
 	Stale []string `json:"stale,omitempty"` // usable servers without a fresh cache entry
 	Env   []string `json:"env,omitempty"`   // the environment variables the config read
 	State string   `json:"state"`           // StateKey of the state they were built for
+	// Unregistered are the tools the frames leave out, and why (Set.Unregistered).
+	Unregistered []Unregistered `json:"unregistered,omitempty"`
+}
+
+// Unregistered is a tool of the startup set that the sent frames leave out.
+type Unregistered struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	Why    string `json:"why"`
 }
 
 // InputFiles reads the files the config and the approvals are loaded from (what

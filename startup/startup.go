@@ -53,6 +53,18 @@ type Set struct {
 	// Sent: the registrations were copied from the startup file's sent section, so Tools
 	// is empty (the bridge's startupTools fills it when it is needed after all).
 	Sent bool
+	// Unregistered are the set's tools that were not registered after all (their frame
+	// would not fit in the host's line), and why: the catalog marks them so that search
+	// and activation skip them and /mcp <server> names them.
+	Unregistered map[catalog.ToolRef]string
+}
+
+// NotRegistered records that the set's tool ref was not registered after all, and why.
+func (s *Set) NotRegistered(ref catalog.ToolRef, why string) {
+	if s.Unregistered == nil {
+		s.Unregistered = map[catalog.ToolRef]string{}
+	}
+	s.Unregistered[ref] = why
 }
 
 // PayloadFor encodes a tool's description and schema as they follow the name in its
@@ -120,23 +132,29 @@ func (s *Set) Refs() []catalog.ToolRef {
 	return out
 }
 
-// Registered marks the set's tools (those registered at startup).
+// Registered marks the set's tools that were registered at startup.
 func (s *Set) Registered() map[catalog.ToolRef]bool {
 	registered := make(map[catalog.ToolRef]bool, len(s.Tools))
 	for _, t := range s.Tools {
-		registered[t.Ref] = true
+		if _, not := s.Unregistered[t.Ref]; !not {
+			registered[t.Ref] = true
+		}
 	}
 	return registered
 }
 
 // Payloads is every server's pre-encoded payloads of a decoded cache file, as the startup
-// file's payload section keeps them.
+// file's payload section keeps them: of its text cleaned as the catalog cleans it
+// (catalog.CleanTool), and without the tools the catalog leaves out (catalog.NameOffered).
 func Payloads(file *cache.File) map[string]*cache.FrameServer {
 	servers := make(map[string]*cache.FrameServer, len(file.Servers))
 	for name, e := range file.Servers {
 		fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
 		for i := range e.Tools {
-			fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, &e.Tools[i])})
+			if !catalog.NameOffered(e.Tools[i].Name) {
+				continue
+			}
+			fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, catalog.CleanTool(&e.Tools[i]))})
 		}
 		servers[name] = fs
 	}

@@ -1,17 +1,17 @@
 package startup
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
+	"bytes"
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"os"
+	"path/filepath"
 )
 
 // server is a usable stdio server named name running command.
@@ -103,6 +103,46 @@ func TestStateCore(t *testing.T) {
 		if k == key {
 			t.Errorf("a change of %s kept the state key", what)
 		}
+	}
+}
+
+// TestPayloadsAreClean: the startup file's payloads carry a server's text as the catalog
+// shows it (sanitized), not as the cache keeps it, and leave out the tools the catalog
+// leaves out (a name with a hidden character).
+func TestPayloadsAreClean(t *testing.T) {
+	file := &cache.File{Servers: map[string]*cache.Entry{"s": {Fingerprint: "f", Tools: []cache.Tool{
+		{Name: "read", Description: "Reads\x1b]52;c;eA==\x07 a file\u202e\u200b.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"p":{"type":"string","description":"path\u001b[2J"}}}`)},
+		{Name: "rea\u200bd", Description: "hides in its name", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	}}}}
+	fs := Payloads(file)["s"]
+	if len(fs.Tools) != 1 || fs.Tools[0].Name != "read" {
+		t.Fatalf("payloads of %v, want read only", fs.Tools)
+	}
+	d, err := extension.ToolPayload(fs.Tools[0].Payload).Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Description != "Reads]52;c;eA== a file." || string(d.Schema) != `{"type":"object","properties":{"p":{"type":"string","description":"path[2J"}}}` {
+		t.Fatalf("payload carries %q %s", d.Description, d.Schema)
+	}
+}
+
+// TestSetNotRegistered: a tool of the set that was not registered after all is not among
+// the set's registered tools, and keeps its reason.
+func TestSetNotRegistered(t *testing.T) {
+	a := server("a", "run-a")
+	set, _, ok := SetFrom(frames(map[string]string{"a": a.Fingerprint()}, map[string][]string{"a": {"big", "small"}}), []*config.Server{a}, catalog.NewNamer())
+	if !ok {
+		t.Fatal("no set")
+	}
+	big := catalog.ToolRef{Server: "a", Tool: "big"}
+	set.NotRegistered(big, "too large")
+	if reg := set.Registered(); reg[big] || !reg[catalog.ToolRef{Server: "a", Tool: "small"}] || len(reg) != 1 {
+		t.Fatalf("Registered() = %v", reg)
+	}
+	if set.Unregistered[big] != "too large" {
+		t.Fatalf("Unregistered = %v", set.Unregistered)
 	}
 }
 

@@ -71,6 +71,7 @@ type options struct {
 	workers          int
 	rawTools         rawToolFlag
 	duplicateTool    string
+	describe         describeFlag
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -102,6 +103,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.sseDropAfter, "sse-drop-after", 0, "-sse: accept the N-th tools/call (recorded, answered 202, never run), then end every open SSE stream before any answer, as a dropped connection would")
 	fs.Var(&o.rawTools, "raw-tool", "NAME=SCHEMA: add a tool whose inputSchema is SCHEMA exactly as given (repeatable); it answers with its arguments as JSON")
 	fs.StringVar(&o.duplicateTool, "duplicate-tool", "", "list tool NAME twice in tools/list (the second copy with another description)")
+	fs.Var(&o.describe, "describe", "NAME=TEXT: list tool NAME with the description TEXT, byte for byte (repeatable)")
 	fs.DurationVar(&o.maxLifetime, "max-lifetime", 0, "safety net: exit with status 4 after this long (0 = never; passed on to the grandchild)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -266,14 +268,21 @@ func newServer(o *options, rec *recorder) *server.MCPServer {
 	}
 	s = server.NewMCPServer(o.name, "1.0.0", opts...)
 
+	var tools []server.ServerTool
 	if !o.noDefaultTools {
-		s.AddTools(defaultTools(rec)...)
+		tools = append(tools, defaultTools(rec)...)
 	}
 	if o.genTools > 0 {
-		s.AddTools(generatedTools(o.genTools)...)
+		tools = append(tools, generatedTools(o.genTools)...)
 	}
-	if len(o.rawTools) > 0 {
-		s.AddTools(rawTools(o.rawTools)...)
+	tools = append(tools, rawTools(o.rawTools)...)
+	for i := range tools {
+		if d, ok := o.describe[tools[i].Tool.Name]; ok {
+			tools[i].Tool.Description = d
+		}
+	}
+	if len(tools) > 0 {
+		s.AddTools(tools...)
 	}
 
 	if o.listChangedAfter > 0 {

@@ -66,3 +66,21 @@ func duplicateTool(hooks *server.Hooks, dup string) {
 		}
 	})
 }
+
+// describeFlag collects -describe NAME=TEXT flags: the description each named tool is
+// listed with, for tests of what a server's text does on the way to a terminal or a model.
+type describeFlag map[string]string
+
+func (f *describeFlag) String() string { return fmt.Sprint(len(*f)) }
+
+func (f *describeFlag) Set(v string) error {
+	name, text, ok := strings.Cut(v, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("-describe wants NAME=TEXT, got %q", v)
+	}
+	if *f == nil {
+		*f = describeFlag{}
+	}
+	(*f)[name] = text
+	return nil
+}
