@@ -35,8 +35,6 @@ const (
 	SurfaceCLI = commands.SurfaceCLI
 )
 
-// capFirst upper-cases the first letter of a sentence built from a verb phrase.
-func capFirst(s string) string { return commands.CapFirst(s) }
 
 // RunCommand serves /mcp (package commands does the work).
 func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
