@@ -361,6 +361,9 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "Refreshed %d of %d server(s); changed: %s\n", rep.Listed, len(names), orNone(rep.Changed))
 	}
+	for _, text := range rep.ToolChangeTexts(bridge.SurfaceCLI) {
+		fmt.Fprintln(stdout, text)
+	}
 	if len(skipped) > 0 && *server == "" {
 		fmt.Fprintf(stdout, "Skipped (disabled or config error): %s\n", strings.Join(skipped, ", "))
 	}

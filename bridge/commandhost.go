@@ -90,8 +90,10 @@ func (h cmdHost) MoreDetail(name string) string {
 
 func (h cmdHost) Refresh(ctx context.Context, names []string) commands.RefreshSummary {
 	rep := h.b.RefreshEach(ctx, names, nil)
-	return commands.RefreshSummary{Listed: rep.Listed, Changed: rep.Changed, Failed: rep.Failed, SaveErr: rep.SaveText()}
+	return commands.RefreshSummary{Listed: rep.Listed, Changed: rep.Changed, Failed: rep.Failed, SaveErr: rep.SaveText(), ToolChanges: rep.ToolChanges}
 }
+
+func (h cmdHost) ToolChanges(name string) *commands.ToolChange { return h.b.toolChangeDetail(name) }
 
 func (h cmdHost) Background(f func(ctx context.Context)) {
 	h.b.bg.Add(1)

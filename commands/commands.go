@@ -221,11 +221,17 @@ func (b host) runLifecycle(ctx context.Context, sub string, names []string) (tex
 			fmt.Fprintf(&sb, "Listed %d of %d server(s), but %s.", rep.Listed, len(names), rep.SaveErr)
 		} else {
 			fmt.Fprintf(&sb, "Refreshed %d of %d server(s).", rep.Listed, len(names))
-			if len(rep.Changed) > 0 {
-				fmt.Fprintf(&sb, " Tools changed for %s: %s to load them.", strings.Join(rep.Changed, ", "), b.Surface().Reload())
-			} else if rep.Listed > 0 {
+			// A server whose changes are held back gets its own paragraph, not a reload
+			// that would load nothing of them.
+			reload := WithoutHeld(rep.Changed, rep.ToolChanges)
+			if len(reload) > 0 {
+				fmt.Fprintf(&sb, " Tools changed for %s: %s to load them.", strings.Join(reload, ", "), b.Surface().Reload())
+			} else if rep.Listed > 0 && len(rep.ToolChanges) == 0 {
 				sb.WriteString(" No tool changes; no reload needed.")
 			}
+		}
+		for _, c := range rep.ToolChanges {
+			sb.WriteString("\n  " + ToolChangeText(b.Surface(), c))
 		}
 		for _, e := range rep.Failed {
 			sb.WriteString("\n  " + e)
@@ -419,6 +425,7 @@ func (b host) detailText(name string) string {
 	if t := s.SkippedText(); t != "" {
 		fmt.Fprintf(&sb, "  skipped:    %s\n", t)
 	}
+	sb.WriteString(toolChangeLines(sf, b.ToolChanges(name)))
 	if !st.LastUsed.IsZero() {
 		fmt.Fprintf(&sb, "  last used:  %s\n", st.LastUsed.Format(time.RFC3339))
 	}
