@@ -17,59 +17,41 @@ import (
 // toolPurpose tags the pinned definition, so its hash never equals another fingerprint.
 const toolPurpose = "mcp-bridge tool pin v1"
 
-// definition is what ToolFingerprint hashes: everything of a tool that the model is shown
-// or that decides what a call sends, in a canonical form (schemas with sorted keys and
-// no insignificant space; absent parts as null).
-type definition struct {
-	Purpose      string          `json:"purpose"`
-	Name         string          `json:"name"`
-	Title        string          `json:"title"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-	Annotations  json.RawMessage `json:"annotations"`
+// definitionJSON is the canonical JSON that ToolFingerprint hashes: everything of a tool
+// that the model is shown or that decides what a call sends, in a fixed order, schemas
+// canonical (canonicalJSON), absent parts as null:
+//
+//	{"purpose":…,"name":…,"title":…,"description":…,"inputSchema":…,"outputSchema":…,"annotations":…}
+//
+// The input schema is normalized as the cache stores it first, so a live listing and its
+// cached copy give the same bytes. Built by hand: it runs for every tool of every pinned
+// server, and encoding a struct would check the canonical parts once more.
+func definitionJSON(t *cache.Tool) []byte {
+	in := canonicalJSON(cache.NormalizeSchema(t.InputSchema))
+	out := canonicalJSON(t.OutputSchema)
+	b := make([]byte, 0, 128+len(t.Name)+len(t.Title)+len(t.Description)+len(in)+len(out))
+	b = append(b, `{"purpose":"`+toolPurpose+`","name":`...)
+	b = appendJSONString(b, t.Name)
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, t.Title)
+	b = append(b, `,"description":`...)
+	b = appendJSONString(b, t.Description)
+	b = append(append(b, `,"inputSchema":`...), in...)
+	b = append(append(b, `,"outputSchema":`...), out...)
+	b = append(append(b, `,"annotations":`...), annotationsJSON(t.Annotations)...)
+	return append(b, '}')
 }
 
-// definitionJSON is the canonical JSON of t that ToolFingerprint hashes. The input schema
-// is normalized as the cache stores it first, so a live listing and its cached copy give
-// the same bytes.
-func definitionJSON(t *cache.Tool) []byte {
-	d := definition{
-		Purpose:      toolPurpose,
-		Name:         t.Name,
-		Title:        t.Title,
-		Description:  t.Description,
-		InputSchema:  canonicalJSON(cache.NormalizeSchema(t.InputSchema)),
-		OutputSchema: canonicalJSON(t.OutputSchema),
-		Annotations:  annotationsJSON(t.Annotations),
-	}
-	b, _ := json.Marshal(d) // strings, canonical raw JSON and a struct of hints: cannot fail
-	return b
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(b, q...)
 }
 
 // ToolFingerprint is the hex SHA-256 of t's canonical definition: name, title,
 // description, input and output schema, and annotations. Any change of those changes it.
 func ToolFingerprint(t *cache.Tool) string {
 	return hashHex(definitionJSON(t))
-}
-
-// canonicalJSON re-encodes raw with object keys sorted and no insignificant space,
-// numbers kept as written; empty or invalid JSON becomes null.
-func canonicalJSON(raw json.RawMessage) json.RawMessage {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return json.RawMessage("null")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return json.RawMessage("null")
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return json.RawMessage("null")
-	}
-	return b
 }
 
 // PinsOf pins tools: tool name → ToolFingerprint. A name listed twice keeps its first
