@@ -74,7 +74,7 @@ func ToolChangeText(sf Surface, c ToolChange) string {
 		return text
 	}
 	if len(c.Held()) == 0 {
-		return fmt.Sprintf("MCP server %q changed its tools since you approved them: %s.", c.Server, list)
+		return fmt.Sprintf("MCP server %q changed its tools since you approved them: %s. Nothing is held back; %s approves the current set.", c.Server, list, sf.Cmd("trust", c.Server))
 	}
 	return fmt.Sprintf("MCP server %q changed its tools since you approved them: %s. The changed and new tools are held back (not registered, not callable) until you approve them: review with %s, approve with %s, then %s.",
 		c.Server, list, sf.Cmd("", c.Server), sf.Cmd("trust", c.Server), sf.ReloadCmd())

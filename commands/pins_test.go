@@ -26,7 +26,7 @@ func TestToolChangeText(t *testing.T) {
 		{"held on the CLI", SurfaceCLI, ToolChange{Server: "p", Pinned: true, Added: []string{"upload"}},
 			[]string{"mcp-bridge get p", "mcp-bridge trust p"}, []string{"/mcp"}},
 		{"removed only", SurfaceZot, ToolChange{Server: "p", Pinned: true, Removed: []string{"old"}},
-			[]string{"since you approved them: removed old."}, []string{"held back"}},
+			[]string{"since you approved them: removed old.", "Nothing is held back; /mcp trust p approves the current set."}, []string{"held back ("}},
 		{"global, unpinned", SurfaceZot, ToolChange{Server: "g", CanPin: true, Changed: []string{"x"}},
 			[]string{`MCP server "g" changed its tools: changed x.`, `"pinTools": true`}, []string{"held back"}},
 		{"project, unpinned", SurfaceZot, ToolChange{Server: "q", Changed: []string{"x"}}, []string{"changed x."}, []string{"pinTools", "held"}},
