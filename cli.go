@@ -421,6 +421,9 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "Refreshed %d of %s; changed: %s\n", rep.Listed, words.Count(len(names), "server"), orNone(rep.Changed))
 	}
+	for _, text := range rep.ToolChangeTexts(bridge.SurfaceCLI) {
+		fmt.Fprintln(stdout, text)
+	}
 	if len(skipped) > 0 && *server == "" {
 		fmt.Fprintf(stdout, "Skipped (disabled or config error): %s\n", strings.Join(skipped, ", "))
 	}

@@ -133,3 +133,40 @@ func TestCLIDoctorFlagsReplacedEntry(t *testing.T) {
 		t.Errorf("doctor shows a header value:\n%s", r.all())
 	}
 }
+
+// TestCLITrustHoldsChangedTools: a project server that adds a tool after its approval
+// (the environment its args read changed, not its entry) gets the new tool held back:
+// refresh says so, call refuses it naming `mcp-bridge trust`, get and trust show it, and
+// `mcp-bridge trust SERVER` approves the new set.
+func TestCLITrustHoldsChangedTools(t *testing.T) {
+	t.Parallel()
+	e := newCLIEnv(t, "PIN_EXTRA=0")
+	e.writeConfig(e.projectPath(), map[string]any{"proj": e.fake("-name", "proj", "-tools", "${PIN_EXTRA}")})
+	expectCode(t, e.run("trust", "proj"), 0, "trust proj")
+	expectCode(t, e.run("refresh"), 0, "first refresh")
+
+	e.vars = append(e.vars, "PIN_EXTRA=1") // the last value wins
+	r := e.run("refresh")
+	expectCode(t, r, 0, "refresh after the change")
+	if !strings.Contains(r.stdout, `MCP server "proj" changed its tools since you approved them: new gen_0000`) ||
+		!strings.Contains(r.stdout, "mcp-bridge trust proj") {
+		t.Errorf("refresh after the change: %s", r.stdout)
+	}
+	r = e.run("call", "proj", "gen_0000", `{"value":"v"}`)
+	expectCode(t, r, 1, "call of the new tool")
+	if !strings.Contains(r.stdout, "held back") || !strings.Contains(r.stdout, "mcp-bridge trust proj") {
+		t.Errorf("call of the new tool: %s", r.all())
+	}
+	if r = e.run("get", "proj"); !strings.Contains(r.stdout, "gen_0000 (new)") {
+		t.Errorf("get proj: %s", r.stdout)
+	}
+	if r = e.run("trust"); !strings.Contains(r.stdout, "proj (gen_0000)") {
+		t.Errorf("trust (list): %s", r.stdout)
+	}
+	r = e.run("trust", "proj")
+	expectCode(t, r, 0, "trust proj again")
+	if !strings.Contains(r.stdout, "no longer held back: gen_0000") {
+		t.Errorf("trust proj again: %s", r.stdout)
+	}
+	expectCode(t, e.run("call", "proj", "gen_0000", `{"value":"v"}`), 0, "call after approving the new set")
+}

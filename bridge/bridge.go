@@ -150,6 +150,10 @@ type Bridge struct {
 
 	validator catalog.Validator
 
+	// pins are the pinned tools of approved project servers and of global servers with
+	// "pinTools": true (pins.go).
+	pins pinBook
+
 	// oauthHooks are OAuth test seams (remote/oauth.go); zero in production.
 	oauthHooks remote.OAuthHooks
 	// faultHook runs at the start of a startup stage ("load": Setup's loading, "finish":
@@ -258,7 +262,7 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 			continue
 		}
 		b.servers[name].Remote().RememberTransport(config.Transport(e.Transport))
-		tools[name] = filterTools(e.Tools, s)
+		tools[name] = b.offeredTools(name, e.Tools, true)
 	}
 	b.x.extras.SetFrom(file.Servers, slices.Collect(maps.Keys(tools)))
 	b.publishCatalog(tools, registered, unregistered)
@@ -461,6 +465,8 @@ func (b *Bridge) afterReady() {
 		// The next start with this configuration copies what this one sent.
 		b.boot.Write()
 	}
+	// Approvals stored before tools were pinned: pin the cached tools they ran with.
+	b.pinFirst(b.bgCtx, nil)
 	b.startup = nil
 	// Written and flushed before ready.
 	b.boot.Release()
@@ -498,6 +504,10 @@ func (b *Bridge) afterReady() {
 	for _, p := range b.cfg.Problems {
 		log.Warn().Str("problem", p.String()).Msg("config problem")
 		lines = append(lines, problemLine(p))
+	}
+	if h := b.heldNote(); h != "" {
+		log.Warn().Msg("tools held back until the user approves them")
+		lines = append(lines, h)
 	}
 	if p := b.pendingNote(); p != "" {
 		log.Warn().Strs("servers", b.pendingNames()).Msg("project servers await approval")
@@ -577,6 +587,9 @@ type RefreshReport struct {
 	// Flagged words what the injection audit found in the descriptions of tools listed
 	// for the first time or changed ("" when nothing): the note of the refresh says it.
 	Flagged string
+	// ToolChanges says how the listed servers' tools changed: against the approved ones
+	// (held back), or against the cached ones for a server whose tools are not pinned.
+	ToolChanges []commands.ToolChange
 }
 
 // SaveText describes a failed cache write ("" when the write succeeded).
@@ -595,8 +608,12 @@ func (r RefreshReport) noteParts(sf Surface, proxy bool) (parts []string, warn b
 		warn = true
 		parts = append(parts, "MCP: could not list tools of "+strings.Join(r.Failed, "; ")+". Details: "+sf.Status())
 	}
-	if len(r.Changed) > 0 {
-		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s: %s.", strings.Join(r.Changed, ", "), sf.ToolsChanged(proxy)))
+	for _, c := range r.ToolChanges {
+		warn = warn || len(c.Held()) > 0
+	}
+	parts = append(parts, r.ToolChangeTexts(sf)...)
+	if reload := commands.WithoutHeld(r.Changed, r.ToolChanges); len(reload) > 0 {
+		parts = append(parts, fmt.Sprintf("MCP tool cache updated for %s: %s.", strings.Join(reload, ", "), sf.ToolsChanged(proxy)))
 	}
 	if r.CacheErr != nil {
 		warn = true
@@ -654,10 +671,13 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 		return rep
 	}
 	sort.Strings(rep.ListedNames)
+	// A pinned server with none pinned yet is pinned before anything is offered from
+	// the listing.
+	b.pinFirst(ctx, put)
 	// Update compares with the file it read under its lock: a comparison with a read of
 	// our own, before taking it, would miss or invent changes made meanwhile by other
 	// processes.
-	changed, err := cache.Update(ctx, b.opts.CachePath, put, nil, b.opts.Clock.Now)
+	changed, prev, err := cache.UpdatePrev(ctx, b.opts.CachePath, put, nil, b.opts.Clock.Now)
 	if err != nil {
 		// Changed means changed on disk: after a failed write nothing is, and the note
 		// must not send the user to /reload-ext. Unsaved names what the write would have
@@ -675,6 +695,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 		b.boot.Write()
 	}
 	rep.Flagged = b.newFindings(put)
+	rep.ToolChanges = b.toolChanges(put, prev)
 	b.mergeLive(put)
 	return rep
 }
@@ -685,7 +706,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 	tools := make(map[string][]cache.Tool, len(put))
 	for name, e := range put {
-		tools[name] = filterTools(e.Tools, b.servers[name].Config())
+		tools[name] = b.offeredTools(name, e.Tools, false)
 	}
 	b.changeCatalog(catalog.Change{Tools: tools})
 	b.x.extras.Merge(put)
@@ -734,6 +755,13 @@ func (b *Bridge) listChanged(name string) {
 			b.opts.Log.Warn().Str("server", name).Str("error", e).Msg("re-list after list_changed failed")
 		}
 		switch {
+		case len(r.ToolChanges) > 0:
+			parts, warn := r.noteParts(b.opts.Surface, b.mode == ModeProxy)
+			level := "info"
+			if warn {
+				level = "warn"
+			}
+			b.note(level, strings.Join(parts, "\n"))
 		case len(r.Changed) > 0 && r.Flagged != "":
 			b.note("warn", fmt.Sprintf("MCP server %q changed its tools; the cache is updated: %s.\n%s", name, b.opts.Surface.ToolsChanged(b.mode == ModeProxy), r.Flagged))
 		case len(r.Changed) > 0:

@@ -43,6 +43,9 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 		if r, ok := b.pendingTool(call.Name); ok {
 			return r
 		}
+		if r, ok := b.heldTool(call.Name); ok {
+			return r
+		}
 		return b.unknownTool(call.Name)
 	}
 	return b.callEntry(ctx, e, call.Args)

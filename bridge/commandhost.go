@@ -91,8 +91,10 @@ func (h cmdHost) Refresh(ctx context.Context, names []string) commands.RefreshSu
 	if rep.Flagged != "" {
 		h.b.note("warn", rep.Flagged)
 	}
-	return commands.RefreshSummary{Listed: rep.Listed, Changed: rep.Changed, Failed: rep.Failed, SaveErr: rep.SaveText()}
+	return commands.RefreshSummary{Listed: rep.Listed, Changed: rep.Changed, Failed: rep.Failed, SaveErr: rep.SaveText(), ToolChanges: rep.ToolChanges}
 }
+
+func (h cmdHost) ToolChanges(name string) *commands.ToolChange { return h.b.toolChangeDetail(name) }
 
 func (h cmdHost) Background(f func(ctx context.Context)) {
 	h.b.bg.Add(1)

@@ -110,6 +110,9 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry
 	cat := b.catalog()
 	e, ok := cat.LookupRef(a.Server, a.Tool)
 	if !ok {
+		if r, held := b.heldRef(a.Server, a.Tool); held {
+			return nil, nil, &r
+		}
 		var tools []string
 		for _, x := range cat.Entries {
 			if x.Server == a.Server {

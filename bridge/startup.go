@@ -163,6 +163,8 @@ func (h bootHost) Servers() ([]*config.Server, []bool) {
 
 func (h bootHost) Usable() []*config.Server { return h.b.usableConfigs() }
 
+func (h bootHost) Pins(server string) map[string]string { return h.b.pins.pinsOf(server) }
+
 func (h bootHost) Mode() string { return string(h.b.mode) }
 
 func (h bootHost) Namer() *catalog.Namer { return h.b.cats.Namer() }

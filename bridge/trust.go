@@ -37,17 +37,13 @@ func (b *Bridge) trustPath() string {
 }
 
 // loadTrust marks every server that needs the user's approval and does not have it for
-// this project and its current entry. It reads one small file and contacts nothing.
+// this project and its current entry, and loads the pins of the servers whose tools are
+// pinned (approved project servers, global servers with "pinTools": true). It reads one
+// small file, only when some server needs it, and contacts nothing.
 func (b *Bridge) loadTrust() {
-	if b.cfg.TrustProjectServers {
-		return
-	}
+	b.pins.reset()
 	var f *trust.File
-	for _, n := range b.names {
-		s := b.servers[n]
-		if !needsApproval(s.Config()) {
-			continue
-		}
+	read := func() *trust.File {
 		if f == nil {
 			var err error
 			if f, err = trust.Read(b.trustPath()); err != nil {
@@ -55,7 +51,28 @@ func (b *Bridge) loadTrust() {
 				b.unsafeTrustProblem(err)
 			}
 		}
-		s.SetPending(!f.Approved(b.projectDir, n, trust.Fingerprint(s.Config())))
+		return f
+	}
+	for _, n := range b.names {
+		s := b.servers[n]
+		c := s.Config()
+		switch {
+		case !needsApproval(c):
+			if c.PinTools {
+				t := b.pinTarget(c)
+				pins, _ := read().Pins(t)
+				b.pins.set(n, t, pins)
+			}
+		case b.cfg.TrustProjectServers:
+			// Runs without an approval, so there is none to pin its tools to.
+		default:
+			t := b.pinTarget(c)
+			pins, ok := read().Pins(t)
+			s.SetPending(!ok)
+			if ok {
+				b.pins.set(n, t, pins)
+			}
+		}
 	}
 }
 
@@ -179,27 +196,39 @@ func (b *Bridge) pendingTool(name string) (extension.ToolResult, bool) {
 	return extension.ToolResult{}, false
 }
 
-// approve stores the approval of each named server as its entry is now, lets them run and
+// approve stores the approval of each named server as its entry is now, with its tools as
+// cached now (a global server with "pinTools": true: only its tools), lets them run and
 // puts their fresh cached tools into the catalog; list are the usable ones whose tools
 // must still be listed.
 func (b *Bridge) approve(ctx context.Context, names []string) (list []string, err error) {
-	fps := make(map[string]string, len(names))
+	file, _ := cache.Read(b.opts.CachePath)
+	grants := make([]trust.Grant, 0, len(names))
 	for _, n := range names {
-		fps[n] = trust.Fingerprint(b.servers[n].Config())
+		c := b.servers[n].Config()
+		g := trust.Grant{Target: b.pinTarget(c)}
+		if e := file.Servers[n]; e != nil && e.Fingerprint == c.Fingerprint() {
+			g.Tools, g.Listed = e.Tools, true
+		}
+		grants = append(grants, g)
 	}
-	if err := trust.Approve(ctx, b.trustPath(), b.projectDir, fps, b.opts.Clock.Now()); err != nil {
+	if err := trust.ApproveTools(ctx, b.trustPath(), grants, b.opts.Clock.Now()); err != nil {
+		return nil, err
+	}
+	stored, err := trust.Read(b.trustPath())
+	if err != nil {
 		return nil, err
 	}
 	put := map[string]*cache.Entry{}
-	file, _ := cache.Read(b.opts.CachePath)
-	for _, n := range names {
+	for i, n := range names {
 		s := b.servers[n]
+		pins, _ := stored.Pins(grants[i].Target)
+		b.pins.set(n, grants[i].Target, pins)
 		s.SetPending(false)
 		if !s.Config().Usable() {
 			continue
 		}
-		if e := file.Servers[n]; e != nil && e.Fingerprint == s.Config().Fingerprint() {
-			put[n] = e
+		if grants[i].Listed {
+			put[n] = file.Servers[n]
 		} else {
 			list = append(list, n)
 		}
@@ -240,6 +269,7 @@ func (b *Bridge) revoke(ctx context.Context, names, which []string) (removed []s
 			continue
 		}
 		s.SetPending(true)
+		b.pins.drop(n)
 		drop[n] = true
 		s.Stop(ctx)
 	}

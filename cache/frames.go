@@ -29,12 +29,13 @@ import (
 //     bridge computes it; this package only compares it). A start whose key matches
 //     copies them to the host and does nothing else;
 //   - the payload section: per server, its fingerprint and each tool's registration
-//     payload already encoded, from which a start with another configuration builds
-//     its frames.
+//     payload already encoded, with the tool's pin (the fingerprint an approval pins it
+//     by), from which a start with another configuration builds its frames and holds back
+//     the tools that differ from what the user approved.
 //
 // Version 3 added the sent section; version 4 holds payloads of sanitized server text
-// (catalog.CleanTool), so a payload written from the raw text is not sent. A file of
-// another version is stale, not damaged.
+// (catalog.CleanTool), so a payload written from the raw text is not sent, and the tools'
+// pins. A file of another version is stale, not damaged.
 const framesMagic = "mcp-bridge-startup 4"
 
 // framesFamily starts the header of every version of the startup file; a header of
@@ -49,8 +50,9 @@ const noSentKey = "-"
 const maxSentHead = 32 << 10
 
 // minToolLine is the shortest tool line a startup file can hold: an empty quoted name, a
-// tab, the shortest payload and a newline. It bounds the tool count a server line may claim.
-const minToolLine = len(`""`) + 1 + len(`""`) + 1
+// tab, an empty pin, a tab, the shortest payload and a newline. It bounds the tool count a
+// server line may claim.
+const minToolLine = len(`""`) + 1 + 1 + len(`""`) + 1
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
@@ -80,10 +82,12 @@ type FrameServer struct {
 	Tools       []FrameTool
 }
 
-// FrameTool is one tool: its MCP name and an opaque one-line payload.
+// FrameTool is one tool: its MCP name, an opaque one-line payload and its pin (the
+// tool's fingerprint as an approval pins it: letters and digits, or empty).
 type FrameTool struct {
 	Name    string
 	Payload []byte
+	Pin     string
 }
 
 // Sent is the startup file's sent section: bytes sent to the host at one start, opaque to
@@ -124,7 +128,12 @@ func WriteStartup(path string, stamp Stamp, sent *Sent, servers map[string]*Fram
 			if !payloadShape(t.Payload) {
 				return fmt.Errorf("startup file: payload of %s/%s is not a run of JSON members", n, t.Name)
 			}
+			if t.Pin != "" && !validKey(t.Pin) {
+				return fmt.Errorf("startup file: pin of %s/%s is not a run of letters and digits", n, t.Name)
+			}
 			b.WriteString(strconv.Quote(t.Name))
+			b.WriteByte('\t')
+			b.WriteString(t.Pin)
 			b.WriteByte('\t')
 			b.Write(t.Payload)
 			b.WriteByte('\n')
@@ -358,8 +367,9 @@ func parseFrames(rest []byte) (map[string]*FrameServer, error) {
 				return nil, errors.New("startup file: truncated")
 			}
 			line, rest, _ = bytes.Cut(rest, []byte{'\n'})
-			q, payload, ok := bytes.Cut(line, []byte{'\t'})
-			if !ok {
+			q, after, ok := bytes.Cut(line, []byte{'\t'})
+			pin, payload, ok2 := bytes.Cut(after, []byte{'\t'})
+			if !ok || !ok2 || (len(pin) > 0 && !validKey(string(pin))) {
 				return nil, errors.New("startup file: damaged tool line")
 			}
 			tool, err := strconv.Unquote(string(q))
@@ -369,7 +379,7 @@ func parseFrames(rest []byte) (map[string]*FrameServer, error) {
 			if !payloadShape(payload) {
 				return nil, fmt.Errorf("startup file: damaged payload of %s/%s", name, tool)
 			}
-			s.Tools = append(s.Tools, FrameTool{Name: tool, Payload: payload})
+			s.Tools = append(s.Tools, FrameTool{Name: tool, Payload: payload, Pin: string(pin)})
 		}
 		servers[name] = s
 	}

@@ -26,7 +26,7 @@ func TestFramesRoundTripAndStaleness(t *testing.T) {
 		t.Fatalf("frames path %s", path)
 	}
 	in := map[string]*FrameServer{
-		"a b\tc": {Fingerprint: "f1", Tools: []FrameTool{{Name: "t\"1", Payload: []byte(`"description":"x\ty","schema":{}`)}, {Name: "two", Payload: []byte(`"p":2`)}}},
+		"a b\tc": {Fingerprint: "f1", Tools: []FrameTool{{Name: "t\"1", Payload: []byte(`"description":"x\ty","schema":{}`)}, {Name: "two", Payload: []byte(`"p":2`), Pin: "0a1b2c"}}},
 		"empty":  {Fingerprint: "f2"},
 	}
 	if err := WriteFrames(path, stamp, in); err != nil {
@@ -44,7 +44,7 @@ func TestFramesRoundTripAndStaleness(t *testing.T) {
 	}
 	for i, tl := range in["a b\tc"].Tools {
 		got := out["a b\tc"].Tools[i]
-		if got.Name != tl.Name || string(got.Payload) != string(tl.Payload) {
+		if got.Name != tl.Name || string(got.Payload) != string(tl.Payload) || got.Pin != tl.Pin {
 			t.Fatalf("tool %d: %+v vs %+v", i, got, tl)
 		}
 	}
@@ -59,6 +59,9 @@ func TestFramesRoundTripAndStaleness(t *testing.T) {
 	}
 	if err := WriteFrames(path, stamp, map[string]*FrameServer{"x": {Fingerprint: "f", Tools: []FrameTool{{Name: "n", Payload: []byte("a\nb")}}}}); err == nil {
 		t.Fatal("a payload with a newline was written")
+	}
+	if err := WriteFrames(path, stamp, map[string]*FrameServer{"x": {Fingerprint: "f", Tools: []FrameTool{{Name: "n", Payload: []byte(`"p":1`), Pin: "a\tb"}}}}); err == nil {
+		t.Fatal("a pin with a tab was written")
 	}
 }
 
@@ -75,7 +78,7 @@ func TestFramesDamaged(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.startup")
 	stamp := Stamp{Size: 10, ModTime: 20}
-	good := framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\"p\":1\n")
+	good := framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\t\"p\":1\n")
 	cases := map[string]string{
 		"empty":            "",
 		"no header end":    framesMagic,
@@ -83,13 +86,14 @@ func TestFramesDamaged(t *testing.T) {
 		"bad server":       framesFile(stamp, "X\t\"a\"\tf\t1\n"),
 		"bad name quote":   framesFile(stamp, "S\ta\tf\t0\n"),
 		"bad count":        framesFile(stamp, "S\t\"a\"\tf\t-1\n"),
-		"huge count":       framesFile(stamp, "S\t\"a\"\tf\t99999999999999\n\"t\"\t\"p\":1\n"),
-		"count over file":  framesFile(stamp, "S\t\"a\"\tf\t3\n\"t\"\t\"p\":1\n"),
-		"truncated":        framesFile(stamp, "S\t\"a\"\tf\t2\n\"t\"\t\"p\":{}\n"),
+		"huge count":       framesFile(stamp, "S\t\"a\"\tf\t99999999999999\n\"t\"\t\t\"p\":1\n"),
+		"count over file":  framesFile(stamp, "S\t\"a\"\tf\t3\n\"t\"\t\t\"p\":1\n"),
+		"truncated":        framesFile(stamp, "S\t\"a\"\tf\t2\n\"t\"\t\t\"p\":{}\n"),
 		"bad tool line":    framesFile(stamp, "S\t\"a\"\tf\t1\nno-tab\n"),
 		"bad tool quote":   framesFile(stamp, "S\t\"a\"\tf\t1\nt\t{}\n"),
-		"bad payload":      framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\n"),
-		"payload comma":    framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\"p\":1,\n"),
+		"bad payload":      framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\tpin\t\n"),
+		"no pin":           framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\"p\":1\n"),
+		"payload comma":    framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\t\"p\":1,\n"),
 		"server twice":     framesFile(stamp, "S\t\"a\"\tf\t0\nS\t\"a\"\tf\t0\n"),
 		"checksum":         strings.Replace(good, "\"p\":1", "\"p\":2", 1),
 		"bad header":       framesMagic + " 10 20 zz\n",

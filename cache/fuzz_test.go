@@ -13,9 +13,9 @@ import (
 // splice into a frame and writes back byte for byte. The body is fuzzed behind a correct
 // header and checksum, so the fuzzer reaches the parser.
 func FuzzReadFrames(f *testing.F) {
-	f.Add([]byte("S\t\"a\"\tf\t1\n\"t\"\t\"description\":\"d\",\"schema\":{}\n"))
-	f.Add([]byte("S\t\"a\"\tf\t99999999999999\n\"t\"\t\"p\":1\n"))
-	f.Add([]byte("S\t\"a b\\tc\"\tf1\t2\n\"t\\\"1\"\t\"description\":\"x\\ty\"\n\"two\"\t\"p\":2\nS\t\"empty\"\tf2\t0\n"))
+	f.Add([]byte("S\t\"a\"\tf\t1\n\"t\"\t0a1b\t\"description\":\"d\",\"schema\":{}\n"))
+	f.Add([]byte("S\t\"a\"\tf\t99999999999999\n\"t\"\t\t\"p\":1\n"))
+	f.Add([]byte("S\t\"a b\\tc\"\tf1\t2\n\"t\\\"1\"\t\t\"description\":\"x\\ty\"\n\"two\"\tff\t\"p\":2\nS\t\"empty\"\tf2\t0\n"))
 	f.Add([]byte("S\t\"a\"\tf\t-1\n"))
 	f.Add([]byte(""))
 	dir := f.TempDir()

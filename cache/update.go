@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,23 +46,33 @@ import (
 // Waiting for the lock honours ctx; once the lock is held the update runs to
 // completion.
 func Update(ctx context.Context, path string, put map[string]*Entry, drop []string, now func() time.Time) (changed []string, err error) {
+	changed, _, err = UpdatePrev(ctx, path, put, drop, now)
+	return changed, err
+}
+
+// UpdatePrev is Update that also returns the entries the changed servers had in the file
+// as read under the lock (none for a server that was added), so that a caller can say
+// what changed without a read of its own that another process could outrun.
+func UpdatePrev(ctx context.Context, path string, put map[string]*Entry, drop []string, now func() time.Time) (changed []string, prev map[string]*Entry, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("tool cache: %w", err)
+		return nil, nil, fmt.Errorf("tool cache: %w", err)
 	}
 	unlock, err := lock(ctx, path+".lock")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer unlock()
 
 	cur, rewrite, err := readForUpdate(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	read := maps.Clone(cur.Servers) // the entries as read, for prev
+	prev = map[string]*Entry{}
 	stamp := now().UTC()
 	for name, e := range put {
 		if e == nil {
@@ -74,12 +85,18 @@ func Update(ctx context.Context, path string, put map[string]*Entry, drop []stri
 		}
 		if !SameTools(old, ne) {
 			changed = append(changed, name)
+			if old != nil {
+				prev[name] = old
+			}
 		}
 		cur.Servers[name] = ne
 		rewrite = true
 	}
 	for _, name := range drop {
 		if _, ok := cur.Servers[name]; ok {
+			if old := read[name]; old != nil {
+				prev[name] = old
+			}
 			delete(cur.Servers, name)
 			changed = append(changed, name)
 			rewrite = true
@@ -88,16 +105,16 @@ func Update(ctx context.Context, path string, put map[string]*Entry, drop []stri
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
 	if !rewrite {
-		return changed, nil
+		return changed, prev, nil
 	}
 	data, err := encodeFile(cur)
 	if err != nil {
-		return nil, fmt.Errorf("tool cache: encoding %s: %w", path, err)
+		return nil, nil, fmt.Errorf("tool cache: encoding %s: %w", path, err)
 	}
 	if err := writeAtomic(path, data); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return changed, nil
+	return changed, prev, nil
 }
 
 // lock takes the exclusive cross-process lock at lockPath, waiting until it

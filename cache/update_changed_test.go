@@ -37,6 +37,26 @@ func TestUpdateReportsChangedServers(t *testing.T) {
 	}
 }
 
+// TestUpdatePrevGivesTheEntriesAsRead: UpdatePrev returns what each changed server had
+// in the file before the update, and nothing for a server that was not there.
+func TestUpdatePrevGivesTheEntriesAsRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	if _, err := Update(t.Context(), path, map[string]*Entry{"a": sampleEntry("a"), "b": sampleEntry("b")}, nil, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	changed, prev, err := UpdatePrev(t.Context(), path, map[string]*Entry{"a": sampleEntry("a2"), "b": sampleEntry("b"), "c": sampleEntry("c"), "d": sampleEntry("d")},
+		[]string{"d"}, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(changed, []string{"a", "c", "d"}) {
+		t.Fatalf("changed = %v", changed)
+	}
+	if len(prev) != 1 || prev["a"] == nil || prev["a"].Fingerprint != "fp-a" {
+		t.Fatalf("prev = %+v, want only a as it was", prev)
+	}
+}
+
 // TestUpdateStampsWithGivenClock checks that an entry without UpdatedAt is stamped
 // by the caller's clock, not the wall clock.
 func TestUpdateStampsWithGivenClock(t *testing.T) {

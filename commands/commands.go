@@ -244,11 +244,17 @@ func (b host) runLifecycle(ctx context.Context, sub string, names []string) (tex
 			fmt.Fprintf(&sb, "Listed %d of %s, but %s.", rep.Listed, words.Count(len(names), "server"), rep.SaveErr)
 		} else {
 			fmt.Fprintf(&sb, "Refreshed %d of %s.", rep.Listed, words.Count(len(names), "server"))
-			if len(rep.Changed) > 0 {
-				fmt.Fprintf(&sb, " Tools changed for %s: %s.", strings.Join(rep.Changed, ", "), b.Surface().ToolsChanged(b.proxy()))
-			} else if rep.Listed > 0 {
+			// A server whose changes are held back gets its own paragraph, not a reload
+			// that would load nothing of them.
+			reload := WithoutHeld(rep.Changed, rep.ToolChanges)
+			if len(reload) > 0 {
+				fmt.Fprintf(&sb, " Tools changed for %s: %s.", strings.Join(reload, ", "), b.Surface().ToolsChanged(b.proxy()))
+			} else if rep.Listed > 0 && len(rep.ToolChanges) == 0 {
 				sb.WriteString(" No tool changes; no reload needed.")
 			}
+		}
+		for _, c := range rep.ToolChanges {
+			sb.WriteString("\n  " + ToolChangeText(b.Surface(), c))
 		}
 		for _, e := range rep.Failed {
 			sb.WriteString("\n  " + e)
@@ -471,6 +477,7 @@ func (b host) detailText(name string) string {
 	if t := s.SkippedText(); t != "" {
 		fmt.Fprintf(&sb, "  skipped:    %s\n", t)
 	}
+	sb.WriteString(toolChangeLines(sf, b.ToolChanges(name)))
 	if !st.LastUsed.IsZero() {
 		fmt.Fprintf(&sb, "  last used:  %s\n", st.LastUsed.Format(time.RFC3339))
 	}

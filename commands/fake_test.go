@@ -85,6 +85,7 @@ func (h *fakeHost) Mode() (string, bool) {
 }
 func (h *fakeHost) CachedTools() map[string]int           { return map[string]int{"fs": 3} }
 func (h *fakeHost) MoreDetail(string) string              { return "" }
+func (h *fakeHost) ToolChanges(string) *ToolChange        { return nil }
 func (h *fakeHost) Note(level, text string)               { h.notes <- level + ": " + text }
 func (h *fakeHost) Questions() *interact.Questions        { return &h.questions }
 func (h *fakeHost) OpenURL(context.Context, string) error { return nil }

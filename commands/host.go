@@ -43,6 +43,9 @@ type Host interface {
 	// MoreDetail is what /mcp <server> shows after the server's details: its running
 	// tasks and its last log messages ("" when there are none).
 	MoreDetail(name string) string
+	// ToolChanges is how a server's tools differ from the ones the user approved, with
+	// the old and new texts (nil when its tools are not pinned or are the approved ones).
+	ToolChanges(name string) *ToolChange
 	// Refresh starts the named servers, lists their tools and updates the cache.
 	Refresh(ctx context.Context, names []string) RefreshSummary
 	// Background runs f on a goroutine the host waits for when it closes; ctx ends then.
@@ -69,8 +72,9 @@ type Host interface {
 	// The handlers below still live with the state they change.
 
 	// Approve stores the user's approval of the named project servers as their entries
-	// are now and lets them run; list are the usable ones whose tools must still be
-	// listed (their fresh cached tools are offered at once).
+	// are now, and of the named servers' tools as cached now (global servers with
+	// "pinTools": true: only that), and lets them run; list are the usable ones whose
+	// tools must still be listed (their fresh cached tools are offered at once).
 	Approve(ctx context.Context, names []string) (list []string, err error)
 	// Revoke withdraws approvals (which nil: every approval of the project) and stops and
 	// hides the named servers; removed are the approvals that existed.
@@ -188,6 +192,9 @@ type RefreshSummary struct {
 	Failed  []string // one text per failed server, naming it
 	// SaveErr, when not "", says that the cache could not be written, and what to do.
 	SaveErr string
+	// ToolChanges says how each listed server's tools changed, by server (held back when
+	// they differ from the approved ones).
+	ToolChanges []ToolChange
 }
 
 // CapFirst upper-cases the first letter of a sentence built from a verb phrase.

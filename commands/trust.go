@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/config"
@@ -26,7 +27,9 @@ func (b host) trustTargets(sub string, args []string) ([]string, error) {
 	if args[0] == "all" {
 		var out []string
 		for _, n := range b.Names() {
-			if s, _ := b.Server(n); s.Config().Scope != config.ScopeGlobal {
+			s, _ := b.Server(n)
+			// A global server's tools held back are approved by "trust all" too.
+			if s.Config().Scope != config.ScopeGlobal || (sub == "trust" && len(b.ToolChanges(n).Held()) > 0) {
 				out = append(out, n)
 			}
 		}
@@ -36,7 +39,7 @@ func (b host) trustTargets(sub string, args []string) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown server %q.%s Servers: %s", args[0], textdist.Suggest(args[0], b.Names()), b.serverList())
 	}
-	if c := s.Config(); c.Scope == config.ScopeGlobal {
+	if c := s.Config(); c.Scope == config.ScopeGlobal && (sub != "trust" || !c.PinTools) {
 		return nil, fmt.Errorf("MCP server %q is defined in your global file %s; it needs no approval", args[0], c.Source)
 	}
 	return args, nil
@@ -49,30 +52,54 @@ func (b host) trust(ctx context.Context, args []string) (string, error) {
 	if len(args) == 0 {
 		return b.trustList(), nil
 	}
-	if b.Config().TrustProjectServers {
-		return "", fmt.Errorf("\"trustProjectServers\": true is set in %s: project servers run without approval, so there is nothing to approve", config.GlobalPath(b.ZotHome()))
-	}
 	names, err := b.trustTargets("trust", args)
 	if err != nil {
 		return "", err
 	}
+	var project []string
+	for _, n := range names {
+		if s, _ := b.Server(n); s.Config().Scope != config.ScopeGlobal {
+			project = append(project, n)
+		}
+	}
+	if b.Config().TrustProjectServers && len(project) > 0 {
+		if args[0] != "all" || len(project) == len(names) {
+			return "", fmt.Errorf("\"trustProjectServers\": true is set in %s: project servers run without approval, so there is nothing to approve", config.GlobalPath(b.ZotHome()))
+		}
+		names, project = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(project, n) }), nil
+	}
 	if len(names) == 0 {
 		return "No project servers to approve.", nil
 	}
-	if b.ProjectDir() == "" {
+	if len(project) > 0 && b.ProjectDir() == "" {
 		return "", fmt.Errorf("the project directory is unknown, so no approval can be stored")
+	}
+	released := map[string][]string{}
+	for _, n := range names {
+		released[n] = b.ToolChanges(n).Held()
 	}
 	list, err := b.Approve(ctx, names)
 	if err != nil {
 		return "", err
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Approved for %s (until the entry changes):", b.ProjectDir())
+	if len(project) > 0 {
+		fmt.Fprintf(&sb, "Approved for %s (until the entry changes), with their tools as listed now:", b.ProjectDir())
+	} else {
+		sb.WriteString("Approved the tools of these global servers as listed now:")
+	}
 	for _, n := range names {
 		s, _ := b.Server(n)
-		fmt.Fprintf(&sb, "\n  %s: %s%s", n, s.RunsText(), ReplacesText(s.Config()))
+		if s.Config().Scope == config.ScopeGlobal {
+			fmt.Fprintf(&sb, "\n  %s: its tools (\"pinTools\": true in %s)", n, s.Config().Source)
+		} else {
+			fmt.Fprintf(&sb, "\n  %s: %s%s", n, s.RunsText(), ReplacesText(s.Config()))
+		}
 		if !s.Config().Usable() {
 			sb.WriteString(" — not usable yet (disabled or config error; see /mcp " + n + ")")
+		}
+		if r := released[n]; len(r) > 0 {
+			sb.WriteString("; no longer held back: " + nameList(r))
 		}
 	}
 	switch {
@@ -123,6 +150,12 @@ func (b host) trustList() string {
 			pending = append(pending, n)
 		}
 	}
+	var held []string
+	for _, n := range b.Names() {
+		if h := b.ToolChanges(n).Held(); len(h) > 0 {
+			held = append(held, fmt.Sprintf("%s (%s)", n, nameList(h)))
+		}
+	}
 	if len(pending) == 0 {
 		sb.WriteString("No project servers wait for approval.")
 	} else {
@@ -132,6 +165,9 @@ func (b host) trustList() string {
 			c := s.Config()
 			fmt.Fprintf(&sb, "\n  %s: %s%s [%s]", n, s.RunsText(), ReplacesText(c), c.Source)
 		}
+	}
+	if len(held) > 0 {
+		sb.WriteString("\nTools changed since you approved them, held back until you approve them (review with " + b.Surface().Cmd("", "<server>") + "): " + strings.Join(held, "; "))
 	}
 	sf, all := b.Surface(), "all"
 	if sf == SurfaceCLI {

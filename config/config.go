@@ -146,6 +146,10 @@ type Server struct {
 	// Instructions is the entry's "instructions" text for the model, as
 	// written (the bridge bounds what it shows).
 	Instructions string
+	// PinTools ("pinTools": true) pins a global server's tools as first seen: a tool
+	// that changes or appears later is held back until the user approves it. A project
+	// server's tools are pinned by its approval whatever this says.
+	PinTools bool
 	// Replaces is the global file whose entry of the same name this
 	// non-global entry replaced, "" when it replaced nothing.
 	Replaces string

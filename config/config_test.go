@@ -454,6 +454,7 @@ func TestEntryShapes(t *testing.T) {
 		{name: "enabled wrong type", entry: `{"command": "x", "enabled": "no"}`, wantKept: true, wantField: "enabled", wantMsg: "must be true or false"},
 		{name: "disabled wrong type", entry: `{"command": "x", "disabled": 0}`, wantKept: true, wantField: "disabled", wantMsg: "must be true or false"},
 		{name: "disabledTools wrong type", entry: `{"command": "x", "disabledTools": "a"}`, wantKept: true, wantField: "disabledTools", wantMsg: "must be an array of strings"},
+		{name: "pinTools wrong type", entry: `{"command": "x", "pinTools": "yes"}`, wantKept: true, wantField: "pinTools", wantMsg: "must be true or false"},
 		{name: "timeout wrong type", entry: `{"command": "x", "requestTimeout": "60"}`, wantKept: true, wantField: "requestTimeout", wantMsg: "must be a number of seconds"},
 	}
 	for _, tt := range tests {
@@ -892,6 +893,28 @@ func TestCwd(t *testing.T) {
 				t.Errorf("Cwd = %q Err = %q, want %q", s.Cwd, s.Err, want)
 			}
 		})
+	}
+}
+
+// TestPinTools: "pinTools" is read in either file; a project file cannot switch the pins of
+// its servers off (a false there is a warning, not a setting), and the tool cache's key
+// ignores it.
+func TestPinTools(t *testing.T) {
+	c, f := setup(t, `{"mcpServers": {"g": {"command": "x", "pinTools": true}, "h": {"command": "x"}}}`,
+		`{"mcpServers": {"p": {"command": "y", "pinTools": false}, "q": {"command": "y", "pinTools": true}}}`, nil)
+	for name, want := range map[string]bool{"g": true, "h": false, "p": false, "q": true} {
+		if s := mustServer(t, c, name); s.PinTools != want || s.Err != "" {
+			t.Errorf("%s: PinTools = %v (Err %q), want %v", name, s.PinTools, s.Err, want)
+		}
+	}
+	if len(c.Problems) != 1 || c.Problems[0].Server != "p" || c.Problems[0].Field != "pinTools" || c.Problems[0].Level != LevelWarning ||
+		c.Problems[0].File != f.project() || !strings.Contains(c.Problems[0].Message, "no effect") {
+		t.Fatalf("problems = %v", problemStrings(c))
+	}
+	a, _ := setup(t, `{"mcpServers": {"s": {"command": "x", "pinTools": true}}}`, "", nil)
+	b, _ := setup(t, `{"mcpServers": {"s": {"command": "x"}}}`, "", nil)
+	if mustServer(t, a, "s").Fingerprint() != mustServer(t, b, "s").Fingerprint() {
+		t.Error("pinTools changes the tool cache's key")
 	}
 }
 

@@ -22,6 +22,7 @@ var serverFields = []string{
 	"transport", "type", "connectTimeout", "requestTimeout", "idleTimeout",
 	"enabled", "disabled", "disabledTools", "includeTools", "excludeTools",
 	"httpUrl", "serverUrl", "transportType", "timeout", "instructions", "interactiveTools", "envPolicy",
+	"pinTools",
 }
 
 // ignoredFields are fields other clients define and the bridge does not implement,

@@ -366,6 +366,17 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 	if v, ok := get("instructions"); ok {
 		d.str("instructions", v, &d.srv.Instructions)
 	}
+	if v, ok := get("pinTools"); ok {
+		var b bool
+		switch {
+		case json.Unmarshal(v, &b) != nil:
+			d.fail("pinTools", "must be true or false")
+		case !b && scope != ScopeGlobal:
+			d.warn("pinTools", "false has no effect here: the tools of a server from a project file are pinned when you approve it, and a tool that changes later waits for your approval again")
+		default:
+			d.srv.PinTools = b
+		}
+	}
 	d.srv.IncludeTools = d.patterns(get, "includeTools")
 	d.srv.ExcludeTools = d.patterns(get, "excludeTools")
 	d.srv.InteractiveTools = d.patterns(get, "interactiveTools")

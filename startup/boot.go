@@ -47,6 +47,8 @@ type Host interface {
 	// Usable lists the config of every server that may run, in name order: the servers
 	// whose tools are registered at startup.
 	Usable() []*config.Server
+	// Pins is a server's pinned tools, nil when its tools are not pinned (see Pins).
+	Pins(server string) map[string]string
 	// Mode is the active exposure mode.
 	Mode() string
 	// Namer is the catalog's namer, whose names stay with their tools for the process.
@@ -159,7 +161,7 @@ func (b *Boot) rawKey(stamp cache.Stamp, inputs string) string {
 // name order).
 func (b *Boot) stateCore(pending []bool) string {
 	cfgs, _ := b.host.Servers()
-	return StateCore(b.host.Generation(), b.host.Mode(), cfgs, pending)
+	return StateCore(b.host.Generation(), b.host.Mode(), cfgs, pending, b.host.Pins)
 }
 
 // Ready runs after ready: it restores GOMAXPROCS, digests the inputs the config was
@@ -241,7 +243,7 @@ func (b *Boot) sentSection(stamp cache.Stamp, servers map[string]*cache.FrameSer
 	if b.stateCore(b.pending()) != n.state {
 		return nil
 	}
-	set, stale, ok := SetFrom(servers, b.host.Usable(), catalog.NewNamer())
+	set, stale, ok := SetFrom(servers, b.host.Usable(), b.host.Pins, catalog.NewNamer())
 	if !ok {
 		return nil
 	}
@@ -280,7 +282,7 @@ func (b *Boot) FillSent(set *Set) {
 	if err != nil {
 		return
 	}
-	if s, _, ok := SetFrom(servers, b.host.Usable(), b.host.Namer()); ok {
+	if s, _, ok := SetFrom(servers, b.host.Usable(), b.host.Pins, b.host.Namer()); ok {
 		set.Tools = s.Tools
 	}
 }
@@ -312,7 +314,7 @@ func (b *Boot) LoadFile() (set *Set, stale []string, ok bool) {
 		b.DiscardDamaged(err)
 		return nil, nil, false
 	}
-	set, stale, ok = SetFrom(servers, b.host.Usable(), b.host.Namer())
+	set, stale, ok = SetFrom(servers, b.host.Usable(), b.host.Pins, b.host.Namer())
 	if !ok {
 		b.DiscardDamaged(errors.New("startup file: a payload is not a run of JSON members"))
 		return nil, nil, false

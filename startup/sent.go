@@ -181,10 +181,10 @@ func (w keyWriter) flag(v bool) {
 // configured servers in name order with the approvals pending (per server), as a hex
 // digest: the executable (the code that builds them), the host generation and the
 // exposure mode, and every configured server's name, origin, fingerprint, whether it may
-// run or awaits approval, and the settings that filter or mark its tools. With the cache
-// file's version (StateKey) it is everything: naming depends on nothing else (a fresh
-// process names the same tools the same way).
-func StateCore(gen extension.Generation, mode string, servers []*config.Server, pending []bool) string {
+// run or awaits approval, the settings that filter or mark its tools and its pinned tools
+// (pins; nil pins nothing). With the cache file's version (StateKey) it is everything:
+// naming depends on nothing else (a fresh process names the same tools the same way).
+func StateCore(gen extension.Generation, mode string, servers []*config.Server, pending []bool, pins Pins) string {
 	h := sha256.New()
 	w := keyWriter{h}
 	w.num(KeyVersion)
@@ -204,6 +204,14 @@ func StateCore(gen extension.Generation, mode string, servers []*config.Server, 
 		w.strs(c.IncludeTools)
 		w.strs(c.ExcludeTools)
 		w.strs(c.InteractiveTools)
+		w.flag(c.PinTools)
+		p := pins.of(c.Name)
+		w.flag(p != nil)
+		w.num(int64(len(p)))
+		for _, kv := range config.SortedPairs(p) {
+			w.str(kv[0])
+			w.str(kv[1])
+		}
 	}
 	return hexSum(h)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
 // HeapLimit bounds the heap while Runtime holds the collector off: past it the
@@ -73,11 +74,25 @@ func PayloadFor(server string, t *cache.Tool) extension.ToolPayload {
 	return extension.EncodeToolPayload(extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
 }
 
+// Pins gives a server's pinned tools (tool name → trust.ToolFingerprint), nil when its
+// tools are not pinned: the tools that differ from their pins are held back, never
+// registered. A nil Pins pins nothing.
+type Pins func(server string) map[string]string
+
+// of is the pins of server (nil when p is nil).
+func (p Pins) of(server string) map[string]string {
+	if p == nil {
+		return nil
+	}
+	return p(server)
+}
+
 // SetFrom is the startup set of the startup file's payloads, named through namer: every
 // tool of each of the usable servers (in name order) whose entry has the server's
-// fingerprint and that its config does not hide, in name order. stale lists the usable
-// servers without such an entry. ok is false when a payload is damaged.
-func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
+// fingerprint, that its config does not hide and that pins does not hold back, in name
+// order. stale lists the usable servers without such an entry. ok is false when a payload
+// is damaged.
+func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
 	var refs []catalog.ToolRef
 	payloads := map[catalog.ToolRef]extension.ToolPayload{}
 	for _, s := range usable {
@@ -87,8 +102,9 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, nam
 			stale = append(stale, name)
 			continue
 		}
+		pinned := pins.of(name)
 		for _, t := range fs.Tools {
-			if allowed, _ := s.ToolAllowed(t.Name); !allowed {
+			if allowed, _ := s.ToolAllowed(t.Name); !allowed || trust.Held(pinned, t.Name, t.Pin) {
 				continue
 			}
 			ref := catalog.ToolRef{Server: name, Tool: t.Name}
@@ -143,9 +159,11 @@ func (s *Set) Registered() map[catalog.ToolRef]bool {
 	return registered
 }
 
-// Payloads is every server's pre-encoded payloads of a decoded cache file, as the startup
-// file's payload section keeps them: of its text cleaned as the catalog cleans it
-// (catalog.CleanTool), and without the tools the catalog leaves out (catalog.NameOffered).
+// Payloads is every server's pre-encoded payloads of a decoded cache file, with each
+// tool's pin, as the startup file's payload section keeps them: of its text cleaned as the
+// catalog cleans it (catalog.CleanTool), and without the tools the catalog leaves out
+// (catalog.NameOffered). The pin is of the tool as the server sent it: that is what the
+// user approved.
 func Payloads(file *cache.File) map[string]*cache.FrameServer {
 	servers := make(map[string]*cache.FrameServer, len(file.Servers))
 	for name, e := range file.Servers {
@@ -154,7 +172,8 @@ func Payloads(file *cache.File) map[string]*cache.FrameServer {
 			if !catalog.NameOffered(e.Tools[i].Name) {
 				continue
 			}
-			fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, catalog.CleanTool(&e.Tools[i]))})
+			fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, catalog.CleanTool(&e.Tools[i])),
+				Pin: trust.ToolFingerprint(&e.Tools[i])})
 		}
 		servers[name] = fs
 	}

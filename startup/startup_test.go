@@ -10,6 +10,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/trust"
 	"os"
 	"path/filepath"
 )
@@ -28,29 +29,47 @@ func frames(fingerprints map[string]string, tools map[string][]string) map[strin
 	for name, ts := range tools {
 		fs := &cache.FrameServer{Fingerprint: fingerprints[name]}
 		for _, t := range ts {
-			ct := cache.Tool{Name: t, Description: "does " + t, InputSchema: json.RawMessage(`{"type":"object"}`)}
-			fs.Tools = append(fs.Tools, cache.FrameTool{Name: t, Payload: PayloadFor(name, &ct)})
+			ct := tool(t)
+			fs.Tools = append(fs.Tools, cache.FrameTool{Name: t, Payload: PayloadFor(name, &ct), Pin: trust.ToolFingerprint(&ct)})
 		}
 		out[name] = fs
 	}
 	return out
 }
 
+// tool is the cached tool t of frames.
+func tool(t string) cache.Tool {
+	return cache.Tool{Name: t, Description: "does " + t, InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+
 // TestSetFrom: the startup set holds every tool of each usable server whose payloads were
-// made for its fingerprint, minus the tools its config hides and duplicates, in name
-// order; servers without such payloads are stale; a damaged payload fails the whole set.
+// made for its fingerprint, minus the tools its config hides, its pins hold back and
+// duplicates, in name order; servers without such payloads are stale; a damaged payload
+// fails the whole set.
 func TestSetFrom(t *testing.T) {
 	a, b, c := server("a", "run-a", "hidden"), server("b", "run-b"), server("c", "run-c")
 	fp := map[string]string{"a": a.Fingerprint(), "b": "an older fingerprint"}
+	changed := tool("z")
+	changed.Description = "does z, then uploads your files"
 	cases := []struct {
 		name      string
 		frames    map[string]*cache.FrameServer
+		pins      Pins
 		damage    bool
 		wantNames []string
 		wantStale []string
 		wantOK    bool
 	}{
 		{name: "fresh, stale and missing", frames: frames(fp, map[string][]string{"a": {"z", "hidden", "y", "y"}, "b": {"q"}}),
+			wantNames: []string{"mcp__a__y", "mcp__a__z"}, wantStale: []string{"b", "c"}, wantOK: true},
+		{name: "pinned as listed", frames: frames(fp, map[string][]string{"a": {"z", "y"}}),
+			pins:      func(string) map[string]string { return trust.PinsOf([]cache.Tool{tool("y"), tool("z")}) },
+			wantNames: []string{"mcp__a__y", "mcp__a__z"}, wantStale: []string{"b", "c"}, wantOK: true},
+		{name: "a changed and an added tool held back", frames: frames(fp, map[string][]string{"a": {"z", "y", "upload"}}),
+			pins:      func(string) map[string]string { return trust.PinsOf([]cache.Tool{tool("y"), changed}) },
+			wantNames: []string{"mcp__a__y"}, wantStale: []string{"b", "c"}, wantOK: true},
+		{name: "nothing pinned yet", frames: frames(fp, map[string][]string{"a": {"z", "y"}}),
+			pins:      func(string) map[string]string { return nil },
 			wantNames: []string{"mcp__a__y", "mcp__a__z"}, wantStale: []string{"b", "c"}, wantOK: true},
 		{name: "damaged payload", frames: frames(fp, map[string][]string{"a": {"z"}}), damage: true},
 	}
@@ -59,7 +78,7 @@ func TestSetFrom(t *testing.T) {
 			if tc.damage {
 				tc.frames["a"].Tools[0].Payload = []byte("\"description\":\"line\nbreak\"")
 			}
-			set, stale, ok := SetFrom(tc.frames, []*config.Server{a, b, c}, catalog.NewNamer())
+			set, stale, ok := SetFrom(tc.frames, []*config.Server{a, b, c}, tc.pins, catalog.NewNamer())
 			if ok != tc.wantOK {
 				t.Fatalf("ok = %v, want %v", ok, tc.wantOK)
 			}
@@ -76,7 +95,7 @@ func TestSetFrom(t *testing.T) {
 			if !slices.Equal(names, tc.wantNames) || !slices.Equal(stale, tc.wantStale) {
 				t.Fatalf("names %v stale %v; want %v and %v", names, stale, tc.wantNames, tc.wantStale)
 			}
-			if reg := set.Registered(); len(reg) != len(names) || !reg[catalog.ToolRef{Server: "a", Tool: "y"}] {
+			if reg := set.Registered(); len(reg) != len(names) || !reg[catalog.ToolRef{Server: "a", Tool: "y"}] || reg[catalog.ToolRef{Server: "a", Tool: "upload"}] {
 				t.Fatalf("Registered() = %v", reg)
 			}
 		})
@@ -84,20 +103,37 @@ func TestSetFrom(t *testing.T) {
 }
 
 // TestStateCore: the state key changes with whatever changes the registrations (a
-// server's approval, its tool filters, the mode, the host generation) and with nothing else.
+// server's approval, its tool filters, its pins, the mode, the host generation) and with
+// nothing else.
 func TestStateCore(t *testing.T) {
 	base := func() []*config.Server { return []*config.Server{server("a", "run-a"), server("b", "run-b")} }
-	key := StateCore(extension.GenNew, "deferred", base(), []bool{false, false})
-	if again := StateCore(extension.GenNew, "deferred", base(), []bool{false, false}); again != key {
+	key := StateCore(extension.GenNew, "deferred", base(), []bool{false, false}, nil)
+	if again := StateCore(extension.GenNew, "deferred", base(), []bool{false, false}, func(string) map[string]string { return nil }); again != key {
 		t.Fatal("the same state gave two keys")
 	}
 	filtered := base()
 	filtered[1].DisabledTools = []string{"x"}
+	pinning := base()
+	pinning[0].PinTools = true
+	pins := func(v string) Pins {
+		return func(s string) map[string]string {
+			if s == "a" {
+				return map[string]string{"t": v}
+			}
+			return nil
+		}
+	}
 	changes := map[string]string{
-		"pending":    StateCore(extension.GenNew, "deferred", base(), []bool{false, true}),
-		"filter":     StateCore(extension.GenNew, "deferred", filtered, []bool{false, false}),
-		"mode":       StateCore(extension.GenNew, "proxy", base(), []bool{false, false}),
-		"generation": StateCore(extension.GenLegacy, "deferred", base(), []bool{false, false}),
+		"pending":     StateCore(extension.GenNew, "deferred", base(), []bool{false, true}, nil),
+		"filter":      StateCore(extension.GenNew, "deferred", filtered, []bool{false, false}, nil),
+		"pinTools":    StateCore(extension.GenNew, "deferred", pinning, []bool{false, false}, nil),
+		"pins":        StateCore(extension.GenNew, "deferred", base(), []bool{false, false}, pins("fp1")),
+		"pins edited": StateCore(extension.GenNew, "deferred", base(), []bool{false, false}, pins("fp2")),
+		"mode":        StateCore(extension.GenNew, "proxy", base(), []bool{false, false}, nil),
+		"generation":  StateCore(extension.GenLegacy, "deferred", base(), []bool{false, false}, nil),
+	}
+	if changes["pins"] == changes["pins edited"] {
+		t.Error("other pins kept the state key")
 	}
 	for what, k := range changes {
 		if k == key {
@@ -132,7 +168,7 @@ func TestPayloadsAreClean(t *testing.T) {
 // the set's registered tools, and keeps its reason.
 func TestSetNotRegistered(t *testing.T) {
 	a := server("a", "run-a")
-	set, _, ok := SetFrom(frames(map[string]string{"a": a.Fingerprint()}, map[string][]string{"a": {"big", "small"}}), []*config.Server{a}, catalog.NewNamer())
+	set, _, ok := SetFrom(frames(map[string]string{"a": a.Fingerprint()}, map[string][]string{"a": {"big", "small"}}), []*config.Server{a}, nil, catalog.NewNamer())
 	if !ok {
 		t.Fatal("no set")
 	}

@@ -4,7 +4,9 @@
 // sends data on the repository's say-so, so the bridge starts or contacts it only after
 // the user approved it for that project. An approval is stored under ZOT_HOME, keyed by
 // the project directory and the server name, and holds a fingerprint of everything in the
-// entry that decides what runs or where data goes; any change of those asks again.
+// entry that decides what runs or where data goes; any change of those asks again. It also
+// pins the server's tools as approved (tools.go), and the store keeps the pinned tools of
+// global servers with "pinTools": true.
 package trust
 
 import (
@@ -20,6 +22,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
 )
@@ -40,12 +43,49 @@ type Approval struct {
 	Fingerprint string `json:"fingerprint"`
 	// ApprovedAt is when the user approved it (UTC).
 	ApprovedAt time.Time `json:"approvedAt"`
+	// Tools pins the server's tools as approved: tool name → ToolFingerprint. Nil when
+	// none are pinned yet (an approval stored before tools were pinned, or given before
+	// the tools were ever listed): the bridge then pins the first tools it sees. An empty
+	// map pins "no tools": every tool is new.
+	Tools map[string]string `json:"tools,omitzero"`
 }
 
-// File is the decoded store: approvals by project key (see ProjectKey), then server name.
+// File is the decoded store: approvals by project key (see ProjectKey), then server name,
+// and the pinned tools of global servers.
 type File struct {
 	Version  int                            `json:"version"`
 	Projects map[string]map[string]Approval `json:"projects"`
+	// Global pins the tools of global servers with "pinTools": true, by server name
+	// (Fingerprint is the entry's when pinned, for the record; a global entry needs no
+	// approval). Absent in stores written before tools were pinned.
+	Global map[string]Approval `json:"global,omitempty"`
+}
+
+// Target names the server whose tools are pinned: an approved project server, or a
+// global server with "pinTools": true.
+type Target struct {
+	Global  bool   // a global server: pinned by name, in every project
+	Project string // the project directory (project servers)
+	Server  string
+	// Fingerprint is Fingerprint(server) now; a project server's pins count only while
+	// its approval has it.
+	Fingerprint string
+}
+
+// Pins returns t's pinned tools (nil when none are pinned yet); ok is false when t is a
+// project server without an approval of its current entry.
+func (f *File) Pins(t Target) (pins map[string]string, ok bool) {
+	if f == nil {
+		return nil, t.Global
+	}
+	if t.Global {
+		return f.Global[t.Server].Tools, true
+	}
+	a, ok := f.Projects[ProjectKey(t.Project)][t.Server]
+	if !ok || t.Fingerprint == "" || a.Fingerprint != t.Fingerprint {
+		return nil, false
+	}
+	return a.Tools, true
 }
 
 // Approved reports whether server, with the given fingerprint, is approved for project
@@ -182,25 +222,111 @@ func emptyFile() *File {
 	return &File{Version: fileVersion, Projects: map[string]map[string]Approval{}}
 }
 
-// Approve records approvals for project: server name → fingerprint, stamped with now. It
-// merges under a cross-process lock with whatever other writers stored meanwhile and
-// replaces the file atomically (mode 0600).
+// Approve records approvals for project: server name → fingerprint, stamped with now,
+// with the tools not known (see Grant). It merges under a cross-process lock with whatever
+// other writers stored meanwhile and replaces the file atomically (mode 0600).
 func Approve(ctx context.Context, path, project string, fingerprints map[string]string, now time.Time) error {
-	key := ProjectKey(project)
-	if key == "" {
-		return errors.New("trust store: no project directory to approve servers for")
+	grants := make([]Grant, 0, len(fingerprints))
+	for name, fp := range fingerprints {
+		grants = append(grants, Grant{Target: Target{Project: project, Server: name, Fingerprint: fp}})
 	}
-	return update(ctx, path, func(f *File) bool {
-		m := f.Projects[key]
-		if m == nil {
-			m = map[string]Approval{}
-			f.Projects[key] = m
+	return ApproveTools(ctx, path, grants, now)
+}
+
+// Grant is one server the user approves, with its tools as they are now.
+type Grant struct {
+	Target
+	// Tools are the tools approved, when Listed. Otherwise they are not known yet: the
+	// pins stored for the server stay (an edited entry approved again keeps the old pins,
+	// so what changed with it is still held back), and a server with none is pinned at
+	// its first listing.
+	Tools  []cache.Tool
+	Listed bool
+}
+
+// ApproveTools records the grants, stamped with now: a project server's approval of its
+// entry as it is now, a global server's pinned tools. It merges under the store's
+// cross-process lock, like Approve, and keeps the definitions of the pinned tools beside
+// the store (ApprovedTools).
+func ApproveTools(ctx context.Context, path string, grants []Grant, now time.Time) error {
+	for _, g := range grants {
+		if !g.Global && ProjectKey(g.Project) == "" {
+			return errors.New("trust store: no project directory to approve servers for")
 		}
-		for name, fp := range fingerprints {
-			m[name] = Approval{Fingerprint: fp, ApprovedAt: now.UTC()}
+	}
+	var defs []cache.Tool
+	for _, g := range grants {
+		if g.Listed {
+			defs = append(defs, g.Tools...)
 		}
-		return len(fingerprints) > 0
+	}
+	return update(ctx, path, defs, func(f *File) bool {
+		for _, g := range grants {
+			old, _ := f.approval(g.Target)
+			a := Approval{Fingerprint: g.Fingerprint, ApprovedAt: now.UTC(), Tools: old.Tools}
+			if g.Listed {
+				a.Tools = PinsOf(g.Tools)
+			}
+			f.setApproval(g.Target, a)
+		}
+		return len(grants) > 0
 	})
+}
+
+// PinFirst pins tools as t's approved tools when none are pinned yet, and returns the
+// pins in effect: these, or the ones another writer stored first. ok is false when t is a
+// project server whose approval of its current entry is gone (nothing is pinned then).
+func PinFirst(ctx context.Context, path string, t Target, tools []cache.Tool, now time.Time) (pins map[string]string, ok bool, err error) {
+	err = update(ctx, path, tools, func(f *File) bool {
+		a, found := f.approval(t)
+		if !t.Global && (!found || a.Fingerprint != t.Fingerprint) {
+			return false
+		}
+		ok = true
+		if a.Tools != nil {
+			pins = a.Tools
+			return false
+		}
+		if !found {
+			a = Approval{Fingerprint: t.Fingerprint, ApprovedAt: now.UTC()}
+		}
+		a.Tools = PinsOf(tools)
+		pins = a.Tools
+		f.setApproval(t, a)
+		return true
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return pins, ok, nil
+}
+
+// approval is t's stored approval (or global pins), if any.
+func (f *File) approval(t Target) (Approval, bool) {
+	if t.Global {
+		a, ok := f.Global[t.Server]
+		return a, ok
+	}
+	a, ok := f.Projects[ProjectKey(t.Project)][t.Server]
+	return a, ok
+}
+
+// setApproval stores t's approval (or global pins).
+func (f *File) setApproval(t Target, a Approval) {
+	if t.Global {
+		if f.Global == nil {
+			f.Global = map[string]Approval{}
+		}
+		f.Global[t.Server] = a
+		return
+	}
+	key := ProjectKey(t.Project)
+	m := f.Projects[key]
+	if m == nil {
+		m = map[string]Approval{}
+		f.Projects[key] = m
+	}
+	m[t.Server] = a
 }
 
 // Revoke removes the approvals of the named servers for project (every approval of the
@@ -208,7 +334,7 @@ func Approve(ctx context.Context, path, project string, fingerprints map[string]
 func Revoke(ctx context.Context, path, project string, names []string) ([]string, error) {
 	key := ProjectKey(project)
 	var removed []string
-	err := update(ctx, path, func(f *File) bool {
+	err := update(ctx, path, nil, func(f *File) bool {
 		m := f.Projects[key]
 		if names == nil {
 			for n := range m {
@@ -234,8 +360,9 @@ func Revoke(ctx context.Context, path, project string, names []string) ([]string
 }
 
 // update applies change to the store under its lock and writes it when change reports a
-// modification.
-func update(ctx context.Context, path string, change func(*File) bool) error {
+// modification; the definitions of defs, the tools being pinned, are kept beside it
+// first (writeDefinitions), so a pin is never stored without its text.
+func update(ctx context.Context, path string, defs []cache.Tool, change func(*File) bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("trust store: %w", err)
 	}
@@ -259,6 +386,9 @@ func update(ctx context.Context, path string, change func(*File) bool) error {
 	}
 	if !change(f) {
 		return nil
+	}
+	if err := writeDefinitions(path, f, defs); err != nil {
+		return err
 	}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {

@@ -87,6 +87,18 @@ func New(n int) *Server {
 	return f
 }
 
+// SetTool adds a tool that answers "ok" from its name, or replaces the tool of that name
+// (a server changing its tools after it was approved); sessions are told the list changed.
+func (f *Server) SetTool(name, description string) {
+	f.srv.AddTool(mcp.NewTool(name, mcp.WithDescription(description)),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok from " + name), nil
+		})
+}
+
+// RemoveTool removes the named tools.
+func (f *Server) RemoveTool(names ...string) { f.srv.DeleteTools(names...) }
+
 // Open opens a session to the server, as Deps.Connect does, honouring HangOpen and
 // OpenErr.
 func (f *Server) Open(ctx context.Context, h session.Handlers) (session.Session, error) {
