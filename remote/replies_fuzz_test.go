@@ -53,6 +53,7 @@ func FuzzHTTPReply(f *testing.F) {
 		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"d\":\"" + fill + fill + "\"}}\n\ndata: " + ok + "\n\n",
 		"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"t\":\"" + fill + fill + "\"}}\n\ndata: " + ok + "\n\n",
 		"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"text\":\"",
+		"data: {\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}\n\ndata: " + ok + "\n\n",
 		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"",
 		"event: endpoint\ndata: /msg\n\ndata: " + ok + "\n\n",
 		"event: endpoint\ndata: /msg?session=1\n\nevent: message\ndata: " + ok + "\n\nevent: endpoint\ndata: https://127.0.0.1:8080/msg\n\n",

@@ -152,8 +152,8 @@ type ReplyLimiter struct {
 	data    bool // ... and it is "data"
 	skipped int  // bytes of the over-size message discarded so far
 	// refused is the last reply that named another id; answered, a reply that named the
-	// request's id was handed on. A stream that ends with the first and without the
-	// second answers the request with the first.
+	// request's id was handed on (the stream ends with it). A stream that ends with the
+	// first and without the second answers the request with the first.
 	refused  *ForeignReplyError
 	answered bool
 }
@@ -261,6 +261,9 @@ func (l *ReplyLimiter) handed(b []byte) {
 	if l.endsMessage(b) {
 		l.nextMessage()
 		l.lineDone = true
+		// The answer is handed on: its reader reads no further, and one more reply with
+		// its id would have none to take it.
+		l.eof = l.eof || l.answers() && l.answered
 	}
 }
 

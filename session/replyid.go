@@ -31,17 +31,17 @@ func idText(id []byte) string {
 	return textcut.Truncate(string(id), maxIDText)
 }
 
-// otherID says whether a reply's id (JSON) names another request than the one whose id
-// is want, as mcp-go matches them (mcp.RequestId: a string, or a number compared as an
-// integer when it is one). A null id names no request, and neither does one mcp-go
-// cannot read (an object, a literal): mcp-go takes the first for a notification and
-// fails to decode a message with the second.
-func otherID(id, want json.RawMessage) bool {
+// matchID says whether a reply's id (JSON) names a request (named), and whether that is
+// the one whose id is want (same), as mcp-go matches them (mcp.RequestId: a string, or a
+// number compared as an integer when it is one). A null id names no request, and
+// neither does one mcp-go cannot read (an object, a literal): mcp-go takes the first for
+// a notification and fails to decode a message with the second.
+func matchID(id, want json.RawMessage) (named, same bool) {
 	var a, b mcp.RequestId
 	if a.UnmarshalJSON(id) != nil || b.UnmarshalJSON(want) != nil || a.IsNil() {
-		return false
+		return false, false
 	}
-	return a.String() != b.String()
+	return true, a.String() == b.String()
 }
 
 // idScanner follows the top-level members of one JSON message as it streams past,
@@ -196,9 +196,12 @@ func (s *idScanner) verdict(want json.RawMessage) bool {
 	if request || s.id == nil {
 		return false
 	}
-	other := s.idLong || otherID(s.id, want)
-	s.ours = !other
-	return other
+	if s.idLong {
+		return true
+	}
+	named, same := matchID(s.id, want)
+	s.ours = named && same
+	return named && !same
 }
 
 // inString reads b from i inside a string (a key or a value) up to its closing quote, or
