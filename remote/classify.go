@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // WrongTransport says whether a failed attempt shows that the server speaks the other
@@ -100,6 +101,8 @@ func Classify(kind config.Transport, p ProbeInfo, err error, w Where) Failure {
 	var alert tls.AlertError
 	var notMCP *NotMCPError
 	var redirect *RedirectError
+	var endpoint *EndpointError
+	var foreign *session.ForeignReplyError
 	switch {
 	case errors.As(err, &dnsErr):
 		return Failure{Kind: KindUnreachable, Msg: fmt.Sprintf("cannot resolve host %q (DNS lookup failed); check the url in %s", dnsErr.Name, w.Source)}
@@ -117,6 +120,10 @@ func Classify(kind config.Transport, p ProbeInfo, err error, w Where) Failure {
 		return Failure{Kind: KindBadResponse, Msg: notMCP.Describe(p.Status)}
 	case errors.As(err, &redirect):
 		return Failure{Kind: KindBadResponse, Msg: redirect.Error() + "; the server should redirect to an https url (report it to its operator)"}
+	case errors.As(err, &endpoint):
+		return Failure{Kind: KindBadResponse, Msg: endpoint.Error()}
+	case errors.As(err, &foreign):
+		return Failure{Kind: KindBadResponse, MaybeRan: true, Msg: foreign.Error()}
 	}
 	switch st := p.Status; {
 	case NeedsLogin(p, err):

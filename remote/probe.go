@@ -12,6 +12,11 @@ import (
 type Probe struct {
 	mu sync.Mutex
 	ProbeInfo
+	// refused is why a stream opened under the context was refused (an *EndpointError),
+	// and refusedCh is closed when it is set: the connect waiting on the stream fails at
+	// once, with that reason.
+	refused   error
+	refusedCh chan struct{}
 }
 
 type ProbeInfo struct {
@@ -39,7 +44,7 @@ type probeKey struct{}
 
 // WithProbe returns a context whose requests are noted in the returned Probe.
 func WithProbe(ctx context.Context) (context.Context, *Probe) {
-	p := &Probe{}
+	p := &Probe{refusedCh: make(chan struct{})}
 	return context.WithValue(ctx, probeKey{}, p), p
 }
 
@@ -83,4 +88,37 @@ func (p *Probe) markEndpoint() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.SSEEndpoint = true
+}
+
+// refuse notes why a stream opened under the probe's context was refused; the first
+// reason stays.
+func (p *Probe) refuse(err error) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.refused == nil {
+		p.refused = err
+		close(p.refusedCh)
+	}
+}
+
+// Refused is closed once a stream opened under the probe's context was refused (nil
+// Probe: never).
+func (p *Probe) Refused() <-chan struct{} {
+	if p == nil {
+		return nil
+	}
+	return p.refusedCh
+}
+
+// Refusal is why a stream opened under the probe's context was refused (nil: none was).
+func (p *Probe) Refusal() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.refused
 }

@@ -102,7 +102,12 @@ func (hs *httpSession) streamLost(err error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		reason = hs.rt.Redact(err.Error())
 	}
-	if hs.lose(errorf(KindCrashed, nil, "the SSE stream from %s dropped (%s)", redact.DisplayURL(hs.s.cfg), reason)) {
+	e := errorf(KindCrashed, nil, "the SSE stream from %s dropped (%s)", redact.DisplayURL(hs.s.cfg), reason)
+	var refused *EndpointError
+	if errors.As(err, &refused) {
+		e = errorf(KindCrashed, refused, "the session with %s was closed: %s", redact.DisplayURL(hs.s.cfg), refused.Error())
+	}
+	if hs.lose(e) {
 		hs.s.d.Log.Warn().Str("server", hs.s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
 	}
 }
@@ -229,7 +234,7 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 	var err error
 	if kind == config.TransportSSE {
 		hs.MCP().OnConnectionLost(hs.streamLost)
-		if err = startSSE(pctx, hs.MCP()); err == nil {
+		if err = startSSE(pctx, hs.MCP(), p); err == nil {
 			err = hs.Handshake(pctx, h)
 		}
 	} else {
@@ -246,14 +251,23 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 }
 
 // startSSE opens the SSE stream and waits for its endpoint event within ctx. The stream
-// itself must outlive ctx, so it gets a context without ctx's deadline (but its values).
-func startSSE(ctx context.Context, cl *client.Client) error {
+// itself must outlive ctx, so it gets a context without ctx's deadline (but its values,
+// p among them). An endpoint event the transport refused (p.Refused) fails it at once:
+// mcp-go would wait for another one until its timeout.
+func startSSE(ctx context.Context, cl *client.Client, p *Probe) error {
 	done := make(chan error, 1)
 	sctx := context.WithoutCancel(ctx)
 	go func() { done <- cl.Start(sctx) }()
 	select {
 	case err := <-done:
+		if refused := p.Refusal(); refused != nil {
+			return refused
+		}
 		return err
+	case <-p.Refused():
+		_ = cl.Close()
+		<-done
+		return p.Refusal()
 	case <-ctx.Done():
 		_ = cl.Close()
 		<-done

@@ -26,6 +26,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -37,7 +38,8 @@ type Transport struct {
 	base    *http.Transport
 	kind    config.Transport
 	scheme  string
-	host    string // host:port, lower case
+	host    string   // host:port, lower case
+	url     *url.URL // the server's url (nil: it does not parse)
 	headers map[string]string
 	redact  func(string) string
 	clock   clock.Clock
@@ -122,8 +124,9 @@ type Options struct {
 	// MaxReply bounds one message the server sends (0: session.DefaultMaxReply), as for
 	// stdio servers.
 	MaxReply int
-	// Dropped is told of an over-size message on an event stream that fails no request
-	// (a server request or notification); nil: nobody is told.
+	// Dropped is told of a message that was dropped and fails no request: an over-size
+	// server request or notification on an event stream, or a reply that named another
+	// id than the POST it answers (session.LimitOptions.Dropped); nil: nobody is told.
 	Dropped func(error)
 	// ReplyLost is told, on the stream's reader and before mcp-go reads the stream's end,
 	// that an over-size reply on an event stream could not be matched to its request
@@ -148,7 +151,7 @@ func NewTransport(o Options) *Transport {
 	t := &Transport{base: base, kind: o.Kind, headers: o.Headers, redact: redact, clock: o.Clock, answered: o.Answered,
 		maxReply: o.MaxReply, dropped: o.Dropped, replyLost: o.ReplyLost}
 	if u, err := url.Parse(o.URL); err == nil {
-		t.scheme, t.host = u.Scheme, canonicalHost(u)
+		t.scheme, t.host, t.url = u.Scheme, canonicalHost(u), u
 	}
 	return t
 }
@@ -210,6 +213,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	return t.answer(req, resp, listen)
+}
+
+// answer is what RoundTrip makes of the server's answer resp to req: noted in the probe,
+// its body limited and watched, or an answer mcp-go would misread replaced.
+func (t *Transport) answer(req *http.Request, resp *http.Response, listen bool) (*http.Response, error) {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	p := probeFrom(req.Context())
 	p.record(req.Method, resp.StatusCode, ct, req.Header.Get(transport.HeaderKeySessionID) != "")
@@ -221,7 +230,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	if !listen || (ok && ct == "text/event-stream") {
-		resp.Body = t.limit(req, resp.Body, ct, listen)
+		resp.Body = t.limit(req, resp, ct, listen)
 	}
 	switch {
 	case listen && resp.StatusCode != http.StatusNotFound && (!ok || ct != "text/event-stream"):
@@ -235,6 +244,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// until its timeout.
 		drain(resp.Body)
 		return nil, &NotMCPError{contentType: ct}
+	case req.Method == http.MethodGet && t.kind == config.TransportSSE && ok && t.url != nil:
+		resp.Body = &endpointGuard{rc: resp.Body, base: t.url, p: p}
 	case req.Method == http.MethodPost && t.kind == config.TransportStreamableHTTP && ok && ct == "text/event-stream":
 		resp.Body = &endpointSniffer{rc: resp.Body, p: p}
 	}
@@ -243,21 +254,24 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // limit caps every message read from body at the reply cap, with the one limiter stdio
 // servers' replies go through (session.ReplyLimiter): an event stream per event, anything
-// else as one message. A POST's event stream answers that request, so an over-size event
-// that names no id fails it; on any other stream such an event ends the stream and the
-// connection learns of it (Options.ReplyLost), and so does any over-size reply on the GET
-// stream (listen), whose replies mcp-go hands to no caller.
-func (t *Transport) limit(req *http.Request, body io.ReadCloser, ct string, listen bool) io.ReadCloser {
-	o := session.LimitOptions{Limit: t.maxReply, Framing: session.FrameBody}
-	if ct == "text/event-stream" {
+// else as one message. A POST's body or event stream carries that request's answer and
+// no other reply (session.LimitOptions.OneAnswer): a reply there that names another id
+// is dropped and logged, and an over-size event that names no id fails the request. On
+// any other stream such an event ends the stream and the connection learns of it
+// (Options.ReplyLost), and so does any over-size reply on the GET stream (listen), whose
+// replies mcp-go hands to no caller.
+func (t *Transport) limit(req *http.Request, resp *http.Response, ct string, listen bool) io.ReadCloser {
+	o := session.LimitOptions{Limit: t.maxReply, Framing: session.FrameBody, Dropped: t.dropped}
+	if req.Method == http.MethodPost {
+		o.ID, o.OneAnswer = requestID(req), true
+	}
+	// mcp-go reads an event stream only from a 200 or 202 answer; any other answer's body
+	// it reads whole as one message, whatever its content type.
+	if ct == "text/event-stream" && (resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusAccepted) {
 		o.Framing = session.FrameEvents
-		o.Dropped = t.dropped
-		if req.Method == http.MethodPost {
-			o.ID = requestID(req)
-		}
 		o.RepliesUnread = listen
 	}
-	l := session.NewReplyLimiter(body, o)
+	l := session.NewReplyLimiter(resp.Body, o)
 	if o.Framing == session.FrameEvents && t.replyLost != nil {
 		return &lostStream{ReplyLimiter: l, lost: t.replyLost}
 	}
@@ -382,4 +396,139 @@ func OAuthChallenge(h http.Header) bool {
 		}
 	}
 	return false
+}
+
+// EndpointError is a legacy SSE server's endpoint event that the bridge refuses: it named
+// a url on another origin than the server's url (another scheme, host or port; or no url
+// at all). mcp-go would ignore an endpoint on another host and wait for another event
+// until its endpoint timeout, and follow one on the same host with another scheme.
+type EndpointError struct {
+	// Endpoint is the url it named, for messages (redact.DisplayURL: no user info nor
+	// query); "" when it named none that parses.
+	Endpoint string
+}
+
+func (e *EndpointError) Error() string {
+	if e.Endpoint == "" {
+		return "the server's SSE endpoint event named no usable url, so there is nowhere to send requests; the server (or a proxy in front of it) is misconfigured"
+	}
+	return "the server's SSE endpoint event pointed at another origin than its url (" + e.Endpoint + "); the bridge refuses to send requests there for safety: they would carry the session, and any credentials, to a place the configuration does not name. Check the url, or ask the server's operator (a proxy in front of it may rewrite the endpoint)"
+}
+
+// maxEndpointData bounds what endpointGuard keeps of one event's data: an endpoint url
+// is short, and one longer than this is refused.
+const maxEndpointData = 16 << 10
+
+// endpointGuard passes a legacy SSE stream through but checks, before mcp-go reads it,
+// every endpoint event it carries, read as mcp-go's SSE reader reads events: one that
+// names another origin than base (the server's url) fails the stream with an
+// *EndpointError instead, and the probe of the request that opened the stream is told
+// (Probe.Refused), so that a connect waiting for the endpoint fails at once.
+type endpointGuard struct {
+	rc   io.ReadCloser
+	base *url.URL
+	p    *Probe
+
+	line     []byte // what matters of the current line so far (keep)
+	lineLong bool   // a data field's was cut
+	event    string // the current event's type
+	data     []byte // its data
+	dataLong bool
+	err      error
+}
+
+func (g *endpointGuard) Read(b []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.rc.Read(b)
+	for i := 0; i < n; {
+		j := bytes.IndexByte(b[i:n], '\n')
+		if j < 0 {
+			g.keep(b[i:n])
+			break
+		}
+		g.keep(b[i : i+j])
+		if g.lineEnded() {
+			// Nothing from the line that would dispatch the refused event on.
+			return i + j, nil
+		}
+		i += j + 1
+	}
+	if err == io.EOF && len(g.data) > 0 && g.refused() {
+		return n, nil // mcp-go dispatches an event the stream's end cuts off
+	}
+	return n, err
+}
+
+func (g *endpointGuard) Close() error { return g.rc.Close() }
+
+// keep keeps what matters of b, more of the current line: enough to know its field; an
+// event's type whole (the reply cap below bounds it), as it is read with its spaces
+// trimmed; the start of a data field.
+func (g *endpointGuard) keep(b []byte) {
+	if len(g.line) < len("event:") {
+		k := min(len(b), len("event:")-len(g.line))
+		g.line, b = append(g.line, b[:k]...), b[k:]
+	}
+	switch {
+	case bytes.HasPrefix(g.line, []byte("event:")):
+		g.line = append(g.line, b...)
+	case bytes.HasPrefix(g.line, []byte("data:")):
+		if room := maxEndpointData + len("data: ") - len(g.line); len(b) > room {
+			b, g.lineLong = b[:max(room, 0)], true
+		}
+		g.line = append(g.line, b...)
+	}
+}
+
+// lineEnded reads the line that just ended as mcp-go's SSE reader does and says whether
+// it refused the event it dispatched.
+func (g *endpointGuard) lineEnded() bool {
+	line := bytes.TrimRight(g.line, "\r\n")
+	long := g.lineLong
+	g.line, g.lineLong = g.line[:0], false
+	switch {
+	case len(line) == 0:
+		if len(g.data) == 0 {
+			return false // no event (the reader keeps its type)
+		}
+		refused := g.refused()
+		g.event, g.data, g.dataLong = "", g.data[:0], false
+		return refused
+	case bytes.HasPrefix(line, []byte("event:")):
+		g.event = strings.TrimSpace(string(line[len("event:"):]))
+	case bytes.HasPrefix(line, []byte("data:")):
+		v := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+		if len(g.data) > 0 {
+			g.data = append(g.data, '\n')
+		}
+		g.data = append(g.data, v...)
+		if long || len(g.data) > maxEndpointData {
+			g.data, g.dataLong = g.data[:min(len(g.data), maxEndpointData)], true
+		}
+	}
+	return false
+}
+
+// refused checks the event read so far when it is an endpoint event; a refused one fails
+// the stream and tells the probe.
+func (g *endpointGuard) refused() bool {
+	if g.event != "endpoint" {
+		return false
+	}
+	var e *EndpointError
+	u, err := g.base.Parse(string(g.data))
+	switch {
+	case g.dataLong || err != nil:
+		e = &EndpointError{}
+	case u.Scheme != g.base.Scheme || u.Host != g.base.Host:
+		// mcp-go compares hosts as written; the scheme is our addition.
+		e = &EndpointError{Endpoint: redact.DisplayURL(&config.Server{Raw: config.Raw{URL: u.String()}})}
+	default:
+		return false
+	}
+	g.err = e
+	g.p.refuse(e)
+	return true
 }

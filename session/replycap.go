@@ -68,9 +68,10 @@ type LimitOptions struct {
 	// answering an HTTP POST): an over-size message that names no id of its own fails that
 	// request. nil: none.
 	ID json.RawMessage
-	// Dropped is told of an over-size message that fails no request (a server request or
-	// notification), so that it can be logged; the stream goes on. Its error is a
-	// *TooLargeError (Dropped) that names the message's method when it was found. nil:
+	// Dropped is told of a message that was dropped so that it can be logged: an
+	// over-size one that fails no request (a server request or notification; the stream
+	// goes on), as a *TooLargeError (Dropped) that names the message's method when it was
+	// found, or a reply that named another id (OneAnswer), as a *ForeignReplyError. nil:
 	// nobody is told.
 	// A reply whose id was found neither in it nor from ID ends the stream (Lost) on every
 	// transport: its caller would otherwise wait for an answer that never comes.
@@ -86,7 +87,22 @@ type LimitOptions struct {
 	// over-size reply ends the stream (Lost) whatever its id: the error put in its place
 	// would reach nobody, and its caller would wait until its timeout.
 	RepliesUnread bool
+	// OneAnswer: the stream carries the answer to the request whose id is ID and no other
+	// reply (the body or event stream answering an HTTP POST), and its reader takes the
+	// first reply it reads as that answer whatever its id (mcp-go's streamable HTTP
+	// transport). A reply that names another id is not handed on: it is dropped
+	// (Dropped is told of a *ForeignReplyError) and an event stream goes on; a body fails
+	// with that error. An over-size message that its start does not show to be the
+	// server's own request or notification fails the request at once, and so does one
+	// that was dropped but goes on past skipAnswerMax times the limit: the reply in its
+	// place is the answer, and the stream ends there. Ignored when ID is nil.
+	OneAnswer bool
 }
+
+// skipAnswerMax bounds, in multiples of the limit, how much of a dropped over-size
+// message a stream that carries one answer discards before it gives the answer up: a
+// message that never ends would otherwise be read until the request's timeout.
+const skipAnswerMax = 16
 
 // ReplyLimiter sits between a server's stream and mcp-go's reader. Messages up to the
 // limit pass through untouched. A longer one is cut where it crosses the limit and the
@@ -104,7 +120,6 @@ type ReplyLimiter struct {
 
 	msg     int    // bytes of the current message handed on so far
 	lineLen int    // bytes of the current line so far (FrameEvents: an empty line ends the message)
-	line1   byte   // the current line's first byte
 	head    []byte // start of the current message
 	skip    bool   // discarding the rest of an over-size message
 	carry   []byte // bytes read but not yet handed on
@@ -137,6 +152,25 @@ type ReplyLimiter struct {
 
 	lostOnce sync.Once
 	lost     chan struct{} // closed when the stream was ended because of an over-size message
+
+	// lineBlank: the current line holds nothing but carriage returns so far (an SSE
+	// reader strips them from a line's end, so such a line ends an event).
+	lineBlank bool
+
+	// OneAnswer: the current message's top-level members, and what the current line of
+	// an event is (its first bytes until they show whether it is a data field, which an
+	// SSE reader joins into the message).
+	scan    idScanner
+	field   [len("data:")]byte
+	fieldN  int
+	known   bool // the field name is known
+	data    bool // ... and it is "data"
+	skipped int  // bytes of the over-size message discarded so far
+	// refused is the last reply that named another id; answered, a reply that named the
+	// request's id was handed on (the stream ends with it). A stream that ends with the
+	// first and without the second answers the request with the first.
+	refused  *ForeignReplyError
+	answered bool
 }
 
 // NewReplyLimiter limits the messages read from r.
@@ -144,7 +178,8 @@ func NewReplyLimiter(r io.Reader, o LimitOptions) *ReplyLimiter {
 	if o.Limit <= 0 {
 		o.Limit = DefaultMaxReply
 	}
-	return &ReplyLimiter{r: r, limit: o.Limit, o: o, yield: runtime.Gosched, lost: make(chan struct{})}
+	return &ReplyLimiter{r: r, limit: o.Limit, o: o, yield: runtime.Gosched, lost: make(chan struct{}),
+		scan: idScanner{requests: o.Framing == FrameEvents}}
 }
 
 // Limit is the most bytes one message may have.
@@ -186,6 +221,11 @@ func (l *ReplyLimiter) Read(p []byte) (int, error) {
 				l.yield()
 			}
 			n, err := l.r.Read(p)
+			if n == 0 && err == io.EOF && l.refused != nil && !l.answered && l.o.Framing == FrameEvents {
+				// Without this the reader would say the stream ended without an answer.
+				l.answerWith(l.refused.Error())
+				continue
+			}
 			if n == 0 {
 				if err == io.EOF && l.skip && l.pending {
 					// A message cut off by the end of the stream has no end to read: its
@@ -217,7 +257,12 @@ func (l *ReplyLimiter) Read(p []byte) (int, error) {
 			l.overflow(seg, buf[len(seg):])
 			continue
 		}
-		n := copy(p, seg)
+		n := min(len(p), len(seg))
+		if l.answers() && l.foreignIn(seg[:n]) {
+			l.refuse(seg[:n], buf[n:])
+			continue
+		}
+		copy(p, seg[:n])
 		l.handed(seg[:n])
 		l.keep(buf[n:])
 		return n, nil
@@ -236,9 +281,72 @@ func (l *ReplyLimiter) handed(b []byte) {
 		if lines {
 			l.lineEnded()
 		}
-		l.msg, l.head = 0, l.head[:0]
+		l.nextMessage()
 		l.lineDone = true
+		// The answer is handed on: its reader reads no further, and one more reply with
+		// its id would have none to take it.
+		l.eof = l.eof || l.answers() && l.answered
 	}
+}
+
+// nextMessage starts the next message.
+func (l *ReplyLimiter) nextMessage() {
+	l.msg, l.head = 0, l.head[:0]
+	l.scan.reset()
+	l.fieldN, l.known, l.data = 0, false, false
+}
+
+// answers says whether the stream carries the answer to one request (OneAnswer).
+func (l *ReplyLimiter) answers() bool { return l.o.OneAnswer && l.o.ID != nil }
+
+// foreignIn feeds piece, the next bytes of the current message to be handed on (of one
+// line at most), to the scanner of its top-level members (for an event stream only what
+// its data fields hold) and says whether the message turned out, in piece, to be a reply
+// that names another id than the request's.
+func (l *ReplyLimiter) foreignIn(piece []byte) bool {
+	if l.o.Framing != FrameEvents {
+		return l.scan.foreign(piece, l.o.ID)
+	}
+	b := piece
+	if !l.known {
+		k := copy(l.field[l.fieldN:], b)
+		l.fieldN += k
+		b = b[k:]
+		if l.fieldN == len(l.field) || piece[len(piece)-1] == '\n' {
+			l.known, l.data = true, string(l.field[:l.fieldN]) == "data:"
+		}
+	}
+	foreign := l.data && len(b) > 0 && l.scan.foreign(b, l.o.ID)
+	l.answered = l.answered || l.scan.ours
+	if piece[len(piece)-1] == '\n' {
+		l.fieldN, l.known, l.data = 0, false, false
+	}
+	return foreign
+}
+
+// refuse drops the current message, a reply that names another id than the request's;
+// piece, where it turned out to be one, is not handed on. A body fails; on a stream the
+// reader is made to drop what it holds of the message, and the rest is discarded.
+func (l *ReplyLimiter) refuse(piece, rest []byte) {
+	err := &ForeignReplyError{ID: idText(l.scan.id), Want: idText(l.o.ID)}
+	if l.o.Dropped != nil {
+		l.o.Dropped(err)
+	}
+	l.refused = err
+	if l.o.Framing == FrameBody {
+		l.err = err
+		return
+	}
+	if l.lineLen > 0 {
+		l.out = append(l.out, '\n') // ends the line handed on in part
+	}
+	l.out = append(l.out, l.endEvent()...)
+	l.skip = !l.endsMessage(piece)
+	l.skipped = 0
+	if !l.skip {
+		l.nextMessage()
+	}
+	l.keep(rest)
 }
 
 // keepHead keeps b, a piece of the current message, while the kept start is short.
@@ -253,7 +361,10 @@ func (l *ReplyLimiter) keepHead(b []byte) {
 // (FrameEvents); a body (FrameBody) ends only with the stream.
 func (l *ReplyLimiter) endsMessage(piece []byte) bool {
 	if l.lineLen == 0 {
-		l.line1 = piece[0]
+		l.lineBlank = true
+	}
+	if l.lineBlank {
+		l.lineBlank = len(bytes.TrimLeft(bytes.TrimSuffix(piece, []byte("\n")), "\r")) == 0
 	}
 	l.lineLen += len(piece)
 	if piece[len(piece)-1] != '\n' || l.o.Framing == FrameBody {
@@ -264,10 +375,9 @@ func (l *ReplyLimiter) endsMessage(piece []byte) bool {
 	return end
 }
 
-// emptyLine says whether the line that just ended ("\n" or "\r\n") is empty.
-func (l *ReplyLimiter) emptyLine() bool {
-	return l.lineLen == 1 || (l.lineLen == 2 && l.line1 == '\r')
-}
+// emptyLine says whether the line that just ended is empty: "\n", or carriage returns
+// before it, which an SSE reader strips.
+func (l *ReplyLimiter) emptyLine() bool { return l.lineBlank }
 
 // skipIn discards buf, part of an over-size message, up to the message's end.
 func (l *ReplyLimiter) skipIn(buf []byte) {
@@ -278,6 +388,11 @@ func (l *ReplyLimiter) skipIn(buf []byte) {
 			piece = buf[:i+1]
 		}
 		buf = buf[len(piece):]
+		if l.skipped += len(piece); l.answers() && l.skipped > skipAnswerMax*l.limit {
+			l.skip, l.pending = false, false
+			l.replace(nil, false)
+			return
+		}
 		if l.pending {
 			l.tail = keepTail(l.tail, piece)
 		}
@@ -292,7 +407,8 @@ func (l *ReplyLimiter) skipIn(buf []byte) {
 // skipEnded is the end of a discarded message: if its id was not in its start, it may be
 // in its end.
 func (l *ReplyLimiter) skipEnded() {
-	l.skip, l.msg, l.lineLen, l.head = false, 0, 0, l.head[:0]
+	l.skip, l.lineLen = false, 0
+	l.nextMessage()
 	if !l.pending {
 		return
 	}
@@ -367,9 +483,15 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	// and skipping would swallow the next event. A piece that ends no line is followed by
 	// the rest of its line.
 	l.skip = !l.endsMessage(seg)
+	l.skipped = 0
 	switch {
 	case m.method != nil:
 		l.drop(methodName(m.method))
+	case l.skip && l.answers() && !notReply:
+		// No other reply can come on this stream, and the rest of this one may never
+		// come: the request fails now.
+		l.skip = false
+		l.replace(nil, false)
 	case l.skip:
 		// An id at the start settles nothing yet: the end may name a method (a server
 		// request written id first, method last), which must not be answered as ours.
@@ -380,7 +502,7 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 		l.replaceFromTail(seg, notReply, m.id)
 	}
 	if !l.skip {
-		l.msg, l.head = 0, l.head[:0]
+		l.nextMessage()
 	}
 	l.keep(rest)
 }
@@ -395,15 +517,27 @@ func (l *ReplyLimiter) drop(method string) {
 }
 
 // replace hands on, in place of a dropped reply, a JSON-RPC error for id; without one
-// (!ok) the stream ends: the reply's caller would otherwise wait for it.
+// (!ok) the stream ends: the reply's caller would otherwise wait for it. On a stream
+// that carries one answer (OneAnswer) the error is that answer, for the request's id
+// whatever id was found, and the stream ends after it.
 func (l *ReplyLimiter) replace(id json.RawMessage, ok bool) {
+	if l.answers() {
+		id, ok = l.o.ID, true
+		l.eof = true // the answer is given: nothing after it on the stream is read
+	}
 	if !ok || l.o.RepliesUnread {
 		l.out = append(l.out, l.endEvent()...) // not a partial message at the stream's end
 		l.eof = true
 		l.lostOnce.Do(func() { close(l.lost) })
 		return
 	}
-	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32603, "message": tooLargeText(l.limit)}})
+	l.appendError(id, tooLargeText(l.limit))
+}
+
+// appendError hands on a JSON-RPC error for id that says text, after making the reader
+// drop what it holds of a cut-off event.
+func (l *ReplyLimiter) appendError(id json.RawMessage, text string) {
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32603, "message": text}})
 	if l.o.Framing == FrameEvents {
 		l.out = append(l.out, l.endEvent()...)
 		l.out = append(append(append(l.out, "event: message\ndata: "...), msg...), "\n\n"...)
@@ -420,6 +554,16 @@ func (l *ReplyLimiter) endEvent() string {
 		return ""
 	}
 	return "event: bridge-dropped\ndata: -\n\n"
+}
+
+// answerWith ends the stream with a JSON-RPC error for the request it answers that says
+// text (OneAnswer).
+func (l *ReplyLimiter) answerWith(text string) {
+	if l.lineLen > 0 {
+		l.out = append(l.out, '\n')
+	}
+	l.appendError(l.o.ID, text)
+	l.eof = true
 }
 
 // tooLargeMarker is in every tooLargeText, so the error mcp-go builds from our JSON-RPC

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,12 +32,23 @@ import (
 // call as it arrives, and the POST stays open until the client gives up on it. A legacy
 // SSE server (Mode "legacy") leaves "hold" unanswered too, and Push writes on its
 // latest GET stream.
+//
+// Its tool "other" is answered with a reply that names the id given in its argument "id"
+// (on an event stream, followed by the true answer, "ok", unless its argument "alone" is
+// true). Its tool "endless" (an event
+// stream) never ends the event it starts: its argument "shape" is "reply" (a reply that
+// names its id first) or "notification" (method first); the server writes filler until
+// the client goes away, and Overrun is closed once it has written OverrunBytes of it.
+// With Endpoint set, a legacy SSE stream's endpoint event names that url ("{host}" in it
+// stands for the server's own host:port) instead of the server's own path.
 type Server struct {
 	Mode              string
 	IDMiddle          bool
 	NoiseMethodMiddle bool
 	Listen            bool
 	Noise             atomic.Int64 // bytes of an over-size notification before each answer (0: none)
+	Endpoint          string
+	OverrunBytes      int64 // 0: Overrun is never closed
 
 	mu      sync.Mutex
 	streams map[string]*stream // legacy: the open GET streams, by the session their endpoint names
@@ -44,12 +56,20 @@ type Server struct {
 	listen  *stream       // the open stream Push writes on (Listen, or legacy; nil: none)
 	opened  chan struct{} // closed (and replaced) when such a stream opens
 	held    chan json.RawMessage
+
+	overrun     chan struct{}
+	overrunOnce sync.Once
 }
+
+// Overrun is closed once an endless event has OverrunBytes of filler written: the client
+// went on reading it.
+func (s *Server) Overrun() <-chan struct{} { return s.overrun }
 
 // stream is one legacy GET stream: the answers to write on it, until it ends.
 type stream struct {
 	answers chan func(w *flushWriter)
 	done    chan struct{}
+	host    string // the host:port the client reached
 }
 
 // serve writes to b what the stream is handed until the client goes away; the one
@@ -72,6 +92,7 @@ func (s *Server) Start(t testing.TB) (url string, kind config.Transport) {
 	s.streams = map[string]*stream{}
 	s.opened = make(chan struct{})
 	s.held = make(chan json.RawMessage, 16)
+	s.overrun = make(chan struct{})
 	ts := httptest.NewUnstartedServer(s)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -118,7 +139,10 @@ type rpcReq struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		Name            string `json:"name"`
 		Arguments       struct {
-			Bytes int `json:"bytes"`
+			Bytes int             `json:"bytes"`
+			ID    json.RawMessage `json:"id"`
+			Shape string          `json:"shape"`
+			Alone bool            `json:"alone"`
 		} `json:"arguments"`
 	} `json:"params"`
 }
@@ -127,7 +151,7 @@ type rpcReq struct {
 // asked size; sse frames it (and the noise) as events.
 func (s *Server) answer(b *flushWriter, r rpcReq, sse bool) {
 	if n := int(s.Noise.Load()); sse && n > 0 && s.NoiseMethodMiddle {
-		writeOversize(b, NotificationMethodMiddle, nil, n)
+		writeOversize(b, NotificationMethodMiddle, nil, n, "")
 	} else if sse && n > 0 {
 		b.write(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`)
 		b.fill(n)
@@ -143,6 +167,20 @@ func (s *Server) answer(b *flushWriter, r rpcReq, sse bool) {
 	case r.Method == "tools/call" && r.Params.Name == "big" && s.IDMiddle:
 		_ = b.write(`{"result":{"content":[{"type":"text","text":"`) && b.fill(r.Params.Arguments.Bytes) &&
 			b.write(fmt.Sprintf(idMiddleEnd, r.ID))
+	case r.Method == "tools/call" && r.Params.Name == "other":
+		b.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"not yours"}]}}`, r.Params.Arguments.ID))
+		if sse && !r.Params.Arguments.Alone {
+			b.write("\n\nevent: message\ndata: " + head + `{"content":[{"type":"text","text":"ok"}]}}`)
+		}
+	case r.Method == "tools/call" && r.Params.Name == "endless":
+		start := head + `{"content":[{"type":"text","text":"`
+		if r.Params.Arguments.Shape == "notification" {
+			start = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`
+		}
+		if b.write(start) {
+			s.endless(b)
+		}
+		return
 	case r.Method == "tools/call" && r.Params.Name == "big":
 		_ = b.write(head+`{"content":[{"type":"text","text":"`) && b.fill(r.Params.Arguments.Bytes) && b.write(`"}]}}`)
 	case r.Method == "tools/call":
@@ -156,6 +194,17 @@ func (s *Server) answer(b *flushWriter, r rpcReq, sse bool) {
 		b.write("\n\n")
 	}
 	b.flush()
+}
+
+// endless writes filler until the client stops reading.
+func (s *Server) endless(b *flushWriter) {
+	var n int64
+	for b.fill(64 << 10) {
+		b.flush()
+		if n += 64 << 10; s.OverrunBytes > 0 && n >= s.OverrunBytes {
+			s.overrunOnce.Do(func() { close(s.overrun) })
+		}
+	}
 }
 
 // ServeHTTP implements http.Handler.
@@ -221,7 +270,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // serveStream is a legacy SSE session: its endpoint event names it, and the answers to
 // the requests posted there are written on it.
 func (s *Server) serveStream(w http.ResponseWriter, req *http.Request) {
-	st := &stream{answers: make(chan func(*flushWriter)), done: make(chan struct{})}
+	st := &stream{answers: make(chan func(*flushWriter)), done: make(chan struct{}), host: req.Host}
 	s.mu.Lock()
 	s.next++
 	id := strconv.Itoa(s.next)
@@ -236,7 +285,11 @@ func (s *Server) serveStream(w http.ResponseWriter, req *http.Request) {
 	}()
 	w.Header().Set("Content-Type", "text/event-stream")
 	b := &flushWriter{w: w}
-	b.write("event: endpoint\ndata: /msg?session=" + id + "\n\n")
+	endpoint := "/msg"
+	if s.Endpoint != "" {
+		endpoint = strings.ReplaceAll(s.Endpoint, "{host}", req.Host)
+	}
+	b.write("event: endpoint\ndata: " + endpoint + "?session=" + id + "\n\n")
 	b.flush()
 	st.serve(req.Context(), b)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Message is the shape of an over-size message Push writes.
@@ -31,6 +32,9 @@ const (
 	ReplyIDFirst
 	// Reply is a small reply "ok" (n is ignored).
 	Reply
+	// EndpointEvent is a legacy SSE endpoint event that names the url given as id
+	// ("{host}" in it stands for the server's own host:port; n is ignored).
+	EndpointEvent
 )
 
 // idMiddleEnd ends a reply of ReplyIDMiddle's shape.
@@ -38,8 +42,10 @@ const idMiddleEnd = `"}]},"id":%s,"_meta":{"n":1},"jsonrpc":"2.0"}`
 
 // writeOversize writes one event of the shape m whose text holds n filler bytes; id is
 // a reply's.
-func writeOversize(b *flushWriter, m Message, id json.RawMessage, n int) {
+func writeOversize(b *flushWriter, m Message, id json.RawMessage, n int, host string) {
 	switch m {
+	case EndpointEvent:
+		b.write("event: endpoint\ndata: " + strings.ReplaceAll(string(id), "{host}", host) + "\n\n")
 	case ReplyIDMiddle:
 		_ = b.write(`data: {"result":{"content":[{"type":"text","text":"`) && b.fill(n) &&
 			b.write(fmt.Sprintf(idMiddleEnd+"\n\n", id))
@@ -82,7 +88,7 @@ func (s *Server) Push(ctx context.Context, m Message, id json.RawMessage, n int)
 		}
 		written := make(chan struct{})
 		select {
-		case st.answers <- func(b *flushWriter) { writeOversize(b, m, id, n); close(written) }:
+		case st.answers <- func(b *flushWriter) { writeOversize(b, m, id, n, st.host); close(written) }:
 		case <-st.done:
 			continue
 		case <-ctx.Done():
@@ -100,7 +106,7 @@ func (s *Server) Push(ctx context.Context, m Message, id json.RawMessage, n int)
 // serveListen is streamable HTTP's optional GET stream: it writes what Push hands it
 // until the client closes it.
 func (s *Server) serveListen(w http.ResponseWriter, req *http.Request) {
-	st := &stream{answers: make(chan func(*flushWriter)), done: make(chan struct{})}
+	st := &stream{answers: make(chan func(*flushWriter)), done: make(chan struct{}), host: req.Host}
 	defer s.pushTo(st)()
 	w.Header().Set("Content-Type", "text/event-stream")
 	b := &flushWriter{w: w}
