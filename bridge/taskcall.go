@@ -91,5 +91,5 @@ func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage) extens
 	if err != nil {
 		return serverFailure(server, err)
 	}
-	return extras.WithHint(res, toolresult.Convert(res, toolresult.DefaultBudget))
+	return extras.WithHint(res, toolresult.Convert(res, b.resultBudget()))
 }

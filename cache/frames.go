@@ -28,12 +28,13 @@ import (
 //     exactly as sent, under a key that identifies everything they were built from (the
 //     bridge computes it; this package only compares it). A start whose key matches
 //     copies them to the host and does nothing else;
-//   - the payload section: per server, its fingerprint and each tool's registration
-//     payload already encoded, from which a start with another configuration builds
-//     its frames.
+//   - the payload section: per server, its fingerprint, the instructions its MCP
+//     initialize gave and each tool's registration payload already encoded, from which
+//     a start with another configuration builds its frames.
 //
-// Version 3 added the sent section; a file of another version is stale, not damaged.
-const framesMagic = "mcp-bridge-startup 3"
+// Version 3 added the sent section, version 4 the servers' instructions (registered as
+// namespace text); a file of another version is stale, not damaged.
+const framesMagic = "mcp-bridge-startup 4"
 
 // framesFamily starts the header of every version of the startup file; a header of
 // another version is stale, not damaged.
@@ -75,7 +76,10 @@ func StampOf(path string) (Stamp, error) {
 // FrameServer is one server's tools in the startup file.
 type FrameServer struct {
 	Fingerprint string
-	Tools       []FrameTool
+	// Instructions are the cache entry's Instructions (what the server's MCP initialize
+	// said about using it).
+	Instructions string
+	Tools        []FrameTool
 }
 
 // FrameTool is one tool: its MCP name and an opaque one-line payload.
@@ -114,7 +118,11 @@ func WriteStartup(path string, stamp Stamp, sent *Sent, servers map[string]*Fram
 		if strings.ContainsAny(s.Fingerprint, "\t\n") {
 			return fmt.Errorf("startup file: bad fingerprint for server %q", n)
 		}
-		fmt.Fprintf(&b, "S\t%s\t%s\t%d\n", strconv.Quote(n), s.Fingerprint, len(s.Tools))
+		fmt.Fprintf(&b, "S\t%s\t%s\t%d", strconv.Quote(n), s.Fingerprint, len(s.Tools))
+		if s.Instructions != "" {
+			b.WriteString("\t" + strconv.Quote(s.Instructions))
+		}
+		b.WriteByte('\n')
 		for _, t := range s.Tools {
 			if bytes.IndexByte(t.Payload, '\n') >= 0 {
 				return fmt.Errorf("startup file: payload of %s/%s spans lines", n, t.Name)
@@ -336,7 +344,7 @@ func parseFrames(rest []byte) (map[string]*FrameServer, error) {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
 		f := bytes.Split(line, []byte{'\t'})
-		if len(f) != 4 || string(f[0]) != "S" {
+		if len(f) != 4 && len(f) != 5 || string(f[0]) != "S" {
 			return nil, errors.New("startup file: damaged server line")
 		}
 		name, err := strconv.Unquote(string(f[1]))
@@ -351,6 +359,11 @@ func parseFrames(rest []byte) (map[string]*FrameServer, error) {
 			return nil, fmt.Errorf("startup file: damaged tool count for server %q", name)
 		}
 		s := &FrameServer{Fingerprint: string(f[2]), Tools: make([]FrameTool, 0, n)}
+		if len(f) == 5 {
+			if s.Instructions, err = strconv.Unquote(string(f[4])); err != nil {
+				return nil, fmt.Errorf("startup file: damaged instructions of server %q", name)
+			}
+		}
 		for i := 0; i < n; i++ {
 			if len(rest) == 0 {
 				return nil, errors.New("startup file: truncated")

@@ -29,7 +29,7 @@ import (
 
 // KeyVersion changes whenever what goes into the key, or how the registrations are
 // built from it, changes in a way the executable's identity would not show.
-const KeyVersion = 1
+const KeyVersion = 2
 
 // Read is the startup file's sent section as read beside the config (or why not).
 type Read struct {
@@ -164,7 +164,8 @@ func (w keyWriter) flag(v bool) {
 // configured servers in name order with the approvals pending (per server), as a hex
 // digest: the executable (the code that builds them), the host generation and the
 // exposure mode, and every configured server's name, origin, fingerprint, whether it may
-// run or awaits approval, and the settings that filter or mark its tools. With the cache
+// run or awaits approval, the settings that filter or mark its tools and its instructions
+// (registered as namespace text). With the cache
 // file's version (StateKey) it is everything: naming depends on nothing else (a fresh
 // process names the same tools the same way).
 func StateCore(gen extension.Generation, mode string, servers []*config.Server, pending []bool) string {
@@ -187,6 +188,8 @@ func StateCore(gen extension.Generation, mode string, servers []*config.Server, 
 		w.strs(c.IncludeTools)
 		w.strs(c.ExcludeTools)
 		w.strs(c.InteractiveTools)
+		w.strs(c.AlwaysLoad)
+		w.str(c.Instructions)
 	}
 	return hexSum(h)
 }
