@@ -10,7 +10,7 @@ import (
 // NamespaceTextMax bounds each piece of text a namespace carries: a NEW host reads a
 // namespace's description and instructions from every one of its tools' registrations,
 // so each piece is repeated once per tool.
-const NamespaceTextMax = 512
+const NamespaceTextMax = 256
 
 // NamespaceDescription is the discovery text of a server's namespace (a NEW host's
 // namespace_description, which its codemode shows under the namespace's heading and
