@@ -150,6 +150,10 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 		rep.Problems = append(rep.Problems, msg)
 		fmt.Fprintln(out, "Tool cache: "+msg)
 	}
+	if use := b.AlwaysLoadUse(); use.Tools > 0 || len(use.Over) > 0 {
+		rep.AlwaysLoad = &use
+		fmt.Fprintln(out, alwaysLoadLine(use))
+	}
 	notesMu.Lock()
 	for _, n := range notes {
 		fmt.Fprintln(out, "Note: "+n)
@@ -491,7 +495,32 @@ type doctorReport struct {
 	Exposure exposure       `json:"exposure"`
 	Problems []string       `json:"problems"`
 	Servers  []doctorServer `json:"servers"`
-	OK       bool           `json:"ok"`
+	// AlwaysLoad is what the servers' "alwaysLoad" makes visible from the first request
+	// (nil when no server has any).
+	AlwaysLoad *bridge.AlwaysLoadUse `json:"alwaysLoad,omitempty"`
+	OK         bool                  `json:"ok"`
+}
+
+// alwaysLoadLine is doctor's line on alwaysLoad: what it adds to every model request
+// against its budget, and a warning naming the tools that stay deferred over it. It does
+// not fail doctor: those tools are still found by search.
+func alwaysLoadLine(use bridge.AlwaysLoadUse) string {
+	tools := fmt.Sprintf("%d tools", use.Tools)
+	if use.Tools == 1 {
+		tools = "1 tool"
+	}
+	line := fmt.Sprintf("alwaysLoad: %s visible from the first request, %.1f KiB of registrations of the %d KiB budget (on zot with capabilities; every model request carries them)",
+		tools, float64(use.Bytes)/1024, use.Budget>>10)
+	if len(use.Over) == 0 {
+		return line
+	}
+	names := use.Over
+	more := ""
+	if len(names) > 5 {
+		names, more = names[:5], fmt.Sprintf(" and %d more", len(use.Over)-5)
+	}
+	return line + fmt.Sprintf("\n  WARNING: %d more tools named in alwaysLoad do not fit and stay behind mcp__search_tools: %s%s; name fewer tools in alwaysLoad",
+		len(use.Over), strings.Join(names, ", "), more)
 }
 
 type doctorFile struct {

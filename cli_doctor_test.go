@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -115,5 +116,44 @@ func TestCLISearchAsTheHostSeesIt(t *testing.T) {
 	expectCode(t, r, 2, "search --zot v2")
 	if !strings.Contains(r.stderr, "--zot must be released or newer") {
 		t.Errorf("bad --zot: %s", r.stderr)
+	}
+}
+
+// TestCLIDoctorReportsAlwaysLoad: doctor says how many bytes of visible registrations the
+// servers' "alwaysLoad" adds against its budget, warns (without failing) when the tools it
+// names do not all fit, and --json carries the same numbers.
+func TestCLIDoctorReportsAlwaysLoad(t *testing.T) {
+	t.Parallel()
+	e := newCLIEnv(t)
+	alpha := e.fake("-name", "alpha")
+	alpha["alwaysLoad"] = []string{"echo"}
+	e.writeConfig(e.globalPath(), map[string]any{"alpha": alpha})
+	r := e.run("doctor")
+	expectCode(t, r, 0, "doctor with alwaysLoad within its budget")
+	if !strings.Contains(r.stdout, "alwaysLoad: 1 tool visible from the first request") || !strings.Contains(r.stdout, "of the 32 KiB budget") ||
+		strings.Contains(r.stdout, "WARNING") {
+		t.Fatalf("doctor does not report alwaysLoad's budget:\n%s", r.all())
+	}
+
+	many := e.fake("-name", "many", "-tools", "300")
+	many["alwaysLoad"] = true
+	e.writeConfig(e.globalPath(), map[string]any{"alpha": alpha, "many": many})
+	r = e.run("doctor")
+	expectCode(t, r, 0, "doctor with alwaysLoad over its budget (a warning)")
+	if !strings.Contains(r.stdout, "WARNING: ") || !strings.Contains(r.stdout, "stay behind mcp__search_tools: mcp__many__") {
+		t.Fatalf("doctor does not warn that alwaysLoad is over its budget:\n%s", r.all())
+	}
+	j := e.run("doctor", "--json")
+	var rep struct {
+		AlwaysLoad *struct {
+			Tools, Bytes, Budget int
+			Over                 []string
+		} `json:"alwaysLoad"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil || rep.AlwaysLoad == nil {
+		t.Fatalf("doctor --json: %v\n%s", err, j.stdout)
+	}
+	if a := rep.AlwaysLoad; a.Tools < 2 || a.Bytes > a.Budget || a.Budget != 32<<10 || len(a.Over) == 0 || a.Tools+len(a.Over) != 1+313 {
+		t.Fatalf("doctor --json alwaysLoad: %+v", *a)
 	}
 }

@@ -37,6 +37,8 @@ import (
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
 	"github.com/zot-mcp/mcp-bridge/startup"
+	"github.com/zot-mcp/mcp-bridge/toolresult/spill"
+	"github.com/zot-mcp/mcp-bridge/toolview"
 )
 
 // Tool names the bridge registers besides the MCP tools.
@@ -165,6 +167,9 @@ type Bridge struct {
 
 	// elicits are the servers' open questions to the user (elicit.go).
 	elicits interact.Asker
+
+	// spill keeps the whole text of results cut for the model (hostfeatures.go).
+	spill *spill.Dir
 }
 
 // New returns a bridge; call Load (or let Setup do it) before use.
@@ -197,6 +202,7 @@ func New(opts Options) *Bridge {
 		cats: catalog.NewOwner(opts.Log)}
 	b.boot = startup.NewBoot(bootHost{b})
 	b.x = newMCPX(b)
+	b.spill = spill.New(opts.ZotHome, opts.Clock)
 	return b
 }
 
@@ -387,8 +393,9 @@ func (b *Bridge) loadLocal(dir string) {
 		b.startup, b.stale = set, stale
 		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the startup file")
 	} else {
-		b.loadCatalog(nil)
-		b.startup = startup.FromCatalog(b.cats.Loaded())
+		file, err := cache.Read(b.opts.CachePath)
+		b.catalogFromFile(file, err, nil, nil)
+		b.startup = startup.FromCatalog(b.cats.Loaded(), file)
 	}
 }
 
@@ -426,22 +433,25 @@ func (b *Bridge) recoverSetup(err error) {
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.publishCatalog(nil, nil, nil)
 	}
-	b.startup = startup.FromCatalog(b.cats.Loaded())
+	b.startup = startup.FromCatalog(b.cats.Loaded(), nil)
 }
 
 // registerTools adds every tool registration of the active mode to regs: the search
 // tool, then the tools as pre-encoded frames (deferred or eager), or the proxy call tool.
 // Setup registers /mcp after them, whatever happened here.
 func (b *Bridge) registerTools(regs *extension.Registrations, set *startup.Set) error {
-	if err := regs.AddTool(extension.Tool{Name: SearchToolName, Description: b.searchDescription(set.Refs()), Schema: searchSchema}); err != nil {
+	dir := toolview.Directory(set.Refs())
+	if err := regs.AddTool(extension.Tool{Name: SearchToolName, Description: b.searchDescriptionOf(dir), Schema: searchSchema}); err != nil {
 		return err
 	}
+	look := b.lookFor(set, dir, b.host.Generation(), b.mode)
 	if b.mode == ModeProxy {
 		if err := regs.AddTool(extension.Tool{Name: CallToolName, Description: callToolDescription, Schema: callSchema}); err != nil {
 			return err
 		}
+		b.addVisible(regs, set, &look)
 	} else {
-		b.addTools(regs, set, b.mode == ModeDeferred)
+		b.addTools(regs, set, b.mode == ModeDeferred, &look)
 	}
 	if err := b.registerReadResource(regs); err != nil {
 		return err

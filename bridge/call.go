@@ -96,7 +96,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 		}
 		return toolresult.Error("MCP server %q: %v", e.Server, err)
 	}
-	return b.withFirstInstructions(srv, b.taskHint(res, toolresult.Convert(res, toolresult.DefaultBudget)))
+	return b.withFirstInstructions(srv, b.taskHint(res, toolresult.Convert(res, b.resultBudget())))
 }
 
 // objectArgs checks that raw holds a JSON object and returns it to be sent on as it is:

@@ -95,7 +95,7 @@ func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage, name
 	if err != nil {
 		return serverFailure(srv.Name(), err)
 	}
-	return toolresult.Convert(extras.AsResult(res), toolresult.DefaultBudget)
+	return toolresult.Convert(extras.AsResult(res), b.resultBudget())
 }
 
 // getPromptText fetches a prompt of the named server and returns its messages as one text.

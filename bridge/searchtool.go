@@ -26,6 +26,11 @@ var searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"typ
 // searchDescription tells the model what the catalog holds and how to use the tool. It
 // carries a compact directory of servers so the model knows what exists without schemas.
 func (b *Bridge) searchDescription(refs []catalog.ToolRef) string {
+	return b.searchDescriptionOf(toolview.Directory(refs))
+}
+
+// searchDescriptionOf is searchDescription for the server directory dir of the tools.
+func (b *Bridge) searchDescriptionOf(dir []toolview.DirEntry) string {
 	var sb strings.Builder
 	sb.WriteString("Find tools from the user's MCP servers (GitHub, browsers, databases, docs, etc.) and make them callable. ")
 	sb.WriteString("Use it before any task that an installed MCP server could do and no tool you already have covers. ")
@@ -37,7 +42,6 @@ func (b *Bridge) searchDescription(refs []catalog.ToolRef) string {
 	}
 	sb.WriteString("Search by task words or a server name; `select:<name>` loads exact names. Not needed for tools already loaded.")
 	sb.WriteString(" Also finds resources (documents, files) to read.")
-	dir := toolview.Directory(refs)
 	if len(dir) == 0 {
 		if len(b.names) == 0 {
 			sb.WriteString(" No MCP servers are configured yet: the user can add one with /mcp setup.")

@@ -97,7 +97,7 @@ func TestSearchTool(t *testing.T) {
 func TestSearchDescriptionHasDirectory(t *testing.T) {
 	t.Parallel()
 	_, b := loadedBridge(t, extension.GenNew, nil)
-	d := b.searchDescription(startup.FromCatalog(b.catalog()).Refs())
+	d := b.searchDescription(startup.FromCatalog(b.catalog(), nil).Refs())
 	for _, want := range []string{"alpha (13 tools", "beta (13 tools", "select:"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("description lacks %q: %s", want, d)

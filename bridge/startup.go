@@ -24,18 +24,23 @@ func (b *Bridge) usableConfigs() []*config.Server {
 }
 
 // addTools adds the register_tool frame of every tool of the set to regs, its payload as
-// the host takes it (toolPayload), deferred as asked. A tool whose frame cannot be added
-// is recorded in the set with the reason (Set.NotRegistered), so that the catalog never
-// offers it to the model as a tool it could load.
-func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferred bool) {
+// the host takes it (toolPayload), in its server's namespace and deferred as asked unless
+// look makes it visible (hostfeatures.go). A tool whose frame cannot be added is recorded
+// in the set with the reason (Set.NotRegistered), so that the catalog never offers it to
+// the model as a tool it could load.
+func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferred bool, look *toolLook) {
 	n := 0
 	for _, t := range s.Tools {
 		n += extension.PayloadFrameSize(len(t.Name), t.Payload)
 	}
 	regs.Grow(n)
-	for _, t := range s.Tools {
+	server, ns := "", extension.NamespaceFields(nil)
+	for i, t := range s.Tools {
 		p, interactive := b.toolPayload(t.Ref, t.Payload)
-		if err := regs.AddPayload(t.Name, p, deferred, interactive); err != nil {
+		if t.Ref.Server != server {
+			server, ns = t.Ref.Server, look.ns[t.Ref.Server]
+		}
+		if err := regs.AddPayloadIn(t.Name, p, ns, deferred && !look.isVisible(i), interactive); err != nil {
 			b.opts.Log.Warn().Err(err).Str("server", t.Ref.Server).Str("tool", t.Ref.Tool).Msg("tool not registered")
 			s.NotRegistered(t.Ref, notRegisteredWhy(err))
 		}

@@ -25,6 +25,12 @@ func startSession(t *testing.T, e *testEnv) ([]string, *exttest.Host, *testutil.
 // startSessionWith is startSession with a chance to adjust the bridge before it runs.
 func startSessionWith(t *testing.T, e *testEnv, adjust func(*Bridge)) ([]string, *exttest.Host, *testutil.SyncBuffer) {
 	t.Helper()
+	return startSessionAck(t, e, exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}}, adjust)
+}
+
+// startSessionAck is startSessionWith behind a host that answers hello with ack.
+func startSessionAck(t *testing.T, e *testEnv, ack exttest.Ack, adjust func(*Bridge)) ([]string, *exttest.Host, *testutil.SyncBuffer) {
+	t.Helper()
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
 		Supervisor: supervisorArgv(), Resolver: noDNS()})
@@ -45,7 +51,7 @@ func startSessionWith(t *testing.T, e *testEnv, adjust func(*Bridge)) ([]string,
 	gctx := ctxGuard(t)
 	h.ExpectHello(gctx)
 	var frames []string
-	for _, f := range h.Handshake(gctx, exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}}) {
+	for _, f := range h.Handshake(gctx, ack) {
 		frames = append(frames, string(f.Raw))
 	}
 	return frames, h, logs

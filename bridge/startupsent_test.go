@@ -108,7 +108,8 @@ func dropSent(t *testing.T, cachePath string) {
 func TestSentSectionEqualsBuiltRegistrations(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	alpha, beta := e.server("-name", "alpha"), e.server("-name", "beta")
+	// alpha's MCP instructions are namespace text on the newest zot, kept in the startup file.
+	alpha, beta := e.server("-name", "alpha", "-instructions", "Alpha echoes."), e.server("-name", "beta")
 	e.write(map[string]any{"alpha": alpha, "beta": beta}, nil)
 	pre := e.bridge(extension.GenNew)
 	if _, errs := pre.Refresh(ctxGuard(t), []string{"alpha", "beta"}); len(errs) > 0 {
@@ -162,6 +163,12 @@ func TestSentSectionEqualsBuiltRegistrations(t *testing.T) {
 			want: []string{`"name":"mcp__beta__add"`}, never: []string{`"output_schema"`, `"interactive"`}},
 		{name: "legacy host, proxy", global: map[string]any{"alpha": alpha, "beta": beta}, ack: legacyHost,
 			want: []string{`"name":"mcp__call_tool"`}, never: []string{"mcp__alpha__"}},
+		{name: "namespaces", global: map[string]any{"alpha": mergeMap(alpha, map[string]any{"instructions": "Prefer alpha."}), "beta": beta}, ack: newHost,
+			want: []string{`"namespace":"alpha","namespace_description":"MCP server alpha: 13 tools (`, `. Alpha echoes.","namespace_instructions":"Prefer alpha."}`}},
+		{name: "alwaysLoad, deferred", global: map[string]any{"alpha": mergeMap(alpha, map[string]any{"alwaysLoad": []string{"echo"}}), "beta": beta}, ack: newHost,
+			want: []string{`"name":"mcp__alpha__echo"`, `"name":"mcp__alpha__add"`}, never: []string{`"name":"mcp__alpha__echo","description":"Echo the given text back. [read-only, open-world]","schema":{"properties":{"text":{"description":"text to echo","type":"string"}},"required":["text"],"type":"object"},"deferred"`}},
+		{name: "alwaysLoad, proxy", global: map[string]any{"alpha": mergeMap(alpha, map[string]any{"alwaysLoad": true}), "beta": beta}, ack: legacyHost,
+			want: []string{`"name":"mcp__call_tool"`, `"name":"mcp__alpha__echo"`}, never: []string{"mcp__beta__", `"namespace"`}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

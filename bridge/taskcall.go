@@ -93,7 +93,7 @@ func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage, name s
 	if err != nil {
 		return serverFailure(server, err)
 	}
-	return b.taskHint(res, toolresult.Convert(res, toolresult.DefaultBudget))
+	return b.taskHint(res, toolresult.Convert(res, b.resultBudget()))
 }
 
 // taskHint activates mcp__task_result beside a "still running" result where it is a

@@ -28,14 +28,16 @@ import (
 //     exactly as sent, under a key that identifies everything they were built from (the
 //     bridge computes it; this package only compares it). A start whose key matches
 //     copies them to the host and does nothing else;
-//   - the payload section: per server, its fingerprint and each tool's registration
-//     payload already encoded, with the tool's pin (the fingerprint an approval pins it
-//     by), from which a start with another configuration builds its frames and holds back
-//     the tools that differ from what the user approved.
+//   - the payload section: per server, its fingerprint, the instructions its MCP
+//     initialize gave and each tool's registration payload already encoded, with the
+//     tool's pin (the fingerprint an approval pins it by), from which a start with another
+//     configuration builds its frames and holds back the tools that differ from what the
+//     user approved.
 //
 // Version 3 added the sent section; version 4 holds payloads of sanitized server text
-// (catalog.CleanTool), so a payload written from the raw text is not sent, and the tools'
-// pins. A file of another version is stale, not damaged.
+// (catalog.CleanTool), so a payload written from the raw text is not sent, the tools'
+// pins and the servers' instructions (registered as namespace text). A file of another
+// version is stale, not damaged.
 const framesMagic = "mcp-bridge-startup 4"
 
 // framesFamily starts the header of every version of the startup file; a header of
@@ -79,7 +81,10 @@ func StampOf(path string) (Stamp, error) {
 // FrameServer is one server's tools in the startup file.
 type FrameServer struct {
 	Fingerprint string
-	Tools       []FrameTool
+	// Instructions are the cache entry's Instructions (what the server's MCP initialize
+	// said about using it).
+	Instructions string
+	Tools        []FrameTool
 }
 
 // FrameTool is one tool: its MCP name, an opaque one-line payload and its pin (the
@@ -120,7 +125,11 @@ func WriteStartup(path string, stamp Stamp, sent *Sent, servers map[string]*Fram
 		if strings.ContainsAny(s.Fingerprint, "\t\n") {
 			return fmt.Errorf("startup file: bad fingerprint for server %q", n)
 		}
-		fmt.Fprintf(&b, "S\t%s\t%s\t%d\n", strconv.Quote(n), s.Fingerprint, len(s.Tools))
+		fmt.Fprintf(&b, "S\t%s\t%s\t%d", strconv.Quote(n), s.Fingerprint, len(s.Tools))
+		if s.Instructions != "" {
+			b.WriteString("\t" + strconv.Quote(s.Instructions))
+		}
+		b.WriteByte('\n')
 		for _, t := range s.Tools {
 			if bytes.IndexByte(t.Payload, '\n') >= 0 {
 				return fmt.Errorf("startup file: payload of %s/%s spans lines", n, t.Name)
@@ -347,7 +356,7 @@ func parseFrames(rest []byte) (map[string]*FrameServer, error) {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
 		f := bytes.Split(line, []byte{'\t'})
-		if len(f) != 4 || string(f[0]) != "S" {
+		if len(f) != 4 && len(f) != 5 || string(f[0]) != "S" {
 			return nil, errors.New("startup file: damaged server line")
 		}
 		name, err := strconv.Unquote(string(f[1]))
@@ -362,6 +371,11 @@ func parseFrames(rest []byte) (map[string]*FrameServer, error) {
 			return nil, fmt.Errorf("startup file: damaged tool count for server %q", name)
 		}
 		s := &FrameServer{Fingerprint: string(f[2]), Tools: make([]FrameTool, 0, n)}
+		if len(f) == 5 {
+			if s.Instructions, err = strconv.Unquote(string(f[4])); err != nil {
+				return nil, fmt.Errorf("startup file: damaged instructions of server %q", name)
+			}
+		}
 		for i := 0; i < n; i++ {
 			if len(rest) == 0 {
 				return nil, errors.New("startup file: truncated")

@@ -26,7 +26,7 @@ func TestFramesRoundTripAndStaleness(t *testing.T) {
 		t.Fatalf("frames path %s", path)
 	}
 	in := map[string]*FrameServer{
-		"a b\tc": {Fingerprint: "f1", Tools: []FrameTool{{Name: "t\"1", Payload: []byte(`"description":"x\ty","schema":{}`)}, {Name: "two", Payload: []byte(`"p":2`), Pin: "0a1b2c"}}},
+		"a b\tc": {Fingerprint: "f1", Instructions: "Use\tit\nwell \"always\"", Tools: []FrameTool{{Name: "t\"1", Payload: []byte(`"description":"x\ty","schema":{}`)}, {Name: "two", Payload: []byte(`"p":2`), Pin: "0a1b2c"}}},
 		"empty":  {Fingerprint: "f2"},
 	}
 	if err := WriteFrames(path, stamp, in); err != nil {
@@ -39,7 +39,8 @@ func TestFramesRoundTripAndStaleness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 2 || out["empty"].Fingerprint != "f2" || len(out["empty"].Tools) != 0 {
+	if len(out) != 2 || out["empty"].Fingerprint != "f2" || len(out["empty"].Tools) != 0 || out["empty"].Instructions != "" ||
+		out["a b\tc"].Instructions != in["a b\tc"].Instructions {
 		t.Fatalf("read back %+v", out)
 	}
 	for i, tl := range in["a b\tc"].Tools {
@@ -95,6 +96,8 @@ func TestFramesDamaged(t *testing.T) {
 		"no pin":           framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\"p\":1\n"),
 		"payload comma":    framesFile(stamp, "S\t\"a\"\tf\t1\n\"t\"\t\t\"p\":1,\n"),
 		"server twice":     framesFile(stamp, "S\t\"a\"\tf\t0\nS\t\"a\"\tf\t0\n"),
+		"bad instructions": framesFile(stamp, "S\t\"a\"\tf\t0\tunquoted\n"),
+		"extra field":      framesFile(stamp, "S\t\"a\"\tf\t0\t\"i\"\tmore\n"),
 		"checksum":         strings.Replace(good, "\"p\":1", "\"p\":2", 1),
 		"bad header":       framesMagic + " 10 20 zz\n",
 		"no sent header":   framesMagic + " 10 20\n",

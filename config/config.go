@@ -143,6 +143,10 @@ type Server struct {
 	// InteractiveTools lists tools that wait for a person ("interactiveTools": names
 	// or path.Match glob patterns). See [Server.Interactive].
 	InteractiveTools []string
+	// AlwaysLoad lists tools registered visible from the first request instead of
+	// waiting for a search ("alwaysLoad": true, kept as ["*"], or names or path.Match
+	// glob patterns). See [Server.AlwaysLoaded].
+	AlwaysLoad []string
 	// Instructions is the entry's "instructions" text for the model, as
 	// written (the bridge bounds what it shows).
 	Instructions string

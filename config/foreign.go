@@ -23,6 +23,7 @@ var serverFields = []string{
 	"enabled", "disabled", "disabledTools", "includeTools", "excludeTools",
 	"httpUrl", "serverUrl", "transportType", "timeout", "instructions", "interactiveTools", "envPolicy",
 	"pinTools",
+	"alwaysLoad",
 }
 
 // ignoredFields are fields other clients define and the bridge does not implement,
@@ -136,6 +137,39 @@ func (d *draft) patterns(get func(string) (json.RawMessage, bool), field string)
 		out = append(out, p)
 	}
 	return out
+}
+
+// alwaysLoad decodes "alwaysLoad": true (every tool, kept as the pattern "*"), false (none)
+// or a list of names and glob patterns, checked as patterns checks them.
+func (d *draft) alwaysLoad(get func(string) (json.RawMessage, bool)) []string {
+	v, ok := get("alwaysLoad")
+	if !ok {
+		return nil
+	}
+	var all bool
+	if json.Unmarshal(v, &all) == nil {
+		if all {
+			return []string{"*"}
+		}
+		return nil
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(v, &list) != nil {
+		d.fail("alwaysLoad", `must be true, false or an array of tool names and glob patterns (e.g. ["search_*"])`)
+		return nil
+	}
+	return d.patterns(get, "alwaysLoad")
+}
+
+// AlwaysLoaded reports whether the tool is to be visible from the first request (it is
+// named or matched by a pattern of "alwaysLoad").
+func (s *Server) AlwaysLoaded(tool string) bool {
+	for _, p := range s.AlwaysLoad {
+		if m, _ := path.Match(p, tool); m || p == tool {
+			return true
+		}
+	}
+	return false
 }
 
 // ToolAllowed reports whether the tool may be exposed, applying disabledTools (exact

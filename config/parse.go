@@ -380,6 +380,7 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 	d.srv.IncludeTools = d.patterns(get, "includeTools")
 	d.srv.ExcludeTools = d.patterns(get, "excludeTools")
 	d.srv.InteractiveTools = d.patterns(get, "interactiveTools")
+	d.srv.AlwaysLoad = d.alwaysLoad(get)
 	d.otherFields(fields)
 
 	d.resolveTransport(get, hasCommand)

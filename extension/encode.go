@@ -22,7 +22,8 @@ const emptyObjectSchema = `{"type":"object","properties":{}}`
 // extended slice. It is meant for callers that cache encoded frames and pass
 // them to Session.RegisterToolFrame later. The frame is one JSON object
 // without a trailing newline; its keys come in the order type, name,
-// description, schema, then deferred, interactive and output_schema when set.
+// description, schema, then deferred, interactive, output_schema, namespace,
+// namespace_description and namespace_instructions when set.
 //
 // Schemas are compacted, so a pretty-printed schema still yields a single
 // line. An empty or invalid Schema is replaced by an empty object schema and
@@ -45,7 +46,23 @@ func AppendToolFrame(dst []byte, t Tool) []byte {
 		dst = append(dst, `,"output_schema":`...)
 		dst = appendCompactJSON(dst, t.OutputSchema, "{}")
 	}
+	dst = appendNamespace(dst, t.Namespace)
 	return append(dst, '}')
+}
+
+// appendNamespace appends ns's non-empty fields as members of a register_tool frame, each
+// preceded by a comma.
+func appendNamespace(dst []byte, ns Namespace) []byte {
+	for _, f := range [...]struct{ key, val string }{
+		{`,"namespace":`, ns.Name},
+		{`,"namespace_description":`, ns.Description},
+		{`,"namespace_instructions":`, ns.Instructions},
+	} {
+		if f.val != "" {
+			dst = appendJSONString(append(dst, f.key...), f.val)
+		}
+	}
+	return dst
 }
 
 // appendCompactJSON appends raw compacted, or fallback when raw is empty or

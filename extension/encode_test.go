@@ -30,6 +30,11 @@ func TestAppendToolFrame(t *testing.T) {
 			want: `{"type":"register_tool","name":"t","description":"","schema":{"type":"object"},"deferred":true,"interactive":true,"output_schema":{"type":"array"}}`,
 		},
 		{
+			name: "namespace after the output schema, empty fields left out",
+			tool: Tool{Name: "t", Schema: json.RawMessage(`{}`), Deferred: true, OutputSchema: json.RawMessage(`{}`), Namespace: Namespace{Name: "gh", Instructions: "say \"hi\""}},
+			want: `{"type":"register_tool","name":"t","description":"","schema":{},"deferred":true,"output_schema":{},"namespace":"gh","namespace_instructions":"say \"hi\""}`,
+		},
+		{
 			name: "invalid schemas",
 			tool: Tool{Name: "t", Schema: json.RawMessage(`{"type":`), OutputSchema: json.RawMessage(`[`)},
 			want: `{"type":"register_tool","name":"t","description":"","schema":{"type":"object","properties":{}}}`,

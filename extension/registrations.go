@@ -10,8 +10,8 @@ import (
 )
 
 // ToolPayload is the part of a tool's register_tool frame that does not depend on the
-// name it is registered under or how it is registered: its description, schema and
-// output schema, encoded once. A handler that registers thousands of cached tools keeps
+// name it is registered under, how it is registered or the namespace it is filed under:
+// its description, schema and output schema, encoded once. A handler that registers thousands of cached tools keeps
 // these (in memory or on disk) and builds frames from them with Registrations.AddPayload
 // without encoding the tools again. It is opaque outside this package.
 type ToolPayload []byte
@@ -20,10 +20,10 @@ type ToolPayload []byte
 const framePrefix = `{"type":"register_tool","name":`
 
 // EncodeToolPayload encodes t's description, schema and output schema (t's Name,
-// Deferred and Interactive are not part of a payload). Schemas are treated as
+// Deferred, Interactive and Namespace are not part of a payload). Schemas are treated as
 // AppendToolFrame treats them.
 func EncodeToolPayload(t Tool) ToolPayload {
-	t.Name, t.Deferred, t.Interactive = "", false, false
+	t.Name, t.Deferred, t.Interactive, t.Namespace = "", false, false, Namespace{}
 	frame := AppendToolFrame(nil, t)
 	// {"type":"register_tool","name":"",<payload>}
 	return ToolPayload(frame[len(framePrefix)+len(`"",`) : len(frame)-1])
@@ -118,12 +118,29 @@ func (r *Registrations) AddTool(t Tool) error {
 	return nil
 }
 
+// NamespaceFields is a Namespace encoded once as the members of a register_tool frame
+// (EncodeNamespace), for AddPayloadIn to append to the frame of each of its tools. Its
+// length is what it adds to each frame.
+type NamespaceFields []byte
+
+// EncodeNamespace encodes ns's non-empty fields as AppendToolFrame does; nothing for the
+// zero Namespace.
+func EncodeNamespace(ns Namespace) NamespaceFields {
+	return NamespaceFields(appendNamespace(nil, ns))
+}
+
 // AddPayload adds the register_tool frame for a tool registered as name, whose
 // description and schemas are p (see EncodeToolPayload), deferred and interactive as
 // given: the frame AppendToolFrame encodes for the whole tool, except that the flags
 // follow the output schema. It fails, adding nothing, for an empty name, a payload of the wrong shape or a
 // frame too long for one line.
 func (r *Registrations) AddPayload(name string, p ToolPayload, deferred, interactive bool) error {
+	return r.AddPayloadIn(name, p, nil, deferred, interactive)
+}
+
+// AddPayloadIn is AddPayload for a tool filed under a namespace (ns: EncodeNamespace; nil
+// for none), whose members follow the flags as in AppendToolFrame.
+func (r *Registrations) AddPayloadIn(name string, p ToolPayload, ns NamespaceFields, deferred, interactive bool) error {
 	if name == "" {
 		return errors.New("extension: tool without name")
 	}
@@ -141,6 +158,7 @@ func (r *Registrations) AddPayload(name string, p ToolPayload, deferred, interac
 	if interactive {
 		r.buf = append(r.buf, `,"interactive":true`...)
 	}
+	r.buf = append(r.buf, ns...)
 	r.buf = append(r.buf, '}')
 	if len(r.buf)-start > maxFrame {
 		n := len(r.buf) - start

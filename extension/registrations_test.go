@@ -25,6 +25,9 @@ func TestAddPayloadEqualsAppendToolFrame(t *testing.T) {
 		{Name: "odd \"name\"", Description: "", Interactive: true},
 		{Name: "mcp__a__d", Description: "output", Schema: schema, OutputSchema: out, Deferred: true, Interactive: true},
 		{Name: "mcp__a__e", Description: "bad schema", Schema: json.RawMessage(`{nope`), OutputSchema: json.RawMessage(`[`)},
+		{Name: "mcp__gh__f", Description: "in a namespace", Schema: schema, Deferred: true,
+			Namespace: Namespace{Name: "gh", Description: "GitHub: \"issues\"\nand pulls", Instructions: "Ask before pushing."}},
+		{Name: "mcp__gh__g", Description: "namespace and output", Schema: schema, OutputSchema: out, Interactive: true, Namespace: Namespace{Name: "gh"}},
 	}
 	for _, tool := range tests {
 		t.Run(tool.Name, func(t *testing.T) {
@@ -33,7 +36,7 @@ func TestAddPayloadEqualsAppendToolFrame(t *testing.T) {
 				t.Fatalf("payload of the wrong shape: %s", p)
 			}
 			var r Registrations
-			if err := r.AddPayload(tool.Name, p, tool.Deferred, tool.Interactive); err != nil {
+			if err := r.AddPayloadIn(tool.Name, p, EncodeNamespace(tool.Namespace), tool.Deferred, tool.Interactive); err != nil {
 				t.Fatal(err)
 			}
 			want := append(AppendToolFrame(nil, tool), '\n')

@@ -105,6 +105,23 @@ type Tool struct {
 	// OutputSchema is the JSON Schema of StructuredContent (NEW hosts only).
 	// Omitted when empty.
 	OutputSchema json.RawMessage
+	// Namespace is the tool's discovery group (NEW hosts only; others ignore it). Each of
+	// its fields is omitted when empty.
+	Namespace Namespace
+}
+
+// Namespace is the group a NEW host files a tool under for discovery: its codemode's
+// searchTools and describeNamespace, and BM25 over each tool's text, which includes its
+// namespace's description and instructions. Without one the host uses the extension's
+// name. The host reads a namespace's text from each tool's frame, so every tool of the
+// namespace carries it.
+type Namespace struct {
+	// Name is the namespace (register_tool's namespace).
+	Name string
+	// Description says what the namespace's tools are for (namespace_description).
+	Description string
+	// Instructions say how to use them (namespace_instructions).
+	Instructions string
 }
 
 // Content is one content block of a tool result.

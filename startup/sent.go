@@ -181,9 +181,10 @@ func (w keyWriter) flag(v bool) {
 // configured servers in name order with the approvals pending (per server), as a hex
 // digest: the executable (the code that builds them), the host generation and the
 // exposure mode, and every configured server's name, origin, fingerprint, whether it may
-// run or awaits approval, the settings that filter or mark its tools and its pinned tools
-// (pins; nil pins nothing). With the cache file's version (StateKey) it is everything:
-// naming depends on nothing else (a fresh process names the same tools the same way).
+// run or awaits approval, the settings that filter or mark its tools, its instructions
+// (registered as namespace text) and its pinned tools (pins; nil pins nothing). With the
+// cache file's version (StateKey) it is everything: naming depends on nothing else (a
+// fresh process names the same tools the same way).
 func StateCore(gen extension.Generation, mode string, servers []*config.Server, pending []bool, pins Pins) string {
 	h := sha256.New()
 	w := keyWriter{h}
@@ -212,6 +213,8 @@ func StateCore(gen extension.Generation, mode string, servers []*config.Server, 
 			w.str(kv[0])
 			w.str(kv[1])
 		}
+		w.strs(c.AlwaysLoad)
+		w.str(c.Instructions)
 	}
 	return hexSum(h)
 }

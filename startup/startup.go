@@ -54,6 +54,9 @@ type Set struct {
 	// Sent: the registrations were copied from the startup file's sent section, so Tools
 	// is empty (the bridge's startupTools fills it when it is needed after all).
 	Sent bool
+	// Instructions are, per server of Tools, what its MCP initialize said about using it
+	// (the cache entry's Instructions; absent when it said nothing): namespace text.
+	Instructions map[string]string
 	// Unregistered are the set's tools that were not registered after all (their frame
 	// would not fit in the host's line), and why: the catalog marks them so that search
 	// and activation skip them and /mcp <server> names them.
@@ -121,6 +124,14 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pin
 	}
 	names, _ := namer.Assign(refs)
 	set = &Set{Tools: make([]Tool, 0, len(refs))}
+	for _, s := range usable {
+		if fs := servers[s.Name]; fs != nil && fs.Fingerprint == s.Fingerprint() && fs.Instructions != "" {
+			if set.Instructions == nil {
+				set.Instructions = map[string]string{}
+			}
+			set.Instructions[s.Name] = fs.Instructions
+		}
+	}
 	for _, ref := range refs {
 		set.Tools = append(set.Tools, Tool{Ref: ref, Name: names[ref], Payload: payloads[ref]})
 	}
@@ -128,13 +139,26 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pin
 	return set, stale, true
 }
 
-// FromCatalog is the startup set of an already decoded catalog.
-func FromCatalog(cat *catalog.Catalog) *Set {
+// FromCatalog is the startup set of an already decoded catalog, with the instructions of
+// the servers of file (the cache file it was decoded from; nil for none) that have tools
+// in it.
+func FromCatalog(cat *catalog.Catalog, file *cache.File) *Set {
 	set := &Set{Tools: make([]Tool, len(cat.Entries))}
+	last := ""
 	for i := range cat.Entries {
 		e := &cat.Entries[i]
 		t := e.CacheTool()
 		set.Tools[i] = Tool{Ref: e.Ref(), Name: e.Name, Payload: PayloadFor(e.Server, &t)}
+		if file == nil || e.Server == last {
+			continue
+		}
+		last = e.Server
+		if fe := file.Servers[e.Server]; fe != nil && fe.Instructions != "" {
+			if set.Instructions == nil {
+				set.Instructions = map[string]string{}
+			}
+			set.Instructions[e.Server] = fe.Instructions
+		}
 	}
 	return set
 }
@@ -167,7 +191,7 @@ func (s *Set) Registered() map[catalog.ToolRef]bool {
 func Payloads(file *cache.File) map[string]*cache.FrameServer {
 	servers := make(map[string]*cache.FrameServer, len(file.Servers))
 	for name, e := range file.Servers {
-		fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
+		fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
 		for i := range e.Tools {
 			if !catalog.NameOffered(e.Tools[i].Name) {
 				continue

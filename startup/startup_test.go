@@ -44,8 +44,8 @@ func tool(t string) cache.Tool {
 
 // TestSetFrom: the startup set holds every tool of each usable server whose payloads were
 // made for its fingerprint, minus the tools its config hides, its pins hold back and
-// duplicates, in name order; servers without such payloads are stale; a damaged payload
-// fails the whole set.
+// duplicates, in name order, with the instructions of the servers it holds; servers
+// without such payloads are stale; a damaged payload fails the whole set.
 func TestSetFrom(t *testing.T) {
 	a, b, c := server("a", "run-a", "hidden"), server("b", "run-b"), server("c", "run-c")
 	fp := map[string]string{"a": a.Fingerprint(), "b": "an older fingerprint"}
@@ -78,6 +78,10 @@ func TestSetFrom(t *testing.T) {
 			if tc.damage {
 				tc.frames["a"].Tools[0].Payload = []byte("\"description\":\"line\nbreak\"")
 			}
+			tc.frames["a"].Instructions = "use a"
+			if fb := tc.frames["b"]; fb != nil {
+				fb.Instructions = "use b"
+			}
 			set, stale, ok := SetFrom(tc.frames, []*config.Server{a, b, c}, tc.pins, catalog.NewNamer())
 			if ok != tc.wantOK {
 				t.Fatalf("ok = %v, want %v", ok, tc.wantOK)
@@ -95,6 +99,10 @@ func TestSetFrom(t *testing.T) {
 			if !slices.Equal(names, tc.wantNames) || !slices.Equal(stale, tc.wantStale) {
 				t.Fatalf("names %v stale %v; want %v and %v", names, stale, tc.wantNames, tc.wantStale)
 			}
+			// A stale server's instructions are not the ones its tools will have.
+			if len(set.Instructions) != 1 || set.Instructions["a"] != "use a" {
+				t.Errorf("Instructions = %v, want a's only", set.Instructions)
+			}
 			if reg := set.Registered(); len(reg) != len(names) || !reg[catalog.ToolRef{Server: "a", Tool: "y"}] || reg[catalog.ToolRef{Server: "a", Tool: "upload"}] {
 				t.Fatalf("Registered() = %v", reg)
 			}
@@ -103,8 +111,8 @@ func TestSetFrom(t *testing.T) {
 }
 
 // TestStateCore: the state key changes with whatever changes the registrations (a
-// server's approval, its tool filters, its pins, the mode, the host generation) and with
-// nothing else.
+// server's approval, its tool filters, alwaysLoad, its instructions (namespace text), its
+// pins, the mode, the host generation) and with nothing else.
 func TestStateCore(t *testing.T) {
 	base := func() []*config.Server { return []*config.Server{server("a", "run-a"), server("b", "run-b")} }
 	key := StateCore(extension.GenNew, "deferred", base(), []bool{false, false}, nil)
@@ -123,14 +131,20 @@ func TestStateCore(t *testing.T) {
 			return nil
 		}
 	}
+	always := base()
+	always[0].AlwaysLoad = []string{"*"}
+	instructed := base()
+	instructed[1].Instructions = "prefer b"
 	changes := map[string]string{
-		"pending":     StateCore(extension.GenNew, "deferred", base(), []bool{false, true}, nil),
-		"filter":      StateCore(extension.GenNew, "deferred", filtered, []bool{false, false}, nil),
-		"pinTools":    StateCore(extension.GenNew, "deferred", pinning, []bool{false, false}, nil),
-		"pins":        StateCore(extension.GenNew, "deferred", base(), []bool{false, false}, pins("fp1")),
-		"pins edited": StateCore(extension.GenNew, "deferred", base(), []bool{false, false}, pins("fp2")),
-		"mode":        StateCore(extension.GenNew, "proxy", base(), []bool{false, false}, nil),
-		"generation":  StateCore(extension.GenLegacy, "deferred", base(), []bool{false, false}, nil),
+		"alwaysLoad":   StateCore(extension.GenNew, "deferred", always, []bool{false, false}, nil),
+		"instructions": StateCore(extension.GenNew, "deferred", instructed, []bool{false, false}, nil),
+		"pending":      StateCore(extension.GenNew, "deferred", base(), []bool{false, true}, nil),
+		"filter":       StateCore(extension.GenNew, "deferred", filtered, []bool{false, false}, nil),
+		"pinTools":     StateCore(extension.GenNew, "deferred", pinning, []bool{false, false}, nil),
+		"pins":         StateCore(extension.GenNew, "deferred", base(), []bool{false, false}, pins("fp1")),
+		"pins edited":  StateCore(extension.GenNew, "deferred", base(), []bool{false, false}, pins("fp2")),
+		"mode":         StateCore(extension.GenNew, "proxy", base(), []bool{false, false}, nil),
+		"generation":   StateCore(extension.GenLegacy, "deferred", base(), []bool{false, false}, nil),
 	}
 	if changes["pins"] == changes["pins edited"] {
 		t.Error("other pins kept the state key")

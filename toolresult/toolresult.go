@@ -19,6 +19,16 @@ import (
 type Budget struct {
 	Text  int // bytes of text across all text blocks (default 256 KiB)
 	Media int // bytes of base64 image data (default 2 MiB)
+	// Spill, when set, keeps the whole text of a result that Text cuts, and the marker
+	// names where, so the model can read the rest.
+	Spill Spill
+}
+
+// Spill keeps the whole text of a result the budget cut (package spill is the bridge's).
+type Spill interface {
+	// Save stores the text blocks in order and returns the path of the file that holds
+	// them.
+	Save(blocks []string) (path string, err error)
 }
 
 // DefaultBudget is used when a server sets no budget of its own.
@@ -27,13 +37,14 @@ var DefaultBudget = Budget{Text: 256 << 10, Media: 2 << 20}
 // Convert turns an MCP tool result into the host's content blocks: text stays text,
 // images stay images, audio, resources and resource links become readable text, and
 // structuredContent is kept (the extension layer sends it only to hosts that take it).
-// Text beyond the budget is cut with a visible marker saying how much was dropped.
+// Text beyond the budget is cut with a visible marker saying how much was dropped and,
+// when the budget has a Spill, where the whole text was saved.
 func Convert(res *mcp.CallToolResult, budget Budget) extension.ToolResult {
 	if res == nil {
 		return extension.ToolResult{Content: []extension.Content{{Type: "text", Text: "(no result)"}}}
 	}
 	out := extension.ToolResult{IsError: res.IsError}
-	text := &textBudget{left: budget.Text}
+	text := &textBudget{left: budget.Text, keepAll: budget.Spill != nil}
 	media := budget.Media
 	for _, c := range res.Content {
 		switch v := c.(type) {
@@ -79,8 +90,8 @@ func Convert(res *mcp.CallToolResult, budget Budget) extension.ToolResult {
 			blocks = fmt.Sprintf(" in %d of %d content blocks", text.blocks-text.droppedBlocks, text.blocks)
 		}
 		out.Content = append(out.Content, extension.Content{Type: "text", Text: fmt.Sprintf(
-			"[result truncated by mcp-bridge: %d of %d bytes of text shown%s; ask the tool for less, e.g. a narrower query or a page/limit argument]",
-			text.used, text.used+text.dropped, blocks)})
+			"[result truncated by mcp-bridge: %d of %d bytes of text shown%s; %s]",
+			text.used, text.used+text.dropped, blocks, spilled(budget.Spill, text.all))})
 	}
 	if len(out.Content) == 0 {
 		out.Content = []extension.Content{{Type: "text", Text: "(empty result)"}}
@@ -92,11 +103,32 @@ func Convert(res *mcp.CallToolResult, budget Budget) extension.ToolResult {
 // a result of many tiny blocks is cut by blocks instead of outgrowing the host's line cap.
 const blockOverhead = len(`{"type":"image","mimeType":"","data":""},`)
 
-type textBudget struct{ left, used, dropped, blocks, droppedBlocks int }
+type textBudget struct {
+	left, used, dropped, blocks, droppedBlocks int
+	keepAll                                    bool     // collect all (a Spill may need it)
+	all                                        []string // every text block as it was before the cut
+}
+
+// spilled is the end of the truncation marker: where the whole text was saved, or how to
+// get less.
+func spilled(sp Spill, all []string) string {
+	const less = "ask the tool for less, e.g. a narrower query or a page/limit argument"
+	if sp == nil {
+		return less
+	}
+	path, err := sp.Save(all)
+	if err != nil {
+		return fmt.Sprintf("the whole text could not be saved (%v), so %s", err, less)
+	}
+	return fmt.Sprintf("the whole text is saved in %s: read what is missing from there with your file tools, or %s", path, less)
+}
 
 func appendText(dst []extension.Content, b *textBudget, s string) []extension.Content {
 	if s == "" {
 		return dst
+	}
+	if b.keepAll {
+		b.all = append(b.all, s)
 	}
 	b.blocks++
 	if avail := b.left - blockOverhead; len(s) > avail {

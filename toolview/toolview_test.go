@@ -79,3 +79,36 @@ func TestExampleCall(t *testing.T) {
 		t.Fatalf("ExampleCall = %s, want %s", got, want)
 	}
 }
+
+// TestNamespaceText: a namespace's description is the server's directory line and its MCP
+// instructions on one line, its instructions the user's trimmed, each cut to
+// NamespaceTextMax (every tool's frame repeats them).
+func TestNamespaceText(t *testing.T) {
+	long := strings.Repeat("word ", 200)
+	tests := []struct {
+		name  string
+		d     DirEntry
+		instr string
+		want  string
+	}{
+		{"words and instructions", DirEntry{Server: "gh", Tools: 26, Words: []string{"issue", "pull"}}, "Use it\n\nfor  GitHub.",
+			"MCP server gh: 26 tools (issue, pull). Use it for GitHub."},
+		{"one tool, no words", DirEntry{Server: "x", Tools: 1}, "", "MCP server x: 1 tool."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NamespaceDescription(tc.d, tc.instr); got != tc.want {
+				t.Errorf("NamespaceDescription = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := NamespaceDescription(DirEntry{Server: "gh", Tools: 2}, long); len(got) > NamespaceTextMax || !strings.HasSuffix(got, "…") {
+		t.Errorf("long description not cut to %d bytes: %d", NamespaceTextMax, len(got))
+	}
+	if got := NamespaceInstructions("  " + long); len(got) > NamespaceTextMax || !strings.HasPrefix(got, "word word") {
+		t.Errorf("long instructions not trimmed and cut to %d bytes: %q", NamespaceTextMax, got)
+	}
+	if got := NamespaceInstructions(" \n "); got != "" {
+		t.Errorf("blank instructions give %q", got)
+	}
+}
