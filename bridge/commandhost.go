@@ -35,7 +35,6 @@ const (
 	SurfaceCLI = commands.SurfaceCLI
 )
 
-
 // RunCommand serves /mcp (package commands does the work).
 func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
 	return commands.Run(ctx, cmdHost{b}, cmd)

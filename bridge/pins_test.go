@@ -300,7 +300,7 @@ func TestGlobalServerToolChanges(t *testing.T) {
 	parts, warn := rep.noteParts(SurfaceZot, false)
 	note := strings.Join(parts, "\n")
 	has(t, "note", note, `MCP server "plain" changed its tools: changed echo; new upload`, `"pinTools": true`,
-		`MCP server "pinned" changed its tools since you approved them`, "/mcp trust pinned", "MCP tool cache updated for plain.")
+		`MCP server "pinned" changed its tools since you approved them`, "/mcp trust pinned", "MCP tool cache updated for plain: run /reload-ext to load them.")
 	hasNot(t, "note", note, "cache updated for pinned", "updated for plain, pinned")
 	if !warn {
 		t.Error("a note about held-back tools is not a warning")

@@ -154,8 +154,9 @@ type Notify struct {
 	Frame Frame `json:"-"`
 }
 
-// unwrap makes every run of white space in s one space.
-func unwrap(s string) string { return strings.Join(strings.Fields(s), " ") }
+// Unwrap makes every run of white space in s one space: a display or note as the
+// extension wrote it before it wrapped it to the screen's width.
+func Unwrap(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Host is a fake zot host connected to one extension.
 type Host struct {
@@ -626,13 +627,13 @@ func (h *Host) Command(ctx context.Context, id, name, args string) (CommandRespo
 // is wrapped: white space matches white space of any kind and length.
 func (h *Host) WaitNotify(ctx context.Context, substr string) (Notify, error) {
 	var n Notify
-	want := unwrap(substr)
+	want := Unwrap(substr)
 	f, err := h.next(ctx, fmt.Sprintf("notify containing %q", substr), func(f Frame) bool {
 		if f.Type != "notify" {
 			return false
 		}
 		var m Notify
-		return f.Decode(&m) == nil && strings.Contains(unwrap(m.Message), want)
+		return f.Decode(&m) == nil && strings.Contains(Unwrap(m.Message), want)
 	})
 	if err != nil {
 		return n, err
@@ -640,7 +641,7 @@ func (h *Host) WaitNotify(ctx context.Context, substr string) (Notify, error) {
 	if err := f.Decode(&n); err != nil {
 		return n, fmt.Errorf("exttest: decode notify: %w", err)
 	}
-	n.Unwrapped = unwrap(n.Message)
+	n.Unwrapped = Unwrap(n.Message)
 	n.Frame = f
 	return n, nil
 }
