@@ -118,6 +118,8 @@ func Classify(kind config.Transport, p ProbeInfo, err error, w Where) Failure {
 		return Failure{Kind: KindBadResponse, Msg: "the server speaks the legacy SSE transport, not streamable HTTP; set \"transport\": \"sse\" (or remove \"transport\" to detect it)"}
 	case errors.As(err, &notMCP):
 		return Failure{Kind: KindBadResponse, Msg: notMCP.Describe(p.Status)}
+	case errors.As(err, &redirect) && redirect.Body:
+		return Failure{Kind: KindBadResponse, Msg: redirect.Error() + "; if the server has moved to that address, set its url in " + w.Source}
 	case errors.As(err, &redirect):
 		return Failure{Kind: KindBadResponse, Msg: redirect.Error() + "; the server should redirect to an https url (report it to its operator)"}
 	case errors.As(err, &endpoint):

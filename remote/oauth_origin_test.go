@@ -104,22 +104,29 @@ func seedRefresh(t *testing.T, s *Server, f *fakeoauth.Server) *tokenStore {
 }
 
 // TestOAuthTokenRequestRedirect: a token request (here a refresh by a confidential
-// client, whose credentials go in Authorization) that the token endpoint redirects with
-// 307 to another port reaches it without the client credentials or any configured header;
-// from https to http nothing is sent (the refresh token is in the body); a redirect within
-// the token endpoint's origin still carries the credentials and the refresh works. Before,
-// Go's client kept Authorization for the same host name.
+// client, whose credentials go in Authorization and whose refresh token goes in the body)
+// that the token endpoint redirects with 307 or 308 to another port is not sent there:
+// the refresh fails saying it is refused for safety and naming where the redirect
+// pointed, and the credential file is left as it was; a 303 there (a GET without the
+// body) reaches it without the client credentials or any configured header; from https
+// to http nothing is sent; a redirect within the token endpoint's origin still carries
+// the credentials and the refresh works. Before, the body (the refresh token) was re-sent
+// to the other origin, and Go's client kept Authorization for the same host name.
 func TestOAuthTokenRequestRedirect(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
-		tls        bool
+		tls, elTLS bool
+		code       int // 0: 307
 		sameOrigin bool
 		wantErr    string
 		wantOther  int
 	}{
-		{name: "another port", wantErr: "status 404", wantOther: 1},
-		{name: "https to http", tls: true, wantErr: "never follows https to plain http", wantOther: 0},
+		{name: "another port", wantErr: "refused for safety"},
+		{name: "another port, 308", code: http.StatusPermanentRedirect, wantErr: "refused for safety"},
+		{name: "https, another port", tls: true, elTLS: true, wantErr: "refused for safety"},
+		{name: "another port, 303", code: http.StatusSeeOther, wantErr: "status 404", wantOther: 1},
+		{name: "https to http", tls: true, wantErr: "never follows https to plain http"},
 		{name: "same origin", sameOrigin: true},
 		{name: "https, same origin", tls: true, sameOrigin: true},
 	}
@@ -127,31 +134,103 @@ func TestOAuthTokenRequestRedirect(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := fakeoauth.New(t, tt.tls)
-			other := newRecorder(t, false)
+			other := newRecorder(t, tt.elTLS)
+			code := tt.code
+			if code == 0 {
+				code = http.StatusTemporaryRedirect
+			}
 			if tt.sameOrigin {
 				f.TokenEndpoint = f.Srv.URL + "/old/token"
-				f.Routes = map[string]http.Handler{"/old/token": http.RedirectHandler(f.Srv.URL+"/token", http.StatusTemporaryRedirect)}
+				f.Routes = map[string]http.Handler{"/old/token": http.RedirectHandler(f.Srv.URL+"/token", code)}
 			} else {
-				f.Routes = map[string]http.Handler{"/token": http.RedirectHandler(other.srv.URL+"/token", http.StatusTemporaryRedirect)}
+				f.Routes = map[string]http.Handler{"/token": http.RedirectHandler(other.srv.URL+"/token", code)}
 			}
 			s := oauthServer(t, f, nil)
-			tok, err := refreshNow(testCtx(t), t, s, f)
+			store := seedRefresh(t, s, f)
+			before, err := os.ReadFile(store.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, err := store.GetToken(testCtx(t))
 			switch {
 			case tt.wantErr == "" && (err != nil || tok == nil || tok.AccessToken == ""):
 				t.Fatalf("refresh: %v", err)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("refresh: %v, want an error saying %q", err, tt.wantErr)
+				t.Errorf("refresh: %v, want an error saying %q", err, tt.wantErr)
+			case tt.wantErr == "refused for safety" && !strings.Contains(err.Error(), other.srv.URL+"/token"):
+				t.Errorf("refresh: %v, want an error naming %s", err, other.srv.URL+"/token")
 			}
 			if err != nil && strings.Contains(err.Error(), "secret-0123456789") {
 				t.Errorf("the error shows the client secret: %v", err)
+			}
+			if tt.wantErr != "" {
+				checkUnchanged(t, s, before)
 			}
 			got := other.requests()
 			if len(got) != tt.wantOther {
 				t.Errorf("the other origin got %d requests, want %d", len(got), tt.wantOther)
 			}
 			checkNothingLeaked(t, got)
+			for _, b := range other.received() {
+				if b != "" {
+					t.Errorf("the other origin got a body: %q", b)
+				}
+			}
 			if auth := f.Snapshot().TokenAuth; tt.sameOrigin && !strings.HasPrefix(auth, "Basic ") {
 				t.Errorf("the token endpoint got Authorization %q after a same-origin redirect, want the client's Basic credentials", auth)
+			}
+		})
+	}
+}
+
+// TestOAuthLoginKeepsBodiesOnTheirOrigin: a 307 or 308 of the login's registration or
+// code exchange to another origin is not followed: the other origin gets nothing (not the
+// client metadata, not the code or the PKCE verifier), the login fails saying which step,
+// that the redirect is refused for safety and where it pointed, and nothing is saved; a
+// 307 to another path of the same origin still works. Before, the body was re-sent there.
+func TestOAuthLoginKeepsBodiesOnTheirOrigin(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		path       string
+		code       int
+		sameOrigin bool
+		wantErr    string // "": the login succeeds
+	}{
+		{name: "registration 307", path: "/register", code: http.StatusTemporaryRedirect, wantErr: "OAuth client registration failed"},
+		{name: "registration 308", path: "/register", code: http.StatusPermanentRedirect, wantErr: "OAuth client registration failed"},
+		{name: "code exchange 307", path: "/token", code: http.StatusTemporaryRedirect, wantErr: "OAuth code exchange failed"},
+		{name: "code exchange 308", path: "/token", code: http.StatusPermanentRedirect, wantErr: "OAuth code exchange failed"},
+		{name: "code exchange, same origin", path: "/token", code: http.StatusTemporaryRedirect, sameOrigin: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := fakeoauth.New(t, false)
+			other := newRecorder(t, false)
+			target := other.srv.URL + tt.path
+			if tt.sameOrigin {
+				f.TokenEndpoint = f.Srv.URL + "/old" + tt.path
+				f.Routes = map[string]http.Handler{"/old" + tt.path: http.RedirectHandler(f.Srv.URL+tt.path, tt.code)}
+			} else {
+				f.Routes = map[string]http.Handler{tt.path: http.RedirectHandler(target, tt.code)}
+			}
+			s := oauthServer(t, f, nil)
+			err := runLogin(testCtx(t), s, f.Srv.Client())
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("login: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "refused for safety") || !strings.Contains(err.Error(), target) {
+				t.Errorf("login: %v, want %q, refused for safety, naming %s", err, tt.wantErr, target)
+			}
+			if _, serr := os.Stat(s.d.OAuth.credPath(s.cfg.URL)); !errors.Is(serr, os.ErrNotExist) {
+				t.Errorf("a failed login saved credentials (%v)", serr)
+			}
+			if got := other.received(); len(got) != 0 {
+				t.Errorf("the other origin got %d requests: %q", len(got), got)
 			}
 		})
 	}

@@ -23,19 +23,22 @@ const (
 	testAPIKey = "key-SECRET-0123456789"
 )
 
-// recorder is a server on another origin that notes the headers of every request it gets.
+// recorder is a server on another origin that notes the headers and the body of every
+// request it gets.
 type recorder struct {
-	srv *httptest.Server
-	mu  sync.Mutex
-	got []http.Header
+	srv    *httptest.Server
+	mu     sync.Mutex
+	got    []http.Header
+	bodies []string
 }
 
 func newRecorder(t *testing.T, useTLS bool) *recorder {
 	r := &recorder{}
 	h := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		_, _ = io.Copy(io.Discard, req.Body)
+		body, _ := io.ReadAll(io.LimitReader(req.Body, 64<<10))
 		r.mu.Lock()
 		r.got = append(r.got, req.Header.Clone())
+		r.bodies = append(r.bodies, string(body))
 		r.mu.Unlock()
 		http.NotFound(w, req)
 	})
@@ -52,6 +55,13 @@ func (r *recorder) requests() []http.Header {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]http.Header(nil), r.got...)
+}
+
+// received are the bodies of the requests it got, in order ("" for none).
+func (r *recorder) received() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.bodies...)
 }
 
 // originBound are the headers no other origin may see, with the value that must not leak
@@ -71,12 +81,13 @@ func checkNothingLeaked(t *testing.T, got []http.Header) {
 }
 
 // mcpHome is an MCP server that wants testBearer and redirects its tools/call POSTs with
-// 307 to where(r) ("": not redirected); every path serves MCP, so a redirect to another
-// path of the same server keeps the session. seen are the headers of the requests it
-// served on other paths than /mcp.
+// code (0: 307) to where() ("": not redirected); every path serves MCP, so a redirect to
+// another path of the same server keeps the session. seen are the headers of the requests
+// it served on other paths than /mcp.
 type mcpHome struct {
 	srv   *httptest.Server
 	where func() string
+	code  int
 	mu    sync.Mutex
 	seen  []http.Header
 }
@@ -97,7 +108,11 @@ func newMCPHome(t *testing.T, useTLS bool) *mcpHome {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if r.URL.Path == "/mcp" && bytes.Contains(body, []byte(`"tools/call"`)) && m.where != nil {
 			if u := m.where(); u != "" {
-				http.Redirect(w, r, u, http.StatusTemporaryRedirect)
+				code := m.code
+				if code == 0 {
+					code = http.StatusTemporaryRedirect
+				}
+				http.Redirect(w, r, u, code)
 				return
 			}
 		}
@@ -137,23 +152,30 @@ func loggedInServer(t *testing.T, u string, tlsFrom *httptest.Server) *Server {
 }
 
 // TestMCPRedirectKeepsCredentialsOnTheirOrigin: a logged-in server that answers tools/call
-// with 307 to another origin (another port of 127.0.0.1, the host name Go's redirect
-// policy compares) gets the request there without the bearer token, the configured
-// header, the session id or the referring url; from https to plain http nothing is sent
-// and the call fails saying why; a redirect to another path of the same origin still
-// carries them all and the call works. Before, Go's client kept Authorization and the
-// session id for the same host name, whatever the port or the scheme.
+// with 307 or 308 to another origin (another port of 127.0.0.1, the host name Go's
+// redirect policy compares) gets nothing there: the tool call's arguments are not re-sent
+// to a host the config does not name, and the call fails saying why and naming the
+// target; a 303 there (which Go follows with a GET, without the body) reaches it without
+// the bearer token, the configured header, the session id or the referring url; from
+// https to plain http nothing is sent and the call fails saying why; a 307 to another
+// path of the same origin still carries them all and the call works. Before, Go's client
+// re-posted the call there, and kept Authorization and the session id for the same host
+// name, whatever the port or the scheme.
 func TestMCPRedirectKeepsCredentialsOnTheirOrigin(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name           string
 		homeTLS, elTLS bool
+		code           int // 0: 307
 		sameOrigin     bool
 		wantErr        string // "": the call works
 		wantOther      int    // requests the other origin gets
 	}{
-		{name: "http, another port", wantErr: "HTTP 404", wantOther: 1},
-		{name: "https, another port", homeTLS: true, elTLS: true, wantErr: "HTTP 404", wantOther: 1},
+		{name: "http, another port", wantErr: "refused for safety", wantOther: 0},
+		{name: "http, another port, 308", code: http.StatusPermanentRedirect, wantErr: "refused for safety", wantOther: 0},
+		{name: "https, another port", homeTLS: true, elTLS: true, wantErr: "refused for safety", wantOther: 0},
+		{name: "http, another port, 303", code: http.StatusSeeOther, wantErr: "HTTP 404", wantOther: 1},
+		{name: "https, another port, 303", homeTLS: true, elTLS: true, code: http.StatusSeeOther, wantErr: "HTTP 404", wantOther: 1},
 		{name: "https to http", homeTLS: true, wantErr: "never follows https to plain http", wantOther: 0},
 		{name: "same origin, another path", sameOrigin: true},
 		{name: "https, same origin", homeTLS: true, sameOrigin: true},
@@ -168,6 +190,7 @@ func TestMCPRedirectKeepsCredentialsOnTheirOrigin(t *testing.T) {
 				target = home.srv.URL + "/moved"
 			}
 			home.where = func() string { return target }
+			home.code = tt.code
 			var tlsFrom *httptest.Server
 			if tt.homeTLS {
 				tlsFrom = home.srv
@@ -190,11 +213,19 @@ func TestMCPRedirectKeepsCredentialsOnTheirOrigin(t *testing.T) {
 			if err != nil && (strings.Contains(err.Error(), testBearer) || strings.Contains(err.Error(), testAPIKey)) {
 				t.Errorf("the error shows a secret: %v", err)
 			}
+			if tt.wantErr == "refused for safety" && (!strings.Contains(err.Error(), target) || !strings.Contains(err.Error(), "if the server has moved to that address, set its url in mcp.json")) {
+				t.Errorf("call: %v, want an error naming %s and what to do", err, target)
+			}
 			got := other.requests()
 			if len(got) != tt.wantOther {
 				t.Errorf("the other origin got %d requests, want %d", len(got), tt.wantOther)
 			}
 			checkNothingLeaked(t, got)
+			for _, b := range other.received() {
+				if b != "" {
+					t.Errorf("the other origin got a body: %q", b)
+				}
+			}
 			if tt.sameOrigin {
 				home.mu.Lock()
 				seen := home.seen
@@ -210,30 +241,56 @@ func TestMCPRedirectKeepsCredentialsOnTheirOrigin(t *testing.T) {
 // TestGuardRedirect: the redirect rule on chains of hops as Go's client makes them (each
 // hop's Response names the request before it): headers bound to the first request's
 // origin are stripped on a hop to another scheme, host or port and kept on the same
-// origin (even after a detour), and no hop goes from https to http.
+// origin (even after a detour); no hop goes from https to http; and a hop that carries a
+// body (a 307 or 308 of a POST) never goes to another origin: it is refused naming its
+// target without user info or query, and its body is closed unsent. Before, the body went
+// along.
 func TestGuardRedirect(t *testing.T) {
 	t.Parallel()
+	const (
+		kept = iota
+		stripped
+		downgrade
+		bodyRefused
+	)
 	tests := []struct {
-		name      string
-		chain     []string // the first request, then each hop
-		stripped  bool
-		downgrade bool
+		name   string
+		chain  []string // the first request, then each hop
+		body   bool     // the last hop carries a body (else it is a GET)
+		want   int
+		target string // the refused hop as a *RedirectError names it
 	}{
-		{name: "first request", chain: []string{"http://127.0.0.1:1/mcp"}},
+		{name: "first request", chain: []string{"http://127.0.0.1:1/mcp"}, body: true},
 		{name: "same origin", chain: []string{"http://127.0.0.1:1/mcp", "http://127.0.0.1:1/moved"}},
-		{name: "default port spelled out", chain: []string{"https://h.example/mcp", "https://H.example:443/moved"}},
-		{name: "another port", chain: []string{"http://127.0.0.1:1/mcp", "http://127.0.0.1:2/mcp"}, stripped: true},
-		{name: "another host", chain: []string{"https://h.example/mcp", "https://sub.h.example/mcp"}, stripped: true},
-		{name: "http to https", chain: []string{"http://127.0.0.1:1/mcp", "https://127.0.0.1:1/mcp"}, stripped: true},
+		{name: "same origin, body", chain: []string{"http://127.0.0.1:1/token", "http://127.0.0.1:1/v2/token"}, body: true},
+		{name: "default port spelled out", chain: []string{"https://h.example/mcp", "https://H.example:443/moved"}, body: true},
+		{name: "another port", chain: []string{"http://127.0.0.1:1/mcp", "http://127.0.0.1:2/mcp"}, want: stripped},
+		{name: "another host", chain: []string{"https://h.example/mcp", "https://sub.h.example/mcp"}, want: stripped},
+		{name: "http to https", chain: []string{"http://127.0.0.1:1/mcp", "https://127.0.0.1:1/mcp"}, want: stripped},
 		{name: "back to the first origin", chain: []string{"https://a.example/mcp", "https://b.example/x", "https://a.example/y"}},
-		{name: "https to http", chain: []string{"https://127.0.0.1:1/mcp", "http://127.0.0.1:1/mcp"}, downgrade: true},
-		{name: "https to http later", chain: []string{"https://a.example/mcp", "https://b.example/x", "http://c.example/y"}, downgrade: true},
+		{name: "back to the first origin, body", chain: []string{"https://a.example/mcp", "https://a.example/x", "https://a.example/y"}, body: true},
+		{name: "https to http", chain: []string{"https://127.0.0.1:1/mcp", "http://127.0.0.1:1/mcp"}, want: downgrade},
+		{name: "https to http later", chain: []string{"https://a.example/mcp", "https://b.example/x", "http://c.example/y"}, want: downgrade},
+		{name: "body, another port", chain: []string{"http://127.0.0.1:1/token", "http://127.0.0.1:2/token"}, body: true, want: bodyRefused,
+			target: "http://127.0.0.1:2/token"},
+		{name: "body, another host", chain: []string{"https://auth.example/token", "https://u:pw@evil.example/t?code=1"}, body: true, want: bodyRefused,
+			target: "https://evil.example/t?…"},
+		{name: "body, http to https", chain: []string{"http://127.0.0.1:1/mcp", "https://127.0.0.1:1/mcp"}, body: true, want: bodyRefused,
+			target: "https://127.0.0.1:1/mcp"},
+		{name: "body, after a same-origin hop", chain: []string{"https://a.example/mcp", "https://a.example/x", "https://b.example/y"}, body: true, want: bodyRefused,
+			target: "https://b.example/y"},
 	}
 	configured := map[string]string{"X-Api-Key": testAPIKey}
 	for _, tt := range tests {
 		var req *http.Request
-		for _, u := range tt.chain {
-			next, err := http.NewRequestWithContext(context.Background(), http.MethodPost, u, strings.NewReader("{}"))
+		var body *closeRecorder
+		for i, u := range tt.chain {
+			method, rc := http.MethodGet, io.ReadCloser(nil)
+			if tt.body && i == len(tt.chain)-1 {
+				body = &closeRecorder{Reader: strings.NewReader(`{"code":"x"}`)}
+				method, rc = http.MethodPost, body
+			}
+			next, err := http.NewRequestWithContext(context.Background(), method, u, rc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,9 +303,18 @@ func TestGuardRedirect(t *testing.T) {
 			req = next
 		}
 		got, err := guardRedirect(req, configured)
-		if tt.downgrade {
-			if _, ok := err.(*RedirectError); !ok || got != nil {
+		if tt.want == downgrade || tt.want == bodyRefused {
+			re, ok := err.(*RedirectError)
+			switch {
+			case !ok || got != nil:
 				t.Errorf("%s: %v, %v; want a *RedirectError", tt.name, got, err)
+			case re.Body != (tt.want == bodyRefused):
+				t.Errorf("%s: %v (Body %v), want Body %v", tt.name, re, re.Body, tt.want == bodyRefused)
+			case tt.want == bodyRefused && (re.Target != tt.target || !strings.Contains(re.Error(), tt.target) || !strings.Contains(re.Error(), "refused for safety")):
+				t.Errorf("%s: %q (target %q), want one naming %q and saying it is refused for safety", tt.name, re, re.Target, tt.target)
+			}
+			if body != nil && !body.closed {
+				t.Errorf("%s: the refused hop's body was not closed", tt.name)
 			}
 			continue
 		}
@@ -257,12 +323,20 @@ func TestGuardRedirect(t *testing.T) {
 			continue
 		}
 		for k := range originBound {
-			if has := got.Header.Get(k) != ""; has == tt.stripped {
-				t.Errorf("%s: %s present %v, want %v", tt.name, k, has, !tt.stripped)
+			if has := got.Header.Get(k) != ""; has == (tt.want == stripped) {
+				t.Errorf("%s: %s present %v, want %v", tt.name, k, has, tt.want != stripped)
 			}
 		}
-		if tt.stripped && req.Header.Get("Authorization") == "" {
+		if tt.want == stripped && req.Header.Get("Authorization") == "" {
 			t.Errorf("%s: the caller's request was changed", tt.name)
 		}
 	}
 }
+
+// closeRecorder is a request body that notes it was closed.
+type closeRecorder struct {
+	io.Reader
+	closed bool
+}
+
+func (c *closeRecorder) Close() error { c.closed = true; return nil }

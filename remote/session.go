@@ -29,7 +29,9 @@ import (
 //     streams, the session DELETE and stream resumptions. They are only added to requests
 //     for the server's own origin (scheme, host and port), never to a redirect target or
 //     an OAuth endpoint elsewhere. A redirect to another origin carries neither them nor
-//     the OAuth token or the session id, and none goes from https to http (origin.go).
+//     the OAuth token or the session id, a 307 or 308 of a request with a body (a tool
+//     call's arguments) to another origin is refused, and none goes from https to http
+//     (origin.go).
 //   - Every response's status and content type is noted in a probe carried by the request
 //     context, so failures are classified from what the server really answered (mcp-go
 //     folds most statuses of an initialize POST into ErrLegacySSEServer).
