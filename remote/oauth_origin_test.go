@@ -76,12 +76,6 @@ func runLogin(ctx context.Context, s *Server, browser *http.Client) error {
 	return l.Save(ctx, creds)
 }
 
-// refreshNow has s's token store refresh the stored token (seedRefresh).
-func refreshNow(ctx context.Context, t *testing.T, s *Server, f *fakeoauth.Server) (*transport.Token, error) {
-	t.Helper()
-	return seedRefresh(t, s, f).GetToken(ctx)
-}
-
 // seedRefresh stores an expired token of a confidential client, whose credentials go by
 // HTTP Basic, and returns s's token store wired to refresh it as the bridge's connection
 // does.
