@@ -16,14 +16,13 @@ import (
 )
 
 // suspendedSession is a session whose tools/call is answered by the test: each call
-// reports its arrival on called, then waits for the test to let it run (run). replied
-// says whether its reply is in by then. A call whose context has ended when it runs
-// gives up, as mcp-go may when it finds both its context ended and the reply in.
+// reports its arrival on called, then waits for the test to let it run (run), which says
+// whether its reply is in by then. A call whose context has ended when it runs gives up,
+// as mcp-go may when it finds both its context ended and the reply in.
 type suspendedSession struct {
 	session.Session
-	called  chan struct{}
-	run     chan bool // true: the reply is in
-	replied chan struct{}
+	called chan struct{}
+	run    chan bool // true: the reply is in
 }
 
 func (s *suspendedSession) CallTool(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
