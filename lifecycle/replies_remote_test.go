@@ -4,17 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
-
-	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/capserver"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
@@ -50,18 +44,9 @@ func TestRemoteRepliesNotOursAreRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			u, _ := tc.srv.Start(t)
-			home := t.TempDir()
-			raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"remote": map[string]any{"url": u, "transport": tc.transport}}})
-			if err := os.WriteFile(filepath.Join(home, "mcp.json"), raw, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cfg := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
 			fake := clock.NewFake()
 			start := fake.Now()
-			log := zerolog.New(testutil.Log(t))
-			s := New(&cfg.Servers[0], &Deps{Clock: fake, Log: log, Surface: zotSurface{},
-				Remote: &remote.Deps{Log: log, Clock: fake, Cmd: zotSurface{}.Cmd, ClientName: "test"}})
-			t.Cleanup(func() { s.Stop(context.Background()) })
+			s := newRemoteServer(t, u, tc.transport, fake, 0)
 			ctx, cancel := context.WithTimeout(context.Background(), testGuard)
 			defer cancel()
 

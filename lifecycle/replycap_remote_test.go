@@ -66,18 +66,9 @@ func TestRemoteOversizeReplyWithIDInTheMiddleFailsAtOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			u, _ := tc.srv.Start(t)
-			home := t.TempDir()
-			raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"capped": map[string]any{"url": u, "transport": tc.transport}}})
-			if err := os.WriteFile(filepath.Join(home, "mcp.json"), raw, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cfg := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
 			fake := clock.NewFake()
 			start := fake.Now()
-			log := zerolog.New(testutil.Log(t))
-			s := New(&cfg.Servers[0], &Deps{Clock: fake, Log: log, Surface: zotSurface{},
-				Remote: &remote.Deps{Log: log, Clock: fake, Cmd: zotSurface{}.Cmd, ClientName: "test", MaxReply: 1 << 20}})
-			t.Cleanup(func() { s.Stop(context.Background()) })
+			s := newRemoteServer(t, u, tc.transport, fake, 1<<20)
 			ctx, cancel := context.WithTimeout(context.Background(), testGuard)
 			defer cancel()
 
@@ -94,4 +85,22 @@ func TestRemoteOversizeReplyWithIDInTheMiddleFailsAtOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newRemoteServer is a Server for the HTTP server at u, configured from an mcp.json
+// under a fresh ZOT_HOME with the given transport, on clk, its replies capped at maxReply
+// (0: the default); it is stopped when the test ends.
+func newRemoteServer(t *testing.T, u, transport string, clk clock.Clock, maxReply int) *Server {
+	t.Helper()
+	home := t.TempDir()
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"remote": map[string]any{"url": u, "transport": transport}}})
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
+	log := zerolog.New(testutil.Log(t))
+	s := New(&cfg.Servers[0], &Deps{Clock: clk, Log: log, Surface: zotSurface{},
+		Remote: &remote.Deps{Log: log, Clock: clk, Cmd: zotSurface{}.Cmd, ClientName: "test", MaxReply: maxReply}})
+	t.Cleanup(func() { s.Stop(context.Background()) })
+	return s
 }

@@ -383,10 +383,20 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 		}
 		return nil, err
 	}
+	// The check above reads the metadata mcp-go has now; the refresh reads it again, and a
+	// 401 on another request may have had it fetched anew meanwhile, or the token endpoint
+	// may answer with a 307 elsewhere: the token request itself is held to the origin too.
+	if was, ok := endpointOrigin(c.TokenEndpoint); ok {
+		rctx = context.WithValue(rctx, tokenOriginKey{}, was)
+	}
 	tok, err := st.handler.RefreshToken(rctx, old.RefreshToken)
 	if err == nil {
 		st.log("OAuth token refreshed")
 		return forHandler(tok), nil
+	}
+	var moved *tokenOriginError
+	if errors.As(err, &moved) {
+		return nil, st.endpointMoved(moved.was, moved.now)
 	}
 	red := redact.New(nil, old.AccessToken, old.RefreshToken, c.ClientSecret)
 	var oe transport.OAuthError
@@ -427,12 +437,31 @@ func (st *tokenStore) checkTokenEndpoint(ctx context.Context, c *oauthCreds) err
 	if wok && nok && was == now {
 		return nil
 	}
+	return st.endpointMoved(was, now)
+}
+
+// endpointMoved is the refusal of a refresh whose token request would go to origin now
+// instead of was, the token endpoint's origin at the login (warned, and "needs login").
+func (st *tokenStore) endpointMoved(was, now string) error {
 	msg := fmt.Sprintf("the server's OAuth metadata now names a token endpoint on %s, not on %s where its login got the token; the refresh token is not sent there: run %s if the change is expected",
 		now, was, st.relogin)
 	if st.warn != nil {
 		st.warn(msg)
 	}
 	return fmt.Errorf("%w: %s", transport.ErrNoToken, msg)
+}
+
+// tokenOriginKey marks the context of a refresh with the origin (endpointOrigin) of the
+// token endpoint the login used: oauthTransport sends no token request elsewhere.
+type tokenOriginKey struct{}
+
+// tokenOriginError is a refresh's token request (a POST: the refresh token and the
+// client's credentials in it) that was not sent, because it was for origin now and not
+// was (tokenOriginKey).
+type tokenOriginError struct{ was, now string }
+
+func (e *tokenOriginError) Error() string {
+	return "the token request was for " + e.now + ", not for " + e.was + " where the login got the token, so it was not sent"
 }
 
 // endpointOrigin is the origin of an endpoint's URL (originOf), for messages "an
@@ -508,6 +537,15 @@ func (o *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req, err := o.t.prepare(req, true)
 	if err != nil {
 		return nil, err
+	}
+	// A refresh's token request, or a 307/308 hop of it (a POST still, its body resent),
+	// goes only to the origin of the login's token endpoint; the metadata requests of a
+	// refresh (GETs) may go elsewhere, and carry no secret.
+	if was, ok := req.Context().Value(tokenOriginKey{}).(string); ok && req.Method == http.MethodPost && originOf(req.URL) != was {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, &tokenOriginError{was: was, now: originOf(req.URL)}
 	}
 	resp, err := o.t.base.RoundTrip(req)
 	if err != nil || !o.whole {

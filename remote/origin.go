@@ -18,7 +18,7 @@ import (
 // hop, Authorization included whenever the host name matches, whatever the port or the
 // scheme; and mcp-go sets Authorization (and the session id) on the request it hands the
 // client, before any check of ours. So the rule is applied where every hop passes, at the
-// bottom of our RoundTrippers (Transport.send), not in a CheckRedirect that a copied or
+// bottom of our RoundTrippers (Transport.prepare), not in a CheckRedirect that a copied or
 // another client could lack:
 //
 //   - a hop from https to plain http is refused: nothing is sent there (RedirectError);

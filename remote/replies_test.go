@@ -23,20 +23,25 @@ import (
 // taken as the call's result, as mcp-go's transport takes it. On an event stream it is
 // ignored and logged, and the true answer behind it is the result; when no answer comes
 // behind it, or in a JSON body, which holds no other answer, the call fails saying so
-// (a body: *session.ForeignReplyError). The session goes on. Before, "not yours" was the
-// call's result.
+// (a body: *session.ForeignReplyError). The same holds on the GET that resumes a POST's
+// event stream the server ended before the answer (SEP-1699). The session goes on.
+// Before, "not yours" was the call's result (on a resumed stream, until this test).
 func TestRemoteReplyWithAnotherIDIsNotTheResult(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, mode string
-		alone      bool // no answer follows on the event stream
-	}{{"event stream", "sse", false}, {"event stream, nothing after it", "sse", true}, {"JSON body", "json", false}} {
+		alone      bool   // no answer follows on the event stream
+		tool       string // "other", or "resumed": the answers come on the GET that resumes the POST's stream
+	}{
+		{"event stream", "sse", false, "other"}, {"event stream, nothing after it", "sse", true, "other"}, {"JSON body", "json", false, "other"},
+		{"resumed event stream", "sse", false, "resumed"}, {"resumed event stream, nothing after it", "sse", true, "resumed"},
+	} {
 		for _, other := range []string{`99999`, `"2"`, `"x"`} {
 			t.Run(tc.name+"/"+other, func(t *testing.T) {
 				t.Parallel()
 				var log testutil.SyncBuffer
 				sess := openCapped(t, &capserver.Server{Mode: tc.mode}, &log)
-				res, err := sess.CallTool(testCtx(t), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "other",
+				res, err := sess.CallTool(testCtx(t), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tc.tool,
 					Arguments: map[string]any{"id": json.RawMessage(other), "alone": tc.alone}}})
 				switch {
 				case tc.mode == "sse" && !tc.alone:

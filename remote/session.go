@@ -232,7 +232,14 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 		}
 		tr = t
 	}
-	hs.Client = session.NewClient(tr, kind, h)
+	hw := h
+	hw.Wrap = func(tr transport.Interface) transport.Interface {
+		if h.Wrap != nil {
+			tr = h.Wrap(tr)
+		}
+		return withAnswerIDs(tr)
+	}
+	hs.Client = session.NewClient(tr, kind, hw)
 	var err error
 	if kind == config.TransportSSE {
 		hs.MCP().OnConnectionLost(hs.streamLost)

@@ -254,16 +254,19 @@ func (t *Transport) answer(req *http.Request, resp *http.Response, listen bool) 
 
 // limit caps every message read from body at the reply cap, with the one limiter stdio
 // servers' replies go through (session.ReplyLimiter): an event stream per event, anything
-// else as one message. A POST's body or event stream carries that request's answer and
-// no other reply (session.LimitOptions.OneAnswer): a reply there that names another id
-// is dropped and logged, and an over-size event that names no id fails the request. On
-// any other stream such an event ends the stream and the connection learns of it
+// else as one message. A POST's body or event stream, and the GET that resumes that
+// stream (resume.go), carry that request's answer and no other reply
+// (session.LimitOptions.OneAnswer): a reply there that names another id is dropped and
+// logged, and an over-size event that names no id fails the request. On any other
+// stream such an event ends the stream and the connection learns of it
 // (Options.ReplyLost), and so does any over-size reply on the GET stream (listen), whose
 // replies mcp-go hands to no caller.
 func (t *Transport) limit(req *http.Request, resp *http.Response, ct string, listen bool) io.ReadCloser {
 	o := session.LimitOptions{Limit: t.maxReply, Framing: session.FrameBody, Dropped: t.dropped}
 	if req.Method == http.MethodPost {
 		o.ID, o.OneAnswer = requestID(req), true
+	} else if id := t.resumedID(req); id != nil {
+		o.ID, o.OneAnswer = id, true // the rest of a POST's event stream (resume.go)
 	}
 	// mcp-go reads an event stream only from a 200 or 202 answer; any other answer's body
 	// it reads whole as one message, whatever its content type.

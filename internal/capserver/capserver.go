@@ -41,6 +41,11 @@ import (
 // the client goes away, and Overrun is closed once it has written OverrunBytes of it.
 // With Endpoint set, a legacy SSE stream's endpoint event names that url ("{host}" in it
 // stands for the server's own host:port) instead of the server's own path.
+//
+// Its tool "resumed" (an event stream) ends its POST's stream after an event that only
+// sets an event id, with a short retry, as a server does that has the client poll for
+// the answer (SEP-1699); the GET that resumes it (Last-Event-ID) is answered as "other"
+// is, with the same arguments.
 type Server struct {
 	Mode              string
 	IDMiddle          bool
@@ -59,6 +64,8 @@ type Server struct {
 
 	overrun     chan struct{}
 	overrunOnce sync.Once
+
+	resumes map[string]rpcReq // the "resumed" calls, by the event id their stream ended with
 }
 
 // Overrun is closed once an endless event has OverrunBytes of filler written: the client
@@ -93,6 +100,7 @@ func (s *Server) Start(t testing.TB) (url string, kind config.Transport) {
 	s.opened = make(chan struct{})
 	s.held = make(chan json.RawMessage, 16)
 	s.overrun = make(chan struct{})
+	s.resumes = map[string]rpcReq{}
 	ts := httptest.NewUnstartedServer(s)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -213,6 +221,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		s.serveStream(w, req)
 		return
 	}
+	if last := req.Header.Get("Last-Event-ID"); last != "" && req.Method == http.MethodGet {
+		s.serveResumed(w, last)
+		return
+	}
 	if s.Listen && req.Method == http.MethodGet {
 		s.serveListen(w, req)
 		return
@@ -264,7 +276,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	} else {
 		w.Header().Set("Content-Type", "application/json")
 	}
+	if sse && r.Params.Name == "resumed" {
+		s.mu.Lock()
+		s.next++
+		last := "r" + strconv.Itoa(s.next)
+		s.resumes[last] = r
+		s.mu.Unlock()
+		b := &flushWriter{w: w}
+		b.write("id: " + last + "\nretry: 10\n\n")
+		b.flush()
+		return
+	}
 	s.answer(&flushWriter{w: w}, r, sse)
+}
+
+// serveResumed answers the GET that resumes the stream of the "resumed" call whose
+// stream ended with the event id last, as "other" is answered.
+func (s *Server) serveResumed(w http.ResponseWriter, last string) {
+	s.mu.Lock()
+	r, ok := s.resumes[last]
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(w, nil)
+		return
+	}
+	r.Params.Name = "other"
+	w.Header().Set("Content-Type", "text/event-stream")
+	s.answer(&flushWriter{w: w}, r, true)
 }
 
 // serveStream is a legacy SSE session: its endpoint event names it, and the answers to

@@ -37,6 +37,8 @@ func (h *Handler) Enabled(_ context.Context, l slog.Level) bool {
 	return zl >= h.Log.GetLevel() && zl >= zerolog.GlobalLevel()
 }
 
+// Handle logs r at its zerolog level: its message, and its attributes (with those of
+// WithAttrs) as one redacted "detail" field.
 func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	ev := h.Log.WithLevel(zlogLevel(r.Level))
 	if ev == nil {
@@ -71,10 +73,12 @@ func New(log zerolog.Logger, redact func(string) string) *slog.Logger {
 	return slog.New(&Handler{Log: log, Redact: redact})
 }
 
+// WithAttrs is a Handler that adds attrs to every record's detail.
 func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	n := *h
 	n.attrs = append(append([]slog.Attr{}, h.attrs...), attrs...)
 	return &n
 }
 
+// WithGroup is h: mcp-go's few attributes need no groups in a one-line detail.
 func (h *Handler) WithGroup(string) slog.Handler { return h }
