@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -143,11 +144,33 @@ func FuzzHTTPReply(f *testing.F) {
 			if src.n > bound {
 				t.Fatalf("read %d bytes of a body that does not end (%d of them given, cap %d); want at most %d", src.n, len(body), limit, bound)
 			}
-			if (status == http.StatusOK || status == http.StatusAccepted) && events && !truth.endpointFirst && got.answer == nil {
+			// A stream ends once a message naming our id is handed on; when that message is
+			// not JSON mcp-go cannot take it, and the call ends with the stream's end instead
+			// of an answer: ended, not left waiting, which is what this checks.
+			if (status == http.StatusOK || status == http.StatusAccepted) && events && !truth.endpointFirst && got.answer == nil &&
+				!(got.err != nil && unreadableOurs(body, ourID)) {
 				t.Fatalf("a stream that does not end was not answered (%v)", got.err)
 			}
 		}
 	})
+}
+
+// unreadableOurs reports whether an event of body carries data that is not JSON but names
+// the id ourID as a member, as the Transport's scanner of members reads it.
+func unreadableOurs(body, ourID string) bool {
+	named := regexp.MustCompile(`"id"\s*:\s*` + regexp.QuoteMeta(ourID) + `\s*[,}]`)
+	for _, ev := range strings.Split(strings.ReplaceAll(body, "\r", ""), "\n\n") {
+		var data []string
+		for _, line := range strings.Split(ev, "\n") {
+			if v, ok := strings.CutPrefix(line, "data:"); ok {
+				data = append(data, strings.TrimPrefix(v, " "))
+			}
+		}
+		if d := strings.Join(data, "\n"); d != "" && !json.Valid([]byte(d)) && named.MatchString(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // fuzzRead is what mcp-go's streamable HTTP transport makes of an answer to its POST.
