@@ -24,3 +24,48 @@ func TestServerLogLinesAreEscaped(t *testing.T) {
 		t.Errorf("log line not shown escaped:\n%s", out)
 	}
 }
+
+// TestNamespaceTextIsSanitized: a namespace's description carries the server's MCP
+// instructions and its instructions the entry's; both reach the model in every
+// register_tool frame, so neither carries a control or invisible character, whether the
+// start decodes the cache or reads the startup file.
+func TestNamespaceTextIsSanitized(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.write(map[string]any{
+		"alpha": mergeMap(e.server("-name", "alpha", "-instructions", "Alpha\x1b]52;c;eA==\x07 echoes\u200b."),
+			map[string]any{"instructions": "Prefer\x1b[2J alpha\u202e."}),
+	}, map[string]any{"toolExposure": "deferred"})
+	if _, errs := e.bridge(extension.GenNew).Refresh(ctxGuard(t), []string{"alpha"}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for _, start := range []string{"first start", "second start"} {
+		raw, _, _ := startSessionAck(t, e, newestZot(e), nil)
+		frames := mcpToolFrames(t, raw)
+		if len(frames) == 0 {
+			t.Fatalf("%s: no MCP tool registered", start)
+		}
+		for name, f := range frames {
+			for _, tc := range []struct {
+				field string
+				got   *string
+				want  string
+			}{
+				{"namespace_description", f.NamespaceDescription, ". Alpha]52;c;eA== echoes."},
+				{"namespace_instructions", f.NamespaceInstructions, "Prefer[2J alpha."},
+			} {
+				if tc.got == nil || strings.ContainsAny(*tc.got, "\x1b\x07\u200b\u202e") || !strings.HasSuffix(*tc.got, tc.want) {
+					t.Errorf("%s: %s %s = %q, want it sanitized, ending %q", start, name, tc.field, deref(tc.got), tc.want)
+				}
+			}
+		}
+	}
+}
+
+// deref is *s, "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
