@@ -11,7 +11,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
-	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
@@ -51,11 +51,13 @@ func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResu
 	}
 	var lines []string
 	for _, p := range req.Elicitations {
-		if b.deps.Remote.OAuth.CheckElicitURL(p.URL) != nil {
-			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: %v)", remote.ErrElicitURL))
+		// The reasons and URLs are the server's text, shown to the user and the model
+		// as a question's are.
+		if err := interact.CheckURL(p.URL, b.deps.Remote.OAuth.CheckElicitURL); err != nil {
+			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: %v)", err))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("  %s — %s", p.URL, firstNonEmpty(strings.TrimSpace(p.Message), "no reason given")))
+		lines = append(lines, fmt.Sprintf("  %s — %s", p.URL, firstNonEmpty(strings.TrimSpace(safetext.Sanitize(p.Message)), "no reason given")))
 	}
 	list := strings.Join(lines, "\n")
 	b.note("warn", fmt.Sprintf("MCP server %q needs you to finish this in your browser before %s can run:\n%s\nOpen it yourself, then ask for the call again.", server, tool, list))

@@ -2,8 +2,11 @@ package bridge
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
@@ -68,4 +71,43 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// TestURLRequiredTextIsSafe: a server's "URL elicitation required" error (-32042) lists
+// its URLs and reasons in a note and in the model's error. The reasons are shown
+// sanitized, and a URL that carries a hidden character (a bidi override that makes
+// ".exe" read as something else) is not shown, as a question's URL is not.
+func TestURLRequiredTextIsSafe(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": e.server("-name", "s")}, nil)
+	var mu sync.Mutex
+	var notes []string
+	b := e.bridgeWith(func(o *Options) {
+		o.Notify = func(_, msg string) { mu.Lock(); notes = append(notes, msg); mu.Unlock() }
+	})
+	err := mcp.URLElicitationRequiredError{Elicitations: []mcp.ElicitationParams{
+		{Mode: mcp.ElicitationModeURL, URL: "https://example.com/login", Message: "Log\x1b]8;;https://evil\x07 in\u200b first"},
+		{Mode: mcp.ElicitationModeURL, URL: "https://example.com/\u202egpj.exe", Message: "open it"},
+	}}
+	res, ok := b.urlRequired("s", "t", err)
+	if !ok {
+		t.Fatal("the -32042 error was not recognised")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notes) != 1 {
+		t.Fatalf("notes %q, want one", notes)
+	}
+	for _, tc := range []struct{ what, text string }{{"note", notes[0]}, {"result", textOf(t, res)}} {
+		if strings.ContainsAny(tc.text, "\x1b\x07\u200b\u202e") {
+			t.Errorf("%s carries a raw control or invisible character: %q", tc.what, tc.text)
+		}
+		if !strings.Contains(tc.text, "https://example.com/login — Log]8;;https://evil in first") {
+			t.Errorf("%s lacks the sanitized reason:\n%s", tc.what, tc.text)
+		}
+		if strings.Contains(tc.text, "gpj.exe") {
+			t.Errorf("%s shows a URL with a hidden character:\n%s", tc.what, tc.text)
+		}
+	}
 }
