@@ -111,3 +111,14 @@ func TestURLRequiredTextIsSafe(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshNoteEscapesFailures: a background refresh's note names each server it could
+// not list with the failure, which carries the server's stderr tail: escaped.
+func TestRefreshNoteEscapesFailures(t *testing.T) {
+	rep := RefreshReport{Failed: []string{`MCP server "s": exit status 1; last stderr: boom` + "\x1b]52;c;eA==\x07\u202e"}}
+	parts, warn := rep.noteParts(SurfaceZot, false)
+	note := strings.Join(parts, "\n")
+	if !warn || strings.ContainsAny(note, "\x1b\x07\u202e") || !strings.Contains(note, `last stderr: boom\x1b]52;c;eA==\x07\u202e`) {
+		t.Errorf("note (warn %v) does not show the failure escaped: %q", warn, note)
+	}
+}
