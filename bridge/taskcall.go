@@ -30,7 +30,7 @@ func newTaskBoard() *taskBoard { return extras.NewBoard() }
 
 // tasksText is the /mcp <server> section listing its tasks ("" when there are none).
 func (b *Bridge) tasksText(server string) string {
-	return b.x.tasks.Text(server, b.opts.Clock.Now())
+	return b.x.tasks.Text(server, b.opts.Clock.Now(), b.itemShape(TaskResultToolName, "task"))
 }
 
 // waitTask waits for t's result until expired fires or ctx ends. A result is handed over
