@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -120,5 +121,40 @@ func TestRefreshNoteEscapesFailures(t *testing.T) {
 	note := strings.Join(parts, "\n")
 	if !warn || strings.ContainsAny(note, "\x1b\x07\u202e") || !strings.Contains(note, `last stderr: boom\x1b]52;c;eA==\x07\u202e`) {
 		t.Errorf("note (warn %v) does not show the failure escaped: %q", warn, note)
+	}
+}
+
+// TestURLRequiredIsBounded: a -32042 error of any size makes a note and a model error of
+// bounded size: a few URLs, each reason cut, a URL too long to show left out, and the
+// rest counted.
+func TestURLRequiredIsBounded(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": e.server("-name", "s")}, nil)
+	var mu sync.Mutex
+	var notes []string
+	b := e.bridgeWith(func(o *Options) {
+		o.Notify = func(_, msg string) { mu.Lock(); notes = append(notes, msg); mu.Unlock() }
+	})
+	var steps []mcp.ElicitationParams
+	steps = append(steps, mcp.ElicitationParams{Mode: mcp.ElicitationModeURL, URL: "https://example.com/" + strings.Repeat("a", 1<<20), Message: "long"})
+	for i := range 10000 {
+		steps = append(steps, mcp.ElicitationParams{Mode: mcp.ElicitationModeURL, URL: "https://example.com/" + strconv.Itoa(i), Message: strings.Repeat("why ", 1<<10)})
+	}
+	res, ok := b.urlRequired("s", "t", mcp.URLElicitationRequiredError{Elicitations: steps})
+	if !ok {
+		t.Fatal("the -32042 error was not recognised")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, tc := range []struct{ what, text string }{{"note", strings.Join(notes, "\n")}, {"result", textOf(t, res)}} {
+		if len(tc.text) > 8<<10 {
+			t.Errorf("the %s is %d bytes", tc.what, len(tc.text))
+		}
+		for _, want := range []string{"https://example.com/0 — why why", "https://example.com/2 — ", "it is 1048596 bytes long", "(and 9997 more"} {
+			if !strings.Contains(tc.text, want) {
+				t.Errorf("the %s lacks %q:\n%.2000s", tc.what, want, tc.text)
+			}
+		}
 	}
 }
