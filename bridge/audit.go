@@ -11,6 +11,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/toolaudit"
+	"github.com/zot-mcp/mcp-bridge/internal/words"
 )
 
 // The injection audit (internal/toolaudit) reads a server's text as the cache keeps it,
@@ -106,8 +107,8 @@ func (b *Bridge) findingsDetail(server string) string {
 	if len(fs) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("\n  flagged:    %d finding(s) in tool descriptions that may steer the model (a heuristic; the text is offered unchanged): %s",
-		len(fs), findingsText(fs))
+	return fmt.Sprintf("\n  flagged:    %s in tool descriptions that may steer the model (a heuristic; the text is offered unchanged): %s",
+		words.Count(len(fs), "finding"), findingsText(fs))
 }
 
 // newFindings words the findings of tools in put (fresh listings) that the catalog does

@@ -27,7 +27,7 @@ func TestInjectionFindingsAreShown(t *testing.T) {
 	hasNot(t, "the note", n.Message, "echo:")
 
 	detail := he.ok("calc")
-	has(t, "/mcp calc", detail, "flagged:    3 finding(s) in tool descriptions that may steer the model (a heuristic; the text is offered unchanged): add: addresses the model")
+	has(t, "/mcp calc", detail, "flagged:    3 findings in tool descriptions that may steer the model (a heuristic; the text is offered unchanged): add: addresses the model")
 	hasNot(t, "/mcp calc", detail, "echo:")
 	if e, ok := he.b.catalog().LookupRef("calc", "add"); !ok || e.CacheTool().Description != poisoned {
 		t.Errorf("the description was changed: %v", e)
@@ -40,7 +40,7 @@ func TestInjectionFindingsAreShown(t *testing.T) {
 	if rep := next.RefreshEach(ctxGuard(t), []string{"calc"}, nil); rep.Flagged != "" || rep.Listed != 1 {
 		t.Errorf("the next process's listing of the cached tools: %+v", rep)
 	}
-	if d, err := next.Command(ctxGuard(t), "calc"); err != nil || !strings.Contains(d, "flagged:    3 finding(s)") {
+	if d, err := next.Command(ctxGuard(t), "calc"); err != nil || !strings.Contains(d, "flagged:    3 findings") {
 		t.Errorf("the next process's /mcp calc (%v):\n%s", err, d)
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
@@ -616,7 +617,12 @@ func (r RefreshReport) SaveText() string {
 func (r RefreshReport) noteParts(sf Surface, proxy bool) (parts []string, warn bool) {
 	if len(r.Failed) > 0 {
 		warn = true
-		parts = append(parts, "MCP: could not list tools of "+strings.Join(r.Failed, "; ")+". Details: "+sf.Status())
+		// A failure carries the server's words (its stderr tail), shown escaped in a note.
+		failed := make([]string, len(r.Failed))
+		for i, f := range r.Failed {
+			failed[i] = safetext.Escape(f)
+		}
+		parts = append(parts, "MCP: could not list tools of "+strings.Join(failed, "; ")+". Details: "+sf.Status())
 	}
 	for _, c := range r.ToolChanges {
 		warn = warn || len(c.Held()) > 0

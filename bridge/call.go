@@ -24,9 +24,9 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 	case SearchToolName:
 		return b.searchWithResources(call.Args)
 	case ReadResourceToolName:
-		return b.readResourceTool(ctx, call.Args, ReadResourceToolName)
+		return b.readResourceTool(ctx, call.Args, false)
 	case TaskResultToolName:
-		return b.taskResultTool(ctx, call.Args, TaskResultToolName)
+		return b.taskResultTool(ctx, call.Args, false)
 	case CallToolName:
 		if r, ok := b.reservedCall(ctx, call.Args); ok {
 			return r

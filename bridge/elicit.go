@@ -11,7 +11,8 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
-	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
@@ -40,6 +41,14 @@ func (h elicitHandler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (
 		Notes: b.x.notes, Note: b.note, Hosted: b.sess.Load() != nil, CheckURL: b.deps.Remote.OAuth.CheckElicitURL}, h.server, req.Params)
 }
 
+// A "URL elicitation required" error is the server's text of any size: what of it the
+// note and the model's error show is bounded.
+const (
+	maxURLSteps     = 4    // URLs listed
+	maxURLStepBytes = 2048 // a longer URL is not shown (a cut one would not open)
+	maxURLReason    = 300  // bytes of each reason
+)
+
 // urlRequired turns a server's "URL elicitation required" error (-32042: the call cannot
 // run before the user completes a flow in the browser) into a note for the user and an
 // error for the model. Only URLs that pass CheckElicitURL are shown; none is opened, since
@@ -50,12 +59,22 @@ func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResu
 		return extension.ToolResult{}, false
 	}
 	var lines []string
-	for _, p := range req.Elicitations {
-		if b.deps.Remote.OAuth.CheckElicitURL(p.URL) != nil {
-			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: %v)", remote.ErrElicitURL))
+	for _, p := range req.Elicitations[:min(len(req.Elicitations), maxURLSteps)] {
+		// The reasons and URLs are the server's text, shown to the user and the model
+		// as a question's are.
+		if len(p.URL) > maxURLStepBytes {
+			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: it is %d bytes long, over %d)", len(p.URL), maxURLStepBytes))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("  %s — %s", p.URL, firstNonEmpty(strings.TrimSpace(p.Message), "no reason given")))
+		if err := interact.CheckURL(p.URL, b.deps.Remote.OAuth.CheckElicitURL); err != nil {
+			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: %v)", err))
+			continue
+		}
+		reason := textcut.Truncate(strings.Join(strings.Fields(safetext.Sanitize(p.Message)), " "), maxURLReason)
+		lines = append(lines, fmt.Sprintf("  %s — %s", p.URL, firstNonEmpty(reason, "no reason given")))
+	}
+	if more := len(req.Elicitations) - maxURLSteps; more > 0 {
+		lines = append(lines, fmt.Sprintf("  (and %d more the bridge does not list; finish these first)", more))
 	}
 	list := strings.Join(lines, "\n")
 	b.note("warn", fmt.Sprintf("MCP server %q needs you to finish this in your browser before %s can run:\n%s\nOpen it yourself, then ask for the call again.", server, tool, list))

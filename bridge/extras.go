@@ -82,10 +82,11 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 	return res
 }
 
-// readResourceTool answers mcp__read_resource (named name in its answers).
-func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage, name string) extension.ToolResult {
-	srv, uri, bad := b.itemArgs(raw, itemTool{name: name, key: "uri", example: "scheme://…",
-		where: "; find them with " + SearchToolName})
+// readResourceTool answers mcp__read_resource, or mcp__call_tool with the reserved name
+// ReadResourceCall when reserved is set (its answers name the tool as it was called).
+func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage, reserved bool) extension.ToolResult {
+	srv, uri, bad := b.itemArgs(raw, itemFor(ReadResourceToolName, ReadResourceCall, reserved, itemTool{key: "uri", example: "scheme://…",
+		where: "; find them with " + SearchToolName}))
 	if bad != nil {
 		return *bad
 	}

@@ -21,6 +21,27 @@ type itemTool struct {
 	key     string // the item's argument
 	example string // the item, in the arguments' expected shape
 	where   string // where the caller finds both, after "both server and <key> are required"
+	// reserved is the tool's reserved name when it is reached through mcp__call_tool
+	// (proxy mode), whose arguments then have another shape; "" otherwise.
+	reserved string
+}
+
+// itemFor is t for the item tool named tool, or, when reserved, for mcp__call_tool with
+// its reserved name call.
+func itemFor(tool, call string, reserved bool, t itemTool) itemTool {
+	t.name = tool
+	if reserved {
+		t.name, t.reserved = CallToolName+" "+call, call
+	}
+	return t
+}
+
+// shape is the arguments t expects, as the caller writes them.
+func (t itemTool) shape() string {
+	if t.reserved != "" {
+		return fmt.Sprintf(`{"server": "name", "tool": %q, "arguments": {%q: %q}}`, t.reserved, t.key, t.example)
+	}
+	return fmt.Sprintf(`{"server": "name", %q: %q}`, t.key, t.example)
 }
 
 // itemArgs reads raw for t: the server and the item, trimmed and required, the server a
@@ -38,7 +59,7 @@ func (b *Bridge) itemArgs(raw json.RawMessage, t itemTool) (*lifecycle.Server, s
 		item, err = stringArg(a, t.key)
 	}
 	if err != nil {
-		return fail(toolresult.Error("%s: invalid arguments: %v. Expected {\"server\": \"name\", %q: %q}.", t.name, err, t.key, t.example))
+		return fail(toolresult.Error("%s: invalid arguments: %v. Expected %s.", t.name, err, t.shape()))
 	}
 	if server == "" || item == "" {
 		return fail(toolresult.Error("%s: both server and %s are required%s.", t.name, t.key, t.where))

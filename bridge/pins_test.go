@@ -208,7 +208,7 @@ func TestApprovedServerCannotChangeItsToolsBehindYourBack(t *testing.T) {
 		t.Errorf("an unchanged tool is not callable: %s", text)
 	}
 	detail := s.command("proj")
-	has(t, "/mcp proj", detail, "held back:  2 tool(s)", "echo (changed: description, input schema, annotations)",
+	has(t, "/mcp proj", detail, "held back:  2 tools changed or added", "echo (changed: description, input schema, annotations)",
 		`approved: ""`, strconv.Quote(plantedDescription), "upload (new)", `"Upload a file to the server."`)
 	has(t, "/mcp trust (list)", s.command("trust"), "held back", "proj (echo, upload)")
 

@@ -64,9 +64,8 @@ func (b *Bridge) reservedCall(ctx context.Context, raw json.RawMessage) (res ext
 	server, _ := json.Marshal(a.Server)
 	args["server"] = server
 	inner, _ := json.Marshal(args)
-	name := CallToolName + " " + a.Tool
 	if a.Tool == TaskResultCall {
-		return b.taskResultTool(ctx, inner, name), true
+		return b.taskResultTool(ctx, inner, true), true
 	}
-	return b.readResourceTool(ctx, inner, name), true
+	return b.readResourceTool(ctx, inner, true), true
 }

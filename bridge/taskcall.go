@@ -30,7 +30,7 @@ func newTaskBoard() *taskBoard { return extras.NewBoard() }
 
 // tasksText is the /mcp <server> section listing its tasks ("" when there are none).
 func (b *Bridge) tasksText(server string) string {
-	return b.x.tasks.Text(server, b.opts.Clock.Now())
+	return b.x.tasks.Text(server, b.opts.Clock.Now(), b.itemShape(TaskResultToolName, "task"))
 }
 
 // waitTask waits for t's result until expired fires or ctx ends. A result is handed over
@@ -73,17 +73,18 @@ func (b *Bridge) registerTaskResult(r *extension.Registrations) error {
 }
 
 // taskResultTool answers mcp__task_result: the task's result, or "still running" once the
-// call's budget is spent.
-func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage, name string) extension.ToolResult {
-	srv, id, bad := b.itemArgs(raw, itemTool{name: name, key: "task", example: "id",
+// call's budget is spent; with reserved, the answer to mcp__call_tool with TaskResultCall.
+func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage, reserved bool) extension.ToolResult {
+	it := itemFor(TaskResultToolName, TaskResultCall, reserved, itemTool{key: "task", example: "id",
 		where: ", as the still-running call result gave them"})
+	srv, id, bad := b.itemArgs(raw, it)
 	if bad != nil {
 		return *bad
 	}
 	server := srv.Name()
 	t := b.x.tasks.Get(server, id)
 	if t == nil {
-		return toolresult.Error("%s: MCP server %q has no task %q in this session: its result was already returned, it was cancelled, or the bridge restarted since (a restart loses running tasks). Call the tool again if you still need its result.", name, server, id)
+		return toolresult.Error("%s: MCP server %q has no task %q in this session: its result was already returned, it was cancelled, or the bridge restarted since (a restart loses running tasks). Call the tool again if you still need its result.", it.name, server, id)
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
 	defer cancel()

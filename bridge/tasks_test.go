@@ -96,3 +96,33 @@ func TestTaskResultThroughCallTool(t *testing.T) {
 		t.Fatalf("the second fetch should return the result: %+v", r)
 	}
 }
+
+// TestReservedCallWrongArguments: an mcp__call_tool call of a reserved name whose
+// arguments are wrong says what it expected in mcp__call_tool's shape, the one the model
+// must use on this host; mcp__read_resource and mcp__task_result keep their own.
+func TestReservedCallWrongArguments(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.write(map[string]any{"srv": e.server()}, nil)
+	b := e.bridge(extension.GenLegacy)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{CallToolName, map[string]any{"server": "srv", "tool": ReadResourceCall, "arguments": map[string]any{"uri": 5}},
+			`mcp__call_tool mcp:read_resource: invalid arguments: "uri" must be a string. Expected {"server": "name", "tool": "mcp:read_resource", "arguments": {"uri": "scheme://…"}}.`},
+		{CallToolName, map[string]any{"server": "srv", "tool": TaskResultCall, "arguments": map[string]any{"task": true}},
+			`mcp__call_tool mcp:task_result: invalid arguments: "task" must be a string. Expected {"server": "name", "tool": "mcp:task_result", "arguments": {"task": "id"}}.`},
+		{ReadResourceToolName, map[string]any{"server": "srv", "uri": 5},
+			`mcp__read_resource: invalid arguments: "uri" must be a string. Expected {"server": "name", "uri": "scheme://…"}.`},
+		{TaskResultToolName, map[string]any{"server": "srv", "task": true},
+			`mcp__task_result: invalid arguments: "task" must be a string. Expected {"server": "name", "task": "id"}.`},
+	} {
+		args, _ := json.Marshal(tc.args)
+		r := b.CallTool(context.Background(), extension.ToolCall{Name: tc.tool, Args: args})
+		if !r.IsError || textOf(t, r) != tc.want {
+			t.Errorf("%s %s:\n%s\nwant\n%s", tc.tool, args, textOf(t, r), tc.want)
+		}
+	}
+}

@@ -256,10 +256,12 @@ func (b host) runLifecycle(ctx context.Context, sub string, names []string) (tex
 		for _, c := range rep.ToolChanges {
 			sb.WriteString("\n  " + ToolChangeText(b.Surface(), c))
 		}
+		// A failure carries the server's words (its stderr tail, an error it answered).
 		for _, e := range rep.Failed {
+			e = safetext.Escape(e)
 			sb.WriteString("\n  " + e)
+			failures = append(failures, e)
 		}
-		failures = rep.Failed
 		if rep.SaveErr != "" {
 			failures = append(failures, rep.SaveErr)
 		}
@@ -272,10 +274,11 @@ func (b host) runLifecycle(ctx context.Context, sub string, names []string) (tex
 			s.Stop(ctx)
 		}
 		if err := s.Start(ctx); err != nil {
+			why := safetext.Escape(err.Error()) // it may carry the server's words
 			mu.Lock()
-			failed[name] = err.Error()
+			failed[name] = why
 			mu.Unlock()
-			return failedPrefix + err.Error()
+			return failedPrefix + why
 		}
 		return "ready, " + words.Count(s.Status().Tools, "tool")
 	})
@@ -358,7 +361,8 @@ func (b host) statusText() string {
 			note = "run " + sf.Cmd("login", n)
 		case st.LastError != "" && st.State != StateReady:
 			// The server's name is already on the row; /mcp <server> has the whole error.
-			note = strings.TrimPrefix(st.LastError, fmt.Sprintf("MCP server %q: ", n))
+			// It may carry the server's words (its stderr tail), shown escaped.
+			note = safetext.Escape(strings.TrimPrefix(st.LastError, fmt.Sprintf("MCP server %q: ", n)))
 			if more := "; all of it: " + sf.Cmd("", n); utf8.RuneCountInString(note) > 2*b.width {
 				note = textwrap.Shorten(note, 2*b.width-utf8.RuneCountInString(more)) + more
 			}

@@ -57,8 +57,9 @@ type fakeHost struct {
 	wait      chan struct{}
 	bg        sync.WaitGroup
 	notes     chan string
-	mode      string  // "" is deferred
-	surface   Surface // the zero value is zot
+	mode      string   // "" is deferred
+	surface   Surface  // the zero value is zot
+	failed    []string // what Refresh reports as failed
 }
 
 func newFakeHost(servers ...*fakeServer) *fakeHost {
@@ -108,6 +109,9 @@ func (h *fakeHost) Server(name string) (Server, bool) {
 	return s, true
 }
 func (h *fakeHost) Refresh(_ context.Context, names []string) RefreshSummary {
+	if len(h.failed) > 0 {
+		return RefreshSummary{Failed: h.failed}
+	}
 	return RefreshSummary{Listed: len(names), Changed: names}
 }
 func (h *fakeHost) GetPrompt(_ context.Context, server, name string, args map[string]string) (string, error) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/internal/words"
 )
 
 // maxNamed is how many tool names a change's paragraph names in each list; the rest are
@@ -117,7 +118,7 @@ func toolChangeLines(sf Surface, c *ToolChange) string {
 	}
 	var sb strings.Builder
 	if held := c.Held(); len(held) > 0 {
-		fmt.Fprintf(&sb, "  held back:  %d tool(s) changed since you approved them; not registered or callable until %s\n", len(held), sf.Cmd("trust", c.Server))
+		fmt.Fprintf(&sb, "  held back:  %s changed or added since you approved them; not registered or callable until %s\n", words.Count(len(held), "tool"), sf.Cmd("trust", c.Server))
 	}
 	texts := map[string]ToolText{}
 	for _, t := range c.Texts {

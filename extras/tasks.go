@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -193,20 +194,21 @@ func WithHint(res *mcp.CallToolResult, out extension.ToolResult) extension.ToolR
 }
 
 // Text is the /mcp <server> section listing the server's tasks ("" when there are none),
-// their ages as of now.
-func (tb *Board) Text(server string, now time.Time) string {
+// their ages as of now; fetch is how the model fetches a result on this host. A task's id
+// is the server's text, shown escaped.
+func (tb *Board) Text(server string, now time.Time, fetch string) string {
 	tasks := tb.List(server)
 	if len(tasks) == 0 {
 		return ""
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Tasks (%d; fetch with %s):\n", len(tasks), TaskResultToolName)
+	fmt.Fprintf(&sb, "Tasks (%d; fetch with %s):\n", len(tasks), fetch)
 	for _, t := range tasks {
 		state := "running"
 		if t.Ended() {
 			state = "ended, result not fetched yet"
 		}
-		fmt.Fprintf(&sb, "  %s  %s  %s, started %s ago\n", t.ID, t.Tool, state, now.Sub(t.Started).Round(time.Second))
+		fmt.Fprintf(&sb, "  %s  %s  %s, started %s ago\n", safetext.Escape(t.ID), t.Tool, state, now.Sub(t.Started).Round(time.Second))
 	}
 	return sb.String()
 }

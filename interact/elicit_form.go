@@ -89,10 +89,7 @@ func NewElicitation(server string, p mcp.ElicitationParams, checkURL func(string
 	}
 	switch q.Mode {
 	case mcp.ElicitationModeURL:
-		if !safetext.Clean(p.URL) {
-			return nil, errors.New("the URL carries control or invisible characters, so the user could not see where it leads")
-		}
-		if err := checkURL(p.URL); err != nil {
+		if err := CheckURL(p.URL, checkURL); err != nil {
 			return nil, err
 		}
 		q.URL = p.URL
@@ -139,6 +136,19 @@ func NewElicitation(server string, p mcp.ElicitationParams, checkURL func(string
 	q.schemaRaw = raw
 	q.schema = schemacheck.Compile("elicitation", raw)
 	return q, nil
+}
+
+// errHiddenURL refuses a URL that does not show as it is.
+var errHiddenURL = errors.New("the URL carries control or invisible characters, so the user could not see where it leads")
+
+// CheckURL is checkURL's verdict on a URL a server wants the user to open (a question's,
+// or one a "URL elicitation required" error lists), after it is refused when it carries a
+// character that Sanitize drops: the user could not see where it leads.
+func CheckURL(url string, checkURL func(string) error) error {
+	if !safetext.Clean(url) {
+		return errHiddenURL
+	}
+	return checkURL(url)
 }
 
 func newField(name string, fs fieldSchema, required bool) Field {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
 // The board's bounds against servers that flood it: what the host is sent is counted in
@@ -180,7 +182,7 @@ func TestQuestionsPerServerAreCapped(t *testing.T) {
 	for _, asked := range []int{100, 300} {
 		t.Run(fmt.Sprintf("%d questions", asked), func(t *testing.T) {
 			e := newBoard(t, []string{"call_tool"})
-			var logBuf syncBuffer
+			var logBuf testutil.SyncBuffer
 			env := AskEnv{Clock: e.clock, Budget: time.Hour, Log: zerolog.New(&logBuf), Notes: e.notes,
 				Note: e.notes.SetGeneral, Hosted: true}
 			var a Asker
@@ -241,22 +243,4 @@ func TestQuestionsPerServerAreCapped(t *testing.T) {
 			}
 		})
 	}
-}
-
-// syncBuffer is a log sink that the collapser's timer and the test may use at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
@@ -15,7 +16,8 @@ const NamespaceTextMax = 256
 // NamespaceDescription is the discovery text of a server's namespace (a NEW host's
 // namespace_description, which its codemode shows under the namespace's heading and
 // ranks tools by): the server's directory line, as the search tool's description has it,
-// then what the server's MCP initialize said about using it, on one line and cut to
+// then what the server's MCP initialize said about using it, on one line, sanitized (a
+// cache entry written before the session sanitized it holds it as sent) and cut to
 // NamespaceTextMax.
 func NamespaceDescription(d DirEntry, serverInstructions string) string {
 	s := fmt.Sprintf("MCP server %s: %d tools", d.Server, d.Tools)
@@ -26,15 +28,17 @@ func NamespaceDescription(d DirEntry, serverInstructions string) string {
 		s += " (" + strings.Join(d.Words, ", ") + ")"
 	}
 	s += "."
-	if in := strings.Join(strings.Fields(serverInstructions), " "); in != "" {
+	if in := strings.Join(strings.Fields(safetext.Sanitize(serverInstructions)), " "); in != "" {
 		s += " " + in
 	}
 	return textcut.Truncate(s, NamespaceTextMax)
 }
 
 // NamespaceInstructions is the user's instructions for a server (its config entry's
-// "instructions") as its namespace carries them: trimmed and cut to NamespaceTextMax. The
-// search results still show it up to the bridge's own, larger bound.
+// "instructions") as its namespace carries them: sanitized as the search results show them
+// (a project file's text is no more visible to its reader than a server's), trimmed and cut
+// to NamespaceTextMax. The search results still show it up to the bridge's own, larger
+// bound.
 func NamespaceInstructions(userInstructions string) string {
-	return textcut.Truncate(strings.TrimSpace(userInstructions), NamespaceTextMax)
+	return textcut.Truncate(strings.TrimSpace(safetext.Sanitize(userInstructions)), NamespaceTextMax)
 }

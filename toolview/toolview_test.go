@@ -94,6 +94,8 @@ func TestNamespaceText(t *testing.T) {
 		{"words and instructions", DirEntry{Server: "gh", Tools: 26, Words: []string{"issue", "pull"}}, "Use it\n\nfor  GitHub.",
 			"MCP server gh: 26 tools (issue, pull). Use it for GitHub."},
 		{"one tool, no words", DirEntry{Server: "x", Tools: 1}, "", "MCP server x: 1 tool."},
+		// A cache entry written before the session sanitized instructions holds them as sent.
+		{"hidden characters", DirEntry{Server: "x", Tools: 1}, "Use\x1b]52;c;eA==\x07 it\u200b.", "MCP server x: 1 tool. Use]52;c;eA== it."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,6 +109,9 @@ func TestNamespaceText(t *testing.T) {
 	}
 	if got := NamespaceInstructions("  " + long); len(got) > NamespaceTextMax || !strings.HasPrefix(got, "word word") {
 		t.Errorf("long instructions not trimmed and cut to %d bytes: %q", NamespaceTextMax, got)
+	}
+	if got := NamespaceInstructions(" Prefer\x1b[2J x\u202e. "); got != "Prefer[2J x." {
+		t.Errorf("instructions with hidden characters give %q", got)
 	}
 	if got := NamespaceInstructions(" \n "); got != "" {
 		t.Errorf("blank instructions give %q", got)
