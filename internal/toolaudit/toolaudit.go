@@ -73,6 +73,7 @@ func Server(server string, tools []cache.Tool, others map[string][]string) []Fin
 		own[t.Name] = true
 	}
 	foreign := foreignNames(server, own, others)
+	lens := sortedLengths(tools)
 	var out []Finding
 	for i := range tools {
 		t := &tools[i]
@@ -93,7 +94,7 @@ func Server(server string, tools []cache.Tool, others map[string][]string) []Fin
 		if m := firstMatch(outsidePatterns, shown); m != "" {
 			out = append(out, Finding{t.Name, OutsideFiles, quote(trimPath(m))})
 		}
-		if n, median, ok := tooLong(tools, i); ok {
+		if n, median, ok := tooLong(len(t.Description), lens); ok {
 			out = append(out, Finding{t.Name, Long, fmt.Sprintf("%d bytes; its siblings' median is %d", n, median)})
 		}
 	}
@@ -288,20 +289,32 @@ func (f foreign) find(s string) string {
 	return ""
 }
 
-// tooLong reports whether tools[i]'s description is far longer than its siblings', with
-// its length and their median.
-func tooLong(tools []cache.Tool, i int) (n, median int, ok bool) {
-	n = len(tools[i].Description)
-	if n <= longFloor || len(tools)-1 < minSiblings {
-		return n, 0, false
-	}
-	lens := make([]int, 0, len(tools)-1)
-	for j := range tools {
-		if j != i {
-			lens = append(lens, len(tools[j].Description))
-		}
+// sortedLengths is every tool's description length in ascending order: the siblings'
+// median for any one tool is read from it, so a server's tools are sorted once, not once
+// per long description.
+func sortedLengths(tools []cache.Tool) []int {
+	lens := make([]int, len(tools))
+	for i := range tools {
+		lens[i] = len(tools[i].Description)
 	}
 	slices.Sort(lens)
-	median = lens[len(lens)/2]
+	return lens
+}
+
+// tooLong reports whether a description of n bytes is far longer than its siblings' (lens:
+// sortedLengths of the server's tools, n among them), with the siblings' median.
+func tooLong(n int, lens []int) (_, median int, ok bool) {
+	if n <= longFloor || len(lens)-1 < minSiblings {
+		return n, 0, false
+	}
+	// The siblings are lens without one n: below its first place the same, from it on
+	// shifted by one.
+	p, _ := slices.BinarySearch(lens, n)
+	k := (len(lens) - 1) / 2
+	if k < p {
+		median = lens[k]
+	} else {
+		median = lens[k+1]
+	}
 	return n, median, n > longFactor*median
 }

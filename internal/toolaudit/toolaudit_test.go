@@ -2,6 +2,7 @@ package toolaudit
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -113,5 +114,32 @@ func TestOwnToolsAreNotForeign(t *testing.T) {
 	}
 	if f := Server("my-fs", []cache.Tool{{Name: "x", Description: "Do not read the file twice."}}, others); len(f) != 0 {
 		t.Fatalf("a plain word another server uses as a tool name was flagged: %v", f)
+	}
+}
+
+// TestSiblingMedian: the siblings' median read from the lengths sorted once is the median
+// of the other tools' lengths, for every tool, whatever the lengths and their repeats.
+func TestSiblingMedian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 500; round++ {
+		tools := make([]cache.Tool, 3+rng.IntN(12))
+		for i := range tools {
+			tools[i].Description = strings.Repeat("x", []int{10, 1200, 6000, rng.IntN(8000)}[rng.IntN(4)])
+		}
+		lens := sortedLengths(tools)
+		for i := range tools {
+			var others []int
+			for j := range tools {
+				if j != i {
+					others = append(others, len(tools[j].Description))
+				}
+			}
+			slices.Sort(others)
+			want := others[len(others)/2]
+			n := len(tools[i].Description)
+			if _, got, _ := tooLong(n, lens); n > longFloor && got != want {
+				t.Fatalf("lengths %v, tool %d (%d bytes): median %d, want %d", lens, i, n, got, want)
+			}
+		}
 	}
 }
