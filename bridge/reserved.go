@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -51,6 +52,11 @@ func reservedName(tool string) string {
 // reservedCall answers an mcp__call_tool whose tool is a reserved name (ok is false for
 // any other): the arguments with the server added are what the item tool itself takes.
 func (b *Bridge) reservedCall(ctx context.Context, raw json.RawMessage) (res extension.ToolResult, ok bool) {
+	// Every proxy call passes here: only one whose bytes can spell a reserved name (a ':'
+	// written plainly or escaped) is decoded twice.
+	if !bytes.Contains(raw, []byte("mcp:")) && !bytes.Contains(raw, []byte(`\u`)) {
+		return extension.ToolResult{}, false
+	}
 	var a callArgs
 	if decodeArgs(raw, &a) != nil || (a.Tool != ReadResourceCall && a.Tool != TaskResultCall) {
 		return extension.ToolResult{}, false
