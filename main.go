@@ -249,15 +249,10 @@ func loadBridgeFor(cwd string, stderr io.Writer, gen extension.Generation) *brid
 	return b
 }
 
-// newCLIBridge builds the CLI's bridge. Its messages are words on the terminal: the JSON
-// log lines are off unless MCP_BRIDGE_LOG asks for them, notes (background outcomes,
-// login progress) go to stderr, and hints name CLI commands.
-func newCLIBridge(cwd string, stderr io.Writer) *bridge.Bridge {
-	return newCLIBridgeFor(cwd, stderr, extension.GenNew, func(_, msg string) { fmt.Fprintln(stderr, msg) })
-}
-
-// newCLIBridgeFor is newCLIBridge as the bridge runs under a host of generation gen (the
-// tools and wording that host's model gets), with notes going to notify (level, text).
+// newCLIBridgeFor builds the CLI's bridge as it runs under a host of generation gen (the
+// tools and wording that host's model gets). Its messages are words on the terminal: the
+// JSON log lines are off unless MCP_BRIDGE_LOG asks for them, notes (background outcomes,
+// login progress) go to notify (level, text), and hints name CLI commands.
 func newCLIBridgeFor(cwd string, stderr io.Writer, gen extension.Generation, notify func(level, msg string)) *bridge.Bridge {
 	log := zerolog.Nop()
 	if _, ok := os.LookupEnv(LogLevelEnv); ok {
