@@ -202,9 +202,14 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *server != "" {
-		if s, _ := b.Server(*server); !s.Config().Usable() {
+		switch s, _ := b.Server(*server); {
+		case !s.Config().Usable():
 			// Its tools cannot be listed until the config is fixed: say why, not "refresh".
 			fmt.Fprintln(stderr, s.DisabledErr().Msg)
+			return 1
+		case s.NeedsApproval():
+			// refresh skips it too: approving it comes first.
+			fmt.Fprintf(stderr, "%s is a project server that needs your approval before its tools are listed or shown: mcp-bridge trust %s\n", *server, *server)
 			return 1
 		}
 	}

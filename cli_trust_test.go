@@ -170,3 +170,17 @@ func TestCLITrustHoldsChangedTools(t *testing.T) {
 	}
 	expectCode(t, e.run("call", "proj", "gen_0000", `{"value":"v"}`), 0, "call after approving the new set")
 }
+
+// TestCLIToolsOfAServerAwaitingApproval: tools --server of a project server not yet
+// approved names the command that approves it. It used to say "list them with: mcp-bridge
+// refresh --server p", which refuses such a server.
+func TestCLIToolsOfAServerAwaitingApproval(t *testing.T) {
+	t.Parallel()
+	e := newCLIEnv(t)
+	e.writeConfig(e.projectPath(), map[string]any{"p": e.fake()})
+	r := e.run("tools", "--server", "p")
+	expectCode(t, r, 1, "tools --server p before approval")
+	if !strings.Contains(r.stderr, "mcp-bridge trust p") || strings.Contains(r.all(), "refresh") {
+		t.Errorf("tools --server p before approval: %s", r.all())
+	}
+}
