@@ -202,9 +202,14 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *server != "" {
-		if s, _ := b.Server(*server); !s.Config().Usable() {
+		switch s, _ := b.Server(*server); {
+		case !s.Config().Usable():
 			// Its tools cannot be listed until the config is fixed: say why, not "refresh".
 			fmt.Fprintln(stderr, s.DisabledErr().Msg)
+			return 1
+		case s.NeedsApproval():
+			// refresh skips it too: approving it comes first.
+			fmt.Fprintf(stderr, "%s is a project server that needs your approval before its tools are listed or shown: mcp-bridge trust %s\n", *server, *server)
 			return 1
 		}
 	}
@@ -505,12 +510,8 @@ type doctorReport struct {
 // against its budget, and a warning naming the tools that stay deferred over it. It does
 // not fail doctor: those tools are still found by search.
 func alwaysLoadLine(use bridge.AlwaysLoadUse) string {
-	tools := fmt.Sprintf("%d tools", use.Tools)
-	if use.Tools == 1 {
-		tools = "1 tool"
-	}
 	line := fmt.Sprintf("alwaysLoad: %s visible from the first request, %.1f KiB of registrations of the %d KiB budget (on zot with capabilities; every model request carries them)",
-		tools, float64(use.Bytes)/1024, use.Budget>>10)
+		words.Count(use.Tools, "tool"), float64(use.Bytes)/1024, use.Budget>>10)
 	if len(use.Over) == 0 {
 		return line
 	}
@@ -519,8 +520,12 @@ func alwaysLoadLine(use bridge.AlwaysLoadUse) string {
 	if len(names) > 5 {
 		names, more = names[:5], fmt.Sprintf(" and %d more", len(use.Over)-5)
 	}
-	return line + fmt.Sprintf("\n  WARNING: %d more tools named in alwaysLoad do not fit and stay behind mcp__search_tools: %s%s; name fewer tools in alwaysLoad",
-		len(use.Over), strings.Join(names, ", "), more)
+	verb := "do not fit and stay"
+	if len(use.Over) == 1 {
+		verb = "does not fit and stays"
+	}
+	return line + fmt.Sprintf("\n  WARNING: %s named in alwaysLoad %s behind mcp__search_tools: %s%s; name fewer tools in alwaysLoad",
+		words.Count(len(use.Over), "more tool"), verb, strings.Join(names, ", "), more)
 }
 
 type doctorFile struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/internal/toolaudit"
+	"github.com/zot-mcp/mcp-bridge/internal/words"
 )
 
 // doctorShownFindings is how many of a server's findings doctor shows; --tools lists all.
@@ -31,7 +32,7 @@ func printFindings(out io.Writer, findings []string) {
 	if len(findings) == 0 {
 		return
 	}
-	fmt.Fprintf(out, "    %d finding(s) in its tool descriptions (%s):\n", len(findings), auditNote)
+	fmt.Fprintf(out, "    %s in its tool descriptions (%s):\n", words.Count(len(findings), "finding"), auditNote)
 	for i, f := range findings {
 		if i == doctorShownFindings {
 			fmt.Fprintf(out, "      … and %d more: mcp-bridge doctor --tools lists them\n", len(findings)-i)

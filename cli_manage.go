@@ -336,6 +336,7 @@ func cmdRemove(args []string, stdout, stderr io.Writer) int {
 	b := loadBridge(f.cwd, stderr)
 	defer closeBridge(b)
 	var paths []string
+	globals := 0 // of paths
 	for _, file := range b.Config().Files {
 		if (*global && file.Scope != config.ScopeGlobal) || (*project && file.Scope != config.ScopeProject) {
 			continue
@@ -350,15 +351,18 @@ func cmdRemove(args []string, stdout, stderr io.Writer) int {
 		}
 		if has {
 			paths = append(paths, file.Path)
+			if file.Scope == config.ScopeGlobal {
+				globals++
+			}
 		}
 	}
-	switch len(paths) {
-	case 0:
+	switch {
+	case len(paths) == 0:
 		fmt.Fprintf(stderr, "mcp-bridge remove: no server %q in %s; servers: %s\n", name, scopeWords(*global, *project), orNone(b.ServerNames()))
 		reportBrokenFor(b, stderr, name)
 		return 1
-	case 2:
-		fmt.Fprintf(stderr, "mcp-bridge remove: %q is defined in both %s and %s; say which with --global or --project\n", name, paths[0], paths[1])
+	case len(paths) > 1:
+		fmt.Fprintf(stderr, "mcp-bridge remove: %q is defined in %s; %s\n", name, listWords(paths), whichFile(globals, len(paths)-globals))
 		return 1
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), editTimeout)
@@ -369,6 +373,27 @@ func cmdRemove(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "Removed MCP server %q from %s. zot drops its tools when it starts (or run /reload-ext inside zot).\n", name, paths[0])
 	return 0
+}
+
+// whichFile says how to remove a name that several files define (globals of them the
+// global file, projects project files): by the flag that chooses one file, and by hand
+// where no flag does (--project cannot tell two project files apart).
+func whichFile(globals, projects int) string {
+	switch {
+	case globals == 1 && projects == 1:
+		return "say which with --global or --project"
+	case globals == 1:
+		return "remove the global one with --global; the project files' entries --project cannot tell apart: delete the one you mean by hand"
+	}
+	return "--project cannot tell the project files apart: delete the entry you mean by hand"
+}
+
+// listWords joins items as words: "a", "a and b", "a, b and c".
+func listWords(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 func scopeWords(global, project bool) string {

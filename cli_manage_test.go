@@ -521,3 +521,55 @@ func TestCLILogOnlyOnRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIRemoveInSeveralFiles: remove never picks one of several files that define the
+// name, and its hint names only flags that choose one. With three files it used to remove
+// the global entry silently (the project ones stayed in effect), and with two project
+// files and --project it said "say which with --global or --project".
+func TestCLIRemoveInSeveralFiles(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		claude   bool // .mcp.json defines it too
+		args     []string
+		want     []string
+		dontWant []string
+	}{
+		{name: "global, .zot and .mcp.json", claude: true, args: []string{"remove", "x"},
+			want:     []string{"global", ".zot", ".mcp.json", "--global"},
+			dontWant: []string{"--global or --project"}},
+		{name: "two project files with --project", claude: true, args: []string{"remove", "x", "--project"},
+			want:     []string{".zot", ".mcp.json", "by hand"},
+			dontWant: []string{"--global", "say which"}},
+		{name: "global and .zot", args: []string{"remove", "x"},
+			want: []string{"--global or --project"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newCLIEnv(t)
+			e.writeConfig(e.globalPath(), map[string]any{"x": map[string]any{"command": "g"}})
+			e.writeConfig(e.projectPath(), map[string]any{"x": map[string]any{"command": "p"}})
+			if tc.claude {
+				e.writeConfig(filepath.Join(e.project, ".mcp.json"), map[string]any{"x": map[string]any{"command": "c"}})
+			}
+			before := e.run("list", "--json").stdout
+			r := e.run(tc.args...)
+			expectCode(t, r, 1, strings.Join(tc.args, " "))
+			// The temporary directories are named after the test, flags and all.
+			msg := strings.NewReplacer(e.home, "global", e.project, "proj").Replace(r.stderr)
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q lacks %q: %s", tc.args, w, r.stderr)
+				}
+			}
+			for _, w := range tc.dontWant {
+				if strings.Contains(msg, w) {
+					t.Errorf("%q names %q, which does not choose one file: %s", tc.args, w, r.stderr)
+				}
+			}
+			if after := e.run("list", "--json").stdout; after != before {
+				t.Errorf("%q changed the servers:\nbefore %s\nafter %s", tc.args, before, after)
+			}
+		})
+	}
+}

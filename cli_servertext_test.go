@@ -63,12 +63,12 @@ func TestCLIDoctorShowsFindings(t *testing.T) {
 
 	r = e.run("doctor")
 	expectCode(t, r, 0, "doctor")
-	if !strings.Contains(r.stdout, "    2 finding(s) in its tool descriptions (a heuristic") ||
+	if !strings.Contains(r.stdout, "    2 findings in its tool descriptions (a heuristic") ||
 		!strings.Contains(r.stdout, `      add: addresses the model ("Ignore all previous instructions")`) ||
 		!strings.Contains(r.stdout, "      echo: carries hidden characters (3 zero-width, bidi, tag or control characters)") {
 		t.Errorf("doctor does not show calc's findings:\n%s", r.stdout)
 	}
-	if strings.Count(r.stdout, "finding(s)") != 1 {
+	if strings.Count(r.stdout, " in its tool descriptions (") != 1 {
 		t.Errorf("doctor shows findings for a plain server:\n%s", r.stdout)
 	}
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -169,4 +171,56 @@ func TestCLITrustHoldsChangedTools(t *testing.T) {
 		t.Errorf("trust proj again: %s", r.stdout)
 	}
 	expectCode(t, e.run("call", "proj", "gen_0000", `{"value":"v"}`), 0, "call after approving the new set")
+}
+
+// TestCLIToolsOfAServerAwaitingApproval: tools --server of a project server not yet
+// approved names the command that approves it. It used to say "list them with: mcp-bridge
+// refresh --server p", which refuses such a server.
+func TestCLIToolsOfAServerAwaitingApproval(t *testing.T) {
+	t.Parallel()
+	e := newCLIEnv(t)
+	e.writeConfig(e.projectPath(), map[string]any{"p": e.fake()})
+	r := e.run("tools", "--server", "p")
+	expectCode(t, r, 1, "tools --server p before approval")
+	if !strings.Contains(r.stderr, "mcp-bridge trust p") || strings.Contains(r.all(), "refresh") {
+		t.Errorf("tools --server p before approval: %s", r.all())
+	}
+}
+
+// TestReadmeUninstallRemovesEverything: README "Uninstall"'s command to remove everything
+// removes every file the bridge leaves in $ZOT_HOME after an approval, a refresh and the
+// pins of the first listing, but the server list. It used to leave mcp-trust-tools.json,
+// the approved tools' definitions.
+func TestReadmeUninstallRemovesEverything(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("To remove everything:\\s*`(rm -rf [^`]+)`").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal(`README "Uninstall" has no "To remove everything: ` + "`rm -rf …`" + `"`)
+	}
+	e := newCLIEnv(t)
+	e.writeConfig(e.globalPath(), map[string]any{"g": e.fake("-name", "g")})
+	e.writeConfig(e.projectPath(), map[string]any{"proj": e.fake("-name", "proj")})
+	expectCode(t, e.run("trust", "proj"), 0, "trust proj")
+	expectCode(t, e.run("refresh"), 0, "refresh")
+	if _, err := os.Stat(filepath.Join(e.home, "mcp-trust-tools.json")); err != nil {
+		t.Fatalf("the first listing wrote no approved definitions: %v", err)
+	}
+	cmd := exec.Command("sh", "-c", string(m[1]))
+	cmd.Env = append(os.Environ(), "ZOT_HOME="+e.home)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", m[1], err, out)
+	}
+	left, err := os.ReadDir(e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range left {
+		if !strings.HasPrefix(f.Name(), "mcp.json") {
+			t.Errorf("%s is left in $ZOT_HOME after %s", f.Name(), m[1])
+		}
+	}
 }

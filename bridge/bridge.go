@@ -62,6 +62,10 @@ const (
 	callBudget       = hostToolDeadline - 5*time.Second
 )
 
+// saveWait bounds how long a refresh waits for the cache's and the approval store's locks
+// to save what it listed (the caller's context bounds only the listing).
+const saveWait = 30 * time.Second
+
 // Mode is how MCP tools are exposed to the model.
 type Mode string
 
@@ -687,13 +691,18 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 		return rep
 	}
 	sort.Strings(rep.ListedNames)
+	// ctx bounds the listing, not the save: what was listed is kept even when the time ran
+	// out meanwhile (doctor's deadline is its slowest server's connect timeout, and a
+	// server that never answers resources/list uses it up).
+	sctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), b.opts.Clock, saveWait)
+	defer cancel()
 	// A pinned server with none pinned yet is pinned before anything is offered from
 	// the listing.
-	b.pinFirst(ctx, put)
+	b.pinFirst(sctx, put)
 	// Update compares with the file it read under its lock: a comparison with a read of
 	// our own, before taking it, would miss or invent changes made meanwhile by other
 	// processes.
-	changed, prev, err := cache.UpdatePrev(ctx, b.opts.CachePath, put, nil, b.opts.Clock.Now)
+	changed, prev, err := cache.UpdatePrev(sctx, b.opts.CachePath, put, nil, b.opts.Clock.Now)
 	if err != nil {
 		// Changed means changed on disk: after a failed write nothing is, and the note
 		// must not send the user to /reload-ext. Unsaved names what the write would have

@@ -1,10 +1,14 @@
 package bridge
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
 // TestNotesTellTheTruthWhenTheCacheCannotBeWritten: with the cache unwritable (its
@@ -39,5 +43,27 @@ func TestNotesTellTheTruthWhenTheCacheCannotBeWritten(t *testing.T) {
 	res := he.b.RefreshEach(ctxGuard(t), []string{"alpha", "beta"}, nil)
 	if res.Listed != 2 || len(res.Changed) != 0 || len(res.Unsaved) != 2 || res.CacheErr == nil || len(res.Failed) != 0 {
 		t.Errorf("RefreshReport = %+v", res)
+	}
+}
+
+// TestRefreshSavesWhatItListedAfterItsTimeRanOut: the context bounds the listing, not
+// the save. doctor gives the listing its slowest server's connect timeout, so a server
+// that never answers resources/list used to use that time up, and the listing of every
+// server that did answer was then dropped with "the tool cache could not be written
+// (context deadline exceeded) … fix that (free space, permissions of the directory)".
+func TestRefreshSavesWhatItListedAfterItsTimeRanOut(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.write(map[string]any{"alpha": e.server()}, nil)
+	b := e.bridgeOn(extension.GenNew, SurfaceCLI)
+	ctx, cancel := context.WithCancel(ctxGuard(t))
+	defer cancel()
+	// each runs once the server is listed and before the save: the time is up from here on.
+	rep := b.RefreshEach(ctx, []string{"alpha"}, func(RefreshResult) { cancel() })
+	if rep.CacheErr != nil || rep.Listed != 1 || strings.Join(rep.Changed, ",") != "alpha" {
+		t.Fatalf("report = %+v (save: %s)", rep, rep.SaveText())
+	}
+	if f, err := cache.Read(b.opts.CachePath); err != nil || f.Servers["alpha"] == nil {
+		t.Fatalf("the listed tools are not in the cache file (%v)", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -80,7 +81,9 @@ type Unregistered struct {
 // InputFiles reads the files the config and the approvals are loaded from (what
 // config.Load reads for zotHome and projectDir, and the approval store at trustPath), each
 // with whether it exists and whether another user could change it (the loaders refuse
-// such a file, so a chmod alone changes what loads), in one buffer.
+// such a file, so a chmod alone changes what loads), in one buffer. A file that only its
+// owner, another user, can write is marked apart from one others can write too: the
+// config loader reads the first kind from a project and refuses the second.
 func InputFiles(zotHome, projectDir, trustPath string) []byte {
 	var paths []string
 	if zotHome != "" {
@@ -99,7 +102,12 @@ func InputFiles(zotHome, projectDir, trustPath string) []byte {
 			out = append(out, 0)
 			continue
 		case unsafe != nil:
-			out = append(out, 2)
+			var ue *fsutil.UnsafeError
+			if errors.As(unsafe, &ue) && ue.OwnerOnly {
+				out = append(out, 3)
+			} else {
+				out = append(out, 2)
+			}
 		default:
 			out = append(out, 1)
 		}

@@ -1,18 +1,18 @@
 package startup
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
-	"bytes"
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/trust"
-	"os"
-	"path/filepath"
 )
 
 // server is a usable stdio server named name running command.
@@ -215,5 +215,40 @@ func TestInputFilesSeeWhoCanWrite(t *testing.T) {
 	}
 	if after := InputFiles(home, proj, trustPath); bytes.Equal(before, after) {
 		t.Error("InputFiles is the same after the config became world-writable")
+	}
+}
+
+// TestInputFilesSeeRefusal: a project file owned by another user is read while only its
+// owner can write it and refused once its group can too; the raw key must tell the two
+// apart, though both are "another user could change it" and the bytes stay the same.
+func TestInputFilesSeeRefusal(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to give the file to another user")
+	}
+	home, proj := t.TempDir(), t.TempDir()
+	path := config.ProjectPath(proj)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {"p": {"command": "x"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(path, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+	trustPath := filepath.Join(home, "mcp-trust.json")
+	loaded := func() int {
+		return len(config.Load(config.Options{ZotHome: home, ProjectDir: proj, LookupEnv: func(string) (string, bool) { return "", false }}).Servers)
+	}
+	read, readServers := InputFiles(home, proj, trustPath), loaded()
+	if err := os.Chmod(path, 0o664); err != nil {
+		t.Fatal(err)
+	}
+	refused, refusedServers := InputFiles(home, proj, trustPath), loaded()
+	if readServers == refusedServers {
+		t.Fatalf("the loader loads %d servers both times: the premise (read, then refused) does not hold", readServers)
+	}
+	if bytes.Equal(read, refused) {
+		t.Error("InputFiles is the same for a project file that is read and for the same file refused")
 	}
 }

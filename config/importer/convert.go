@@ -242,7 +242,7 @@ func (c *converter) secrets(server string, e map[string]any) {
 				continue
 			}
 			field := fmt.Sprintf("args[%d]", i)
-			if flag, val, ok := strings.Cut(s, "="); ok && strings.HasPrefix(flag, "-") && secretName(flag) && val != "" {
+			if flag, val, ok := strings.Cut(s, "="); ok && strings.HasPrefix(flag, "-") && val != "" && (secretName(flag) || urlPassword(val)) {
 				if r := replace(field, prefix+"_"+envName(strings.TrimLeft(flag, "-")), flag+"="); r != "" {
 					args[i] = r
 				}
@@ -252,8 +252,11 @@ func (c *converter) secrets(server string, e map[string]any) {
 			if i > 0 {
 				prev, _ = args[i-1].(string)
 			}
-			if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") && secretName(prev) || looksLikeToken(s) {
+			if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") && secretName(prev) || looksLikeToken(s) || urlPassword(s) {
 				base := prefix + "_TOKEN"
+				if urlPassword(s) {
+					base = prefix + "_URL"
+				}
 				if strings.HasPrefix(prev, "-") && secretName(prev) {
 					base = prefix + "_" + envName(strings.TrimLeft(prev, "-"))
 				}
@@ -263,7 +266,12 @@ func (c *converter) secrets(server string, e map[string]any) {
 			}
 		}
 	}
-	if u, ok := e["url"].(string); ok {
+	if u, ok := e["url"].(string); ok && literal(u) && urlPassword(u) {
+		// The password is in the URL's user info: the whole URL becomes the reference.
+		if r := replace("url", prefix+"_URL", ""); r != "" {
+			e["url"] = r
+		}
+	} else if ok {
 		if base, query, ok := strings.Cut(u, "?"); ok {
 			parts := strings.Split(query, "&")
 			changed := false
@@ -287,7 +295,16 @@ var authScheme = map[string]bool{"bearer": true, "basic": true, "token": true}
 
 // credential reports whether a literal value is a secret, by the name it is stored under
 // or by its own shape; anything else (a region, an org name, a flag) is kept as written.
-func credential(name, value string) bool { return secretName(name) || looksLikeToken(value) }
+func credential(name, value string) bool {
+	return secretName(name) || looksLikeToken(value) || urlPassword(value)
+}
+
+// userPassword is a URL's user info with a password: scheme://user:password@.
+var userPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]*:[^/?#@\s]+@`)
+
+// urlPassword reports whether s holds a URL with a password in its user info, as a
+// database URL often does (postgres://app:hunter2@db/main).
+func urlPassword(s string) bool { return userPassword.MatchString(s) }
 
 // literal reports whether s is a value with no ${...} reference in it.
 func literal(s string) bool { return s != "" && !strings.Contains(s, "${") }
