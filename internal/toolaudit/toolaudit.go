@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
@@ -74,12 +75,13 @@ func Server(server string, tools []cache.Tool, others map[string][]string) []Fin
 	}
 	foreign := foreignNames(server, own, others)
 	lens := sortedLengths(tools)
+	r := compiled()
 	var out []Finding
 	for i := range tools {
 		t := &tools[i]
 		raw := texts(t)
 		shown := safetext.Sanitize(textcut.Prefix(strings.Join(raw, "\n"), scanLen))
-		if m := firstMatch(modelPatterns, shown); m != "" {
+		if m := firstMatch(r.model, shown); m != "" {
 			out = append(out, Finding{t.Name, AddressesModel, quote(m)})
 		}
 		if n := hiddenCount(t.Name, raw); n > 0 {
@@ -88,10 +90,10 @@ func Server(server string, tools []cache.Tool, others map[string][]string) []Fin
 		if m := foreign.find(shown); m != "" {
 			out = append(out, Finding{t.Name, OtherTools, quote(m)})
 		}
-		if m := secretMention(shown); m != "" {
+		if m := r.secretMention(shown); m != "" {
 			out = append(out, Finding{t.Name, Secrets, quote(trimPath(m))})
 		}
-		if m := firstMatch(outsidePatterns, shown); m != "" {
+		if m := firstMatch(r.outside, shown); m != "" {
 			out = append(out, Finding{t.Name, OutsideFiles, quote(trimPath(m))})
 		}
 		if n, median, ok := tooLong(len(t.Description), lens); ok {
@@ -169,7 +171,7 @@ func firstMatch(patterns []*regexp.Regexp, s string) string {
 // modelPatterns are what a description says when it speaks to the model instead of
 // describing the tool: pseudo-tags, orders to drop earlier instructions, and secrecy
 // from the user. Phrasings a plain description uses ("you must pass an id") are not here.
-var modelPatterns = compile(
+var modelPatterns = []string{
 	`<\s*/?\s*(important|system|instructions?|admin|secret|hidden|context)\s*>`,
 	`\[\s*/?\s*(inst|system)\s*\]`,
 	`\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(previous|prior|above|earlier|other|all|any|your|system|safety)\b[^.\n]{0,30}\b(instructions?|prompts?|rules|directions|guidelines|messages|policies|restrictions)\b`,
@@ -177,17 +179,17 @@ var modelPatterns = compile(
 	`\bwithout\s+(telling|informing|asking|notifying|alerting|showing)\s+(the\s+)?user\b`,
 	`\b(the\s+)?user\s+(must|should|need)\s*(not|n't)\s+(know|see|be told|notice|find out)\b`,
 	`\b(system prompt|new instructions|you are now|from now on,? you|act as (an?|the) )`,
-)
+}
 
 // outsidePatterns are paths outside any project: the home directory and system places.
-var outsidePatterns = compile(
+var outsidePatterns = []string{
 	`(^|[\s'"\x60(=:])(~/|\$HOME\b|\$\{HOME\}|%USERPROFILE%|%APPDATA%)[^\s'"\x60)<>]*`,
 	`(^|[\s'"\x60(=:])(/etc/|/root/|/home/[\w.-]+/|/Users/[\w.-]+/|[a-z]:\\users\\)[^\s'"\x60)<>]*`,
 	`(^|[\s'"\x60(=:])(\.\./){2,}[^\s'"\x60)<>]*`,
-)
+}
 
 // secretFiles are where keys and credentials are kept; naming one is a finding by itself.
-var secretFiles = compile(
+var secretFiles = []string{
 	`\.ssh\b[^\s'"\x60)<>]*`,
 	`\bid_(rsa|dsa|ecdsa|ed25519)\b`,
 	`\.aws/(credentials|config)\b`,
@@ -198,23 +200,35 @@ var secretFiles = compile(
 	`\.config/gh/hosts\.yml\b`,
 	`(^|[\s'"\x60(/])\.env(\.\w+)?\b`,
 	`\b(private key|seed phrase|recovery phrase|mnemonic phrase|wallet seed)s?\b`,
-)
+}
 
 // secretWords name secrets; they are a finding only in a sentence that also moves data
 // somewhere (a tool that takes an API key is common, one that asks to send it is not).
-var (
-	secretWords = regexp.MustCompile(`(?i)\b(api[ _-]?keys?|access[ _-]tokens?|auth(entication)?[ _-]tokens?|secret[ _-]keys?|passwords?|passphrases?|credentials|session cookies?|environment variables)\b`)
-	moveWords   = regexp.MustCompile(`(?i)\b(send|include|upload|forward|share|post|attach|append|exfiltrate|leak|copy|embed|encode|put)\b`)
-	sentenceEnd = regexp.MustCompile(`[.!?\n]+`)
+const (
+	secretWords = `(?i)\b(api[ _-]?keys?|access[ _-]tokens?|auth(entication)?[ _-]tokens?|secret[ _-]keys?|passwords?|passphrases?|credentials|session cookies?|environment variables)\b`
+	moveWords   = `(?i)\b(send|include|upload|forward|share|post|attach|append|exfiltrate|leak|copy|embed|encode|put)\b`
+	sentenceEnd = `[.!?\n]+`
 )
 
+// rules are the audit's patterns, compiled on the first audit: a bridge that never audits
+// (its cache is fresh, nobody asks for /mcp <server>) does not keep them in memory.
+type rules struct {
+	model, outside, secretFiles         []*regexp.Regexp
+	secretWords, moveWords, sentenceEnd *regexp.Regexp
+}
+
+var compiled = sync.OnceValue(func() *rules {
+	return &rules{model: compile(modelPatterns...), outside: compile(outsidePatterns...), secretFiles: compile(secretFiles...),
+		secretWords: regexp.MustCompile(secretWords), moveWords: regexp.MustCompile(moveWords), sentenceEnd: regexp.MustCompile(sentenceEnd)}
+})
+
 // secretMention is what names a secret in s ("" when nothing does).
-func secretMention(s string) string {
-	if m := firstMatch(secretFiles, s); m != "" {
+func (r *rules) secretMention(s string) string {
+	if m := firstMatch(r.secretFiles, s); m != "" {
 		return m
 	}
-	for _, sentence := range sentenceEnd.Split(s, -1) {
-		if m := secretWords.FindString(sentence); m != "" && moveWords.MatchString(sentence) {
+	for _, sentence := range r.sentenceEnd.Split(s, -1) {
+		if m := r.secretWords.FindString(sentence); m != "" && r.moveWords.MatchString(sentence) {
 			return sentence
 		}
 	}
