@@ -254,7 +254,16 @@ func FixServerName(name string, taken []string) string {
 	if CheckNewServerName(name, taken) == nil && !slices.Contains(taken, name) {
 		return name
 	}
-	base := fixChars(norm.NFKC.String(name))
+	// Bytes that are not UTF-8 keep NFKC from reaching the character after them, and what
+	// fixChars leaves may have a plainer form again: clean until nothing changes.
+	base := strings.ToValidUTF8(name, "")
+	for range 4 {
+		next := fixChars(norm.NFKC.String(base))
+		if next == base {
+			break
+		}
+		base = next
+	}
 	if base == "" {
 		base = "server"
 	}
