@@ -115,3 +115,19 @@ func TestDashboardColumns(t *testing.T) {
 		t.Errorf("dashboard says 1 tools:\n%s", out)
 	}
 }
+
+// TestDetailSaysWhereStderrIs: on the CLI, whose every run starts afresh, the details of a
+// stdio server with no stderr kept name the command that shows it; inside zot they show
+// the kept lines.
+func TestDetailSaysWhereStderrIs(t *testing.T) {
+	ctx := context.Background()
+	h := newFakeHost(&fakeServer{cfg: stdio("crashy"), st: Status{State: StateAsleep}})
+	h.surface = SurfaceCLI
+	if d, _ := Line(ctx, h, "crashy"); !strings.Contains(d, "stderr:     not kept between commands; mcp-bridge refresh --server crashy starts it") {
+		t.Errorf("CLI details:\n%s", d)
+	}
+	h = newFakeHost(&fakeServer{cfg: stdio("crashy"), st: Status{State: StateAsleep, Failures: 1, Stderr: []string{"fatal: cannot open db"}, StderrSeen: 1}})
+	if d, _ := Line(ctx, h, "crashy"); !strings.Contains(d, "    fatal: cannot open db") || strings.Contains(d, "not kept") {
+		t.Errorf("zot details:\n%s", d)
+	}
+}

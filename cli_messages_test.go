@@ -1,5 +1,7 @@
 package main
 
+// What the CLI says: doctor, failures, search as the host sees it, alwaysLoad.
+
 import (
 	"encoding/json"
 	"strings"
