@@ -284,6 +284,7 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("call", "call SERVER TOOL ['JSON arguments'] | call mcp__SERVER__TOOL ['JSON arguments'] [--accept-defaults] [--no-wait] [--cwd DIR]", stderr)
 	acceptDefaults := f.fs.Bool("accept-defaults", false, "answer a server's form questions with their defaults without asking (for scripts)")
 	noWait := f.fs.Bool("no-wait", false, "when the server runs the call as a task, print the task's id and exit instead of waiting for its result")
+	login := f.fs.Bool("login", false, "when the server asks for an OAuth login or more permissions, log in (opening the browser) and call again, as on a terminal (for scripts)")
 	pos, err := f.parse(args)
 	if err != nil {
 		return exitFor(err)
@@ -331,7 +332,38 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return c.run(ctx, server, tool, argJSON)
+	if ok && (*login || isInteractive(os.Stdin)) {
+		c.relogin = func(r extension.ToolResult) bool { return r.IsError && srv.Status().NeedsLogin }
+	}
+	return callLoggingIn(ctx, c, server, tool, argJSON)
+}
+
+// maxRelogins bounds the logins one call makes: a server that keeps refusing the scopes
+// it was granted (403 insufficient_scope) must not loop through the browser forever.
+const maxRelogins = 2
+
+// callLoggingIn runs the call; when it needs a login (c.relogin), it logs in, as
+// `mcp-bridge login` does, and calls again, at most maxRelogins times.
+func callLoggingIn(ctx context.Context, c *taskCall, server, tool string, args json.RawMessage) int {
+	for logins := 0; ; logins++ {
+		code := c.run(ctx, server, tool, args)
+		if code != exitRelogin {
+			return code
+		}
+		if logins == maxRelogins {
+			fmt.Fprintf(c.stderr, "MCP server %q still asks for a login after %d logins; not logging in again.\n", server, maxRelogins)
+			return printResult(c.held, c.stdout)
+		}
+		printResult(c.held, c.stderr)
+		fmt.Fprintf(c.stderr, "MCP server %q asks for an OAuth login or more permissions: logging in (%d of at most %d).\n", server, logins+1, maxRelogins)
+		lctx, cancel := context.WithTimeout(ctx, loginWait)
+		ok := runServerCommand(lctx, c.b, "login", server, c.stderr, c.stderr) && c.b.WaitLogin(lctx, server) == nil
+		cancel()
+		if !ok {
+			printResult(c.held, c.stdout)
+			return 1
+		}
+	}
 }
 
 // printResult prints a tool result to stdout: escaped (safetext.Escape) when stdout is a

@@ -32,7 +32,15 @@ type taskCall struct {
 	status bool        // show the task's status lines (stderr is a terminal)
 	stdout io.Writer
 	stderr io.Writer
+	// relogin, when set, says whether a result means the call needs an OAuth login first
+	// (the server asked for one, or for more scopes): run then keeps the result in held
+	// instead of printing it, and returns exitRelogin.
+	relogin func(extension.ToolResult) bool
+	held    extension.ToolResult
 }
+
+// exitRelogin is run's answer when the call is to be made again after a login.
+const exitRelogin = -1
 
 // run calls server's tool with args and prints the result. When the call starts a task
 // it waits for the task's result: each wait the bridge does lasts at most a call's budget,
@@ -72,6 +80,10 @@ func (c *taskCall) run(ctx context.Context, server, tool string, args json.RawMe
 			if ctx.Err() != nil {
 				printResult(r, c.stderr)
 				return exitInterrupted
+			}
+			if c.relogin != nil && c.relogin(r) {
+				c.held = r
+				return exitRelogin
 			}
 			return printResult(r, c.stdout)
 		case t := <-started:

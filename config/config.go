@@ -85,6 +85,8 @@ type Raw struct {
 	Cwd     string
 	URL     string
 	Headers map[string]string
+	// OAuth is the "oauth" object's string fields as written (nil: none).
+	OAuth map[string]string
 }
 
 // Server is one named MCP server after merge, expansion and validation.
@@ -116,6 +118,8 @@ type Server struct {
 	// URL and Headers are the HTTP parameters, expanded.
 	URL     string
 	Headers map[string]string
+	// OAuth is the entry's "oauth" object, expanded (nil: none, or a stdio server).
+	OAuth *OAuth
 
 	// Raw holds the unexpanded values as written in the file.
 	Raw Raw

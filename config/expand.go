@@ -354,6 +354,7 @@ func (d *draft) finish(projectDir, home string, lookup func(string) (string, boo
 		}
 	}
 	s.Headers = d.expandMap("headers", r.Headers, v)
+	d.finishOAuth(v)
 
 	if s.Transport == TransportStdio && r.Command != "" && cmdOK && strings.TrimSpace(s.Command) == "" {
 		d.fail("command", "expands to an empty string; set the variable or use a non-empty default")

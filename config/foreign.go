@@ -23,7 +23,7 @@ var serverFields = []string{
 	"enabled", "disabled", "disabledTools", "includeTools", "excludeTools",
 	"httpUrl", "serverUrl", "transportType", "timeout", "instructions", "interactiveTools", "envPolicy",
 	"pinTools",
-	"alwaysLoad",
+	"alwaysLoad", "oauth",
 }
 
 // ignoredFields are fields other clients define and the bridge does not implement,
@@ -32,7 +32,6 @@ var ignoredFields = map[string]string{
 	"autoApprove":          "not used (Cline's per-tool auto-approval): the bridge keeps no approval list; its tool calls are handled like any other zot tool call",
 	"alwaysAllow":          "not used (Roo Code's per-tool auto-approval): the bridge keeps no approval list; its tool calls are handled like any other zot tool call",
 	"trust":                "not used (Gemini/Qwen): nothing in a server entry can skip confirmations; its tool calls are handled like any other zot tool call",
-	"oauth":                "not used: the bridge discovers the server's OAuth settings itself when it asks for sign-in (/mcp login NAME)",
 	"authProviderType":     "not used: the bridge discovers the server's OAuth settings itself when it asks for sign-in (/mcp login NAME)",
 	"targetAudience":       "not used: the bridge has no Google credentials sign-in; put a token in \"headers\" as a ${VAR} reference",
 	"targetServiceAccount": "not used: the bridge has no Google credentials sign-in; put a token in \"headers\" as a ${VAR} reference",

@@ -36,10 +36,11 @@ type fileResult struct {
 type draft struct {
 	srv      Server
 	hasURL   bool
-	urlAlias string            // "httpUrl" or "serverUrl" when the URL came from that spelling
-	implied  Transport         // transport implied by the URL's spelling ("" = none)
-	inputs   map[string]string // the file's VS Code inputs: id → description
-	bad      map[string]bool   // fields that already have a problem
+	urlAlias string                     // "httpUrl" or "serverUrl" when the URL came from that spelling
+	implied  Transport                  // transport implied by the URL's spelling ("" = none)
+	inputs   map[string]string          // the file's VS Code inputs: id → description
+	oauth    map[string]json.RawMessage // the "oauth" object (nil: none)
+	bad      map[string]bool            // fields that already have a problem
 	problems []Problem
 	errs     []string
 }
@@ -330,6 +331,9 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 	d.urlAliases(get)
 	if v, ok := get("headers"); ok {
 		r.Headers = d.strMap("headers", v)
+	}
+	if v, ok := get("oauth"); ok {
+		d.parseOAuth(v)
 	}
 
 	d.srv.ConnectTimeout = d.duration(get, "connectTimeout", DefaultConnectTimeout, false)

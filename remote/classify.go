@@ -15,6 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -74,6 +76,9 @@ type Failure struct {
 	MaybeRan bool // the request may have reached the server and run
 	// NeedsLogin: the server wants an OAuth login (the caller marks the server).
 	NeedsLogin bool
+	// StepUp are the scopes a 403 insufficient_scope asked for, when the server's
+	// credentials are an OAuth login's (the next login requests them too).
+	StepUp []string
 }
 
 // Where is what a failure's wording names: the server's host, its config file, and how
@@ -84,6 +89,7 @@ type Where struct {
 	LoginCmd   string // the command that logs in to the server
 	AuthHint   string // how to fix a 401/403 without OAuth
 	HasHeaders bool   // the entry configures headers
+	OAuth      bool   // the server's credentials are an OAuth login's
 }
 
 // Classify says what went wrong, from the error and what the server answered. It
@@ -134,6 +140,9 @@ func Classify(kind config.Transport, p ProbeInfo, err error, w Where) Failure {
 			msg += fmt.Sprintf(" (or check the credentials in \"headers\" of %s)", w.Source)
 		}
 		return Failure{Kind: KindAuth, Msg: msg, NeedsLogin: true}
+	case st == http.StatusForbidden && p.InsufficientScope && w.OAuth:
+		return Failure{Kind: KindAuth, NeedsLogin: true, StepUp: p.ChallengedScopes,
+			Msg: fmt.Sprintf("the server needs permissions the OAuth login did not grant (HTTP 403 insufficient_scope%s); run %s to authorize them", scopeNote(p.ChallengedScopes), w.LoginCmd)}
 	case st == http.StatusUnauthorized || st == http.StatusForbidden || errors.Is(err, transport.ErrAuthorizationRequired):
 		if st == 0 {
 			st = http.StatusUnauthorized
@@ -202,4 +211,13 @@ func HostPort(raw string) string {
 		return u.Host + ":443"
 	}
 	return u.Host + ":80"
+}
+
+// scopeNote names the scopes a challenge asked for, for a message ("" for none): they come
+// from the server, so they are made printable and bounded.
+func scopeNote(scopes []string) string {
+	if len(scopes) == 0 {
+		return ""
+	}
+	return ", scope " + textcut.Truncate(safetext.Sanitize(strings.Join(scopes, " ")), 200)
 }

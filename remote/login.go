@@ -17,6 +17,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
@@ -129,6 +130,18 @@ type Login struct {
 	cb              *callbackServer
 	handler         *transport.OAuthHandler
 	mem             *transport.MemoryTokenStore
+	// client is the client the login authorizes as, and scopes what it requests.
+	client loginClient
+	scopes []string
+}
+
+// setUp points an OAuth handler at the server: its url and the 401's challenge (nil:
+// none).
+func (l *Login) setUp(h *transport.OAuthHandler, unauthorized http.Header) {
+	h.SetBaseURL(resourceBase(l.s.cfg.URL))
+	if unauthorized != nil {
+		h.HandleUnauthorizedResponse(&http.Response{StatusCode: http.StatusUnauthorized, Header: unauthorized})
+	}
 }
 
 // NewLogin starts a login's state (nothing is contacted yet); Close ends it.
@@ -187,18 +200,25 @@ func (l *Login) AuthorizationURL(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", l.errf("OAuth resource discovery failed: %s", l.Reason(err))
 	}
-	scopes := challengeScopes(unauthorized)
-	if err := checkScopes(scopes); err != nil {
+	challenge := challengeScopes(unauthorized)
+	if err := checkScopes(challenge); err != nil {
 		return "", l.errf("OAuth login: %v", err)
 	}
-	l.mem = transport.NewMemoryTokenStore()
-	l.handler = transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: l.cb.redirectURI(), PKCEEnabled: true,
-		TokenStore: l.mem, HTTPClient: hc, Scopes: scopes})
-	l.handler.SetBaseURL(resourceBase(l.s.cfg.URL))
-	if unauthorized != nil {
-		l.handler.HandleUnauthorizedResponse(&http.Response{StatusCode: http.StatusUnauthorized, Header: unauthorized})
+	// The previous login's scopes and the step-up ones asked for since (an unreadable
+	// file has none: the login replaces it).
+	var earlier [][]string
+	if prev, _ := l.s.storedCreds(); prev != nil {
+		earlier = [][]string{prev.Scopes, prev.StepUpScopes}
 	}
-	md, err := l.handler.GetServerMetadata(ctx)
+	l.mem = transport.NewMemoryTokenStore()
+	// Discovery, through a handler without a client yet; its documents are kept for
+	// what mcp-go does not read of them (loginMetadata).
+	rec := &metaRecorder{next: hc.Transport}
+	dhc := *hc
+	dhc.Transport = rec
+	disco := transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: l.cb.redirectURI(), PKCEEnabled: true, TokenStore: l.mem, HTTPClient: &dhc})
+	l.setUp(disco, unauthorized)
+	md, err := disco.GetServerMetadata(ctx)
 	if err != nil {
 		return "", l.errf("OAuth authorization server discovery failed: %s", l.Reason(err))
 	}
@@ -207,9 +227,23 @@ func (l *Login) AuthorizationURL(ctx context.Context) (string, error) {
 			return "", l.errf("OAuth %s endpoint must use HTTPS (plain HTTP only to a loopback host)", ep.name)
 		}
 	}
-	if err := l.handler.RegisterClient(ctx, l.s.d.ClientName); err != nil {
-		return "", l.errf("OAuth client registration failed; the server must support dynamic public-client registration (%s)", l.Reason(err))
+	lm := rec.metadata(md)
+	scopes := loginScopes(challenge, lm.prmScopes, md.ScopesSupported, earlier...)
+	if err := checkScopes(scopes); err != nil {
+		return "", l.errf("OAuth login: %v", err)
 	}
+	client, err := l.s.chooseClient(ctx, hc, lm, l.cb.redirectURI(), scopes)
+	if err != nil {
+		return "", l.errf("OAuth client registration failed: %s", l.Reason(err))
+	}
+	if client.method == config.AuthMethodPrivateKey {
+		return "", l.errf("OAuth login: \"private_key_jwt\" in oauth.tokenEndpointAuthMethod of %s is for \"grantType\": %q (machine to machine); a browser login needs a client secret or none",
+			l.s.cfg.Source, config.GrantClientCredentials)
+	}
+	l.client, l.scopes = client, scopes
+	l.handler = transport.NewOAuthHandler(transport.OAuthConfig{ClientID: client.id, ClientSecret: client.secret, TokenEndpointAuthMethod: client.method,
+		RedirectURI: l.cb.redirectURI(), PKCEEnabled: true, TokenStore: l.mem, HTTPClient: hc, Scopes: scopes})
+	l.setUp(l.handler, unauthorized)
 	authURL, err := l.handler.GetAuthorizationURL(ctx, l.state, transport.GenerateCodeChallenge(l.verifier))
 	if err != nil {
 		return "", l.errf("OAuth authorization URL discovery failed: %s", l.Reason(err, l.handler.GetClientSecret()))
@@ -251,8 +285,13 @@ func (l *Login) Exchange(ctx context.Context, code string) (Creds, error) {
 		return Creds{}, l.errf("OAuth code exchange failed: %s", l.Reason(err, code, l.verifier, l.handler.GetClientSecret()))
 	}
 	store := l.s.newTokenStore()
-	return Creds{path: store.path, creds: &oauthCreds{ClientID: l.handler.GetClientID(), ClientSecret: l.handler.GetClientSecret(),
-		AuthMethod: l.handler.GetTokenEndpointAuthMethod(), TokenEndpoint: md.TokenEndpoint, Token: store.stamp(tok)}}, nil
+	c := &oauthCreds{ClientID: l.client.id, ClientSecret: l.client.secret, AuthMethod: l.client.method, TokenEndpoint: md.TokenEndpoint,
+		Registration: l.client.how, Scopes: l.scopes, Token: store.stamp(tok)}
+	if l.client.how == regPreRegistered {
+		// The entry's secret stays in the entry (a ${VAR}): it is read from there at each use.
+		c.ClientSecret, c.ConfigSecret = "", true
+	}
+	return Creds{path: store.path, creds: c}, nil
 }
 
 // Save writes the credentials of a finished exchange (saveCreds).

@@ -166,8 +166,21 @@ type oauthCreds struct {
 	AuthMethod   string `json:"token_endpoint_auth_method,omitempty"`
 	// TokenEndpoint is where the login exchanged its code: refreshes go to its origin
 	// only ("": a file saved before it was recorded, not checked).
-	TokenEndpoint string           `json:"token_endpoint,omitempty"`
-	Token         *transport.Token `json:"token,omitempty"`
+	TokenEndpoint string `json:"token_endpoint,omitempty"`
+	// Registration is how the client came to be (regPreRegistered, regMetadataDoc,
+	// regDynamic; "": a dynamic registration saved before it was recorded).
+	Registration string `json:"registration,omitempty"`
+	// ConfigSecret: the client's secret is the entry's oauth.clientSecret, read from the
+	// config at each use and never written here.
+	ConfigSecret bool `json:"config_secret,omitempty"`
+	// Grant is config.GrantClientCredentials for a machine-to-machine token (renewed
+	// with the client's credentials, never with a refresh token); "": a login's.
+	Grant string `json:"grant,omitempty"`
+	// Scopes are what the login requested, and StepUpScopes what the server asked for
+	// since in a 403 insufficient_scope: the next login requests their union.
+	Scopes       []string         `json:"scopes,omitempty"`
+	StepUpScopes []string         `json:"step_up_scopes,omitempty"`
+	Token        *transport.Token `json:"token,omitempty"`
 }
 
 // readCreds reads a credential file: nil without error when there is none, errBadCredFile
@@ -577,8 +590,20 @@ func (s *Server) storedCreds() (*oauthCreds, error) {
 
 // oauthConfig is the transport's OAuth config for stored credentials.
 func (s *Server) oauthConfig(c *oauthCreds, rt *Transport, store *tokenStore) transport.OAuthConfig {
-	return transport.OAuthConfig{ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenEndpointAuthMethod: c.AuthMethod,
+	return transport.OAuthConfig{ClientID: c.ClientID, ClientSecret: s.clientSecret(c), TokenEndpointAuthMethod: c.AuthMethod,
 		PKCEEnabled: true, TokenStore: store, HTTPClient: s.oauthClient(rt)}
+}
+
+// clientSecret is the secret of the stored client: the file's, or the entry's
+// oauth.clientSecret for a configured client.
+func (s *Server) clientSecret(c *oauthCreds) string {
+	if !c.ConfigSecret {
+		return c.ClientSecret
+	}
+	if s.cfg.OAuth == nil {
+		return ""
+	}
+	return s.cfg.OAuth.ClientSecret
 }
 
 // badCredsError words an unusable credential file.

@@ -271,7 +271,12 @@ func TestOAuthLoginBoundsScopesAndURL(t *testing.T) {
 			f := fakeoauth.New(t, false)
 			routes := map[string]http.Handler{}
 			if tt.scopeLen > 0 {
-				scope := strings.TrimSpace(strings.Repeat("mcp:x ", tt.scopeLen/6))
+				// Distinct scopes: the login requests each scope once.
+				var sb strings.Builder
+				for i := 0; sb.Len() < tt.scopeLen-8; i++ {
+					fmt.Fprintf(&sb, "s:%05d ", i)
+				}
+				scope := strings.TrimSpace(sb.String())
 				routes["/mcp"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="%s"`, f.Srv.URL, scope))
 					http.Error(w, "unauthorized", http.StatusUnauthorized)
@@ -287,7 +292,7 @@ func TestOAuthLoginBoundsScopesAndURL(t *testing.T) {
 				if err != nil {
 					t.Fatalf("login: %v", err)
 				}
-				if reg := f.Snapshot().Registered; len(reg) != 1 || len(reg[0]["scope"].(string)) < tt.scopeLen-6 {
+				if reg := f.Snapshot().Registered; len(reg) != 1 || len(reg[0]["scope"].(string)) < tt.scopeLen-16 {
 					t.Errorf("registered %d clients, not with the scopes asked for", len(reg))
 				}
 				return

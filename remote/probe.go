@@ -27,6 +27,10 @@ type ProbeInfo struct {
 	SSEEndpoint bool   // a POST was answered with an SSE endpoint event (a legacy SSE server)
 	// oauthChallenge: a 401 announced OAuth (WWW-Authenticate with resource_metadata).
 	OAuthChallenge bool
+	// InsufficientScope: a 403's Bearer challenge said error="insufficient_scope"
+	// (RFC 6750 3.1), asking for ChallengedScopes (its scope parameter).
+	InsufficientScope bool
+	ChallengedScopes  []string
 }
 
 // Describe says what the server answered, for messages.
@@ -79,6 +83,15 @@ func (p *Probe) markOAuth() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.OAuthChallenge = true
+}
+
+func (p *Probe) markInsufficientScope(scopes []string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.InsufficientScope, p.ChallengedScopes = true, scopes
 }
 
 func (p *Probe) markEndpoint() {

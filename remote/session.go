@@ -343,6 +343,9 @@ func (hs *httpSession) failure(p ProbeInfo, err error, prefix string) error {
 		return err
 	}
 	f := hs.s.classify(hs.kind, p, err)
+	if f.StepUp != nil {
+		hs.s.noteStepUp(f.StepUp)
+	}
 	if f.NeedsLogin {
 		hs.s.markNeedsLogin()
 	}
@@ -403,6 +406,9 @@ func (s *Server) startError(ctx context.Context, kind config.Transport, p ProbeI
 			redact.DisplayURL(s.cfg), s.cfg.ConnectTimeout, note, s.cfg.Source)
 	}
 	f := s.classify(kind, p, err)
+	if f.StepUp != nil {
+		s.noteStepUp(f.StepUp)
+	}
 	if f.NeedsLogin {
 		s.markNeedsLogin()
 	}
@@ -416,7 +422,7 @@ func (s *Server) startError(ctx context.Context, kind config.Transport, p ProbeI
 // classify says what went wrong (Classify), worded for this server.
 func (s *Server) classify(kind config.Transport, p ProbeInfo, err error) Failure {
 	return Classify(kind, p, err, Where{Host: HostPort(s.cfg.URL), Source: s.cfg.Source,
-		LoginCmd: s.d.Cmd("login", s.cfg.Name), AuthHint: s.authHint(), HasHeaders: len(s.cfg.Raw.Headers) > 0})
+		LoginCmd: s.d.Cmd("login", s.cfg.Name), AuthHint: s.authHint(), HasHeaders: len(s.cfg.Raw.Headers) > 0, OAuth: s.hasOAuthLogin()})
 }
 
 // authHint says how to fix a 401/403.

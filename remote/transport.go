@@ -225,6 +225,11 @@ func (t *Transport) answer(req *http.Request, resp *http.Response, listen bool) 
 	if resp.StatusCode == http.StatusUnauthorized && OAuthChallenge(resp.Header) {
 		p.markOAuth()
 	}
+	if resp.StatusCode == http.StatusForbidden {
+		if scopes, ok := insufficientScope(resp.Header); ok {
+			p.markInsufficientScope(scopes)
+		}
+	}
 	if t.answered != nil {
 		t.answered(req.Method, resp.StatusCode)
 	}

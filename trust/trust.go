@@ -139,6 +139,10 @@ type fingerprintData struct {
 	// EnvPolicy is the policy in effect (it decides which of the user's variables
 	// the server sees); omitted when unset so that older fingerprints stay valid.
 	EnvPolicy string `json:"envPolicy,omitempty"`
+	// OAuth is the entry's "oauth" fields as written (which client and secret are sent
+	// to the server's authorization server); omitted when there are none, so that older
+	// fingerprints stay valid.
+	OAuth [][2]string `json:"oauth,omitempty"`
 }
 
 // Fingerprint returns the hex SHA-256 of everything in s that decides what runs or where
@@ -157,6 +161,7 @@ func Fingerprint(s *config.Server) string {
 		URL:       s.Raw.URL,
 		Headers:   config.SortedPairs(s.Raw.Headers),
 		EnvPolicy: s.EnvPolicy.String(),
+		OAuth:     config.SortedPairs(s.Raw.OAuth),
 	}
 	if fd.Args == nil {
 		fd.Args = []string{}
