@@ -61,6 +61,8 @@ func (b host) serverArg(sub string, args []string) (Server, error) {
 type loginStart struct {
 	url string
 	err error
+	// done is the answer of a login that needed no browser (client credentials).
+	done string
 }
 
 // handoff passes the login's start to the command, unless the command already answered.
@@ -118,6 +120,9 @@ func (b host) loginCommand(ctx context.Context, args []string) (string, error) {
 	case <-waited:
 	case <-ctx.Done():
 	}
+	if st.done != "" {
+		return st.done, nil
+	}
 	if st.url == "" && st.err == nil {
 		var ok bool
 		if st, ok = h.giveUp(); !ok {
@@ -140,6 +145,10 @@ func (b host) runLogin(ctx, bgCtx context.Context, s Server, flow *remote.LoginF
 	l := &loginRun{b: b, bgCtx: bgCtx, s: s, flow: flow, h: h, log: s.Log().With().Str("server", s.Config().Name).Logger(), red: redact.New(s.Config()), rl: s.Remote().NewLogin()}
 	l.log.Info().Msg("OAuth login started")
 	defer l.rl.Close()
+	if s.Config().OAuth.ClientCredentials() {
+		l.clientCredentials(ctx)
+		return
+	}
 	if err := l.rl.Listen(); err != nil {
 		l.fail(s.RemoteErr(err))
 		return
@@ -176,6 +185,30 @@ func (b host) runLogin(ctx, bgCtx context.Context, s Server, flow *remote.LoginF
 		return
 	}
 	l.restartSharing(ctx)
+}
+
+// clientCredentials is the login of a machine-to-machine server: a token for the entry's
+// client credentials, no browser.
+func (l *loginRun) clientCredentials(ctx context.Context) {
+	creds, err := l.rl.ClientCredentials(ctx)
+	if err != nil {
+		l.fail(l.s.RemoteErr(err))
+		return
+	}
+	if !l.s.Remote().LoginActive(l.flow) {
+		return
+	}
+	if err := l.rl.Save(ctx, creds); err != nil {
+		l.fail(l.errf("OAuth login: cannot save the credentials: %s", l.rl.Reason(err)))
+		return
+	}
+	l.log.Info().Msg("OAuth client-credentials token received; credentials saved")
+	l.flow.Finish(nil)
+	l.h.offer(loginStart{done: fmt.Sprintf("Got an OAuth token for MCP server %q with its client credentials (oauth in %s); it is renewed the same way when it expires.",
+		l.s.Config().Name, l.s.Config().Source)})
+	if l.s.Remote().LoginActive(l.flow) {
+		l.restartSharing(ctx)
+	}
 }
 
 // loginRun is one login's state across its steps (runLogin).

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
@@ -178,9 +179,14 @@ type oauthCreds struct {
 	Grant string `json:"grant,omitempty"`
 	// Scopes are what the login requested, and StepUpScopes what the server asked for
 	// since in a 403 insufficient_scope: the next login requests their union.
-	Scopes       []string         `json:"scopes,omitempty"`
-	StepUpScopes []string         `json:"step_up_scopes,omitempty"`
-	Token        *transport.Token `json:"token,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+	StepUpScopes []string `json:"step_up_scopes,omitempty"`
+	// Issuer and Resource: a client-credentials token's authorization server (its
+	// assertions' audience) and resource indicator. Stand-in: the authdisc branch adds
+	// the same two fields for every login.
+	Issuer   string           `json:"issuer,omitempty"`
+	Resource string           `json:"resource,omitempty"`
+	Token    *transport.Token `json:"token,omitempty"`
 }
 
 // readCreds reads a credential file: nil without error when there is none, errBadCredFile
@@ -300,10 +306,25 @@ type tokenStore struct {
 	// handler refreshes tokens; set once after the transport is built, before any
 	// request.
 	handler *transport.OAuthHandler
-	mu      sync.Mutex // one refresh at a time through this store
+	// renew gets a new client-credentials token for c (nil: the entry does not use the
+	// client-credentials grant).
+	renew func(ctx context.Context, c *oauthCreds) (*transport.Token, error)
+	mu    sync.Mutex // one refresh at a time through this store
 }
 
 func (s *Server) newTokenStore() *tokenStore {
+	st := s.newFileStore()
+	if s.cfg.OAuth.ClientCredentials() {
+		st.renew = func(ctx context.Context, c *oauthCreds) (*transport.Token, error) {
+			rt := s.newHeaderTransport("", nil)
+			defer rt.CloseIdleConnections()
+			return s.clientCredentialsToken(ctx, s.oauthClient(rt), c)
+		}
+	}
+	return st
+}
+
+func (s *Server) newFileStore() *tokenStore {
 	return &tokenStore{path: s.d.OAuth.credPath(s.cfg.URL), clock: s.d.Clock, log: func(msg string) {
 		s.d.Log.Info().Str("server", s.cfg.Name).Msg(msg)
 	}, warn: func(msg string) {
@@ -351,6 +372,10 @@ func (st *tokenStore) GetToken(ctx context.Context) (*transport.Token, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c != nil && c.Grant == config.GrantClientCredentials && st.renew != nil && !holdsLock(ctx, st.path) &&
+		(c.Token == nil || st.expiring(c.Token)) {
+		return st.renewClientCredentials(ctx)
+	}
 	if c == nil || c.Token == nil || c.Token.AccessToken == "" {
 		return nil, transport.ErrNoToken
 	}
@@ -361,6 +386,47 @@ func (st *tokenStore) GetToken(ctx context.Context) (*transport.Token, error) {
 		return nil, fmt.Errorf("%w: the OAuth token expired", transport.ErrNoToken)
 	}
 	return st.refresh(ctx)
+}
+
+// renewClientCredentials gets a new client-credentials token under the file lock, unless
+// another session did it meanwhile.
+func (st *tokenStore) renewClientCredentials(ctx context.Context) (*transport.Token, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	unlock, err := lockCreds(ctx, st.path)
+	if err != nil {
+		return nil, fmt.Errorf("OAuth client-credentials token: %w", err)
+	}
+	defer unlock()
+	c, err := readCreds(st.path)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, transport.ErrNoToken
+	}
+	if c.Token != nil && c.Token.AccessToken != "" && !st.expiring(c.Token) {
+		return forHandler(c.Token), nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, oauthRequestTimeout)
+	defer cancel()
+	tok, err := st.renew(rctx, c)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var oe transport.OAuthError
+		if errors.As(err, &oe) {
+			return nil, fmt.Errorf("%w: the authorization server refused the client credentials (%s)", transport.ErrNoToken, safeCode(oe.ErrorCode))
+		}
+		return nil, fmt.Errorf("OAuth client-credentials token request failed: %s", textcut.Truncate(err.Error(), 300))
+	}
+	c.Token = st.stamp(tok)
+	if err := writeCreds(st.path, c); err != nil {
+		return nil, err
+	}
+	st.log("OAuth client-credentials token renewed")
+	return forHandler(c.Token), nil
 }
 
 // refresh refreshes the stored token under the file lock, unless another session did it

@@ -67,6 +67,8 @@ type loginMetadata struct {
 	prmScopes []string
 	// cimd: the authorization server accepts client ID metadata documents.
 	cimd bool
+	// resource is the protected-resource metadata's resource.
+	resource string
 }
 
 // metaRecorder keeps the body of every successful GET (the discovery documents) that
@@ -106,6 +108,7 @@ func (m *metaRecorder) metadata(md *transport.AuthServerMetadata) loginMetadata 
 	lm := loginMetadata{md: md}
 	for _, b := range m.bodies {
 		var doc struct {
+			Resource             string   `json:"resource"`
 			AuthorizationServers []string `json:"authorization_servers"`
 			ScopesSupported      []string `json:"scopes_supported"`
 			Issuer               string   `json:"issuer"`
@@ -117,7 +120,7 @@ func (m *metaRecorder) metadata(md *transport.AuthServerMetadata) loginMetadata 
 		}
 		switch {
 		case len(doc.AuthorizationServers) > 0:
-			lm.prmScopes = doc.ScopesSupported
+			lm.prmScopes, lm.resource = doc.ScopesSupported, doc.Resource
 		case doc.Issuer != "" && doc.Issuer == md.Issuer && doc.TokenEndpoint == md.TokenEndpoint:
 			lm.cimd = doc.CIMD
 		}
