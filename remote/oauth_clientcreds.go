@@ -290,4 +290,3 @@ func signJWS(alg string, key crypto.Signer, input []byte) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("unsupported signing algorithm %q", alg)
 }
-
