@@ -129,6 +129,8 @@ type Login struct {
 	cb              *callbackServer
 	handler         *transport.OAuthHandler
 	mem             *transport.MemoryTokenStore
+	// disc is what the login's discovery found.
+	disc *authDiscovery
 }
 
 // NewLogin starts a login's state (nothing is contacted yet); Close ends it.
@@ -191,17 +193,25 @@ func (l *Login) AuthorizationURL(ctx context.Context) (string, error) {
 	if err := checkScopes(scopes); err != nil {
 		return "", l.errf("OAuth login: %v", err)
 	}
+	disc, err := discover(ctx, hc, env.SecureURL, l.s.cfg.URL, unauthorized)
+	if err != nil {
+		return "", l.errf("OAuth authorization server discovery failed: %s", l.Reason(err))
+	}
+	l.disc = disc
 	l.mem = transport.NewMemoryTokenStore()
 	l.handler = transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: l.cb.redirectURI(), PKCEEnabled: true,
-		TokenStore: l.mem, HTTPClient: hc, Scopes: scopes})
-	l.handler.SetBaseURL(resourceBase(l.s.cfg.URL))
-	if unauthorized != nil {
-		l.handler.HandleUnauthorizedResponse(&http.Response{StatusCode: http.StatusUnauthorized, Header: unauthorized})
-	}
+		TokenStore: l.mem, HTTPClient: disc.handlerClient(hc), Scopes: scopes})
+	disc.setUp(l.handler)
 	md, err := l.handler.GetServerMetadata(ctx)
 	if err != nil {
 		return "", l.errf("OAuth authorization server discovery failed: %s", l.Reason(err))
 	}
+	if !disc.sameMetadata(md) {
+		return "", l.errf("OAuth authorization server discovery failed: mcp-go's OAuth handler found other metadata than the bridge's discovery; report it to the bridge's maintainers")
+	}
+	// The authorization answer must name this issuer (RFC 9207) when it names one, and
+	// must when the metadata says it does.
+	l.cb.expectIssuer(disc.checkIss)
 	for _, ep := range []struct{ name, url string }{{"authorization", md.AuthorizationEndpoint}, {"token", md.TokenEndpoint}, {"registration", md.RegistrationEndpoint}} {
 		if ep.url != "" && !env.SecureURL(ep.url) {
 			return "", l.errf("OAuth %s endpoint must use HTTPS (plain HTTP only to a loopback host)", ep.name)
@@ -252,7 +262,8 @@ func (l *Login) Exchange(ctx context.Context, code string) (Creds, error) {
 	}
 	store := l.s.newTokenStore()
 	return Creds{path: store.path, creds: &oauthCreds{ClientID: l.handler.GetClientID(), ClientSecret: l.handler.GetClientSecret(),
-		AuthMethod: l.handler.GetTokenEndpointAuthMethod(), TokenEndpoint: md.TokenEndpoint, Token: store.stamp(tok)}}, nil
+		AuthMethod: l.handler.GetTokenEndpointAuthMethod(), TokenEndpoint: md.TokenEndpoint, Issuer: md.Issuer,
+		Resource: l.disc.Resource, ResourceMetadata: l.disc.PRMURL, Token: store.stamp(tok)}}, nil
 }
 
 // Save writes the credentials of a finished exchange (saveCreds).
@@ -372,6 +383,16 @@ type callbackServer struct {
 
 	mu  sync.Mutex
 	got bool
+	// checkIss checks an answer's iss (RFC 9207; present: it has one), once discovery
+	// has found the authorization server (nil before: no answer is expected yet).
+	checkIss func(iss string, present bool) error
+}
+
+// expectIssuer sets how the answer's iss is checked.
+func (c *callbackServer) expectIssuer(check func(iss string, present bool) error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.checkIss = check
 }
 
 func newCallbackServer(state string) (*callbackServer, error) {
@@ -426,9 +447,21 @@ func (c *callbackServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	dup := c.got
 	c.got = true
+	checkIss := c.checkIss
 	c.mu.Unlock()
 	if dup {
 		reply(http.StatusConflict, "Callback already received")
+		return
+	}
+	if checkIss == nil {
+		checkIss = func(string, bool) error {
+			return errors.New("the authorization answer came before the login asked for one")
+		}
+	}
+	if err := checkIss(q.Get("iss"), q.Has("iss")); err != nil {
+		// A mix-up attack's code is never exchanged (RFC 9207 section 2.4).
+		reply(http.StatusBadRequest, "Authorization refused: it does not come from the expected authorization server")
+		c.result <- CallbackResult{Err: err}
 		return
 	}
 	code := q.Get("code")

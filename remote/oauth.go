@@ -166,8 +166,16 @@ type oauthCreds struct {
 	AuthMethod   string `json:"token_endpoint_auth_method,omitempty"`
 	// TokenEndpoint is where the login exchanged its code: refreshes go to its origin
 	// only ("": a file saved before it was recorded, not checked).
-	TokenEndpoint string           `json:"token_endpoint,omitempty"`
-	Token         *transport.Token `json:"token,omitempty"`
+	TokenEndpoint string `json:"token_endpoint,omitempty"`
+	// Issuer is the authorization server the client and the token belong to (""
+	// before it was recorded): a refresh is refused when the metadata now names another.
+	Issuer string `json:"issuer,omitempty"`
+	// Resource is the resource indicator the token was requested for, exactly as the
+	// protected-resource metadata published it, and ResourceMetadata where that was
+	// found ("": none, a 2025-03-26 server).
+	Resource         string           `json:"resource,omitempty"`
+	ResourceMetadata string           `json:"resource_metadata,omitempty"`
+	Token            *transport.Token `json:"token,omitempty"`
 }
 
 // readCreds reads a credential file: nil without error when there is none, errBadCredFile
