@@ -23,6 +23,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
@@ -440,12 +441,29 @@ func (st *tokenStore) checkTokenEndpoint(ctx context.Context, c *oauthCreds) err
 	if err != nil {
 		return fmt.Errorf("OAuth token refresh failed: %s", redact.New(nil, c.ClientSecret)(textcut.Truncate(err.Error(), 300)))
 	}
+	// Credentials belong to the authorization server that issued them: when the server
+	// now names another, its client must be registered there anew (a login), and its
+	// refresh token is not sent.
+	if c.Issuer != "" && md.Issuer != c.Issuer {
+		return st.issuerChanged(c.Issuer, md.Issuer)
+	}
 	was, wok := endpointOrigin(c.TokenEndpoint)
 	now, nok := endpointOrigin(md.TokenEndpoint)
 	if wok && nok && was == now {
 		return nil
 	}
 	return st.endpointMoved(was, now)
+}
+
+// issuerChanged is the refusal of a refresh because the server's authorization server
+// is now another one (warned, and "needs login").
+func (st *tokenStore) issuerChanged(was, now string) error {
+	msg := fmt.Sprintf("the server's OAuth metadata now names the authorization server %s, not %s where its login registered; its credentials are not used there: run %s to log in with the new one",
+		textcut.Truncate(safetext.Sanitize(now), 200), textcut.Truncate(was, 200), st.relogin)
+	if st.warn != nil {
+		st.warn(msg)
+	}
+	return fmt.Errorf("%w: %s", transport.ErrNoToken, msg)
 }
 
 // endpointMoved is the refusal of a refresh whose token request would go to origin now

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
@@ -294,3 +297,56 @@ func TestReplayRefusesWhatDiscoveryDidNotRead(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestOAuthRefreshKeyedByIssuer: a stored token is refreshed only while the server's
+// metadata names the authorization server its login registered with; when it names
+// another, the refresh token is not sent, the server needs a login and the file is left
+// as it was. Before, only the token endpoint's origin was compared, and an authorization
+// server that changed on the same origin got the other one's refresh token.
+func TestOAuthRefreshKeyedByIssuer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		issuer  string // the stored issuer; BASE: the fake's
+		wantErr string
+	}{
+		{name: "same issuer", issuer: "BASE"},
+		{name: "not recorded", issuer: ""},
+		{name: "another issuer", issuer: "BASE/tenant-old", wantErr: "names the authorization server BASE, not BASE/tenant-old"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := fakeoauth.New(t, false)
+			s := oauthServer(t, f, nil)
+			store := seedRefresh(t, s, f)
+			expand := func(v string) string { return strings.ReplaceAll(v, "BASE", f.Srv.URL) }
+			c, err := readCreds(store.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Issuer = expand(tt.issuer)
+			if err := writeCreds(store.path, c); err != nil {
+				t.Fatal(err)
+			}
+			before, err := os.ReadFile(store.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, err := store.GetToken(testCtx(t))
+			if tt.wantErr == "" {
+				if err != nil || tok == nil || tok.AccessToken == "" {
+					t.Fatalf("refresh: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, transport.ErrNoToken) || !strings.Contains(err.Error(), expand(tt.wantErr)) {
+				t.Fatalf("refresh: %v, want needs-login saying %q", err, expand(tt.wantErr))
+			}
+			if g := f.Snapshot().Grants; len(g) != 0 {
+				t.Errorf("the refresh token was sent (grants %q)", g)
+			}
+			checkUnchanged(t, s, before)
+		})
+	}
+}
