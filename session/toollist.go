@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
@@ -46,7 +44,7 @@ type rawTool struct {
 // tools/list request goes through the client's transport (mcp-go's raw request API) and
 // each tool is decoded on its own, its schemas kept as the server sent them
 // (cache.CheckInputSchema normalizes only what providers require).
-func listRawTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, []SkippedTool, error) {
+func listRawTools(ctx context.Context, c *Client) ([]mcp.Tool, []SkippedTool, error) {
 	var nonce [6]byte
 	_, _ = rand.Read(nonce[:])
 	idBase := "mcp-bridge-tools-" + hex.EncodeToString(nonce[:]) + "-"
@@ -64,14 +62,9 @@ func listRawTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, []Skipped
 		if cursor != "" {
 			params = mcp.PaginatedParams{Cursor: cursor}
 		}
-		resp, err := cl.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
-			JSONRPC: mcp.JSONRPC_VERSION,
-			ID:      mcp.NewRequestId(fmt.Sprintf("%s%d", idBase, page)),
-			Method:  string(mcp.MethodToolsList),
-			Params:  params,
-		})
+		resp, err := c.send(ctx, mcp.NewRequestId(fmt.Sprintf("%s%d", idBase, page)), string(mcp.MethodToolsList), params)
 		if err != nil {
-			return nil, nil, transport.NewError(err)
+			return nil, nil, err
 		}
 		if resp.Error != nil {
 			return nil, nil, resp.Error.AsError()
@@ -82,6 +75,9 @@ func listRawTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, []Skipped
 		}
 		for _, raw := range p.Tools {
 			t, reason := decodeTool(raw)
+			if reason == "" {
+				reason = c.headerFault(&t)
+			}
 			switch {
 			case reason != "":
 				name := t.Name
