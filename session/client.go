@@ -26,6 +26,9 @@ type Client struct {
 	clientInfo mcp.Implementation
 	tool       func(name string) (mcp.Tool, bool)
 
+	hintsMu sync.Mutex
+	hints   CacheHints // of the last tool listing
+
 	endOnce sync.Once
 	done    chan struct{}
 	end     End

@@ -158,6 +158,10 @@ func TestModernRawRequests(t *testing.T) {
 		t.Errorf("skipped %+v, want bad_headers with its reason", skipped)
 	}
 	list := rec.get(t, "tools/list")
+	// mcp-go's server marks a listing private with a ttl of 0 unless told otherwise.
+	if h := c.ToolListHints(); h.TTL == nil || *h.TTL != 0 || !h.Private {
+		t.Errorf("caching hints %+v, want ttl 0, private", h)
+	}
 
 	// mcp-go's own request on the same connection: its _meta is what ours must be.
 	if _, err := c.cl.ListPrompts(ctx, mcp.ListPromptsRequest{}); err != nil {
@@ -230,6 +234,9 @@ func TestLegacyRawRequests(t *testing.T) {
 	}
 	if _, ok := rec.get(t, "tools/list").params["_meta"]; ok {
 		t.Error("legacy tools/list carries _meta")
+	}
+	if h := c.ToolListHints(); h.TTL != nil || h.Private {
+		t.Errorf("a legacy listing has caching hints %+v", h)
 	}
 	call := mcp.CallToolRequest{}
 	call.Params.Name = "route"

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -22,6 +24,45 @@ const maxToolPages = 1000
 type toolsPage struct {
 	Tools      []json.RawMessage `json:"tools"`
 	NextCursor mcp.Cursor        `json:"nextCursor"`
+	TTLMs      *int64            `json:"ttlMs"`
+	CacheScope mcp.CacheScope    `json:"cacheScope"`
+}
+
+// CacheHints are the caching hints of a listing (protocol 2026-07-28; a legacy server
+// gives none): how long it may be kept before it is listed again, and whether it may be
+// shared beyond the authorization context that listed it.
+type CacheHints struct {
+	// TTL is the ttlMs hint (the smallest of the pages'); nil when the server gave none.
+	TTL *time.Duration
+	// Private is true when a page said cacheScope "private".
+	Private bool
+}
+
+// merge adds one page's hints.
+func (h *CacheHints) merge(p *toolsPage) {
+	if p.TTLMs != nil {
+		ms := max(*p.TTLMs, 0)
+		d := time.Duration(min(ms, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
+		if h.TTL == nil || d < *h.TTL {
+			h.TTL = &d
+		}
+	}
+	if p.CacheScope == mcp.CacheScopePrivate {
+		h.Private = true
+	}
+}
+
+// ToolListHints are the caching hints of the session's last complete tool listing.
+func (c *Client) ToolListHints() CacheHints {
+	c.hintsMu.Lock()
+	defer c.hintsMu.Unlock()
+	return c.hints
+}
+
+// HintsReporter is a session that keeps its last listing's caching hints (every
+// session built on Client).
+type HintsReporter interface {
+	ToolListHints() CacheHints
 }
 
 // rawTool is one listed tool with every field that may be malformed left raw.
@@ -54,6 +95,7 @@ func listRawTools(ctx context.Context, c *Client) ([]mcp.Tool, []SkippedTool, er
 	cursors := map[mcp.Cursor]bool{}
 	var cursor mcp.Cursor
 	index := 0
+	var hints CacheHints
 	for page := 0; ; page++ {
 		if page == maxToolPages {
 			return nil, nil, fmt.Errorf("tools/list: more than %d pages; the server keeps returning a next cursor", maxToolPages)
@@ -73,6 +115,7 @@ func listRawTools(ctx context.Context, c *Client) ([]mcp.Tool, []SkippedTool, er
 		if err := json.Unmarshal(resp.Result, &p); err != nil {
 			return nil, nil, fmt.Errorf("tools/list: the result is not an object with a tools list: %w", err)
 		}
+		hints.merge(&p)
 		for _, raw := range p.Tools {
 			t, reason := decodeTool(raw)
 			if reason == "" {
@@ -94,6 +137,9 @@ func listRawTools(ctx context.Context, c *Client) ([]mcp.Tool, []SkippedTool, er
 			index++
 		}
 		if p.NextCursor == "" {
+			c.hintsMu.Lock()
+			c.hints = hints
+			c.hintsMu.Unlock()
 			return tools, skipped, nil
 		}
 		if cursors[p.NextCursor] {
