@@ -108,6 +108,9 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	show := func(d doctorServer) {
 		fmt.Fprintln(out, forTerminal(out, d.line())) // a failure carries the server's stderr
+		if d.Skipped != "" {
+			fmt.Fprintln(out, forTerminal(out, "    skipped: "+d.Skipped))
+		}
 		printFindings(out, d.Findings)
 		rep.OK = rep.OK && (d.Status == "ok" || d.Status == "disabled")
 		rep.Servers = append(rep.Servers, d)
@@ -142,6 +145,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 		} else {
 			d.Tools, d.Transport = r.Tools, string(s.Status().Transport)
 			d.Findings = findingStrings(b.LiveToolFindings(r.Name))
+			d.Skipped = bridge.SkippedText(s.SkippedTools())
 		}
 		show(d)
 	})
@@ -601,6 +605,8 @@ type doctorServer struct {
 	Error     string `json:"error,omitempty"`
 	// Findings are what the injection audit found in its tools' descriptions.
 	Findings []string `json:"findings,omitempty"`
+	// Skipped names the listed tools the bridge cannot offer, each with why.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 func (d doctorServer) line() string {

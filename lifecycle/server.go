@@ -142,6 +142,8 @@ type Server struct {
 
 	// skipped lists the tools the last listing could not offer (toollist.go).
 	skipped []session.SkippedTool
+	// hints are the caching hints of the last listing (toollist.go).
+	hints session.CacheHints
 }
 
 type attempt struct {

@@ -118,6 +118,10 @@ type Handlers struct {
 	Wrap func(transport.Interface) transport.Interface
 	// OnNotification receives every server notification; nil: none.
 	OnNotification func(mcp.JSONRPCNotification)
+	// Tool gives the bridge's definition of a tool by its MCP name, from which a
+	// tools/call on a modern HTTP connection mirrors the x-mcp-header annotated
+	// arguments into Mcp-Param-* headers; nil: none are mirrored.
+	Tool func(name string) (mcp.Tool, bool)
 }
 
 // SkippedTool is a listed tool the bridge cannot offer, and why.
