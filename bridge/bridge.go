@@ -763,6 +763,11 @@ func keptPrivate(s *lifecycle.Server) bool {
 	return s.CacheHints().Private && s.Config().Scope != config.ScopeGlobal
 }
 
+// minRefreshAfter is the shortest time a listing is trusted whatever the server's ttlMs:
+// a due listing wakes its server at the next start, and mcp-go servers send ttlMs 0 by
+// default, which would otherwise wake every modern server at every start.
+const minRefreshAfter = time.Hour
+
 // cacheEntry converts a live tool list into a cache entry.
 func cacheEntry(s *lifecycle.Server, tools []mcp.Tool) *cache.Entry {
 	info := s.Info()
@@ -772,7 +777,7 @@ func cacheEntry(s *lifecycle.Server, tools []mcp.Tool) *cache.Entry {
 		e.Transport = string(info.Transport)
 	}
 	if h := s.CacheHints(); h.TTL != nil {
-		e.RefreshDue = e.UpdatedAt.Add(*h.TTL)
+		e.RefreshDue = e.UpdatedAt.Add(max(*h.TTL, minRefreshAfter))
 	}
 	for _, t := range tools {
 		e.Tools = append(e.Tools, catalog.ToCacheTool(t))

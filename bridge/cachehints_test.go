@@ -11,42 +11,57 @@ import (
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
-// TestCacheHintsTTL: a server's ttlMs decides when its cached listing is due again: a
-// start within it lists nothing, a start after it offers the cached tools and lists the
-// server again in the background; a server without the hint (legacy) is never due by
-// time. Before, no entry was ever due by time.
+// TestCacheHintsTTL: a server's ttlMs decides when its cached listing is due again, but
+// never sooner than minRefreshAfter (a ttlMs of 0, mcp-go's default, would wake the server
+// at every start): a start within it lists nothing, a start after it offers the cached
+// tools and lists the server again in the background; a server without the hint (legacy)
+// is never due by time. Before, no entry was ever due by time.
 func TestCacheHintsTTL(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	e.write(map[string]any{"ttl": e.server("-list-hints", "60000,public"), "none": e.server()}, nil)
-	b := e.bridge(extension.GenNew)
-	if _, errs := b.Refresh(ctxGuard(t), []string{"ttl", "none"}); len(errs) > 0 {
-		t.Fatalf("refresh: %v", errs)
-	}
-	file, err := cache.Read(b.opts.CachePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := file.Servers["ttl"].RefreshDue, e.clock.Now().Add(time.Minute); !got.Equal(want) {
-		t.Errorf("ttl's refresh is due at %v, want %v", got, want)
-	}
-	if due := file.Servers["none"].RefreshDue; !due.IsZero() {
-		t.Errorf("a server without ttlMs is due at %v", due)
-	}
-	if b := e.bridge(extension.GenNew); len(b.stale) != 0 {
-		t.Errorf("a start within the ttl refreshes %v", b.stale)
-	}
-	e.clock.Advance(time.Minute)
-	b = e.bridge(extension.GenNew)
-	if !slices.Equal(b.stale, []string{"ttl"}) {
-		t.Errorf("a start after the ttl refreshes %v, want ttl only", b.stale)
-	}
-	offered := false
-	for _, en := range b.catalog().Entries {
-		offered = offered || en.Server == "ttl"
-	}
-	if !offered {
-		t.Error("the due server's cached tools are not offered meanwhile")
+	for _, tc := range []struct {
+		name string
+		ttl  string
+		due  time.Duration
+	}{
+		{"longer than the floor", "7200000", 2 * time.Hour},
+		{"shorter than the floor", "60000", minRefreshAfter},
+		{"zero", "0", minRefreshAfter},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			e.write(map[string]any{"ttl": e.server("-list-hints", tc.ttl+",public"), "none": e.server()}, nil)
+			b := e.bridge(extension.GenNew)
+			if _, errs := b.Refresh(ctxGuard(t), []string{"ttl", "none"}); len(errs) > 0 {
+				t.Fatalf("refresh: %v", errs)
+			}
+			file, err := cache.Read(b.opts.CachePath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := file.Servers["ttl"].RefreshDue, e.clock.Now().Add(tc.due); !got.Equal(want) {
+				t.Errorf("ttl's refresh is due at %v, want %v", got, want)
+			}
+			if due := file.Servers["none"].RefreshDue; !due.IsZero() {
+				t.Errorf("a server without ttlMs is due at %v", due)
+			}
+			e.clock.Advance(tc.due - time.Second)
+			if b := e.bridge(extension.GenNew); len(b.stale) != 0 {
+				t.Errorf("a start within the ttl refreshes %v", b.stale)
+			}
+			e.clock.Advance(time.Second)
+			b = e.bridge(extension.GenNew)
+			if !slices.Equal(b.stale, []string{"ttl"}) {
+				t.Errorf("a start after the ttl refreshes %v, want ttl only", b.stale)
+			}
+			offered := false
+			for _, en := range b.catalog().Entries {
+				offered = offered || en.Server == "ttl"
+			}
+			if !offered {
+				t.Error("the due server's cached tools are not offered meanwhile")
+			}
+		})
 	}
 }
 
