@@ -17,6 +17,9 @@ scenario="${MCP_CONFORMANCE_SCENARIO:-}"
 home="$(mktemp -d)"
 trap 'rm -rf "$home"' EXIT
 export ZOT_HOME="$home"
+# The user's browser for every command, not only login: a refresh or call that has to log
+# in again (another authorization server, more scope) opens it as a login does.
+export BROWSER="$here/browser.sh"
 cd "$home"
 
 # The server entry, written by node (JSON from the environment, no shell quoting):
@@ -56,7 +59,7 @@ case "$scenario" in
     # OAuth scenarios: log in first (discovery, registration, PKCE authorization code flow;
     # browser.sh stands in for the user's browser), then list the tools and call the one
     # the suite's protected server offers, with the token.
-    BROWSER="$here/browser.sh" "$bin" login conformance </dev/null
+    "$bin" login conformance </dev/null
     ;;
 esac
 "$bin" refresh
@@ -66,7 +69,7 @@ case "$scenario" in
     # open a new login itself, and tells the user to log in again; this does what it says,
     # once (the login asks for the union of the scopes).
     call test-tool '{}' || {
-      BROWSER="$here/browser.sh" "$bin" login conformance </dev/null
+      "$bin" login conformance </dev/null
       call test-tool '{}'
     }
     ;;
