@@ -224,10 +224,12 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 			Server      string `json:"server"`
 			Tool        string `json:"tool"`
 			Description string `json:"description"`
+			// The schema the model sees: what a script needs to build the arguments.
+			InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 		}
 		list := make([]tool, 0, len(tools))
 		for _, t := range tools {
-			list = append(list, tool{t.Name, t.Server, t.Tool, t.Description})
+			list = append(list, tool{t.Name, t.Server, t.Tool, t.Description, t.InputSchema})
 		}
 		return writeJSON(stdout, stderr, list)
 	}
