@@ -271,7 +271,7 @@ func discover(ctx context.Context, hc *http.Client, secure func(string) bool, se
 	}
 	// A 2025-03-26 server: its origin is its authorization server.
 	ds.d.Legacy, ds.d.AuthServer, ds.d.base = true, origin, origin
-	if err := ds.authServer(ctx, origin); err != nil {
+	if err := ds.authServer(ctx, origin, true); err != nil {
 		return nil, err
 	}
 	return ds.d, nil
@@ -314,12 +314,15 @@ func (ds *discoverer) usePRM(ctx context.Context, prmURL string, prm *prmDoc, ba
 		return discoveryErrorf("the authorization server %s must use HTTPS (plain HTTP only to a loopback host)", textcut.Truncate(as, 200))
 	}
 	ds.d.Resource, ds.d.PRMURL, ds.d.PRMScopes, ds.d.AuthServer, ds.d.base = prm.Resource, prmURL, prm.ScopesSupported, as, prm.Resource
-	return ds.authServer(ctx, as)
+	return ds.authServer(ctx, as, false)
 }
 
 // authServer discovers the metadata of the authorization server at as: the first of its
 // well-known URLs that answers, with its issuer checked; else its default endpoints.
-func (ds *discoverer) authServer(ctx context.Context, as string) error {
+// sameOrigin (a 2025-03-26 server, whose own origin serves the metadata and no
+// protected-resource metadata names an issuer to hold it to) accepts an issuer anywhere
+// on that origin, as servers of that revision publish one with a path.
+func (ds *discoverer) authServer(ctx context.Context, as string, sameOrigin bool) error {
 	for _, u := range asMetadataURLs(as) {
 		a, err := ds.get(ctx, u)
 		if err != nil && ctx.Err() != nil {
@@ -337,7 +340,7 @@ func (ds *discoverer) authServer(ctx context.Context, as string) error {
 		}
 		// RFC 8414 section 3.3: identical, but a final slash is commonly added or left out
 		// (mcp-go and go-sdk ignore it too).
-		if strings.TrimSuffix(md.Issuer, "/") != strings.TrimSuffix(as, "/") {
+		if !issuerMatches(md.Issuer, as, sameOrigin) {
 			return discoveryErrorf("the authorization server's metadata at %s names the issuer %s, not %s where it was looked up; it is not used: report it to the server's operator",
 				textcut.Truncate(u, 200), textcut.Truncate(safetext.Sanitize(md.Issuer), 200), textcut.Truncate(as, 200))
 		}
@@ -353,6 +356,21 @@ func (ds *discoverer) authServer(ctx context.Context, as string) error {
 	ds.d.Meta = &asMetadata{AuthServerMetadata: transport.AuthServerMetadata{Issuer: o, AuthorizationEndpoint: o + "/authorize", TokenEndpoint: o + "/token", RegistrationEndpoint: o + "/register"}}
 	ds.d.DefaultEndpoints = true
 	return nil
+}
+
+// issuerMatches says whether metadata looked up for the authorization server as may name
+// issuer: the same (RFC 8414 section 3.3; a final slash is commonly added or left out, and
+// mcp-go and go-sdk ignore it too), or with sameOrigin any issuer on as's origin.
+func issuerMatches(issuer, as string, sameOrigin bool) bool {
+	if strings.TrimSuffix(issuer, "/") == strings.TrimSuffix(as, "/") {
+		return true
+	}
+	if !sameOrigin {
+		return false
+	}
+	iu, err1 := url.Parse(issuer)
+	au, err2 := url.Parse(as)
+	return err1 == nil && err2 == nil && iu.Host != "" && originOf(iu) == originOf(au)
 }
 
 // asMetadataURLs are the well-known URLs of an authorization server's metadata, in the

@@ -121,6 +121,7 @@ func TestOAuthLoginDiscovery(t *testing.T) {
 		setup func(f *fakeoauth.Server, base string)
 		// want* are the credential file's, with BASE for the fake's url.
 		wantResource, wantPRM string
+		wantIssuer            string // "": BASE
 		wantVia               bool   // the authorization went to the metadata's /oauth/authorize
 		wantErr               string // "": the login succeeds
 	}{
@@ -136,6 +137,14 @@ func TestOAuthLoginDiscovery(t *testing.T) {
 			f.Legacy = true
 			f.AuthEndpoint = base + "/oauth/authorize"
 		}, wantVia: true},
+		{name: "2025-03-26: an issuer with a path on the server's origin", setup: func(f *fakeoauth.Server, base string) {
+			f.Legacy = true
+			f.Issuer = base + "/oauth"
+		}, wantIssuer: "BASE/oauth"},
+		{name: "2025-03-26: an issuer on another origin", setup: func(f *fakeoauth.Server, _ string) {
+			f.Legacy = true
+			f.Issuer = "https://attacker.example.com"
+		}, wantErr: "names the issuer https://attacker.example.com, not BASE"},
 		{name: "2025-03-26: default endpoints", setup: func(f *fakeoauth.Server, _ string) {
 			f.Legacy = true
 			f.Routes["/.well-known/oauth-authorization-server"] = http.NotFoundHandler()
@@ -181,8 +190,12 @@ func TestOAuthLoginDiscovery(t *testing.T) {
 			if err != nil || c == nil {
 				t.Fatalf("credentials: %+v, %v", c, err)
 			}
-			if c.Issuer != base || c.Resource != expand(tt.wantResource) || c.ResourceMetadata != expand(tt.wantPRM) {
-				t.Errorf("credentials: issuer %q resource %q metadata %q, want %q %q %q", c.Issuer, c.Resource, c.ResourceMetadata, base, expand(tt.wantResource), expand(tt.wantPRM))
+			wantIssuer := base
+			if tt.wantIssuer != "" {
+				wantIssuer = expand(tt.wantIssuer)
+			}
+			if c.Issuer != wantIssuer || c.Resource != expand(tt.wantResource) || c.ResourceMetadata != expand(tt.wantPRM) {
+				t.Errorf("credentials: issuer %q resource %q metadata %q, want %q %q %q", c.Issuer, c.Resource, c.ResourceMetadata, wantIssuer, expand(tt.wantResource), expand(tt.wantPRM))
 			}
 			if got := via.Load() > 0; got != tt.wantVia {
 				t.Errorf("authorization through the metadata's endpoint: %v, want %v", got, tt.wantVia)
