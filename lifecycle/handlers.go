@@ -18,7 +18,17 @@ import (
 // server's notifications routed by onNotification.
 func (s *Server) handlers() session.Handlers {
 	return session.Handlers{Init: InitRequest(s.d.Version), Options: s.clientOptions(),
-		Wrap: s.guardRequests, OnNotification: s.onNotification}
+		Wrap: s.guardRequests, OnNotification: s.onNotification, Input: s.inputs()}
+}
+
+// inputs answers what a 2026-07-28 server asks for in a result or a task exactly as the
+// legacy requests are answered: the host's questions, the same roots, sampling refused.
+func (s *Server) inputs() session.Inputs {
+	in := session.Inputs{Server: s.cfg.Name, Roots: RootsHandler{Dirs: s.rootDirs()}, SamplingRefused: s.samplingRefused}
+	if s.d.Host != nil {
+		in.Elicit = s.d.Host.Elicitor(s)
+	}
+	return in
 }
 
 // guardRequests refuses the server's sampling requests (GuardSampling).

@@ -73,6 +73,9 @@ type Host interface {
 	// SessionOptions are the host's client options of every session of s (elicitation,
 	// a claimed sampling capability).
 	SessionOptions(s *Server) []client.ClientOption
+	// Elicitor asks the user the questions s embeds in its results and tasks (the
+	// handler SessionOptions installs); nil when no question can be asked.
+	Elicitor(s *Server) client.ElicitationHandler
 	// Progress passes a progress notification to the call it belongs to.
 	Progress(server string, p mcp.ProgressNotificationParams)
 	// SamplingRefused tells the user that a server asked for sampling.
