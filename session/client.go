@@ -77,7 +77,6 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 // TasksExtension is the tasks extension's identifier (SEP-2663).
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
-
 // startErr is a failed start step ("initialize: ...").
 type startErr struct {
 	what string

@@ -42,17 +42,17 @@ type InputErrKind int
 
 // The kinds of InputError.
 const (
-	InputSampling       InputErrKind = iota + 1 // the server asked for sampling, which is refused
-	InputNoElicitation                          // a question, where none can be asked
-	InputNoRoots                                // roots, where none are offered
-	InputUnknownMethod                          // a request of a method the client does not know
-	InputMalformed                              // requests or a result the client cannot read
-	InputTooMany                                // more requests in one result than maxInputsPerRound
-	InputEndless                                // still asking after MaxInputRounds rounds
-	InputStateTooLarge                          // a requestState over MaxRequestState
-	InputUnknownResultType                      // a resultType the client does not know
-	InputUnexpectedTask                         // a task where the request cannot take one
-	InputAnswerFailed                           // asking the user failed
+	InputSampling          InputErrKind = iota + 1 // the server asked for sampling, which is refused
+	InputNoElicitation                             // a question, where none can be asked
+	InputNoRoots                                   // roots, where none are offered
+	InputUnknownMethod                             // a request of a method the client does not know
+	InputMalformed                                 // requests or a result the client cannot read
+	InputTooMany                                   // more requests in one result than maxInputsPerRound
+	InputEndless                                   // still asking after MaxInputRounds rounds
+	InputStateTooLarge                             // a requestState over MaxRequestState
+	InputUnknownResultType                         // a resultType the client does not know
+	InputUnexpectedTask                            // a task where the request cannot take one
+	InputAnswerFailed                              // asking the user failed
 )
 
 // InputError is a request that ended because of what the server asked for in its
