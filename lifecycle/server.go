@@ -921,9 +921,12 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 	var e *Error
 	var re *remote.Error
 	var f *remote.RequestError
+	var in *session.InputError
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &in):
+		return s.Errorf(KindCall, err, "%s: %v", tool, in)
 	case errors.As(err, &re):
 		return s.fromRemote(re)
 	case errors.As(err, &f):
