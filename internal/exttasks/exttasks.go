@@ -112,9 +112,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var p struct {
-		Name           string          `json:"name"`
-		TaskID         string          `json:"taskId"`
-		InputResponses json.RawMessage `json:"inputResponses"`
+		Name           string                     `json:"name"`
+		TaskID         string                     `json:"taskId"`
+		InputResponses json.RawMessage            `json:"inputResponses"`
 		Meta           map[string]json.RawMessage `json:"_meta"`
 	}
 	_ = json.Unmarshal(req.Params, &p)
@@ -124,7 +124,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case string(mcp.MethodServerDiscover):
 		result = map[string]any{"resultType": "complete", "supportedVersions": []string{mcp.LATEST_PROTOCOL_VERSION},
 			"capabilities": map[string]any{"tools": map[string]any{}, "extensions": map[string]any{session.TasksExtension: map[string]any{}}},
-			"serverInfo": map[string]any{"name": "exttasks", "version": "1"}}
+			"serverInfo":   map[string]any{"name": "exttasks", "version": "1"}}
 	case string(mcp.MethodToolsList):
 		result = map[string]any{"resultType": "complete", "tools": []any{
 			map[string]any{"name": "slow", "inputSchema": map[string]any{"type": "object"}},
