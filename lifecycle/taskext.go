@@ -28,6 +28,8 @@ const (
 	defaultTaskPoll = time.Second
 	minTaskPoll     = 100 * time.Millisecond
 	maxTaskPoll     = 30 * time.Second
+	// taskCancelTimeout bounds the tasks/cancel of a task whose input cannot be given.
+	taskCancelTimeout = 5 * time.Second
 )
 
 // extTask is a task as the extension shapes it (CreateTaskResult, the tasks/get result).
@@ -212,7 +214,10 @@ func (s *Server) answerTask(ctx context.Context, c *conn, t *extras.Task, cur *e
 		return nil
 	}
 	fail := func(err error) error {
-		t.CancelFn(context.WithoutCancel(ctx)) //nolint:errcheck // best effort: the task cannot go on
+		// Best effort: the task cannot go on without its input.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelTimeout)
+		defer cancel()
+		_ = t.CancelFn(cctx)
 		return s.Errorf(KindCall, err, "task %s of %s was cancelled: %v", t.ID, t.Tool, err)
 	}
 	if *rounds++; *rounds > session.MaxInputRounds {
