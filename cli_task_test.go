@@ -218,33 +218,46 @@ func TestCallWaitsForExtensionTask(t *testing.T) {
 		name       string
 		noWait     bool
 		ask        bool
-		act        func(t *testing.T, ctx context.Context, c *clock.Fake, ts *exttasks.Server, cancel func())
+		act        func(t *testing.T, ctx context.Context, c *clock.Fake, ts *exttasks.Server, cancel func(), returned <-chan struct{})
 		wantCode   int
 		wantStdout string
 		wantStderr []string
 	}{
 		{name: "waits, answering the task's question", ask: true,
-			act: func(t *testing.T, ctx context.Context, c *clock.Fake, ts *exttasks.Server, _ func()) {
-				// The first poll finds the question; its answer goes with tasks/update.
-				for {
-					if err := c.AdvanceWhenSet(ctx, poll); err != nil {
-						t.Fatal(err)
-					}
-					if closed(ts.Updated) {
-						break
+			act: func(t *testing.T, ctx context.Context, c *clock.Fake, ts *exttasks.Server, _ func(), returned <-chan struct{}) {
+				// A poll finds the question; its answer goes with tasks/update. The polls
+				// (the bridge's and the status lines') are advanced until each step is seen.
+				advance := func(until <-chan struct{}) {
+					for !closed(until) {
+						wctx, stop := context.WithCancel(ctx)
+						context.AfterFunc(ctx, stop)
+						go func() {
+							select {
+							case <-returned: // the call ended: nothing waits on the clock now
+							case <-until:
+							case <-wctx.Done():
+							}
+							stop()
+						}()
+						err := c.AdvanceWhenSet(wctx, poll)
+						stop()
+						if err != nil && closed(returned) {
+							return
+						}
+						if err != nil && !closed(until) {
+							t.Fatal(err)
+						}
 					}
 				}
+				advance(ts.Updated)
 				close(ts.Release)
-				// The next poll finds the result.
-				if err := c.AdvanceWhenSet(ctx, poll); err != nil {
-					t.Fatal(err)
-				}
+				advance(ts.Finished)
 			},
 			wantStdout: "done at last\n", wantStderr: []string{"slow runs as task", "Really crunch?", "accepted the defaults", ": working: crunching"}},
-		{name: "no wait", noWait: true, act: func(*testing.T, context.Context, *clock.Fake, *exttasks.Server, func()) {},
+		{name: "no wait", noWait: true, act: func(*testing.T, context.Context, *clock.Fake, *exttasks.Server, func(), <-chan struct{}) {},
 			wantStderr: []string{"not waiting for it (--no-wait)"}},
 		{name: "ctrl-c cancels the task",
-			act: func(t *testing.T, ctx context.Context, c *clock.Fake, ts *exttasks.Server, cancel func()) {
+			act: func(t *testing.T, ctx context.Context, c *clock.Fake, ts *exttasks.Server, cancel func(), _ <-chan struct{}) {
 				if err := c.WaitTimer(ctx, poll); err != nil { // the wait is under way
 					t.Fatal(err)
 				}
@@ -273,14 +286,18 @@ func TestCallWaitsForExtensionTask(t *testing.T) {
 			ctx, cancel := context.WithCancel(guard)
 			defer cancel()
 			done := make(chan int, 1)
-			go func() { done <- call.run(ctx, "t", "slow", json.RawMessage(`{}`)) }()
+			returned := make(chan struct{})
+			go func() {
+				done <- call.run(ctx, "t", "slow", json.RawMessage(`{}`))
+				close(returned)
+			}()
 			if !tt.noWait {
 				select {
 				case <-ts.Running:
 				case <-guard.Done():
 					t.Fatal("the task never started")
 				}
-				tt.act(t, guard, c, ts, cancel)
+				tt.act(t, guard, c, ts, cancel, returned)
 			}
 			var code int
 			select {
@@ -310,7 +327,7 @@ func TestCallWaitsForExtensionTask(t *testing.T) {
 	}
 }
 
-func closed(c chan struct{}) bool {
+func closed(c <-chan struct{}) bool {
 	select {
 	case <-c:
 		return true

@@ -37,18 +37,19 @@ type Server struct {
 	Release   chan struct{} // close to let the task finish
 	Cancelled chan struct{} // closed when tasks/cancel arrived
 	Updated   chan struct{} // closed when tasks/update brought the answer
+	Finished  chan struct{} // closed when tasks/get showed the result
 
 	mu        sync.Mutex
 	answer    json.RawMessage // the answer tasks/update brought
 	declared  bool            // the tools/call declared the extension
-	once      [3]sync.Once
+	once      [4]sync.Once
 	cancelled bool
 }
 
 // New serves a tasks server until the test ends.
 func New(t testing.TB, pollMs int64) *Server {
 	s := &Server{PollMs: pollMs, Running: make(chan struct{}), Release: make(chan struct{}),
-		Cancelled: make(chan struct{}), Updated: make(chan struct{})}
+		Cancelled: make(chan struct{}), Updated: make(chan struct{}), Finished: make(chan struct{})}
 	hs := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(hs.Close)
 	s.URL = hs.URL + "/mcp"
@@ -171,6 +172,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			st := s.task()
 			st["resultType"] = "complete"
 			result = st
+			if st["status"] == mcp.TaskStatusCompleted {
+				s.once[3].Do(func() { close(s.Finished) })
+			}
 		}
 	default:
 		rpcErr = &mcp.JSONRPCErrorDetails{Code: mcp.METHOD_NOT_FOUND, Message: "no " + req.Method}
