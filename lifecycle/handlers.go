@@ -19,7 +19,7 @@ import (
 // headers a call mirrors from its arguments (toolDef).
 func (s *Server) handlers() session.Handlers {
 	return session.Handlers{Init: InitRequest(s.d.Version), Options: s.clientOptions(),
-		Wrap: s.guardRequests, OnNotification: s.onNotification, Tool: s.toolDef}
+		Wrap: s.guardRequests, OnNotification: s.onNotification, Tool: s.toolDef, Input: s.inputs()}
 }
 
 // toolDef is the definition of tool in the server's last listing: every wake lists the
@@ -33,6 +33,16 @@ func (s *Server) toolDef(name string) (mcp.Tool, bool) {
 		}
 	}
 	return mcp.Tool{}, false
+}
+
+// inputs answers what a 2026-07-28 server asks for in a result or a task exactly as the
+// legacy requests are answered: the host's questions, the same roots, sampling refused.
+func (s *Server) inputs() session.Inputs {
+	in := session.Inputs{Server: s.cfg.Name, Roots: RootsHandler{Dirs: s.rootDirs()}, SamplingRefused: s.samplingRefused}
+	if s.d.Host != nil {
+		in.Elicit = s.d.Host.Elicitor(s)
+	}
+	return in
 }
 
 // guardRequests refuses the server's sampling requests (GuardSampling).

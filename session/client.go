@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"net/http"
 	"sync"
 
@@ -40,6 +41,7 @@ func NewClient(tr transport.Interface, kind config.Transport, h Handlers) *Clien
 	if h.Wrap != nil {
 		tr = h.Wrap(tr)
 	}
+	tr = withRounds(tr, h.Input)
 	return &Client{cl: client.NewClient(tr, h.Options...), info: Info{Transport: kind}, done: make(chan struct{}),
 		clientInfo: h.Init.Params.ClientInfo, tool: h.Tool}
 }
@@ -65,8 +67,24 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 	c.info.ServerName = safetext.Sanitize(res.ServerInfo.Name)
 	c.info.Instructions = safetext.Sanitize(res.Instructions)
 	c.info.Capabilities = res.Capabilities
+	c.info.ProtocolVersion = c.cl.ProtocolVersion()
+	if mcp.IsModernProtocol(c.info.ProtocolVersion) && res.Capabilities.Extensions[TasksExtension] != nil {
+		// Declared from now on in every request's capabilities (_meta), as the extension
+		// asks; the handshake is over, so no request is being sent meanwhile.
+		cc := c.cl.GetClientCapabilities()
+		cc.Extensions = maps.Clone(cc.Extensions)
+		if cc.Extensions == nil {
+			cc.Extensions = map[string]any{}
+		}
+		cc.Extensions[TasksExtension] = map[string]any{}
+		client.WithClientCapabilities(cc)(c.cl)
+		c.info.Tasks = true
+	}
 	return nil
 }
+
+// TasksExtension is the tasks extension's identifier (SEP-2663).
+const TasksExtension = "io.modelcontextprotocol/tasks"
 
 // startErr is a failed start step ("initialize: ...").
 type startErr struct {
