@@ -323,6 +323,12 @@ func TestCallWaitsForExtensionTask(t *testing.T) {
 			if tt.ask && !strings.Contains(ts.Answer(), `"sure":true`) {
 				t.Errorf("tasks/update brought %s, want the accepted default", ts.Answer())
 			}
+			if !ts.Declared() {
+				t.Error("the tools/call did not declare the tasks extension in its _meta")
+			}
+			if m := ts.Misrouted(); len(m) > 0 {
+				t.Errorf("task requests without their task id as Mcp-Name: %q", m)
+			}
 		})
 	}
 }

@@ -86,6 +86,10 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 // TasksExtension is the tasks extension's identifier (SEP-2663).
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
+// taskUpdate is the tasks extension's method that brings a task its input (mcp-go, which
+// knows only 2025-11-25 tasks, has no name for it).
+const taskUpdate mcp.MCPMethod = "tasks/update"
+
 // startErr is a failed start step ("initialize: ...").
 type startErr struct {
 	what string

@@ -92,8 +92,22 @@ func (c *Client) withMeta(params any) (json.RawMessage, error) {
 func (c *Client) modernHeader(method string, params json.RawMessage, header http.Header) http.Header {
 	std := mcp.StandardHeaders(c.cl.ProtocolVersion(), mcp.MCPMethod(method), params)
 	var extra http.Header
-	if name, ok := mcp.ExtractHeaderName(mcp.MethodToolsCall, params); ok && mcp.MCPMethod(method) == mcp.MethodToolsCall {
-		extra = c.callHeader(name, params)
+	switch mcp.MCPMethod(method) {
+	case mcp.MethodToolsCall:
+		if name, ok := mcp.ExtractHeaderName(mcp.MethodToolsCall, params); ok {
+			extra = c.callHeader(name, params)
+		}
+	case mcp.MethodTasksGet, mcp.MethodTasksCancel, taskUpdate:
+		// The tasks extension routes a task's requests by its id (mcp-go's standard
+		// headers know only tools, prompts and resources).
+		var p struct {
+			TaskID string `json:"taskId"`
+		}
+		if json.Unmarshal(params, &p) == nil && p.TaskID != "" {
+			if v, ok := mcp.EncodeHeaderValue(p.TaskID); ok {
+				extra = http.Header{mcp.HeaderName: {v}}
+			}
+		}
 	}
 	if len(std) == 0 && len(extra) == 0 {
 		return header

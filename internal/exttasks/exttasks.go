@@ -42,6 +42,7 @@ type Server struct {
 	mu        sync.Mutex
 	answer    json.RawMessage // the answer tasks/update brought
 	declared  bool            // the tools/call declared the extension
+	misrouted []string        // task requests whose Mcp-Name was not their taskId
 	once      [4]sync.Once
 	cancelled bool
 }
@@ -61,6 +62,14 @@ func (s *Server) Answer() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return string(s.answer)
+}
+
+// Misrouted lists the task requests (tasks/get, tasks/update, tasks/cancel) whose
+// Mcp-Name header was not their task's id, which a load balancer routes tasks by.
+func (s *Server) Misrouted() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.misrouted...)
 }
 
 // Declared reports whether the task's tools/call declared the extension in its _meta.
@@ -150,6 +159,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if p.TaskID != TaskID {
 			rpcErr = &mcp.JSONRPCErrorDetails{Code: mcp.INVALID_PARAMS, Message: "Task not found"}
 			break
+		}
+		if got := r.Header.Get(mcp.HeaderName); got != p.TaskID || r.Header.Get(mcp.HeaderMethod) != req.Method {
+			s.mu.Lock()
+			s.misrouted = append(s.misrouted, req.Method+" with Mcp-Name "+got)
+			s.mu.Unlock()
 		}
 		switch req.Method {
 		case "tasks/update":
