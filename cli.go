@@ -108,6 +108,9 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	show := func(d doctorServer) {
 		fmt.Fprintln(out, forTerminal(out, d.line())) // a failure carries the server's stderr
+		if d.Skipped != "" {
+			fmt.Fprintln(out, forTerminal(out, "    skipped: "+d.Skipped))
+		}
 		printFindings(out, d.Findings)
 		rep.OK = rep.OK && (d.Status == "ok" || d.Status == "disabled")
 		rep.Servers = append(rep.Servers, d)
@@ -142,6 +145,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 		} else {
 			d.Tools, d.Transport = r.Tools, string(s.Status().Transport)
 			d.Findings = findingStrings(b.LiveToolFindings(r.Name))
+			d.Skipped = bridge.SkippedText(s.SkippedTools())
 		}
 		show(d)
 	})
@@ -220,10 +224,12 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 			Server      string `json:"server"`
 			Tool        string `json:"tool"`
 			Description string `json:"description"`
+			// The schema the model sees: what a script needs to build the arguments.
+			InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 		}
 		list := make([]tool, 0, len(tools))
 		for _, t := range tools {
-			list = append(list, tool{t.Name, t.Server, t.Tool, t.Description})
+			list = append(list, tool{t.Name, t.Server, t.Tool, t.Description, t.InputSchema})
 		}
 		return writeJSON(stdout, stderr, list)
 	}
@@ -633,6 +639,8 @@ type doctorServer struct {
 	Error     string `json:"error,omitempty"`
 	// Findings are what the injection audit found in its tools' descriptions.
 	Findings []string `json:"findings,omitempty"`
+	// Skipped names the listed tools the bridge cannot offer, each with why.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 func (d doctorServer) line() string {

@@ -46,10 +46,11 @@ func noLogLines(t *testing.T, what string, r cliResult) {
 
 // toolJSON is one entry of tools --json.
 type toolJSON struct {
-	Name        string `json:"name"`
-	Server      string `json:"server"`
-	Tool        string `json:"tool"`
-	Description string `json:"description"`
+	Name        string          `json:"name"`
+	Server      string          `json:"server"`
+	Tool        string          `json:"tool"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
 }
 
 // The whole life of a server from the terminal, against the real npm filesystem server:

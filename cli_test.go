@@ -286,6 +286,14 @@ func TestCLITools(t *testing.T) {
 		t.Errorf("tools reached a server (record grew from %d to %d lines); it must read the cache only", spawned, n)
 	}
 
+	// --json carries each tool's input schema, as the model sees it.
+	var alpha []toolJSON
+	decodeJSON(t, "tools --server alpha --json", e.run("tools", "--server", "alpha", "--json"), &alpha)
+	if i := slices.IndexFunc(alpha, func(x toolJSON) bool { return x.Tool == "echo" }); i < 0 ||
+		!strings.Contains(string(alpha[i].InputSchema), `"text"`) || !strings.Contains(string(alpha[i].InputSchema), `"required"`) {
+		t.Errorf("tools --json: echo without its input schema: %+v", alpha)
+	}
+
 	r = e.run("tools", "--server", "beta")
 	expectCode(t, r, 0, "tools --server beta")
 	beta := toolLines(r.stdout)

@@ -272,6 +272,11 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 			b.stale = append(b.stale, name)
 			continue
 		}
+		if !e.RefreshDue.IsZero() && !b.opts.Clock.Now().Before(e.RefreshDue) {
+			// Its server's ttlMs has passed: the tools are offered as cached while the
+			// server is listed again in the background.
+			b.stale = append(b.stale, name)
+		}
 		b.servers[name].Remote().RememberTransport(config.Transport(e.Transport))
 		tools[name] = b.offeredTools(name, e.Tools, true)
 	}
@@ -654,7 +659,8 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 	defer b.refreshing.Add(-1)
 	type result struct {
 		RefreshResult
-		entry *cache.Entry
+		entry   *cache.Entry
+		private bool // keptPrivate
 	}
 	done := make(chan result, len(names))
 	for _, name := range names {
@@ -666,13 +672,16 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 			r.Elapsed = b.opts.Clock.Now().Sub(began)
 			if err == nil {
 				r.entry = cacheEntry(srv, tools)
+				r.private = keptPrivate(srv)
 				srv.ListExtras(ctx, r.entry)
 			}
 			done <- r
 		}()
 	}
 	var rep RefreshReport
-	put := map[string]*cache.Entry{}
+	put := map[string]*cache.Entry{}    // written to the cache
+	listed := map[string]*cache.Entry{} // put and the private listings
+	var drop []string
 	for range names {
 		r := <-done
 		if each != nil {
@@ -684,10 +693,17 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 		}
 		rep.Listed++
 		rep.ListedNames = append(rep.ListedNames, r.Name)
+		listed[r.Name] = r.entry
+		if r.private {
+			// Offered this session only; an entry written before is dropped so that no
+			// listing from another context is offered in its place.
+			drop = append(drop, r.Name)
+			continue
+		}
 		put[r.Name] = r.entry
 	}
 	sort.Strings(rep.Failed)
-	if len(put) == 0 {
+	if len(put) == 0 && len(drop) == 0 {
 		return rep
 	}
 	sort.Strings(rep.ListedNames)
@@ -698,11 +714,11 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 	defer cancel()
 	// A pinned server with none pinned yet is pinned before anything is offered from
 	// the listing.
-	b.pinFirst(sctx, put)
+	b.pinFirst(sctx, listed)
 	// Update compares with the file it read under its lock: a comparison with a read of
 	// our own, before taking it, would miss or invent changes made meanwhile by other
 	// processes.
-	changed, prev, err := cache.UpdatePrev(sctx, b.opts.CachePath, put, nil, b.opts.Clock.Now)
+	changed, prev, err := cache.UpdatePrev(sctx, b.opts.CachePath, put, drop, b.opts.Clock.Now)
 	if err != nil {
 		// Changed means changed on disk: after a failed write nothing is, and the note
 		// must not send the user to /reload-ext. Unsaved names what the write would have
@@ -719,9 +735,9 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 		rep.Changed = changed
 		b.boot.Write()
 	}
-	rep.Flagged = b.newFindings(put)
-	rep.ToolChanges = b.toolChanges(put, prev)
-	b.mergeLive(put)
+	rep.Flagged = b.newFindings(listed)
+	rep.ToolChanges = b.toolChanges(listed, prev)
+	b.mergeLive(listed)
 	return rep
 }
 
@@ -737,6 +753,21 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 	b.x.extras.Merge(put)
 }
 
+// keptPrivate reports whether the server's last listing must stay out of the tool cache:
+// a listing the server marked cacheScope "private" may be reused only in the
+// authorization context that listed it. The cache is the user's own (0600 under
+// ZOT_HOME), and a global server is the same configuration in every project, so its
+// private listing is cached; a project server's entry is shared by every project whose
+// server has the same fingerprint, so its private listing serves this session only.
+func keptPrivate(s *lifecycle.Server) bool {
+	return s.CacheHints().Private && s.Config().Scope != config.ScopeGlobal
+}
+
+// minRefreshAfter is the shortest time a listing is trusted whatever the server's ttlMs:
+// a due listing wakes its server at the next start, and mcp-go servers send ttlMs 0 by
+// default, which would otherwise wake every modern server at every start.
+const minRefreshAfter = time.Hour
+
 // cacheEntry converts a live tool list into a cache entry.
 func cacheEntry(s *lifecycle.Server, tools []mcp.Tool) *cache.Entry {
 	info := s.Info()
@@ -744,6 +775,9 @@ func cacheEntry(s *lifecycle.Server, tools []mcp.Tool) *cache.Entry {
 		UpdatedAt: s.Clock().Now().UTC()}
 	if s.Config().TransportGuessed {
 		e.Transport = string(info.Transport)
+	}
+	if h := s.CacheHints(); h.TTL != nil {
+		e.RefreshDue = e.UpdatedAt.Add(max(*h.TTL, minRefreshAfter))
 	}
 	for _, t := range tools {
 		e.Tools = append(e.Tools, catalog.ToCacheTool(t))

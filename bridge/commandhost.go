@@ -163,7 +163,7 @@ func (c cmdServer) ApprovalErr() error        { return c.s.ApprovalErr() }
 func (c cmdServer) RunsText() string          { return RunsText(c.s.Config()) }
 func (c cmdServer) URL() string               { return redact.DisplayURL(c.s.Config()) }
 func (c cmdServer) OAuthDetail() string       { return c.s.Remote().OAuthDetail(c.s.Status().NeedsLogin) }
-func (c cmdServer) SkippedText() string       { return skippedText(c.s.SkippedTools()) }
+func (c cmdServer) SkippedText() string       { return SkippedText(c.s.SkippedTools()) }
 func (c cmdServer) Redact(line string) string { return c.s.Redact(line) }
 func (c cmdServer) Stop(ctx context.Context)  { c.s.Stop(ctx) }
 func (c cmdServer) Remote() *remote.Server    { return c.s.Remote() }
@@ -197,8 +197,9 @@ func (c cmdServer) Status() commands.Status {
 		LastError: st.LastError, Stderr: st.Stderr, StderrSeen: st.StderrSeen, NeedsLogin: st.NeedsLogin, Failures: st.Failures}
 }
 
-// skippedText is the /mcp <server> line for skipped tools ("" when there are none).
-func skippedText(skipped []session.SkippedTool) string {
+// SkippedText is the line of /mcp <server> and doctor for the tools a listing skipped,
+// each with why ("" when there are none).
+func SkippedText(skipped []session.SkippedTool) string {
 	if len(skipped) == 0 {
 		return ""
 	}

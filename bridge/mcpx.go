@@ -49,6 +49,13 @@ func (h bridgeHost) SessionOptions(s *lifecycle.Server) []client.ClientOption {
 	return append(opts, h.b.elicitOptions(s.Config().Name)...)
 }
 
+func (h bridgeHost) Elicitor(s *lifecycle.Server) client.ElicitationHandler {
+	if form, url := h.b.elicits.Modes(); !form && !url {
+		return nil
+	}
+	return elicitHandler{b: h.b, server: s.Config().Name}
+}
+
 func (h bridgeHost) Progress(server string, p mcp.ProgressNotificationParams) {
 	if h.b.x != nil {
 		h.b.x.progress.Update(server, p)

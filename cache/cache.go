@@ -76,6 +76,11 @@ type Entry struct {
 	Instructions string `json:"instructions,omitempty"`
 	// UpdatedAt is when the entry was last refreshed with different content.
 	UpdatedAt time.Time `json:"updatedAt"`
+	// RefreshDue is when the server's listing goes stale by its own ttlMs hint, so that a
+	// start after it lists the server again in the background; zero when the server gave
+	// no hint (a legacy server), whose entry stays until its configuration changes or
+	// it announces a change.
+	RefreshDue time.Time `json:"refreshDue,omitzero"`
 	// Tools are the server's tools, sorted by Name.
 	Tools []Tool `json:"tools"`
 	// Resources, ResourceTemplates and Prompts are what the server lists besides tools
@@ -117,9 +122,10 @@ func SameTools(a, b *Entry) bool {
 	return true
 }
 
-// sameEntry reports whether a and b are equal in everything but UpdatedAt.
+// sameEntry reports whether a and b are equal in everything but UpdatedAt (a later
+// RefreshDue is stored, so that a listing within its ttl is not due again).
 func sameEntry(a, b *Entry) bool {
-	return SameTools(a, b) && a.ServerName == b.ServerName && sameExtras(a, b)
+	return SameTools(a, b) && a.ServerName == b.ServerName && a.RefreshDue.Equal(b.RefreshDue) && sameExtras(a, b)
 }
 
 func sameTool(a, b *Tool) bool {

@@ -79,6 +79,14 @@ func encodeEntry(b *bytes.Buffer, e *Entry) error {
 	}
 	b.WriteString("," + in + `"updatedAt": `)
 	b.Write(ts)
+	if !e.RefreshDue.IsZero() {
+		due, err := e.RefreshDue.UTC().MarshalJSON()
+		if err != nil {
+			return err
+		}
+		b.WriteString("," + in + `"refreshDue": `)
+		b.Write(due)
+	}
 	b.WriteString("," + in + `"tools": [`)
 	for i := range e.Tools {
 		if i > 0 {

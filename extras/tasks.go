@@ -22,9 +22,10 @@ import (
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
-// Long-running work (MCP tasks, protocol revision 2025-11-25). A tool that the server
-// runs as a task is called task-augmented: the server answers at once with a task id and
-// works on. One goroutine per task asks tasks/result (which blocks until the task ends)
+// Long-running work (MCP tasks: protocol revision 2025-11-25, and the tasks extension of
+// 2026-07-28, SEP-2663). A tool that the server runs as a task is called task-augmented:
+// the server answers at once with a task id and works on. One goroutine per task asks
+// tasks/result (which blocks until the task ends; on the extension it polls tasks/get)
 // and keeps the answer on the Board; the call, and later mcp__task_result, wait for it
 // until the call's budget runs out on the injected clock. A call that runs out says the
 // task is still running and how to fetch it, instead of losing the work.
@@ -76,7 +77,13 @@ type Task struct {
 	Started          time.Time
 	Sess             session.Session // the session the task runs on
 	Log              zerolog.Logger
-	Stop             context.CancelFunc // ends the tasks/result request
+	Stop             context.CancelFunc // ends the tasks/result request (or the polls)
+	// CancelFn sends the cancellation of the task; nil: tasks/cancel through mcp-go
+	// (2025-11-25). The tasks extension's acknowledgement has another shape.
+	CancelFn func(ctx context.Context) error
+
+	statusMu sync.Mutex
+	status   *mcp.Task // the last status seen by the polls (the tasks extension)
 
 	done chan struct{} // closed when res/err are set
 	res  *mcp.CallToolResult
@@ -94,6 +101,24 @@ func NewTask(server, tool, id string, started time.Time, sess session.Session, l
 func (t *Task) Finish(res *mcp.CallToolResult, err error) {
 	t.res, t.err = res, err
 	close(t.done)
+}
+
+// SetStatus records the task's status as the polls last saw it.
+func (t *Task) SetStatus(st mcp.Task) {
+	t.statusMu.Lock()
+	t.status = &st
+	t.statusMu.Unlock()
+}
+
+// Status is the status the polls last saw; false when nothing polls the task (a
+// 2025-11-25 task, whose status is asked for with tasks/get).
+func (t *Task) Status() (mcp.Task, bool) {
+	t.statusMu.Lock()
+	defer t.statusMu.Unlock()
+	if t.status == nil {
+		return mcp.Task{}, false
+	}
+	return *t.status, true
 }
 
 // Done is closed once the task has ended.
@@ -156,7 +181,12 @@ func (t *Task) Ended() bool {
 func (tb *Board) Cancel(ctx context.Context, t *Task) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelTimeout)
 	defer cancel()
-	err := t.Sess.CancelTask(cctx, mcp.CancelTaskRequest{Params: mcp.CancelTaskParams{TaskId: t.ID}})
+	var err error
+	if t.CancelFn != nil {
+		err = t.CancelFn(cctx)
+	} else {
+		err = t.Sess.CancelTask(cctx, mcp.CancelTaskRequest{Params: mcp.CancelTaskParams{TaskId: t.ID}})
+	}
 	t.Stop()
 	tb.Remove(t)
 	if err != nil {

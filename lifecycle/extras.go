@@ -46,7 +46,10 @@ func extraRequest[T any](ctx context.Context, s *Server, doing string, do func(c
 // extraErr words the failure of a request beyond tools/call.
 func (s *Server) extraErr(ctx, cctx context.Context, err error, doing string) error {
 	var ended *session.EndedError
+	var in *session.InputError
 	switch {
+	case errors.As(err, &in):
+		return s.Errorf(KindCall, err, "%s: %v", doing, in)
 	case ctx.Err() != nil:
 		return s.ctxErr(ctx, doing)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):

@@ -14,11 +14,35 @@ import (
 
 // handlers is what every session of the server is opened with: initialize with our
 // version, roots answered with the project directory, sampling refused with a note (and
-// not advertised), server-to-client requests seen through guardRequests, and the
-// server's notifications routed by onNotification.
+// not advertised), server-to-client requests seen through guardRequests, the server's
+// notifications routed by onNotification, and the listed tools' definitions for the
+// headers a call mirrors from its arguments (toolDef).
 func (s *Server) handlers() session.Handlers {
 	return session.Handlers{Init: InitRequest(s.d.Version), Options: s.clientOptions(),
-		Wrap: s.guardRequests, OnNotification: s.onNotification}
+		Wrap: s.guardRequests, OnNotification: s.onNotification, Tool: s.toolDef, Input: s.inputs()}
+}
+
+// toolDef is the definition of tool in the server's last listing: every wake lists the
+// tools, so it is the definition the running server gave.
+func (s *Server) toolDef(name string) (mcp.Tool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return mcp.Tool{}, false
+}
+
+// inputs answers what a 2026-07-28 server asks for in a result or a task exactly as the
+// legacy requests are answered: the host's questions, the same roots, sampling refused.
+func (s *Server) inputs() session.Inputs {
+	in := session.Inputs{Server: s.cfg.Name, Roots: RootsHandler{Dirs: s.rootDirs()}, SamplingRefused: s.samplingRefused}
+	if s.d.Host != nil {
+		in.Elicit = s.d.Host.Elicitor(s)
+	}
+	return in
 }
 
 // guardRequests refuses the server's sampling requests (GuardSampling).
@@ -63,7 +87,21 @@ func (s *Server) clientOptions() []client.ClientOption {
 	if s.d.Host != nil {
 		opts = append(opts, s.d.Host.SessionOptions(s)...)
 	}
-	return opts
+	return append(opts, declareRoots)
+}
+
+// declareRoots declares the roots capability that the roots handler implies, as mcp-go
+// would on its own: with every capability declared, the configured set is the one
+// mcp-go sends, and the requests the bridge sends around mcp-go carry the same one in
+// their _meta (session.Client.send). Last, since a host's option may replace the set.
+func declareRoots(c *client.Client) {
+	cc := c.GetClientCapabilities()
+	if cc.Roots == nil {
+		cc.Roots = &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{ListChanged: true}
+	}
+	client.WithClientCapabilities(cc)(c)
 }
 
 // onNotification routes a session's notifications: progress to the call's note, log

@@ -73,6 +73,9 @@ type Host interface {
 	// SessionOptions are the host's client options of every session of s (elicitation,
 	// a claimed sampling capability).
 	SessionOptions(s *Server) []client.ClientOption
+	// Elicitor asks the user the questions s embeds in its results and tasks (the
+	// handler SessionOptions installs); nil when no question can be asked.
+	Elicitor(s *Server) client.ElicitationHandler
 	// Progress passes a progress notification to the call it belongs to.
 	Progress(server string, p mcp.ProgressNotificationParams)
 	// SamplingRefused tells the user that a server asked for sampling.
@@ -142,6 +145,8 @@ type Server struct {
 
 	// skipped lists the tools the last listing could not offer (toollist.go).
 	skipped []session.SkippedTool
+	// hints are the caching hints of the last listing (toollist.go).
+	hints session.CacheHints
 }
 
 type attempt struct {
@@ -918,9 +923,12 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 	var e *Error
 	var re *remote.Error
 	var f *remote.RequestError
+	var in *session.InputError
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &in):
+		return s.Errorf(KindCall, err, "%s: %v", tool, in)
 	case errors.As(err, &re):
 		return s.fromRemote(re)
 	case errors.As(err, &f):

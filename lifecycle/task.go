@@ -16,10 +16,15 @@ import (
 )
 
 // taskAugmented reports whether a call to tool on c runs as a task: the server announced
-// task-augmented tools/call and the tool's listing allows it.
+// task-augmented tools/call and the tool's listing allows it, or the connection speaks
+// the tasks extension.
 func (s *Server) taskAugmented(c *conn, tool string) bool {
 	if s.d.Host == nil {
 		return false
+	}
+	if c.sess.Info().Tasks {
+		// The tasks extension: the server decides, call by call (taskext.go).
+		return true
 	}
 	caps := c.sess.Info().Capabilities
 	if caps.Tasks == nil || caps.Tasks.Requests == nil || caps.Tasks.Requests.Tools == nil || caps.Tasks.Requests.Tools.Call == nil {
@@ -54,6 +59,9 @@ type createTaskResult struct {
 // wants content), so the request goes through the client's transport, as Request
 // allows; tasks/result and tasks/cancel are mcp-go's own.
 func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRequest, safeRepeat bool) (*mcp.CallToolResult, error) {
+	if c.sess.Info().Tasks {
+		return s.callExtTask(ctx, cctx, c, req, safeRepeat)
+	}
 	tool := req.Params.Name
 	// The wait's timer exists before the task does, so a task that can be seen can
 	// also be timed out by the clock.

@@ -17,10 +17,22 @@ func (s *Server) listTools(ctx context.Context, sess session.Session) ([]mcp.Too
 	for _, sk := range skipped {
 		s.d.Log.Warn().Str("server", s.cfg.Name).Str("tool", sk.Name).Str("reason", sk.Reason).Msg("tool skipped")
 	}
+	var hints session.CacheHints
+	if h, ok := sess.(session.HintsReporter); ok {
+		hints = h.ToolListHints()
+	}
 	s.mu.Lock()
 	s.skipped = skipped
+	s.hints = hints
 	s.mu.Unlock()
 	return tools, nil
+}
+
+// CacheHints are the caching hints (ttlMs, cacheScope) of the server's last listing.
+func (s *Server) CacheHints() session.CacheHints {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hints
 }
 
 // SkippedTools lists the tools the last listing of the server could not offer, and why.

@@ -130,18 +130,11 @@ type Login struct {
 	cb              *callbackServer
 	handler         *transport.OAuthHandler
 	mem             *transport.MemoryTokenStore
+	// disc is what the login's discovery found.
+	disc *authDiscovery
 	// client is the client the login authorizes as, and scopes what it requests.
 	client loginClient
 	scopes []string
-}
-
-// setUp points an OAuth handler at the server: its url and the 401's challenge (nil:
-// none).
-func (l *Login) setUp(h *transport.OAuthHandler, unauthorized http.Header) {
-	h.SetBaseURL(resourceBase(l.s.cfg.URL))
-	if unauthorized != nil {
-		h.HandleUnauthorizedResponse(&http.Response{StatusCode: http.StatusUnauthorized, Header: unauthorized})
-	}
 }
 
 // NewLogin starts a login's state (nothing is contacted yet); Close ends it.
@@ -210,24 +203,18 @@ func (l *Login) AuthorizationURL(ctx context.Context) (string, error) {
 	if prev, _ := l.s.storedCreds(); prev != nil {
 		earlier = [][]string{prev.Scopes, prev.StepUpScopes}
 	}
-	l.mem = transport.NewMemoryTokenStore()
-	// Discovery, through a handler without a client yet; its documents are kept for
-	// what mcp-go does not read of them (loginMetadata).
-	rec := &metaRecorder{next: hc.Transport}
-	dhc := *hc
-	dhc.Transport = rec
-	disco := transport.NewOAuthHandler(transport.OAuthConfig{RedirectURI: l.cb.redirectURI(), PKCEEnabled: true, TokenStore: l.mem, HTTPClient: &dhc})
-	l.setUp(disco, unauthorized)
-	md, err := disco.GetServerMetadata(ctx)
+	disc, err := discover(ctx, hc, env.SecureURL, l.s.cfg.URL, unauthorized)
 	if err != nil {
 		return "", l.errf("OAuth authorization server discovery failed: %s", l.Reason(err))
 	}
+	l.disc = disc
+	md := &disc.Meta.AuthServerMetadata
 	for _, ep := range []struct{ name, url string }{{"authorization", md.AuthorizationEndpoint}, {"token", md.TokenEndpoint}, {"registration", md.RegistrationEndpoint}} {
 		if ep.url != "" && !env.SecureURL(ep.url) {
 			return "", l.errf("OAuth %s endpoint must use HTTPS (plain HTTP only to a loopback host)", ep.name)
 		}
 	}
-	lm := rec.metadata(md)
+	lm := disc.loginMetadata()
 	scopes := loginScopes(challenge, lm.prmScopes, md.ScopesSupported, earlier...)
 	if err := checkScopes(scopes); err != nil {
 		return "", l.errf("OAuth login: %v", err)
@@ -241,9 +228,22 @@ func (l *Login) AuthorizationURL(ctx context.Context) (string, error) {
 			l.s.cfg.Source, config.GrantClientCredentials)
 	}
 	l.client, l.scopes = client, scopes
+	// mcp-go's handler builds the URL and exchanges the code as that client; its own
+	// discovery is answered from what discover read (no request leaves).
+	l.mem = transport.NewMemoryTokenStore()
 	l.handler = transport.NewOAuthHandler(transport.OAuthConfig{ClientID: client.id, ClientSecret: client.secret, TokenEndpointAuthMethod: client.method,
-		RedirectURI: l.cb.redirectURI(), PKCEEnabled: true, TokenStore: l.mem, HTTPClient: hc, Scopes: scopes})
-	l.setUp(l.handler, unauthorized)
+		RedirectURI: l.cb.redirectURI(), PKCEEnabled: true, TokenStore: l.mem, HTTPClient: disc.handlerClient(hc), Scopes: scopes})
+	disc.setUp(l.handler)
+	hmd, err := l.handler.GetServerMetadata(ctx)
+	if err != nil {
+		return "", l.errf("OAuth authorization server discovery failed: %s", l.Reason(err))
+	}
+	if !disc.sameMetadata(hmd) {
+		return "", l.errf("OAuth authorization server discovery failed: mcp-go's OAuth handler found other metadata than the bridge's discovery; report it to the bridge's maintainers")
+	}
+	// The authorization answer must name this issuer (RFC 9207) when it names one, and
+	// must when the metadata says it does.
+	l.cb.expectIssuer(disc.checkIss)
 	authURL, err := l.handler.GetAuthorizationURL(ctx, l.state, transport.GenerateCodeChallenge(l.verifier))
 	if err != nil {
 		return "", l.errf("OAuth authorization URL discovery failed: %s", l.Reason(err, l.handler.GetClientSecret()))
@@ -286,7 +286,8 @@ func (l *Login) Exchange(ctx context.Context, code string) (Creds, error) {
 	}
 	store := l.s.newTokenStore()
 	c := &oauthCreds{ClientID: l.client.id, ClientSecret: l.client.secret, AuthMethod: l.client.method, TokenEndpoint: md.TokenEndpoint,
-		Registration: l.client.how, Scopes: l.scopes, Token: store.stamp(tok)}
+		Registration: l.client.how, Scopes: l.scopes, Issuer: md.Issuer, Resource: l.disc.Resource, ResourceMetadata: l.disc.PRMURL,
+		Token: store.stamp(tok)}
 	if l.client.how == regPreRegistered {
 		// The entry's secret stays in the entry (a ${VAR}): it is read from there at each use.
 		c.ClientSecret, c.ConfigSecret = "", true
@@ -411,6 +412,16 @@ type callbackServer struct {
 
 	mu  sync.Mutex
 	got bool
+	// checkIss checks an answer's iss (RFC 9207; present: it has one), once discovery
+	// has found the authorization server (nil before: no answer is expected yet).
+	checkIss func(iss string, present bool) error
+}
+
+// expectIssuer sets how the answer's iss is checked.
+func (c *callbackServer) expectIssuer(check func(iss string, present bool) error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.checkIss = check
 }
 
 func newCallbackServer(state string) (*callbackServer, error) {
@@ -465,9 +476,21 @@ func (c *callbackServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	dup := c.got
 	c.got = true
+	checkIss := c.checkIss
 	c.mu.Unlock()
 	if dup {
 		reply(http.StatusConflict, "Callback already received")
+		return
+	}
+	if checkIss == nil {
+		checkIss = func(string, bool) error {
+			return errors.New("the authorization answer came before the login asked for one")
+		}
+	}
+	if err := checkIss(q.Get("iss"), q.Has("iss")); err != nil {
+		// A mix-up attack's code is never exchanged (RFC 9207 section 2.4).
+		reply(http.StatusBadRequest, "Authorization refused: it does not come from the expected authorization server")
+		c.result <- CallbackResult{Err: err}
 		return
 	}
 	code := q.Get("code")

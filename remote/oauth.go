@@ -24,6 +24,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
@@ -181,12 +182,16 @@ type oauthCreds struct {
 	// since in a 403 insufficient_scope: the next login requests their union.
 	Scopes       []string `json:"scopes,omitempty"`
 	StepUpScopes []string `json:"step_up_scopes,omitempty"`
-	// Issuer and Resource: a client-credentials token's authorization server (its
-	// assertions' audience) and resource indicator. Stand-in: the authdisc branch adds
-	// the same two fields for every login.
-	Issuer   string           `json:"issuer,omitempty"`
-	Resource string           `json:"resource,omitempty"`
-	Token    *transport.Token `json:"token,omitempty"`
+	// Issuer is the authorization server the client and the token belong to (""
+	// before it was recorded): a refresh is refused when the metadata now names another,
+	// and a client-credentials assertion is addressed to it.
+	Issuer string `json:"issuer,omitempty"`
+	// Resource is the resource indicator the token was requested for, exactly as the
+	// protected-resource metadata published it, and ResourceMetadata where that was
+	// found ("": none, a 2025-03-26 server).
+	Resource         string           `json:"resource,omitempty"`
+	ResourceMetadata string           `json:"resource_metadata,omitempty"`
+	Token            *transport.Token `json:"token,omitempty"`
 }
 
 // readCreds reads a credential file: nil without error when there is none, errBadCredFile
@@ -511,12 +516,29 @@ func (st *tokenStore) checkTokenEndpoint(ctx context.Context, c *oauthCreds) err
 	if err != nil {
 		return fmt.Errorf("OAuth token refresh failed: %s", redact.New(nil, c.ClientSecret)(textcut.Truncate(err.Error(), 300)))
 	}
+	// Credentials belong to the authorization server that issued them: when the server
+	// now names another, its client must be registered there anew (a login), and its
+	// refresh token is not sent.
+	if c.Issuer != "" && md.Issuer != c.Issuer {
+		return st.issuerChanged(c.Issuer, md.Issuer)
+	}
 	was, wok := endpointOrigin(c.TokenEndpoint)
 	now, nok := endpointOrigin(md.TokenEndpoint)
 	if wok && nok && was == now {
 		return nil
 	}
 	return st.endpointMoved(was, now)
+}
+
+// issuerChanged is the refusal of a refresh because the server's authorization server
+// is now another one (warned, and "needs login").
+func (st *tokenStore) issuerChanged(was, now string) error {
+	msg := fmt.Sprintf("the server's OAuth metadata now names the authorization server %s, not %s where its login registered; its credentials are not used there: run %s to log in with the new one",
+		textcut.Truncate(safetext.Sanitize(now), 200), textcut.Truncate(was, 200), st.relogin)
+	if st.warn != nil {
+		st.warn(msg)
+	}
+	return fmt.Errorf("%w: %s", transport.ErrNoToken, msg)
 }
 
 // endpointMoved is the refusal of a refresh whose token request would go to origin now

@@ -57,26 +57,26 @@ func (l *Login) ClientCredentials(ctx context.Context) (Creds, error) {
 		return Creds{}, l.errf("OAuth resource discovery failed: %s", l.Reason(err))
 	}
 	challenge := challengeScopes(unauthorized)
-	rec := &metaRecorder{next: hc.Transport}
-	dhc := *hc
-	dhc.Transport = rec
-	disco := transport.NewOAuthHandler(transport.OAuthConfig{PKCEEnabled: true, HTTPClient: &dhc})
-	l.setUp(disco, unauthorized)
-	md, err := disco.GetServerMetadata(ctx)
+	if err := checkScopes(challenge); err != nil {
+		return Creds{}, l.errf("OAuth login: %v", err)
+	}
+	disc, err := discover(ctx, hc, l.s.d.OAuth.SecureURL, l.s.cfg.URL, unauthorized)
 	if err != nil {
 		return Creds{}, l.errf("OAuth authorization server discovery failed: %s", l.Reason(err))
 	}
+	l.disc = disc
+	md := &disc.Meta.AuthServerMetadata
 	if !l.s.d.OAuth.SecureURL(md.TokenEndpoint) {
 		return Creds{}, l.errf("OAuth token endpoint must use HTTPS (plain HTTP only to a loopback host)")
 	}
-	lm := rec.metadata(md)
-	scopes := loginScopes(challenge, lm.prmScopes, nil)
+	// No offline_access: a client-credentials token is renewed with the credentials.
+	scopes := loginScopes(challenge, disc.PRMScopes, nil)
 	if err := checkScopes(scopes); err != nil {
 		return Creds{}, l.errf("OAuth login: %v", err)
 	}
 	c := &oauthCreds{ClientID: o.ClientID, AuthMethod: clientCredentialsMethod(o, md), TokenEndpoint: md.TokenEndpoint,
 		Registration: regPreRegistered, ConfigSecret: true, Grant: config.GrantClientCredentials, Scopes: scopes,
-		Issuer: md.Issuer, Resource: lm.resource}
+		Issuer: md.Issuer, Resource: disc.Resource, ResourceMetadata: disc.PRMURL}
 	tok, err := l.s.clientCredentialsToken(ctx, hc, c)
 	if err != nil {
 		return Creds{}, l.errf("OAuth client-credentials token request failed: %s", l.Reason(err, o.ClientSecret))

@@ -57,7 +57,9 @@ func runLogin(ctx context.Context, s *Server, browser *http.Client) error {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	// A callback refused with 400 (declined, or not from the expected issuer) still
+	// hands the login its result.
+	if resp.StatusCode != http.StatusOK && (resp.StatusCode != http.StatusBadRequest || resp.Request.URL.Path != "/callback") {
 		return fmt.Errorf("the browser got HTTP %d from %s", resp.StatusCode, resp.Request.URL.Path)
 	}
 	var res CallbackResult

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
@@ -54,78 +53,19 @@ type loginClient struct {
 	how string
 }
 
-// loginMetadata is what the login needs to know of the server's authorization beyond
-// mcp-go's AuthServerMetadata.
-//
-// Stand-in: it is read from the discovery answers mcp-go's handler fetched (recorded by
-// metaRecorder). The authdisc branch's own discovery (authDiscovery: PRMScopes, and
-// Meta.ClientIDMetadataDocumentSupported) has the same facts; once both are merged this
-// is filled from there.
+// loginMetadata is what choosing the client and the scopes needs of a discovery.
 type loginMetadata struct {
 	md *transport.AuthServerMetadata
 	// prmScopes is the protected-resource metadata's scopes_supported.
 	prmScopes []string
 	// cimd: the authorization server accepts client ID metadata documents.
 	cimd bool
-	// resource is the protected-resource metadata's resource.
-	resource string
 }
 
-// metaRecorder keeps the body of every successful GET (the discovery documents) that
-// passes through it; the answers were read whole (oauthTransport), within maxAuthBody.
-type metaRecorder struct {
-	next http.RoundTripper
-
-	mu     sync.Mutex
-	bodies [][]byte
-}
-
-func (m *metaRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := m.next.RoundTrip(req)
-	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK {
-		return resp, err
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAuthBody+1))
-	_ = resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxAuthBody {
-		return nil, &AuthTooLargeError{Host: req.URL.Host}
-	}
-	m.mu.Lock()
-	m.bodies = append(m.bodies, data)
-	m.mu.Unlock()
-	resp.Body = io.NopCloser(bytes.NewReader(data))
-	return resp, nil
-}
-
-// metadata finds, among the recorded documents, the protected-resource metadata's scopes
-// and whether md's authorization server accepts client ID metadata documents.
-func (m *metaRecorder) metadata(md *transport.AuthServerMetadata) loginMetadata {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	lm := loginMetadata{md: md}
-	for _, b := range m.bodies {
-		var doc struct {
-			Resource             string   `json:"resource"`
-			AuthorizationServers []string `json:"authorization_servers"`
-			ScopesSupported      []string `json:"scopes_supported"`
-			Issuer               string   `json:"issuer"`
-			TokenEndpoint        string   `json:"token_endpoint"`
-			CIMD                 bool     `json:"client_id_metadata_document_supported"`
-		}
-		if json.Unmarshal(b, &doc) != nil {
-			continue
-		}
-		switch {
-		case len(doc.AuthorizationServers) > 0:
-			lm.prmScopes, lm.resource = doc.ScopesSupported, doc.Resource
-		case doc.Issuer != "" && doc.Issuer == md.Issuer && doc.TokenEndpoint == md.TokenEndpoint:
-			lm.cimd = doc.CIMD
-		}
-	}
-	return lm
+// loginMetadata is what d found that the client and scope choices read.
+func (d *authDiscovery) loginMetadata() loginMetadata {
+	return loginMetadata{md: &d.Meta.AuthServerMetadata, prmScopes: d.PRMScopes,
+		cimd: d.Meta.ClientIDMetadataDocumentSupported}
 }
 
 // clientMetadataURL is the CIMD URL of the server's entry ("": none is used).

@@ -333,5 +333,3 @@ func checkAssertion(jwt string, pub *ecdsa.PublicKey, aud string) string {
 	}
 	return ""
 }
-
-

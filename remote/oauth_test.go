@@ -56,6 +56,8 @@ func TestOAuthCallbackServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cb.close()
+	anyIss := func(string, bool) error { return nil }
+	cb.expectIssuer(anyIss)
 	uri := cb.redirectURI()
 	if !strings.HasPrefix(uri, "http://127.0.0.1:") || !strings.HasSuffix(uri, "/callback") {
 		t.Fatalf("redirect uri %q", uri)
@@ -101,6 +103,7 @@ func TestOAuthCallbackServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cb2.close()
+	cb2.expectIssuer(anyIss)
 	if status, _, _ := get(t, "GET", cb2.redirectURI()+"?state=s2&error=access_denied&error_description=<script>"); status != 400 {
 		t.Errorf("declined: %d", status)
 	}
@@ -114,6 +117,7 @@ func TestOAuthCallbackServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cb3.close()
+	cb3.expectIssuer(anyIss)
 	if status, body, _ := get(t, "GET", cb3.redirectURI()+"?state=s3&code=the-code"); status != 200 || body != "Authorization received. Return to zot." {
 		t.Errorf("accepted: %d %q", status, body)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
+	"net/http"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -20,6 +22,13 @@ import (
 type Client struct {
 	cl   *client.Client
 	info Info
+	// clientInfo is who the bridge says it is (Handlers.Init), for the _meta of the
+	// requests sent around mcp-go (send); tool is Handlers.Tool.
+	clientInfo mcp.Implementation
+	tool       func(name string) (mcp.Tool, bool)
+
+	hintsMu sync.Mutex
+	hints   CacheHints // of the last tool listing
 
 	endOnce sync.Once
 	done    chan struct{}
@@ -32,7 +41,9 @@ func NewClient(tr transport.Interface, kind config.Transport, h Handlers) *Clien
 	if h.Wrap != nil {
 		tr = h.Wrap(tr)
 	}
-	return &Client{cl: client.NewClient(tr, h.Options...), info: Info{Transport: kind}, done: make(chan struct{})}
+	tr = withRounds(tr, h.Input)
+	return &Client{cl: client.NewClient(tr, h.Options...), info: Info{Transport: kind}, done: make(chan struct{}),
+		clientInfo: h.Init.Params.ClientInfo, tool: h.Tool}
 }
 
 // Initialize starts the client and runs the initialize handshake under ctx.
@@ -56,8 +67,28 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 	c.info.ServerName = safetext.Sanitize(res.ServerInfo.Name)
 	c.info.Instructions = safetext.Sanitize(res.Instructions)
 	c.info.Capabilities = res.Capabilities
+	c.info.ProtocolVersion = c.cl.ProtocolVersion()
+	if mcp.IsModernProtocol(c.info.ProtocolVersion) && res.Capabilities.Extensions[TasksExtension] != nil {
+		// Declared from now on in every request's capabilities (_meta), as the extension
+		// asks; the handshake is over, so no request is being sent meanwhile.
+		cc := c.cl.GetClientCapabilities()
+		cc.Extensions = maps.Clone(cc.Extensions)
+		if cc.Extensions == nil {
+			cc.Extensions = map[string]any{}
+		}
+		cc.Extensions[TasksExtension] = map[string]any{}
+		client.WithClientCapabilities(cc)(c.cl)
+		c.info.Tasks = true
+	}
 	return nil
 }
+
+// TasksExtension is the tasks extension's identifier (SEP-2663).
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// taskUpdate is the tasks extension's method that brings a task its input (mcp-go, which
+// knows only 2025-11-25 tasks, has no name for it).
+const taskUpdate mcp.MCPMethod = "tasks/update"
 
 // startErr is a failed start step ("initialize: ...").
 type startErr struct {
@@ -105,10 +136,22 @@ func (c *Client) ended() bool {
 }
 
 func (c *Client) ListTools(ctx context.Context) ([]mcp.Tool, []SkippedTool, error) {
-	return listRawTools(ctx, c.cl)
+	return listRawTools(ctx, c)
 }
 
+// CallTool runs tools/call through mcp-go, which adds the era's _meta and standard
+// headers; the tool's Mcp-Param-* headers come from callHeader.
 func (c *Client) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if h := c.callHeader(req.Params.Name, req.Params); h != nil {
+		merged := req.Header.Clone()
+		if merged == nil {
+			merged = http.Header{}
+		}
+		for k, v := range h {
+			merged[k] = v
+		}
+		req.Header = merged
+	}
 	return c.cl.CallTool(ctx, req)
 }
 
@@ -163,16 +206,7 @@ func (c *Client) Ping(ctx context.Context) error {
 func (c *Client) Request(ctx context.Context, method string, params any) (*transport.JSONRPCResponse, error) {
 	var nonce [6]byte
 	_, _ = rand.Read(nonce[:])
-	resp, err := c.cl.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
-		JSONRPC: mcp.JSONRPC_VERSION,
-		ID:      mcp.NewRequestId("mcp-bridge-" + method + "-" + hex.EncodeToString(nonce[:])),
-		Method:  method,
-		Params:  params,
-	})
-	if err != nil {
-		return nil, transport.NewError(err)
-	}
-	return resp, nil
+	return c.send(ctx, mcp.NewRequestId("mcp-bridge-"+method+"-"+hex.EncodeToString(nonce[:])), method, params)
 }
 
 func (c *Client) TaskResult(ctx context.Context, req mcp.TaskResultRequest) (*mcp.TaskResultResult, error) {

@@ -55,6 +55,11 @@ type Info struct {
 	ServerName   string
 	Instructions string
 	Capabilities mcp.ServerCapabilities
+	// ProtocolVersion is the version the connection speaks.
+	ProtocolVersion string
+	// Tasks: the connection speaks the tasks extension (SEP-2663): a 2026-07-28 server
+	// that announced it, to which every request declares it.
+	Tasks bool
 }
 
 // Cause is why a session ended.
@@ -118,6 +123,13 @@ type Handlers struct {
 	Wrap func(transport.Interface) transport.Interface
 	// OnNotification receives every server notification; nil: none.
 	OnNotification func(mcp.JSONRPCNotification)
+	// Tool gives the bridge's definition of a tool by its MCP name, from which a
+	// tools/call on a modern HTTP connection mirrors the x-mcp-header annotated
+	// arguments into Mcp-Param-* headers; nil: none are mirrored.
+	Tool func(name string) (mcp.Tool, bool)
+	// Input answers what a server asks for in its results (SEP-2322) on every request of
+	// the session (rounds.go).
+	Input Inputs
 }
 
 // SkippedTool is a listed tool the bridge cannot offer, and why.

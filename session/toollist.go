@@ -7,9 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
@@ -24,6 +24,45 @@ const maxToolPages = 1000
 type toolsPage struct {
 	Tools      []json.RawMessage `json:"tools"`
 	NextCursor mcp.Cursor        `json:"nextCursor"`
+	TTLMs      *int64            `json:"ttlMs"`
+	CacheScope mcp.CacheScope    `json:"cacheScope"`
+}
+
+// CacheHints are the caching hints of a listing (protocol 2026-07-28; a legacy server
+// gives none): how long it may be kept before it is listed again, and whether it may be
+// shared beyond the authorization context that listed it.
+type CacheHints struct {
+	// TTL is the ttlMs hint (the smallest of the pages'); nil when the server gave none.
+	TTL *time.Duration
+	// Private is true when a page said cacheScope "private".
+	Private bool
+}
+
+// merge adds one page's hints.
+func (h *CacheHints) merge(p *toolsPage) {
+	if p.TTLMs != nil {
+		ms := max(*p.TTLMs, 0)
+		d := time.Duration(min(ms, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
+		if h.TTL == nil || d < *h.TTL {
+			h.TTL = &d
+		}
+	}
+	if p.CacheScope == mcp.CacheScopePrivate {
+		h.Private = true
+	}
+}
+
+// ToolListHints are the caching hints of the session's last complete tool listing.
+func (c *Client) ToolListHints() CacheHints {
+	c.hintsMu.Lock()
+	defer c.hintsMu.Unlock()
+	return c.hints
+}
+
+// HintsReporter is a session that keeps its last listing's caching hints (every
+// session built on Client).
+type HintsReporter interface {
+	ToolListHints() CacheHints
 }
 
 // rawTool is one listed tool with every field that may be malformed left raw.
@@ -46,7 +85,7 @@ type rawTool struct {
 // tools/list request goes through the client's transport (mcp-go's raw request API) and
 // each tool is decoded on its own, its schemas kept as the server sent them
 // (cache.CheckInputSchema normalizes only what providers require).
-func listRawTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, []SkippedTool, error) {
+func listRawTools(ctx context.Context, c *Client) ([]mcp.Tool, []SkippedTool, error) {
 	var nonce [6]byte
 	_, _ = rand.Read(nonce[:])
 	idBase := "mcp-bridge-tools-" + hex.EncodeToString(nonce[:]) + "-"
@@ -56,6 +95,7 @@ func listRawTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, []Skipped
 	cursors := map[mcp.Cursor]bool{}
 	var cursor mcp.Cursor
 	index := 0
+	var hints CacheHints
 	for page := 0; ; page++ {
 		if page == maxToolPages {
 			return nil, nil, fmt.Errorf("tools/list: more than %d pages; the server keeps returning a next cursor", maxToolPages)
@@ -64,14 +104,9 @@ func listRawTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, []Skipped
 		if cursor != "" {
 			params = mcp.PaginatedParams{Cursor: cursor}
 		}
-		resp, err := cl.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
-			JSONRPC: mcp.JSONRPC_VERSION,
-			ID:      mcp.NewRequestId(fmt.Sprintf("%s%d", idBase, page)),
-			Method:  string(mcp.MethodToolsList),
-			Params:  params,
-		})
+		resp, err := c.send(ctx, mcp.NewRequestId(fmt.Sprintf("%s%d", idBase, page)), string(mcp.MethodToolsList), params)
 		if err != nil {
-			return nil, nil, transport.NewError(err)
+			return nil, nil, err
 		}
 		if resp.Error != nil {
 			return nil, nil, resp.Error.AsError()
@@ -80,8 +115,12 @@ func listRawTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, []Skipped
 		if err := json.Unmarshal(resp.Result, &p); err != nil {
 			return nil, nil, fmt.Errorf("tools/list: the result is not an object with a tools list: %w", err)
 		}
+		hints.merge(&p)
 		for _, raw := range p.Tools {
 			t, reason := decodeTool(raw)
+			if reason == "" {
+				reason = c.headerFault(&t)
+			}
 			switch {
 			case reason != "":
 				name := t.Name
@@ -98,6 +137,9 @@ func listRawTools(ctx context.Context, cl *client.Client) ([]mcp.Tool, []Skipped
 			index++
 		}
 		if p.NextCursor == "" {
+			c.hintsMu.Lock()
+			c.hints = hints
+			c.hintsMu.Unlock()
 			return tools, skipped, nil
 		}
 		if cursors[p.NextCursor] {

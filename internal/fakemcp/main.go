@@ -71,6 +71,7 @@ type options struct {
 	workers          int
 	rawTools         rawToolFlag
 	duplicateTool    string
+	listHints        string
 	describe         describeFlag
 }
 
@@ -103,6 +104,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.sseDropAfter, "sse-drop-after", 0, "-sse: accept the N-th tools/call (recorded, answered 202, never run), then end every open SSE stream before any answer, as a dropped connection would")
 	fs.Var(&o.rawTools, "raw-tool", "NAME=SCHEMA: add a tool whose inputSchema is SCHEMA exactly as given (repeatable); it answers with its arguments as JSON")
 	fs.StringVar(&o.duplicateTool, "duplicate-tool", "", "list tool NAME twice in tools/list (the second copy with another description)")
+	fs.StringVar(&o.listHints, "list-hints", "", "TTLMS,SCOPE: put these caching hints (ttlMs, cacheScope) on every tools/list result")
 	fs.Var(&o.describe, "describe", "NAME=TEXT: list tool NAME with the description TEXT, byte for byte (repeatable)")
 	fs.DurationVar(&o.maxLifetime, "max-lifetime", 0, "safety net: exit with status 4 after this long (0 = never; passed on to the grandchild)")
 	if err := fs.Parse(args); err != nil {
@@ -245,6 +247,12 @@ func newServer(o *options, rec *recorder) *server.MCPServer {
 		})
 	}
 
+	if o.listHints != "" {
+		if err := listHints(hooks, o.listHints); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+	}
 	if o.duplicateTool != "" {
 		duplicateTool(hooks, o.duplicateTool)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -82,5 +83,19 @@ func (f *describeFlag) Set(v string) error {
 		*f = describeFlag{}
 	}
 	(*f)[name] = text
+	return nil
+}
+
+// listHints puts the caching hints "TTLMS,SCOPE" on every tools/list result, on either
+// protocol, so the bridge's handling of them is testable over its pinned handshake.
+func listHints(hooks *server.Hooks, spec string) error {
+	ttl, scope, ok := strings.Cut(spec, ",")
+	ms, err := strconv.ParseInt(ttl, 10, 64)
+	if !ok || err != nil {
+		return fmt.Errorf("-list-hints wants TTLMS,SCOPE, got %q", spec)
+	}
+	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		res.SetCacheHints(ms, mcp.CacheScope(scope))
+	})
 	return nil
 }

@@ -38,6 +38,18 @@ type Server struct {
 	// Routes answer the requests for their paths instead of the fake (a redirect, an
 	// oversize answer...); the fake still counts them.
 	Routes map[string]http.Handler
+	// Resource is the resource its protected-resource metadata publishes, and the one an
+	// authorization request must name ("": its /mcp url).
+	Resource string
+	// Legacy makes it a 2025-03-26 server: no protected-resource metadata, a 401 that
+	// names none, and authorization requests that name no resource.
+	Legacy bool
+	// Issuer is the issuer its metadata names ("": its own url), AdvertiseIss its
+	// authorization_response_iss_parameter_supported, and Iss the iss of its
+	// authorization answers ("": none).
+	Issuer       string
+	AdvertiseIss bool
+	Iss          string
 
 	mu          sync.Mutex
 	requests    int
@@ -142,7 +154,11 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		f.mu.Unlock()
 		if !valid {
-			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base))
+			chal := fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base)
+			if f.Legacy {
+				chal = "Bearer"
+			}
+			w.Header().Set("WWW-Authenticate", chal)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -158,9 +174,24 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 	}
 	defer f.mu.Unlock()
+	resource := f.Resource
+	if resource == "" {
+		resource = base + "/mcp"
+	}
+	if f.Legacy {
+		resource = ""
+	}
+	issuer := f.Issuer
+	if issuer == "" {
+		issuer = base
+	}
 	switch r.URL.Path {
 	case "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource":
-		writeJSON(w, 200, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{base}})
+		if f.Legacy {
+			http.NotFound(w, r)
+			return
+		}
+		writeJSON(w, 200, map[string]any{"resource": resource, "authorization_servers": []string{base}})
 	case "/.well-known/oauth-authorization-server":
 		auth := base + "/authorize"
 		if f.AuthEndpoint != "" {
@@ -170,10 +201,14 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.TokenEndpoint != "" {
 			token = f.TokenEndpoint
 		}
-		writeJSON(w, 200, map[string]any{"issuer": base, "authorization_endpoint": auth, "token_endpoint": token,
+		md := map[string]any{"issuer": issuer, "authorization_endpoint": auth, "token_endpoint": token,
 			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
 			"grant_types_supported": []string{"authorization_code", "refresh_token"}, "code_challenge_methods_supported": []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{"none"}})
+			"token_endpoint_auth_methods_supported": []string{"none"}}
+		if f.AdvertiseIss {
+			md["authorization_response_iss_parameter_supported"] = true
+		}
+		writeJSON(w, 200, md)
 	case "/register":
 		var req map[string]any
 		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&req) != nil {
@@ -204,13 +239,17 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.refuse(w, 400, "authorize: unknown client or redirect uri")
 		case q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("state") == "":
 			f.refuse(w, 400, "authorize: PKCE S256 challenge and state required")
-		case q.Get("resource") != base+"/mcp":
+		case q.Get("resource") != resource:
 			f.refuse(w, 400, "authorize: resource "+q.Get("resource"))
 		default:
 			code := randHex("code-")
 			f.issued = append(f.issued, code)
 			f.codes[code] = fakeGrant{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge")}
-			http.Redirect(w, r, q.Get("redirect_uri")+"?"+url.Values{"code": {code}, "state": {q.Get("state")}}.Encode(), http.StatusFound)
+			answer := url.Values{"code": {code}, "state": {q.Get("state")}}
+			if f.Iss != "" {
+				answer.Set("iss", f.Iss)
+			}
+			http.Redirect(w, r, q.Get("redirect_uri")+"?"+answer.Encode(), http.StatusFound)
 		}
 	case "/token":
 		if r.Method != http.MethodPost {
