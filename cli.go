@@ -287,7 +287,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdCall(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("call", "call SERVER TOOL ['JSON arguments'] | call mcp__SERVER__TOOL ['JSON arguments'] [--accept-defaults] [--no-wait] [--cwd DIR]", stderr)
+	f := newFlags("call", "call SERVER TOOL ['JSON arguments'] | call mcp__SERVER__TOOL ['JSON arguments'] [--accept-defaults] [--no-wait] [--login] [--cwd DIR]", stderr)
 	acceptDefaults := f.fs.Bool("accept-defaults", false, "answer a server's form questions with their defaults without asking (for scripts)")
 	noWait := f.fs.Bool("no-wait", false, "when the server runs the call as a task, print the task's id and exit instead of waiting for its result")
 	login := f.fs.Bool("login", false, "when the server asks for an OAuth login or more permissions, log in (opening the browser) and call again, as on a terminal (for scripts)")
@@ -344,10 +344,6 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	return callLoggingIn(ctx, c, server, tool, argJSON)
 }
 
-// maxRelogins bounds the logins one call makes: a server that keeps refusing the scopes
-// it was granted (403 insufficient_scope) must not loop through the browser forever.
-const maxRelogins = 2
-
 // callLoggingIn runs the call; when it needs a login (c.relogin), it logs in, as
 // `mcp-bridge login` does, and calls again, at most maxRelogins times.
 func callLoggingIn(ctx context.Context, c *taskCall, server, tool string, args json.RawMessage) int {
@@ -361,11 +357,7 @@ func callLoggingIn(ctx context.Context, c *taskCall, server, tool string, args j
 			return printResult(c.held, c.stdout)
 		}
 		printResult(c.held, c.stderr)
-		fmt.Fprintf(c.stderr, "MCP server %q asks for an OAuth login or more permissions: logging in (%d of at most %d).\n", server, logins+1, maxRelogins)
-		lctx, cancel := context.WithTimeout(ctx, loginWait)
-		ok := runServerCommand(lctx, c.b, "login", server, c.stderr, c.stderr) && c.b.WaitLogin(lctx, server) == nil
-		cancel()
-		if !ok {
+		if !loginAgain(ctx, c.b, server, logins+1, c.stderr) {
 			printResult(c.held, c.stdout)
 			return 1
 		}
@@ -403,8 +395,9 @@ func writeResult(r extension.ToolResult, stdout io.Writer, term bool) int {
 }
 
 func cmdRefresh(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("refresh", "refresh [--server S] [--cwd DIR]", stderr)
+	f := newFlags("refresh", "refresh [--server S] [--login] [--cwd DIR]", stderr)
 	server := f.fs.String("server", "", "only this server")
+	login := f.fs.Bool("login", false, "when a server asks for an OAuth login (or another one: a new authorization server, more permissions), log in (opening the browser) and list it again")
 	if _, err := f.parse(args); err != nil {
 		return exitFor(err)
 	}
@@ -455,13 +448,19 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	// One line per server as it finishes, so a slow server shows at once.
-	rep := b.RefreshEach(ctx, names, func(r bridge.RefreshResult) {
+	failed := map[string]bool{}
+	each := func(r bridge.RefreshResult) {
+		failed[r.Name] = r.Err != nil
 		if r.Err != nil {
 			fmt.Fprintf(stdout, "  %-20s FAILED after %s: %s\n", r.Name, r.Elapsed.Round(time.Millisecond), forTerminal(stdout, lifecycle.UserText(r.Err)))
 			return
 		}
 		fmt.Fprintf(stdout, "  %-20s ok: %s in %s\n", r.Name, words.Count(r.Tools, "tool"), r.Elapsed.Round(time.Millisecond))
-	})
+	}
+	rep := b.RefreshEach(ctx, names, each)
+	if *login {
+		rep = refreshLoggingIn(ctx, b, names, failed, rep, each, stderr)
+	}
 	if rep.CacheErr != nil {
 		// Listing worked; only saving failed: say so rather than count it as a server.
 		fmt.Fprintf(stdout, "Listed %d of %s, but %s.\n", rep.Listed, words.Count(len(names), "server"), rep.SaveText())
@@ -484,6 +483,51 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Not refreshed: the servers of the broken file above (fix it, then refresh again).")
 	}
 	return boolExit(len(rep.Failed) > 0 || rep.CacheErr != nil || (broken && *server == ""))
+}
+
+// refreshLoggingIn logs in to each server of names whose listing failed because it needs
+// a login (failed, kept up to date by each), and lists it again, at most maxRelogins times
+// per server; the report is rep with the new listings' in place of those failures.
+func refreshLoggingIn(ctx context.Context, b *bridge.Bridge, names []string, failed map[string]bool, rep bridge.RefreshReport,
+	each func(bridge.RefreshResult), stderr io.Writer) bridge.RefreshReport {
+	retried := false
+	for logins := 1; logins <= maxRelogins; logins++ {
+		var again []string
+		for _, n := range names {
+			if s, ok := b.Server(n); ok && failed[n] && s.Status().NeedsLogin && loginAgain(ctx, b, n, logins, stderr) {
+				again = append(again, n)
+			}
+		}
+		if len(again) == 0 {
+			break
+		}
+		retried = true
+		more := b.RefreshEach(ctx, again, each)
+		rep.Listed += more.Listed
+		rep.ListedNames = append(rep.ListedNames, more.ListedNames...)
+		rep.Changed = append(rep.Changed, more.Changed...)
+		rep.Unsaved = append(rep.Unsaved, more.Unsaved...)
+		rep.ToolChanges = append(rep.ToolChanges, more.ToolChanges...)
+		if more.CacheErr != nil {
+			rep.CacheErr = more.CacheErr
+		}
+		if more.Flagged != "" {
+			rep.Flagged = strings.TrimSpace(rep.Flagged + "\n" + more.Flagged)
+		}
+	}
+	if !retried {
+		return rep
+	}
+	// The failures are the servers' that still fail (their words were printed as they
+	// failed).
+	sort.Strings(rep.ListedNames)
+	rep.Failed = nil
+	for _, n := range names {
+		if failed[n] {
+			rep.Failed = append(rep.Failed, n)
+		}
+	}
+	return rep
 }
 
 func orNone(s []string) string {

@@ -62,3 +62,18 @@ func runServerCommand(ctx context.Context, b *bridge.Bridge, verb, name string, 
 	}
 	return true
 }
+
+// maxRelogins bounds the logins one command makes for a server (call --login, refresh
+// --login): a server that keeps refusing what its logins grant (403 insufficient_scope
+// after each, a 401 after each) must not loop through the browser forever.
+const maxRelogins = 2
+
+// loginAgain runs a login for server, as `mcp-bridge login` does, its messages to
+// stderr (stdout stays the command's own output); n is which of the at most maxRelogins
+// logins it is.
+func loginAgain(ctx context.Context, b *bridge.Bridge, server string, n int, stderr io.Writer) bool {
+	fmt.Fprintf(stderr, "MCP server %q asks for an OAuth login or more permissions: logging in (%d of at most %d).\n", server, n, maxRelogins)
+	lctx, cancel := context.WithTimeout(ctx, loginWait)
+	defer cancel()
+	return runServerCommand(lctx, b, "login", server, stderr, stderr) && b.WaitLogin(lctx, server) == nil
+}

@@ -13,6 +13,9 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -332,4 +335,49 @@ func checkAssertion(jwt string, pub *ecdsa.PublicKey, aud string) string {
 		return "expired"
 	}
 	return ""
+}
+
+// TestDefaultClientMetadataDocument: the document the repository serves (GitHub Pages of
+// docs/) at DefaultClientMetadataURL names itself as the client_id, as CIMD requires, and
+// describes the client the login is: public, native, a loopback /callback redirect (any
+// port), authorization codes and refresh tokens.
+func TestDefaultClientMetadataDocument(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "docs", "oauth", "client-metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		ClientID        string   `json:"client_id"`
+		ClientName      string   `json:"client_name"`
+		RedirectURIs    []string `json:"redirect_uris"`
+		GrantTypes      []string `json:"grant_types"`
+		ResponseTypes   []string `json:"response_types"`
+		AuthMethod      string   `json:"token_endpoint_auth_method"`
+		ApplicationType string   `json:"application_type"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("docs/oauth/client-metadata.json: %v", err)
+	}
+	if doc.ClientID != DefaultClientMetadataURL || !config.ValidClientMetadataURL(doc.ClientID) {
+		t.Errorf("client_id %q, want %q (a CIMD's client_id is its own URL)", doc.ClientID, DefaultClientMetadataURL)
+	}
+	if doc.ClientName == "" || doc.AuthMethod != config.AuthMethodNone || doc.ApplicationType != "native" ||
+		!slices.Equal(doc.ResponseTypes, []string{"code"}) ||
+		!slices.Contains(doc.GrantTypes, "authorization_code") || !slices.Contains(doc.GrantTypes, "refresh_token") {
+		t.Errorf("the document does not describe a public native client with codes and refresh tokens: %s", data)
+	}
+	cb, err := newCallbackServer("state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.close()
+	u, err := url.Parse(cb.redirectURI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = u.Hostname() // loopback redirects match on any port (RFC 8252 section 7.3)
+	if !slices.Contains(doc.RedirectURIs, u.String()) {
+		t.Errorf("redirect_uris %q do not hold the login's redirect %s (without its port)", doc.RedirectURIs, u)
+	}
 }

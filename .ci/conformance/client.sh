@@ -66,7 +66,12 @@ case "$scenario" in
     "$bin" login conformance </dev/null
     ;;
 esac
-"$bin" refresh
+# refresh --login: a server that needs a new login by now (auth/authorization-server-migration
+# accepts the first authorization server's token once, at the login's own listing) gets it.
+case "$scenario" in
+  auth/*) "$bin" refresh --login ;;
+  *) "$bin" refresh ;;
+esac
 case "$scenario" in
   # --login: when the call needs a new login (more scope, another authorization server),
   # log in again (browser.sh) and call again, as the CLI does on a terminal; at most twice.

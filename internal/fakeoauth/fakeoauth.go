@@ -51,7 +51,13 @@ type Server struct {
 	AdvertiseIss bool
 	Iss          string
 
-	mu          sync.Mutex
+	mu sync.Mutex
+	// stepUp, when set (StepUp), makes /mcp refuse every valid token with 403
+	// insufficient_scope asking for this scope.
+	stepUp string
+	// movedTo is the authorization server its resource names since MigrateTo (nil: itself).
+	movedTo     *Server
+	scopes      []string // the scope parameter of every authorization request
 	requests    int
 	clients     map[string]string // client_id → redirect_uri
 	registered  []map[string]any
@@ -148,11 +154,17 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Path == "/mcp" {
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		valid := ok && f.access[tok]
+		valid := ok && (f.access[tok] || f.movedTo != nil && f.movedTo.issuedAccess(tok))
 		if valid {
 			f.lastBearer = tok
 		}
+		stepUp := f.stepUp
 		f.mu.Unlock()
+		if valid && stepUp != "" {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, stepUp, base))
+			http.Error(w, "insufficient scope", http.StatusForbidden)
+			return
+		}
 		if !valid {
 			chal := fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base)
 			if f.Legacy {
@@ -191,7 +203,11 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
 			return
 		}
-		writeJSON(w, 200, map[string]any{"resource": resource, "authorization_servers": []string{base}})
+		as := base
+		if f.movedTo != nil {
+			as = f.movedTo.Srv.URL
+		}
+		writeJSON(w, 200, map[string]any{"resource": resource, "authorization_servers": []string{as}})
 	case "/.well-known/oauth-authorization-server":
 		auth := base + "/authorize"
 		if f.AuthEndpoint != "" {
@@ -232,6 +248,7 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/authorize":
 		q := r.URL.Query()
 		f.authorizes++
+		f.scopes = append(f.scopes, q.Get("scope"))
 		switch {
 		case r.Method != http.MethodGet, q.Get("response_type") != "code":
 			f.refuse(w, 400, "authorize: not a code request")
@@ -294,11 +311,39 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// MigrateTo makes as the authorization server f's resource names (its protected-resource
+// metadata), as when a server moves to another one: the access tokens f issued are
+// refused from then on (401) and those as issues accepted. as must publish f's resource
+// (as.Resource = f.Srv.URL + "/mcp") and be another fake.
+func (f *Server) MigrateTo(as *Server) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.movedTo = as
+	f.access = map[string]bool{}
+}
+
+// StepUp makes /mcp refuse every valid token from now on with 403 insufficient_scope
+// asking for scope (a server that keeps asking for more, whatever the login grants).
+func (f *Server) StepUp(scope string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stepUp = scope
+}
+
+// issuedAccess says whether f issued the access token tok.
+func (f *Server) issuedAccess(tok string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.access[tok]
+}
+
 // State is a copy of what the fake saw.
 type State struct {
 	Requests   int
 	Registered []map[string]any
 	Authorizes int
+	// Scopes is the scope parameter of every authorization request ("": none).
+	Scopes     []string
 	Grants     []string
 	Refused    []string
 	PkceOK     int
@@ -312,6 +357,7 @@ func (f *Server) Snapshot() State {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return State{Requests: f.requests, Registered: append([]map[string]any(nil), f.registered...), Authorizes: f.authorizes,
+		Scopes: append([]string(nil), f.scopes...),
 		Grants: append([]string(nil), f.grants...), Refused: append([]string(nil), f.refused...), PkceOK: f.pkceOK,
 		LastBearer: f.lastBearer, TokenAuth: f.tokenAuth, Issued: append([]string(nil), f.issued...)}
 }
