@@ -67,6 +67,13 @@ func (o *OAuth) ClientCredentials() bool { return o != nil && o.GrantType == Gra
 var oauthFields = []string{"clientId", "clientSecret", "tokenEndpointAuthMethod", "clientMetadataUrl", "grantType",
 	"privateKey", "privateKeyFile", "signingAlgorithm"}
 
+// OAuthField reports whether the bridge reads the field of a server entry's "oauth"
+// object; otherwise what says what the bridge does instead when another client defines
+// it ("" for a field nobody defines).
+func OAuthField(name string) (read bool, what string) {
+	return slices.Contains(oauthFields, name), oauthIgnored[name]
+}
+
 // oauthIgnored are fields other clients put in "oauth" that the bridge does not need.
 var oauthIgnored = map[string]string{
 	"enabled":          "not needed: the bridge uses OAuth whenever the server asks for it",

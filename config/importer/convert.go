@@ -47,6 +47,10 @@ func (c *converter) fromJSON(client, name string, in map[string]any) map[string]
 				}
 			}
 			c.note(name, "timeout: not a positive number of milliseconds; dropped")
+		case k == "oauth":
+			if o := c.oauth(name, v); len(o) > 0 {
+				out[k] = o
+			}
 		case config.KnownField(k):
 			out[k] = v
 		default:
@@ -61,6 +65,29 @@ func (c *converter) fromJSON(client, name string, in map[string]any) map[string]
 		// Gemini expands bare $VAR wherever a value may refer to one; the bridge reads only
 		// ${VAR}, so every reference is rewritten and none is taken for a literal secret.
 		translateRefs(out)
+	}
+	return out
+}
+
+// oauth is the part of another client's "oauth" object the bridge reads (its client id,
+// secret reference, method...), with a note for each field left out; nil when none is
+// left (Gemini's {"enabled": true}, say, which the bridge needs no field for).
+func (c *converter) oauth(name string, v any) map[string]any {
+	in, ok := v.(map[string]any)
+	if !ok {
+		c.note(name, "oauth dropped: not an object")
+		return nil
+	}
+	out := map[string]any{}
+	for _, k := range slices.Sorted(maps.Keys(in)) {
+		switch read, what := config.OAuthField(k); {
+		case read:
+			out[k] = in[k]
+		case what != "":
+			c.note(name, "oauth.%s dropped: %s", k, what)
+		default:
+			c.note(name, "oauth.%s dropped: the bridge does not know this field", k)
+		}
 	}
 	return out
 }
@@ -232,6 +259,15 @@ func (c *converter) secrets(server string, e map[string]any) {
 			}
 			if r := replace("headers."+h, prefix+"_"+envName(h), scheme); r != "" {
 				hs[h] = r
+			}
+		}
+	}
+	if o, ok := e["oauth"].(map[string]any); ok {
+		for _, k := range []struct{ field, suffix string }{{"clientSecret", "CLIENT_SECRET"}, {"privateKey", "PRIVATE_KEY"}} {
+			if s, ok := o[k.field].(string); ok && literal(s) && s != "" {
+				if r := replace("oauth."+k.field, prefix+"_"+k.suffix, ""); r != "" {
+					o[k.field] = r
+				}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,7 +144,7 @@ func TestReadKeepsReferencesAndMapsSpellings(t *testing.T) {
 		t.Fatalf("got %v\nwant %v", got, want)
 	}
 	notes := strings.Join(res.Notes, "\n")
-	for _, w := range []string{`server "h": oauth dropped: not used`, `server "h": zzz dropped: the bridge does not know this field`} {
+	for _, w := range []string{`server "h": oauth.enabled dropped: not needed`, `server "h": zzz dropped: the bridge does not know this field`} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes lack %q:\n%s", w, notes)
 		}
@@ -157,6 +158,46 @@ func TestReadKeepsReferencesAndMapsSpellings(t *testing.T) {
 // (a path, a pointer escape, 300 characters, a /mcp word, a flag, a Cyrillic look-alike)
 // or one that looks like a configured server is renamed, with a note saying from what
 // and why; the others keep their names. Before, import wrote names that add refuses.
+// TestImportKeepsOAuthClient: the fields of another client's "oauth" object that the
+// bridge reads are kept (a literal secret becomes a ${VAR} reference, named in the
+// secrets), the others dropped with a note each, and an object with nothing left is
+// dropped whole. Before, the whole object was dropped, pre-registered client and all.
+func TestImportKeepsOAuthClient(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(src, []byte(`{"mcpServers": {
+	    "h": {"url": "https://h.test/mcp", "oauth": {"clientId": "app-1", "clientSecret": "s3cr3t-Value-9f8e7d6c5b4a", "scopes": ["read"], "zzz": 1}},
+	    "g": {"url": "https://g.test/mcp", "oauth": {"enabled": true}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Read(Options{Client: Gemini, From: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]any{}
+	for _, s := range res.Servers {
+		got[s.Name] = s.Entry
+	}
+	if want := map[string]any{"clientId": "app-1", "clientSecret": "${H_CLIENT_SECRET}"}; !reflect.DeepEqual(got["h"]["oauth"], want) {
+		t.Errorf("h's oauth: %v, want %v", got["h"]["oauth"], want)
+	}
+	if o, ok := got["g"]["oauth"]; ok {
+		t.Errorf("g keeps an oauth object with nothing the bridge reads: %v", o)
+	}
+	if !slices.ContainsFunc(res.Secrets, func(s Secret) bool { return s.Server == "h" && s.Field == "oauth.clientSecret" && s.Var == "H_CLIENT_SECRET" }) {
+		t.Errorf("the secret is not reported by field: %+v", res.Secrets)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	for _, w := range []string{`server "h": oauth.scopes dropped: not used`, `server "h": oauth.zzz dropped: the bridge does not know this field`, `server "g": oauth.enabled dropped`} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes lack %q:\n%s", w, notes)
+		}
+	}
+	if strings.Contains(notes, "s3cr3t") {
+		t.Error("a note shows the secret")
+	}
+}
+
 func TestImportRenamesBadNames(t *testing.T) {
 	long := strings.Repeat("x", 300)
 	names := []string{"../../evil", "a/b~1c", long, "help", "-rf", "s\u0435arch", "search", "GitHub", "fine", "a-b-1c"}
