@@ -184,7 +184,9 @@ func TestImportKeepsOAuthClient(t *testing.T) {
 	if o, ok := got["g"]["oauth"]; ok {
 		t.Errorf("g keeps an oauth object with nothing the bridge reads: %v", o)
 	}
-	if !slices.ContainsFunc(res.Secrets, func(s Secret) bool { return s.Server == "h" && s.Field == "oauth.clientSecret" && s.Var == "H_CLIENT_SECRET" }) {
+	if !slices.ContainsFunc(res.Secrets, func(s Secret) bool {
+		return s.Server == "h" && s.Field == "oauth.clientSecret" && s.Var == "H_CLIENT_SECRET"
+	}) {
 		t.Errorf("the secret is not reported by field: %+v", res.Secrets)
 	}
 	notes := strings.Join(res.Notes, "\n")
