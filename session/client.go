@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -20,6 +22,14 @@ import (
 type Client struct {
 	cl   *client.Client
 	info Info
+	era  Era
+	plan plan
+	// guard sees the requests of a connection that probes (era.go); nil when it speaks
+	// the legacy era from the start.
+	guard *eraGuard
+	// life ends with the session (Finish): the probe and the listen stream end with it.
+	life     context.Context
+	lifeDone context.CancelFunc
 
 	endOnce sync.Once
 	done    chan struct{}
@@ -32,7 +42,18 @@ func NewClient(tr transport.Interface, kind config.Transport, h Handlers) *Clien
 	if h.Wrap != nil {
 		tr = h.Wrap(tr)
 	}
-	return &Client{cl: client.NewClient(tr, h.Options...), info: Info{Transport: kind}, done: make(chan struct{})}
+	c := &Client{info: Info{Transport: kind}, era: h.Era, plan: h.Era.plan(), done: make(chan struct{})}
+	c.life, c.lifeDone = context.WithCancel(context.Background())
+	opts := h.Options
+	if c.plan.probe {
+		c.guard = &eraGuard{plan: c.plan, clock: h.Era.clock(), life: c.life}
+		tr = withGuard(tr, c.guard)
+		// The guard bounds the probe on the injected clock; mcp-go's own timer would
+		// race it on the real one.
+		opts = append(slices.Clip(opts), client.WithDiscoverTimeout(-1))
+	}
+	c.cl = client.NewClient(tr, opts...)
+	return c
 }
 
 // Initialize starts the client and runs the initialize handshake under ctx.
@@ -48,15 +69,63 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 	if h.OnNotification != nil {
 		c.cl.OnNotification(h.OnNotification)
 	}
-	res, err := c.cl.Initialize(ctx, h.Init)
+	init := h.Init
+	init.Params.ProtocolVersion = c.plan.version
+	res, err := c.cl.Initialize(ctx, init)
+	modern := err == nil && mcp.IsModernProtocol(c.cl.ProtocolVersion())
+	if c.guard != nil {
+		c.guard.settle(modern)
+	}
 	if err != nil {
-		return &startErr{what: "initialize", err: err}
+		var nm *NotModernError
+		if errors.As(err, &nm) {
+			return nm
+		}
+		return &startErr{what: c.step(), err: err}
 	}
 	// Server text, kept sanitized (internal/safetext) for whoever shows it.
 	c.info.ServerName = safetext.Sanitize(res.ServerInfo.Name)
 	c.info.Instructions = safetext.Sanitize(res.Instructions)
 	c.info.Capabilities = res.Capabilities
+	c.info.Protocol = c.cl.ProtocolVersion()
+	if modern {
+		c.listen(res.Capabilities)
+	}
 	return nil
+}
+
+// step names the handshake's failed step: initialize, or the probe when nothing else
+// went out after it.
+func (c *Client) step() string {
+	if c.guard == nil {
+		return "initialize"
+	}
+	if probes, outcome, _, _ := c.guard.state(); probes > 0 && outcome != "" {
+		return "initialize (after server/discover: " + outcome + ")"
+	}
+	return "initialize"
+}
+
+// probeEnded reports whether the transport broke under the probe: a server that exits
+// on server/discover, which a new connection in the legacy era may still reach.
+func (c *Client) probeEnded() bool {
+	if c.guard == nil || c.plan.only {
+		return false
+	}
+	_, _, lost, _ := c.guard.state()
+	return lost
+}
+
+// ProbeAnswered reports whether the transport saw a result to server/discover, accepted
+// or not, on a connection that settled on the legacy era: a streamable HTTP transport
+// then took the connection for a modern one and will not open the GET stream, so the
+// caller reopens it in the legacy era (Era.Legacy).
+func (c *Client) ProbeAnswered() bool {
+	if c.guard == nil || mcp.IsModernProtocol(c.info.Protocol) {
+		return false
+	}
+	_, _, _, answered := c.guard.state()
+	return answered
 }
 
 // startErr is a failed start step ("initialize: ...").
@@ -74,6 +143,9 @@ func (c *Client) Finish(e End) bool {
 	c.endOnce.Do(func() {
 		c.end = e
 		close(c.done)
+		if c.lifeDone != nil {
+			c.lifeDone()
+		}
 		first = true
 	})
 	return first
@@ -154,9 +226,14 @@ func (c *Client) GetPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.
 }
 
 func (c *Client) Ping(ctx context.Context) error {
-	// Connections pin the legacy protocol (Handlers.Init), where ping is the MCP way to
-	// ask "are you there"; the deprecation concerns the 2026-07-28 protocol only.
-	//lint:ignore SA1019 see above
+	// The modern era removed ping (mcp-go's Ping then answers without asking the
+	// server); server/discover is the request every modern server answers, at once and
+	// without state.
+	if mcp.IsModernProtocol(c.info.Protocol) {
+		_, err := c.cl.Discover(ctx, mcp.DiscoverRequest{})
+		return err
+	}
+	//lint:ignore SA1019 ping is how a legacy connection asks "are you there"
 	return c.cl.Ping(ctx)
 }
 
