@@ -27,11 +27,11 @@ import (
 // ms/first-call is the median of the iterations; ns/op their sum.
 func BenchmarkFirstCallEra(b *testing.B) {
 	cases := []struct {
-		name    string
-		extra   []string
-		pin     string
-		forget  bool
-		want    string // the era the refresh remembered
+		name   string
+		extra  []string
+		pin    string
+		forget bool
+		want   string // the era the refresh remembered
 	}{
 		{name: "legacy-pinned", pin: "2025-11-25", want: "2025-11-25"},
 		{name: "legacy", extra: []string{"-discover", "legacy"}, want: "2025-11-25"},

@@ -17,14 +17,14 @@ const (
 // and header values are shown as /mcp <server> shows them: a value that is exactly one
 // ${VAR} reference as written, anything else as "<set>" naming the variables it uses.
 type ServerInfo struct {
-	Name           string            `json:"name"`
-	Scope          string            `json:"scope"`
-	File           string            `json:"file"`
-	Transport      string            `json:"transport"`
+	Name      string `json:"name"`
+	Scope     string `json:"scope"`
+	File      string `json:"file"`
+	Transport string `json:"transport"`
 	// Protocol is the MCP revision the server speaks: pinned by "protocolVersion", or
 	// the one it spoke last (Status.Protocol, remembered in the cache); "" when never
 	// negotiated.
-	Protocol string `json:"protocol,omitempty"`
+	Protocol       string            `json:"protocol,omitempty"`
 	State          string            `json:"state"` // enabled, disabled, config error or needs approval
 	Error          string            `json:"error,omitempty"`
 	Cache          string            `json:"cache"`
