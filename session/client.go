@@ -81,7 +81,7 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 		if errors.As(err, &nm) {
 			return nm
 		}
-		return &startErr{what: c.step(), err: err}
+		return &startErr{what: "initialize", err: err}
 	}
 	// Server text, kept sanitized (internal/safetext) for whoever shows it.
 	c.info.ServerName = safetext.Sanitize(res.ServerInfo.Name)
@@ -92,18 +92,6 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 		c.listen(res.Capabilities)
 	}
 	return nil
-}
-
-// step names the handshake's failed step: initialize, or the probe when nothing else
-// went out after it.
-func (c *Client) step() string {
-	if c.guard == nil {
-		return "initialize"
-	}
-	if probes, outcome, _, _ := c.guard.state(); probes > 0 && outcome != "" {
-		return "initialize (after server/discover: " + outcome + ")"
-	}
-	return "initialize"
 }
 
 // probeEnded reports whether the transport broke under the probe: a server that exits
