@@ -268,6 +268,11 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 			continue
 		}
 		e := file.Servers[name]
+		if e != nil && e.Protocol != "" && e.ProtocolKey == s.ProtocolKey() {
+			// The revision is kept while what decides it is unchanged, even when the
+			// tools are stale (another token in an env value).
+			b.servers[name].SetProtocol(e.Protocol)
+		}
 		if e == nil || e.Fingerprint != s.Fingerprint() {
 			b.stale = append(b.stale, name)
 			continue
@@ -773,6 +778,9 @@ func cacheEntry(s *lifecycle.Server, tools []mcp.Tool) *cache.Entry {
 	info := s.Info()
 	e := &cache.Entry{Fingerprint: s.Config().Fingerprint(), ServerName: info.ServerName, Instructions: info.Instructions,
 		UpdatedAt: s.Clock().Now().UTC()}
+	if info.Protocol != "" {
+		e.Protocol, e.ProtocolKey = info.Protocol, s.Config().ProtocolKey()
+	}
 	if s.Config().TransportGuessed {
 		e.Transport = string(info.Transport)
 	}

@@ -194,7 +194,8 @@ func (c cmdServer) Start(ctx context.Context) error {
 func (c cmdServer) Status() commands.Status {
 	st := c.s.Status()
 	return commands.Status{State: commands.State(st.State.String()), Tools: st.Tools, LastUsed: st.LastUsed,
-		LastError: st.LastError, Stderr: st.Stderr, StderrSeen: st.StderrSeen, NeedsLogin: st.NeedsLogin, Failures: st.Failures}
+		LastError: st.LastError, Stderr: st.Stderr, StderrSeen: st.StderrSeen, NeedsLogin: st.NeedsLogin, Failures: st.Failures,
+		Protocol: st.Protocol}
 }
 
 // SkippedText is the line of /mcp <server> and doctor for the tools a listing skipped,

@@ -3,12 +3,15 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
@@ -81,3 +84,28 @@ func (h bridgeHost) WaitTask(ctx context.Context, t *extras.Task, expired <-chan
 }
 
 func (h bridgeHost) ApprovalErr(s *lifecycle.Server) *lifecycle.Error { return approvalErr(s) }
+
+// protocolWait bounds the write that remembers a server's MCP revision.
+const protocolWait = 5 * time.Second
+
+// ProtocolLearned remembers in the server's cache entry the revision it spoke, under the
+// key of what decides it, so that the next process speaks it first; in the background,
+// which Close waits for.
+func (h bridgeHost) ProtocolLearned(s *lifecycle.Server, protocol string) {
+	b := h.b
+	if b.opts.CachePath == "" {
+		return
+	}
+	name, key := s.Name(), s.Config().ProtocolKey()
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		// Not cancelled by Close: it is short, and what it saves is what the next
+		// process needs first.
+		ctx, cancel := clock.WithTimeout(context.WithoutCancel(b.bgCtx), b.opts.Clock, protocolWait)
+		defer cancel()
+		if err := cache.SetProtocol(ctx, b.opts.CachePath, name, protocol, key); err != nil {
+			b.opts.Log.Warn().Str("server", name).Err(err).Msg("could not remember the server's MCP revision in the tool cache")
+		}
+	}()
+}

@@ -69,6 +69,12 @@ type Entry struct {
 	Fingerprint string `json:"fingerprint"`
 	// Transport is the transport that worked last (for url-only servers).
 	Transport string `json:"transport,omitempty"`
+	// Protocol is the MCP revision the server spoke last ("2026-07-28", "2025-11-25"),
+	// and ProtocolKey the key of what decides it (config.Server.ProtocolKey): while the
+	// key matches, the next connection speaks that revision first (session.Era.Known).
+	// Unlike Transport, neither counts as a change of the tools.
+	Protocol    string `json:"protocol,omitempty"`
+	ProtocolKey string `json:"protocolKey,omitempty"`
 	// ServerName is the serverInfo.name the server reported.
 	ServerName string `json:"serverName,omitempty"`
 	// Instructions are the MCP initialize instructions, at most
@@ -104,7 +110,7 @@ func newFile() *File {
 
 // SameTools reports whether two entries describe the same tool set: same
 // fingerprint, transport, instructions and tools (compared field by field,
-// schemas byte by byte). ServerName and UpdatedAt are not compared. Two nil
+// schemas byte by byte). ServerName, Protocol and UpdatedAt are not compared. Two nil
 // entries are the same; a nil and a non-nil entry are not.
 func SameTools(a, b *Entry) bool {
 	if a == nil || b == nil {
@@ -125,7 +131,8 @@ func SameTools(a, b *Entry) bool {
 // sameEntry reports whether a and b are equal in everything but UpdatedAt (a later
 // RefreshDue is stored, so that a listing within its ttl is not due again).
 func sameEntry(a, b *Entry) bool {
-	return SameTools(a, b) && a.ServerName == b.ServerName && a.RefreshDue.Equal(b.RefreshDue) && sameExtras(a, b)
+	return SameTools(a, b) && a.ServerName == b.ServerName && a.RefreshDue.Equal(b.RefreshDue) && a.Protocol == b.Protocol &&
+		a.ProtocolKey == b.ProtocolKey && sameExtras(a, b)
 }
 
 func sameTool(a, b *Tool) bool {

@@ -65,6 +65,14 @@ func encodeEntry(b *bytes.Buffer, e *Entry) error {
 		b.WriteString("," + in + `"transport": `)
 		writeString(b, e.Transport)
 	}
+	if e.Protocol != "" {
+		b.WriteString("," + in + `"protocol": `)
+		writeString(b, e.Protocol)
+	}
+	if e.ProtocolKey != "" {
+		b.WriteString("," + in + `"protocolKey": `)
+		writeString(b, e.ProtocolKey)
+	}
 	if e.ServerName != "" {
 		b.WriteString("," + in + `"serverName": `)
 		writeString(b, e.ServerName)

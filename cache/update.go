@@ -40,7 +40,7 @@ import (
 //
 // changed lists, sorted, the servers that were added or dropped, or whose
 // fingerprint, transport, instructions or tools changed (see SameTools),
-// compared with the file as read under the lock; a change of ServerName alone
+// compared with the file as read under the lock; a change of ServerName or Protocol alone
 // rewrites the file but does not count. It is nil when the update fails.
 //
 // Waiting for the lock honours ctx; once the lock is held the update runs to

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
@@ -411,6 +413,23 @@ func joinItems(lead, cont string, width int, items ...string) string {
 	return sb.String()
 }
 
+// protocolText says which MCP revision the server speaks and how that was decided.
+func protocolText(c *config.Server, st Status) string {
+	era := func(v string) string {
+		if mcp.IsModernProtocol(v) {
+			return v + " (modern)"
+		}
+		return v + " (legacy)"
+	}
+	switch {
+	case c.ProtocolVersion != "":
+		return era(c.ProtocolVersion) + `, pinned by "protocolVersion" in ` + c.Source
+	case st.Protocol != "":
+		return era(st.Protocol) + ", negotiated"
+	}
+	return "not negotiated yet (the first connection asks with server/discover)"
+}
+
 func shortSource(s *config.Server) string {
 	// Another client's project file is named, so a server from .mcp.json is not
 	// mistaken for one of .zot/mcp.json.
@@ -447,6 +466,7 @@ func (b host) detailText(name string) string {
 		tr += " (url only: tries streamable-http, then sse)"
 	}
 	fmt.Fprintf(&sb, "  transport:  %s\n", tr)
+	fmt.Fprintf(&sb, "  protocol:   %s\n", protocolText(c, st))
 	sb.WriteString(filterLines(b.Config(), c))
 	if c.Transport == config.TransportStdio {
 		fmt.Fprintf(&sb, "  command:    %s\n", s.CommandLine())

@@ -167,6 +167,9 @@ type Status struct {
 	NeedsLogin bool
 	// Failures counts the failed starts or runs since the last success.
 	Failures int
+	// Protocol is the MCP revision the server spoke last, in this process or (from the
+	// cache) an earlier one; "" before it was ever negotiated.
+	Protocol string
 }
 
 // word is the state as the dashboard and the details show it: a server whose last start

@@ -17,10 +17,14 @@ const (
 // and header values are shown as /mcp <server> shows them: a value that is exactly one
 // ${VAR} reference as written, anything else as "<set>" naming the variables it uses.
 type ServerInfo struct {
-	Name           string            `json:"name"`
-	Scope          string            `json:"scope"`
-	File           string            `json:"file"`
-	Transport      string            `json:"transport"`
+	Name      string `json:"name"`
+	Scope     string `json:"scope"`
+	File      string `json:"file"`
+	Transport string `json:"transport"`
+	// Protocol is the MCP revision the server speaks: pinned by "protocolVersion", or
+	// the one it spoke last (Status.Protocol, remembered in the cache); "" when never
+	// negotiated.
+	Protocol       string            `json:"protocol,omitempty"`
 	State          string            `json:"state"` // enabled, disabled, config error or needs approval
 	Error          string            `json:"error,omitempty"`
 	Cache          string            `json:"cache"`
@@ -72,6 +76,10 @@ func serverInfo(s Server, file *cache.File) ServerInfo {
 		info.State = "disabled"
 	case s.Pending():
 		info.State = "needs approval"
+	}
+	info.Protocol = c.ProtocolVersion
+	if info.Protocol == "" {
+		info.Protocol = s.Status().Protocol
 	}
 	info.Cache = CacheNotUsable
 	if c.Usable() {

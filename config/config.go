@@ -158,6 +158,11 @@ type Server struct {
 	// that changes or appears later is held back until the user approves it. A project
 	// server's tools are pinned by its approval whatever this says.
 	PinTools bool
+	// ProtocolVersion ("protocolVersion") pins the MCP revision spoken to the server:
+	// a legacy one ("2025-11-25", ...) speaks the initialize handshake without a
+	// server/discover probe, "2026-07-28" speaks only the modern protocol; "" lets the
+	// bridge negotiate (session.Era).
+	ProtocolVersion string
 	// Replaces is the global file whose entry of the same name this
 	// non-global entry replaced, "" when it replaced nothing.
 	Replaces string

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -74,4 +75,30 @@ func HashJSON(v any) string {
 	b, _ := json.Marshal(v)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// protocolKeyData is the canonical form hashed by ProtocolKey.
+type protocolKeyData struct {
+	Transport Transport `json:"transport"`
+	Command   string    `json:"command"`
+	Args      []string  `json:"args"`
+	URL       string    `json:"url"`
+	EnvNames  []string  `json:"envNames"`
+}
+
+// ProtocolKey identifies what decides which MCP revision the server speaks: the
+// transport, command, args and url as written, and the names (not the values) of its
+// env entries. The revision found is remembered under it (cache.Entry.ProtocolKey), so
+// rotating a token or editing a timeout keeps it, while another program or address
+// negotiates afresh.
+func (s *Server) ProtocolKey() string {
+	k := protocolKeyData{Transport: s.Transport, Command: s.Raw.Command, Args: s.Raw.Args, URL: s.Raw.URL,
+		EnvNames: slices.Sorted(maps.Keys(s.Raw.Env))}
+	if k.Args == nil {
+		k.Args = []string{}
+	}
+	if k.EnvNames == nil {
+		k.EnvNames = []string{}
+	}
+	return HashJSON(k)
 }

@@ -24,6 +24,7 @@ var serverFields = []string{
 	"httpUrl", "serverUrl", "transportType", "timeout", "instructions", "interactiveTools", "envPolicy",
 	"pinTools",
 	"alwaysLoad", "oauth",
+	"protocolVersion",
 }
 
 // ignoredFields are fields other clients define and the bridge does not implement,

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tailscale/hujson"
 
 	"github.com/zot-mcp/mcp-bridge/internal/fsutil"
@@ -381,6 +382,9 @@ func decodeServer(name string, raw json.RawMessage, path, scope string) (*draft,
 			d.srv.PinTools = b
 		}
 	}
+	if v, ok := get("protocolVersion"); ok {
+		d.protocolVersion(v)
+	}
 	d.srv.IncludeTools = d.patterns(get, "includeTools")
 	d.srv.ExcludeTools = d.patterns(get, "excludeTools")
 	d.srv.InteractiveTools = d.patterns(get, "interactiveTools")
@@ -441,6 +445,9 @@ func (d *draft) resolveTransport(get func(string) (json.RawMessage, bool), hasCo
 		return
 	}
 	d.srv.Transport = chosen
+	if chosen == TransportSSE && mcp.IsModernProtocol(d.srv.ProtocolVersion) {
+		d.fail("protocolVersion", fmt.Sprintf(`%q cannot be spoken over the legacy SSE transport; remove "protocolVersion", or use "streamable-http" if the server offers it`, d.srv.ProtocolVersion))
+	}
 	switch chosen {
 	case TransportStdio:
 		if strings.TrimSpace(d.srv.Raw.Command) == "" && !d.bad["command"] {
@@ -451,6 +458,20 @@ func (d *draft) resolveTransport(get func(string) (json.RawMessage, bool), hasCo
 			d.fail(d.urlField(), fmt.Sprintf(`required for the %s transport; set "url" to the server's http(s) address`, chosen))
 		}
 	}
+}
+
+// protocolVersion reads "protocolVersion": one MCP revision the bridge knows.
+func (d *draft) protocolVersion(v json.RawMessage) {
+	var s string
+	if !d.str("protocolVersion", v, &s) {
+		return
+	}
+	if !mcp.IsValidProtocolVersion(s) {
+		d.fail("protocolVersion", fmt.Sprintf(`unknown MCP revision %s; use %q (the modern protocol only), %q or an earlier legacy revision (%s), or remove the field to let the bridge negotiate`,
+			quoteShort(s), mcp.LATEST_PROTOCOL_VERSION, mcp.LATEST_LEGACY_PROTOCOL_VERSION, strings.Join(mcp.LegacyProtocolVersions()[1:], ", ")))
+		return
+	}
+	d.srv.ProtocolVersion = s
 }
 
 // parseTransport maps a transport/type value (with aliases) to a Transport.

@@ -19,7 +19,8 @@ import (
 // headers a call mirrors from its arguments (toolDef).
 func (s *Server) handlers() session.Handlers {
 	return session.Handlers{Init: InitRequest(s.d.Version), Options: s.clientOptions(),
-		Wrap: s.guardRequests, OnNotification: s.onNotification, Tool: s.toolDef, Input: s.inputs()}
+		Wrap: s.guardRequests, OnNotification: s.onNotification, Tool: s.toolDef, Input: s.inputs(),
+		Era: s.eraOf()}
 }
 
 // toolDef is the definition of tool in the server's last listing: every wake lists the
@@ -43,6 +44,21 @@ func (s *Server) inputs() session.Inputs {
 		in.Elicit = s.d.Host.Elicitor(s)
 	}
 	return in
+}
+
+// eraOf is what decides the revision of the next connection: the config's pin and the
+// revision the server spoke last.
+func (s *Server) eraOf() session.Era {
+	s.mu.Lock()
+	known := s.protocol
+	s.mu.Unlock()
+	return session.Era{Pin: s.cfg.ProtocolVersion, Known: known, Clock: s.d.Clock, ListenEnded: s.listenEnded}
+}
+
+// listenEnded logs a modern connection's notification stream that ended (session
+// reopens it).
+func (s *Server) listenEnded(err error) {
+	s.d.Log.Info().Str("server", s.cfg.Name).Err(err).Msg("subscriptions/listen stream ended; list changes are followed again once it reopens")
 }
 
 // guardRequests refuses the server's sampling requests (GuardSampling).

@@ -93,6 +93,9 @@ type Status struct {
 	StderrSeen int
 	// NeedsLogin: the server wants an OAuth login (/mcp login <server>).
 	NeedsLogin bool
+	// Protocol is the MCP revision the server spoke last ("" before its first
+	// connection; remembered across processes with its cache entry).
+	Protocol string
 }
 
 // ErrKind classifies a failure so messages can say what to do next.
@@ -146,12 +149,11 @@ const (
 	ClientVersion = "0.1.0"
 )
 
-// InitRequest is the initialize request of every connection (and of a re-initialization).
+// InitRequest is how the bridge introduces itself on every connection: in initialize,
+// and in the _meta of every modern request. The revision asked for is the session's
+// to decide (session.Era).
 func InitRequest(version string) mcp.InitializeRequest {
 	req := mcp.InitializeRequest{}
-	// Every server measured speaks the initialize handshake; pinning it avoids a probe
-	// round trip (server/discover) that legacy servers answer with an error.
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcp.Implementation{Name: ClientName, Version: version}
 	return req
 }

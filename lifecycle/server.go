@@ -88,6 +88,10 @@ type Host interface {
 	// ApprovalErr is the answer to anything that would start s while it awaits the
 	// user's approval (Pending).
 	ApprovalErr(s *Server) *Error
+	// ProtocolLearned is told, after a start, that s spoke another MCP revision than
+	// the one it was known to speak, to remember it for the next process (the bridge
+	// writes it to the server's cache entry).
+	ProtocolLearned(s *Server, protocol string)
 }
 
 // Connector opens an initialized MCP session for a server: what the state machine is
@@ -147,6 +151,9 @@ type Server struct {
 	skipped []session.SkippedTool
 	// hints are the caching hints of the last listing (toollist.go).
 	hints session.CacheHints
+	// protocol is the MCP revision the server spoke last, or was remembered to speak
+	// (SetProtocol): the next connection speaks it first (session.Era.Known).
+	protocol string
 }
 
 type attempt struct {
@@ -165,12 +172,13 @@ type connInfo struct {
 	transport    config.Transport
 	serverName   string
 	instructions string
+	protocol     string
 }
 
 func newConn(sess session.Session) *conn {
 	in := sess.Info()
 	return &conn{sess: sess, info: connInfo{transport: in.Transport, serverName: in.ServerName,
-		instructions: textcut.Truncate(strings.TrimSpace(in.Instructions), 2000)}}
+		instructions: textcut.Truncate(strings.TrimSpace(in.Instructions), 2000), protocol: in.Protocol}}
 }
 
 // New makes the Server of cfg, asleep (or disabled when cfg is not usable).
@@ -238,18 +246,31 @@ func (s *Server) Clock() clock.Clock { return s.d.Clock }
 func (s *Server) Log() zerolog.Logger { return s.d.Log }
 
 // Info is what the last initialize said: the transport, the server's name and its
-// instructions.
+// instructions, and the MCP revision spoken.
 type Info struct {
 	Transport    config.Transport
 	ServerName   string
 	Instructions string
+	Protocol     string
 }
 
 // Info returns what the last initialize of the server said.
 func (s *Server) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Info{Transport: s.info.transport, ServerName: s.info.serverName, Instructions: s.info.instructions}
+	return Info{Transport: s.info.transport, ServerName: s.info.serverName, Instructions: s.info.instructions, Protocol: s.info.protocol}
+}
+
+// SetProtocol tells the server the MCP revision it spoke in an earlier process (the
+// bridge reads it from the cache entry whose key matches, config.Server.ProtocolKey), so
+// that its next connection speaks it first. A revision learned by this process's own
+// connections wins.
+func (s *Server) SetProtocol(protocol string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.info.protocol == "" {
+		s.protocol = protocol
+	}
 }
 
 // KindOf is the kind of err when it is a server's *Error, else 0.
@@ -267,7 +288,7 @@ func (s *Server) Status() Status {
 	defer s.mu.Unlock()
 	st := Status{State: s.state, Tools: len(s.tools), InFlight: s.inflight, LastUsed: s.lastUsed,
 		LastError: s.lastErrUser, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.transport,
-		NeedsLogin: s.needsLogin}
+		NeedsLogin: s.needsLogin, Protocol: s.protocol}
 	if s.state == StateDisabled && s.cfg.Err != "" {
 		st.LastError = s.cfg.Err
 	}
@@ -487,6 +508,8 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 		return
 	}
 	s.conn, s.tools, s.info = c, tools, c.info
+	learned := c.info.protocol != "" && c.info.protocol != s.protocol
+	s.protocol = c.info.protocol
 	s.state = StateReady
 	s.needsLogin = false
 	s.attempt = nil
@@ -496,8 +519,11 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	}
 	s.mu.Unlock()
 	close(a.done)
-	s.d.Log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Dur("took", s.d.Clock.Now().Sub(began)).Msg("server ready")
+	s.d.Log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Str("protocol", c.info.protocol).Dur("took", s.d.Clock.Now().Sub(began)).Msg("server ready")
 	go s.watchEnd(c)
+	if learned && s.d.Host != nil {
+		s.d.Host.ProtocolLearned(s, c.info.protocol)
+	}
 }
 
 // failLocked records a failed start or run and moves to backoff or parked.
@@ -681,9 +707,24 @@ func (s *Server) Tools() []mcp.Tool {
 	return s.tools
 }
 
-// connect opens a session, initializes and lists tools.
+// connect opens a session, initializes and lists tools. A server that claimed the
+// modern era and then answered the listing as a legacy server does is opened once more
+// in the legacy era (session.ClaimedModernError).
 func (s *Server) connect(ctx context.Context) (*conn, []mcp.Tool, error) {
-	sess, err := s.open(ctx, s.handlers())
+	h := s.handlers()
+	for reopened := false; ; reopened = true {
+		c, tools, err := s.connectOnce(ctx, h)
+		var claimed *session.ClaimedModernError
+		if reopened || !errors.As(err, &claimed) || ctx.Err() != nil {
+			return c, tools, err
+		}
+		s.d.Log.Warn().Str("server", s.cfg.Name).Str("why", s.Redact(claimed.Error())).Msg("reopening in the legacy era")
+		h.Era = h.Era.Legacy()
+	}
+}
+
+func (s *Server) connectOnce(ctx context.Context, h session.Handlers) (*conn, []mcp.Tool, error) {
+	sess, err := s.open(ctx, h)
 	if err != nil {
 		return nil, nil, s.startErr(ctx, err)
 	}

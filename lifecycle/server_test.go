@@ -194,7 +194,8 @@ func TestSingleFlightStart(t *testing.T) {
 		go func() { defer wg.Done(); mustCall(t, s, "echo", map[string]any{"text": "x"}) }()
 	}
 	wg.Wait()
-	if opens, inits := e.servers["s"].Counts(); opens != 1 || inits != 1 {
+	// One open; a modern connection has no initialize, a legacy one has one.
+	if opens, inits := e.servers["s"].Counts(); opens != 1 || inits > 1 {
 		t.Fatalf("20 concurrent calls on a sleeping server opened %d sessions, %d initializes", opens, inits)
 	}
 }

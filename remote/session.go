@@ -184,7 +184,14 @@ func (s *Server) Open(ctx context.Context, h session.Handlers) (session.Session,
 func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds, h session.Handlers) (*httpSession, ProbeInfo, error) {
 	// The transport tells the session of a reply it had to give up on; both are made
 	// before mcp-go starts reading.
+	if kind == config.TransportSSE {
+		// HTTP+SSE is a legacy transport: no modern server speaks it.
+		h.Era = h.Era.Legacy()
+	}
+	// A re-initialization (the server forgot the session) happens on a legacy
+	// connection only, and asks for its revision without a probe.
 	hs := &httpSession{s: s, kind: kind, init: h.Init}
+	hs.init.Params.ProtocolVersion = h.Era.LegacyVersion()
 	rt := s.newHeaderTransport(kind, hs.replyLost)
 	hs.rt = rt
 	hc := &http.Client{Transport: rt}
@@ -216,8 +223,10 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 		tr = t
 	default:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(logger),
-			// The GET stream carries notifications such as tools/list_changed. It keeps
-			// the connection on the initialize handshake, which we pin anyway.
+			// The GET stream carries a legacy server's notifications such as
+			// tools/list_changed; mcp-go opens it only once the connection settled on
+			// the legacy era (a modern one listens with subscriptions/listen), and
+			// session's era guard lets the connection probe first.
 			//lint:ignore SA1019 the standalone GET stream is what 2025-11-25 servers use for list_changed
 			transport.WithContinuousListening()}
 		if store != nil {
@@ -255,6 +264,15 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 	if err != nil {
 		_ = hs.Close(context.Background())
 		return nil, p.Snapshot(), err
+	}
+	if hs.ProbeAnswered() {
+		// The server answered server/discover with a result that did not make it
+		// modern, which mcp-go's transport took for a modern connection: it would open
+		// no GET stream. A new connection speaks the legacy era from the start.
+		s.d.Log.Info().Str("server", s.cfg.Name).Msg("server/discover answered but not as a modern server; reconnecting in the legacy era")
+		_ = hs.Close(context.Background())
+		h.Era = h.Era.Legacy()
+		return s.openHTTPKind(ctx, kind, creds, h)
 	}
 	return hs, p.Snapshot(), nil
 }

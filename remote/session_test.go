@@ -62,7 +62,9 @@ func TestOpenFallsBackToSSEAndRemembers(t *testing.T) {
 	cfg := &config.Server{Name: "r", Source: "mcp.json", URL: u, Transport: config.TransportStreamableHTTP, TransportGuessed: true,
 		ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: u}}
 	s := NewServer(cfg, testDeps(), nil)
-	for i, wantPosts := range []int32{1, 1} {
+	// The streamable attempt is the probe (server/discover) and initialize; the second
+	// open sends none.
+	for i, wantPosts := range []int32{2, 2} {
 		sess, err := s.Open(testCtx(t), testHandlers())
 		if err != nil {
 			t.Fatalf("open %d: %v", i, err)

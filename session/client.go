@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"maps"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -30,6 +32,15 @@ type Client struct {
 	hintsMu sync.Mutex
 	hints   CacheHints // of the last tool listing
 
+	era  Era
+	plan plan
+	// guard sees the requests of a connection that probes (era.go); nil when it speaks
+	// the legacy era from the start.
+	guard *eraGuard
+	// life ends with the session (Finish): the probe and the listen stream end with it.
+	life     context.Context
+	lifeDone context.CancelFunc
+
 	endOnce sync.Once
 	done    chan struct{}
 	end     End
@@ -41,9 +52,22 @@ func NewClient(tr transport.Interface, kind config.Transport, h Handlers) *Clien
 	if h.Wrap != nil {
 		tr = h.Wrap(tr)
 	}
-	tr = withRounds(tr, h.Input)
-	return &Client{cl: client.NewClient(tr, h.Options...), info: Info{Transport: kind}, done: make(chan struct{}),
+	c := &Client{info: Info{Transport: kind}, era: h.Era, plan: h.Era.plan(), done: make(chan struct{}),
 		clientInfo: h.Init.Params.ClientInfo, tool: h.Tool}
+	c.life, c.lifeDone = context.WithCancel(context.Background())
+	opts := h.Options
+	if c.plan.probe {
+		c.guard = &eraGuard{plan: c.plan, clock: h.Era.clock(), life: c.life}
+		tr = withGuard(tr, c.guard)
+		// The guard bounds the probe on the injected clock; mcp-go's own timer would
+		// race it on the real one.
+		opts = append(slices.Clip(opts), client.WithDiscoverTimeout(-1))
+	}
+	// Outermost: the rounds of a result that asks for input are retried through the
+	// guards below, each one a request of its own.
+	tr = withRounds(tr, h.Input)
+	c.cl = client.NewClient(tr, opts...)
+	return c
 }
 
 // Initialize starts the client and runs the initialize handshake under ctx.
@@ -59,16 +83,26 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 	if h.OnNotification != nil {
 		c.cl.OnNotification(h.OnNotification)
 	}
-	res, err := c.cl.Initialize(ctx, h.Init)
+	init := h.Init
+	init.Params.ProtocolVersion = c.plan.version
+	res, err := c.cl.Initialize(ctx, init)
+	modern := err == nil && mcp.IsModernProtocol(c.cl.ProtocolVersion())
+	if c.guard != nil {
+		c.guard.settle(modern)
+	}
 	if err != nil {
+		var nm *NotModernError
+		if errors.As(err, &nm) {
+			return nm
+		}
 		return &startErr{what: "initialize", err: err}
 	}
 	// Server text, kept sanitized (internal/safetext) for whoever shows it.
 	c.info.ServerName = safetext.Sanitize(res.ServerInfo.Name)
 	c.info.Instructions = safetext.Sanitize(res.Instructions)
 	c.info.Capabilities = res.Capabilities
-	c.info.ProtocolVersion = c.cl.ProtocolVersion()
-	if mcp.IsModernProtocol(c.info.ProtocolVersion) && res.Capabilities.Extensions[TasksExtension] != nil {
+	c.info.Protocol = c.cl.ProtocolVersion()
+	if modern && res.Capabilities.Extensions[TasksExtension] != nil {
 		// Declared from now on in every request's capabilities (_meta), as the extension
 		// asks; the handshake is over, so no request is being sent meanwhile.
 		cc := c.cl.GetClientCapabilities()
@@ -80,6 +114,9 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 		client.WithClientCapabilities(cc)(c.cl)
 		c.info.Tasks = true
 	}
+	if modern {
+		c.listen(res.Capabilities)
+	}
 	return nil
 }
 
@@ -89,6 +126,28 @@ const TasksExtension = "io.modelcontextprotocol/tasks"
 // taskUpdate is the tasks extension's method that brings a task its input (mcp-go, which
 // knows only 2025-11-25 tasks, has no name for it).
 const taskUpdate mcp.MCPMethod = "tasks/update"
+
+// probeEnded reports whether the transport broke under the probe: a server that exits
+// on server/discover, which a new connection in the legacy era may still reach.
+func (c *Client) probeEnded() bool {
+	if c.guard == nil || c.plan.only {
+		return false
+	}
+	_, _, lost, _ := c.guard.state()
+	return lost
+}
+
+// ProbeAnswered reports whether the transport saw a result to server/discover, accepted
+// or not, on a connection that settled on the legacy era: a streamable HTTP transport
+// then took the connection for a modern one and will not open the GET stream, so the
+// caller reopens it in the legacy era (Era.Legacy).
+func (c *Client) ProbeAnswered() bool {
+	if c.guard == nil || mcp.IsModernProtocol(c.info.Protocol) {
+		return false
+	}
+	_, _, _, answered := c.guard.state()
+	return answered
+}
 
 // startErr is a failed start step ("initialize: ...").
 type startErr struct {
@@ -105,6 +164,9 @@ func (c *Client) Finish(e End) bool {
 	c.endOnce.Do(func() {
 		c.end = e
 		close(c.done)
+		if c.lifeDone != nil {
+			c.lifeDone()
+		}
 		first = true
 	})
 	return first
@@ -197,9 +259,14 @@ func (c *Client) GetPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.
 }
 
 func (c *Client) Ping(ctx context.Context) error {
-	// Connections pin the legacy protocol (Handlers.Init), where ping is the MCP way to
-	// ask "are you there"; the deprecation concerns the 2026-07-28 protocol only.
-	//lint:ignore SA1019 see above
+	// The modern era removed ping (mcp-go's Ping then answers without asking the
+	// server); server/discover is the request every modern server answers, at once and
+	// without state.
+	if mcp.IsModernProtocol(c.info.Protocol) {
+		_, err := c.cl.Discover(ctx, mcp.DiscoverRequest{})
+		return err
+	}
+	//lint:ignore SA1019 ping is how a legacy connection asks "are you there"
 	return c.cl.Ping(ctx)
 }
 

@@ -111,6 +111,7 @@ func openHTTP(t *testing.T, ctx context.Context, url, pin string, tool func(stri
 			ListChanged bool `json:"listChanged,omitempty"`
 		}{ListChanged: true}})}}
 	h.Init.Params.ProtocolVersion = pin
+	h.Era.Pin = pin
 	h.Init.Params.ClientInfo = mcp.Implementation{Name: "mcp-bridge-test", Version: "9"}
 	c := NewClient(tr, config.TransportStreamableHTTP, h)
 	if err := c.Initialize(ctx, h); err != nil {

@@ -110,8 +110,8 @@ func modern(t *testing.T, srv *server.MCPServer, in Inputs) *InProcess {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close(context.Background()) })
-	if !mcp.IsModernProtocol(s.Info().ProtocolVersion) {
-		t.Fatalf("the connection speaks %q, not 2026-07-28", s.Info().ProtocolVersion)
+	if !mcp.IsModernProtocol(s.Info().Protocol) {
+		t.Fatalf("the connection speaks %q, not 2026-07-28", s.Info().Protocol)
 	}
 	return s
 }

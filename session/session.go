@@ -49,14 +49,15 @@ type Session interface {
 	End() End
 }
 
-// Info is what initialize told us about the server.
+// Info is what initialize (or server/discover) told us about the server.
 type Info struct {
 	Transport    config.Transport
 	ServerName   string
 	Instructions string
 	Capabilities mcp.ServerCapabilities
-	// ProtocolVersion is the version the connection speaks.
-	ProtocolVersion string
+	// Protocol is the MCP revision the connection speaks ("2026-07-28": the modern
+	// era; "2025-11-25" or earlier: the legacy one).
+	Protocol string
 	// Tasks: the connection speaks the tasks extension (SEP-2663): a 2026-07-28 server
 	// that announced it, to which every request declares it.
 	Tasks bool
@@ -115,8 +116,11 @@ var ErrReplyTooLarge = errors.New("a reply over the size limit without an id end
 
 // Handlers is what the bridge installs on every connection it opens.
 type Handlers struct {
-	// Init is the initialize request.
+	// Init is the initialize request (its protocol version is the Era's to set); its
+	// client info and capabilities go in the _meta of every modern request too.
 	Init mcp.InitializeRequest
+	// Era decides the revision spoken (era.go).
+	Era Era
 	// Options are mcp-go client options (roots, elicitation, capabilities).
 	Options []client.ClientOption
 	// Wrap wraps the transport before mcp-go sees it (the sampling guard); nil: none.

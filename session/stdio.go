@@ -71,6 +71,15 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 	if err := s.Initialize(ctx, h); err != nil {
 		lost := s.lost(ctx, err)
 		_ = s.Close(context.Background())
+		if s.probeEnded() && ctx.Err() == nil {
+			// The server exited on server/discover: a legacy server that cannot take an
+			// unknown method. Started once more, it is spoken to with initialize only,
+			// and the connection says so (Info.Protocol) to be remembered.
+			o.Log.Info().Str("server", o.Config.Name).Msg("server exited on server/discover; starting it again with initialize")
+			h.Era = h.Era.Legacy()
+			o.Tail = tail
+			return OpenStdio(ctx, o, h)
+		}
 		if lost != nil && lost.End.Cause == CauseExited {
 			return nil, lost
 		}

@@ -8,7 +8,7 @@
 // recording what it receives to a file. Run it with -h for the full list.
 //
 // Exit status: 0 on a clean exit, 1 for -exit-on-start, 2 for bad flags or
-// setup errors, 3 for -crash-after, 4 when -max-lifetime expires.
+// setup errors, 3 for -crash-after, 4 when -max-lifetime expires, 5 for -discover exit.
 package main
 
 import (
@@ -73,6 +73,8 @@ type options struct {
 	duplicateTool    string
 	listHints        string
 	describe         describeFlag
+	discover         string
+	starts           string
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -106,6 +108,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.duplicateTool, "duplicate-tool", "", "list tool NAME twice in tools/list (the second copy with another description)")
 	fs.StringVar(&o.listHints, "list-hints", "", "TTLMS,SCOPE: put these caching hints (ttlMs, cacheScope) on every tools/list result")
 	fs.Var(&o.describe, "describe", "NAME=TEXT: list tool NAME with the description TEXT, byte for byte (repeatable)")
+	fs.StringVar(&o.discover, "discover", "", "stdio: the era spoken, or how the modern probe is met: legacy, exit, hang, garbage, claim or modern (see era.go)")
+	fs.StringVar(&o.starts, "starts", "", "append this process's pid to FILE when it starts (tests count the starts)")
 	fs.DurationVar(&o.maxLifetime, "max-lifetime", 0, "safety net: exit with status 4 after this long (0 = never; passed on to the grandchild)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -117,6 +121,9 @@ func parseFlags(args []string) (*options, error) {
 		return nil, errors.New("-http and -sse are mutually exclusive")
 	}
 	if err := checkFaultFlags(o); err != nil {
+		return nil, err
+	}
+	if err := checkDiscoverFlag(o); err != nil {
 		return nil, err
 	}
 	if o.requireHeader != "" {
@@ -143,6 +150,10 @@ func main() {
 }
 
 func run(o *options) int {
+	if err := noteStart(o.starts); err != nil {
+		fmt.Fprintln(os.Stderr, "fakemcp:", err)
+		return exitSetup
+	}
 	if o.exitOnStart {
 		fmt.Fprintln(os.Stderr, "fatal: boom")
 		return exitStart
@@ -322,6 +333,10 @@ func serveStdio(o *options, rec *recorder) int {
 	var in io.Reader = os.Stdin
 	if rec != nil {
 		in = newLineTap(os.Stdin, rec.message)
+	}
+	if o.discover != "" {
+		lw := &lockedWriter{w: out}
+		in, out = eraFilter(o.discover, in, lw), lw
 	}
 
 	if o.hangStart {

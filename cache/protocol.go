@@ -1,0 +1,42 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// SetProtocol records, under Update's lock, the MCP revision a server spoke (protocol)
+// and the key of what decided it (key) in the server's existing entry, keeping the rest
+// of the entry (and its UpdatedAt) as it is. It is how a revision learned by a start that
+// listed nothing reaches the next process. A server without an entry is left alone: its
+// first listing writes the entry, revision included. The file is rewritten only when the
+// entry changes.
+func SetProtocol(ctx context.Context, path, name, protocol, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("tool cache: %w", err)
+	}
+	unlock, err := lock(ctx, path+".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cur, _, err := readForUpdate(path)
+	if err != nil {
+		return err
+	}
+	e := cur.Servers[name]
+	if e == nil || (e.Protocol == protocol && e.ProtocolKey == key) {
+		return nil
+	}
+	e.Protocol, e.ProtocolKey = protocol, key
+	data, err := encodeFile(cur)
+	if err != nil {
+		return fmt.Errorf("tool cache: encoding %s: %w", path, err)
+	}
+	return writeAtomic(path, data)
+}

@@ -1,0 +1,155 @@
+package lifecycle
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+)
+
+// eraHost is a Host that records the revisions it is told a server learned; nothing
+// else of it is used by these servers.
+type eraHost struct {
+	Host
+	mu      sync.Mutex
+	learned []string
+}
+
+func (h *eraHost) SessionOptions(*Server) []client.ClientOption { return nil }
+
+func (h *eraHost) Elicitor(*Server) client.ElicitationHandler { return nil }
+
+func (h *eraHost) ProtocolLearned(_ *Server, p string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.learned = append(h.learned, p)
+}
+
+func (h *eraHost) got() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.learned...)
+}
+
+// eraStdio is a fakemcp stdio server with -discover mode behind a Server, counting its
+// process starts and the probes and handshakes it receives.
+type eraStdio struct {
+	dir, starts, record string
+	cfg                 *config.Server
+}
+
+func newEraStdio(t *testing.T, mode string) *eraStdio {
+	t.Helper()
+	e := &eraStdio{dir: t.TempDir()}
+	e.starts, e.record = filepath.Join(e.dir, "starts"), filepath.Join(e.dir, "record")
+	args := []string{"-starts", e.starts, "-record", e.record}
+	if mode != "" {
+		args = append(args, "-discover", mode)
+	}
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": testutil.FakeServer(t), "args": args}}})
+	if err := os.WriteFile(filepath.Join(e.dir, "mcp.json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Load(config.Options{ZotHome: e.dir, ProjectDir: e.dir, LookupEnv: func(string) (string, bool) { return "", false }})
+	if len(cfg.Servers) != 1 {
+		t.Fatalf("servers %+v (problems %v)", cfg.Servers, cfg.Problems)
+	}
+	e.cfg = &cfg.Servers[0]
+	return e
+}
+
+// server is a new Server of the entry, as a new process of the bridge makes it.
+func (e *eraStdio) server(t *testing.T, h Host) *Server {
+	s := New(e.cfg, &Deps{Clock: clock.System{}, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: h})
+	t.Cleanup(func() { s.Stop(ctxGuard(t)) })
+	return s
+}
+
+func lines(t *testing.T, file, want string) int {
+	t.Helper()
+	f, err := os.Open(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		if strings.Contains(sc.Text(), want) {
+			n++
+		}
+	}
+	return n
+}
+
+func (e *eraStdio) counts(t *testing.T) (starts, discovers, inits int) {
+	return lines(t, e.starts, ""), lines(t, e.record, `"method":"server/discover"`), lines(t, e.record, `"method":"initialize"`)
+}
+
+// TestSleepingStdioServerEra: a sleeping stdio server is spawned once per wake in either
+// era; one that exits on server/discover once more on its first wake only, and one that
+// claims the modern era and then answers as a legacy server gets one reopen; each is
+// remembered, in the process (the next wake) and through the host (the next process,
+// which speaks the remembered era first).
+func TestSleepingStdioServerEra(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, mode string
+		want       string
+		// after two wakes of one process, then one wake of the next
+		starts, discovers, inits int
+	}{
+		// A modern server is probed on every wake ("discover as normal").
+		{name: "modern", mode: "", want: mcp.LATEST_PROTOCOL_VERSION, starts: 3, discovers: 3, inits: 0},
+		// A legacy server is probed once, then spoken to with initialize only.
+		{name: "legacy", mode: "legacy", want: mcp.LATEST_LEGACY_PROTOCOL_VERSION, starts: 3, discovers: 1, inits: 3},
+		{name: "exits on discover", mode: "exit", want: mcp.LATEST_LEGACY_PROTOCOL_VERSION, starts: 4, discovers: 1, inits: 3},
+		{name: "claims modern, behaves legacy", mode: "claim", want: mcp.LATEST_LEGACY_PROTOCOL_VERSION, starts: 4, discovers: 1, inits: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEraStdio(t, tt.mode)
+			host := &eraHost{}
+			s := e.server(t, host)
+			for wake := range 2 {
+				if got := mustCall(t, s, "echo", map[string]any{"text": "hi"}); got != "hi" {
+					t.Fatalf("wake %d: %q", wake, got)
+				}
+				if p := s.Info().Protocol; p != tt.want {
+					t.Fatalf("wake %d: protocol %q, want %q", wake, p, tt.want)
+				}
+				s.Stop(ctxGuard(t)) // idle sleep
+			}
+			if got := host.got(); len(got) != 1 || got[0] != tt.want {
+				t.Errorf("the host was told %q, want [%s] once", got, tt.want)
+			}
+			// The next process, told what the cache remembered.
+			next := e.server(t, host)
+			next.SetProtocol(tt.want)
+			if got := mustCall(t, next, "echo", map[string]any{"text": "again"}); got != "again" {
+				t.Fatalf("next process: %q", got)
+			}
+			if st := next.Status(); st.Protocol != tt.want {
+				t.Errorf("next process: status protocol %q, want %q", st.Protocol, tt.want)
+			}
+			if starts, discovers, inits := e.counts(t); starts != tt.starts || discovers != tt.discovers || inits != tt.inits {
+				t.Errorf("starts %d, server/discover %d, initialize %d; want %d, %d, %d", starts, discovers, inits, tt.starts, tt.discovers, tt.inits)
+			}
+		})
+	}
+}

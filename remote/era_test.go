@@ -1,0 +1,167 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/session"
+)
+
+// eraHTTP is an mcp-go streamable HTTP server with a record of what reached it.
+type eraHTTP struct {
+	srv *server.MCPServer
+	url string
+
+	mu        sync.Mutex
+	methods   map[string]int // JSON-RPC methods of the POSTs
+	gets      int
+	sessioned int // requests that carried Mcp-Session-Id
+}
+
+// newEraHTTP serves both eras, or the legacy one only; garbage answers server/discover
+// with an empty result before the server sees it.
+func newEraHTTP(t *testing.T, legacyOnly, garbage bool) *eraHTTP {
+	t.Helper()
+	e := &eraHTTP{methods: map[string]int{}}
+	e.srv = server.NewMCPServer("era", "1.0", server.WithToolCapabilities(true))
+	e.srv.AddTool(mcp.NewTool("echo"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
+	var opts []server.StreamableHTTPOption
+	if legacyOnly {
+		opts = append(opts, server.WithStreamableHTTPProtocolVersions(mcp.LegacyProtocolVersions()...))
+	}
+	h := server.NewStreamableHTTPServer(e.srv, opts...)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			_ = json.Unmarshal(body, &m)
+		}
+		e.mu.Lock()
+		e.methods[m.Method]++
+		if r.Method == http.MethodGet {
+			e.gets++
+		}
+		if r.Header.Get("Mcp-Session-Id") != "" {
+			e.sessioned++
+		}
+		e.mu.Unlock()
+		if garbage && m.Method == string(mcp.MethodServerDiscover) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`))
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	e.url = ts.URL + "/mcp"
+	return e
+}
+
+// TestStreamableHTTPEra: a modern server is spoken to statelessly (no initialize, no
+// session id, no GET stream) and its list changes come on subscriptions/listen; a legacy
+// one (or one whose discover answer is garbage) keeps initialize, its session and the GET
+// stream; a remembered or pinned legacy era sends no probe.
+func TestStreamableHTTPEra(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                string
+		legacyOnly, garbage bool
+		era                 session.Era
+		want                string
+		discovers, inits    int
+		stateless           bool
+	}{
+		{name: "modern", want: mcp.LATEST_PROTOCOL_VERSION, discovers: 1, inits: 0, stateless: true},
+		{name: "legacy only", legacyOnly: true, want: mcp.LATEST_LEGACY_PROTOCOL_VERSION, discovers: 1, inits: 1},
+		{name: "garbage discover", garbage: true, want: mcp.LATEST_LEGACY_PROTOCOL_VERSION, discovers: 1, inits: 2},
+		{name: "remembered legacy", era: session.Era{Known: mcp.LATEST_LEGACY_PROTOCOL_VERSION}, want: mcp.LATEST_LEGACY_PROTOCOL_VERSION, discovers: 0, inits: 1},
+		{name: "pinned legacy", era: session.Era{Pin: "2025-06-18"}, want: "2025-06-18", discovers: 0, inits: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEraHTTP(t, tt.legacyOnly, tt.garbage)
+			cfg := &config.Server{Name: "r", Source: "mcp.json", URL: e.url, Transport: config.TransportStreamableHTTP,
+				ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: e.url}}
+			d := testDeps()
+			getOpen := make(chan struct{}, 8)
+			d.Answered = func(method string, status int) {
+				if method == http.MethodGet && status == http.StatusOK {
+					getOpen <- struct{}{}
+				}
+			}
+			notes := make(chan string, 16)
+			h := testHandlers()
+			h.Era = tt.era
+			h.OnNotification = func(n mcp.JSONRPCNotification) { notes <- n.Method }
+			sess, err := NewServer(cfg, d, nil).Open(testCtx(t), h)
+			if err != nil {
+				t.Fatalf("open: %v", err)
+			}
+			defer sess.Close(context.Background())
+			if got := sess.Info().Protocol; got != tt.want {
+				t.Errorf("protocol %q, want %q", got, tt.want)
+			}
+			if _, err := sess.CallTool(testCtx(t), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "echo"}}); err != nil {
+				t.Fatalf("call: %v", err)
+			}
+			// Once the stream that carries list changes is open, a change reaches us.
+			ctx := testCtx(t)
+			if tt.stateless {
+				waitNote(ctx, t, notes, mcp.MethodNotificationSubscriptionsAcknowledged)
+			} else {
+				select {
+				case <-getOpen:
+				case <-ctx.Done():
+					t.Fatal("no GET stream opened")
+				}
+			}
+			e.srv.AddTool(mcp.NewTool("late"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText("late"), nil
+			})
+			waitNote(ctx, t, notes, string(mcp.MethodNotificationToolsListChanged))
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if d, i := e.methods[string(mcp.MethodServerDiscover)], e.methods[string(mcp.MethodInitialize)]; d != tt.discovers || i != tt.inits {
+				t.Errorf("server/discover %d, initialize %d; want %d, %d", d, i, tt.discovers, tt.inits)
+			}
+			if tt.stateless && (e.gets != 0 || e.sessioned != 0) {
+				t.Errorf("a modern connection sent %d GETs and %d requests with a session id, want none", e.gets, e.sessioned)
+			}
+			if !tt.stateless && e.sessioned == 0 {
+				t.Errorf("a legacy connection sent no session id")
+			}
+		})
+	}
+}
+
+func waitNote(ctx context.Context, t *testing.T, notes <-chan string, want string) {
+	t.Helper()
+	for {
+		select {
+		case m := <-notes:
+			if m == want {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatalf("no %s", want)
+		}
+	}
+}

@@ -1,0 +1,231 @@
+package session
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+)
+
+const (
+	modernV = mcp.LATEST_PROTOCOL_VERSION
+	legacyV = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+)
+
+// eraServer is one fakemcp over stdio with -discover mode, counting its starts and
+// recording what it receives.
+type eraServer struct {
+	cfg           *config.Server
+	starts, recFn string
+}
+
+func newEraServer(t *testing.T, mode string) *eraServer {
+	t.Helper()
+	dir := t.TempDir()
+	s := &eraServer{starts: filepath.Join(dir, "starts"), recFn: filepath.Join(dir, "record")}
+	args := []string{"-starts", s.starts, "-record", s.recFn}
+	if mode != "" {
+		args = append(args, "-discover", mode)
+	}
+	bin := testutil.FakeServer(t)
+	s.cfg = &config.Server{Name: "era", Source: "mcp.json", Command: bin, Args: args, Transport: config.TransportStdio,
+		Raw: config.Raw{Command: bin, Args: args}}
+	return s
+}
+
+func (s *eraServer) open(ctx context.Context, e Era) (Session, error) {
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
+	if e.Clock == nil {
+		e.Clock = clock.System{}
+	}
+	env := append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	return OpenStdio(ctx, Stdio{Config: s.cfg, Env: env, Log: zerolog.Nop(), Clock: clock.System{}}, Handlers{Init: init, Era: e})
+}
+
+// count is how many lines of file hold want (every line when want is "").
+func count(t *testing.T, file, want string) int {
+	t.Helper()
+	f, err := os.Open(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), want) {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *eraServer) counts(t *testing.T) (starts, discovers, inits int) {
+	return count(t, s.starts, ""), count(t, s.recFn, `"method":"server/discover"`), count(t, s.recFn, `"method":"initialize"`)
+}
+
+// TestStdioEra: every way a stdio server meets the probe ends on one era, with the
+// process started once (twice only when it exits on the probe), and a remembered or
+// pinned era skips or insists on the probe.
+func TestStdioEra(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, mode string
+		era        Era
+		want       string
+		starts     int
+		discovers  int
+		inits      int
+	}{
+		{name: "both eras: modern", mode: "", want: modernV, starts: 1, discovers: 1, inits: 0},
+		{name: "legacy server", mode: "legacy", want: legacyV, starts: 1, discovers: 1, inits: 1},
+		{name: "garbage discover", mode: "garbage", want: legacyV, starts: 1, discovers: 1, inits: 1},
+		{name: "exits on discover", mode: "exit", want: legacyV, starts: 2, discovers: 1, inits: 1},
+		{name: "remembered legacy: no probe", mode: "", era: Era{Known: legacyV}, want: legacyV, starts: 1, discovers: 0, inits: 1},
+		{name: "remembered modern", mode: "", era: Era{Known: modernV}, want: modernV, starts: 1, discovers: 1, inits: 0},
+		{name: "pinned legacy: no probe", mode: "", era: Era{Pin: "2025-06-18"}, want: "2025-06-18", starts: 1, discovers: 0, inits: 1},
+		{name: "pinned modern", mode: "", era: Era{Pin: modernV}, want: modernV, starts: 1, discovers: 1, inits: 0},
+		{name: "modern-only server", mode: "modern", want: modernV, starts: 1, discovers: 1, inits: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			srv := newEraServer(t, tt.mode)
+			sess, err := srv.open(ctx, tt.era)
+			if err != nil {
+				t.Fatalf("open: %v", err)
+			}
+			defer sess.Close(context.Background())
+			if got := sess.Info().Protocol; got != tt.want {
+				t.Errorf("protocol %q, want %q", got, tt.want)
+			}
+			// A request goes through in the era found.
+			if _, _, err := sess.ListTools(ctx); err != nil {
+				t.Fatalf("list: %v", err)
+			}
+			starts, discovers, inits := srv.counts(t)
+			if starts != tt.starts || discovers != tt.discovers || inits != tt.inits {
+				t.Errorf("starts %d, server/discover %d, initialize %d; want %d, %d, %d", starts, discovers, inits, tt.starts, tt.discovers, tt.inits)
+			}
+		})
+	}
+}
+
+// TestStdioEraHungProbe: a server that never answers server/discover is spoken to with
+// initialize once the probe's own deadline passes on the injected clock, on the same
+// process.
+func TestStdioEraHungProbe(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := newEraServer(t, "hang")
+	fake := clock.NewFake()
+	type result struct {
+		s   Session
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := srv.open(ctx, Era{Clock: fake})
+		done <- result{s, err}
+	}()
+	testutil.AdvanceWhenWaiting(ctx, t, fake, DefaultProbeTimeout)
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("open: %v", r.err)
+	}
+	defer r.s.Close(context.Background())
+	if got := r.s.Info().Protocol; got != legacyV {
+		t.Errorf("protocol %q, want %q", got, legacyV)
+	}
+	if starts, discovers, inits := srv.counts(t); starts != 1 || discovers != 1 || inits != 1 {
+		t.Errorf("starts %d, server/discover %d, initialize %d; want 1 each", starts, discovers, inits)
+	}
+}
+
+// TestStdioEraPinnedModernRefusesLegacy: pinned to 2026-07-28, a legacy server is not
+// sent initialize, and the error says which field to remove.
+func TestStdioEraPinnedModernRefusesLegacy(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := newEraServer(t, "legacy")
+	_, err := srv.open(ctx, Era{Pin: modernV})
+	var nm *NotModernError
+	if !errors.As(err, &nm) || !strings.Contains(err.Error(), `remove "protocolVersion"`) {
+		t.Fatalf("err = %v, want a NotModernError naming the field to remove", err)
+	}
+	if _, discovers, inits := srv.counts(t); discovers != 1 || inits != 0 {
+		t.Errorf("server/discover %d, initialize %d; want 1, 0", discovers, inits)
+	}
+}
+
+// TestStdioEraClaimedModern: a server that answers the probe as a modern server and
+// then refuses the first request as a legacy one fails it with a ClaimedModernError
+// (the caller reopens in the legacy era).
+func TestStdioEraClaimedModern(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := newEraServer(t, "claim")
+	sess, err := srv.open(ctx, Era{})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer sess.Close(context.Background())
+	_, _, err = sess.ListTools(ctx)
+	var claimed *ClaimedModernError
+	if !errors.As(err, &claimed) {
+		t.Fatalf("list: %v, want a ClaimedModernError", err)
+	}
+	reopened, err := srv.open(ctx, Era{}.Legacy())
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer reopened.Close(context.Background())
+	if _, _, err := reopened.ListTools(ctx); err != nil || reopened.Info().Protocol != legacyV {
+		t.Fatalf("reopened in the legacy era: %v, protocol %q", err, reopened.Info().Protocol)
+	}
+}
+
+// TestCheckDiscover: only a result that names the requested revision among
+// supportedVersions, with capabilities, makes a modern server.
+func TestCheckDiscover(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, result string
+		ok           bool
+	}{
+		{"modern", `{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{}}`, true},
+		{"empty", `{}`, false},
+		{"null", `null`, false},
+		{"not an object", `[1]`, false},
+		{"legacy versions only", `{"supportedVersions":["2025-11-25"],"capabilities":{}}`, false},
+		{"versions not strings", `{"supportedVersions":[1],"capabilities":{}}`, false},
+		{"no capabilities", `{"supportedVersions":["2026-07-28"]}`, false},
+		{"capabilities not an object", `{"supportedVersions":["2026-07-28"],"capabilities":"all"}`, false},
+	}
+	for _, tt := range tests {
+		if why := checkDiscover(json.RawMessage(tt.result), modernV); (why == "") != tt.ok {
+			t.Errorf("%s: %q", tt.name, why)
+		}
+	}
+}
