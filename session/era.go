@@ -36,7 +36,8 @@ import (
 //
 // The fallback follows the spec's dual-era rule: any failure of the probe that is not a
 // modern answer, and its timeout, fall back; -32022 with data.supported naming another
-// modern version is retried once by mcp-go (negotiateModern).
+// modern version is retried once by mcp-go (negotiateModern), and naming the version
+// asked for, once by the guard.
 
 // DefaultProbeTimeout bounds server/discover on a server whose era is unknown; a server
 // that answered it last time gets RememberedProbeTimeout, so a slow start does not make
@@ -219,7 +220,10 @@ func (g *eraGuard) send(ctx context.Context, req transport.JSONRPCRequest,
 }
 
 // discover sends one probe under its own deadline, ended early by the session's end,
-// and judges its answer.
+// and judges its answer. A -32022 whose data.supported names the very version asked for
+// (a server that rejects a client's first request whatever it says) is sent once more
+// here: mcp-go retries only when the list names another version, and would otherwise
+// fall back to initialize on a server that speaks only the modern era.
 func (g *eraGuard) discover(ctx context.Context, req transport.JSONRPCRequest,
 	next func(context.Context, transport.JSONRPCRequest) (*transport.JSONRPCResponse, error)) (*transport.JSONRPCResponse, error) {
 	pctx, cancel := clock.WithTimeout(ctx, g.clock, g.plan.timeout)
@@ -227,6 +231,9 @@ func (g *eraGuard) discover(ctx context.Context, req transport.JSONRPCRequest,
 	stop := context.AfterFunc(g.life, cancel)
 	defer stop()
 	resp, err := next(pctx, req)
+	if err == nil && supportsAsked(resp, requestedVersion(req.Params)) {
+		resp, err = next(pctx, req)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.probes++
@@ -261,6 +268,22 @@ func (g *eraGuard) discover(ctx context.Context, req transport.JSONRPCRequest,
 		return nil, err
 	}
 	return resp, nil
+}
+
+// supportsAsked reports whether resp is a -32022 (unsupported protocol version) whose
+// data.supported lists version itself.
+func supportsAsked(resp *transport.JSONRPCResponse, version string) bool {
+	if resp == nil || resp.Error == nil || resp.Error.Code != mcp.UNSUPPORTED_PROTOCOL_VERSION || version == "" {
+		return false
+	}
+	var data struct {
+		Supported []string `json:"supported"`
+	}
+	raw, err := json.Marshal(resp.Error.Data)
+	if err != nil || json.Unmarshal(raw, &data) != nil {
+		return false
+	}
+	return slices.Contains(data.Supported, version)
 }
 
 // settle ends the handshake: what the guard checks from now on is the first requests.

@@ -2,16 +2,24 @@ package session
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
@@ -227,5 +235,51 @@ func TestCheckDiscover(t *testing.T) {
 		if why := checkDiscover(json.RawMessage(tt.result), modernV); (why == "") != tt.ok {
 			t.Errorf("%s: %q", tt.name, why)
 		}
+	}
+}
+
+// TestProbeRetriedOnItsOwnVersion: a server that answers the client's first request with
+// -32022 and data.supported naming the very version asked for gets the probe once more,
+// and the connection speaks the modern era; before, mcp-go (which retries only for
+// another version) fell back to initialize, which such a server refuses.
+func TestProbeRetriedOnItsOwnVersion(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := server.NewMCPServer("modern-only", "1", server.WithToolCapabilities(false))
+	var mu sync.Mutex
+	var methods []string
+	rejected := false
+	inner := server.NewStreamableHTTPServer(srv)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(body, &req)
+		mu.Lock()
+		methods = append(methods, req.Method)
+		first := !rejected && r.Method == http.MethodPost
+		rejected = rejected || first
+		mu.Unlock()
+		if first {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":[%q]}}}`,
+				req.ID, mcp.LATEST_PROTOCOL_VERSION)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		inner.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	c := openHTTP(t, ctx, hs.URL, "", nil)
+	if p := c.Info().Protocol; !mcp.IsModernProtocol(p) {
+		t.Fatalf("the connection speaks %q, want the modern era", p)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if slices.Contains(methods, string(mcp.MethodInitialize)) || len(methods) < 2 || methods[0] != string(mcp.MethodServerDiscover) || methods[1] != string(mcp.MethodServerDiscover) {
+		t.Errorf("requests %q, want server/discover twice and no initialize", methods)
 	}
 }
