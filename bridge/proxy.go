@@ -126,7 +126,8 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	if msg := b.validator.Check(e, args); msg != "" {
+	args, msg := b.validator.Fit(e, args)
+	if msg != "" {
 		r := toolresult.Error("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, toolview.CompactSchema(e.CacheTool().InputSchema, schemaBudget))
 		return nil, nil, &r
 	}

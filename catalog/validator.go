@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -44,6 +45,40 @@ func (v *Validator) Check(e *Entry, args json.RawMessage) string {
 		return schemacheck.ErrorText(err)
 	}
 	return ""
+}
+
+// Fit checks args against e's input schema like Check, and when they do not match only
+// because optional arguments are null where the schema wants a value, it leaves those out
+// and returns the arguments without them: models write null for "not given", and a
+// server never sees a null its schema refuses. args is returned as is otherwise.
+func (v *Validator) Fit(e *Entry, args json.RawMessage) (json.RawMessage, string) {
+	msg := v.Check(e, args)
+	if msg == "" {
+		return args, ""
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(args, &fields) != nil {
+		return args, msg
+	}
+	var schema struct {
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(e.CacheTool().InputSchema, &schema)
+	dropped := false
+	for k, raw := range fields {
+		if string(bytes.TrimSpace(raw)) == "null" && !slices.Contains(schema.Required, k) {
+			delete(fields, k)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return args, msg
+	}
+	fitted, err := json.Marshal(fields)
+	if err != nil || v.Check(e, fitted) != "" {
+		return args, msg
+	}
+	return fitted, ""
 }
 
 func (v *Validator) schema(e *Entry) *jsonschema.Schema {

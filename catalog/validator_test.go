@@ -45,3 +45,40 @@ func TestValidatorFollowsSchemaChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestValidatorFitLeavesOutOptionalNulls: an optional argument given as null where its
+// schema wants a value is left out (models write null for "not given"), and only then;
+// a required null, a null the schema allows and other faults are not touched. Before,
+// such a call was refused before it reached the server.
+func TestValidatorFitLeavesOutOptionalNulls(t *testing.T) {
+	schema := `{"type":"object","required":["q"],"properties":{"q":{"type":"string"},"verbose":{"type":"boolean"},"note":{"type":["string","null"]}}}`
+	e := &Entry{Name: "mcp__a__t", Server: "a", Tool: Head{Name: "t"}, body: toolBody{raw: &cache.Tool{Name: "t", InputSchema: []byte(schema)}}}
+	tests := []struct {
+		name, args, want string
+		fails            bool
+	}{
+		{name: "valid as given", args: `{"q":"x","verbose":true}`, want: `{"q":"x","verbose":true}`},
+		{name: "optional null left out", args: `{"q":"x","verbose":null}`, want: `{"q":"x"}`},
+		{name: "a null the schema allows is kept", args: `{"q":"x","note":null}`, want: `{"q":"x","note":null}`},
+		{name: "required null", args: `{"q":null}`, fails: true},
+		{name: "another fault beside an optional null", args: `{"q":1,"verbose":null}`, fails: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v Validator
+			got, msg := v.Fit(e, []byte(tt.args))
+			if tt.fails {
+				if msg == "" {
+					t.Fatalf("Fit(%s) = %s, want a fault", tt.args, got)
+				}
+				if string(got) != tt.args {
+					t.Errorf("refused arguments changed: %s", got)
+				}
+				return
+			}
+			if msg != "" || string(got) != tt.want {
+				t.Errorf("Fit(%s) = %s, %q; want %s", tt.args, got, msg, tt.want)
+			}
+		})
+	}
+}
