@@ -42,6 +42,7 @@ var runs = []run{
 	{`^Benchmark(Search|IndexBuild|SearchQuality)$`, "1s", ""},
 	{`^BenchmarkFirstSearch$`, "20x", "./bridge"},
 	{`^BenchmarkFirstStart$`, "5x", ""},
+	{`^BenchmarkFirstCallEra$`, "10x", ""},
 }
 
 func (r run) args(count int) []string {

@@ -18,6 +18,7 @@ const (
 	bQuality     = "BenchmarkSearchQuality/set=%s/kind=%s"
 	bFirstSearch = "BenchmarkFirstSearch/%s"
 	bFirst       = "BenchmarkFirstStart"
+	bEra         = "BenchmarkFirstCallEra/era=%s"
 	hostWindow   = 250.0 // ms the host keeps registrations after hello_ack
 )
 
@@ -470,5 +471,29 @@ func sections() []section {
 			"Only when the sources differ from the stamp does the launcher run `go build` first (seconds), and its log says so."
 	}
 	out = append(out, fs)
+
+	// The first call to a sleeping stdio server in each MCP era.
+	era := func(name string) string { return fmt.Sprintf(bEra, name) }
+	es := section{
+		title: "First call to a sleeping stdio server, by MCP era",
+		intro: "A tool call through the bridge to a stdio server that is not running: the spawn, the negotiation of the era and the call, " +
+			"each iteration with a new bridge whose cache lists the server (median of the iterations). Reference: the same call with " +
+			"`\"protocolVersion\": \"2025-11-25\"` (initialize without a probe: what every connection did before the era was negotiated). " +
+			"The server is the same mcp-go fake in every row; `legacy` answers `server/discover` with method-not-found.",
+		rows: []row{
+			{figure: "**modern** (2026-07-28, remembered: server/discover, then the call)", ours: m(era("modern"), "ms/first-call", 1, "ms", 1),
+				ref: m(era("legacy-pinned"), "ms/first-call", 1, "ms", 1), ratio: "ours/ref", target: "≤ 1.10×", met: ratioLE(1.10)},
+			{figure: "legacy, remembered (initialize, no probe)", ours: m(era("legacy"), "ms/first-call", 1, "ms", 1),
+				ref: m(era("legacy-pinned"), "ms/first-call", 1, "ms", 1), ratio: "ours/ref", target: "≤ 1.10×", met: ratioLE(1.10)},
+			{figure: "legacy, first met (the probe, its error, then initialize; once per server)", ours: m(era("legacy-unknown"), "ms/first-call", 1, "ms", 1),
+				ref: m(era("legacy-pinned"), "ms/first-call", 1, "ms", 1), ratio: "ours/ref"},
+		},
+	}
+	es.limits = func(r results) string {
+		return "the process start dominates: the fake is a Go binary whose runtime starts before it reads its first line. The modern era " +
+			"replaces initialize and its notification by one server/discover, so it sends one message fewer; a server met for the first time " +
+			"pays the probe once, and the cache remembers its era for every later wake."
+	}
+	out = append(out, es)
 	return out
 }
