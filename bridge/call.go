@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	gojson "github.com/goccy/go-json"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
@@ -81,7 +82,13 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 	defer unwatch()
 	res, err := srv.Call(ctx, e.Tool.Name, args, catalog.SafeToRepeat(e.Tool.Annotations))
 	if msg := watch.ExpiredText(e.Tool.Name); msg != "" {
-		return toolresult.Error("%s", msg)
+		if !extras.IsStillRunning(res) {
+			return toolresult.Error("%s", msg)
+		}
+		// A task's question expires when its call stops waiting, at the same instant:
+		// the task works on, so the answer must still name it and how to fetch its
+		// result, or the model calls the tool again and the first task is lost.
+		res.Content = append(res.Content, mcp.NewTextContent(msg))
 	}
 	if r, ok := b.urlRequired(e.Server, e.Tool.Name, err); ok {
 		return r

@@ -209,6 +209,11 @@ func StillRunning(t *Task, last *mcp.Task, fetch string) *mcp.CallToolResult {
 	}
 }
 
+// IsStillRunning reports whether res was made by StillRunning.
+func IsStillRunning(res *mcp.CallToolResult) bool {
+	return res != nil && res.Meta != nil && res.Meta.AdditionalFields[stillRunningKey] != nil
+}
+
 // stillRunningKey marks, in a result's _meta, a result made by StillRunning (the bridge's
 // own; a server that sets it only makes mcp__task_result visible).
 const stillRunningKey = "mcp-bridge/still-running"
@@ -216,7 +221,7 @@ const stillRunningKey = "mcp-bridge/still-running"
 // WithHint activates mcp__task_result beside a "still running" result, so a model on
 // a host with deferred tools can call it.
 func WithHint(res *mcp.CallToolResult, out extension.ToolResult) extension.ToolResult {
-	if res == nil || res.Meta == nil || res.Meta.AdditionalFields[stillRunningKey] == nil {
+	if !IsStillRunning(res) {
 		return out
 	}
 	out.ActivateTools = append(out.ActivateTools, TaskResultToolName)
