@@ -96,6 +96,12 @@ func (f *Server) SetTool(name, description string) {
 		})
 }
 
+// ShareListings makes the server mark its list results cacheScope "public" (ttlMs 0) in
+// the modern era, where mcp-go's default is "private": a project server's private listing
+// is never written to the tool cache, so a test about cached tools of a project server
+// needs a server that allows it. Call it before the first session opens.
+func (f *Server) ShareListings() { server.WithCacheHints(0, mcp.CacheScopePublic)(f.srv) }
+
 // RemoveTool removes the named tools.
 func (f *Server) RemoveTool(names ...string) { f.srv.DeleteTools(names...) }
 
