@@ -511,7 +511,11 @@ func TestCLILogOnlyOnRequest(t *testing.T) {
 		e := newCLIEnv(t, tc.vars...)
 		// A failing server is what used to print its error twice: as words and as a
 		// warn-level JSON line.
-		e.writeConfig(e.globalPath(), map[string]any{"alpha": e.fake(), "dead": e.fake("-exit-on-start")})
+		// dead is pinned legacy: with its era unknown, a server that exits at once is spawned
+		// again for initialize (an exit on the probe), and its tail then holds both lines.
+		dead := e.fake("-exit-on-start")
+		dead["protocolVersion"] = "2025-11-25"
+		e.writeConfig(e.globalPath(), map[string]any{"alpha": e.fake(), "dead": dead})
 		r := e.run("refresh")
 		expectCode(t, r, 1, "refresh")
 		if n := strings.Count(r.all(), "fatal: boom"); !tc.want && n != 1 {

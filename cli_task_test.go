@@ -68,7 +68,8 @@ func taskBridge(t *testing.T, ts *taskServer, c clock.Clock) *bridge.Bridge {
 	home := t.TempDir()
 	hs := httptest.NewServer(server.NewStreamableHTTPServer(ts.srv))
 	t.Cleanup(hs.Close)
-	cfg := `{"mcpServers": {"t": {"url": "` + hs.URL + `/mcp"}}}`
+	// 2025-11-25 tasks (the modern era's tasks extension: TestCallWaitsForExtensionTask).
+	cfg := `{"mcpServers": {"t": {"url": "` + hs.URL + `/mcp", "protocolVersion": "2025-11-25"}}}`
 	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,9 @@ func TestCLIDoctorFlagsReplacedEntry(t *testing.T) {
 func TestCLITrustHoldsChangedTools(t *testing.T) {
 	t.Parallel()
 	e := newCLIEnv(t, "PIN_EXTRA=0")
-	e.writeConfig(e.projectPath(), map[string]any{"proj": e.fake("-name", "proj", "-tools", "${PIN_EXTRA}")})
+	// -list-hints: a project server's private listing (the modern era's default) is never
+	// cached, and the held-back tools are compared with the cached ones.
+	e.writeConfig(e.projectPath(), map[string]any{"proj": e.fake("-name", "proj", "-tools", "${PIN_EXTRA}", "-list-hints", "0,public")})
 	expectCode(t, e.run("trust", "proj"), 0, "trust proj")
 	expectCode(t, e.run("refresh"), 0, "first refresh")
 

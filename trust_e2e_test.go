@@ -24,7 +24,9 @@ func TestProjectServersWaitForApproval(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "proj.jsonl")
 	projEntry := func(extra ...string) map[string]any {
 		return map[string]any{"command": testutil.FakeServer(t),
-			"args": append([]string{"-marker", projMarker, "-max-lifetime", "5m", "-record", rec}, extra...)}
+			// -list-hints: a project server's private listing (the modern era's default) is
+			// never cached, and this test is about its cache entry.
+			"args": append([]string{"-marker", projMarker, "-max-lifetime", "5m", "-record", rec, "-list-hints", "0,public"}, extra...)}
 	}
 	writeProject := func(servers map[string]any) {
 		t.Helper()

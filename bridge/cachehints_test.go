@@ -30,7 +30,8 @@ func TestCacheHintsTTL(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newTestEnv(t)
-			e.write(map[string]any{"ttl": e.server("-list-hints", tc.ttl+",public"), "none": e.server()}, nil)
+			// none is a legacy server (mcp-go's modern one sends ttlMs 0 on every list).
+			e.write(map[string]any{"ttl": e.server("-list-hints", tc.ttl+",public"), "none": e.server("-discover", "legacy")}, nil)
 			b := e.bridge(extension.GenNew)
 			if _, errs := b.Refresh(ctxGuard(t), []string{"ttl", "none"}); len(errs) > 0 {
 				t.Fatalf("refresh: %v", errs)

@@ -244,8 +244,10 @@ func (m modesElicitor) Elicit(context.Context, *interact.Elicitation) (*mcp.Elic
 	return interact.Result(mcp.ElicitationResponseActionDecline, nil), nil
 }
 
-// TestElicitAdvertisedModes: initialize carries exactly the modes the bridge handles: both
-// in zot, the Elicitor's elsewhere, none when it handles none.
+// TestElicitAdvertisedModes: the client capabilities carry exactly the modes the bridge
+// handles: both in zot, the Elicitor's elsewhere, none when it handles none; in initialize
+// in the legacy era, in the _meta of server/discover (as of every request) in the modern
+// one.
 func TestElicitAdvertisedModes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -258,30 +260,50 @@ func TestElicitAdvertisedModes(t *testing.T) {
 		{"none", modesElicitor{}, `null`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := make(chan string, 1)
-			hooks := &server.Hooks{}
-			hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
-				raw, _ := json.Marshal(req.Params.Capabilities.Elicitation)
-				got <- string(raw)
+		for _, era := range []string{"2025-11-25", "2026-07-28"} {
+			t.Run(tt.name+" "+era, func(t *testing.T) {
+				got := make(chan string, 1)
+				advertised := func(c *mcp.ClientCapabilities) {
+					var elicit *mcp.ElicitationCapability
+					if c != nil {
+						elicit = c.Elicitation
+					}
+					raw, _ := json.Marshal(elicit)
+					select {
+					case got <- string(raw):
+					default: // a later request: the first one is compared
+					}
+				}
+				hooks := &server.Hooks{}
+				hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+					advertised(&req.Params.Capabilities)
+				})
+				hooks.AddBeforeDiscover(func(_ context.Context, _ any, req *mcp.DiscoverRequest) {
+					advertised(req.Params.Meta.ClientCapabilities())
+				})
+				mcpSrv := server.NewMCPServer("caps", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
+				ts := httptest.NewServer(server.NewStreamableHTTPServer(mcpSrv))
+				// Registered before the bridge's cleanup, so it runs after the bridge closed
+				// its listening stream (Close waits for open connections).
+				t.Cleanup(ts.Close)
+				e := newTestEnv(t)
+				e.write(map[string]any{"r": map[string]any{"url": ts.URL + "/mcp", "transport": "streamable-http", "protocolVersion": era}}, nil)
+				b := e.bridge(extension.GenNew)
+				if tt.elicitor != nil {
+					b.SetElicitor(tt.elicitor)
+				}
+				if err := e.srv(b, "r").Start(ctxGuard(t)); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case g := <-got:
+					if g != tt.want {
+						t.Errorf("advertised elicitation %s, want %s", g, tt.want)
+					}
+				case <-ctxGuard(t).Done():
+					t.Fatal("the server saw no initialize or server/discover")
+				}
 			})
-			mcpSrv := server.NewMCPServer("caps", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
-			ts := httptest.NewServer(server.NewStreamableHTTPServer(mcpSrv))
-			// Registered before the bridge's cleanup, so it runs after the bridge closed
-			// its listening stream (Close waits for open connections).
-			t.Cleanup(ts.Close)
-			e := newTestEnv(t)
-			e.write(map[string]any{"r": map[string]any{"url": ts.URL + "/mcp", "transport": "streamable-http"}}, nil)
-			b := e.bridge(extension.GenNew)
-			if tt.elicitor != nil {
-				b.SetElicitor(tt.elicitor)
-			}
-			if err := e.srv(b, "r").Start(ctxGuard(t)); err != nil {
-				t.Fatal(err)
-			}
-			if g := <-got; g != tt.want {
-				t.Errorf("advertised elicitation %s, want %s", g, tt.want)
-			}
-		})
+		}
 	}
 }

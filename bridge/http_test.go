@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -75,22 +76,27 @@ func callSafe(t *testing.T, s *lifecycle.Server, tool string, args map[string]an
 }
 
 // Item 1: the configured headers (after ${VAR} expansion) go on every request of both
-// transports, including the GET streams and the session DELETE.
+// transports, including the GET streams and the session DELETE of the legacy era, and the
+// modern era's subscriptions/listen stream.
 func TestHTTPHeadersOnEveryRequest(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		mode, transport string
-		methods         []string
+		name, mode, transport, pin string
+		methods                    []string
 	}{
-		{"-http", "streamable-http", []string{"POST", "GET", "DELETE"}},
-		{"-sse", "sse", []string{"GET", "POST"}},
+		{"streamable-http", "-http", "streamable-http", "2025-11-25", []string{"POST", "GET", "DELETE"}},
+		{"streamable-http modern", "-http", "streamable-http", "2026-07-28", []string{"POST"}},
+		{"sse", "-sse", "sse", "", []string{"GET", "POST"}},
 	} {
-		t.Run(tc.transport, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			e := newTestEnv(t)
 			e.env["API_KEY"] = "k-0123456789"
 			url, record := startFakeHTTP(t, tc.mode, "-require-header", "X-Api-Key:k-0123456789")
-			e.write(map[string]any{"r": map[string]any{"url": url, "transport": tc.transport,
-				"headers": map[string]any{"X-Api-Key": "${API_KEY}"}}}, nil)
+			entry := map[string]any{"url": url, "transport": tc.transport, "headers": map[string]any{"X-Api-Key": "${API_KEY}"}}
+			if tc.pin != "" {
+				entry["protocolVersion"] = tc.pin
+			}
+			e.write(map[string]any{"r": entry}, nil)
 			b := e.bridge(extension.GenNew)
 			s := e.srv(b, "r")
 			if got := mustCall(t, s, "echo", map[string]any{"text": "hi"}); got != "hi" {
@@ -99,10 +105,16 @@ func TestHTTPHeadersOnEveryRequest(t *testing.T) {
 			if _, err := s.ListTools(ctxGuard(t)); err != nil {
 				t.Fatal(err)
 			}
-			// The streamable GET stream opens in the background; wait for it.
-			testutil.WaitRecord(t, record, guard, isHTTP("GET", ""))
+			modern := tc.pin == "2026-07-28"
+			if modern {
+				// The listen stream opens in the background; wait for it.
+				testutil.WaitRecord(t, record, guard, func(l testutil.RecordLine) bool { return l.Method == "subscriptions/listen" })
+			} else {
+				// So does the legacy GET stream.
+				testutil.WaitRecord(t, record, guard, isHTTP("GET", ""))
+			}
 			s.Stop(ctxGuard(t))
-			if tc.transport == "streamable-http" {
+			if tc.transport == "streamable-http" && !modern {
 				testutil.WaitRecord(t, record, guard, isHTTP("DELETE", ""))
 			}
 			seen := map[string]bool{}
@@ -118,51 +130,76 @@ func TestHTTPHeadersOnEveryRequest(t *testing.T) {
 					t.Errorf("no %s request recorded; got %d requests", m, len(lines))
 				}
 			}
+			if modern && (seen["GET"] || seen["DELETE"]) {
+				t.Errorf("a modern connection sent a GET stream or a session DELETE: %+v", lines)
+			}
 		})
 	}
 }
 
 // Item 2: a url-only entry falls back to SSE when the POST gets a 4xx, remembers the
-// transport in the cache, and the next session goes straight to SSE.
+// transport in the cache, and the next session goes straight to SSE. Pinned to the legacy
+// era one POST is tried; with the era unknown two, the probe and then the fallback's
+// initialize (the dual-era rule falls back on any failure of the probe).
 func TestURLOnlyFallsBackToSSEAndRemembers(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	url, record := startFakeHTTP(t, "-sse")
-	e.write(map[string]any{"r": map[string]any{"url": url}}, nil)
-	b := e.bridge(extension.GenNew)
-	if _, errs := b.Refresh(ctxGuard(t), []string{"r"}); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	s := e.srv(b, "r")
-	if tr := s.Status().Transport; tr != "sse" {
-		t.Fatalf("transport %q, want sse", tr)
-	}
-	lines := httpLines(t, record)
-	if len(lines) < 2 || lines[0].HTTPMethod != "POST" || lines[0].Path != "/sse" || lines[1].HTTPMethod != "GET" {
-		t.Fatalf("first requests should be the streamable POST, then the SSE GET: %+v", lines)
-	}
-	f, err := cache.Read(cache.DefaultPath(e.home))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ent := f.Servers["r"]; ent == nil || ent.Transport != "sse" {
-		t.Fatalf("cache entry does not remember sse: %+v", ent)
-	}
-	b.Close(ctxGuard(t))
+	for _, tc := range []struct {
+		name  string
+		pin   string
+		posts int
+	}{
+		{"legacy", "2025-11-25", 1},
+		{"negotiated", "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			url, record := startFakeHTTP(t, "-sse")
+			entry := map[string]any{"url": url}
+			if tc.pin != "" {
+				entry["protocolVersion"] = tc.pin
+			}
+			e.write(map[string]any{"r": entry}, nil)
+			b := e.bridge(extension.GenNew)
+			if _, errs := b.Refresh(ctxGuard(t), []string{"r"}); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			s := e.srv(b, "r")
+			if tr := s.Status().Transport; tr != "sse" {
+				t.Fatalf("transport %q, want sse", tr)
+			}
+			lines := httpLines(t, record)
+			ok := len(lines) > tc.posts && lines[tc.posts].HTTPMethod == "GET"
+			for _, l := range lines[:min(tc.posts, len(lines))] {
+				ok = ok && l.HTTPMethod == "POST" && l.Path == "/sse"
+			}
+			if !ok {
+				t.Fatalf("first requests should be %d streamable POSTs, then the SSE GET: %+v", tc.posts, lines)
+			}
+			f, err := cache.Read(cache.DefaultPath(e.home))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ent := f.Servers["r"]; ent == nil || ent.Transport != "sse" {
+				t.Fatalf("cache entry does not remember sse: %+v", ent)
+			}
+			b.Close(ctxGuard(t))
 
-	if err := os.Truncate(record, 0); err != nil {
-		t.Fatal(err)
-	}
-	b2 := e.bridge(extension.GenNew)
-	if got := mustCall(t, e.srv(b2, "r"), "echo", map[string]any{"text": "again"}); got != "again" {
-		t.Fatalf("echo = %q", got)
-	}
-	lines = httpLines(t, record)
-	if len(lines) == 0 || lines[0].HTTPMethod != "GET" || lines[0].Path != "/sse" {
-		t.Fatalf("second session did not go straight to SSE: %+v", lines)
-	}
-	if n := countRecord(t, record, isHTTP("POST", "/sse")); n != 0 {
-		t.Fatalf("second session still probed streamable HTTP (%d POSTs to /sse)", n)
+			if err := os.Truncate(record, 0); err != nil {
+				t.Fatal(err)
+			}
+			b2 := e.bridge(extension.GenNew)
+			if got := mustCall(t, e.srv(b2, "r"), "echo", map[string]any{"text": "again"}); got != "again" {
+				t.Fatalf("echo = %q", got)
+			}
+			lines = httpLines(t, record)
+			if len(lines) == 0 || lines[0].HTTPMethod != "GET" || lines[0].Path != "/sse" {
+				t.Fatalf("second session did not go straight to SSE: %+v", lines)
+			}
+			if n := countRecord(t, record, isHTTP("POST", "/sse")); n != 0 {
+				t.Fatalf("second session still probed streamable HTTP (%d POSTs to /sse)", n)
+			}
+		})
 	}
 }
 
@@ -426,7 +463,8 @@ func TestHTTPSessionForgottenReinitializes(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	url, record := startFakeHTTP(t, "-http", "-forget-session-after", "2")
-	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "streamable-http"}}, nil)
+	// Sessions are the legacy era's (a modern connection has none to forget).
+	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "streamable-http", "protocolVersion": "2025-11-25"}}, nil)
 	s := e.srv(e.bridge(extension.GenNew), "r")
 	if got := mustCall(t, s, "add", map[string]any{"a": 1, "b": 2}); got != "3" {
 		t.Fatalf("add = %q", got)
@@ -507,11 +545,20 @@ func TestNoSecretLeaks(t *testing.T) {
 	goodSSE, _ := startFakeHTTP(t, "-sse", "-require-header", "X-Api-Key:"+canary)
 	echo := func(status int) string {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			// A careless server that echoes credentials everywhere.
+			// A careless server that echoes credentials everywhere. It answers the
+			// request's own id: the first request is server/discover, and the error
+			// that reaches the user is the fallback initialize's.
+			var req struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&req)
+			if len(req.ID) == 0 {
+				req.ID = json.RawMessage("null")
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+r.Header.Get("X-Api-Key")+`"`)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"bad key %s / %s"}}`, r.Header.Get("X-Api-Key"), r.Header.Get("Authorization"))
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"bad key %s / %s"}}`, req.ID, r.Header.Get("X-Api-Key"), r.Header.Get("Authorization"))
 		}))
 		t.Cleanup(ts.Close)
 		return ts.URL + "/mcp"
@@ -657,7 +704,10 @@ func TestStreamableGETStreamReconnectsWithBackoff(t *testing.T) {
 		}
 	}
 
-	e.write(map[string]any{"r": map[string]any{"url": ts.URL + "/mcp", "transport": "streamable-http", "idleTimeout": 0}}, nil)
+	// The GET stream is the legacy era's (a modern connection listens with
+	// subscriptions/listen instead, on its own backoff: session/listen.go).
+	e.write(map[string]any{"r": map[string]any{"url": ts.URL + "/mcp", "transport": "streamable-http", "idleTimeout": 0,
+		"protocolVersion": "2025-11-25"}}, nil)
 	s := e.srv(e.bridge(extension.GenNew), "r")
 	if got := mustCall(t, s, "hello", nil); got != "hi" {
 		t.Fatalf("hello = %q", got)

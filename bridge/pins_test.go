@@ -42,6 +42,13 @@ func newPinEnv(t *testing.T, global, project map[string]map[string]any) *pinEnv 
 		t.Fatal(err)
 	}
 	maps.Copy(e.servers, inproctest.WriteConfig(t, dir, project))
+	// These tests are about the cached tools of project servers, and the modern era's
+	// default cacheScope ("private", mcp-go's) keeps a project server's listing out of
+	// the cache (TestPrivateListingOfAProjectServer); a server that shares its listing
+	// is cached as in the legacy era.
+	for _, s := range e.servers {
+		s.ShareListings()
+	}
 	return e
 }
 

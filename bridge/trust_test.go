@@ -98,7 +98,9 @@ func TestTrustCommands(t *testing.T) {
 	e := newTestEnv(t)
 	rec := filepath.Join(t.TempDir(), "proj.jsonl")
 	e.write(map[string]any{"g": e.server()}, nil)
-	e.writeProject(map[string]any{"proj": e.server("-record", rec), "off": mergeMap(e.server("-record", rec), map[string]any{"enabled": false})})
+	// proj shares its listing (cacheScope public): a project server's private listing,
+	// the modern era's default, is never cached, and the note below is about the cache.
+	e.writeProject(map[string]any{"proj": e.server("-record", rec, "-list-hints", "0,public"), "off": mergeMap(e.server("-record", rec), map[string]any{"enabled": false})})
 	e.seedCache(map[string]int{"g": 1})
 	he := e.startHost(nil)
 	// A disabled project entry is shown as disabled, not as waiting, yet stays gated.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
@@ -28,64 +29,96 @@ func (e *testEnv) bridgeWith(tune func(*Options)) *Bridge {
 	return b
 }
 
-// clientInfos returns the clientInfo of every initialize request the fake server recorded.
-func clientInfos(t *testing.T, record string) []map[string]string {
+// clientInfos returns the clientInfo of every initialize request the fake server recorded,
+// and of every server/discover request (from its _meta, where the modern era carries it).
+func clientInfos(t *testing.T, record string) (inits, discovers []map[string]string) {
 	t.Helper()
-	var out []map[string]string
 	for _, l := range testutil.ReadRecord(t, record) {
-		if l.Method != "initialize" {
-			continue
+		switch l.Method {
+		case "initialize":
+			var p struct {
+				ClientInfo map[string]string `json:"clientInfo"`
+			}
+			if err := json.Unmarshal(l.Params, &p); err != nil {
+				t.Fatalf("initialize params %s: %v", l.Params, err)
+			}
+			inits = append(inits, p.ClientInfo)
+		case "server/discover":
+			var p struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			}
+			if err := json.Unmarshal(l.Params, &p); err != nil {
+				t.Fatalf("server/discover params %s: %v", l.Params, err)
+			}
+			var ci map[string]string
+			if raw := p.Meta[mcp.MetaKeyClientInfo]; raw != nil {
+				if err := json.Unmarshal(raw, &ci); err != nil {
+					t.Fatalf("server/discover clientInfo %s: %v", raw, err)
+				}
+			}
+			discovers = append(discovers, ci)
 		}
-		var p struct {
-			ClientInfo map[string]string `json:"clientInfo"`
-		}
-		if err := json.Unmarshal(l.Params, &p); err != nil {
-			t.Fatalf("initialize params %s: %v", l.Params, err)
-		}
-		out = append(out, p.ClientInfo)
 	}
-	return out
+	return inits, discovers
 }
 
-// TestInitializeReportsVersion checks that servers see the bridge's own version in
-// initialize (Options.Version), on a stdio start and on an HTTP re-initialization
-// after the server forgot the session; with no version given, ClientVersion.
+// TestInitializeReportsVersion checks that servers see the bridge's own version
+// (Options.Version; with no version given, ClientVersion): in initialize in the legacy
+// era, on a stdio start and on an HTTP re-initialization after the server forgot the
+// session; in the _meta of the one server/discover of a modern start, over stdio and HTTP.
 func TestInitializeReportsVersion(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, version, want string
-		http                bool
+		http, modern        bool
 	}{
-		{"stdio", "9.8.7", "9.8.7", false},
-		{"stdio default", "", lifecycle.ClientVersion, false},
-		{"http reinit", "9.8.7", "9.8.7", true},
+		{"stdio", "9.8.7", "9.8.7", false, false},
+		{"stdio default", "", lifecycle.ClientVersion, false, false},
+		{"http reinit", "9.8.7", "9.8.7", true, false},
+		{"stdio modern", "9.8.7", "9.8.7", false, true},
+		{"stdio modern default", "", lifecycle.ClientVersion, false, true},
+		{"http modern", "9.8.7", "9.8.7", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newTestEnv(t)
 			var record string
-			if tt.http {
+			var entry map[string]any
+			switch {
+			case tt.http && tt.modern:
+				var url string
+				url, record = startFakeHTTP(t, "-http")
+				entry = map[string]any{"url": url, "transport": "streamable-http"}
+			case tt.http:
 				var url string
 				url, record = startFakeHTTP(t, "-http", "-forget-session-after", "2")
-				e.write(map[string]any{"s": map[string]any{"url": url, "transport": "streamable-http"}}, nil)
-			} else {
+				entry = map[string]any{"url": url, "transport": "streamable-http"}
+			default:
 				record = t.TempDir() + "/rec.jsonl"
-				e.write(map[string]any{"s": e.server("-record", record)}, nil)
+				entry = e.server("-record", record)
 			}
+			if !tt.modern {
+				// initialize and sessions are the legacy era's.
+				entry["protocolVersion"] = "2025-11-25"
+			}
+			e.write(map[string]any{"s": entry}, nil)
 			s := e.srv(e.bridgeWith(func(o *Options) { o.Version = tt.version }), "s")
 			mustCall(t, s, "add", map[string]any{"a": 1, "b": 2})
-			wantInits := 1
-			if tt.http {
+			wantInits, wantDiscovers := 1, 0
+			switch {
+			case tt.modern:
+				wantInits, wantDiscovers = 0, 1
+			case tt.http:
 				mustCall(t, s, "add", map[string]any{"a": 2, "b": 3}) // forgotten session: initialize again
 				wantInits = 2
 			}
-			infos := clientInfos(t, record)
-			if len(infos) != wantInits {
-				t.Fatalf("%d initialize requests, want %d", len(infos), wantInits)
+			inits, discovers := clientInfos(t, record)
+			if len(inits) != wantInits || len(discovers) != wantDiscovers {
+				t.Fatalf("%d initialize and %d server/discover requests, want %d and %d", len(inits), len(discovers), wantInits, wantDiscovers)
 			}
-			for i, ci := range infos {
+			for i, ci := range append(inits, discovers...) {
 				if ci["name"] != lifecycle.ClientName || ci["version"] != tt.want {
-					t.Errorf("initialize %d: clientInfo %v, want name %q version %q", i+1, ci, lifecycle.ClientName, tt.want)
+					t.Errorf("request %d: clientInfo %v, want name %q version %q", i+1, ci, lifecycle.ClientName, tt.want)
 				}
 			}
 		})

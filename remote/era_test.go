@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -163,5 +164,53 @@ func waitNote(ctx context.Context, t *testing.T, notes <-chan string, want strin
 		case <-ctx.Done():
 			t.Fatalf("no %s", want)
 		}
+	}
+}
+
+// TestStreamableHTTPProbeUnauthorized: a server that refuses the probe with HTTP 401 is
+// not taken for a legacy one: no initialize follows with the same credentials, the start
+// fails as an authorization failure (also when the entry pins the modern era, where the
+// answer is to log in, not to remove "protocolVersion"). Before,
+// the fallback's initialize went out, and its failure, not the probe's, was reported.
+func TestStreamableHTTPProbeUnauthorized(t *testing.T) {
+	t.Parallel()
+	for _, pin := range []string{"", mcp.LATEST_PROTOCOL_VERSION} {
+		t.Run("pin "+pin, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			methods := map[string]int{}
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var m struct {
+					Method string `json:"method"`
+				}
+				_ = json.NewDecoder(r.Body).Decode(&m)
+				mu.Lock()
+				methods[m.Method]++
+				mu.Unlock()
+				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+				w.WriteHeader(http.StatusUnauthorized)
+			}))
+			t.Cleanup(ts.Close)
+			u := ts.URL + "/mcp"
+			cfg := &config.Server{Name: "r", Source: "mcp.json", URL: u, Transport: config.TransportStreamableHTTP,
+				ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: u}}
+			h := testHandlers()
+			h.Era = session.Era{Pin: pin}
+			sess, err := NewServer(cfg, testDeps(), nil).Open(testCtx(t), h)
+			if err == nil {
+				sess.Close(context.Background())
+				t.Fatal("open succeeded")
+			}
+			var e *Error
+			var nm *session.NotModernError
+			if !errors.As(err, &e) || e.Kind != KindAuth || errors.As(err, &nm) {
+				t.Fatalf("err = %v (%#v), want an authorization failure", err, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if d, i := methods[string(mcp.MethodServerDiscover)], methods[string(mcp.MethodInitialize)]; d != 1 || i != 0 {
+				t.Errorf("server/discover %d, initialize %d; want 1, 0", d, i)
+			}
+		})
 	}
 }

@@ -30,6 +30,8 @@ import (
 //     so one without the requested version among supportedVersions, or without
 //     capabilities, is refused here, which makes mcp-go fall back to initialize;
 //   - pinned to the modern era, the fallback's initialize is never sent;
+//   - a probe that could not be authorized (no usable token, HTTP 401) is not followed
+//     by initialize either: the handshake fails with that error (authErrOf);
 //   - a server that claimed the modern era and then answers like a legacy one (an error
 //     before any request succeeded) fails that request with a *ClaimedModernError, on
 //     which the caller reopens once in the legacy era.
@@ -168,6 +170,23 @@ type eraGuard struct {
 	modern   bool   // a probe was answered as a modern server answers
 	settled  bool   // the handshake is over
 	proven   bool   // a request after a modern handshake succeeded
+	// authErr is the probe's failure when it was one of authorization: the fallback's
+	// initialize fails with it too (authErrOf).
+	authErr error
+}
+
+// authErrOf is err when it says the request could not be authorized: no usable token
+// (mcp-go's OAuth handler, which refreshes an expired one first) or an HTTP 401. Such a
+// failure of the probe says nothing of the era, and initialize would go out with the same
+// credentials to the same endpoint: it would only fail again, or with another error that
+// hides this one (a refresh the authorization server refused is the login's end, and the
+// fallback would read the credentials anew), so the handshake fails with the probe's error
+// and the next connection, after a login, probes again.
+func authErrOf(err error) error {
+	if errors.Is(err, transport.ErrOAuthAuthorizationRequired) || errors.Is(err, transport.ErrAuthorizationRequired) {
+		return err
+	}
+	return nil
 }
 
 // legacyLike reports whether a JSON-RPC error is what a legacy server answers to a
@@ -195,10 +214,19 @@ func (g *eraGuard) send(ctx context.Context, req transport.JSONRPCRequest,
 	switch {
 	case !settled && req.Method == string(mcp.MethodServerDiscover):
 		return g.discover(ctx, req, next)
-	case !settled && req.Method == string(mcp.MethodInitialize) && g.plan.only:
+	case !settled && req.Method == string(mcp.MethodInitialize):
 		g.mu.Lock()
-		defer g.mu.Unlock()
-		return nil, &NotModernError{Version: g.plan.version, Probe: g.outcome}
+		authErr, outcome := g.authErr, g.outcome
+		g.mu.Unlock()
+		switch {
+		case authErr != nil:
+			// Before the modern pin's refusal too: the server may well be modern, and
+			// what the user must do is log in, not edit "protocolVersion".
+			return nil, authErr
+		case g.plan.only:
+			return nil, &NotModernError{Version: g.plan.version, Probe: outcome}
+		}
+		return next(ctx, req)
 	case !check || req.Method == string(mcp.MethodSubscriptionsListen):
 		return next(ctx, req)
 	}
@@ -245,6 +273,7 @@ func (g *eraGuard) discover(ctx context.Context, req transport.JSONRPCRequest,
 		g.outcome = fmt.Sprintf("no answer within %s", g.plan.timeout)
 	case err != nil:
 		g.lost = TransportLost(err)
+		g.authErr = authErrOf(err)
 		if g.lost {
 			g.outcome = "the server ended the connection"
 		} else {

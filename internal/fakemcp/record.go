@@ -14,7 +14,7 @@ import (
 //
 //   - notification: {"method":"notifications/...","params":{...}}
 //   - request:      {"method":"...","id":<jsonrpc id>}; tools/call adds
-//     "tool" and "arguments", initialize adds "params"
+//     "tool" and "arguments", initialize and server/discover add "params"
 //   - HTTP request: {"method":"http","httpMethod":"POST","path":"/mcp",
 //     "headers":{"K":["V"]},"rejected":false}; headers holds only the
 //     -require-header key
@@ -119,7 +119,7 @@ func (r *recorder) message(data []byte) {
 			_ = json.Unmarshal(m.Params, &p)
 			line.Tool, line.Arguments = p.Name, p.Arguments
 		}
-		if m.Method == "initialize" {
+		if m.Method == "initialize" || m.Method == "server/discover" {
 			line.Params = m.Params
 		}
 		r.write(line)

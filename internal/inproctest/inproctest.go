@@ -35,7 +35,8 @@ type Server struct {
 	OpenErr func(n int) error
 	// HangOpen makes every open wait until its context ends.
 	HangOpen bool
-	// HangPing makes the server leave pings unanswered until the ping's context ends.
+	// HangPing makes the server leave pings unanswered until the ping's context ends:
+	// ping, and server/discover (a modern connection's ping, and a new one's probe).
 	HangPing bool
 
 	started chan string // tool names whose calls reached the server
@@ -53,14 +54,17 @@ func New(n int) *Server {
 		f.inits++
 		f.mu.Unlock()
 	})
-	hooks.AddBeforePing(func(ctx context.Context, _ any, _ *mcp.PingRequest) {
+	hangPing := func(ctx context.Context) {
 		f.mu.Lock()
 		hang := f.HangPing
 		f.mu.Unlock()
 		if hang {
 			<-ctx.Done()
 		}
-	})
+	}
+	hooks.AddBeforePing(func(ctx context.Context, _ any, _ *mcp.PingRequest) { hangPing(ctx) })
+	// A modern connection pings with server/discover (session.Client.Ping).
+	hooks.AddBeforeDiscover(func(ctx context.Context, _ any, _ *mcp.DiscoverRequest) { hangPing(ctx) })
 	f.srv = server.NewMCPServer("inproc", "1.0", server.WithToolCapabilities(true), server.WithHooks(hooks))
 	f.srv.AddTool(mcp.NewTool("echo", mcp.WithString("text", mcp.Required()), mcp.WithReadOnlyHintAnnotation(true)),
 		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -95,6 +99,12 @@ func (f *Server) SetTool(name, description string) {
 			return mcp.NewToolResultText("ok from " + name), nil
 		})
 }
+
+// ShareListings makes the server mark its list results cacheScope "public" (ttlMs 0) in
+// the modern era, where mcp-go's default is "private": a project server's private listing
+// is never written to the tool cache, so a test about cached tools of a project server
+// needs a server that allows it. Call it before the first session opens.
+func (f *Server) ShareListings() { server.WithCacheHints(0, mcp.CacheScopePublic)(f.srv) }
 
 // RemoveTool removes the named tools.
 func (f *Server) RemoveTool(names ...string) { f.srv.DeleteTools(names...) }
