@@ -268,7 +268,7 @@ func TestClientCredentialsToken(t *testing.T) {
 			var issuer string
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				_ = r.ParseForm()
-				fail := func(why string) { t.Error(why); http.Error(w, `{"error":"invalid_client"}`, 401) }
+				fail := func(why string) { t.Error(why); http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized) }
 				if r.Form.Get("grant_type") != "client_credentials" || r.Form.Get("scope") != "mcp:a" || r.Form.Get("resource") != "https://r/mcp" {
 					fail("form " + r.Form.Encode())
 					return

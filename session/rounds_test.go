@@ -18,13 +18,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 )
 
-// elicitFunc is an elicitation handler.
-type elicitFunc func(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error)
-
-func (f elicitFunc) Elicit(ctx context.Context, r mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	return f(ctx, r)
-}
-
 type rootsList []mcp.Root
 
 func (r rootsList) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
