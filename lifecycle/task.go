@@ -13,6 +13,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // taskAugmented reports whether a call to tool on c runs as a task: the server announced
@@ -54,6 +55,29 @@ type createTaskResult struct {
 	Task *mcp.Task `json:"task"`
 }
 
+// waitTimer is the timer of a task call's wait, which ends AnswerMargin before the
+// call's budget (a nil channel: no budget). It exists before the task does, so a task
+// that can be seen can also be timed out by the clock.
+func (s *Server) waitTimer(ctx context.Context) (expired <-chan struct{}, stop func()) {
+	end := extras.WaitEnd(ctx, interact.AnswerMargin)
+	if end.IsZero() {
+		return nil, func() {}
+	}
+	ch, timer := clock.After(s.d.Clock, end.Sub(s.d.Clock.Now()))
+	return ch, func() { timer.Stop() }
+}
+
+// sendTaskCall sends a tools/call that may become a task on c, settled on the clock;
+// accept marks it as one that takes the tasks extension's task result.
+func (s *Server) sendTaskCall(cctx context.Context, c *conn, params any, accept bool) (*transport.JSONRPCResponse, error) {
+	sctx, release := settled(cctx, s.d.Clock)
+	defer release()
+	if accept {
+		sctx = session.AcceptTasks(sctx)
+	}
+	return c.sess.Request(sctx, string(mcp.MethodToolsCall), params)
+}
+
 // callTask runs req as a task-augmented tools/call on c and waits for its result until
 // the call's budget ends. mcp-go's CallTool cannot take the task a server answers with (it
 // wants content), so the request goes through the client's transport, as Request
@@ -63,19 +87,11 @@ func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 		return s.callExtTask(ctx, cctx, c, req, safeRepeat)
 	}
 	tool := req.Params.Name
-	// The wait's timer exists before the task does, so a task that can be seen can
-	// also be timed out by the clock.
-	var expired <-chan struct{}
-	if end := extras.WaitEnd(ctx, interact.AnswerMargin); !end.IsZero() {
-		ch, timer := clock.After(s.d.Clock, end.Sub(s.d.Clock.Now()))
-		defer timer.Stop()
-		expired = ch
-	}
+	expired, stop := s.waitTimer(ctx)
+	defer stop()
 	params := req.Params
 	params.Task = &mcp.TaskParams{}
-	sctx, release := settled(cctx, s.d.Clock)
-	resp, err := c.sess.Request(sctx, string(mcp.MethodToolsCall), params)
-	release()
+	resp, err := s.sendTaskCall(cctx, c, params, false)
 	if err != nil {
 		s.retireIfEnded(c, err)
 		return nil, s.taskCreateErr(ctx, cctx, tool, err, safeRepeat)

@@ -67,15 +67,9 @@ func (t *extTask) pollEvery() time.Duration {
 // become until the call's budget ends (as callTask does for a 2025-11-25 task).
 func (s *Server) callExtTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRequest, safeRepeat bool) (*mcp.CallToolResult, error) {
 	tool := req.Params.Name
-	var expired <-chan struct{}
-	if end := extras.WaitEnd(ctx, interact.AnswerMargin); !end.IsZero() {
-		ch, timer := clock.After(s.d.Clock, end.Sub(s.d.Clock.Now()))
-		defer timer.Stop()
-		expired = ch
-	}
-	sctx, release := settled(cctx, s.d.Clock)
-	resp, err := c.sess.Request(session.AcceptTasks(sctx), string(mcp.MethodToolsCall), req.Params)
-	release()
+	expired, stop := s.waitTimer(ctx)
+	defer stop()
+	resp, err := s.sendTaskCall(cctx, c, req.Params, true)
 	if err != nil {
 		s.retireIfEnded(c, err)
 		return nil, s.callErr(ctx, cctx, tool, safeRepeat, err)
