@@ -143,6 +143,9 @@ func TestPrivateListingOfAProjectServer(t *testing.T) {
 		t.Error("a start in the project that listed it does not offer its cached tools")
 	}
 	wantState(t, mustServer(t, b, "p"), lifecycle.StateAsleep, "after a start from the cache")
+	if info, _ := commands.Info(b.Commands(), "p"); info.Cache != commands.CacheFresh {
+		t.Errorf("/mcp p in the project that listed it says the cache is %q, want fresh", info.Cache)
+	}
 
 	// Another project: no entry, nothing offered, until it lists the server itself.
 	bo := inOther()
