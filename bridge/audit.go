@@ -74,7 +74,7 @@ func (b *Bridge) freshTools(file *cache.File) map[string][]cache.Tool {
 	out := map[string][]cache.Tool{}
 	for _, name := range b.names {
 		c := b.servers[name].Config()
-		if e := file.Servers[name]; c.Usable() && e != nil && e.Fingerprint == c.Fingerprint() {
+		if e := file.View(b.projectKey)[name]; c.Usable() && e != nil && e.Fingerprint == c.Fingerprint() {
 			out[name] = filterTools(e.Tools, c)
 		}
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/startup"
 	"github.com/zot-mcp/mcp-bridge/toolresult/spill"
 	"github.com/zot-mcp/mcp-bridge/toolview"
+	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
 // Tool names the bridge registers besides the MCP tools.
@@ -116,6 +117,9 @@ type Bridge struct {
 	opts Options
 
 	projectDir string
+	// projectKey is trust.ProjectKey of projectDir: the project whose private listings
+	// this session may use and writes (cache.File.View).
+	projectKey string
 	host       extension.HostInfo
 	cfg        *config.Config
 	mode       Mode
@@ -221,6 +225,7 @@ func (b *Bridge) Load(projectDir string, gen extension.Generation) {
 // loadConfig reads the config files and creates one Server per entry.
 func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.projectDir = projectDir
+	b.projectKey = trust.ProjectKey(projectDir)
 	files := b.boot.InputFiles(projectDir)
 	var env []string
 	lookup := func(k string) (string, bool) {
@@ -262,12 +267,15 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 	b.cacheErr = err
 	tools := map[string][]cache.Tool{}
 	b.stale = nil
+	// Another project's private listing is no entry for this session: it lists the
+	// server itself.
+	entries := file.View(b.projectKey)
 	for _, name := range b.names {
 		s := b.servers[name].Config()
 		if !b.runnable(name) {
 			continue
 		}
-		e := file.Servers[name]
+		e := entries[name]
 		if e != nil && e.Protocol != "" && e.ProtocolKey == s.ProtocolKey() {
 			// The revision is kept while what decides it is unchanged, even when the
 			// tools are stale (another token in an env value).
@@ -285,7 +293,7 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 		b.servers[name].Remote().RememberTransport(config.Transport(e.Transport))
 		tools[name] = b.offeredTools(name, e.Tools, true)
 	}
-	b.x.extras.SetFrom(file.Servers, slices.Collect(maps.Keys(tools)))
+	b.x.extras.SetFrom(entries, slices.Collect(maps.Keys(tools)))
 	b.publishCatalog(tools, registered, unregistered)
 }
 
@@ -410,7 +418,7 @@ func (b *Bridge) loadLocal(dir string) {
 	} else {
 		file, err := cache.Read(b.opts.CachePath)
 		b.catalogFromFile(file, err, nil, nil)
-		b.startup = startup.FromCatalog(b.cats.Loaded(), file)
+		b.startup = startup.FromCatalog(b.cats.Loaded(), file.View(b.projectKey))
 	}
 }
 
@@ -665,7 +673,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 	type result struct {
 		RefreshResult
 		entry   *cache.Entry
-		private bool // keptPrivate
+		private bool // not to be written at all (privateTo)
 	}
 	done := make(chan result, len(names))
 	for _, name := range names {
@@ -677,7 +685,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 			r.Elapsed = b.opts.Clock.Now().Sub(began)
 			if err == nil {
 				r.entry = cacheEntry(srv, tools)
-				r.private = keptPrivate(srv)
+				r.entry.Project, r.private = b.privateTo(srv)
 				srv.ListExtras(ctx, r.entry)
 			}
 			done <- r
@@ -705,6 +713,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 			drop = append(drop, r.Name)
 			continue
 		}
+		// A private listing (entry.Project set) is stored for this project only.
 		put[r.Name] = r.entry
 	}
 	sort.Strings(rep.Failed)
@@ -723,14 +732,15 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 	// Update compares with the file it read under its lock: a comparison with a read of
 	// our own, before taking it, would miss or invent changes made meanwhile by other
 	// processes.
-	changed, prev, err := cache.UpdatePrev(sctx, b.opts.CachePath, put, drop, b.opts.Clock.Now)
+	changed, prev, err := cache.UpdatePrev(sctx, b.opts.CachePath, b.projectKey, put, drop, b.opts.Clock.Now)
 	if err != nil {
 		// Changed means changed on disk: after a failed write nothing is, and the note
 		// must not send the user to /reload-ext. Unsaved names what the write would have
 		// changed, so the note can say what is missing.
 		before, _ := cache.Read(b.opts.CachePath) // never nil
+		seen := before.View(b.projectKey)
 		for _, name := range slices.Sorted(maps.Keys(put)) {
-			if !cache.SameTools(before.Servers[name], put[name]) {
+			if !cache.SameTools(seen[name], put[name]) {
 				rep.Unsaved = append(rep.Unsaved, name)
 			}
 		}
@@ -758,14 +768,22 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 	b.x.extras.Merge(put)
 }
 
-// keptPrivate reports whether the server's last listing must stay out of the tool cache:
-// a listing the server marked cacheScope "private" may be reused only in the
-// authorization context that listed it. The cache is the user's own (0600 under
-// ZOT_HOME), and a global server is the same configuration in every project, so its
-// private listing is cached; a project server's entry is shared by every project whose
-// server has the same fingerprint, so its private listing serves this session only.
-func keptPrivate(s *lifecycle.Server) bool {
-	return s.CacheHints().Private && s.Config().Scope != config.ScopeGlobal
+// privateTo says where the server's last listing may be cached: a listing the server
+// marked cacheScope "private" may be reused only in the authorization context that
+// listed it. The cache is the user's own (0600 under ZOT_HOME), and a global server is
+// the same configuration in every project, so its private listing is cached as any
+// other. A project server's shared entry would be used by every project whose server
+// has the same fingerprint, so its private listing is kept for this project only
+// (project: its key, cache.Entry.Project), and in a session without a project key it is
+// not written at all (unwritten).
+func (b *Bridge) privateTo(s *lifecycle.Server) (project string, unwritten bool) {
+	if !s.CacheHints().Private || s.Config().Scope == config.ScopeGlobal {
+		return "", false
+	}
+	if b.projectKey == "" {
+		return "", true
+	}
+	return b.projectKey, false
 }
 
 // minRefreshAfter is the shortest time a listing is trusted whatever the server's ttlMs:

@@ -129,7 +129,7 @@ func (b *Bridge) addVisible(regs *extension.Registrations, s *startup.Set, look 
 // (deferred mode, with namespaces): what `mcp-bridge doctor` reports.
 func (b *Bridge) AlwaysLoadUse() AlwaysLoadUse {
 	file, _ := cache.Read(b.opts.CachePath)
-	set := startup.FromCatalog(b.catalog(), file)
+	set := startup.FromCatalog(b.catalog(), file.View(b.projectKey))
 	return b.lookFor(set, toolview.Directory(set.Refs()), extension.GenNew, ModeDeferred).use
 }
 

@@ -96,7 +96,7 @@ func (h bridgeHost) ProtocolLearned(s *lifecycle.Server, protocol string) {
 	if b.opts.CachePath == "" {
 		return
 	}
-	name, key := s.Name(), s.Config().ProtocolKey()
+	name, key, project := s.Name(), s.Config().ProtocolKey(), b.projectKey
 	b.bg.Add(1)
 	go func() {
 		defer b.bg.Done()
@@ -104,7 +104,7 @@ func (h bridgeHost) ProtocolLearned(s *lifecycle.Server, protocol string) {
 		// process needs first.
 		ctx, cancel := clock.WithTimeout(context.WithoutCancel(b.bgCtx), b.opts.Clock, protocolWait)
 		defer cancel()
-		if err := cache.SetProtocol(ctx, b.opts.CachePath, name, protocol, key); err != nil {
+		if err := cache.SetProtocol(ctx, b.opts.CachePath, project, name, protocol, key); err != nil {
 			b.opts.Log.Warn().Str("server", name).Err(err).Msg("could not remember the server's MCP revision in the tool cache")
 		}
 	}()

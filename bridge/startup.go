@@ -168,6 +168,8 @@ func (h bootHost) Servers() ([]*config.Server, []bool) {
 
 func (h bootHost) Usable() []*config.Server { return h.b.usableConfigs() }
 
+func (h bootHost) Project() string { return h.b.projectKey }
+
 func (h bootHost) Pins(server string) map[string]string { return h.b.pins.pinsOf(server) }
 
 func (h bootHost) Mode() string { return string(h.b.mode) }

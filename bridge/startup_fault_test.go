@@ -49,7 +49,7 @@ func TestDamagedStartupFileIsDiscardedAndRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := "S\t\"alpha\"\tfp\t99999999999999\n\"echo\"\t\t\"description\":\"x\"\n"
-	head := fmt.Sprintf("mcp-bridge-startup 4 %d %d\nX\t-\t\"\"\t0\t00000000\nP\t%d\t%08x\n", stamp.Size, stamp.ModTime, len(body), crc32.Checksum([]byte(body), crc32.MakeTable(crc32.Castagnoli)))
+	head := fmt.Sprintf("mcp-bridge-startup 5 %d %d\nX\t-\t\"\"\t0\t00000000\nP\t%d\t%08x\n", stamp.Size, stamp.ModTime, len(body), crc32.Checksum([]byte(body), crc32.MakeTable(crc32.Castagnoli)))
 	if err := os.WriteFile(framesPath, []byte(head+body), 0o600); err != nil {
 		t.Fatal(err)
 	}

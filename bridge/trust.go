@@ -202,11 +202,12 @@ func (b *Bridge) pendingTool(name string) (extension.ToolResult, bool) {
 // must still be listed.
 func (b *Bridge) approve(ctx context.Context, names []string) (list []string, err error) {
 	file, _ := cache.Read(b.opts.CachePath)
+	entries := file.View(b.projectKey)
 	grants := make([]trust.Grant, 0, len(names))
 	for _, n := range names {
 		c := b.servers[n].Config()
 		g := trust.Grant{Target: b.pinTarget(c)}
-		if e := file.Servers[n]; e != nil && e.Fingerprint == c.Fingerprint() {
+		if e := entries[n]; e != nil && e.Fingerprint == c.Fingerprint() {
 			g.Tools, g.Listed = e.Tools, true
 		}
 		grants = append(grants, g)
@@ -228,7 +229,7 @@ func (b *Bridge) approve(ctx context.Context, names []string) (list []string, er
 			continue
 		}
 		if grants[i].Listed {
-			put[n] = file.Servers[n]
+			put[n] = entries[n]
 		} else {
 			list = append(list, n)
 		}

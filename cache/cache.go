@@ -6,7 +6,10 @@
 // project on the machine (see DefaultPath). Each configured server has an
 // Entry keyed by its configured name; an entry carries the fingerprint of the
 // server configuration it was built from, so a session only trusts entries
-// whose fingerprint matches its own configuration.
+// whose fingerprint matches its own configuration. A project server's listing
+// that the server marked private (cacheScope "private") is kept apart, under
+// the project it was listed for, and only a session in that project sees it
+// (File.View).
 //
 // Read is on the startup path and is built to be fast: tool schemas stay
 // json.RawMessage and are never decoded into maps. Update merges new entries
@@ -94,6 +97,10 @@ type Entry struct {
 	Resources         []Resource         `json:"resources,omitempty"`
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates,omitempty"`
 	Prompts           []Prompt           `json:"prompts,omitempty"`
+	// Project is, for a private listing of a project server, the project it was listed
+	// for (the key of File.Projects it is stored under); "" for a shared entry. Update
+	// stores an entry by it, and View offers such an entry to that project only.
+	Project string `json:"-"`
 }
 
 // File is the whole cache file: the format version and one Entry per
@@ -101,6 +108,30 @@ type Entry struct {
 type File struct {
 	Version int               `json:"version"`
 	Servers map[string]*Entry `json:"servers"`
+	// Projects holds the private listings of project servers: per project (the
+	// caller's key of the project directory), one Entry per server name. A session in
+	// another project never sees them: to it such a server has no entry of its own, so
+	// it lists the server itself. Absent in files without any (an older bridge ignores
+	// the key, so it never offers them either).
+	Projects map[string]map[string]*Entry `json:"projects,omitempty"`
+}
+
+// View is the entries a session in project sees, by server name: the shared entries,
+// with project's private listings in their place. It is f.Servers itself when project
+// has none; the caller must not modify it.
+func (f *File) View(project string) map[string]*Entry {
+	own := f.Projects[project]
+	if project == "" || len(own) == 0 {
+		return f.Servers
+	}
+	out := make(map[string]*Entry, len(f.Servers)+len(own))
+	for name, e := range f.Servers {
+		out[name] = e
+	}
+	for name, e := range own {
+		out[name] = e
+	}
+	return out
 }
 
 // newFile returns an empty cache of the current version.

@@ -15,7 +15,51 @@ import (
 // as they are, without compacting them again.
 func encodeFile(f *File) ([]byte, error) {
 	size := 64
-	for name, e := range f.Servers {
+	size += entriesSize(f.Servers)
+	for project, m := range f.Projects {
+		size += len(project) + entriesSize(m)
+	}
+	var b bytes.Buffer
+	b.Grow(size)
+
+	b.WriteString("{\n  \"version\": ")
+	b.WriteString(strconv.Itoa(f.Version))
+	b.WriteString(",\n  \"servers\": ")
+	if err := encodeEntries(&b, f.Servers, "  "); err != nil {
+		return nil, err
+	}
+	// Written only when there is one, so a file without private listings reads exactly
+	// as before.
+	projects := make([]string, 0, len(f.Projects))
+	for project, m := range f.Projects {
+		if len(m) > 0 {
+			projects = append(projects, project)
+		}
+	}
+	if len(projects) > 0 {
+		slices.Sort(projects)
+		b.WriteString(",\n  \"projects\": {")
+		for i, project := range projects {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("\n    ")
+			writeString(&b, project)
+			b.WriteString(": ")
+			if err := encodeEntries(&b, f.Projects[project], "    "); err != nil {
+				return nil, err
+			}
+		}
+		b.WriteString("\n  }")
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
+}
+
+// entriesSize estimates the encoded size of entries.
+func entriesSize(entries map[string]*Entry) int {
+	size := 0
+	for name, e := range entries {
 		if e == nil {
 			continue
 		}
@@ -26,14 +70,15 @@ func encodeFile(f *File) ([]byte, error) {
 				len(t.InputSchema) + len(t.OutputSchema) + 256
 		}
 	}
-	var b bytes.Buffer
-	b.Grow(size)
+	return size
+}
 
-	b.WriteString("{\n  \"version\": ")
-	b.WriteString(strconv.Itoa(f.Version))
-	b.WriteString(",\n  \"servers\": {")
-	names := make([]string, 0, len(f.Servers))
-	for name, e := range f.Servers {
+// encodeEntries writes entries as a JSON object by server name, sorted, its closing
+// brace indented by pad.
+func encodeEntries(b *bytes.Buffer, entries map[string]*Entry, pad string) error {
+	b.WriteByte('{')
+	names := make([]string, 0, len(entries))
+	for name, e := range entries {
 		if e != nil {
 			names = append(names, name)
 		}
@@ -43,22 +88,23 @@ func encodeFile(f *File) ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("\n    ")
-		writeString(&b, name)
+		b.WriteString("\n" + pad + "  ")
+		writeString(b, name)
 		b.WriteString(": ")
-		if err := encodeEntry(&b, f.Servers[name]); err != nil {
-			return nil, err
+		if err := encodeEntry(b, entries[name], pad+"  "); err != nil {
+			return err
 		}
 	}
 	if len(names) > 0 {
-		b.WriteString("\n  ")
+		b.WriteString("\n" + pad)
 	}
-	b.WriteString("}\n}\n")
-	return b.Bytes(), nil
+	b.WriteByte('}')
+	return nil
 }
 
-func encodeEntry(b *bytes.Buffer, e *Entry) error {
-	const in = "\n      "
+// encodeEntry writes e, its closing brace indented by pad.
+func encodeEntry(b *bytes.Buffer, e *Entry, pad string) error {
+	in := "\n" + pad + "  "
 	b.WriteString("{" + in + `"fingerprint": `)
 	writeString(b, e.Fingerprint)
 	if e.Transport != "" {
@@ -100,7 +146,7 @@ func encodeEntry(b *bytes.Buffer, e *Entry) error {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if err := encodeTool(b, &e.Tools[i]); err != nil {
+		if err := encodeTool(b, &e.Tools[i], pad+"    "); err != nil {
 			return err
 		}
 	}
@@ -108,16 +154,17 @@ func encodeEntry(b *bytes.Buffer, e *Entry) error {
 		b.WriteString(in)
 	}
 	b.WriteString("]")
-	if err := encodeExtras(b, e); err != nil {
+	if err := encodeExtras(b, e, in); err != nil {
 		return err
 	}
-	b.WriteString("\n    }")
+	b.WriteString("\n" + pad + "}")
 	return nil
 }
 
-func encodeTool(b *bytes.Buffer, t *Tool) error {
-	const in = "\n          "
-	b.WriteString("\n        {" + in + `"name": `)
+// encodeTool writes t, its braces indented by pad.
+func encodeTool(b *bytes.Buffer, t *Tool, pad string) error {
+	in := "\n" + pad + "  "
+	b.WriteString("\n" + pad + "{" + in + `"name": `)
 	writeString(b, t.Name)
 	if t.Title != "" {
 		b.WriteString("," + in + `"title": `)
@@ -145,7 +192,7 @@ func encodeTool(b *bytes.Buffer, t *Tool) error {
 		b.WriteString("," + in + `"annotations": `)
 		b.Write(a)
 	}
-	b.WriteString("\n        }")
+	b.WriteString("\n" + pad + "}")
 	return nil
 }
 

@@ -42,8 +42,8 @@ type Prompt struct {
 // encodeExtras writes the entry's resources, templates and prompts after its tools, each
 // list compact on one line and left out when empty, so an entry of a tools-only server
 // reads exactly as before and older bridges (which ignore unknown keys) still load it.
-func encodeExtras(b *bytes.Buffer, e *Entry) error {
-	const in = "\n      "
+// in starts each line (a newline and the entry's field indentation).
+func encodeExtras(b *bytes.Buffer, e *Entry, in string) error {
 	for _, l := range []struct {
 		key  string
 		n    int

@@ -32,13 +32,16 @@ import (
 //     initialize gave and each tool's registration payload already encoded, with the
 //     tool's pin (the fingerprint an approval pins it by), from which a start with another
 //     configuration builds its frames and holds back the tools that differ from what the
-//     user approved.
+//     user approved. A server's private listings (File.Projects) follow its shared one,
+//     each under its project, so that a start builds its frames from the listings its
+//     project sees (FrameServer.In) and never from another project's.
 //
 // Version 3 added the sent section; version 4 holds payloads of sanitized server text
 // (catalog.CleanTool), so a payload written from the raw text is not sent, the tools'
-// pins and the servers' instructions (registered as namespace text). A file of another
+// pins and the servers' instructions (registered as namespace text); version 5 the
+// private listings, which a reader of version 4 would take for nobody's. A file of another
 // version is stale, not damaged.
-const framesMagic = "mcp-bridge-startup 4"
+const framesMagic = "mcp-bridge-startup 5"
 
 // framesFamily starts the header of every version of the startup file; a header of
 // another version is stale, not damaged.
@@ -78,13 +81,29 @@ func StampOf(path string) (Stamp, error) {
 	return Stamp{Size: st.Size(), ModTime: st.ModTime().UnixNano()}, nil
 }
 
-// FrameServer is one server's tools in the startup file.
+// FrameServer is one server's tools in the startup file: from its shared entry (an empty
+// Fingerprint when it has none) and, in Projects, from its private listings.
 type FrameServer struct {
 	Fingerprint string
 	// Instructions are the cache entry's Instructions (what the server's MCP initialize
 	// said about using it).
 	Instructions string
 	Tools        []FrameTool
+	// Projects are the server's private listings by project (File.Projects' keys); their
+	// own Projects are nil.
+	Projects map[string]*FrameServer
+}
+
+// In is the server's tools as a start in project sees them (File.View): project's
+// private listing, else the shared one. A nil s gives nil.
+func (s *FrameServer) In(project string) *FrameServer {
+	if s == nil {
+		return nil
+	}
+	if p := s.Projects[project]; p != nil && project != "" {
+		return p
+	}
+	return s
 }
 
 // FrameTool is one tool: its MCP name, an opaque one-line payload and its pin (the
@@ -122,30 +141,17 @@ func WriteStartup(path string, stamp Stamp, sent *Sent, servers map[string]*Fram
 	names := slices.Sorted(maps.Keys(servers))
 	for _, n := range names {
 		s := servers[n]
-		if strings.ContainsAny(s.Fingerprint, "\t\n") {
-			return fmt.Errorf("startup file: bad fingerprint for server %q", n)
+		if err := writeFrameServer(&b, "S", strconv.Quote(n), n, s); err != nil {
+			return err
 		}
-		fmt.Fprintf(&b, "S\t%s\t%s\t%d", strconv.Quote(n), s.Fingerprint, len(s.Tools))
-		if s.Instructions != "" {
-			b.WriteString("\t" + strconv.Quote(s.Instructions))
-		}
-		b.WriteByte('\n')
-		for _, t := range s.Tools {
-			if bytes.IndexByte(t.Payload, '\n') >= 0 {
-				return fmt.Errorf("startup file: payload of %s/%s spans lines", n, t.Name)
+		for _, project := range slices.Sorted(maps.Keys(s.Projects)) {
+			p := s.Projects[project]
+			if p == nil || project == "" {
+				continue
 			}
-			if !payloadShape(t.Payload) {
-				return fmt.Errorf("startup file: payload of %s/%s is not a run of JSON members", n, t.Name)
+			if err := writeFrameServer(&b, "R", strconv.Quote(project), n, p); err != nil {
+				return err
 			}
-			if t.Pin != "" && !validKey(t.Pin) {
-				return fmt.Errorf("startup file: pin of %s/%s is not a run of letters and digits", n, t.Name)
-			}
-			b.WriteString(strconv.Quote(t.Name))
-			b.WriteByte('\t')
-			b.WriteString(t.Pin)
-			b.WriteByte('\t')
-			b.Write(t.Payload)
-			b.WriteByte('\n')
 		}
 	}
 	body := b.Bytes()
@@ -164,6 +170,37 @@ func WriteStartup(path string, stamp Stamp, sent *Sent, servers map[string]*Fram
 	out := make([]byte, 0, len(head)+len(frames)+len(body)+32)
 	out = append(append(append(out, head...), frames...), fmt.Appendf(nil, "P\t%d\t%08x\n", len(body), crc32.Checksum(body, crcTable))...)
 	return writeAtomic(path, append(out, body...))
+}
+
+// writeFrameServer writes one listing of server n: its line (kind, then key: the quoted
+// name of a shared listing, the quoted project of a private one) and its tools.
+func writeFrameServer(b *bytes.Buffer, kind, key, n string, s *FrameServer) error {
+	if strings.ContainsAny(s.Fingerprint, "\t\n") {
+		return fmt.Errorf("startup file: bad fingerprint for server %q", n)
+	}
+	fmt.Fprintf(b, "%s\t%s\t%s\t%d", kind, key, s.Fingerprint, len(s.Tools))
+	if s.Instructions != "" {
+		b.WriteString("\t" + strconv.Quote(s.Instructions))
+	}
+	b.WriteByte('\n')
+	for _, t := range s.Tools {
+		if bytes.IndexByte(t.Payload, '\n') >= 0 {
+			return fmt.Errorf("startup file: payload of %s/%s spans lines", n, t.Name)
+		}
+		if !payloadShape(t.Payload) {
+			return fmt.Errorf("startup file: payload of %s/%s is not a run of JSON members", n, t.Name)
+		}
+		if t.Pin != "" && !validKey(t.Pin) {
+			return fmt.Errorf("startup file: pin of %s/%s is not a run of letters and digits", n, t.Name)
+		}
+		b.WriteString(strconv.Quote(t.Name))
+		b.WriteByte('\t')
+		b.WriteString(t.Pin)
+		b.WriteByte('\t')
+		b.Write(t.Payload)
+		b.WriteByte('\n')
+	}
+	return nil
 }
 
 // validKey reports whether k is a non-empty run of ASCII letters and digits.
@@ -352,18 +389,29 @@ func ReadFrames(path string, stamp Stamp) (map[string]*FrameServer, error) {
 // payload is checked for the shape the bridge splices into a frame.
 func parseFrames(rest []byte) (map[string]*FrameServer, error) {
 	servers := map[string]*FrameServer{}
+	var last *FrameServer // the server of the last S line, whose private listings follow it
+	lastName := ""
 	for len(rest) > 0 {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
 		f := bytes.Split(line, []byte{'\t'})
-		if len(f) != 4 && len(f) != 5 || string(f[0]) != "S" {
+		if len(f) != 4 && len(f) != 5 || string(f[0]) != "S" && string(f[0]) != "R" {
 			return nil, errors.New("startup file: damaged server line")
 		}
-		name, err := strconv.Unquote(string(f[1]))
+		key, err := strconv.Unquote(string(f[1]))
 		if err != nil {
 			return nil, errors.New("startup file: damaged server name")
 		}
-		if _, dup := servers[name]; dup {
+		name := key
+		if string(f[0]) == "R" {
+			if last == nil {
+				return nil, errors.New("startup file: a private listing before any server")
+			}
+			name = lastName
+			if _, dup := last.Projects[key]; dup || key == "" {
+				return nil, fmt.Errorf("startup file: damaged private listing of server %q", name)
+			}
+		} else if _, dup := servers[name]; dup {
 			return nil, fmt.Errorf("startup file: server %q listed twice", name)
 		}
 		n, err := strconv.Atoi(string(f[3]))
@@ -395,7 +443,15 @@ func parseFrames(rest []byte) (map[string]*FrameServer, error) {
 			}
 			s.Tools = append(s.Tools, FrameTool{Name: tool, Payload: payload, Pin: string(pin)})
 		}
+		if string(f[0]) == "R" {
+			if last.Projects == nil {
+				last.Projects = map[string]*FrameServer{}
+			}
+			last.Projects[key] = s
+			continue
+		}
 		servers[name] = s
+		last, lastName = s, name
 	}
 	return servers, nil
 }

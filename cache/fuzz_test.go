@@ -17,6 +17,7 @@ func FuzzReadFrames(f *testing.F) {
 	f.Add([]byte("S\t\"a\"\tf\t99999999999999\n\"t\"\t\t\"p\":1\n"))
 	f.Add([]byte("S\t\"a b\\tc\"\tf1\t2\n\"t\\\"1\"\t\t\"description\":\"x\\ty\"\n\"two\"\tff\t\"p\":2\nS\t\"empty\"\tf2\t0\n"))
 	f.Add([]byte("S\t\"a\"\tf\t-1\n"))
+	f.Add([]byte("S\t\"a\"\tf\t0\nR\t\"/p\"\tf\t1\n\"t\"\t\t\"p\":1\n"))
 	f.Add([]byte(""))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, body []byte) {

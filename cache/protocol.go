@@ -8,12 +8,13 @@ import (
 )
 
 // SetProtocol records, under Update's lock, the MCP revision a server spoke (protocol)
-// and the key of what decided it (key) in the server's existing entry, keeping the rest
+// and the key of what decided it (key) in the server's existing entry as a session in
+// project sees it (File.View), keeping the rest
 // of the entry (and its UpdatedAt) as it is. It is how a revision learned by a start that
 // listed nothing reaches the next process. A server without an entry is left alone: its
 // first listing writes the entry, revision included. The file is rewritten only when the
 // entry changes.
-func SetProtocol(ctx context.Context, path, name, protocol, key string) error {
+func SetProtocol(ctx context.Context, path, project, name, protocol, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -29,7 +30,7 @@ func SetProtocol(ctx context.Context, path, name, protocol, key string) error {
 	if err != nil {
 		return err
 	}
-	e := cur.Servers[name]
+	e := cur.View(project)[name]
 	if e == nil || (e.Protocol == protocol && e.ProtocolKey == key) {
 		return nil
 	}

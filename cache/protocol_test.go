@@ -26,10 +26,10 @@ func TestProtocolRemembered(t *testing.T) {
 	if err != nil || before.Servers["a"].Protocol != "2025-11-25" || before.Servers["a"].ProtocolKey != "k1" {
 		t.Fatalf("read after update: %+v, %v", before.Servers["a"], err)
 	}
-	if err := SetProtocol(t.Context(), path, "a", "2026-07-28", "k2"); err != nil {
+	if err := SetProtocol(t.Context(), path, "", "a", "2026-07-28", "k2"); err != nil {
 		t.Fatal(err)
 	}
-	if err := SetProtocol(t.Context(), path, "missing", "2026-07-28", "k2"); err != nil {
+	if err := SetProtocol(t.Context(), path, "", "missing", "2026-07-28", "k2"); err != nil {
 		t.Fatal(err)
 	}
 	f, err := Read(path)

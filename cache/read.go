@@ -18,7 +18,7 @@ import (
 // File and an error naming the path and saying that the file was ignored and
 // will be rewritten on the next refresh; the caller should log it as a
 // warning and go on. The returned File is never nil, its Servers map is never
-// nil and holds no nil entries.
+// nil, and neither it nor Projects holds nil entries.
 //
 // Read is on the startup path: schemas are handed out as they are stored
 // (compact, as Update writes them) and are never decoded.
@@ -68,18 +68,36 @@ func decodeFile(data []byte) (f *File, err error) {
 	if f.Servers == nil {
 		f.Servers = map[string]*Entry{}
 	}
-	for name, e := range f.Servers {
-		if e == nil {
-			delete(f.Servers, name)
+	cleanEntries(f.Servers, "")
+	for project, m := range f.Projects {
+		if project == "" {
+			// Never written: a private listing always names its project.
+			delete(f.Projects, project)
 			continue
 		}
+		cleanEntries(m, project)
+		if len(m) == 0 {
+			delete(f.Projects, project)
+		}
+	}
+	return f, nil
+}
+
+// cleanEntries drops the nil entries, compacts schemas spread over lines and sets each
+// entry's Project.
+func cleanEntries(entries map[string]*Entry, project string) {
+	for name, e := range entries {
+		if e == nil {
+			delete(entries, name)
+			continue
+		}
+		e.Project = project
 		for i := range e.Tools {
 			t := &e.Tools[i]
 			t.InputSchema = compactLines(t.InputSchema)
 			t.OutputSchema = compactLines(t.OutputSchema)
 		}
 	}
-	return f, nil
 }
 
 func versionError(v int) error {

@@ -19,14 +19,28 @@ import (
 )
 
 // Update merges entries into the cache file at path and reports the servers
-// whose tool set changed.
+// whose tool set changed: UpdatePrev for a caller outside any project, so every
+// entry of put must be shared (no Project).
+func Update(ctx context.Context, path string, put map[string]*Entry, drop []string, now func() time.Time) (changed []string, err error) {
+	changed, _, err = UpdatePrev(ctx, path, "", put, drop, now)
+	return changed, err
+}
+
+// UpdatePrev merges entries into the cache file at path for a session in project
+// (its key; "" outside any project) and reports the servers whose tool set changed
+// in that session's view (File.View), with the entries they had in it.
 //
 // Under an exclusive lock on path+".lock" (shared by every process using this
-// package), Update re-reads the current file (a missing, corrupt or
+// package), UpdatePrev re-reads the current file (a missing, corrupt or
 // unknown-version file counts as empty), sets or replaces the entries in put,
 // then deletes the names in drop (a name in both is deleted; a nil entry in
 // put is ignored), and keeps every other entry as it is: servers of other
-// projects and servers that failed to refresh this time survive.
+// projects and servers that failed to refresh this time survive. An entry of put
+// whose Project is set is a private listing: it is stored among project's
+// entries (its Project must be project) and leaves the shared entry of its name
+// alone, as other projects may use that one. Any other entry is shared, and
+// replaces project's private listing of its name as well, so the session's view
+// holds the entry put. A dropped name loses both.
 //
 // Entries in put are stored as copies: tools sorted by Name, input schemas
 // normalized (NormalizeSchema), output schemas compacted (dropped if
@@ -40,22 +54,22 @@ import (
 //
 // changed lists, sorted, the servers that were added or dropped, or whose
 // fingerprint, transport, instructions or tools changed (see SameTools),
-// compared with the file as read under the lock; a change of ServerName or Protocol alone
-// rewrites the file but does not count. It is nil when the update fails.
+// compared with the session's view of the file as read under the lock; a change of
+// ServerName, Protocol or of where the entry is kept alone rewrites the file but does
+// not count. prev holds the entries the changed servers had in that view (none for a
+// server that was added), so that a caller can say what changed without a read of its
+// own that another process could outrun. changed is nil when the update fails.
 //
 // Waiting for the lock honours ctx; once the lock is held the update runs to
 // completion.
-func Update(ctx context.Context, path string, put map[string]*Entry, drop []string, now func() time.Time) (changed []string, err error) {
-	changed, _, err = UpdatePrev(ctx, path, put, drop, now)
-	return changed, err
-}
-
-// UpdatePrev is Update that also returns the entries the changed servers had in the file
-// as read under the lock (none for a server that was added), so that a caller can say
-// what changed without a read of its own that another process could outrun.
-func UpdatePrev(ctx context.Context, path string, put map[string]*Entry, drop []string, now func() time.Time) (changed []string, prev map[string]*Entry, err error) {
+func UpdatePrev(ctx context.Context, path, project string, put map[string]*Entry, drop []string, now func() time.Time) (changed []string, prev map[string]*Entry, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
+	}
+	for name, e := range put {
+		if e != nil && e.Project != "" && e.Project != project {
+			return nil, nil, fmt.Errorf("tool cache: the private listing of %q belongs to another project than the session's", name)
+		}
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -71,7 +85,8 @@ func UpdatePrev(ctx context.Context, path string, put map[string]*Entry, drop []
 	if err != nil {
 		return nil, nil, err
 	}
-	read := maps.Clone(cur.Servers) // the entries as read, for prev
+	read := maps.Clone(cur.View(project)) // the session's entries as read, for prev
+	own := cur.Projects[project]          // project's private listings (nil: none)
 	prev = map[string]*Entry{}
 	stamp := now().UTC()
 	for name, e := range put {
@@ -79,28 +94,51 @@ func UpdatePrev(ctx context.Context, path string, put map[string]*Entry, drop []
 			continue
 		}
 		ne := prepareEntry(e, stamp)
-		old := cur.Servers[name]
-		if old != nil && sameEntry(old, ne) {
-			continue
+		old := read[name]
+		if ne.Project != "" {
+			if own == nil {
+				own = map[string]*Entry{}
+				if cur.Projects == nil {
+					cur.Projects = map[string]map[string]*Entry{}
+				}
+				cur.Projects[project] = own
+			}
+			if stored := own[name]; stored != nil && sameEntry(stored, ne) {
+				continue
+			}
+			own[name] = ne
+		} else {
+			_, shadowed := own[name]
+			if stored := cur.Servers[name]; stored != nil && sameEntry(stored, ne) && !shadowed {
+				continue
+			}
+			delete(own, name)
+			cur.Servers[name] = ne
 		}
+		rewrite = true
 		if !SameTools(old, ne) {
 			changed = append(changed, name)
 			if old != nil {
 				prev[name] = old
 			}
 		}
-		cur.Servers[name] = ne
-		rewrite = true
 	}
 	for _, name := range drop {
-		if _, ok := cur.Servers[name]; ok {
-			if old := read[name]; old != nil {
-				prev[name] = old
-			}
-			delete(cur.Servers, name)
-			changed = append(changed, name)
-			rewrite = true
+		_, shared := cur.Servers[name]
+		_, private := own[name]
+		if !shared && !private {
+			continue
 		}
+		if old := read[name]; old != nil {
+			prev[name] = old
+		}
+		delete(cur.Servers, name)
+		delete(own, name)
+		changed = append(changed, name)
+		rewrite = true
+	}
+	if own != nil && len(own) == 0 {
+		delete(cur.Projects, project)
 	}
 	slices.Sort(changed)
 	changed = slices.Compact(changed)

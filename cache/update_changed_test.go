@@ -44,7 +44,7 @@ func TestUpdatePrevGivesTheEntriesAsRead(t *testing.T) {
 	if _, err := Update(t.Context(), path, map[string]*Entry{"a": sampleEntry("a"), "b": sampleEntry("b")}, nil, time.Now); err != nil {
 		t.Fatal(err)
 	}
-	changed, prev, err := UpdatePrev(t.Context(), path, map[string]*Entry{"a": sampleEntry("a2"), "b": sampleEntry("b"), "c": sampleEntry("c"), "d": sampleEntry("d")},
+	changed, prev, err := UpdatePrev(t.Context(), path, "", map[string]*Entry{"a": sampleEntry("a2"), "b": sampleEntry("b"), "c": sampleEntry("c"), "d": sampleEntry("d")},
 		[]string{"d"}, time.Now)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package commands
 import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
 // Cache states of a server in ServerInfo.
@@ -44,13 +45,20 @@ type ServerInfo struct {
 // ServerInfos describes every configured server, sorted by name. It reads the cache file
 // once to tell fresh, stale and missing entries apart.
 func ServerInfos(h Host) []ServerInfo {
-	file, _ := cache.Read(h.CachePath())
+	entries := cachedEntries(h)
 	out := make([]ServerInfo, 0, len(h.Names()))
 	for _, n := range h.Names() {
 		s, _ := h.Server(n)
-		out = append(out, serverInfo(s, file))
+		out = append(out, serverInfo(s, entries))
 	}
 	return out
+}
+
+// cachedEntries is the cache entries as a session in h's project sees them
+// (cache.File.View): another project's private listing of a server is none of its own.
+func cachedEntries(h Host) map[string]*cache.Entry {
+	file, _ := cache.Read(h.CachePath())
+	return file.View(trust.ProjectKey(h.ProjectDir()))
 }
 
 // Info describes one configured server.
@@ -59,11 +67,10 @@ func Info(h Host, name string) (ServerInfo, bool) {
 	if !ok {
 		return ServerInfo{}, false
 	}
-	file, _ := cache.Read(h.CachePath())
-	return serverInfo(s, file), true
+	return serverInfo(s, cachedEntries(h)), true
 }
 
-func serverInfo(s Server, file *cache.File) ServerInfo {
+func serverInfo(s Server, entries map[string]*cache.Entry) ServerInfo {
 	c := s.Config()
 	name := c.Name
 	info := ServerInfo{Name: name, Scope: c.Scope, File: c.Source, Transport: string(c.Transport), State: "enabled",
@@ -83,7 +90,7 @@ func serverInfo(s Server, file *cache.File) ServerInfo {
 	}
 	info.Cache = CacheNotUsable
 	if c.Usable() {
-		e := file.Servers[name]
+		e := entries[name]
 		switch {
 		case e == nil:
 			info.Cache = CacheMissing

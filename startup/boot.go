@@ -47,6 +47,9 @@ type Host interface {
 	// Usable lists the config of every server that may run, in name order: the servers
 	// whose tools are registered at startup.
 	Usable() []*config.Server
+	// Project is the key of the loaded project (trust.ProjectKey of its directory; ""
+	// outside one): the private listings a start may use are its project's.
+	Project() string
 	// Pins is a server's pinned tools, nil when its tools are not pinned (see Pins).
 	Pins(server string) map[string]string
 	// Mode is the active exposure mode.
@@ -243,7 +246,7 @@ func (b *Boot) sentSection(stamp cache.Stamp, servers map[string]*cache.FrameSer
 	if b.stateCore(b.pending()) != n.state {
 		return nil
 	}
-	set, stale, ok := SetFrom(servers, b.host.Usable(), b.host.Pins, catalog.NewNamer())
+	set, stale, ok := SetFrom(servers, b.host.Usable(), b.host.Project(), b.host.Pins, catalog.NewNamer())
 	if !ok {
 		return nil
 	}
@@ -282,7 +285,7 @@ func (b *Boot) FillSent(set *Set) {
 	if err != nil {
 		return
 	}
-	if s, _, ok := SetFrom(servers, b.host.Usable(), b.host.Pins, b.host.Namer()); ok {
+	if s, _, ok := SetFrom(servers, b.host.Usable(), b.host.Project(), b.host.Pins, b.host.Namer()); ok {
 		set.Tools = s.Tools
 	}
 }
@@ -314,7 +317,7 @@ func (b *Boot) LoadFile() (set *Set, stale []string, ok bool) {
 		b.DiscardDamaged(err)
 		return nil, nil, false
 	}
-	set, stale, ok = SetFrom(servers, b.host.Usable(), b.host.Pins, b.host.Namer())
+	set, stale, ok = SetFrom(servers, b.host.Usable(), b.host.Project(), b.host.Pins, b.host.Namer())
 	if !ok {
 		b.DiscardDamaged(errors.New("startup file: a payload is not a run of JSON members"))
 		return nil, nil, false

@@ -90,17 +90,18 @@ func (p Pins) of(server string) map[string]string {
 	return p(server)
 }
 
-// SetFrom is the startup set of the startup file's payloads, named through namer: every
+// SetFrom is the startup set of the startup file's payloads for a start in project (its
+// key; private listings of other projects are never used), named through namer: every
 // tool of each of the usable servers (in name order) whose entry has the server's
 // fingerprint, that its config does not hide and that pins does not hold back, in name
 // order. stale lists the usable servers without such an entry. ok is false when a payload
 // is damaged.
-func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
+func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
 	var refs []catalog.ToolRef
 	payloads := map[catalog.ToolRef]extension.ToolPayload{}
 	for _, s := range usable {
 		name := s.Name
-		fs := servers[name]
+		fs := servers[name].In(project)
 		if fs == nil || fs.Fingerprint != s.Fingerprint() {
 			stale = append(stale, name)
 			continue
@@ -125,7 +126,7 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pin
 	names, _ := namer.Assign(refs)
 	set = &Set{Tools: make([]Tool, 0, len(refs))}
 	for _, s := range usable {
-		if fs := servers[s.Name]; fs != nil && fs.Fingerprint == s.Fingerprint() && fs.Instructions != "" {
+		if fs := servers[s.Name].In(project); fs != nil && fs.Fingerprint == s.Fingerprint() && fs.Instructions != "" {
 			if set.Instructions == nil {
 				set.Instructions = map[string]string{}
 			}
@@ -140,20 +141,20 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pin
 }
 
 // FromCatalog is the startup set of an already decoded catalog, with the instructions of
-// the servers of file (the cache file it was decoded from; nil for none) that have tools
-// in it.
-func FromCatalog(cat *catalog.Catalog, file *cache.File) *Set {
+// the servers of entries (the entries of the cache file it was decoded from, as the
+// session's project sees them: File.View; nil for none) that have tools in it.
+func FromCatalog(cat *catalog.Catalog, entries map[string]*cache.Entry) *Set {
 	set := &Set{Tools: make([]Tool, len(cat.Entries))}
 	last := ""
 	for i := range cat.Entries {
 		e := &cat.Entries[i]
 		t := e.CacheTool()
 		set.Tools[i] = Tool{Ref: e.Ref(), Name: e.Name, Payload: PayloadFor(e.Server, &t)}
-		if file == nil || e.Server == last {
+		if entries == nil || e.Server == last {
 			continue
 		}
 		last = e.Server
-		if fe := file.Servers[e.Server]; fe != nil && fe.Instructions != "" {
+		if fe := entries[e.Server]; fe != nil && fe.Instructions != "" {
 			if set.Instructions == nil {
 				set.Instructions = map[string]string{}
 			}
@@ -187,21 +188,41 @@ func (s *Set) Registered() map[catalog.ToolRef]bool {
 // tool's pin, as the startup file's payload section keeps them: of its text cleaned as the
 // catalog cleans it (catalog.CleanTool), and without the tools the catalog leaves out
 // (catalog.NameOffered). The pin is of the tool as the server sent it: that is what the
-// user approved.
+// user approved. Every project's private listings are kept under their project
+// (FrameServer.Projects), so that starts in several projects do not take turns at
+// rebuilding them, and a start picks its own (SetFrom).
 func Payloads(file *cache.File) map[string]*cache.FrameServer {
 	servers := make(map[string]*cache.FrameServer, len(file.Servers))
 	for name, e := range file.Servers {
-		fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
-		for i := range e.Tools {
-			if !catalog.NameOffered(e.Tools[i].Name) {
-				continue
+		servers[name] = payloadsOf(name, e)
+	}
+	for project, entries := range file.Projects {
+		for name, e := range entries {
+			fs := servers[name]
+			if fs == nil {
+				fs = &cache.FrameServer{} // no shared entry: to other projects it has none
+				servers[name] = fs
 			}
-			fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, catalog.CleanTool(&e.Tools[i])),
-				Pin: trust.ToolFingerprint(&e.Tools[i])})
+			if fs.Projects == nil {
+				fs.Projects = map[string]*cache.FrameServer{}
+			}
+			fs.Projects[project] = payloadsOf(name, e)
 		}
-		servers[name] = fs
 	}
 	return servers
+}
+
+// payloadsOf is the payloads of server name's entry e.
+func payloadsOf(name string, e *cache.Entry) *cache.FrameServer {
+	fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
+	for i := range e.Tools {
+		if !catalog.NameOffered(e.Tools[i].Name) {
+			continue
+		}
+		fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, catalog.CleanTool(&e.Tools[i])),
+			Pin: trust.ToolFingerprint(&e.Tools[i])})
+	}
+	return fs
 }
 
 // ToolFromPayload recovers what routing, search and validation need of a tool from its

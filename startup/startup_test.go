@@ -82,7 +82,7 @@ func TestSetFrom(t *testing.T) {
 			if fb := tc.frames["b"]; fb != nil {
 				fb.Instructions = "use b"
 			}
-			set, stale, ok := SetFrom(tc.frames, []*config.Server{a, b, c}, tc.pins, catalog.NewNamer())
+			set, stale, ok := SetFrom(tc.frames, []*config.Server{a, b, c}, "", tc.pins, catalog.NewNamer())
 			if ok != tc.wantOK {
 				t.Fatalf("ok = %v, want %v", ok, tc.wantOK)
 			}
@@ -182,7 +182,7 @@ func TestPayloadsAreClean(t *testing.T) {
 // the set's registered tools, and keeps its reason.
 func TestSetNotRegistered(t *testing.T) {
 	a := server("a", "run-a")
-	set, _, ok := SetFrom(frames(map[string]string{"a": a.Fingerprint()}, map[string][]string{"a": {"big", "small"}}), []*config.Server{a}, nil, catalog.NewNamer())
+	set, _, ok := SetFrom(frames(map[string]string{"a": a.Fingerprint()}, map[string][]string{"a": {"big", "small"}}), []*config.Server{a}, "", nil, catalog.NewNamer())
 	if !ok {
 		t.Fatal("no set")
 	}
