@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -23,6 +26,12 @@ import (
 type eraHTTP struct {
 	srv *server.MCPServer
 	url string
+
+	// hang makes server/discover go unanswered until the client gives up on it; probed
+	// is closed when such a probe arrived.
+	hang       atomic.Bool
+	probed     chan struct{}
+	probedOnce sync.Once
 
 	mu        sync.Mutex
 	methods   map[string]int // JSON-RPC methods of the POSTs
@@ -34,7 +43,7 @@ type eraHTTP struct {
 // with an empty result before the server sees it.
 func newEraHTTP(t *testing.T, legacyOnly, garbage bool) *eraHTTP {
 	t.Helper()
-	e := &eraHTTP{methods: map[string]int{}}
+	e := &eraHTTP{methods: map[string]int{}, probed: make(chan struct{})}
 	e.srv = server.NewMCPServer("era", "1.0", server.WithToolCapabilities(true))
 	e.srv.AddTool(mcp.NewTool("echo"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("ok"), nil
@@ -63,6 +72,11 @@ func newEraHTTP(t *testing.T, legacyOnly, garbage bool) *eraHTTP {
 			e.sessioned++
 		}
 		e.mu.Unlock()
+		if e.hang.Load() && m.Method == string(mcp.MethodServerDiscover) {
+			e.probedOnce.Do(func() { close(e.probed) })
+			<-r.Context().Done()
+			return
+		}
 		if garbage && m.Method == string(mcp.MethodServerDiscover) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`))
@@ -150,6 +164,67 @@ func TestStreamableHTTPEra(t *testing.T) {
 				t.Errorf("a legacy connection sent no session id")
 			}
 		})
+	}
+}
+
+// TestStreamableHTTPEraHungProbe: a server that never answers server/discover over
+// streamable HTTP is given up on at the probe's own deadline (on the injected clock) and
+// spoken to in the legacy era, its GET stream open; the open does not wait for the
+// connect timeout.
+func TestStreamableHTTPEraHungProbe(t *testing.T) {
+	t.Parallel()
+	e := newEraHTTP(t, false, false)
+	e.hang.Store(true)
+	cfg := &config.Server{Name: "r", Source: "mcp.json", URL: e.url, Transport: config.TransportStreamableHTTP,
+		ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: e.url}}
+	d := testDeps()
+	getOpen := make(chan struct{}, 8)
+	d.Answered = func(method string, status int) {
+		if method == http.MethodGet && status == http.StatusOK {
+			getOpen <- struct{}{}
+		}
+	}
+	fake := clock.NewFake()
+	h := testHandlers()
+	h.Era = session.Era{Clock: fake}
+	ctx := testCtx(t)
+	type opened struct {
+		s   session.Session
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		s, err := NewServer(cfg, d, nil).Open(ctx, h)
+		done <- opened{s, err}
+	}()
+	select {
+	case <-e.probed:
+	case <-ctx.Done():
+		t.Fatal("no probe reached the server")
+	}
+	testutil.AdvanceWhenWaiting(ctx, t, fake, session.DefaultProbeTimeout)
+	var o opened
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		t.Fatal("the open waited past the probe's deadline")
+	}
+	if o.err != nil {
+		t.Fatalf("open: %v", o.err)
+	}
+	defer o.s.Close(context.Background())
+	if got := o.s.Info().Protocol; got != mcp.LATEST_LEGACY_PROTOCOL_VERSION {
+		t.Errorf("protocol %q, want the legacy era", got)
+	}
+	select {
+	case <-getOpen:
+	case <-ctx.Done():
+		t.Fatal("no GET stream opened")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if d, i := e.methods[string(mcp.MethodServerDiscover)], e.methods[string(mcp.MethodInitialize)]; d != 1 || i != 1 {
+		t.Errorf("server/discover %d, initialize %d; want 1 each", d, i)
 	}
 }
 
