@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -31,6 +32,14 @@ type Client struct {
 
 	hintsMu sync.Mutex
 	hints   CacheHints // of the last tool listing
+
+	// The fast tools/call path (fastcall.go): the session's _meta fields, encoded once,
+	// and the ids of its calls.
+	metaOnce   sync.Once
+	meta       []byte
+	prefixOnce sync.Once
+	prefix     string
+	calls      atomic.Uint64
 
 	era  Era
 	plan plan
@@ -149,6 +158,14 @@ func (c *Client) ProbeAnswered() bool {
 	return answered
 }
 
+// nonce is a random word for the ids of the requests the bridge sends around mcp-go,
+// so that they never meet mcp-go's own (numeric) ids or each other.
+func nonce() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // startErr is a failed start step ("initialize: ...").
 type startErr struct {
 	what string
@@ -204,6 +221,9 @@ func (c *Client) ListTools(ctx context.Context) ([]mcp.Tool, []SkippedTool, erro
 // CallTool runs tools/call through mcp-go, which adds the era's _meta and standard
 // headers; the tool's Mcp-Param-* headers come from callHeader.
 func (c *Client) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if c.fastCalls() && req.Params.Task == nil {
+		return c.callFast(ctx, req)
+	}
 	if h := c.callHeader(req.Params.Name, req.Params); h != nil {
 		merged := req.Header.Clone()
 		if merged == nil {
@@ -271,9 +291,7 @@ func (c *Client) Ping(ctx context.Context) error {
 }
 
 func (c *Client) Request(ctx context.Context, method string, params any) (*transport.JSONRPCResponse, error) {
-	var nonce [6]byte
-	_, _ = rand.Read(nonce[:])
-	return c.send(ctx, mcp.NewRequestId("mcp-bridge-"+method+"-"+hex.EncodeToString(nonce[:])), method, params)
+	return c.send(ctx, mcp.NewRequestId("mcp-bridge-"+method+"-"+nonce()), method, params)
 }
 
 func (c *Client) TaskResult(ctx context.Context, req mcp.TaskResultRequest) (*mcp.TaskResultResult, error) {

@@ -53,7 +53,7 @@ func (c *Client) send(ctx context.Context, id mcp.RequestId, method string, para
 
 // withMeta returns params as a JSON object whose _meta carries the fields mcp-go puts
 // on each of its own requests (client/protocol.go, applyRequestMeta): keys the caller
-// set in _meta are kept, the protocol's own are set.
+// set in _meta are kept, the session's are added (sessionMeta).
 func (c *Client) withMeta(params any) (json.RawMessage, error) {
 	fields := map[string]json.RawMessage{}
 	if params != nil {
@@ -67,23 +67,10 @@ func (c *Client) withMeta(params any) (json.RawMessage, error) {
 			}
 		}
 	}
-	meta := map[string]any{}
-	if raw, ok := fields["_meta"]; ok {
-		_ = json.Unmarshal(raw, &meta)
-	}
-	meta[mcp.MetaKeyProtocolVersion] = c.cl.ProtocolVersion()
 	// mcp-go declares the configured capabilities plus those its registered handlers
 	// imply; every bridge connection declares each capability it has a handler for
 	// (lifecycle.clientOptions), so the configured set is the one mcp-go declares too.
-	meta[mcp.MetaKeyClientCapabilities] = c.cl.GetClientCapabilities()
-	if c.clientInfo.Name != "" {
-		meta[mcp.MetaKeyClientInfo] = c.clientInfo
-	}
-	raw, err := json.Marshal(meta)
-	if err != nil {
-		return nil, err
-	}
-	fields["_meta"] = raw
+	fields["_meta"] = c.withSessionMeta(fields["_meta"])
 	return json.Marshal(fields)
 }
 

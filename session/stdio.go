@@ -124,7 +124,7 @@ func (s *stdioSession) Close(ctx context.Context) error {
 // CallTool runs tools/call; a failure because the process died or the stream broke is
 // an *EndedError.
 func (s *stdioSession) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	res, err := s.cl.CallTool(ctx, req)
+	res, err := s.Client.CallTool(ctx, req)
 	if err == nil {
 		return res, nil
 	}

@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,9 +84,7 @@ type rawTool struct {
 // each tool is decoded on its own, its schemas kept as the server sent them
 // (cache.CheckInputSchema normalizes only what providers require).
 func listRawTools(ctx context.Context, c *Client) ([]mcp.Tool, []SkippedTool, error) {
-	var nonce [6]byte
-	_, _ = rand.Read(nonce[:])
-	idBase := "mcp-bridge-tools-" + hex.EncodeToString(nonce[:]) + "-"
+	idBase := "mcp-bridge-tools-" + nonce() + "-"
 	var tools []mcp.Tool
 	var skipped []SkippedTool
 	seen := map[string]bool{}

@@ -1,0 +1,131 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The tools/call of a modern connection without HTTP (stdio, in-process) is sent here
+// rather than through mcp-go's CallTool. mcp-go builds each modern request's _meta by
+// encoding the params, decoding them into a map and encoding them again, computes the
+// HTTP standard headers (and decodes the params twice more for them) on transports
+// that have no headers, and decodes the result once more for its own input loop, which
+// rounds.go already answers below it: on the bridge's call path that was most of what
+// the modern era cost over the legacy one. Here the params are encoded once, with the
+// session's _meta, which does not change after the handshake, spliced in as bytes.
+
+// cancelNoteTimeout bounds the notifications/cancelled sent for a call whose context
+// ended (mcp-go's own is as short).
+const cancelNoteTimeout = 5 * time.Second
+
+// callParams is a tools/call's params as this path encodes them.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments any             `json:"arguments,omitempty"`
+	Meta      json.RawMessage `json:"_meta"`
+}
+
+// fastCalls reports whether CallTool takes this path: a modern connection whose
+// transport has no headers.
+func (c *Client) fastCalls() bool { return c.modern() && !c.overHTTP() }
+
+// sessionMeta is the inside of the session's _meta object (without its braces): the
+// protocol version, client capabilities and client info, as mcp-go declares them,
+// encoded once after the handshake.
+func (c *Client) sessionMeta() []byte {
+	c.metaOnce.Do(func() {
+		m := map[string]any{
+			mcp.MetaKeyProtocolVersion:    c.cl.ProtocolVersion(),
+			mcp.MetaKeyClientCapabilities: c.cl.GetClientCapabilities(),
+		}
+		if c.clientInfo.Name != "" {
+			m[mcp.MetaKeyClientInfo] = c.clientInfo
+		}
+		raw, err := json.Marshal(m)
+		if err == nil && len(raw) > 2 {
+			c.meta = raw[1 : len(raw)-1]
+		}
+	})
+	return c.meta
+}
+
+// withSessionMeta is the _meta object callerMeta (a JSON object, or empty) with the
+// session's fields added after the caller's own.
+func (c *Client) withSessionMeta(callerMeta []byte) json.RawMessage {
+	inner := c.sessionMeta()
+	callerMeta = bytes.TrimSpace(callerMeta)
+	if len(callerMeta) < 2 || string(callerMeta) == "null" || string(callerMeta) == "{}" {
+		out := make([]byte, 0, len(inner)+2)
+		out = append(out, '{')
+		out = append(out, inner...)
+		return append(out, '}')
+	}
+	out := make([]byte, 0, len(callerMeta)+len(inner)+1)
+	out = append(out, callerMeta[:len(callerMeta)-1]...)
+	out = append(out, ',')
+	out = append(out, inner...)
+	return append(out, '}')
+}
+
+// callFast sends req as a modern tools/call without mcp-go's request building, with the
+// same behaviour: an error answer is the error mcp-go returns for it, a call whose
+// context ends is cancelled with notifications/cancelled.
+func (c *Client) callFast(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var callerMeta []byte
+	if req.Params.Meta != nil {
+		raw, err := json.Marshal(req.Params.Meta)
+		if err != nil {
+			return nil, err
+		}
+		callerMeta = raw
+	}
+	params, err := json.Marshal(callParams{Name: req.Params.Name, Arguments: req.Params.Arguments, Meta: c.withSessionMeta(callerMeta)})
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, transport.NewError(err)
+	}
+	id := mcp.NewRequestId(c.callPrefix() + strconv.FormatUint(c.calls.Add(1), 10))
+	r := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: string(mcp.MethodToolsCall), Params: json.RawMessage(params)}
+	tr := c.cl.GetTransport()
+	resp, err := tr.SendRequest(ctx, r)
+	if err != nil {
+		if ctx.Err() != nil {
+			c.cancelCall(ctx, tr, id)
+		}
+		return nil, transport.NewError(err)
+	}
+	if resp.Error != nil {
+		return nil, resp.Error.AsError()
+	}
+	raw := json.RawMessage(resp.Result)
+	return mcp.ParseCallToolResult(&raw)
+}
+
+// callPrefix is the prefix of this session's fast call ids: a string, so they never meet
+// mcp-go's numeric ones.
+func (c *Client) callPrefix() string {
+	c.prefixOnce.Do(func() { c.prefix = "mcp-bridge-call-" + nonce() + "-" })
+	return c.prefix
+}
+
+// cancelCall tells the server to stop the call id, off the caller's path (the caller
+// has its error; a server that does not read must not hold it up).
+func (c *Client) cancelCall(ctx context.Context, tr transport.Interface, id mcp.RequestId) {
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: string(mcp.MethodNotificationCancelled),
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": ctx.Err().Error()}},
+	}}
+	go func() {
+		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelNoteTimeout)
+		defer cancel()
+		_ = tr.SendNotification(nctx, n)
+	}()
+}
