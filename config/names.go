@@ -303,6 +303,10 @@ func fixChars(s string) string {
 		}
 	}
 	var b strings.Builder
+	// kept are the scripts written so far: each one more must make one writing with all
+	// of them, not only with the main one (Han goes with Kana and with Hangul, but the
+	// three together are no one writing).
+	kept := []string{main}
 	for _, r := range s {
 		sc := ""
 		if nameRune(r) && unicode.IsLetter(r) {
@@ -312,7 +316,10 @@ func fixChars(s string) string {
 		switch {
 		case !nameRune(r):
 			b.WriteByte('-')
-		case sc == "" || sc == main || oneWriting([]string{main, sc}):
+		case sc == "" || slices.Contains(kept, sc):
+			b.WriteRune(r)
+		case oneWriting(append(slices.Clip(kept), sc)):
+			kept = append(kept, sc)
 			b.WriteRune(r)
 		case main == "Latin" && look:
 			b.WriteRune(l)

@@ -113,6 +113,7 @@ func TestFixServerName(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"../../evil", "evil"},
 		{"a/b~1c", "a-b-1c"},
+		{"索ツ냼", "索ツ"}, // Han, Kana and Hangul: each goes with Han, the three together are no one writing
 		{"help", "help-server"},
 		{"-rf", "rf"},
 		{"", "server"},
