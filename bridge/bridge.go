@@ -796,7 +796,7 @@ func cacheEntry(s *lifecycle.Server, tools []mcp.Tool) *cache.Entry {
 	info := s.Info()
 	e := &cache.Entry{Fingerprint: s.Config().Fingerprint(), ServerName: info.ServerName, Instructions: info.Instructions,
 		UpdatedAt: s.Clock().Now().UTC()}
-	if info.Protocol != "" {
+	if info.Protocol != "" && !info.ProtocolGuessed {
 		e.Protocol, e.ProtocolKey = info.Protocol, s.Config().ProtocolKey()
 	}
 	if s.Config().TransportGuessed {

@@ -17,6 +17,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // eraHost is a Host that records the revisions it is told a server learned; nothing
@@ -151,5 +152,36 @@ func TestSleepingStdioServerEra(t *testing.T) {
 				t.Errorf("starts %d, server/discover %d, initialize %d; want %d, %d, %d", starts, discovers, inits, tt.starts, tt.discovers, tt.inits)
 			}
 		})
+	}
+}
+
+// TestUnansweredProbeIsNotRemembered: a server that does not answer server/discover in
+// time is spoken to in the legacy era, but that era is not remembered (a server slow to
+// start looks the same): the next wake probes again and the host is told nothing. Before,
+// one slow first start pinned a server to the legacy era for good.
+func TestUnansweredProbeIsNotRemembered(t *testing.T) {
+	t.Parallel()
+	e := newEraStdio(t, "hang")
+	host := &eraHost{}
+	fake := clock.NewFake()
+	s := New(e.cfg, &Deps{Clock: fake, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: host})
+	t.Cleanup(func() { s.Stop(ctxGuard(t)) })
+	for wake := range 2 {
+		done := make(chan string, 1)
+		go func() { done <- mustCall(t, s, "echo", map[string]any{"text": "hi"}) }()
+		testutil.AdvanceWhenWaiting(ctxGuard(t), t, fake, session.DefaultProbeTimeout)
+		if got := <-done; got != "hi" {
+			t.Fatalf("wake %d: %q", wake, got)
+		}
+		if in := s.Info(); in.Protocol != mcp.LATEST_LEGACY_PROTOCOL_VERSION || !in.ProtocolGuessed {
+			t.Fatalf("wake %d: protocol %q (guessed %v), want the legacy era, guessed", wake, in.Protocol, in.ProtocolGuessed)
+		}
+		s.Stop(ctxGuard(t))
+	}
+	if got := host.got(); len(got) != 0 {
+		t.Errorf("the host was told %q, want nothing", got)
+	}
+	if starts, discovers, inits := e.counts(t); starts != 2 || discovers != 2 || inits != 2 {
+		t.Errorf("starts %d, server/discover %d, initialize %d; want 2 each", starts, discovers, inits)
 	}
 }

@@ -173,12 +173,14 @@ type connInfo struct {
 	serverName   string
 	instructions string
 	protocol     string
+	// protocolGuessed: see session.Info.ProtocolGuessed.
+	protocolGuessed bool
 }
 
 func newConn(sess session.Session) *conn {
 	in := sess.Info()
 	return &conn{sess: sess, info: connInfo{transport: in.Transport, serverName: in.ServerName,
-		instructions: textcut.Truncate(strings.TrimSpace(in.Instructions), 2000), protocol: in.Protocol}}
+		instructions: textcut.Truncate(strings.TrimSpace(in.Instructions), 2000), protocol: in.Protocol, protocolGuessed: in.ProtocolGuessed}}
 }
 
 // New makes the Server of cfg, asleep (or disabled when cfg is not usable).
@@ -252,13 +254,16 @@ type Info struct {
 	ServerName   string
 	Instructions string
 	Protocol     string
+	// ProtocolGuessed: the revision is not to be remembered (session.Info.ProtocolGuessed).
+	ProtocolGuessed bool
 }
 
 // Info returns what the last initialize of the server said.
 func (s *Server) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Info{Transport: s.info.transport, ServerName: s.info.serverName, Instructions: s.info.instructions, Protocol: s.info.protocol}
+	return Info{Transport: s.info.transport, ServerName: s.info.serverName, Instructions: s.info.instructions, Protocol: s.info.protocol,
+		ProtocolGuessed: s.info.protocolGuessed}
 }
 
 // SetProtocol tells the server the MCP revision it spoke in an earlier process (the
@@ -508,8 +513,10 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 		return
 	}
 	s.conn, s.tools, s.info = c, tools, c.info
-	learned := c.info.protocol != "" && c.info.protocol != s.protocol
-	s.protocol = c.info.protocol
+	learned := c.info.protocol != "" && c.info.protocol != s.protocol && !c.info.protocolGuessed
+	if !c.info.protocolGuessed {
+		s.protocol = c.info.protocol
+	}
 	s.state = StateReady
 	s.needsLogin = false
 	s.attempt = nil

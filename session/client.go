@@ -111,6 +111,7 @@ func (c *Client) Handshake(ctx context.Context, h Handlers) error {
 	c.info.Instructions = safetext.Sanitize(res.Instructions)
 	c.info.Capabilities = res.Capabilities
 	c.info.Protocol = c.cl.ProtocolVersion()
+	c.info.ProtocolGuessed = !modern && c.guard != nil && c.guard.guessed()
 	if modern && res.Capabilities.Extensions[TasksExtension] != nil {
 		// Declared from now on in every request's capabilities (_meta), as the extension
 		// asks; the handshake is over, so no request is being sent meanwhile.

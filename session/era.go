@@ -170,6 +170,7 @@ type eraGuard struct {
 	modern   bool   // a probe was answered as a modern server answers
 	settled  bool   // the handshake is over
 	proven   bool   // a request after a modern handshake succeeded
+	timedOut bool   // the probe went unanswered within its deadline
 	// authErr is the probe's failure when it was one of authorization: the fallback's
 	// initialize fails with it too (authErrOf).
 	authErr error
@@ -260,7 +261,13 @@ func (g *eraGuard) discover(ctx context.Context, req transport.JSONRPCRequest,
 	defer stop()
 	resp, err := next(pctx, req)
 	if err == nil && supportsAsked(resp, requestedVersion(req.Params)) {
-		resp, err = next(pctx, req)
+		// A new id: the first one has had its answer, and JSON-RPC ids are not reused.
+		again := req
+		again.ID = mcp.NewRequestId("mcp-bridge-discover-" + nonce())
+		resp, err = next(pctx, again)
+		if resp != nil {
+			resp.ID = req.ID
+		}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -271,6 +278,7 @@ func (g *eraGuard) discover(ctx context.Context, req transport.JSONRPCRequest,
 		g.outcome = "the server ended the connection"
 	case err != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded):
 		g.outcome = fmt.Sprintf("no answer within %s", g.plan.timeout)
+		g.timedOut = true
 	case err != nil:
 		g.lost = TransportLost(err)
 		g.authErr = authErrOf(err)
@@ -328,6 +336,15 @@ func (g *eraGuard) state() (probes int, outcome string, lost, answered bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.probes, g.outcome, g.lost, g.answered
+}
+
+// guessed reports whether a connection that settled on the legacy era did so only
+// because the probe went unanswered in time: a server slow to start (npx, uvx fetching a
+// package) looks the same, so that era is not worth remembering.
+func (g *eraGuard) guessed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.timedOut && !g.modern
 }
 
 // metaOf is a request's _meta (nil when none).

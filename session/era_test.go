@@ -248,6 +248,7 @@ func TestProbeRetriedOnItsOwnVersion(t *testing.T) {
 	srv := server.NewMCPServer("modern-only", "1", server.WithToolCapabilities(false))
 	var mu sync.Mutex
 	var methods []string
+	var ids []string
 	rejected := false
 	inner := server.NewStreamableHTTPServer(srv)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -259,6 +260,7 @@ func TestProbeRetriedOnItsOwnVersion(t *testing.T) {
 		_ = json.Unmarshal(body, &req)
 		mu.Lock()
 		methods = append(methods, req.Method)
+		ids = append(ids, string(req.ID))
 		first := !rejected && r.Method == http.MethodPost
 		rejected = rejected || first
 		mu.Unlock()
@@ -281,5 +283,8 @@ func TestProbeRetriedOnItsOwnVersion(t *testing.T) {
 	defer mu.Unlock()
 	if slices.Contains(methods, string(mcp.MethodInitialize)) || len(methods) < 2 || methods[0] != string(mcp.MethodServerDiscover) || methods[1] != string(mcp.MethodServerDiscover) {
 		t.Errorf("requests %q, want server/discover twice and no initialize", methods)
+	}
+	if len(ids) >= 2 && ids[0] == ids[1] {
+		t.Errorf("the probe was sent again with its first id %s; JSON-RPC ids are not reused", ids[0])
 	}
 }

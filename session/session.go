@@ -58,6 +58,10 @@ type Info struct {
 	// Protocol is the MCP revision the connection speaks ("2026-07-28": the modern
 	// era; "2025-11-25" or earlier: the legacy one).
 	Protocol string
+	// ProtocolGuessed: the legacy era was taken only because the probe went unanswered
+	// within its deadline, which a server slow to start does too; the revision is spoken
+	// but not remembered, so the next wake probes again.
+	ProtocolGuessed bool
 	// Tasks: the connection speaks the tasks extension (SEP-2663): a 2026-07-28 server
 	// that announced it, to which every request declares it.
 	Tasks bool
