@@ -219,6 +219,7 @@ func TestCallWaitsForExtensionTask(t *testing.T) {
 		name       string
 		noWait     bool
 		ask        bool
+		askTwice   bool
 		act        func(t *testing.T, ctx context.Context, c *clock.Fake, ts *exttasks.Server, cancel func(), returned <-chan struct{})
 		wantCode   int
 		wantStdout string
@@ -226,35 +227,21 @@ func TestCallWaitsForExtensionTask(t *testing.T) {
 	}{
 		{name: "waits, answering the task's question", ask: true,
 			act: func(t *testing.T, ctx context.Context, c *clock.Fake, ts *exttasks.Server, _ func(), returned <-chan struct{}) {
-				// A poll finds the question; its answer goes with tasks/update. The polls
-				// (the bridge's and the status lines') are advanced until each step is seen.
-				advance := func(until <-chan struct{}) {
-					for !closed(until) {
-						wctx, stop := context.WithCancel(ctx)
-						context.AfterFunc(ctx, stop)
-						go func() {
-							select {
-							case <-returned: // the call ended: nothing waits on the clock now
-							case <-until:
-							case <-wctx.Done():
-							}
-							stop()
-						}()
-						err := c.AdvanceWhenSet(wctx, poll)
-						stop()
-						if err != nil && closed(returned) {
-							return
-						}
-						if err != nil && !closed(until) {
-							t.Fatal(err)
-						}
-					}
-				}
-				advance(ts.Updated)
+				// A poll finds the question; its answer goes with tasks/update.
+				advanceUntil(t, ctx, c, poll, ts.Updated, returned)
 				close(ts.Release)
-				advance(ts.Finished)
+				advanceUntil(t, ctx, c, poll, ts.Finished, returned)
 			},
 			wantStdout: "done at last\n", wantStderr: []string{"slow runs as task", "Really crunch?", "accepted the defaults", ": working: crunching"}},
+		{name: "asks again with the same key", ask: true, askTwice: true,
+			act: func(t *testing.T, ctx context.Context, c *clock.Fake, ts *exttasks.Server, _ func(), returned <-chan struct{}) {
+				// The task works after the first answer, then asks under the same key again:
+				// that is a new question, answered with a second tasks/update.
+				advanceUntil(t, ctx, c, poll, ts.UpdatedTwice, returned)
+				close(ts.Release)
+				advanceUntil(t, ctx, c, poll, ts.Finished, returned)
+			},
+			wantStdout: "done at last\n", wantStderr: []string{"slow runs as task", "Really crunch?", "accepted the defaults"}},
 		{name: "no wait", noWait: true, act: func(*testing.T, context.Context, *clock.Fake, *exttasks.Server, func(), <-chan struct{}) {},
 			wantStderr: []string{"not waiting for it (--no-wait)"}},
 		{name: "ctrl-c cancels the task",
@@ -281,6 +268,7 @@ func TestCallWaitsForExtensionTask(t *testing.T) {
 			if tt.ask {
 				ts.Ask = ask
 			}
+			ts.AskTwice = tt.askTwice
 			var stdout, stderr syncBuffer
 			b := extTaskBridge(t, ts, c, &stderr)
 			call := &taskCall{b: b, clock: c, noWait: tt.noWait, status: true, stdout: &stdout, stderr: &stderr}
@@ -331,6 +319,32 @@ func TestCallWaitsForExtensionTask(t *testing.T) {
 				t.Errorf("task requests without their task id as Mcp-Name: %q", m)
 			}
 		})
+	}
+}
+
+// advanceUntil advances the fake clock by poll each time a timer of that length is set
+// (the bridge's polls and the status lines'), until until is closed or the call returned.
+func advanceUntil(t *testing.T, ctx context.Context, c *clock.Fake, poll time.Duration, until, returned <-chan struct{}) {
+	t.Helper()
+	for !closed(until) {
+		wctx, stop := context.WithCancel(ctx)
+		context.AfterFunc(ctx, stop)
+		go func() {
+			select {
+			case <-returned: // the call ended: nothing waits on the clock now
+			case <-until:
+			case <-wctx.Done():
+			}
+			stop()
+		}()
+		err := c.AdvanceWhenSet(wctx, poll)
+		stop()
+		if err != nil && closed(returned) {
+			return
+		}
+		if err != nil && !closed(until) {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -172,6 +172,9 @@ func (s *Server) pollExtTask(ctx context.Context, t *extras.Task, c *conn, cur e
 				t.Finish(nil, err)
 				return
 			}
+		default:
+			// The answers were taken: a later round of questions may reuse their keys.
+			clear(answered)
 		}
 		wait, timer := clock.After(s.d.Clock, cur.pollEvery())
 		select {

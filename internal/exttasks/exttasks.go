@@ -30,6 +30,9 @@ type Server struct {
 	PollMs int64
 	// Ask, when set, makes the task wait for this question's answer before it works.
 	Ask *mcp.ElicitationParams
+	// AskTwice makes the task, after the first answer, work for one poll and then ask
+	// again under the same key.
+	AskTwice bool
 
 	URL string
 
@@ -37,20 +40,24 @@ type Server struct {
 	Release   chan struct{} // close to let the task finish
 	Cancelled chan struct{} // closed when tasks/cancel arrived
 	Updated   chan struct{} // closed when tasks/update brought the answer
-	Finished  chan struct{} // closed when tasks/get showed the result
+	// UpdatedTwice is closed when tasks/update brought a second answer (AskTwice).
+	UpdatedTwice chan struct{}
+	Finished     chan struct{} // closed when tasks/get showed the result
 
 	mu        sync.Mutex
 	answer    json.RawMessage // the answer tasks/update brought
+	answers   int             // how many tasks/update brought one
+	gets      int             // tasks/get since the last answer
 	declared  bool            // the tools/call declared the extension
 	misrouted []string        // task requests whose Mcp-Name was not their taskId
-	once      [4]sync.Once
+	once      [5]sync.Once
 	cancelled bool
 }
 
 // New serves a tasks server until the test ends.
 func New(t testing.TB, pollMs int64) *Server {
 	s := &Server{PollMs: pollMs, Running: make(chan struct{}), Release: make(chan struct{}),
-		Cancelled: make(chan struct{}), Updated: make(chan struct{}), Finished: make(chan struct{})}
+		Cancelled: make(chan struct{}), Updated: make(chan struct{}), UpdatedTwice: make(chan struct{}), Finished: make(chan struct{})}
 	hs := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(hs.Close)
 	s.URL = hs.URL + "/mcp"
@@ -97,7 +104,7 @@ func (s *Server) task() map[string]any {
 	switch {
 	case s.cancelled:
 		st["status"] = mcp.TaskStatusCancelled
-	case s.Ask != nil && s.answer == nil:
+	case s.Ask != nil && (s.answers == 0 || s.AskTwice && s.answers == 1 && s.gets >= 2):
 		st["status"] = mcp.TaskStatusInputRequired
 		st["inputRequests"] = map[string]any{"go": map[string]any{"method": "elicitation/create", "params": s.Ask}}
 	case closed(s.Release):
@@ -172,8 +179,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			if a, ok := answers["go"]; ok {
 				s.mu.Lock()
 				s.answer = a
+				s.answers++
+				s.gets = 0
+				second := s.answers == 2
 				s.mu.Unlock()
 				s.once[1].Do(func() { close(s.Updated) })
+				if second {
+					s.once[4].Do(func() { close(s.UpdatedTwice) })
+				}
 			}
 			result = map[string]any{"resultType": "complete"}
 		case string(mcp.MethodTasksCancel):
@@ -183,6 +196,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			s.once[2].Do(func() { close(s.Cancelled) })
 			result = map[string]any{"resultType": "complete"}
 		default:
+			s.mu.Lock()
+			s.gets++
+			s.mu.Unlock()
 			st := s.task()
 			st["resultType"] = "complete"
 			result = st
