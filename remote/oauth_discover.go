@@ -250,6 +250,9 @@ func discover(ctx context.Context, hc *http.Client, secure func(string) bool, se
 		candidates = append(candidates, origin+"/.well-known/oauth-protected-resource"+p)
 	}
 	candidates = append(candidates, origin+"/.well-known/oauth-protected-resource")
+	// An answer that is no metadata document at all (a web page served for every path)
+	// does not stop the search: the next URL may hold the document.
+	var notMetadata error
 	for _, c := range candidates {
 		a, err := ds.get(ctx, c)
 		if err != nil {
@@ -260,12 +263,18 @@ func discover(ctx context.Context, hc *http.Client, secure func(string) bool, se
 		}
 		var prm prmDoc
 		if json.Unmarshal(a.body, &prm) != nil {
-			return nil, discoveryErrorf("the protected-resource metadata at %s is not valid JSON", textcut.Truncate(c, 200))
+			if notMetadata == nil {
+				notMetadata = discoveryErrorf("the protected-resource metadata at %s is not valid JSON", textcut.Truncate(c, 200))
+			}
+			continue
 		}
 		if err := ds.usePRM(ctx, c, &prm, base); err != nil {
 			return nil, err
 		}
 		return ds.d, nil
+	}
+	if notMetadata != nil {
+		return nil, notMetadata
 	}
 	if advertised != "" {
 		return nil, discoveryErrorf("the server's 401 names protected-resource metadata at %s, but neither it nor the well-known URLs answer with it", textcut.Truncate(advertised, 200))

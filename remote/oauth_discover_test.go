@@ -131,6 +131,14 @@ func TestOAuthLoginDiscovery(t *testing.T) {
 			f.Routes["/mcp"] = unauthorizedPlain
 			f.Routes["/.well-known/oauth-protected-resource/mcp"] = http.NotFoundHandler()
 		}, wantResource: "BASE", wantPRM: "BASE/.well-known/oauth-protected-resource"},
+		{name: "a web page at the path well-known URL, the metadata at the root", setup: func(f *fakeoauth.Server, base string) {
+			f.Resource = base
+			f.Routes["/mcp"] = unauthorizedPlain
+			f.Routes["/.well-known/oauth-protected-resource/mcp"] = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				_, _ = w.Write([]byte("<!doctype html><p>app</p>"))
+			})
+		}, wantResource: "BASE", wantPRM: "BASE/.well-known/oauth-protected-resource"},
 		{name: "origin published as the resource of /mcp", setup: func(f *fakeoauth.Server, base string) { f.Resource = base },
 			wantResource: "BASE", wantPRM: "BASE/.well-known/oauth-protected-resource/mcp"},
 		{name: "2025-03-26: metadata at the origin", setup: func(f *fakeoauth.Server, base string) {
