@@ -96,6 +96,11 @@ func (h bridgeHost) ProtocolLearned(s *lifecycle.Server, protocol string) {
 	if b.opts.CachePath == "" {
 		return
 	}
+	if b.bgCtx.Err() != nil {
+		// Closing: nothing is written into ZOT_HOME after Close (the next wake probes
+		// again).
+		return
+	}
 	name, key, project := s.Name(), s.Config().ProtocolKey(), b.projectKey
 	b.bg.Add(1)
 	go func() {

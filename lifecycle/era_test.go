@@ -181,7 +181,9 @@ func TestUnansweredProbeIsNotRemembered(t *testing.T) {
 	if got := host.got(); len(got) != 0 {
 		t.Errorf("the host was told %q, want nothing", got)
 	}
-	if starts, discovers, inits := e.counts(t); starts != 2 || discovers != 2 || inits != 2 {
-		t.Errorf("starts %d, server/discover %d, initialize %d; want 2 each", starts, discovers, inits)
+	// Each wake set the probe's timer (AdvanceWhenWaiting above waits for it), so each
+	// probed; whether the server read a probe given up on at once is the machine's timing.
+	if starts, _, inits := e.counts(t); starts != 2 || inits != 2 {
+		t.Errorf("starts %d, initialize %d; want 2 each", starts, inits)
 	}
 }
