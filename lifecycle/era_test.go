@@ -1,12 +1,9 @@
 package lifecycle
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -78,27 +75,8 @@ func (e *eraStdio) server(t *testing.T, h Host) *Server {
 	return s
 }
 
-func lines(t *testing.T, file, want string) int {
-	t.Helper()
-	f, err := os.Open(file)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	n := 0
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		if strings.Contains(sc.Text(), want) {
-			n++
-		}
-	}
-	return n
-}
-
 func (e *eraStdio) counts(t *testing.T) (starts, discovers, inits int) {
-	return lines(t, e.starts, ""), lines(t, e.record, `"method":"server/discover"`), lines(t, e.record, `"method":"initialize"`)
+	return testutil.CountLines(t, e.starts), testutil.CountMethod(t, e.record, string(mcp.MethodServerDiscover)), testutil.CountMethod(t, e.record, string(mcp.MethodInitialize))
 }
 
 // TestSleepingStdioServerEra: a sleeping stdio server is spawned once per wake in either

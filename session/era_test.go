@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -63,29 +62,8 @@ func (s *eraServer) open(ctx context.Context, e Era) (Session, error) {
 	return OpenStdio(ctx, Stdio{Config: s.cfg, Env: env, Log: zerolog.Nop(), Clock: clock.System{}}, Handlers{Init: init, Era: e})
 }
 
-// count is how many lines of file hold want (every line when want is "").
-func count(t *testing.T, file, want string) int {
-	t.Helper()
-	f, err := os.Open(file)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	n := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), want) {
-			n++
-		}
-	}
-	return n
-}
-
 func (s *eraServer) counts(t *testing.T) (starts, discovers, inits int) {
-	return count(t, s.starts, ""), count(t, s.recFn, `"method":"server/discover"`), count(t, s.recFn, `"method":"initialize"`)
+	return testutil.CountLines(t, s.starts), testutil.CountMethod(t, s.recFn, string(mcp.MethodServerDiscover)), testutil.CountMethod(t, s.recFn, string(mcp.MethodInitialize))
 }
 
 // TestStdioEra: every way a stdio server meets the probe ends on one era, with the

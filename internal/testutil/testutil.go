@@ -302,6 +302,32 @@ func ReadRecord(t testing.TB, path string) []RecordLine {
 	return lines
 }
 
+// CountMethod is how many messages of the record at path have the method.
+func CountMethod(t testing.TB, path, method string) int {
+	t.Helper()
+	n := 0
+	for _, l := range ReadRecord(t, path) {
+		if l.Method == method {
+			n++
+		}
+	}
+	return n
+}
+
+// CountLines is how many lines the file at path holds (0 when it does not exist): the
+// fake server's -starts file has one per process start.
+func CountLines(t testing.TB, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return bytes.Count(data, []byte("\n"))
+}
+
 func readRecord(path string) ([]RecordLine, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
