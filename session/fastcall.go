@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -19,10 +18,6 @@ import (
 // rounds.go already answers below it: on the bridge's call path that was most of what
 // the modern era cost over the legacy one. Here the params are encoded once, with the
 // session's _meta, which does not change after the handshake, spliced in as bytes.
-
-// cancelNoteTimeout bounds the notifications/cancelled sent for a call whose context
-// ended (mcp-go's own is as short).
-const cancelNoteTimeout = 5 * time.Second
 
 // callParams is a tools/call's params as this path encodes them.
 type callParams struct {
@@ -98,7 +93,7 @@ func (c *Client) callFast(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 	resp, err := tr.SendRequest(ctx, r)
 	if err != nil {
 		if ctx.Err() != nil {
-			c.cancelCall(ctx, tr, id)
+			cancelRequest(ctx, tr.SendNotification, id)
 		}
 		return nil, transport.NewError(err)
 	}
@@ -114,18 +109,4 @@ func (c *Client) callFast(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 func (c *Client) callPrefix() string {
 	c.prefixOnce.Do(func() { c.prefix = "mcp-bridge-call-" + nonce() + "-" })
 	return c.prefix
-}
-
-// cancelCall tells the server to stop the call id, off the caller's path (the caller
-// has its error; a server that does not read must not hold it up).
-func (c *Client) cancelCall(ctx context.Context, tr transport.Interface, id mcp.RequestId) {
-	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
-		Method: string(mcp.MethodNotificationCancelled),
-		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": ctx.Err().Error()}},
-	}}
-	go func() {
-		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelNoteTimeout)
-		defer cancel()
-		_ = tr.SendNotification(nctx, n)
-	}()
 }

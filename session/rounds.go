@@ -32,9 +32,9 @@ const maxShedRounds = 3
 // lets far larger replies through, and a state is echoed on every round.
 const MaxRequestState = 1 << 20
 
-// cancelRetryTimeout bounds the notifications/cancelled sent for a retry whose context
-// ended.
-const cancelRetryTimeout = 5 * time.Second
+// cancelNoteTimeout bounds the notifications/cancelled sent for a request the bridge
+// sent itself (a retry, a fast call) whose context ended.
+const cancelNoteTimeout = 5 * time.Second
 
 // Result types (resultType); "task" belongs to the tasks extension (SEP-2663).
 const (
@@ -149,7 +149,7 @@ func (r *rounds) send(ctx context.Context, next func(context.Context, transport.
 		retry.Params = params
 		resp, err = next(ctx, retry)
 		if err != nil && ctx.Err() != nil && r.cancels {
-			cancelRetry(ctx, notify, retry.ID)
+			cancelRequest(ctx, notify, retry.ID)
 		}
 	}
 }
@@ -196,15 +196,17 @@ func setRound(params map[string]json.RawMessage, answers mcp.InputResponses, sta
 	return nil
 }
 
-// cancelRetry tells the server to stop working on a retry whose context ended, off the
-// caller's path (mcp-go cancels the first request's id only, which has its answer).
-func cancelRetry(ctx context.Context, notify func(context.Context, mcp.JSONRPCNotification) error, id mcp.RequestId) {
+// cancelRequest tells the server to stop working on request id, whose context ended, off
+// the caller's path (the caller has its error; a server that does not read must not hold
+// it up). mcp-go does this only for the requests it sends itself: here for a retry of a
+// round (mcp-go cancels the first id only, which has its answer) and a fast call.
+func cancelRequest(ctx context.Context, notify func(context.Context, mcp.JSONRPCNotification) error, id mcp.RequestId) {
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
 		Method: string(mcp.MethodNotificationCancelled),
 		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": ctx.Err().Error()}},
 	}}
 	go func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelRetryTimeout)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelNoteTimeout)
 		defer cancel()
 		_ = notify(cctx, n)
 	}()
