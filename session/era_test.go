@@ -133,6 +133,9 @@ func TestStdioEraHungProbe(t *testing.T) {
 		s, err := srv.open(ctx, Era{Clock: fake})
 		done <- result{s, err}
 	}()
+	// The probe's timer is set before the request is written; advancing at once could
+	// give the probe up before the server read it, so the server's record comes first.
+	testutil.WaitRecord(t, srv.recFn, time.Minute, func(l testutil.RecordLine) bool { return l.Method == string(mcp.MethodServerDiscover) })
 	testutil.AdvanceWhenWaiting(ctx, t, fake, DefaultProbeTimeout)
 	r := <-done
 	if r.err != nil {
