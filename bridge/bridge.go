@@ -110,6 +110,11 @@ type Options struct {
 	// file (spareProcs). The settings are process-wide, so only a process that runs one
 	// bridge (the extension's main) may set it.
 	StartupGC bool
+	// Front is a second front end's side of the servers (serve); nil in zot and the CLI.
+	Front Front
+	// Mode, when set, is the exposure mode whatever the config and the host say: a
+	// front end that shows the search and call tools sets ModeProxy.
+	Mode Mode
 }
 
 // Bridge is the extension's handler.
@@ -235,6 +240,9 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	b.cfg = config.Load(config.Options{ZotHome: b.opts.ZotHome, ProjectDir: projectDir, LookupEnv: lookup})
 	b.warnUnsafeFiles()
 	b.mode, b.modeWhy = chooseMode(b.cfg, gen)
+	if b.opts.Mode != "" {
+		b.mode, b.modeWhy = b.opts.Mode, "the front end serves the search and call tools"
+	}
 	b.deps = &lifecycle.Deps{Clock: b.opts.Clock, Log: b.opts.Log, ProjectDir: projectDir, Supervisor: b.opts.Supervisor,
 		OnListChanged: b.listChanged, Resolver: b.opts.Resolver, MaxReply: b.opts.MaxReplyBytes, Surface: b.opts.Surface,
 		Remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
@@ -307,6 +315,13 @@ func (b *Bridge) publishCatalog(tools map[string][]cache.Tool, registered map[ca
 // load, refresh merges, list_changed, trust changes and packing, one at a time.
 func (b *Bridge) changeCatalog(ch catalog.Change) (*catalog.Catalog, []catalog.Collision) {
 	return b.cats.Change(ch)
+}
+
+// frontChanged tells a front end that the catalog or the extras changed.
+func (b *Bridge) frontChanged() {
+	if b.opts.Front != nil {
+		b.opts.Front.CatalogChanged()
+	}
 }
 
 // catalog returns the current catalog. After a fast startup the full catalog is decoded
@@ -766,6 +781,7 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 	}
 	b.changeCatalog(catalog.Change{Tools: tools})
 	b.x.extras.Merge(put)
+	b.frontChanged()
 }
 
 // privateTo says where the server's last listing may be cached: a listing the server

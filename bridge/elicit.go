@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -37,6 +38,9 @@ type elicitHandler struct {
 // Elicit answers one elicitation/create of the server (interact.Asker.Ask).
 func (h elicitHandler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	b := h.b
+	if f := b.opts.Front; f != nil {
+		return frontElicit(ctx, f, h.server, req.Params, b.deps.Remote.OAuth.CheckElicitURL)
+	}
 	return b.elicits.Ask(ctx, interact.AskEnv{Clock: b.opts.Clock, Budget: b.opts.CallBudget, Log: b.opts.Log,
 		Notes: b.x.notes, Note: b.note, Hosted: b.sess.Load() != nil, CheckURL: b.deps.Remote.OAuth.CheckElicitURL}, h.server, req.Params)
 }
@@ -79,4 +83,25 @@ func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResu
 	list := strings.Join(lines, "\n")
 	b.note("warn", fmt.Sprintf("MCP server %q needs you to finish this in your browser before %s can run:\n%s\nOpen it yourself, then ask for the call again.", server, tool, list))
 	return toolresult.Error("MCP server %q needs the user to complete a step in the browser before %s can run:\n%s\nTell the user to open it; call the tool again once they have finished.", server, tool, list), true
+}
+
+// frontElicit hands a server's question to a front end's client as the server asked it
+// (the client shows it, and can show more of a schema than the bridge's forms): its
+// message and the schema's strings sanitized, a url-mode URL checked as every URL the
+// bridge shows is.
+func frontElicit(ctx context.Context, f Front, server string, p mcp.ElicitationParams, checkURL func(string) error) (*mcp.ElicitationResult, error) {
+	p.Message = safetext.Sanitize(p.Message)
+	if p.Mode == mcp.ElicitationModeURL {
+		if err := interact.CheckURL(p.URL, checkURL); err != nil {
+			return nil, fmt.Errorf("the server's URL was not passed on: %w", err)
+		}
+	}
+	if p.RequestedSchema != nil {
+		raw, err := json.Marshal(p.RequestedSchema)
+		if err != nil {
+			return nil, fmt.Errorf("the server's requested schema cannot be encoded: %w", err)
+		}
+		p.RequestedSchema = json.RawMessage(safetext.SanitizeJSON(raw))
+	}
+	return f.Elicit(ctx, server, p)
 }

@@ -75,6 +75,9 @@ func (h bridgeHost) ServerLog(server string, line logLine) {
 	if h.b.x != nil {
 		h.b.x.logs.add(server, line)
 	}
+	if f := h.b.opts.Front; f != nil {
+		f.ServerLog(server, line)
+	}
 }
 
 func (h bridgeHost) AddTask(t *extras.Task) { h.b.x.tasks.Add(t) }

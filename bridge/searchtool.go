@@ -81,30 +81,36 @@ type searchArgs struct {
 
 // searchTool answers mcp__search_tools.
 func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
+	r, _ := b.search(raw)
+	return r
+}
+
+// search answers mcp__search_tools and returns the entries the answer shows.
+func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.Entry) {
 	var a searchArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		return toolresult.Error("%s: invalid arguments: %v. Expected {\"query\": \"words\", \"limit\": 8}.", SearchToolName, err)
+		return toolresult.Error("%s: invalid arguments: %v. Expected {\"query\": \"words\", \"limit\": 8}.", SearchToolName, err), nil
 	}
 	limit := defaultLimit
 	if a.Limit != nil {
 		if *a.Limit < 1 || *a.Limit > maxLimit {
-			return toolresult.Error("%s: limit must be between 1 and %d (got %d).", SearchToolName, maxLimit, *a.Limit)
+			return toolresult.Error("%s: limit must be between 1 and %d (got %d).", SearchToolName, maxLimit, *a.Limit), nil
 		}
 		limit = *a.Limit
 	}
 	q := strings.TrimSpace(a.Query)
 	cat := b.catalog()
 	if q == "" {
-		return toolresult.Error("%s: query is empty. Describe the task in a few words (e.g. \"list open pull requests\") or name a server.", SearchToolName)
+		return toolresult.Error("%s: query is empty. Describe the task in a few words (e.g. \"list open pull requests\") or name a server.", SearchToolName), nil
 	}
 	if r, ok := b.pendingSearch(q); ok {
-		return r
+		return r, nil
 	}
 	if len(cat.Entries) == 0 {
 		if len(b.names) == 0 {
-			return toolresult.Text("No MCP servers are configured. The user can add one with `/mcp setup add <template>` (see `/mcp setup templates`) or by editing mcp.json, then run /reload-ext.")
+			return toolresult.Text("No MCP servers are configured. The user can add one with `/mcp setup add <template>` (see `/mcp setup templates`) or by editing mcp.json, then run /reload-ext."), nil
 		}
-		return toolresult.Text(b.noToolsText() + b.pendingHint())
+		return toolresult.Text(b.noToolsText() + b.pendingHint()), nil
 	}
 	// Ask for extra hits so filtering out unregistered tools still fills the page.
 	hits := cat.SearchIndex().Search(q, limit+8)
@@ -130,14 +136,14 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 			msg += fmt.Sprintf(" %d matching tools were found after startup; the user must run /reload-ext before they can be loaded.", hidden)
 		}
 		msg += b.tooLargeHint(tooLarge)
-		return toolresult.Text(msg + b.pendingHint())
+		return toolresult.Text(msg + b.pendingHint()), nil
 	}
 	if b.mode == ModeProxy {
 		r := b.proxySearchAnswer(q, shown)
 		if in := b.searchInstructions(shown); in != "" {
 			r.Content[0].Text += in
 		}
-		return r
+		return r, shown
 	}
 	var sb strings.Builder
 	names := make([]string, len(shown))
@@ -156,7 +162,7 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 	}
 	sb.WriteString(b.tooLargeHint(tooLarge))
 	sb.WriteString(b.searchInstructions(shown))
-	return extension.ToolResult{Content: []extension.Content{{Type: "text", Text: sb.String()}}, ActivateTools: names}
+	return extension.ToolResult{Content: []extension.Content{{Type: "text", Text: sb.String()}}, ActivateTools: names}, shown
 }
 
 // tooLargeHint says that n matching tools cannot be loaded at all ("" when n is 0).

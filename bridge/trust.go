@@ -284,6 +284,7 @@ func (b *Bridge) dropLive(drop map[string]bool) {
 		return
 	}
 	b.changeCatalog(catalog.Change{Drop: drop})
+	b.frontChanged()
 }
 
 // instructionsFor is the entry's instructions as shown to the model ("" when none),

@@ -26,6 +26,9 @@ type Progress struct {
 
 type progressCall struct {
 	server, tool string
+	// sink, when set, receives the call's progress instead of the note board (a front
+	// end that relays it to its own client).
+	sink func(mcp.ProgressNotificationParams)
 }
 
 type progressKey struct{}
@@ -38,10 +41,17 @@ func NewProgress(notes *NoteBoard) *Progress {
 // Begin registers a call to server/tool and returns the context that carries its token
 // (see ProgressMeta) and the function that ends it, which takes its note away.
 func (p *Progress) Begin(ctx context.Context, server, tool string) (context.Context, func()) {
+	return p.BeginFunc(ctx, server, tool, nil)
+}
+
+// BeginFunc is Begin with the call's progress handed to sink instead of shown as a note
+// (nil sink: shown). sink is called with the server's notification as it came, its
+// message sanitized, and never after the returned function ran.
+func (p *Progress) BeginFunc(ctx context.Context, server, tool string, sink func(mcp.ProgressNotificationParams)) (context.Context, func()) {
 	p.mu.Lock()
 	p.seq++
 	token := "mcp-bridge-" + strconv.FormatUint(p.seq, 10)
-	p.calls[token] = progressCall{server: server, tool: tool}
+	p.calls[token] = progressCall{server: server, tool: tool, sink: sink}
 	p.mu.Unlock()
 	return context.WithValue(ctx, progressKey{}, token), func() {
 		p.mu.Lock()
@@ -73,6 +83,11 @@ func (p *Progress) Update(server string, n mcp.ProgressNotificationParams) {
 	defer p.mu.Unlock()
 	c, ok := p.calls[token]
 	if !ok || c.server != server {
+		return
+	}
+	if c.sink != nil {
+		n.Message = safetext.Sanitize(n.Message)
+		c.sink(n)
 		return
 	}
 	p.notes.SetLive(token, "info", progressText(c, n))

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -81,5 +82,21 @@ func (s *Server) GetPrompt(ctx context.Context, name string, args map[string]str
 		req.Params.Name = name
 		req.Params.Arguments = args
 		return c.sess.GetPrompt(cctx, req)
+	})
+}
+
+// Request sends one request of any other method (completion/complete,
+// resources/subscribe) to the server (starting it if asleep) and returns its raw result;
+// a JSON-RPC error of the server stays findable with errors.Is as mcp-go's sentinel.
+func (s *Server) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return extraRequest(ctx, s, method, func(cctx context.Context, c *conn) (json.RawMessage, error) {
+		resp, err := c.sess.Request(cctx, method, params)
+		if err != nil {
+			return nil, err
+		}
+		if resp.Error != nil {
+			return nil, resp.Error.AsError()
+		}
+		return resp.Result, nil
 	})
 }
