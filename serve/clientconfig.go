@@ -133,6 +133,15 @@ func (c clientConfig) privacy() string {
 	}
 }
 
+// orProject offers the project-level file too, unless the URL is the secret: project
+// files are often committed.
+func (c clientConfig) orProject(file string) string {
+	if c.http() && c.in.TokenEnv == "" {
+		return " (the user-level file, not a project's)"
+	}
+	return " (every project) or " + file + " (one project)"
+}
+
 func (c clientConfig) claude() (string, string, error) {
 	args := []string{"claude", "mcp", "add", "--scope", "user"}
 	if c.http() {
@@ -217,7 +226,7 @@ func (c clientConfig) entry(urlField string, ref func(string) string) jsonEntry 
 func (c clientConfig) cursor() (string, string, error) {
 	e := c.entry("url", func(v string) string { return "${env:" + v + "}" })
 	text, err := marshalJSON(map[string]any{"mcpServers": map[string]jsonEntry{c.in.Name: e}})
-	hint := "Merge into ~/.cursor/mcp.json (every project) or .cursor/mcp.json (one project)" + c.privacy() + "."
+	hint := "Merge into ~/.cursor/mcp.json" + c.orProject(".cursor/mcp.json") + c.privacy() + "."
 	return text, hint, err
 }
 
@@ -228,14 +237,14 @@ func (c clientConfig) vscode() (string, string, error) {
 		e.Type = "http"
 	}
 	text, err := marshalJSON(map[string]any{"servers": map[string]jsonEntry{c.in.Name: e}})
-	head := "// Merge into your user mcp.json (command \"MCP: Open User Configuration\") or .vscode/mcp.json" + c.privacy() + ".\n"
+	head := "// Merge into your user mcp.json (command \"MCP: Open User Configuration\")" + c.orProject(".vscode/mcp.json") + c.privacy() + ".\n"
 	return head + text, "", err
 }
 
 func (c clientConfig) gemini() (string, string, error) {
 	e := c.entry("httpUrl", func(v string) string { return "${" + v + "}" })
 	text, err := marshalJSON(map[string]any{"mcpServers": map[string]jsonEntry{c.in.Name: e}})
-	head := "// Merge into ~/.gemini/settings.json (every project) or .gemini/settings.json (one project)" + c.privacy() + ".\n"
+	head := "// Merge into ~/.gemini/settings.json" + c.orProject(".gemini/settings.json") + c.privacy() + ".\n"
 	return head + text, "", err
 }
 
