@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/zot-mcp/mcp-bridge/internal/shellquote"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 )
 
@@ -159,7 +160,7 @@ func (c clientConfig) claude() (string, string, error) {
 	}
 	quoted := make([]string, len(args))
 	for i, a := range args {
-		quoted[i] = shellQuote(a)
+		quoted[i] = shellquote.Quote(a)
 	}
 	hint := "Run this line in a shell to add the server to Claude Code for every project (it writes ~/.claude.json)"
 	if c.http() && c.in.TokenEnv == "" {
@@ -282,15 +283,4 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// shellQuote quotes s as one POSIX shell word: as it is when it holds only characters no
-// shell (zsh included: no '=' or '%', which it expands at a word's start) treats
-// specially, else in single quotes (a single quote inside closes the quotes,
-// adds an escaped quote and reopens them).
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:,@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

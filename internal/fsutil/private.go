@@ -5,7 +5,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
+
+	"github.com/zot-mcp/mcp-bridge/internal/shellquote"
 )
 
 // UnsafeError says that a user other than the current one (and root) could change a file:
@@ -41,7 +42,7 @@ func CheckWriters(path string, fi fs.FileInfo) error {
 	mode := fi.Mode().Perm()
 	switch me := os.Getuid(); {
 	case uid != me && uid != 0:
-		fix := "chown " + userName(me) + " " + shellQuote(path)
+		fix := "chown " + userName(me) + " " + shellquote.Quote(path)
 		if me != 0 {
 			fix = "sudo " + fix
 		}
@@ -51,9 +52,9 @@ func CheckWriters(path string, fi fs.FileInfo) error {
 		}
 		return e
 	case mode&0o002 != 0:
-		return &UnsafeError{Path: path, Why: fmt.Sprintf("writable by every user (mode %04o)", mode), Fix: "chmod go-w " + shellQuote(path)}
+		return &UnsafeError{Path: path, Why: fmt.Sprintf("writable by every user (mode %04o)", mode), Fix: "chmod go-w " + shellquote.Quote(path)}
 	case mode&0o020 != 0 && !privateGroup(uid, gid):
-		return &UnsafeError{Path: path, Why: fmt.Sprintf("writable by group %s (mode %04o)", groupName(gid), mode), Fix: "chmod go-w " + shellQuote(path)}
+		return &UnsafeError{Path: path, Why: fmt.Sprintf("writable by group %s (mode %04o)", groupName(gid), mode), Fix: "chmod go-w " + shellquote.Quote(path)}
 	}
 	return nil
 }
@@ -87,12 +88,4 @@ func ReadFileChecked(path string) (data []byte, unsafe, err error) {
 		return nil, nil, err
 	}
 	return data, CheckWriters(path, fi), nil
-}
-
-// shellQuote quotes path for a command the user may paste, when it needs quoting.
-func shellQuote(path string) string {
-	if path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") == "" {
-		return path
-	}
-	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }

@@ -103,15 +103,3 @@ func TestReadFileChecked(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"/home/a/.local/state/zot/mcp.json":                 "/home/a/.local/state/zot/mcp.json",
-		"/Users/a/Library/Application Support/zot/mcp.json": "'/Users/a/Library/Application Support/zot/mcp.json'",
-		"/tmp/it's": `'/tmp/it'\''s'`,
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
