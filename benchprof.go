@@ -24,7 +24,7 @@ import (
 // Release builds contain none of this.
 func init() {
 	prefix := os.Getenv("MCP_BRIDGE_BENCHPROF")
-	if prefix == "" || (len(os.Args) > 1 && os.Args[1] != "serve") {
+	if prefix == "" || len(os.Args) > 1 {
 		return
 	}
 	base := prefix + "." + strconv.Itoa(os.Getpid())

@@ -43,6 +43,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"get":      cmdGet,
 	"login":    cmdLogin,
 	"logout":   cmdLogout,
+	"serve":    cmdServe,
 }
 
 // exitFor maps flag parsing errors: --help is success.

@@ -50,11 +50,9 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return 0
 		}
-		return serve(stdin, stdout, log)
+		return runExtension(stdin, stdout, log)
 	}
 	switch args[0] {
-	case "serve":
-		return serve(stdin, stdout, log)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -111,9 +109,9 @@ func serveProcs(lookup func(string) (string, bool)) int {
 	return 1
 }
 
-// serve runs the zot extension until shutdown, stdin EOF, SIGTERM or SIGINT, then stops
+// runExtension runs the zot extension until shutdown, stdin EOF, SIGTERM or SIGINT, then stops
 // every server within the host's grace.
-func serve(stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
+func runExtension(stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), StartupGC: true})
@@ -153,6 +151,10 @@ Run by zot (as an extension) it needs no arguments. From a terminal:
   mcp-bridge import claude|cursor|vscode|gemini|codex [--from FILE] [--project] [--dry-run]
   mcp-bridge trust [SERVER|--all]        approve project servers for this project (--cwd DIR)
   mcp-bridge untrust SERVER|--all        withdraw an approval
+  mcp-bridge serve [--http [ADDR]] [--tools search|all] [--prefix none] [--print-config CLIENT]
+                                         the servers as one MCP server for other clients (stdio,
+                                         or HTTP on loopback at a secret path; --listen ADDR
+                                         --token-file F beyond loopback)
   mcp-bridge version
 Each command takes --help and --cwd DIR (the project). Config: $ZOT_HOME/mcp.json and
 <project>/.zot/mcp.json. Set MCP_BRIDGE_LOG=debug to see the log on stderr.

@@ -65,7 +65,7 @@ type callKey struct{}
 
 // callBoard is the calls in flight, by id and by server. Safe for concurrent use.
 type callBoard struct {
-	clock clock.Clock
+	clock      clock.Clock
 	answerWait time.Duration
 
 	mu       sync.Mutex

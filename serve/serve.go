@@ -177,7 +177,9 @@ func (f frontHooks) CatalogChanged() {
 	}()
 }
 
-func (f frontHooks) ServerLog(server string, line lifecycle.LogLine) { f.s.calls.log(f.s.mcp, server, line) }
+func (f frontHooks) ServerLog(server string, line lifecycle.LogLine) {
+	f.s.calls.log(f.s.mcp, server, line)
+}
 
 func (f frontHooks) Elicit(ctx context.Context, server string, p mcp.ElicitationParams) (*mcp.ElicitationResult, error) {
 	return f.s.calls.ask(ctx, server, p)

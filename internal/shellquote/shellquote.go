@@ -8,7 +8,7 @@ import "strings"
 const plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:,@"
 
 // Quote is s as one shell word: as it is when every character is plain, otherwise in
-// single quotes (a single quote inside as '\'').
+// single quotes (a single quote inside as '\”).
 func Quote(s string) string {
 	if s != "" && strings.Trim(s, plain) == "" {
 		return s
