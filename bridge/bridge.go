@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
 
@@ -105,6 +106,11 @@ type Options struct {
 	// Connect, when set, opens every server's MCP sessions instead of its configured
 	// transport: tests and benchmarks give in-process sessions (session.OpenInProcess).
 	Connect lifecycle.Connector
+	// Sampler is a front end that can ask its own client's model (serve): the sampling
+	// handler of the named server, which then advertises sampling and has its requests
+	// answered by it (lifecycle.Host.Sampler); nil, or a nil handler: sampling is refused,
+	// as in zot.
+	Sampler func(server string) client.SamplingHandler
 	// StartupGC lets Setup switch the garbage collector off while it loads and registers
 	// (up to a heap of startupHeapLimit) and add two Ps while it writes a large startup
 	// file (spareProcs). The settings are process-wide, so only a process that runs one

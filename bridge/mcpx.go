@@ -65,6 +65,13 @@ func (h bridgeHost) Progress(server string, p mcp.ProgressNotificationParams) {
 	}
 }
 
+func (h bridgeHost) Sampler(s *lifecycle.Server) client.SamplingHandler {
+	if h.b.opts.Sampler == nil {
+		return nil
+	}
+	return h.b.opts.Sampler(s.Config().Name)
+}
+
 func (h bridgeHost) SamplingRefused(server string) {
 	if h.b.x != nil {
 		h.b.x.samplingRefused(server)

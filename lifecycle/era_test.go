@@ -29,6 +29,8 @@ func (h *eraHost) SessionOptions(*Server) []client.ClientOption { return nil }
 
 func (h *eraHost) Elicitor(*Server) client.ElicitationHandler { return nil }
 
+func (h *eraHost) Sampler(*Server) client.SamplingHandler { return nil }
+
 func (h *eraHost) ProtocolLearned(_ *Server, p string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -13,14 +13,18 @@ import (
 )
 
 // handlers is what every session of the server is opened with: initialize with our
-// version, roots answered with the project directory, sampling refused with a note (and
-// not advertised), server-to-client requests seen through guardRequests, the server's
-// notifications routed by onNotification, and the listed tools' definitions for the
-// headers a call mirrors from its arguments (toolDef).
+// version, roots answered with the project directory, sampling through the host's
+// sampler (advertised) or else refused with a note (and not advertised: server-to-client
+// requests seen through guardRequests), the server's notifications routed by
+// onNotification, and the listed tools' definitions for the headers a call mirrors from
+// its arguments (toolDef).
 func (s *Server) handlers() session.Handlers {
-	return session.Handlers{Init: InitRequest(s.d.Version), Options: s.clientOptions(),
-		Wrap: s.guardRequests, OnNotification: s.onNotification, Tool: s.toolDef, Input: s.inputs(),
-		Era: s.eraOf()}
+	h := session.Handlers{Init: InitRequest(s.d.Version), Options: s.clientOptions(),
+		OnNotification: s.onNotification, Tool: s.toolDef, Input: s.inputs(), Era: s.eraOf()}
+	if h.Input.Sample == nil {
+		h.Wrap = s.guardRequests
+	}
+	return h
 }
 
 // toolDef is the definition of tool in the server's last listing: every wake lists the
@@ -37,11 +41,13 @@ func (s *Server) toolDef(name string) (mcp.Tool, bool) {
 }
 
 // inputs answers what a 2026-07-28 server asks for in a result or a task exactly as the
-// legacy requests are answered: the host's questions, the same roots, sampling refused.
+// legacy requests are answered: the host's questions, the same roots, sampling through
+// the host's sampler or refused.
 func (s *Server) inputs() session.Inputs {
 	in := session.Inputs{Server: s.cfg.Name, Roots: RootsHandler{Dirs: s.rootDirs()}, SamplingRefused: s.samplingRefused}
 	if s.d.Host != nil {
 		in.Elicit = s.d.Host.Elicitor(s)
+		in.Sample = s.d.Host.Sampler(s)
 	}
 	return in
 }

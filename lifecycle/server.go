@@ -78,6 +78,14 @@ type Host interface {
 	Elicitor(s *Server) client.ElicitationHandler
 	// Progress passes a progress notification to the call it belongs to.
 	Progress(server string, p mcp.ProgressNotificationParams)
+	// Sampler answers the sampling requests of s (a legacy server's own requests, and
+	// the sampling input requests of its results and tasks), and makes every session of
+	// s advertise the sampling capability; nil, what zot's bridge answers: sampling is
+	// neither advertised nor offered, and every request is refused (SamplingRefused).
+	// The handler's context has the request's deadline and cancellation, ends with the
+	// session, and carries no values; its error goes back to the server as the request's
+	// error.
+	Sampler(s *Server) client.SamplingHandler
 	// SamplingRefused tells the user that a server asked for sampling.
 	SamplingRefused(server string)
 	// ServerLog keeps one of a server's log messages for /mcp <server>.

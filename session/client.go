@@ -65,6 +65,9 @@ func NewClient(tr transport.Interface, kind config.Transport, h Handlers) *Clien
 		clientInfo: h.Init.Params.ClientInfo, tool: h.Tool}
 	c.life, c.lifeDone = context.WithCancel(context.Background())
 	opts := h.Options
+	if h.Input.Sample != nil {
+		opts = append(slices.Clip(opts), client.WithSamplingHandler(legacySampler{in: h.Input, life: c.life}), declareSampling)
+	}
 	if c.plan.probe {
 		c.guard = &eraGuard{plan: c.plan, clock: h.Era.clock(), life: c.life}
 		tr = withGuard(tr, c.guard)
@@ -77,6 +80,38 @@ func NewClient(tr transport.Interface, kind config.Transport, h Handlers) *Clien
 	tr = withRounds(tr, h.Input)
 	c.cl = client.NewClient(tr, opts...)
 	return c
+}
+
+// legacySampler answers a legacy server's own sampling/createMessage requests with
+// Inputs.Sample, as a result's input requests are answered, and ends the request with
+// the session: a stdio transport hands its requests a context that never ends.
+type legacySampler struct {
+	in   Inputs
+	life context.Context
+}
+
+// CreateMessage answers one sampling request; an error goes back to the server as the
+// JSON-RPC error of its request, with the error's text.
+func (l legacySampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(l.life, cancel)()
+	res, err := l.in.sample(ctx, req)
+	if err == nil && res == nil {
+		err = errNoSample
+	}
+	return res, err
+}
+
+// declareSampling advertises the sampling capability of an installed sampler, setting
+// only that member so that the capabilities configured before stay (a sampling member
+// a host's option set, with its sub-capabilities, among them).
+func declareSampling(c *client.Client) {
+	cc := c.GetClientCapabilities()
+	if cc.Sampling == nil {
+		cc.Sampling = &mcp.SamplingCapability{}
+		client.WithClientCapabilities(cc)(c)
+	}
 }
 
 // Initialize starts the client and runs the initialize handshake under ctx.

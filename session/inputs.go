@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -17,7 +18,8 @@ import (
 // (SEP-2322). A task of the tasks extension that waits for input carries the same
 // requests (SEP-2663). Inputs answers both exactly as the legacy server-to-client
 // requests are answered: questions through the bridge's elicitation flow, roots from the
-// project, sampling refused.
+// project, sampling through the host's sampler when it has one (a front end whose own
+// client offers sampling), refused otherwise.
 
 // Inputs answers the requests a server embeds in a result or a task.
 type Inputs struct {
@@ -28,10 +30,38 @@ type Inputs struct {
 	Elicit client.ElicitationHandler
 	// Roots answers roots/list; nil: the client offers no roots.
 	Roots client.RootsHandler
+	// Sample answers sampling/createMessage, in a result's input requests and, on a
+	// legacy connection, as the server's own request (NewClient installs it and
+	// advertises the capability); nil: sampling is refused (InputSampling, and the
+	// legacy guard of the caller's Handlers.Wrap).
+	Sample client.SamplingHandler
 	// SamplingRefused is told that the server asked for sampling (to log it and tell the
 	// user); nil: nobody is told.
 	SamplingRefused func()
 }
+
+// sample runs in.Sample under a context that has ctx's deadline and cancellation and
+// none of its values. Where a sampling request comes from decides what its context
+// carries: a call's (the call's marks, the front end's own request), a transport's (a
+// stdio reader's background), a stream's; the handler is promised the same in every
+// case, and nothing of the bridge's calls leaks into what it does with it.
+func (in Inputs) sample(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	for i := range req.Messages {
+		// Decoded from JSON, a message's content is a generic map; the handler gets
+		// mcp-go's typed content, as mcp-go's own handler call gives it.
+		c, err := mcp.ParseSamplingContent(req.Messages[i].Content)
+		if err != nil {
+			return nil, &InputError{Kind: InputMalformed, Method: string(mcp.MethodSamplingCreateMessage), Detail: fmt.Sprintf("the content of sampling message %d", i), Err: err}
+		}
+		req.Messages[i].Content = c
+	}
+	return in.Sample.CreateMessage(valuesless{ctx}, req)
+}
+
+// valuesless is a context with its parent's deadline and cancellation and no values.
+type valuesless struct{ context.Context }
+
+func (valuesless) Value(any) any { return nil }
 
 // maxInputsPerRound bounds the requests one result may carry: each question is shown to
 // a person, one after another.
@@ -53,7 +83,11 @@ const (
 	InputUnknownResultType                         // a resultType the client does not know
 	InputUnexpectedTask                            // a task where the request cannot take one
 	InputAnswerFailed                              // asking the user failed
+	InputSamplingFailed                            // the host's sampler failed
 )
+
+// errNoSample is a sampler that answered neither a message nor an error.
+var errNoSample = errors.New("the sampler gave no message")
 
 // InputError is a request that ended because of what the server asked for in its
 // result; its text is for the model.
@@ -89,6 +123,8 @@ func (e *InputError) Error() string {
 		return fmt.Sprintf("the server answered %s with a task, which mcp-bridge did not offer to take for this request", e.Method)
 	case InputAnswerFailed:
 		return fmt.Sprintf("asking the user for the server's input failed: %v", e.Err)
+	case InputSamplingFailed:
+		return fmt.Sprintf("the server asked the client's model to generate text (sampling), and that failed: %v", e.Err)
 	}
 	return "the server's request for input failed"
 }
@@ -102,10 +138,10 @@ type inputRequest struct {
 }
 
 // Answer answers every request of raw (a JSON inputRequests map), keyed as the server
-// keyed them. The whole set is checked before anyone is asked: sampling anywhere in it,
-// or a request the client cannot answer, fails it without bothering the user with
-// questions whose answers the server cannot use. Questions are asked one at a time, in
-// the order of their keys.
+// keyed them. The whole set is checked before anyone is asked: a request the client
+// cannot answer (sampling without a sampler, among others) fails it without bothering the
+// user with questions whose answers the server cannot use. Requests are answered one at a
+// time, in the order of their keys.
 func (in Inputs) Answer(ctx context.Context, raw json.RawMessage) (mcp.InputResponses, error) {
 	var reqs map[string]inputRequest
 	if len(raw) > 0 && string(raw) != "null" {
@@ -121,10 +157,12 @@ func (in Inputs) Answer(ctx context.Context, raw json.RawMessage) (mcp.InputResp
 		keys = append(keys, k)
 		switch mcp.MCPMethod(r.Method) {
 		case mcp.MethodSamplingCreateMessage:
-			if in.SamplingRefused != nil {
-				in.SamplingRefused()
+			if in.Sample == nil {
+				if in.SamplingRefused != nil {
+					in.SamplingRefused()
+				}
+				return nil, &InputError{Kind: InputSampling, Method: r.Method}
 			}
-			return nil, &InputError{Kind: InputSampling, Method: r.Method}
 		case mcp.MethodElicitationCreate:
 			if in.Elicit == nil {
 				return nil, &InputError{Kind: InputNoElicitation, Method: r.Method}
@@ -166,6 +204,25 @@ func (in Inputs) Answer(ctx context.Context, raw json.RawMessage) (mcp.InputResp
 				res = &mcp.ListRootsResult{Roots: []mcp.Root{}}
 			}
 			out[k] = mcp.NewRootsInputResponse(*res)
+		case mcp.MethodSamplingCreateMessage:
+			var p mcp.CreateMessageParams
+			if len(r.Params) > 0 {
+				if err := json.Unmarshal(r.Params, &p); err != nil {
+					return nil, &InputError{Kind: InputMalformed, Detail: "a sampling request's params", Err: err}
+				}
+			}
+			res, err := in.sample(ctx, mcp.CreateMessageRequest{Request: mcp.Request{Method: r.Method}, CreateMessageParams: p})
+			if err != nil {
+				var ie *InputError
+				if errors.As(err, &ie) {
+					return nil, ie
+				}
+				return nil, &InputError{Kind: InputSamplingFailed, Method: r.Method, Err: err}
+			}
+			if res == nil {
+				return nil, &InputError{Kind: InputSamplingFailed, Method: r.Method, Err: errNoSample}
+			}
+			out[k] = mcp.NewSamplingInputResponse(*res)
 		}
 	}
 	return out, nil

@@ -136,7 +136,8 @@ type Handlers struct {
 	// arguments into Mcp-Param-* headers; nil: none are mirrored.
 	Tool func(name string) (mcp.Tool, bool)
 	// Input answers what a server asks for in its results (SEP-2322) on every request of
-	// the session (rounds.go).
+	// the session (rounds.go); with a sampler (Inputs.Sample) it also answers a legacy
+	// server's own sampling requests, and the session advertises sampling.
 	Input Inputs
 }
 
