@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -53,10 +52,21 @@ type callResult struct {
 	err error
 }
 
-// question is one server question waiting for the client.
+// question is one server request for input waiting for the client: a question for
+// its user (elicitation) or a completion by its model (sampling).
 type question struct {
-	params mcp.ElicitationParams
-	answer chan *mcp.ElicitationResult // buffered, written once
+	elicit *mcp.ElicitationParams
+	sample *mcp.CreateMessageParams
+	answer chan mcp.InputResponses // buffered, written once
+}
+
+// ask puts q as the input request of an input_required result stating state.
+func (q *question) result(state string) *mcp.CallToolResult {
+	b := server.NewInputRequestBuilder(state)
+	if q.sample != nil {
+		return b.Sample(inputKey, *q.sample).ToolResult()
+	}
+	return b.Elicit(inputKey, *q.elicit).ToolResult()
 }
 
 // callKey marks a backend call's context with its call, so that a question the server
@@ -207,7 +217,7 @@ func (cb *callBoard) park(c *call, q *question) *mcp.CallToolResult {
 		case <-c.doneSignal():
 		}
 	}()
-	return server.NewInputRequestBuilder(c.id).Elicit(inputKey, q.params).ToolResult()
+	return q.result(c.id)
 }
 
 // doneSignal is closed once the call's backend context ends.
@@ -231,11 +241,7 @@ func (cb *callBoard) resume(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 	c.mu.Unlock()
 	c.setClient(ctx, req)
 	if q != nil {
-		ans := server.ElicitationResponse(req.Params.InputResponses, inputKey)
-		if ans == nil {
-			ans = &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}}
-		}
-		q.answer <- ans
+		q.answer <- req.Params.InputResponses
 	}
 	return cb.wait(ctx, req, c)
 }
@@ -243,10 +249,35 @@ func (cb *callBoard) resume(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 // errNoCall: a server asked a question while no call of it was in flight here.
 var errNoCall = errors.New("no call of this server is waiting here for a question to be answered")
 
-// ask sends a server's question to the client of the call it belongs to: the call of
-// ctx when the server asked inside its result, otherwise the server's newest call (a
-// 2025-11-25 server's request names no call). It waits for the answer.
-func (cb *callBoard) ask(ctx context.Context, serverName string, p mcp.ElicitationParams) (*mcp.ElicitationResult, error) {
+// elicit sends a server's question to the client of the call it belongs to and waits
+// for the answer; a client that answers nothing to it cancels it.
+func (cb *callBoard) elicit(ctx context.Context, serverName string, p mcp.ElicitationParams) (*mcp.ElicitationResult, error) {
+	ans, err := cb.ask(ctx, serverName, &question{elicit: &p})
+	if err != nil {
+		return nil, err
+	}
+	if r := server.ElicitationResponse(ans, inputKey); r != nil {
+		return r, nil
+	}
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}}, nil
+}
+
+// sample asks the client's model for a server, as elicit asks its user.
+func (cb *callBoard) sample(ctx context.Context, serverName string, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	ans, err := cb.ask(ctx, serverName, &question{sample: &req.CreateMessageParams})
+	if err != nil {
+		return nil, err
+	}
+	if r := server.SamplingResponse(ans, inputKey); r != nil {
+		return r, nil
+	}
+	return nil, errors.New("the client gave no completion for the sampling request")
+}
+
+// ask sends q to the client of the call it belongs to: the call of ctx when the server
+// asked inside its result, otherwise the server's newest call (a 2025-11-25 server's
+// request names no call). It waits for the answer.
+func (cb *callBoard) ask(ctx context.Context, serverName string, q *question) (mcp.InputResponses, error) {
 	c, _ := ctx.Value(callKey{}).(*call)
 	if c == nil {
 		cb.mu.Lock()
@@ -258,12 +289,12 @@ func (cb *callBoard) ask(ctx context.Context, serverName string, p mcp.Elicitati
 	if c == nil {
 		return nil, errNoCall
 	}
-	q := &question{params: p, answer: make(chan *mcp.ElicitationResult, 1)}
+	q.answer = make(chan mcp.InputResponses, 1)
 	done := c.doneSignal()
 	select {
 	case c.asks <- q:
 	case <-done:
-		return nil, fmt.Errorf("the call ended before its question could be asked")
+		return nil, errors.New("the call ended before its question could be asked")
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -271,7 +302,7 @@ func (cb *callBoard) ask(ctx context.Context, serverName string, p mcp.Elicitati
 	case a := <-q.answer:
 		return a, nil
 	case <-done:
-		return nil, fmt.Errorf("the question went unanswered")
+		return nil, errors.New("the question went unanswered")
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -308,3 +339,4 @@ func newID() string {
 	}
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
+

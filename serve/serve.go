@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
@@ -84,6 +85,13 @@ type Server struct {
 	prompts   []string
 
 	calls *callBoard
+
+	// syncMu makes one sync at a time (New's, then follow's).
+	syncMu sync.Mutex
+	// changed says the catalog changed since the last sync; stopped ends follow.
+	changed   chan struct{}
+	stopped   chan struct{}
+	closeOnce sync.Once
 }
 
 // New loads the configuration and the cache, lists the servers whose cache entry is
@@ -103,21 +111,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.AnswerWait <= 0 {
 		o.AnswerWait = DefaultAnswerWait
 	}
-	s := &Server{o: o, log: o.Bridge.Log, activated: map[string]catalog.ToolRef{}}
+	s := &Server{o: o, log: o.Bridge.Log, activated: map[string]catalog.ToolRef{}, changed: make(chan struct{}, 1), stopped: make(chan struct{})}
 	s.calls = newCallBoard(o.Bridge.Clock, o.AnswerWait)
-	bo := o.Bridge
-	bo.Front = frontHooks{s}
-	bo.Mode = bridge.ModeProxy
-	s.b = bridge.New(bo)
-	s.b.Load(o.ProjectDir, extension.GenNew)
-	if stale := s.b.StaleServers(); len(stale) > 0 {
-		lctx, cancel := context.WithTimeout(ctx, ListWait)
-		rep := s.b.RefreshEach(lctx, stale, nil)
-		cancel()
-		for _, f := range rep.Failed {
-			s.log.Warn().Str("error", f).Msg("listing a server at start failed; its tools are served once it lists")
-		}
-	}
 	s.mcp = server.NewMCPServer(bridge.ExtensionName, o.Version,
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(true, true),
@@ -129,11 +124,46 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		server.WithResourceCompletionProvider(completer{s}),
 		server.WithInstructions(instructions(o.Tools)),
 	)
+	bo := o.Bridge
+	bo.Front = frontHooks{s}
+	bo.Mode = bridge.ModeProxy
+	bo.Sampler = func(server string) client.SamplingHandler { return sampler{s.calls, server} }
+	s.b = bridge.New(bo)
+	s.b.Load(o.ProjectDir, extension.GenNew)
+	if stale := s.b.StaleServers(); len(stale) > 0 {
+		lctx, cancel := context.WithTimeout(ctx, ListWait)
+		rep := s.b.RefreshEach(lctx, stale, nil)
+		cancel()
+		for _, f := range rep.Failed {
+			s.log.Warn().Str("error", f).Msg("listing a server at start failed; its tools are served once it lists")
+		}
+	}
 	if err := s.sync(ctx); err != nil {
 		s.b.Close(ctx)
 		return nil, err
 	}
+	// The listing above changed the catalog too: what it announced is synced already.
+	select {
+	case <-s.changed:
+	default:
+	}
+	go s.follow()
 	return s, nil
+}
+
+// follow syncs the served lists after each change of the bridge's catalog, one sync at
+// a time (changes that come during one are one more sync), until Close.
+func (s *Server) follow() {
+	for {
+		select {
+		case <-s.changed:
+			if err := s.sync(context.Background()); err != nil {
+				s.log.Warn().Err(err).Msg("the served tools could not follow a catalog change")
+			}
+		case <-s.stopped:
+			return
+		}
+	}
 }
 
 // instructions tell the client's model how to use the tools.
@@ -149,12 +179,15 @@ func (s *Server) MCP() *server.MCPServer { return s.mcp }
 
 // Close stops every server the bridge started, within ctx.
 func (s *Server) Close(ctx context.Context) {
+	s.closeOnce.Do(func() { close(s.stopped) })
 	s.calls.closeAll()
 	s.b.Close(ctx)
 }
 
 // sync sets the tools, resources, templates and prompts from the current catalog.
 func (s *Server) sync(ctx context.Context) error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
 	cat, err := s.b.WaitCatalog(ctx)
 	if err != nil {
 		return err
@@ -169,12 +202,11 @@ func (s *Server) sync(ctx context.Context) error {
 type frontHooks struct{ s *Server }
 
 func (f frontHooks) CatalogChanged() {
-	// In its own goroutine: the bridge calls it while it changes the catalog.
-	go func() {
-		if err := f.s.sync(context.Background()); err != nil {
-			f.s.log.Warn().Err(err).Msg("the served tools could not follow a catalog change")
-		}
-	}()
+	// The bridge calls it while it changes the catalog: follow syncs.
+	select {
+	case f.s.changed <- struct{}{}:
+	default:
+	}
 }
 
 func (f frontHooks) ServerLog(server string, line lifecycle.LogLine) {
@@ -182,7 +214,17 @@ func (f frontHooks) ServerLog(server string, line lifecycle.LogLine) {
 }
 
 func (f frontHooks) Elicit(ctx context.Context, server string, p mcp.ElicitationParams) (*mcp.ElicitationResult, error) {
-	return f.s.calls.ask(ctx, server, p)
+	return f.s.calls.elicit(ctx, server, p)
+}
+
+// sampler asks the client of a server's call for a completion.
+type sampler struct {
+	calls  *callBoard
+	server string
+}
+
+func (sp sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	return sp.calls.sample(ctx, sp.server, req)
 }
 
 // shownName is the name a client sees for a catalog entry.
@@ -325,10 +367,8 @@ func (s *Server) handleSearch(ctx context.Context, req mcp.CallToolRequest) (*mc
 		}
 		s.mu.Unlock()
 		if added {
-			if cat, err := s.b.WaitCatalog(ctx); err == nil {
-				if err := s.syncTools(cat); err != nil {
-					s.log.Warn().Err(err).Msg("the tools a search found could not be listed")
-				}
+			if err := s.sync(ctx); err != nil {
+				s.log.Warn().Err(err).Msg("the tools a search found could not be listed")
 			}
 		}
 	}
