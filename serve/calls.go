@@ -97,7 +97,10 @@ func (cb *callBoard) start(ctx context.Context, req mcp.CallToolRequest, serverN
 	run func(context.Context, bridge.ProgressFunc) (*mcp.CallToolResult, error)) *call {
 	c := &call{id: newID(), server: serverName, done: make(chan callResult, 1), asks: make(chan *question)}
 	c.setClient(ctx, req)
-	bctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), callKey{}, c))
+	// Nothing of the client's request goes down with the call but the call itself:
+	// mcp-go keeps the request's transport and era in its context, and a client made
+	// with mcp-go would read them as its own.
+	bctx, cancel := context.WithCancel(context.WithValue(context.Background(), callKey{}, c))
 	c.bctx, c.cancel = bctx, cancel
 	cb.mu.Lock()
 	cb.byID[c.id] = c
@@ -339,4 +342,3 @@ func newID() string {
 	}
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
-

@@ -12,7 +12,11 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
+	"github.com/zot-mcp/mcp-bridge/internal/ctxval"
 )
+
+// Every request goes to its server under a context without the client request's values
+// (ctxval): mcp-go keeps the request's transport and era there.
 
 // Resources, templates and prompts are served under their server: a resource's URI
 // becomes uriPrefix + server + "/" + its URI, a prompt's name server__name, so two
@@ -152,7 +156,7 @@ func (s *Server) readTemplateHandler(serverName string) server.ResourceTemplateH
 
 // read reads uri on the server and gives the contents the client's URIs.
 func (s *Server) read(ctx context.Context, serverName, uri string) ([]mcp.ResourceContents, error) {
-	res, err := s.b.ReadResource(ctx, serverName, uri)
+	res, err := s.b.ReadResource(ctxval.WithoutValues(ctx), serverName, uri)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +179,7 @@ func (s *Server) read(ctx context.Context, serverName, uri string) ([]mcp.Resour
 // promptHandler gets one prompt of a server.
 func (s *Server) promptHandler(serverName, name string) server.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		return s.b.GetPrompt(ctx, serverName, name, req.Params.Arguments)
+		return s.b.GetPrompt(ctxval.WithoutValues(ctx), serverName, name, req.Params.Arguments)
 	}
 }
 
@@ -204,7 +208,7 @@ func (s *Server) complete(ctx context.Context, serverName string, ref any, arg m
 	if len(cc.Arguments) > 0 {
 		params["context"] = cc
 	}
-	raw, err := s.b.Request(ctx, serverName, string(mcp.MethodCompletionComplete), params)
+	raw, err := s.b.Request(ctxval.WithoutValues(ctx), serverName, string(mcp.MethodCompletionComplete), params)
 	if err != nil {
 		return nil, err
 	}

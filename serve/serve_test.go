@@ -128,6 +128,12 @@ type fixture struct {
 
 func newFixture(t *testing.T, o Options, names ...string) *fixture {
 	t.Helper()
+	return newFixtureClock(t, o, clock.System{}, names...)
+}
+
+// newFixtureClock is newFixture on the clock c.
+func newFixtureClock(t *testing.T, o Options, c clock.Clock, names ...string) *fixture {
+	t.Helper()
 	home, project := t.TempDir(), t.TempDir()
 	f := &fixture{t: t, backends: map[string]*backend{}}
 	doc := map[string]any{}
@@ -148,7 +154,7 @@ func newFixture(t *testing.T, o Options, names ...string) *fixture {
 		return session.OpenInProcess(ctx, b.srv, h)
 	}
 	o.ProjectDir = project
-	o.Bridge = bridge.Options{ZotHome: home, LookupEnv: func(string) (string, bool) { return "", false }, Clock: clock.System{},
+	o.Bridge = bridge.Options{ZotHome: home, LookupEnv: func(string) (string, bool) { return "", false }, Clock: c,
 		Log: zerolog.New(testutil.Log(t)), Resolver: noDNS(), Connect: connect, Surface: bridge.SurfaceCLI}
 	srv, err := New(testCtx(t), o)
 	if err != nil {

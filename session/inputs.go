@@ -9,6 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/internal/ctxval"
 )
 
 // On a 2026-07-28 connection a server that needs something from the client while it
@@ -55,13 +57,8 @@ func (in Inputs) sample(ctx context.Context, req mcp.CreateMessageRequest) (*mcp
 		}
 		req.Messages[i].Content = c
 	}
-	return in.Sample.CreateMessage(valuesless{ctx}, req)
+	return in.Sample.CreateMessage(ctxval.WithoutValues(ctx), req)
 }
-
-// valuesless is a context with its parent's deadline and cancellation and no values.
-type valuesless struct{ context.Context }
-
-func (valuesless) Value(any) any { return nil }
 
 // maxInputsPerRound bounds the requests one result may carry: each question is shown to
 // a person, one after another.
