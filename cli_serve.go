@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
+	"github.com/zot-mcp/mcp-bridge/internal/shellquote"
 	"github.com/zot-mcp/mcp-bridge/serve"
 )
 
@@ -115,7 +116,9 @@ func serveArgv(sf serveFlags) []string {
 	if err != nil {
 		exe = "mcp-bridge"
 	}
-	argv := []string{exe, "serve", "--cwd", sf.cwd}
+	// No --cwd: a client starts the server in the project it works on, and the server
+	// serves that project's servers.
+	argv := []string{exe, "serve"}
 	if sf.tools != serve.ToolsSearch {
 		argv = append(argv, "--tools", sf.tools)
 	}
@@ -140,6 +143,12 @@ func printServeConfig(sf serveFlags, argv []string, url string, stdout, stderr i
 	fmt.Fprint(stdout, strings.TrimRight(text, "\n")+"\n")
 	if hint != "" {
 		fmt.Fprintln(stderr, hint)
+	}
+	if url != "" && sf.tokenFile == "" {
+		fmt.Fprintln(stderr, "mcp-bridge serve: the URL's secret path is new every run; for a config that lasts, serve with --token-file FILE (and a fixed --http ADDR).")
+	}
+	if url != "" && sf.tokenFile != "" {
+		fmt.Fprintf(stderr, "mcp-bridge serve: the config reads the token from $%s: export %s=\"$(cat %s)\" where the client starts.\n", serve.TokenEnv, serve.TokenEnv, shellquote.Quote(sf.tokenFile))
 	}
 	return 0
 }

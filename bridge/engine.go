@@ -11,6 +11,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
@@ -70,12 +71,21 @@ func (b *Bridge) ResolveCall(raw json.RawMessage) (e *catalog.Entry, args json.R
 // ProgressFunc receives a server's progress notifications of one forwarded call.
 type ProgressFunc func(mcp.ProgressNotificationParams)
 
+// ForwardOptions are what a forwarded call carries from the front end's client.
+type ForwardOptions struct {
+	// Progress, when set, receives the server's progress of the call.
+	Progress ProgressFunc
+	// LogLevel asks the server for the call's log messages at this level and above
+	// (Front.ServerLog receives them); "": none.
+	LogLevel mcp.LoggingLevel
+}
+
 // Forward calls e's tool with args (a JSON object, sent on as it is) on its server,
 // waking it if it sleeps, under the call budget, and returns the server's result as
-// the server gave it. progress, when set, receives the server's progress of this call.
+// the server gave it, with what o asks of it.
 // A failure is a *lifecycle.Error (its Msg is for the model) or one of the server's
 // JSON-RPC errors, which errors.Is finds as mcp-go's sentinels.
-func (b *Bridge) Forward(ctx context.Context, e *catalog.Entry, args json.RawMessage, progress ProgressFunc) (*mcp.CallToolResult, error) {
+func (b *Bridge) Forward(ctx context.Context, e *catalog.Entry, args json.RawMessage, o ForwardOptions) (*mcp.CallToolResult, error) {
 	srv, ok := b.servers[e.Server]
 	if !ok {
 		return nil, errors.New("MCP server " + e.Server + " is no longer configured")
@@ -88,7 +98,7 @@ func (b *Bridge) Forward(ctx context.Context, e *catalog.Entry, args json.RawMes
 	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, budget)
 	defer cancel()
 	ctx = extras.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
-	ctx, done := b.x.progress.BeginFunc(ctx, e.Server, e.Tool.Name, progress)
+	ctx, done := b.x.progress.BeginFunc(interact.WithLogLevel(ctx, o.LogLevel), e.Server, e.Tool.Name, o.Progress)
 	defer done()
 	return srv.Call(ctx, e.Tool.Name, args, catalog.SafeToRepeat(e.Tool.Annotations))
 }

@@ -61,14 +61,35 @@ func (p *Progress) BeginFunc(ctx context.Context, server, tool string, sink func
 	}
 }
 
-// ProgressMeta is the request _meta that asks the server for progress on the call ctx
-// belongs to (nil outside a tracked call).
+// ProgressMeta is the request _meta of the call ctx belongs to: its progress token, and
+// the log level a front end's client asked for (WithLogLevel); nil when it has neither.
 func ProgressMeta(ctx context.Context) *mcp.Meta {
-	token, ok := ctx.Value(progressKey{}).(string)
-	if !ok {
+	token, tracked := ctx.Value(progressKey{}).(string)
+	level, _ := ctx.Value(logLevelKey{}).(mcp.LoggingLevel)
+	if !tracked && level == "" {
 		return nil
 	}
-	return &mcp.Meta{ProgressToken: token}
+	m := &mcp.Meta{}
+	if tracked {
+		m.ProgressToken = token
+	}
+	if level != "" {
+		// A 2026-07-28 server sends a request's log messages only when the request
+		// names a level; a 2025-11-25 server ignores the key.
+		m.SetLogLevel(level)
+	}
+	return m
+}
+
+type logLevelKey struct{}
+
+// WithLogLevel makes the calls of ctx ask their server for log messages at level and
+// above (a front end relays them to its client; "": none asked for).
+func WithLogLevel(ctx context.Context, level mcp.LoggingLevel) context.Context {
+	if level == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, logLevelKey{}, level)
 }
 
 // Update shows the progress a server reported for one of its calls. Tokens of calls that

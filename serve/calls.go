@@ -13,6 +13,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
@@ -331,7 +332,9 @@ func (cb *callBoard) log(m *server.MCPServer, serverName string, line lifecycle.
 	if line.Logger != "" {
 		logger = serverName + "/" + line.Logger
 	}
-	_ = m.SendLogMessageToClient(ctx, mcp.NewLoggingMessageNotification(level, logger, line.Text))
+	// The server's words reach another program's user: sanitized as everything a
+	// server says is before it is shown.
+	_ = m.SendLogMessageToClient(ctx, mcp.NewLoggingMessageNotification(level, safetext.Sanitize(logger), safetext.Sanitize(line.Text)))
 }
 
 // newID is an unguessable call id: it is the requestState a retry presents.

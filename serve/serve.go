@@ -409,10 +409,24 @@ func (s *Server) directHandler(ref catalog.ToolRef) server.ToolHandlerFunc {
 // forward runs the call on its server as one call of the board (its questions, log
 // messages and progress reach this client).
 func (s *Server) forward(ctx context.Context, req mcp.CallToolRequest, e *catalog.Entry, args json.RawMessage) (*mcp.CallToolResult, error) {
+	level := clientLogLevel(ctx)
 	c := s.calls.start(ctx, req, e.Server, func(cctx context.Context, progress bridge.ProgressFunc) (*mcp.CallToolResult, error) {
-		return s.b.Forward(cctx, e, args, progress)
+		return s.b.Forward(cctx, e, args, bridge.ForwardOptions{Progress: progress, LogLevel: level})
 	})
 	return s.calls.wait(ctx, req, c)
+}
+
+// clientLogLevel is the level of log messages the client of ctx asked for: a 2026-07-28
+// request names it in its _meta, a 2025-11-25 client set it for its session
+// (logging/setLevel; mcp-go's default otherwise).
+func clientLogLevel(ctx context.Context) mcp.LoggingLevel {
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		return info.LogLevel
+	}
+	if sl, ok := server.ClientSessionFromContext(ctx).(server.SessionWithLogging); ok {
+		return sl.GetLogLevel()
+	}
+	return ""
 }
 
 // rawArgs are the call's arguments as the client sent them.

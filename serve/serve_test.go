@@ -33,10 +33,12 @@ type backend struct {
 	cancelled chan string // tools whose calls were cancelled
 	// progressSeen is closed by a test once its client has the count tool's progress.
 	progressSeen chan struct{}
+	// logSeen is closed by a test once its client has the chatty tool's log line.
+	logSeen chan struct{}
 }
 
 func newBackend(name string) *backend {
-	b := &backend{cancelled: make(chan string, 8), progressSeen: make(chan struct{})}
+	b := &backend{cancelled: make(chan string, 8), progressSeen: make(chan struct{}), logSeen: make(chan struct{})}
 	b.srv = server.NewMCPServer(name, "1.0", server.WithToolCapabilities(true), server.WithResourceCapabilities(false, true),
 		server.WithPromptCapabilities(true), server.WithLogging(), server.WithCompletions(),
 		server.WithPromptCompletionProvider(fixedCompletions{}))
@@ -79,6 +81,16 @@ func newBackend(name string) *backend {
 			}
 			return server.NewInputRequestBuilder("").Sample("poem", mcp.CreateMessageParams{MaxTokens: 10,
 				Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("a poem")}}}).ToolResult(), nil
+		})
+	b.srv.AddTool(mcp.NewTool("chatty", mcp.WithDescription("Log a line, then answer once the client has it")),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			srv := server.ServerFromContext(ctx)
+			_ = srv.SendLogMessageToClient(ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevelWarning, "db", "disk \x1b[31mnearly\x1b[0m full"))
+			select {
+			case <-b.logSeen:
+			case <-ctx.Done():
+			}
+			return mcp.NewToolResultText("said"), nil
 		})
 	b.srv.AddTool(mcp.NewTool("hang", mcp.WithDescription("Wait until cancelled")),
 		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -279,11 +291,11 @@ func TestServeToolSets(t *testing.T) {
 		reply   string
 	}{
 		{name: "all, names as in zot", opts: Options{Tools: ToolsAll}, servers: []string{"alpha", "beta"},
-			want: []string{"mcp__alpha__ask", "mcp__alpha__count", "mcp__alpha__echo", "mcp__alpha__hang", "mcp__alpha__poem",
-				"mcp__beta__ask", "mcp__beta__count", "mcp__beta__echo", "mcp__beta__hang", "mcp__beta__poem"},
+			want: []string{"mcp__alpha__ask", "mcp__alpha__chatty", "mcp__alpha__count", "mcp__alpha__echo", "mcp__alpha__hang", "mcp__alpha__poem",
+				"mcp__beta__ask", "mcp__beta__chatty", "mcp__beta__count", "mcp__beta__echo", "mcp__beta__hang", "mcp__beta__poem"},
 			call: "mcp__beta__echo", args: map[string]any{"text": "hi"}, reply: "beta: hi"},
 		{name: "all, the servers' own names", opts: Options{Tools: ToolsAll, Unprefixed: true}, servers: []string{"alpha"},
-			want: []string{"ask", "count", "echo", "hang", "poem"}, call: "echo", args: map[string]any{"text": "hi"}, reply: "alpha: hi"},
+			want: []string{"ask", "chatty", "count", "echo", "hang", "poem"}, call: "echo", args: map[string]any{"text": "hi"}, reply: "alpha: hi"},
 		{name: "search", opts: Options{}, servers: []string{"alpha", "beta"},
 			want: []string{CallTool, SearchTool},
 			call: CallTool, args: map[string]any{"server": "alpha", "tool": "echo", "arguments": map[string]any{"text": "yo"}}, reply: "alpha: yo"},
@@ -368,9 +380,16 @@ func TestServePassesThrough(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Options{Tools: ToolsAll, Unprefixed: true}, "alpha")
 	var mu sync.Mutex
-	var progress []string
+	var progress, logs []string
 	a := &asker{answer: map[string]any{"colour": "blue"}}
 	c := f.connect(a, func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationMessage) {
+			raw, _ := json.Marshal(n.Params.AdditionalFields)
+			mu.Lock()
+			logs = append(logs, string(raw))
+			close(f.backends["alpha"].logSeen)
+			mu.Unlock()
+		}
 		if n.Method == string(mcp.MethodNotificationProgress) {
 			raw, _ := json.Marshal(n.Params.AdditionalFields)
 			mu.Lock()
@@ -392,6 +411,19 @@ func TestServePassesThrough(t *testing.T) {
 		defer mu.Unlock()
 		if len(progress) != 3 || !strings.Contains(progress[2], `"progressToken":"client-token-7"`) || !strings.Contains(progress[2], `"progress":3`) {
 			t.Fatalf("progress %q, want 3 notes under the client's token", progress)
+		}
+	})
+	t.Run("log", func(t *testing.T) {
+		if err := c.SetLevel(testCtx(t), mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}); err != nil {
+			t.Fatal(err)
+		}
+		if text, _ := callText(t, c, "chatty", nil); text != "said" {
+			t.Fatalf("chatty = %q", text)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(logs) != 1 || !strings.Contains(logs[0], `"logger":"alpha/db"`) || !strings.Contains(logs[0], `"level":"warning"`) || strings.Contains(logs[0], `\u001b`) || !strings.Contains(logs[0], "nearly") {
+			t.Fatalf("log lines %q, want the server's line, its terminal escapes gone", logs)
 		}
 	})
 	t.Run("question", func(t *testing.T) {
