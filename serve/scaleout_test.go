@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -47,31 +47,43 @@ func serveGuarded(t *testing.T, f *fixture, hosts ...string) string {
 	return "http://" + ln.Addr().String() + "/mcp"
 }
 
-// httpClient is an mcp-go client of url in the given era (mcp.LATEST_PROTOCOL_VERSION:
+// httpClient is an mcp-go client of u in the given era (mcp.LATEST_PROTOCOL_VERSION:
 // stateless, server/discover; mcp.LATEST_LEGACY_PROTOCOL_VERSION: initialize and a
-// session id), started and initialized; it fails the test unless that era was agreed.
+// session id), started and initialized, closed when the test ends.
 func httpClient(t testing.TB, ctx context.Context, u, era string, hc *http.Client) *client.Client {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient(u, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}),
-		transport.WithHTTPBasicClient(hc))
+	c, err := newHTTPClient(ctx, u, era, hc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// newHTTPClient is httpClient for a goroutine: it fails unless the era asked for was
+// agreed (mcp-go falls back to 2025-11-25 silently when server/discover fails).
+func newHTTPClient(ctx context.Context, u, era string, hc *http.Client) (*client.Client, error) {
+	c, err := client.NewStreamableHttpClient(u, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}),
+		transport.WithHTTPBasicClient(hc))
+	if err != nil {
+		return nil, err
+	}
 	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = era
 	init.Params.ClientInfo = mcp.Implementation{Name: "test-" + era, Version: "1"}
 	res, err := c.Initialize(ctx, init)
 	if err != nil {
-		t.Fatalf("initialize at %s: %v", era, err)
+		_ = c.Close()
+		return nil, fmt.Errorf("initialize at %s: %w", era, err)
 	}
 	if res.ProtocolVersion != era {
-		t.Fatalf("the client asked for %s and settled on %s", era, res.ProtocolVersion)
+		_ = c.Close()
+		return nil, fmt.Errorf("the client asked for %s and settled on %s", era, res.ProtocolVersion)
 	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return c, nil
 }
 
 // roundRobin is a reverse proxy that sends each request to the next instance in turn,
@@ -282,6 +294,3 @@ func TestServeScaleOut(t *testing.T) {
 		})
 	}
 }
-
-// itoa is strconv.Itoa, short for building ids.
-func itoa(i int) string { return strconv.Itoa(i) }
