@@ -31,7 +31,7 @@ type InProcess struct {
 // OpenInProcess connects to srv and initializes within ctx. The transport reports itself
 // as stdio (Info.Transport) since the bridge treats it like a local server.
 func OpenInProcess(ctx context.Context, srv *server.MCPServer, h Handlers) (*InProcess, error) {
-	s := &InProcess{Client: NewClient(transport.NewInProcessTransport(srv), config.TransportStdio, h)}
+	s := &InProcess{Client: NewClient(apart{transport.NewInProcessTransport(srv)}, config.TransportStdio, h)}
 	s.life, s.cancel = context.WithCancel(context.Background())
 	if err := s.Initialize(ctx, h); err != nil {
 		_ = s.Close(context.Background())
@@ -39,6 +39,26 @@ func OpenInProcess(ctx context.Context, srv *server.MCPServer, h Handlers) (*InP
 	}
 	return s, nil
 }
+
+// apart hands the in-process server a request's cancellation and deadline only, never
+// its context's values, as a process across a pipe receives nothing else. Without it a
+// caller that is itself an mcp-go server handling an HTTP request (serve) passes that
+// request's headers on, and the backend checks them against its own request: a call
+// named mcp__alpha__echo in front fails as "Mcp-Name does not match echo" behind.
+type apart struct{ transport.Interface }
+
+func (a apart) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	return a.Interface.SendRequest(valueless{ctx}, req)
+}
+
+func (a apart) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	return a.Interface.SendNotification(valueless{ctx}, n)
+}
+
+// valueless is a context's cancellation and deadline without its values.
+type valueless struct{ context.Context }
+
+func (valueless) Value(any) any { return nil }
 
 // Exit ends the session as if its process had exited with status, having written
 // stderr.

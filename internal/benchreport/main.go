@@ -43,6 +43,8 @@ var runs = []run{
 	{`^BenchmarkFirstSearch$`, "20x", "./bridge"},
 	{`^BenchmarkFirstStart$`, "5x", ""},
 	{`^BenchmarkFirstCallEra$`, "10x", ""},
+	{`^BenchmarkServeLatency$`, "300x", ""},
+	{`^BenchmarkServeLoad$`, "3x", ""},
 }
 
 func (r run) args(count int) []string {

@@ -19,6 +19,8 @@ const (
 	bFirstSearch = "BenchmarkFirstSearch/%s"
 	bFirst       = "BenchmarkFirstStart"
 	bEra         = "BenchmarkFirstCallEra/era=%s"
+	bServeLat    = "BenchmarkServeLatency"
+	bServeLoad   = "BenchmarkServeLoad"
 	hostWindow   = 250.0 // ms the host keeps registrations after hello_ack
 )
 
@@ -450,6 +452,36 @@ func sections() []section {
 			f(med(r, bConc, "wall-ms")-med(r, bConc, "single-ms"), 1), f(med(r, bConc, "direct-wall-ms")-med(r, bConc, "single-ms"), 1))
 	}
 	out = append(out, cc)
+
+	// mcp-bridge serve over HTTP.
+	sv := section{
+		title: "Serve: calls and searches over HTTP, and 100 clients × 20 calls",
+		intro: "`mcp-bridge serve --http 127.0.0.1:0 --token-file F` (search mode) with 8 fake servers, the real binary. Latency: `call_tool` " +
+			"calling the fake server's `echo` from an mcp-go streamable HTTP client of each era, and one `search_tools`, beside the same `echo` " +
+			"from a direct mcp-go client of a fake server over stdio; each iteration makes one of each, rotating which goes first. Load: 100 " +
+			"clients at once (half of each era), each connecting, making 20 `call_tool` calls spread over the 8 servers (every answer checked " +
+			"against its call's own id) and closing; resident set (/proc/<pid>/status) of the serve process before (every server started, idle) " +
+			"and after the loads, its peak (VmHWM), then SIGTERM and every server process gone.",
+		rows: []row{
+			{figure: "**call, 2026-07-28 client, p50**", ours: m(bServeLat, "call-p50-us", 1, "µs", 0), ref: m(bServeLat, "direct-p50-us", 1, "µs direct", 0), ratio: "ours/ref"},
+			{figure: "call, 2026-07-28 client, p99", ours: m(bServeLat, "call-p99-us", 1, "µs", 0), ref: m(bServeLat, "direct-p99-us", 1, "µs direct", 0), ratio: "ours/ref"},
+			{figure: "call, 2025-11-25 client, p50", ours: m(bServeLat, "call-legacy-p50-us", 1, "µs", 0), ref: m(bServeLat, "direct-p50-us", 1, "µs direct", 0), ratio: "ours/ref"},
+			{figure: "**search_tools p50**", ours: m(bServeLat, "search-p50-us", 1, "µs", 0), ref: m(bServeLat, "direct-p50-us", 1, "µs direct echo", 0), ratio: "ours/ref"},
+			{figure: "search_tools p99", ours: m(bServeLat, "search-p99-us", 1, "µs", 0), ref: m(bServeLat, "direct-p99-us", 1, "µs direct echo", 0), ratio: "ours/ref"},
+			{figure: "**resident set after the loads**", ours: m(bServeLoad, "rss-after-MB", 1, "MB", 1), ref: m(bServeLoad, "rss-idle-MB", 1, "MB idle", 1), ratio: "ours/ref"},
+			{figure: "peak resident set (VmHWM)", ours: m(bServeLoad, "hwm-MB", 1, "MB", 1), ref: m(bServeLoad, "rss-idle-MB", 1, "MB idle", 1), ratio: "ours/ref"},
+			{figure: "wall time of one load (2,000 calls, 100 connections)", ours: m(bServeLoad, "ms/load", 1, "ms", 0), ref: none("—")},
+			{figure: "calls per second under the load", ours: m(bServeLoad, "calls/s", 1, "calls/s", 0), ref: none("—")},
+		},
+	}
+	sv.limits = func(r results) string {
+		return fmt.Sprintf("a call through serve is two round trips, HTTP on loopback (the client's request and JSON-RPC decoding in mcp-go's "+
+			"streamable HTTP server, then the guard's body check) and the stdio hop to the server the direct client also makes; serve adds "+
+			"%s µs at p50 over the direct client. Not profiled yet. The peak under load is what 100 open connections and 2,000 calls in "+
+			"flight hold (request bodies, each client's goroutines in net/http and mcp-go); most of it stays mapped after the load.",
+			f(med(r, bServeLat, "call-p50-us")-med(r, bServeLat, "direct-p50-us"), 0))
+	}
+	out = append(out, sv)
 
 	// First start after the install.
 	fs := section{
