@@ -701,3 +701,72 @@ func TestServeClientsHTTP(t *testing.T) {
 		}
 	}
 }
+
+// stdioServe starts `mcp-bridge serve args...` on stdio as a client would and connects.
+func (u *serveUser) stdioServe(t *testing.T, era string, args ...string) *client.Client {
+	t.Helper()
+	return dial(t, clientServer{command: u.bin, args: append([]string{"serve", "--cwd", u.project}, args...), env: u.env}, era, nil)
+}
+
+// TestServeProjectServersNeedApproval: a project's .zot/mcp.json server is not started by
+// serve until `mcp-bridge trust` approves it: its tools are not listed or found, and
+// call_tool naming it answers with the approval the user must give. After the approval a
+// new serve run lists, finds and calls it.
+func TestServeProjectServersNeedApproval(t *testing.T) {
+	t.Parallel()
+	u := newServeUser(t)
+	rec := filepath.Join(t.TempDir(), "proj.jsonl")
+	u.writeConfig(filepath.Join(u.zotHome, "mcp.json"), map[string]any{"files": u.fake("-name", "files")})
+	u.writeConfig(filepath.Join(u.project, ".zot", "mcp.json"), map[string]any{"proj": u.fake("-name", "proj", "-record", rec)})
+	notRun := func(what string) {
+		t.Helper()
+		if _, err := os.Stat(rec); !os.IsNotExist(err) {
+			t.Fatalf("%s ran the unapproved project server (its record exists: %v)", what, err)
+		}
+	}
+	callProj := map[string]any{"server": "proj", "tool": "echo", "arguments": map[string]any{"text": "hi"}}
+	for _, era := range serveEras {
+		c := u.stdioServe(t, era)
+		res := callTool(t, c, serve.SearchTool, map[string]any{"query": "echo text back"})
+		if text := resultText(res); strings.Contains(text, `server="proj"`) || !strings.Contains(text, `server="files"`) {
+			t.Fatalf("%s: a search before approval found:\n%s", era, text)
+		}
+		res = callTool(t, c, serve.CallTool, callProj)
+		if text := resultText(res); !res.IsError || !strings.Contains(text, "not approved") || !strings.Contains(text, "mcp-bridge trust proj") {
+			t.Fatalf("%s: call_tool of the unapproved server answered %q (error %v), want the approval to give", era, text, res.IsError)
+		}
+		_ = c.Close()
+		c = u.stdioServe(t, era, "--tools", "all")
+		names := listToolNames(t, c)
+		if !slices.Contains(names, "mcp__files__echo") || slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "mcp__proj__") }) {
+			t.Fatalf("%s: --tools all before approval lists %q", era, names)
+		}
+		_ = c.Close()
+		u.noOrphans("serve runs before approval")
+		notRun("serve (" + era + ")")
+	}
+
+	r := u.run("", "trust", "proj")
+	expectCode(t, r, 0, "trust proj")
+	notRun("trust")
+
+	for _, era := range serveEras {
+		c := u.stdioServe(t, era, "--tools", "all")
+		if names := listToolNames(t, c); !slices.Contains(names, "mcp__proj__echo") {
+			t.Fatalf("%s: --tools all after approval lists %q", era, names)
+		}
+		if res := callTool(t, c, "mcp__proj__echo", map[string]any{"text": "approved"}); res.IsError || resultText(res) != "approved" {
+			t.Fatalf("%s: the approved server answered %q (error %v)", era, resultText(res), res.IsError)
+		}
+		_ = c.Close()
+		c = u.stdioServe(t, era)
+		if res := callTool(t, c, serve.CallTool, callProj); res.IsError || resultText(res) != "hi" {
+			t.Fatalf("%s: call_tool of the approved server answered %q (error %v)", era, resultText(res), res.IsError)
+		}
+		_ = c.Close()
+		u.noOrphans("serve runs after approval")
+	}
+	if testutil.CountMethod(t, rec, "tools/call") != 4 {
+		t.Errorf("the approved server got %d calls, want 4", testutil.CountMethod(t, rec, "tools/call"))
+	}
+}
