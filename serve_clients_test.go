@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -769,4 +770,138 @@ func TestServeProjectServersNeedApproval(t *testing.T) {
 	if testutil.CountMethod(t, rec, "tools/call") != 4 {
 		t.Errorf("the approved server got %d calls, want 4", testutil.CountMethod(t, rec, "tools/call"))
 	}
+}
+
+// TestServeRefusesBadFlags: each misuse of serve's flags is refused with exit 2 and a
+// message saying what to do, before any server is started and before any client config
+// is printed.
+func TestServeRefusesBadFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open-token")
+	private := filepath.Join(dir, "private-token")
+	for file, mode := range map[string]os.FileMode{open: 0o644, private: 0o600} {
+		if err := os.WriteFile(file, []byte(strings.Repeat("a1b2c3d4", 4)+"\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(file, mode); err != nil { // past the umask
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string // in stderr
+	}{
+		{"listen beyond loopback without a token", []string{"--listen", "0.0.0.0:0"}, []string{"--listen needs --token-file"}},
+		{"a token file others can read", []string{"--http", "--token-file", open}, []string{open, "chmod 600"}},
+		{"a token file others can read, listening beyond loopback", []string{"--listen", "0.0.0.0:0", "--token-file", open}, []string{"chmod 600"}},
+		{"a token file without HTTP", []string{"--token-file", private}, []string{"--token-file", "--http"}},
+		{"unknown tool set", []string{"--tools", "bogus"}, []string{`--tools "bogus"`, `"search"`, `"all"`}},
+		{"unknown tool set over HTTP", []string{"--http", "--tools", "bogus"}, []string{`--tools "bogus"`}},
+		{"unknown prefix", []string{"--prefix", "bogus"}, []string{`--prefix "bogus"`, "zot or none"}},
+		{"the servers' own names without every tool", []string{"--prefix", "none"}, []string{"--prefix none needs --tools all"}},
+		{"unknown client", []string{"--print-config", "bogus"}, []string{`unknown client "bogus"`, "claude"}},
+		{"unknown client over HTTP", []string{"--http", "--print-config", "bogus"}, []string{`unknown client "bogus"`}},
+		{"a config for a bad tool set", []string{"--tools", "bogus", "--print-config", "claude"}, []string{`--tools "bogus"`}},
+		{"a stray argument", []string{"extra"}, []string{"usage: mcp-bridge serve"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			u := newServeUser(t)
+			rec := filepath.Join(t.TempDir(), "files.jsonl")
+			u.writeConfig(filepath.Join(u.zotHome, "mcp.json"), map[string]any{"files": u.fake("-name", "files", "-record", rec)})
+			r := u.run("", append([]string{"serve"}, tt.args...)...)
+			expectCode(t, r, 2, "serve "+strings.Join(tt.args, " "))
+			for _, w := range tt.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+			if r.stdout != "" {
+				t.Errorf("a refused serve printed on stdout:\n%s", r.stdout)
+			}
+			if _, err := os.Stat(rec); !os.IsNotExist(err) {
+				t.Errorf("a refused serve started a server (its record exists: %v)", err)
+			}
+			u.noOrphans("a refused serve run")
+		})
+	}
+}
+
+// TestServeStdioJunkLines: lines on serve's stdin that are not JSON get a JSON-RPC parse
+// error each, and serve goes on answering the requests after them, in both eras.
+func TestServeStdioJunkLines(t *testing.T) {
+	t.Parallel()
+	u := newServeUser(t)
+	u.writeConfig(filepath.Join(u.zotHome, "mcp.json"), map[string]any{"files": u.fake("-name", "files")})
+	ctx := testCtxFor(t)
+	cmd := exec.CommandContext(ctx, u.bin, "serve", "--cwd", u.project)
+	cmd.Env = u.env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &testutil.SyncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(outPipe)
+	type reply struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	// send writes one line and reads the one line it is answered with.
+	send := func(line string) reply {
+		t.Helper()
+		if _, err := io.WriteString(in, line+"\n"); err != nil {
+			t.Fatalf("write %q: %v\nstderr:\n%s", line, err, stderr.String())
+		}
+		got, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer to %q: %v\nstderr:\n%s", line, err, stderr.String())
+		}
+		var r reply
+		if err := json.Unmarshal([]byte(got), &r); err != nil {
+			t.Fatalf("the answer to %q is not JSON: %q", line, got)
+		}
+		return r
+	}
+	parseError := func(line string) {
+		t.Helper()
+		if r := send(line); r.Error == nil || r.Error.Code != mcp.PARSE_ERROR || string(r.ID) != "null" {
+			t.Fatalf("%q got %+v, want a parse error (id null)", line, r)
+		}
+	}
+	answered := func(line, id, want string) {
+		t.Helper()
+		r := send(line)
+		if r.Error != nil || string(r.ID) != id || !strings.Contains(string(r.Result), want) {
+			t.Fatalf("%q got id %s error %+v result %s, want a result with %s", line, r.ID, r.Error, r.Result, want)
+		}
+	}
+	parseError("this is not JSON")
+	answered(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"junk-test","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`, "1", `"supportedVersions"`)
+	parseError(`{"jsonrpc":"2.0","id":2,"method":`)
+	parseError("\x00\x01 binary")
+	answered(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"junk-test","version":"1"}}}`, "3", `"protocolVersion":"2025-11-25"`)
+	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	parseError("}{")
+	answered(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, "4", `"search_tools"`)
+	_ = in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve ended with %v when its stdin closed\nstderr:\n%s", err, stderr.String())
+	}
+	u.noOrphans("serve's stdin closed")
 }
