@@ -905,3 +905,29 @@ func TestServeStdioJunkLines(t *testing.T) {
 	}
 	u.noOrphans("serve's stdin closed")
 }
+
+// TestServeClientsStdioZotHome: a user whose zot home is not the default one (ZOT_HOME,
+// or XDG_STATE_HOME) gets a stdio config that serves that home even from a client that
+// passes serve a minimal environment (Codex passes neither variable).
+func TestServeClientsStdioZotHome(t *testing.T) {
+	t.Parallel()
+	for _, cl := range serveClients {
+		for _, variable := range []string{"ZOT_HOME", "XDG_STATE_HOME"} {
+			t.Run(cl.name+"/"+variable, func(t *testing.T) {
+				t.Parallel()
+				u := newServeUser(t)
+				dir := t.TempDir()
+				u.env = append(u.env, variable+"="+dir)
+				zotHome := dir
+				if variable == "XDG_STATE_HOME" {
+					zotHome = filepath.Join(dir, "zot")
+				}
+				u.writeConfig(filepath.Join(zotHome, "mcp.json"), map[string]any{"files": u.fake("-name", "files")})
+				r := u.run("", "serve", "--print-config", cl.name)
+				expectCode(t, r, 0, "serve --print-config "+cl.name)
+				cs := cl.read(t, r.stdout, u.env)
+				useLikeAModel(t, dial(t, cs, mcp.LATEST_LEGACY_PROTOCOL_VERSION, nil), mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+			})
+		}
+	}
+}
