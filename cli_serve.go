@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -155,7 +156,7 @@ func serveArgv(sf serveFlags) []string {
 // printServeConfig prints what the client needs to use this server: the text on stdout,
 // where it goes on stderr.
 func printServeConfig(sf serveFlags, argv []string, url string, stdout, stderr io.Writer) int {
-	in := serve.ClientConfigInput{Client: sf.printConfig, Command: argv, URL: url}
+	in := serve.ClientConfigInput{Client: sf.printConfig, Command: argv, URL: url, Env: stateEnv(os.LookupEnv)}
 	if url != "" && sf.tokenFile != "" {
 		in.TokenEnv = serve.TokenEnv
 	}
@@ -169,6 +170,24 @@ func printServeConfig(sf serveFlags, argv []string, url string, stdout, stderr i
 		fmt.Fprintln(stderr, hint)
 	}
 	return 0
+}
+
+// stateEnv are the variables that say where the bridge's state lives (its zot home), as
+// set for this run: a stdio config sets them for serve itself, since a client may start
+// it without them.
+func stateEnv(lookup func(string) (string, bool)) []string {
+	var env []string
+	for _, name := range []string{"ZOT_HOME", "XDG_STATE_HOME"} {
+		v, ok := lookup(name)
+		if !ok || v == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(v); err == nil {
+			v = abs // serve runs wherever the client starts it
+		}
+		env = append(env, name+"="+v)
+	}
+	return env
 }
 
 // serveHTTP serves srv over streamable HTTP behind the guard: on loopback at a random
