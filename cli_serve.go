@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -73,12 +75,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	sf.cwd = f.cwd
-	if sf.prefix != "zot" && sf.prefix != "none" {
-		fmt.Fprintf(stderr, "mcp-bridge serve: --prefix %q: use zot or none\n", sf.prefix)
-		return 2
-	}
 	if sf.listen != "" {
 		sf.http = true
+	}
+	token, err := sf.check()
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
+		return 2
 	}
 	if sf.printConfig != "" && !sf.http {
 		return printServeConfig(sf, serveArgv(sf), "", stdout, stderr)
@@ -107,7 +110,32 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	return serveHTTP(ctx, srv, sf, stdout, stderr)
+	return serveHTTP(ctx, srv, sf, token, stdout, stderr)
+}
+
+// check refuses a misuse of serve's flags before anything starts (no server runs and no
+// client config is printed for settings that cannot serve), and reads the token of
+// --token-file.
+func (sf serveFlags) check() (token string, err error) {
+	if sf.prefix != "zot" && sf.prefix != "none" {
+		return "", fmt.Errorf("--prefix %q: use zot or none", sf.prefix)
+	}
+	if err := serve.CheckTools(sf.tools, sf.prefix == "none"); err != nil {
+		return "", err
+	}
+	if sf.printConfig != "" && !slices.Contains(serve.ClientNames(), sf.printConfig) {
+		return "", &serve.UnknownClientError{Name: sf.printConfig}
+	}
+	if sf.tokenFile == "" {
+		if sf.listen != "" {
+			return "", errors.New("--listen needs --token-file: beyond loopback every request must carry a bearer token")
+		}
+		return "", nil
+	}
+	if !sf.http {
+		return "", errors.New("--token-file is the bearer token of HTTP clients; add --http (stdio has no token)")
+	}
+	return serve.ReadToken(sf.tokenFile)
 }
 
 // serveArgv is the command line a client runs for the stdio server with sf's settings.
@@ -131,7 +159,7 @@ func serveArgv(sf serveFlags) []string {
 // printServeConfig prints what the client needs to use this server: the text on stdout,
 // where it goes on stderr.
 func printServeConfig(sf serveFlags, argv []string, url string, stdout, stderr io.Writer) int {
-	in := serve.ClientConfigInput{Client: sf.printConfig, Command: argv, URL: url}
+	in := serve.ClientConfigInput{Client: sf.printConfig, Command: argv, URL: url, Env: stateEnv(os.LookupEnv)}
 	if url != "" && sf.tokenFile != "" {
 		in.TokenEnv = serve.TokenEnv
 	}
@@ -153,27 +181,33 @@ func printServeConfig(sf serveFlags, argv []string, url string, stdout, stderr i
 	return 0
 }
 
+// stateEnv are the variables that say where the bridge's state lives (its zot home), as
+// set for this run: a stdio config sets them for serve itself, since a client may start
+// it without them.
+func stateEnv(lookup func(string) (string, bool)) []string {
+	var env []string
+	for _, name := range []string{"ZOT_HOME", "XDG_STATE_HOME"} {
+		v, ok := lookup(name)
+		if !ok || v == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(v); err == nil {
+			v = abs // serve runs wherever the client starts it
+		}
+		env = append(env, name+"="+v)
+	}
+	return env
+}
+
 // serveHTTP serves srv over streamable HTTP behind the guard: on loopback at a random
-// secret path, or at /mcp with the bearer token of --token-file (the only way to listen
-// beyond loopback). The URL goes to stderr (and the client config to stdout with
-// --print-config).
-func serveHTTP(ctx context.Context, srv *serve.Server, sf serveFlags, stdout, stderr io.Writer) int {
+// secret path, or at /mcp with token, the bearer token of --token-file (the only way to
+// listen beyond loopback; check refused --listen without it). The URL goes to stderr
+// (and the client config to stdout with --print-config).
+func serveHTTP(ctx context.Context, srv *serve.Server, sf serveFlags, token string, stdout, stderr io.Writer) int {
 	addr := sf.addr
 	nonLoopback := false
 	if sf.listen != "" {
 		addr, nonLoopback = sf.listen, true
-	}
-	token := ""
-	if sf.tokenFile != "" {
-		t, err := serve.ReadToken(sf.tokenFile)
-		if err != nil {
-			fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
-			return 2
-		}
-		token = t
-	} else if nonLoopback {
-		fmt.Fprintln(stderr, "mcp-bridge serve: --listen needs --token-file: beyond loopback every request must carry a bearer token")
-		return 2
 	}
 	ln, err := serve.ListenGuarded(ctx, addr, nonLoopback, 0)
 	if err != nil {

@@ -41,6 +41,11 @@ type ClientConfigInput struct {
 	// Command is the argv that starts `mcp-bridge serve ...` on stdio. It is used only
 	// when URL is empty.
 	Command []string
+	// Env are variables (NAME=VALUE) the stdio server is started with, set in the
+	// config itself: a client may start serve with a minimal environment (Codex passes
+	// neither ZOT_HOME nor XDG_STATE_HOME), so where the bridge's state lives cannot be
+	// left to the client's environment. Used only when URL is empty.
+	Env []string
 	// URL is the streamable HTTP endpoint; when set, the config is for HTTP.
 	URL string
 	// TokenEnv names the environment variable that holds the bearer token, when the
@@ -102,6 +107,11 @@ func ClientConfig(in ClientConfigInput) (text, hint string, err error) {
 			return "", "", errors.New("no command to start mcp-bridge serve on stdio and no URL to reach it over HTTP; give one of them")
 		}
 		in.TokenEnv = "" // stdio has no token
+		for _, kv := range in.Env {
+			if name, _, ok := strings.Cut(kv, "="); !ok || !envNameRE.MatchString(name) {
+				return "", "", fmt.Errorf("environment entry %q is not NAME=VALUE with a variable name", kv)
+			}
+		}
 	}
 	c := clientConfig{in: in}
 	switch in.Client {
@@ -155,6 +165,9 @@ func (c clientConfig) claude() (string, string, error) {
 		}
 		args = append(args, c.in.Name, c.in.URL)
 	} else {
+		for _, kv := range c.in.Env {
+			args = append(args, "--env", kv)
+		}
 		args = append(args, c.in.Name, "--")
 		args = append(args, c.in.Command...)
 	}
@@ -191,6 +204,14 @@ func (c clientConfig) codex() string {
 		parts[i] = tomlString(a)
 	}
 	b.WriteString("args = [" + strings.Join(parts, ", ") + "]\n")
+	if len(c.in.Env) > 0 {
+		vars := make([]string, len(c.in.Env))
+		for i, kv := range c.in.Env {
+			name, value, _ := strings.Cut(kv, "=")
+			vars[i] = name + " = " + tomlString(value) // a variable name is a bare TOML key
+		}
+		b.WriteString("env = { " + strings.Join(vars, ", ") + " }\n")
+	}
 	return b.String()
 }
 
@@ -199,6 +220,7 @@ type jsonEntry struct {
 	Type    string            `json:"type,omitempty"`
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	HTTPURL string            `json:"httpUrl,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
@@ -211,6 +233,13 @@ func (c clientConfig) entry(urlField string, ref func(string) string) jsonEntry 
 	if !c.http() {
 		e.Command = c.in.Command[0]
 		e.Args = append([]string{}, c.in.Command[1:]...)
+		for _, kv := range c.in.Env {
+			if e.Env == nil {
+				e.Env = map[string]string{}
+			}
+			name, value, _ := strings.Cut(kv, "=")
+			e.Env[name] = value
+		}
 		return e
 	}
 	if urlField == "httpUrl" {

@@ -98,15 +98,11 @@ type Server struct {
 // missing or due (within ListWait), and builds the MCP server over them. The returned
 // Server runs no transport yet: ServeStdio or Handler.
 func New(ctx context.Context, o Options) (*Server, error) {
-	switch o.Tools {
-	case "":
+	if o.Tools == "" {
 		o.Tools = ToolsSearch
-	case ToolsSearch, ToolsAll:
-	default:
-		return nil, fmt.Errorf("--tools %q: use %q (the search and call tools) or %q (every cached tool)", o.Tools, ToolsSearch, ToolsAll)
 	}
-	if o.Unprefixed && o.Tools != ToolsAll {
-		return nil, fmt.Errorf("--prefix none needs --tools %s: the search tool's results name tools by server", ToolsAll)
+	if err := CheckTools(o.Tools, o.Unprefixed); err != nil {
+		return nil, err
 	}
 	if o.AnswerWait <= 0 {
 		o.AnswerWait = DefaultAnswerWait
@@ -149,6 +145,19 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	go s.follow()
 	return s, nil
+}
+
+// CheckTools says whether tools (ToolsSearch or ToolsAll) and unprefixed (--prefix none)
+// make a tool set New accepts, for a caller that checks its flags before it starts
+// anything.
+func CheckTools(tools string, unprefixed bool) error {
+	if tools != ToolsSearch && tools != ToolsAll {
+		return fmt.Errorf("--tools %q: use %q (the search and call tools) or %q (every cached tool)", tools, ToolsSearch, ToolsAll)
+	}
+	if unprefixed && tools != ToolsAll {
+		return fmt.Errorf("--prefix none needs --tools %s: the search tool's results name tools by server", ToolsAll)
+	}
+	return nil
 }
 
 // follow syncs the served lists after each change of the bridge's catalog, one sync at
