@@ -50,7 +50,7 @@ func serveGuarded(t *testing.T, f *fixture, hosts ...string) string {
 // httpClient is an mcp-go client of u in the given era (mcp.LATEST_PROTOCOL_VERSION:
 // stateless, server/discover; mcp.LATEST_LEGACY_PROTOCOL_VERSION: initialize and a
 // session id), started and initialized, closed when the test ends.
-func httpClient(t testing.TB, ctx context.Context, u, era string, hc *http.Client) *client.Client {
+func proxiedClient(t testing.TB, ctx context.Context, u, era string, hc *http.Client) *client.Client {
 	t.Helper()
 	c, err := newHTTPClient(ctx, u, era, hc)
 	if err != nil {
@@ -248,7 +248,7 @@ func TestServeScaleOut(t *testing.T) {
 			const clients, rounds = 2, 6
 			var cs []*client.Client
 			for range clients {
-				cs = append(cs, httpClient(t, ctx, u, tt.era, hc))
+				cs = append(cs, proxiedClient(t, ctx, u, tt.era, hc))
 			}
 			rr.reset()
 			// Requests in a row alternate between the instances: rounds of each method per
