@@ -218,15 +218,15 @@ func TestServeScaleOut(t *testing.T) {
 	}{
 		{name: "2026-07-28, every tool", opts: Options{Tools: ToolsAll}, era: mcp.LATEST_PROTOCOL_VERSION,
 			call: "mcp__beta__echo", args: map[string]any{"text": "hi"}, want: "beta: hi",
-			list: []string{"mcp__alpha__ask", "mcp__alpha__count", "mcp__alpha__echo", "mcp__alpha__hang", "mcp__alpha__poem",
-				"mcp__beta__ask", "mcp__beta__count", "mcp__beta__echo", "mcp__beta__hang", "mcp__beta__poem"}},
+			list: []string{"mcp__alpha__ask", "mcp__alpha__chatty", "mcp__alpha__count", "mcp__alpha__echo", "mcp__alpha__hang", "mcp__alpha__poem",
+				"mcp__beta__ask", "mcp__beta__chatty", "mcp__beta__count", "mcp__beta__echo", "mcp__beta__hang", "mcp__beta__poem"}},
 		{name: "2026-07-28, search", opts: Options{}, era: mcp.LATEST_PROTOCOL_VERSION,
 			call: CallTool, args: map[string]any{"server": "alpha", "tool": "echo", "arguments": map[string]any{"text": "yo"}}, want: "alpha: yo",
 			list: []string{CallTool, SearchTool}},
 		{name: "2025-11-25, every tool", opts: Options{Tools: ToolsAll}, era: mcp.LATEST_LEGACY_PROTOCOL_VERSION,
 			call: "mcp__alpha__echo", args: map[string]any{"text": "old"}, want: "alpha: old",
-			list: []string{"mcp__alpha__ask", "mcp__alpha__count", "mcp__alpha__echo", "mcp__alpha__hang", "mcp__alpha__poem",
-				"mcp__beta__ask", "mcp__beta__count", "mcp__beta__echo", "mcp__beta__hang", "mcp__beta__poem"}},
+			list: []string{"mcp__alpha__ask", "mcp__alpha__chatty", "mcp__alpha__count", "mcp__alpha__echo", "mcp__alpha__hang", "mcp__alpha__poem",
+				"mcp__beta__ask", "mcp__beta__chatty", "mcp__beta__count", "mcp__beta__echo", "mcp__beta__hang", "mcp__beta__poem"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
