@@ -379,6 +379,13 @@ func (s *Server) handleSearch(ctx context.Context, req mcp.CallToolRequest) (*mc
 			if err := s.sync(ctx); err != nil {
 				s.log.Warn().Err(err).Msg("the tools a search found could not be listed")
 			}
+			if info := server.RequestProtocolInfoFromContext(ctx); info == nil || !info.Modern {
+				// mcp-go tells the sessions it knows of; a 2025-11-25 client over HTTP
+				// whose standalone stream is not open yet (or never) is told on the
+				// search's own stream, before its answer. A 2026-07-28 client hears of
+				// list changes only on its subscriptions/listen stream.
+				_ = s.mcp.SendNotificationToClient(ctx, string(mcp.MethodNotificationToolsListChanged), nil)
+			}
 		}
 	}
 	return fromHost(res), nil
