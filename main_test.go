@@ -356,10 +356,11 @@ func TestHostCancelReachesServer(t *testing.T) {
 	if err := h.Cancel("slow-1"); err != nil {
 		t.Fatal(err)
 	}
-	got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })
-	if got.RequestID() != call.IDString() {
-		t.Fatalf("cancelled request %q, the call was %q", got.RequestID(), call.IDString())
-	}
+	// Only the call's own cancel counts: on a loaded machine the era probe may be given
+	// up (and cancelled) first.
+	testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool {
+		return l.Method == "notifications/cancelled" && l.RequestID() == call.IDString()
+	})
 	// Later frames still flow, and no result for the cancelled call ever arrives.
 	if r, err := h.CallTool(ctx, "after", "mcp__s__echo", map[string]any{"text": "still here"}); err != nil || r.Text() != "still here" {
 		t.Fatalf("after cancel: %v %q", err, r.Text())
