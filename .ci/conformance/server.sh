@@ -18,16 +18,20 @@
 # names (`list --server --requirements <set>`), scored or not (extensions, pending, added
 # after the release), at that set's wire (`--spec-version <set> --force`), and every server
 # scenario no set names (`list --server`: the skills extension) at the newest set's wire.
-# mcp-go's server delivers notifications intermittently (its conformance baseline lists
-# tools-call-with-logging and tools-call-with-progress as flaky), so a failing scenario runs
-# again, up to CONFORMANCE_SERVER_ATTEMPTS times (default 3), on both sides alike, and
-# passes if any attempt passes.
+# A failing scenario runs again, on both sides alike, and passes if any attempt passes: up
+# to CONFORMANCE_SERVER_ATTEMPTS times (default 3), and up to CONFORMANCE_SERVER_FLAKY_ATTEMPTS
+# times (default 20) for the scenarios mcp-go's own conformance baseline lists as
+# intermittent (conformance/server/expected-failures.yml in its module: a notification sent
+# just before a tool's result is sometimes dropped by its streamable HTTP server, mcp-go
+# pull request 969). serve is an mcp-go server in front of one, so through serve such a
+# notification has two chances to be lost.
 #
 # Results: OUTDIR/<wire>/<side>/ (side: direct or serve) holds the suite's result folders
 # (server-<scenario>-<time>/checks.json) and, per scenario, <scenario>.log (every attempt's
 # output), <scenario>.exit (the last attempt's exit code: 0 when one passed) and
-# <scenario>.attempts (how many ran); OUTDIR/<wire>/<scenario>.kind says how the set lists
-# it (required, extension, pending, added-after-release, or unlisted). server-table.sh
+# <scenario>.attempts (how many ran); OUTDIR/<wire>/scenarios lists "<scenario> <kind>", in
+# the order they ran, kind saying how the set lists it (required, extension, pending,
+# added-after-release, or unlisted: in no set). server-table.sh
 # turns them into README's server table. CONFORMANCE_FILTER (an extended regex over
 # "<scenario> <wire>") runs only the matching scenarios; CONFORMANCE_SERVER_BUDGET
 # (seconds, default 600) bounds the whole run.
@@ -40,6 +44,7 @@ version=0.2.0-alpha.12
 suite="$here/node_modules/conformance-$version/dist/index.js"
 budget="${CONFORMANCE_SERVER_BUDGET:-600}"
 attempts="${CONFORMANCE_SERVER_ATTEMPTS:-3}"
+flaky_attempts="${CONFORMANCE_SERVER_FLAKY_ATTEMPTS:-20}"
 filter="${CONFORMANCE_FILTER:-}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
@@ -49,6 +54,11 @@ if [ -z "$backend" ]; then
   backend="$out/backend"
   (cd "$here/../.." && go build -o "$backend" github.com/mark3labs/mcp-go/examples/conformance)
 fi
+
+# The scenarios mcp-go's baseline lists under "server:".
+baseline="$(cd "$here/../.." && go list -m -f '{{.Dir}}' github.com/mark3labs/mcp-go)/conformance/server/expected-failures.yml"
+flaky=" $(awk '/^[^ #]/ {s = ($1 == "server:")} s && /^  - / {print $2}' "$baseline" 2>/dev/null | tr '\n' ' ') "
+echo "conformance server: mcp-go's baseline lists as intermittent:$flaky(up to $flaky_attempts attempts; others $attempts)"
 
 # Processes this script started, stopped on every way out (no orphans).
 backend_pid="" serve_pid="" home=""
@@ -126,13 +136,15 @@ scenarios() {
     /^    - .* \[server\]$/ {print $2, kind}'
 }
 
-# run_one WIRE SIDE URL SCENARIO: up to $attempts runs, stopping at the first that passes.
+# run_one WIRE SIDE URL SCENARIO: up to $attempts runs ($flaky_attempts for a flaky one),
+# stopping at the first that passes.
 passed_direct="" regressions=""
 run_one() {
   local wire=$1 side=$2 url=$3 s=$4 dir="$out/$1/$2" n rc summary
-  local base="$dir/$s"
+  local base="$dir/$s" max=$attempts
+  case "$flaky" in *" $s "*) max=$flaky_attempts ;; esac
   rm -rf "$dir/server-$s"-[0-9][0-9][0-9][0-9]-* "$base.log"
-  for ((n = 1; n <= attempts; n++)); do
+  for ((n = 1; n <= max; n++)); do
     rc=0
     echo "== attempt $n" >>"$base.log"
     "$node" "$suite" server --url "$url" --scenario "$s" --spec-version "$wire" --force -o "$dir" \
@@ -144,7 +156,7 @@ run_one() {
     [ "$rc" != 0 ] || break
     over_budget "after $s ($side, attempt $n)"
   done
-  ((n <= attempts)) || n=$attempts
+  ((n <= max)) || n=$max
   echo "$rc" >"$base.exit"
   echo "$n" >"$base.attempts"
   summary=$(grep -o 'Passed: [0-9]*/[0-9]*.*warnings' "$base.log" | tail -1 || true)
@@ -184,7 +196,7 @@ for wire in $wires; do
   fi
   [ -n "$list" ] || continue
   mkdir -p "$out/$wire/direct" "$out/$wire/serve"
-  while read -r s kind; do echo "$kind" >"$out/$wire/$s.kind"; done <<<"$list"
+  echo "$list" >"$out/$wire/scenarios"
 
   start_backend "$wire"
   echo "== $wire, directly against the backend ($backend_url)"
