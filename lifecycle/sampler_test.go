@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -178,7 +179,8 @@ func TestLegacySamplingThroughHostSampler(t *testing.T) {
 // with an input_required result asking for sampling completes with the host sampler's
 // answer, placed under the server's key, when the host has one; a failing sampler fails
 // the call with its error; without a sampler the call fails with InputSampling, as it
-// always did, and the host is told. Before, every such call failed with InputSampling.
+// always did, and the host is told; the sampler gets the call's context. Before, every
+// such call failed with InputSampling.
 func TestInputRequiredSamplingThroughHostSampler(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -244,8 +246,10 @@ func TestInputRequiredSamplingThroughHostSampler(t *testing.T) {
 				if len(m.asked) != 1 || m.asked[0] != "say hi" {
 					t.Errorf("the sampler was asked %q, want [say hi]", m.asked)
 				}
-				if len(m.leaked) > 0 {
-					t.Errorf("the sampler's context carried %v", m.leaked)
+				// Inside a result the request is the call's: its context reaches the
+				// sampler, as a question's does, so a front end finds the call.
+				if !slices.Contains(m.leaked, "the call's value") {
+					t.Errorf("the sampler's context lacked the call's value (carried %v)", m.leaked)
 				}
 			}
 		})

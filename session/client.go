@@ -96,7 +96,7 @@ func (l legacySampler) CreateMessage(ctx context.Context, req mcp.CreateMessageR
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(l.life, cancel)()
-	res, err := l.in.sample(ctx, req)
+	res, err := l.in.sample(ctx, req, false)
 	if err == nil && res == nil {
 		err = errNoSample
 	}

@@ -42,12 +42,13 @@ type Inputs struct {
 	SamplingRefused func()
 }
 
-// sample runs in.Sample under a context that has ctx's deadline and cancellation and
-// none of its values. Where a sampling request comes from decides what its context
-// carries: a call's (the call's marks, the front end's own request), a transport's (a
-// stdio reader's background), a stream's; the handler is promised the same in every
-// case, and nothing of the bridge's calls leaks into what it does with it.
-func (in Inputs) sample(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+// sample runs in.Sample. Inside a result (2026-07-28) the request belongs to the call
+// of ctx, and the handler gets the call's context, as a question's handler does: a front
+// end finds by it the client the call answers. A 2025-11-25 server's request comes on
+// the connection (a stdio reader's background, a stream's), and the handler gets its
+// deadline and cancellation with none of its values (within), so that nothing of the
+// transport's context passes for a call's.
+func (in Inputs) sample(ctx context.Context, req mcp.CreateMessageRequest, within bool) (*mcp.CreateMessageResult, error) {
 	for i := range req.Messages {
 		// Decoded from JSON, a message's content is a generic map; the handler gets
 		// mcp-go's typed content, as mcp-go's own handler call gives it.
@@ -57,7 +58,10 @@ func (in Inputs) sample(ctx context.Context, req mcp.CreateMessageRequest) (*mcp
 		}
 		req.Messages[i].Content = c
 	}
-	return in.Sample.CreateMessage(ctxval.WithoutValues(ctx), req)
+	if !within {
+		ctx = ctxval.WithoutValues(ctx)
+	}
+	return in.Sample.CreateMessage(ctx, req)
 }
 
 // maxInputsPerRound bounds the requests one result may carry: each question is shown to
@@ -208,7 +212,7 @@ func (in Inputs) Answer(ctx context.Context, raw json.RawMessage) (mcp.InputResp
 					return nil, &InputError{Kind: InputMalformed, Detail: "a sampling request's params", Err: err}
 				}
 			}
-			res, err := in.sample(ctx, mcp.CreateMessageRequest{Request: mcp.Request{Method: r.Method}, CreateMessageParams: p})
+			res, err := in.sample(ctx, mcp.CreateMessageRequest{Request: mcp.Request{Method: r.Method}, CreateMessageParams: p}, true)
 			if err != nil {
 				var ie *InputError
 				if errors.As(err, &ie) {
