@@ -415,8 +415,9 @@ type ServerOptions struct {
 // ResponseWriter, so it also covers what net/http writes itself after the handler returns
 // (the last chunk of a response), and it leaves the write deadlines mcp-go sets through
 // http.ResponseController alone. ReadTimeout is left unset for the same reason as
-// WriteTimeout: the body's size is bounded by Guard, and a request's read deadline would
-// also cancel a long GET stream's context.
+// WriteTimeout: a request's read deadline would also cancel a long GET stream's context.
+// What it would bound is already bounded: headers by ReadHeaderTimeout, the body's size by
+// Guard, and only a client past Guard's path and token checks has its body read at all.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, o ServerOptions) error {
 	if o.ReadHeaderTimeout <= 0 {
 		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
