@@ -374,6 +374,14 @@ func (c *limitConn) Close() error {
 // a plain *net.TCPConn.
 func (c *limitConn) CloseWrite() error { return closeWrite(c.Conn) }
 
+// SetLinger reaches the TCP connection, so a stalled one can be reset rather than drained.
+func (c *limitConn) SetLinger(sec int) error {
+	if l, ok := c.Conn.(interface{ SetLinger(int) error }); ok {
+		return l.SetLinger(sec)
+	}
+	return nil
+}
+
 func closeWrite(c net.Conn) error {
 	if cw, ok := c.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
@@ -407,8 +415,9 @@ type ServerOptions struct {
 // ResponseWriter, so it also covers what net/http writes itself after the handler returns
 // (the last chunk of a response), and it leaves the write deadlines mcp-go sets through
 // http.ResponseController alone. ReadTimeout is left unset for the same reason as
-// WriteTimeout: the body's size is bounded by Guard, and a request's read deadline would
-// also cancel a long GET stream's context.
+// WriteTimeout: a request's read deadline would also cancel a long GET stream's context.
+// What it would bound is already bounded: headers by ReadHeaderTimeout, the body's size by
+// Guard, and only a client past Guard's path and token checks has its body read at all.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, o ServerOptions) error {
 	if o.ReadHeaderTimeout <= 0 {
 		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
@@ -463,7 +472,7 @@ func (c *stallConn) Write(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
 		end := min(len(p), n+stallChunk)
-		t := c.clk.AfterFunc(c.d, func() { _ = c.Conn.Close() })
+		t := c.clk.AfterFunc(c.d, c.abort)
 		m, err := c.Conn.Write(p[n:end])
 		stalled := !t.Stop()
 		n += m
@@ -475,6 +484,16 @@ func (c *stallConn) Write(p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// abort closes the connection and drops what the kernel still holds for it: a client
+// that stopped reading would otherwise keep a full send buffer alive while it is
+// trickled out.
+func (c *stallConn) abort() {
+	if l, ok := c.Conn.(interface{ SetLinger(int) error }); ok {
+		_ = l.SetLinger(0)
+	}
+	_ = c.Conn.Close()
 }
 
 // CloseWrite forwards the half-close net/http asks of a TCP connection.
