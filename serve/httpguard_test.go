@@ -54,7 +54,7 @@ type rigOpts struct {
 	around func(w http.ResponseWriter, r *http.Request, backend http.Handler)
 }
 
-func newBackend() *server.MCPServer {
+func newGuardBackend() *server.MCPServer {
 	s := server.NewMCPServer("guard-test", "0.0.1", server.WithToolCapabilities(false))
 	s.AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(req.GetString("text", "")), nil
@@ -77,7 +77,7 @@ func startRig(t *testing.T, o rigOpts) *rig {
 	if o.token {
 		r.path, r.token = "/mcp", NewSecret()
 	}
-	backend := server.NewStreamableHTTPServer(newBackend(), server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(testutil.Log(t), nil))))
+	backend := server.NewStreamableHTTPServer(newGuardBackend(), server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(testutil.Log(t), nil))))
 	next := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.reached.Add(1)
 		if o.around != nil {
