@@ -250,8 +250,34 @@ func (cb *callBoard) resume(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 	return cb.wait(ctx, req, c)
 }
 
-// errNoCall: a server asked a question while no call of it was in flight here.
-var errNoCall = errors.New("no call of this server is waiting here for a question to be answered")
+// Why a server's request found no call to go to.
+var (
+	errNoCall = errors.New("no call of this server is waiting here for a question to be answered")
+	// errAmbiguous: several calls of the server are in flight and its request names
+	// none of them.
+	errAmbiguous = errors.New("the server asked outside any call while several of its calls were in flight, so nobody could be asked without risking another client's user seeing it; ask within the call (2026-07-28) or one call at a time")
+)
+
+// callOf is the call a server's request or message belongs to: the call of ctx (a
+// 2026-07-28 server asks inside its result), or else the server's only call in flight.
+// A 2025-11-25 server's request names no call: with several in flight, giving it to one
+// could show one client's question or log lines to another client's user, so none gets
+// it.
+func (cb *callBoard) callOf(ctx context.Context, serverName string) (*call, error) {
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		return c, nil
+	}
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	switch list := cb.byServer[serverName]; len(list) {
+	case 0:
+		return nil, errNoCall
+	case 1:
+		return list[0], nil
+	default:
+		return nil, errAmbiguous
+	}
+}
 
 // elicit sends a server's question to the client of the call it belongs to and waits
 // for the answer; a client that answers nothing to it cancels it.
@@ -278,20 +304,11 @@ func (cb *callBoard) sample(ctx context.Context, serverName string, req mcp.Crea
 	return nil, errors.New("the client gave no completion for the sampling request")
 }
 
-// ask sends q to the client of the call it belongs to: the call of ctx when the server
-// asked inside its result, otherwise the server's newest call (a 2025-11-25 server's
-// request names no call). It waits for the answer.
+// ask sends q to the client of the call it belongs to (callOf) and waits for the answer.
 func (cb *callBoard) ask(ctx context.Context, serverName string, q *question) (mcp.InputResponses, error) {
-	c, _ := ctx.Value(callKey{}).(*call)
-	if c == nil {
-		cb.mu.Lock()
-		if list := cb.byServer[serverName]; len(list) > 0 {
-			c = list[len(list)-1]
-		}
-		cb.mu.Unlock()
-	}
-	if c == nil {
-		return nil, errNoCall
+	c, err := cb.callOf(ctx, serverName)
+	if err != nil {
+		return nil, err
 	}
 	q.answer = make(chan mcp.InputResponses, 1)
 	done := c.doneSignal()
@@ -312,15 +329,11 @@ func (cb *callBoard) ask(ctx context.Context, serverName string, q *question) (m
 	}
 }
 
-// log relays a server's log message to the client of its newest call.
+// log relays a server's log message to the client of its call (callOf: a message that
+// names no call goes nowhere while several are in flight; the bridge's log has it).
 func (cb *callBoard) log(m *server.MCPServer, serverName string, line lifecycle.LogLine) {
-	cb.mu.Lock()
-	var c *call
-	if list := cb.byServer[serverName]; len(list) > 0 {
-		c = list[len(list)-1]
-	}
-	cb.mu.Unlock()
-	if c == nil || m == nil {
+	c, err := cb.callOf(context.Background(), serverName)
+	if err != nil || m == nil {
 		return
 	}
 	ctx, _ := c.client()
