@@ -18,7 +18,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/serve"
 )
 
-const serveSynopsis = "serve [--http [ADDR]] [--listen ADDR --token-file FILE] [--tools search|all] [--prefix none] [--print-config CLIENT]"
+const serveSynopsis = "serve [--http [ADDR]] [--listen ADDR --token-file FILE [--host NAME:PORT]...] [--tools search|all] [--prefix none] [--print-config CLIENT]"
 
 // serveFlags are serve's settings.
 type serveFlags struct {
@@ -30,6 +30,21 @@ type serveFlags struct {
 	tools       string
 	prefix      string
 	printConfig string
+	hosts       hostList
+}
+
+// hostList is --host, repeatable: the Host values clients reach a --listen address by
+// (a load balancer's or a Service's name), beyond the address itself.
+type hostList []string
+
+func (h *hostList) String() string { return strings.Join(*h, ",") }
+
+func (h *hostList) Set(v string) error {
+	if _, _, err := net.SplitHostPort(v); err != nil {
+		return fmt.Errorf("%q is not NAME:PORT (the Host a client sends, such as mcp-bridge.tools.svc:8080)", v)
+	}
+	*h = append(*h, v)
+	return nil
 }
 
 // splitHTTPArg takes --http's optional address out of args: "--http ADDR" and
@@ -65,6 +80,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	f.fs.StringVar(&sf.tokenFile, "token-file", "", "a file holding the bearer token HTTP clients must send (instead of the secret path)")
 	f.fs.StringVar(&sf.tools, "tools", serve.ToolsSearch, "search: the search and call tools; all: every cached tool")
 	f.fs.StringVar(&sf.prefix, "prefix", "zot", "zot: names as in zot (mcp__server__tool); none: the servers' own names")
+	f.fs.Var(&sf.hosts, "host", "a Host NAME:PORT clients reach a --listen address by (repeatable)")
 	f.fs.StringVar(&sf.printConfig, "print-config", "", "print the config a client needs ("+strings.Join(serve.ClientNames(), ", ")+")")
 	pos, err := f.parse(args)
 	if err != nil {
@@ -125,6 +141,9 @@ func (sf serveFlags) check() (token string, err error) {
 	}
 	if sf.printConfig != "" && !slices.Contains(serve.ClientNames(), sf.printConfig) {
 		return "", &serve.UnknownClientError{Name: sf.printConfig}
+	}
+	if len(sf.hosts) > 0 && sf.listen == "" {
+		return "", errors.New("--host names how clients reach a --listen address; on loopback only the loopback names are accepted")
 	}
 	if sf.tokenFile == "" {
 		if sf.listen != "" {
@@ -219,7 +238,7 @@ func serveHTTP(ctx context.Context, srv *serve.Server, sf serveFlags, token stri
 		path = "/mcp/" + serve.NewSecret()
 	}
 	url := "http://" + urlHost(ln.Addr().String()) + path
-	h := serve.Guard(srv.HTTPHandler(), serve.GuardOptions{Path: path, Token: token, Addr: ln.Addr().String()})
+	h := serve.Guard(srv.HTTPHandler(), serve.GuardOptions{Path: path, Token: token, Addr: ln.Addr().String(), Hosts: sf.hosts})
 	if sf.printConfig != "" {
 		if code := printServeConfig(sf, nil, url, stdout, stderr); code != 0 {
 			_ = ln.Close()

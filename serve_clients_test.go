@@ -11,11 +11,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -928,6 +931,60 @@ func TestServeClientsStdioZotHome(t *testing.T) {
 				cs := cl.read(t, r.stdout, u.env)
 				useLikeAModel(t, dial(t, cs, mcp.LATEST_LEGACY_PROTOCOL_VERSION, nil), mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 			})
+		}
+	}
+}
+
+// TestServeListenHosts: a --listen server accepts the Host names --host gives (a load
+// balancer's or a Service's name) and still refuses any other with 421; --host without
+// --listen, or without a port, is refused before anything starts.
+func TestServeListenHosts(t *testing.T) {
+	t.Parallel()
+	u := newServeUser(t)
+	u.writeConfig(filepath.Join(u.zotHome, "mcp.json"), map[string]any{"files": u.fake("-name", "files")})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	_ = ln.Close()
+	token := strings.Repeat("9f8e7d6c", 4)
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u.startHTTP("--listen", "127.0.0.1:"+port, "--token-file", file, "--host", "bridge.example:"+port)
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{host: "bridge.example:" + port, want: http.StatusOK},
+		{host: "127.0.0.1:" + port, want: http.StatusOK},
+		{host: "other.example:" + port, want: http.StatusMisdirectedRequest},
+	} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		req, err := http.NewRequestWithContext(testCtxFor(t), http.MethodPost, "http://127.0.0.1:"+port+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = tc.host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("Host %s: status %d, want %d", tc.host, resp.StatusCode, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"--host", "bridge.example:80"}, {"--listen", "127.0.0.1:0", "--token-file", file, "--host", "bridge.example"}} {
+		r := u.run("", append([]string{"serve"}, args...)...)
+		expectCode(t, r, 2, "serve "+strings.Join(args, " "))
+		if !strings.Contains(r.stderr, "--host") && !strings.Contains(r.stderr, "NAME:PORT") {
+			t.Errorf("serve %v: stderr does not say what is wrong with --host:\n%s", args, r.stderr)
 		}
 	}
 }

@@ -16,8 +16,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 
 // HTTPHandler is the streamable HTTP endpoint of the MCP server, both eras: a
 // 2026-07-28 request stands alone (any instance can answer it), a 2025-11-25 client
-// gets a session id no instance needs to know. It serves every path it is given; the
-// guard in front decides which path that is.
+// gets a session id no instance needs to know. It serves every path it is given and
+// checks no Host: Guard in front decides both (mcp-go's own DNS-rebinding check is off,
+// since it refuses a name --host allows when a proxy on this machine forwards to it).
 func (s *Server) HTTPHandler() http.Handler {
-	return server.NewStreamableHTTPServer(s.mcp)
+	return server.NewStreamableHTTPServer(s.mcp, server.WithDisableLocalhostProtection(true))
 }
