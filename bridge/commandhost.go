@@ -32,7 +32,9 @@ type Surface = commands.Surface
 // Surfaces.
 const (
 	SurfaceZot = commands.SurfaceZot
-	SurfaceCLI = commands.SurfaceCLI
+	// SurfaceServe words messages for mcp-bridge serve's users.
+	SurfaceServe = commands.SurfaceServe
+	SurfaceCLI   = commands.SurfaceCLI
 )
 
 // RunCommand serves /mcp (package commands does the work).

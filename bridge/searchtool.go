@@ -44,9 +44,9 @@ func (b *Bridge) searchDescriptionOf(dir []toolview.DirEntry) string {
 	sb.WriteString(" Also finds resources (documents, files) to read.")
 	if len(dir) == 0 {
 		if len(b.names) == 0 {
-			sb.WriteString(" No MCP servers are configured yet: the user can add one with /mcp setup.")
+			sb.WriteString(" No MCP servers are configured yet: the user can add one with " + b.opts.Surface.Cmd("setup") + ".")
 		} else if len(b.gatedNames()) == len(b.names) {
-			sb.WriteString(" The configured MCP servers come from the project and wait for the user's approval (/mcp trust); until then they offer no tools.")
+			sb.WriteString(" The configured MCP servers come from the project and wait for the user's approval (" + b.opts.Surface.Cmd("trust") + "); until then they offer no tools.")
 		} else {
 			sb.WriteString(" No tools are cached yet; they are being listed in the background.")
 		}
@@ -108,7 +108,9 @@ func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.E
 	}
 	if len(cat.Entries) == 0 {
 		if len(b.names) == 0 {
-			return toolresult.Text("No MCP servers are configured. The user can add one with `/mcp setup add <template>` (see `/mcp setup templates`) or by editing mcp.json, then run /reload-ext."), nil
+			sf := b.opts.Surface
+			return toolresult.Text(fmt.Sprintf("No MCP servers are configured. The user can add one with `%s` (see `%s`) or by editing mcp.json, then %s.",
+				sf.Cmd("setup", "add", "<template>"), sf.Cmd("setup", "templates"), sf.Reload())), nil
 		}
 		return toolresult.Text(b.noToolsText() + b.pendingHint()), nil
 	}
@@ -189,7 +191,10 @@ func decodeArgs(raw json.RawMessage, v any) error {
 func (b *Bridge) noToolsText() string {
 	sf := b.opts.Surface
 	if b.refreshing.Load() > 0 {
-		return fmt.Sprintf("No MCP tools are known yet: the servers' tool lists are being fetched right now. Try again shortly; new tools need /reload-ext before they can be loaded (details: %s).", sf.Status())
+		if b.mode == ModeProxy {
+			return fmt.Sprintf("No MCP tools are known yet: the servers' tool lists are being fetched right now. Try again shortly (details: %s).", sf.Status())
+		}
+		return fmt.Sprintf("No MCP tools are known yet: the servers' tool lists are being fetched right now. Try again shortly; new tools need %s before they can be loaded (details: %s).", sf.ReloadCmd(), sf.Status())
 	}
 	var failed []string
 	for _, n := range b.names {
@@ -200,7 +205,7 @@ func (b *Bridge) noToolsText() string {
 	if len(failed) > 0 {
 		return fmt.Sprintf("No MCP tools are known: listing the tools of %s failed (details: %s).", strings.Join(failed, ", "), sf.Status())
 	}
-	if sf == SurfaceCLI {
+	if sf.Terminal() {
 		return "No MCP tools are cached yet: nothing has listed the servers' tools. Run `mcp-bridge refresh` to list them."
 	}
 	return "No MCP tools are cached yet and none are being fetched: the user can run `/mcp refresh`, then /reload-ext."

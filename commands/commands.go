@@ -525,7 +525,7 @@ func (b host) detailText(name string) string {
 		for _, l := range st.Stderr {
 			fmt.Fprintf(&sb, "    %s\n", safetext.Escape(s.Redact(l))) // the server's raw output
 		}
-	} else if sf == SurfaceCLI && c.Transport == config.TransportStdio && c.Usable() {
+	} else if sf.Terminal() && c.Transport == config.TransportStdio && c.Usable() {
 		// A CLI run starts afresh, so it has no stderr of an earlier one to show.
 		fmt.Fprintf(&sb, "  stderr:     not kept between commands; %s starts it and shows its last lines if it fails\n", sf.StderrCmd(name))
 	}

@@ -132,7 +132,7 @@ func (b host) loginCommand(ctx context.Context, args []string) (string, error) {
 	if st.err != nil {
 		return "", st.err
 	}
-	if b.Surface() == SurfaceCLI {
+	if b.Surface().Terminal() {
 		return fmt.Sprintf("Log in to MCP server %q: open this URL in your browser (opening it for you):\n  %s\nWaiting up to %s for the authorization.",
 			s.Config().Name, st.url, remote.LoginTimeout), nil
 	}

@@ -12,7 +12,14 @@ const (
 	SurfaceZot Surface = iota
 	// SurfaceCLI: the mcp-bridge command line, outside zot.
 	SurfaceCLI
+	// SurfaceServe: mcp-bridge serve, another client's server: its user types the
+	// CLI's commands in a terminal, and a config change needs serve restarted.
+	SurfaceServe
 )
+
+// Terminal reports whether the user types mcp-bridge commands (the CLI, serve) rather
+// than /mcp.
+func (sf Surface) Terminal() bool { return sf == SurfaceCLI || sf == SurfaceServe }
 
 // cliEquivalent maps a /mcp subcommand to the CLI command that does the same job. A CLI
 // process starts servers afresh, so start and restart become a refresh (which starts the
@@ -32,7 +39,7 @@ var cliEquivalent = map[string]string{
 // Cmd words a /mcp command for the surface: Cmd("login", "x") is "/mcp login x" inside
 // zot and "mcp-bridge login x" on the CLI. An empty sub names the details command.
 func (sf Surface) Cmd(sub string, args ...string) string {
-	if sf == SurfaceCLI {
+	if sf.Terminal() {
 		c, ok := cliEquivalent[sub]
 		if !ok {
 			c = sub
@@ -53,7 +60,7 @@ func (sf Surface) Cmd(sub string, args ...string) string {
 // where the bridge keeps them; on the CLI, whose every run starts afresh, a refresh of the
 // server, which starts it and prints its failure with them.
 func (sf Surface) StderrCmd(server string) string {
-	if sf == SurfaceCLI {
+	if sf.Terminal() {
 		return sf.Cmd("refresh", server)
 	}
 	return sf.Cmd("", server)
@@ -72,6 +79,9 @@ func (sf Surface) ToolsChanged(proxy bool) string {
 // Reload words, as a verb phrase, how new tools or config get loaded into zot: "run
 // /reload-ext" inside zot, "restart zot or run /reload-ext inside zot" on the CLI.
 func (sf Surface) Reload() string {
+	if sf == SurfaceServe {
+		return "restart mcp-bridge serve"
+	}
 	if sf == SurfaceCLI {
 		return "restart zot or run /reload-ext inside zot"
 	}
@@ -80,6 +90,9 @@ func (sf Surface) Reload() string {
 
 // ReloadCmd names the reload as a noun ("then /reload-ext").
 func (sf Surface) ReloadCmd() string {
+	if sf == SurfaceServe {
+		return "a restart of mcp-bridge serve"
+	}
 	if sf == SurfaceCLI {
 		return "a zot restart (or /reload-ext inside zot)"
 	}
@@ -88,7 +101,7 @@ func (sf Surface) ReloadCmd() string {
 
 // Status names the overview command (/mcp or mcp-bridge list).
 func (sf Surface) Status() string {
-	if sf == SurfaceCLI {
+	if sf.Terminal() {
 		return "mcp-bridge list"
 	}
 	return "/mcp"
@@ -96,7 +109,7 @@ func (sf Surface) Status() string {
 
 // Logs names where the bridge's log is read.
 func (sf Surface) Logs() string {
-	if sf == SurfaceCLI {
+	if sf.Terminal() {
 		return "run the command again with MCP_BRIDGE_LOG=debug"
 	}
 	return "zot ext logs mcp-bridge -f"

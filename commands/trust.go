@@ -170,7 +170,7 @@ func (b host) trustList() string {
 		sb.WriteString("\nTools changed since you approved them, held back until you approve them (review with " + b.Surface().Cmd("", "<server>") + "): " + strings.Join(held, "; "))
 	}
 	sf, all := b.Surface(), "all"
-	if sf == SurfaceCLI {
+	if sf.Terminal() {
 		all = "--all"
 	}
 	fmt.Fprintf(&sb, "\nApprove with %s; withdraw with %s.", sf.Cmd("trust", "<server>|"+all), sf.Cmd("untrust", "<server>|"+all))

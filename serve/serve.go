@@ -123,6 +123,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	bo := o.Bridge
 	bo.Front = frontHooks{s}
 	bo.Mode = bridge.ModeProxy
+	bo.Surface = bridge.SurfaceServe
 	bo.Sampler = func(server string) client.SamplingHandler { return sampler{s.calls, server} }
 	s.b = bridge.New(bo)
 	s.b.Load(o.ProjectDir, extension.GenNew)

@@ -529,3 +529,25 @@ func (cb *callBoard) count() int {
 	defer cb.mu.Unlock()
 	return len(cb.byID)
 }
+
+// TestServeWordsForItsUsers: what serve's tools say names the commands its user types
+// (mcp-bridge setup, a restart of serve), never zot's /mcp or /reload-ext.
+func TestServeWordsForItsUsers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	c := f.connect(nil, nil)
+	text, _ := callText(t, c, SearchTool, map[string]any{"query": "anything"})
+	if !strings.Contains(text, "mcp-bridge setup add <template>") || !strings.Contains(text, "restart mcp-bridge serve") ||
+		strings.Contains(text, "/mcp") || strings.Contains(text, "/reload-ext") {
+		t.Fatalf("search answered %q, want serve's commands", text)
+	}
+	res, err := c.ListTools(testCtx(t), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range res.Tools {
+		if strings.Contains(tl.Description, "/mcp") || strings.Contains(tl.Description, "mcp__") {
+			t.Errorf("%s's description names zot's commands or tools: %q", tl.Name, tl.Description)
+		}
+	}
+}
