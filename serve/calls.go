@@ -196,11 +196,39 @@ func (cb *callBoard) wait(ctx context.Context, req mcp.CallToolRequest, c *call)
 		}
 		return r.res, nil
 	case q := <-c.asks:
+		if req.Params.Task != nil {
+			// A task's result is its final answer: its questions go to the client
+			// as requests of their own, on its session.
+			q.answer <- askDirectly(ctx, q)
+			return cb.wait(ctx, req, c)
+		}
 		return cb.park(c, q), nil
 	case <-ctx.Done():
 		c.cancel()
 		return nil, ctx.Err()
 	}
+}
+
+// askDirectly asks q of the client of ctx as a request of its own (elicitation/create,
+// sampling/createMessage); a refused or failed request is no answer (nil), which the
+// server's question gets as a cancel.
+func askDirectly(ctx context.Context, q *question) mcp.InputResponses {
+	srv := server.ServerFromContext(ctx)
+	if srv == nil {
+		return nil
+	}
+	if q.sample != nil {
+		res, err := srv.RequestSampling(ctx, mcp.CreateMessageRequest{Request: mcp.Request{Method: string(mcp.MethodSamplingCreateMessage)}, CreateMessageParams: *q.sample})
+		if err != nil || res == nil {
+			return nil
+		}
+		return mcp.InputResponses{inputKey: mcp.NewSamplingInputResponse(*res)}
+	}
+	res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)}, Params: *q.elicit})
+	if err != nil || res == nil {
+		return nil
+	}
+	return mcp.InputResponses{inputKey: mcp.NewElicitationInputResponse(*res)}
 }
 
 // park keeps q open for the client's answer and returns the result that asks it.

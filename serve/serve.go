@@ -85,6 +85,7 @@ type Server struct {
 	prompts   []string
 
 	calls *callBoard
+	tasks *taskBoard
 
 	// syncMu makes one sync at a time (New's, then follow's).
 	syncMu sync.Mutex
@@ -107,9 +108,10 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.AnswerWait <= 0 {
 		o.AnswerWait = DefaultAnswerWait
 	}
-	s := &Server{o: o, log: o.Bridge.Log, activated: map[string]catalog.ToolRef{}, changed: make(chan struct{}, 1), stopped: make(chan struct{})}
+	s := &Server{o: o, log: o.Bridge.Log, activated: map[string]catalog.ToolRef{}, changed: make(chan struct{}, 1), stopped: make(chan struct{}),
+		tasks: newTaskBoard()}
 	s.calls = newCallBoard(o.Bridge.Clock, o.AnswerWait)
-	s.mcp = server.NewMCPServer(bridge.ExtensionName, o.Version,
+	s.mcp = server.NewMCPServer(bridge.ExtensionName, o.Version, append(s.tasks.hooks(),
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(true),
@@ -119,7 +121,10 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		server.WithPromptCompletionProvider(completer{s}),
 		server.WithResourceCompletionProvider(completer{s}),
 		server.WithInstructions(instructions(o.Tools)),
-	)
+		// A client may run any served call as a task (2025-11-25): mcp-go keeps the
+		// task, the call runs as any other.
+		server.WithTaskCapabilities(true, true, true),
+	)...)
 	bo := o.Bridge
 	bo.Front = frontHooks{s}
 	bo.Mode = bridge.ModeProxy
@@ -268,7 +273,7 @@ func (s *Server) syncTools(cat *catalog.Catalog) error {
 			continue
 		}
 		seen[name] = e.Server
-		tools = append(tools, server.ServerTool{Tool: mcpTool(name, e.CacheTool()), Handler: s.directHandler(e.Ref())})
+		tools = append(tools, server.ServerTool{Tool: mcpTool(name, e.CacheTool()), Handler: s.taskAware(s.directHandler(e.Ref()))})
 	}
 	key := toolsKey(tools)
 	same := key == s.toolsKey
@@ -335,7 +340,8 @@ func trySet(f func()) (err error) {
 
 // mcpTool is a cached tool as an MCP tool named name.
 func mcpTool(name string, t cache.Tool) mcp.Tool {
-	out := mcp.Tool{Name: name, Title: t.Title, Description: t.Description, RawInputSchema: t.InputSchema}
+	out := mcp.Tool{Name: name, Title: t.Title, Description: t.Description, RawInputSchema: t.InputSchema,
+		Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}}
 	if len(out.RawInputSchema) == 0 {
 		out.RawInputSchema = json.RawMessage(`{"type":"object"}`)
 	}
@@ -353,8 +359,9 @@ func mcpTool(name string, t cache.Tool) mcp.Tool {
 // the directory of servers.
 func (s *Server) searchTools() []server.ServerTool {
 	search := mcp.Tool{Name: SearchTool, Description: renameTools(s.b.SearchDescription()), RawInputSchema: bridge.SearchSchema()}
-	call := mcp.Tool{Name: CallTool, Description: renameTools(bridge.CallDescription()), RawInputSchema: bridge.CallSchema()}
-	return []server.ServerTool{{Tool: search, Handler: s.handleSearch}, {Tool: call, Handler: s.handleCall}}
+	call := mcp.Tool{Name: CallTool, Description: renameTools(bridge.CallDescription()), RawInputSchema: bridge.CallSchema(),
+		Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}}
+	return []server.ServerTool{{Tool: search, Handler: s.handleSearch}, {Tool: call, Handler: s.taskAware(s.handleCall)}}
 }
 
 // renameTools words the bridge's texts for this server's tool names.
@@ -403,6 +410,16 @@ func (s *Server) handleCall(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 		return fromHost(*bad), nil
 	}
 	return s.forward(ctx, req, e, args)
+}
+
+// taskAware runs h under the context of the client request it answers, which for a call
+// run as a task is the task's (taskBoard.clientContext), from its first step on.
+func (s *Server) taskAware(h server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, done := s.tasks.clientContext(ctx, req)
+		defer done()
+		return h(ctx, req)
+	}
 }
 
 // directHandler calls one catalog tool by its listed name.
