@@ -196,6 +196,12 @@ func (cb *callBoard) wait(ctx context.Context, req mcp.CallToolRequest, c *call)
 		}
 		return r.res, nil
 	case q := <-c.asks:
+		if !clientCan(ctx, q) {
+			// Parked, it would wait for an answer that cannot come: the server hears
+			// at once that nobody can answer.
+			q.answer <- nil
+			return cb.wait(ctx, req, c)
+		}
 		if req.Params.Task != nil {
 			// A task's result is its final answer: its questions go to the client
 			// as requests of their own, on its session.
@@ -207,6 +213,26 @@ func (cb *callBoard) wait(ctx context.Context, req mcp.CallToolRequest, c *call)
 		c.cancel()
 		return nil, ctx.Err()
 	}
+}
+
+// clientCan reports whether the client of ctx declared the capability q needs
+// (elicitation, sampling): on a 2026-07-28 request in its _meta, on a 2025-11-25 session
+// at initialize.
+func clientCan(ctx context.Context, q *question) bool {
+	var caps *mcp.ClientCapabilities
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		caps = info.ClientCapabilities
+	} else if ci, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		cc := ci.GetClientCapabilities()
+		caps = &cc
+	}
+	if caps == nil {
+		return false
+	}
+	if q.sample != nil {
+		return caps.Sampling != nil
+	}
+	return caps.Elicitation != nil
 }
 
 // askDirectly asks q of the client of ctx as a request of its own (elicitation/create,

@@ -551,3 +551,34 @@ func TestServeWordsForItsUsers(t *testing.T) {
 		}
 	}
 }
+
+// TestServeQuestionsWithoutCapability: a client that declared no elicitation or sampling
+// is not left holding a question it cannot answer: the server hears at once that nobody
+// answers (its question is cancelled, its sampling request fails), and no call waits.
+func TestServeQuestionsWithoutCapability(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{Tools: ToolsAll, Unprefixed: true}, "alpha")
+	c, err := client.NewInProcessClient(f.srv.MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Start(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "plain", Version: "1"}
+	if _, err := c.Initialize(testCtx(t), init); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := callText(t, c, "ask", nil); !strings.HasPrefix(text, "cancel") {
+		t.Fatalf("ask = %q, want the question cancelled", text)
+	}
+	if text, res := callText(t, c, "poem", nil); !res.IsError || !strings.Contains(text, "sampling") {
+		t.Fatalf("poem = %q (error %v), want a failed sampling request", text, res.IsError)
+	}
+	if n := f.srv.calls.count(); n != 0 {
+		t.Fatalf("%d calls still wait", n)
+	}
+}
