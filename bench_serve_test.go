@@ -162,12 +162,14 @@ func statusKB(pid int, field string) (float64, error) {
 	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
-// serveHome is a home with serveLoadBackends fake servers s0… configured and listed.
-func serveHome(b *testing.B) *home {
+// serveHome is a home with serveLoadBackends fake servers s0… configured and listed;
+// each one's echo answers with its name first.
+func serveHome(b testing.TB) *home {
 	h := newHome(b)
 	servers := map[string]any{}
 	for i := range serveLoadBackends {
-		servers["s"+strconv.Itoa(i)] = h.server("s"+strconv.Itoa(i), "-workers", "16")
+		name := "s" + strconv.Itoa(i)
+		servers[name] = h.server(name, "-workers", "16", "-echo-tag", name)
 	}
 	h.writeConfig(servers, "")
 	h.refresh()
@@ -313,7 +315,7 @@ func serveLoad(ctx context.Context, p *serveProc, hc *http.Client, round int) er
 					errs <- fmt.Errorf("call %s to %s: %w", id, server, err)
 					return
 				}
-				if got != id {
+				if got != server+" "+id {
 					errs <- fmt.Errorf("call %s to %s answered %q", id, server, got)
 					return
 				}

@@ -154,7 +154,7 @@ func layout(cat []catServer, nServers, nTools int) ([]string, map[string][]cache
 // home is one isolated zot home (ZOT_HOME) with a project directory, the bridge binary,
 // the fake server and a marker that tags every fake server process of this benchmark.
 type home struct {
-	b       *testing.B
+	b       testing.TB
 	bin     string
 	fake    string
 	dir     string
@@ -163,7 +163,7 @@ type home struct {
 	env     []string
 }
 
-func newHome(b *testing.B) *home {
+func newHome(b testing.TB) *home {
 	b.Helper()
 	bin := os.Getenv("MCP_BRIDGE_BENCH_BIN") // a given build (say, one with -tags benchprof)
 	if bin == "" {

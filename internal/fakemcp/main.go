@@ -45,6 +45,7 @@ const (
 // options holds the parsed command line.
 type options struct {
 	name             string
+	echoTag          string
 	noDefaultTools   bool
 	genTools         int
 	crashAfter       int
@@ -81,6 +82,7 @@ func parseFlags(args []string) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("fakemcp", flag.ContinueOnError)
 	fs.StringVar(&o.name, "name", "fake", "server name reported in serverInfo.name")
+	fs.StringVar(&o.echoTag, "echo-tag", "", "echo answers \"TAG TEXT\" (a test sees which server answered)")
 	fs.BoolVar(&o.noDefaultTools, "no-default-tools", false, "do not register the default tools")
 	fs.IntVar(&o.genTools, "tools", 0, "additionally register N generated tools gen_0000...")
 	fs.IntVar(&o.crashAfter, "crash-after", 0, "exit with status 3 while handling the N-th tools/call")
@@ -289,7 +291,7 @@ func newServer(o *options, rec *recorder) *server.MCPServer {
 
 	var tools []server.ServerTool
 	if !o.noDefaultTools {
-		tools = append(tools, defaultTools(rec)...)
+		tools = append(tools, defaultTools(rec, o.echoTag)...)
 	}
 	if o.genTools > 0 {
 		tools = append(tools, generatedTools(o.genTools)...)

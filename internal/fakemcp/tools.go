@@ -23,7 +23,7 @@ import (
 const maxBigBytes = 256 << 20
 
 // defaultTools returns the tools present unless -no-default-tools is given.
-func defaultTools(rec *recorder) []server.ServerTool {
+func defaultTools(rec *recorder, echoTag string) []server.ServerTool {
 	return []server.ServerTool{
 		{
 			Tool: mcp.NewTool("echo",
@@ -35,6 +35,9 @@ func defaultTools(rec *recorder) []server.ServerTool {
 				text, err := req.RequireString("text")
 				if err != nil {
 					return mcp.NewToolResultError(err.Error()), nil
+				}
+				if echoTag != "" {
+					text = echoTag + " " + text
 				}
 				return mcp.NewToolResultText(text), nil
 			},
