@@ -189,9 +189,6 @@ func instructions(tools string) string {
 	return "The user's MCP servers' tools are found with " + SearchTool + " (describe the task in a few words) and called with " + CallTool + "; the tools a search finds are also listed directly."
 }
 
-// MCP is the mcp-go server, for a transport.
-func (s *Server) MCP() *server.MCPServer { return s.mcp }
-
 // Close stops every server the bridge started, within ctx.
 func (s *Server) Close(ctx context.Context) {
 	s.closeOnce.Do(func() { close(s.stopped) })

@@ -221,7 +221,7 @@ func (f *fixture) connect(a *asker, notes func(mcp.JSONRPCNotification)) *client
 	if a == nil {
 		a = &asker{}
 	}
-	c, err := client.NewInProcessClientWithOptions(f.srv.MCP(), client.WithElicitationHandler(a), client.WithSamplingHandler(a))
+	c, err := client.NewInProcessClientWithOptions(f.srv.mcp, client.WithElicitationHandler(a), client.WithSamplingHandler(a))
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -558,7 +558,7 @@ func TestServeWordsForItsUsers(t *testing.T) {
 func TestServeQuestionsWithoutCapability(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Options{Tools: ToolsAll, Unprefixed: true}, "alpha")
-	c, err := client.NewInProcessClient(f.srv.MCP())
+	c, err := client.NewInProcessClient(f.srv.mcp)
 	if err != nil {
 		t.Fatal(err)
 	}
