@@ -471,6 +471,7 @@ func dial(t *testing.T, cs clientServer, era string, notes func(mcp.JSONRPCNotif
 	} else {
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(cs.headers)}
 		if !mcp.IsModernProtocol(era) {
+			//lint:ignore SA1019 the standalone GET stream is how a 2025-11-25 client hears of list changes
 			opts = append(opts, transport.WithContinuousListening()) // the GET stream, for list changes
 		}
 		h, err := transport.NewStreamableHTTP(cs.url, opts...)

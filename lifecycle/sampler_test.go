@@ -127,6 +127,7 @@ func TestLegacySamplingThroughHostSampler(t *testing.T) {
 			})
 			srv := server.NewMCPServer("sampling", "1.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
 			srv.AddTool(mcp.NewTool("sample"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				//lint:ignore SA1019 a 2025-11-25 server asks for sampling with a request of its own
 				res, err := srv.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: sampleParams})
 				if err != nil {
 					return mcp.NewToolResultText("refused: " + err.Error()), nil

@@ -45,6 +45,7 @@ func httpClient(t *testing.T, url, version string, a *asker, notes func(mcp.JSON
 	if version != "" {
 		// mcp-go's server sends a 2025-11-25 client its sampling requests on the GET
 		// stream only (elicitation also on the call's own stream).
+		//lint:ignore SA1019 mcp-go's server sends a 2025-11-25 client its sampling requests on the GET stream
 		topts = append(topts, transport.WithContinuousListening())
 	}
 	tr, err := transport.NewStreamableHTTP(url, topts...)

@@ -317,6 +317,7 @@ func TestGuardRightRequests(t *testing.T) {
 				opts = append(opts, transport.WithStreamableHTTPHost(port(tt.host)))
 			}
 			if tt.legacy {
+				//lint:ignore SA1019 the standalone GET stream is a 2025-11-25 client
 				opts = append(opts, transport.WithContinuousListening())
 			}
 			c := mcpClient(t, r.url(), tt.legacy, opts...)
