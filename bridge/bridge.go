@@ -154,6 +154,10 @@ type Bridge struct {
 	bgCtx context.Context
 	stop  context.CancelFunc
 	bg    sync.WaitGroup
+	// bgMu orders every start of background work with Close's wait for it (closing): a
+	// WaitGroup must not gain work while it is waited on.
+	bgMu    sync.Mutex
+	closing bool
 	// afterReadyDone is closed when the work after ready (afterReady, or giving it up
 	// because the bridge stopped first) is over: tests that stop a bridge right after a
 	// start wait on it, or the stop could win and the startup file would not be written.
@@ -323,6 +327,22 @@ func (b *Bridge) changeCatalog(ch catalog.Change) (*catalog.Catalog, []catalog.C
 	return b.cats.Change(ch)
 }
 
+// background runs f in its own goroutine as background work, which Close waits for;
+// once Close waits, nothing more starts (false: f did not run).
+func (b *Bridge) background(f func()) bool {
+	b.bgMu.Lock()
+	defer b.bgMu.Unlock()
+	if b.closing {
+		return false
+	}
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		f()
+	}()
+	return true
+}
+
 // frontChanged tells a front end that the catalog or the extras changed.
 func (b *Bridge) frontChanged() {
 	if b.opts.Front != nil {
@@ -401,9 +421,7 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 	if fetching {
 		b.refreshing.Add(1)
 	}
-	b.bg.Add(1)
-	go func() {
-		defer b.bg.Done()
+	started := b.background(func() {
 		defer close(b.afterReadyDone)
 		if fetching {
 			defer b.refreshing.Add(-1)
@@ -414,7 +432,15 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 			return
 		}
 		b.afterReady()
-	}()
+	})
+	if !started {
+		// Closed before it could start: nothing after ready runs, and who waits for it
+		// is told.
+		if fetching {
+			b.refreshing.Add(-1)
+		}
+		close(b.afterReadyDone)
+	}
 	return nil
 }
 
@@ -528,9 +554,7 @@ func (b *Bridge) afterReady() {
 	debug.FreeOSMemory()
 	cat := b.catalog()
 	// Build the search index now, off the model's path, rather than in its first search.
-	b.bg.Add(1)
-	go func() {
-		defer b.bg.Done()
+	b.background(func() {
 		cat.SearchIndex()
 		// Then pack the bodies the startup path left decoded (the packed catalog shares
 		// the index): a search in the meantime is not kept waiting for it.
@@ -538,7 +562,7 @@ func (b *Bridge) afterReady() {
 		// Building the index churns through several times its own size; return that to the
 		// OS now rather than when the scavenger gets to it, so the idle bridge stays small.
 		debug.FreeOSMemory()
-	}()
+	})
 	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.Entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
 	// One line per problem, each starting with what to do about it (the host cuts a line
 	// at the terminal's edge where the bridge cannot wrap it).
@@ -843,9 +867,7 @@ func (b *Bridge) listChanged(name string) {
 	}
 	b.listPending[name] = true
 	b.listMu.Unlock()
-	b.bg.Add(1)
-	go func() {
-		defer b.bg.Done()
+	b.background(func() {
 		// Let a burst of changes settle before listing.
 		settled, t := clock.After(b.opts.Clock, 200*time.Millisecond)
 		select {
@@ -876,7 +898,7 @@ func (b *Bridge) listChanged(name string) {
 		case len(r.Unsaved) > 0:
 			b.note("warn", nonEmptyLines(fmt.Sprintf("MCP server %q changed its tools, but %s. They can be found with %s this session.", name, r.SaveText(), SearchToolName), r.Flagged))
 		}
-	}()
+	})
 }
 
 // nonEmptyLines joins the non-empty texts with newlines.
@@ -900,6 +922,10 @@ func (b *Bridge) Close(ctx context.Context) {
 	}
 	wg.Wait()
 	// Background work (refreshes, notes) sees the cancelled context; wait for it briefly.
+	// None starts once the wait has begun.
+	b.bgMu.Lock()
+	b.closing = true
+	b.bgMu.Unlock()
 	done := make(chan struct{})
 	go func() { b.bg.Wait(); close(done) }()
 	select {

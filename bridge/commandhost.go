@@ -98,11 +98,7 @@ func (h cmdHost) Refresh(ctx context.Context, names []string) commands.RefreshSu
 func (h cmdHost) ToolChanges(name string) *commands.ToolChange { return h.b.toolChangeDetail(name) }
 
 func (h cmdHost) Background(f func(ctx context.Context)) {
-	h.b.bg.Add(1)
-	go func() {
-		defer h.b.bg.Done()
-		f(h.b.bgCtx)
-	}()
+	h.b.background(func() { f(h.b.bgCtx) })
 }
 
 func (h cmdHost) CommandWait() (<-chan struct{}, func()) {

@@ -112,9 +112,7 @@ func (h bridgeHost) ProtocolLearned(s *lifecycle.Server, protocol string) {
 		return
 	}
 	name, key, project := s.Name(), s.Config().ProtocolKey(), b.projectKey
-	b.bg.Add(1)
-	go func() {
-		defer b.bg.Done()
+	b.background(func() {
 		// Not cancelled by Close: it is short, and what it saves is what the next
 		// process needs first.
 		ctx, cancel := clock.WithTimeout(context.WithoutCancel(b.bgCtx), b.opts.Clock, protocolWait)
@@ -122,5 +120,5 @@ func (h bridgeHost) ProtocolLearned(s *lifecycle.Server, protocol string) {
 		if err := cache.SetProtocol(ctx, b.opts.CachePath, project, name, protocol, key); err != nil {
 			b.opts.Log.Warn().Str("server", name).Err(err).Msg("could not remember the server's MCP revision in the tool cache")
 		}
-	}()
+	})
 }

@@ -242,9 +242,7 @@ func (b *Bridge) approve(ctx context.Context, names []string) (list []string, er
 
 // listLater lists the servers' tools in the background and reports the outcome by note.
 func (b *Bridge) listLater(names []string) {
-	b.bg.Add(1)
-	go func() {
-		defer b.bg.Done()
+	b.background(func() {
 		parts, warn := b.RefreshEach(b.bgCtx, names, nil).noteParts(b.opts.Surface, b.mode == ModeProxy)
 		switch {
 		case warn:
@@ -252,7 +250,7 @@ func (b *Bridge) listLater(names []string) {
 		case len(parts) > 0:
 			b.note("success", strings.Join(parts, "\n"))
 		}
-	}()
+	})
 }
 
 // revoke withdraws the approvals of the named servers (which nil: every approval of the
