@@ -22,6 +22,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -186,13 +187,14 @@ func main() {
 		}
 		e.Name = uniqueName(shortName(s.Package), names)
 		res.Servers = append(res.Servers, e)
+		// Written after every server, so that a long run that is stopped
+		// keeps what it did; -reuse then picks up from there.
+		if err := writeCatalog(*out, res); err != nil {
+			fmt.Fprintln(os.Stderr, "catalogdump:", err)
+			os.Exit(1)
+		}
 	}
-	b, err := json.MarshalIndent(res, "", " ")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "catalogdump:", err)
-		os.Exit(1)
-	}
-	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+	if err := writeCatalog(*out, res); err != nil {
 		fmt.Fprintln(os.Stderr, "catalogdump:", err)
 		os.Exit(1)
 	}
@@ -204,6 +206,23 @@ func main() {
 	for _, f := range failed {
 		fmt.Fprintln(os.Stderr, "  failed:", f)
 	}
+}
+
+// writeCatalog replaces path whole, never leaving a half-written file.
+func writeCatalog(path string, c catalog) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Descriptions keep their < > & as the servers wrote them.
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(c); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func firstLine(s string) string {
