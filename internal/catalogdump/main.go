@@ -34,6 +34,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -358,7 +359,8 @@ func listTools(s spec, bin, work string, env, args []string, timeout time.Durati
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var started *exec.Cmd
-	tr := transport.NewStdioWithOptions(bin, env, args, transport.WithCommandFunc(
+	errTail := &tailBuffer{}
+	tr := transport.NewStdioWithOptions(bin, env, args, transport.WithCommandStderrWriter(errTail), transport.WithCommandFunc(
 		func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 			c := exec.Command(command, args...)
 			c.Env = env
@@ -388,7 +390,7 @@ func listTools(s spec, bin, work string, env, args []string, timeout time.Durati
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcp-bridge-catalogdump", Version: "1"}
 	ir, err := c.Initialize(ctx, init)
 	if err != nil {
-		return entry{}, fmt.Errorf("initialize: %w%s", err, stderrTail(tr))
+		return entry{}, fmt.Errorf("initialize: %w%s", err, errTail.suffix())
 	}
 	e := entry{Package: s.Package, Version: s.Version, ProtocolVersion: ir.ProtocolVersion,
 		InstructionsChars: len([]rune(ir.Instructions))}
@@ -411,7 +413,7 @@ func listTools(s spec, bin, work string, env, args []string, timeout time.Durati
 			Method: "tools/list", Params: params,
 		})
 		if err != nil {
-			return entry{}, fmt.Errorf("tools/list: %w%s", err, stderrTail(tr))
+			return entry{}, fmt.Errorf("tools/list: %w%s", err, errTail.suffix())
 		}
 		if resp.Error != nil {
 			return entry{}, fmt.Errorf("tools/list: error %d: %s", resp.Error.Code, resp.Error.Message)
@@ -440,19 +442,35 @@ func listTools(s spec, bin, work string, env, args []string, timeout time.Durati
 	return e, nil
 }
 
-func stderrTail(tr *transport.Stdio) string {
-	r := tr.Stderr()
-	if r == nil {
+// tailBuffer keeps the last bytes a server wrote to stderr, for the report
+// of a server that failed.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailMax = 2048
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailMax {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailMax:]...)
+	}
+	return len(p), nil
+}
+
+// suffix is the tail as "; stderr: ...", or "" when the server wrote nothing.
+func (t *tailBuffer) suffix() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := []rune(strings.Join(strings.Fields(string(t.buf)), " "))
+	if len(r) == 0 {
 		return ""
 	}
-	buf := make([]byte, 4096)
-	n, _ := r.Read(buf)
-	if n == 0 {
-		return ""
+	if len(r) > 400 {
+		r = r[len(r)-400:]
 	}
-	t := []rune(strings.Join(strings.Fields(string(buf[:n])), " "))
-	if len(t) > 400 {
-		t = t[len(t)-400:]
-	}
-	return "; stderr: " + string(t)
+	return "; stderr: " + string(r)
 }
