@@ -276,7 +276,7 @@ func identShape(w string) string {
 			digit = true
 		case c == '-' || c == '_' || c == ':':
 			joint = i > 0 && i < len(w)-1
-		case isLetterOrDigit(rune(c)):
+		case isWordRune(rune(c)):
 			letter = true
 		}
 	}
@@ -511,7 +511,7 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 				put(t, shapeWeight, false)
 			}
 		}
-		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
+		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !isWordRune(r) }) {
 			var parts []string
 			forEachWord(run, s.word, func(w []byte, whole bool) {
 				if !whole {
