@@ -202,3 +202,15 @@ var letterFolds = map[rune]rune{
 	'ΐ': 'ι', 'ΰ': 'υ', 'ϊ': 'ι', 'ϋ': 'υ',
 	'ё': 'е',
 }
+
+// normalized returns s in NFKC, and s itself when it already is (plain
+// ASCII always is), so that a query's word shapes ("ｎｏｔｅｓ．ｍｄ") read
+// as they do in ASCII.
+func normalized(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return norm.NFKC.String(s)
+		}
+	}
+	return s
+}

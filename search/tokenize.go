@@ -274,4 +274,3 @@ func isDigit(r rune) bool {
 	}
 	return unicode.IsDigit(r)
 }
-
