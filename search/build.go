@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // parallelMin is the corpus size from which New tokenises on several cores.
@@ -202,11 +203,7 @@ func (sh *shard) add(d int, f int, id int32, fieldLen *[numFields]float32) *entr
 // (0: no cap), into field f of document d.
 func (sh *shard) addText(d, f int, s string, maxBytes int, fieldLen *[numFields]float32) {
 	if maxBytes > 0 && len(s) > maxBytes {
-		cut := maxBytes
-		for cut < len(s) && s[cut] != ' ' {
-			cut++
-		}
-		s = s[:cut]
+		s = s[:wordCut(s, maxBytes)]
 	}
 	forEachWord(s, sh.buf, func(w []byte, _ bool) {
 		if id := sh.rawTerm(w); id >= 0 {
@@ -270,19 +267,49 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 	}
 }
 
+// wordCut returns where to cut s, longer than max bytes: at the first space
+// from max on, or before the first CJK character from there, as CJK text
+// has no spaces between its words (and a cut anywhere inside a run costs
+// only the bigram across it).
+func wordCut(s string, max int) int {
+	cut := max
+	for cut < len(s) && s[cut] != ' ' {
+		if s[cut] >= utf8.RuneSelf && utf8.RuneStart(s[cut]) {
+			if r, _ := utf8.DecodeRuneInString(s[cut:]); isCJK(r) || r == '\u3000' {
+				break
+			}
+		}
+		cut++
+	}
+	return cut
+}
+
 // maxPurposeBytes caps the first sentence of a description.
 const maxPurposeBytes = 200
 
 // firstSentence returns the description's first sentence: up to the first
-// full stop followed by white space, or the first line break, at most
-// maxPurposeBytes (addText cuts that at a word boundary).
+// full stop followed by white space, an ideographic or full-width full stop,
+// exclamation or question mark (CJK text puts no space after them), or the
+// first line break, at most maxPurposeBytes cut at a character boundary.
 func firstSentence(s string) string {
 	s = strings.TrimSpace(s)
 	end := min(len(s), maxPurposeBytes)
 	for i := 0; i < end; i++ {
-		if s[i] == '\n' || s[i] == '.' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n') {
+		switch s[i] {
+		case '\n':
 			return s[:i]
+		case '.':
+			if i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n') {
+				return s[:i]
+			}
+		case 0xE3, 0xEF: // the first byte of 。 and of ！ ？
+			if strings.HasPrefix(s[i:], "。") || strings.HasPrefix(s[i:], "！") || strings.HasPrefix(s[i:], "？") {
+				return s[:i]
+			}
 		}
+	}
+	for end < len(s) && end > 0 && !utf8.RuneStart(s[end]) {
+		end--
 	}
 	return s[:end]
 }

@@ -276,7 +276,7 @@ func identShape(w string) string {
 			digit = true
 		case c == '-' || c == '_' || c == ':':
 			joint = i > 0 && i < len(w)-1
-		case isLetterOrDigit(rune(c)):
+		case isWordRune(rune(c)):
 			letter = true
 		}
 	}
@@ -420,6 +420,7 @@ type queryScratch struct {
 	weights             map[string]queryTerm
 	origWeight          map[string]float64
 	lemmaOf             map[string]string
+	firstAt, rawAt      map[string]int // first position of a term in orig, of a word in raw
 	orig, raw, sing     []string
 	rawWeight           []float64
 	rawBits             []uint64
@@ -440,10 +441,14 @@ type queryScratch struct {
 func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, uint16) {
 	if s.weights == nil {
 		s.weights, s.origWeight, s.lemmaOf = map[string]queryTerm{}, map[string]float64{}, map[string]string{}
+		s.firstAt, s.rawAt = map[string]int{}, map[string]int{}
 		s.word = make([]byte, 0, 64)
 	}
+	q = normalized(q)
 	clear(s.weights)
 	clear(s.origWeight)
+	clear(s.firstAt)
+	clear(s.rawAt)
 	clear(s.lemmaOf)
 	tb := lexiconTables()
 	weights := s.weights
@@ -468,12 +473,13 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 	rawWeight := s.rawWeight[:0] // weight of each raw word's chunk
 	origWeight := s.origWeight   // original term → its highest weight
 	var verbs uint16
-	// bitOf is the coverage bit of an original term: its first position.
+	// bitOf is the coverage bit of an original term: its first position
+	// (looked up, not searched for: a long request in a script read as
+	// bigrams has thousands of distinct terms).
+	firstAt := s.firstAt
 	bitOf := func(t string) uint64 {
-		for i, o := range orig {
-			if o == t {
-				return 1 << min(i, 63)
-			}
+		if i, ok := firstAt[t]; ok {
+			return 1 << min(i, 63)
 		}
 		return 0
 	}
@@ -511,7 +517,7 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 				put(t, shapeWeight, false)
 			}
 		}
-		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !isLetterOrDigit(r) }) {
+		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !isWordRune(r) }) {
 			var parts []string
 			forEachWord(run, s.word, func(w []byte, whole bool) {
 				if !whole {
@@ -539,6 +545,9 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 					}
 				} else {
 					delete(names, p)
+				}
+				if _, ok := firstAt[p]; !ok {
+					firstAt[p] = len(orig)
 				}
 				orig = append(orig, p)
 				w := weight
@@ -574,6 +583,11 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 			}
 		}
 	}
+	// rawAt is the first position of each raw word.
+	rawAt := s.rawAt
+	for i := len(raw) - 1; i >= 0; i-- {
+		rawAt[raw[i]] = i
+	}
 	// The first verb is the main verb of an imperative task; a phrasal use
 	// ("open a PR") is replaced by the verb tools use for it.
 	for i, t := range orig {
@@ -585,7 +599,7 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 		if asking[t] {
 			continue
 		}
-		if j := slices.Index(raw, t); j > 0 && nounPhraseStarts[raw[j-1]] {
+		if j, ok := rawAt[t]; ok && j > 0 && nounPhraseStarts[raw[j-1]] {
 			// "every open pull request", "the open issues": after a
 			// determiner the word describes a thing; it is not the verb.
 			continue

@@ -126,9 +126,16 @@ func forEachToken(s string, buf []byte, fn func(w []byte, whole bool)) {
 // forEachWord calls fn with each raw lower-cased word of s, before stop-word
 // removal and plural folding. A run of letters and digits split by case
 // ("GitHub", "getFileInfo") is reported part by part with whole == false,
-// then once more in full with whole == true. The slice passed to fn is
-// scratch space.
+// then once more in full with whole == true. A run that is not plain ASCII
+// is normalised and read by script (script.go): CJK runs come as character
+// bigrams. The slice passed to fn is scratch space.
 func forEachWord(s string, buf []byte, fn func(w []byte, whole bool)) {
+	eachWord(s, buf, false, fn)
+}
+
+// eachWord is forEachWord; normal says s is already NFKC. It returns buf for
+// reuse.
+func eachWord(s string, buf []byte, normal bool, fn func(w []byte, whole bool)) []byte {
 	for i := 0; i < len(s); {
 		if byteClass[s[i]] == cSep {
 			i++
@@ -153,7 +160,7 @@ func forEachWord(s string, buf []byte, fn func(w []byte, whole bool)) {
 				break scan
 			}
 			r, size := utf8.DecodeRuneInString(s[j:])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			if !isWordRune(r) {
 				break
 			}
 			ascii = false
@@ -165,18 +172,22 @@ func forEachWord(s string, buf []byte, fn func(w []byte, whole bool)) {
 			i += size
 			continue
 		}
-		if ascii && !inner {
+		switch {
+		case ascii && !inner:
 			// Fast path: at most a leading capital ("Create").
 			buf = append(buf[:0], s[i:j]...)
 			if c := buf[0]; 'A' <= c && c <= 'Z' {
 				buf[0] = c + 'a' - 'A'
 			}
 			fn(buf, false)
-		} else {
+		case ascii:
 			buf = splitRun(s[i:j], buf, fn)
+		default:
+			buf = splitScripts(s[i:j], buf, normal, fn)
 		}
 		i = j
 	}
+	return buf
 }
 
 // splitRun reports the case-split parts of run (letters and digits only) and,
@@ -262,8 +273,4 @@ func isDigit(r rune) bool {
 		return '0' <= r && r <= '9'
 	}
 	return unicode.IsDigit(r)
-}
-
-func isLetterOrDigit(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
