@@ -21,6 +21,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
@@ -41,8 +42,8 @@ const (
 
 // Options configure a Server.
 type Options struct {
-	// Bridge are the engine's options (ZOT_HOME, the log, the supervisor...); serve sets
-	// its Front and Mode.
+	// Bridge are the engine's options (ZOT_HOME, the log, the supervisor, the clock...);
+	// serve sets its Front, Mode, Surface and Sampler.
 	Bridge bridge.Options
 	// ProjectDir is the project whose servers are served (project files need the
 	// user's approval exactly as in zot).
@@ -97,7 +98,7 @@ type Server struct {
 
 // New loads the configuration and the cache, lists the servers whose cache entry is
 // missing or due (within ListWait), and builds the MCP server over them. The returned
-// Server runs no transport yet: ServeStdio or Handler.
+// Server runs no transport yet: ServeStdio or HTTPHandler.
 func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Tools == "" {
 		o.Tools = ToolsSearch
@@ -133,11 +134,15 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	s.b = bridge.New(bo)
 	s.b.Load(o.ProjectDir, extension.GenNew)
 	if stale := s.b.StaleServers(); len(stale) > 0 {
-		lctx, cancel := context.WithTimeout(ctx, ListWait)
+		clk := o.Bridge.Clock
+		if clk == nil {
+			clk = clock.System{}
+		}
+		lctx, cancel := clock.WithTimeout(ctx, clk, ListWait)
 		rep := s.b.RefreshEach(lctx, stale, nil)
 		cancel()
 		for _, f := range rep.Failed {
-			s.log.Warn().Str("error", f).Msg("listing a server at start failed; its tools are served once it lists")
+			s.log.Warn().Str("error", f).Msg("listing a server at start failed; its cached tools (if any) are served, and a restart of serve lists it again")
 		}
 	}
 	if err := s.sync(ctx); err != nil {
