@@ -63,6 +63,10 @@ type Options struct {
 // DefaultAnswerWait is how long a backend's question waits for the client's answer.
 const DefaultAnswerWait = 10 * time.Minute
 
+// DefaultCallBudget bounds one forwarded call, a cold start included (zot's calls get
+// less: its host ends a tool call at 60 s).
+const DefaultCallBudget = 10 * time.Minute
+
 // ListWait bounds the first listing of servers without a fresh cache entry at start.
 const ListWait = 2 * time.Minute
 
@@ -127,6 +131,11 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		server.WithTaskCapabilities(true, true, true),
 	)...)
 	bo := o.Bridge
+	if bo.CallBudget <= 0 {
+		// No host's deadline to answer within: a call may take as long as its client
+		// waits, up to this.
+		bo.CallBudget = DefaultCallBudget
+	}
 	bo.Front = frontHooks{s}
 	bo.Mode = bridge.ModeProxy
 	bo.Surface = bridge.SurfaceServe

@@ -22,6 +22,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -581,5 +582,36 @@ func TestServeQuestionsWithoutCapability(t *testing.T) {
 	}
 	if n := f.srv.calls.count(); n != 0 {
 		t.Fatalf("%d calls still wait", n)
+	}
+}
+
+// TestServeCallBudget: a forwarded call may run as long as DefaultCallBudget (no host
+// ends it at zot's 60 s), and is given up then, on the injected clock, with the server's
+// call cancelled.
+func TestServeCallBudget(t *testing.T) {
+	t.Parallel()
+	fake := clock.NewFake()
+	f := newFixtureClock(t, Options{Tools: ToolsAll, Unprefixed: true}, fake, "alpha")
+	c := f.connect(nil, nil)
+	done := make(chan string, 1)
+	go func() {
+		text, _ := callText(t, c, "hang", nil)
+		done <- text
+	}()
+	testutil.AdvanceWhenWaiting(testCtx(t), t, fake, DefaultCallBudget)
+	// A request past its deadline is given up after the settle grace (lifecycle).
+	testutil.AdvanceWhenWaiting(testCtx(t), t, fake, lifecycle.SettleGrace)
+	select {
+	case text := <-done:
+		if text == "" {
+			t.Fatal("the call ended with no word of why")
+		}
+	case <-testCtx(t).Done():
+		t.Fatal("the call did not end at its budget")
+	}
+	select {
+	case <-f.backends["alpha"].cancelled:
+	case <-testCtx(t).Done():
+		t.Fatal("the server's call was not cancelled at the budget")
 	}
 }

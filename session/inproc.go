@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/ctxval"
 )
 
 // InProcess is a session with an mcp-go server in this process (mcp-go's in-process
@@ -48,17 +49,12 @@ func OpenInProcess(ctx context.Context, srv *server.MCPServer, h Handlers) (*InP
 type apart struct{ transport.Interface }
 
 func (a apart) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	return a.Interface.SendRequest(valueless{ctx}, req)
+	return a.Interface.SendRequest(ctxval.WithoutValues(ctx), req)
 }
 
 func (a apart) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
-	return a.Interface.SendNotification(valueless{ctx}, n)
+	return a.Interface.SendNotification(ctxval.WithoutValues(ctx), n)
 }
-
-// valueless is a context's cancellation and deadline without its values.
-type valueless struct{ context.Context }
-
-func (valueless) Value(any) any { return nil }
 
 // Exit ends the session as if its process had exited with status, having written
 // stderr.
