@@ -29,9 +29,10 @@ func (b *Bridge) usableConfigs() []*config.Server {
 // in the set with the reason (Set.NotRegistered), so that the catalog never offers it to
 // the model as a tool it could load.
 func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferred bool, look *toolLook) {
+	// Sized whole, namespace included: growing a buffer of every frame copies it.
 	n := 0
 	for _, t := range s.Tools {
-		n += extension.PayloadFrameSize(len(t.Name), t.Payload)
+		n += extension.PayloadFrameSize(len(t.Name), t.Payload) + len(look.ns[t.Ref.Server])
 	}
 	regs.Grow(n)
 	server, ns := "", extension.NamespaceFields(nil)
@@ -77,7 +78,11 @@ func (b *Bridge) finishStartup() {
 	if b.faultHook != nil {
 		b.faultHook("finish")
 	}
-	file, err := cache.Read(b.opts.CachePath)
+	file, err := b.decoded, error(nil)
+	b.decoded = nil
+	if file == nil {
+		file, err = cache.Read(b.opts.CachePath)
+	}
 	if err != nil {
 		b.cacheErr = err
 		b.catalogFromStartup()

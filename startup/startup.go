@@ -8,8 +8,11 @@
 package startup
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
@@ -190,37 +193,127 @@ func (s *Set) Registered() map[catalog.ToolRef]bool {
 // (catalog.NameOffered). The pin is of the tool as the server sent it: that is what the
 // user approved. Every project's private listings are kept under their project
 // (FrameServer.Projects), so that starts in several projects do not take turns at
-// rebuilding them, and a start picks its own (SetFrom).
+// rebuilding them, and a start picks its own (SetFrom). The listings are encoded on
+// parallel goroutines (payloadsEach).
 func Payloads(file *cache.File) map[string]*cache.FrameServer {
 	servers := make(map[string]*cache.FrameServer, len(file.Servers))
+	var jobs []payloadJob
 	for name, e := range file.Servers {
-		servers[name] = payloadsOf(name, e)
+		jobs = append(jobs, payloadJob{name: name, e: e, pins: true})
 	}
 	for project, entries := range file.Projects {
 		for name, e := range entries {
-			fs := servers[name]
-			if fs == nil {
-				fs = &cache.FrameServer{} // no shared entry: to other projects it has none
-				servers[name] = fs
-			}
-			if fs.Projects == nil {
-				fs.Projects = map[string]*cache.FrameServer{}
-			}
-			fs.Projects[project] = payloadsOf(name, e)
+			jobs = append(jobs, payloadJob{name: name, e: e, pins: true, project: project})
 		}
+	}
+	payloadsEach(jobs)
+	for i := range jobs {
+		if j := &jobs[i]; j.project == "" {
+			servers[j.name] = j.out
+		}
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		if j.project == "" {
+			continue
+		}
+		fs := servers[j.name]
+		if fs == nil {
+			fs = &cache.FrameServer{} // no shared entry: to other projects it has none
+			servers[j.name] = fs
+		}
+		if fs.Projects == nil {
+			fs.Projects = map[string]*cache.FrameServer{}
+		}
+		fs.Projects[j.project] = j.out
 	}
 	return servers
 }
 
-// payloadsOf is the payloads of server name's entry e.
-func payloadsOf(name string, e *cache.Entry) *cache.FrameServer {
+// FromFile is the startup set of a decoded cache file for a start in project, as SetFrom
+// gives it from the startup file's payloads, without building the catalog: the payloads
+// of the usable servers' fresh entries as project sees them (File.View) are encoded on
+// parallel goroutines, each tool's pin only for the servers pins pins (no other server's
+// pin is looked at). It is the start after the cache changed under the startup file (or
+// the file was removed): the catalog is built after ready.
+func FromFile(file *cache.File, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
+	view := file.View(project)
+	var jobs []payloadJob
+	for _, s := range usable {
+		if e := view[s.Name]; e != nil && e.Fingerprint == s.Fingerprint() {
+			jobs = append(jobs, payloadJob{name: s.Name, e: e, pins: pins.of(s.Name) != nil, allowed: s.ToolAllowed})
+		}
+	}
+	payloadsEach(jobs)
+	servers := make(map[string]*cache.FrameServer, len(jobs))
+	for i := range jobs {
+		servers[jobs[i].name] = jobs[i].out
+	}
+	// The view is the project's already: "" picks each listing as it is.
+	set, stale, ok = SetFrom(servers, usable, "", pins, namer)
+	if ok {
+		set.Fast = true
+	}
+	return set, stale, ok
+}
+
+// payloadJob is one listing to encode: server name's entry e (of project, "" for the
+// shared one), with each tool's pin when pins, leaving out the tools allowed refuses (nil:
+// none); out is the result.
+type payloadJob struct {
+	name    string
+	e       *cache.Entry
+	pins    bool
+	project string
+	allowed func(tool string) (bool, string)
+	out     *cache.FrameServer
+}
+
+// payloadsEach encodes every job's listing, on up to GOMAXPROCS goroutines, each taking
+// the next listing as it finishes one (listings differ a lot in size).
+func payloadsEach(jobs []payloadJob) {
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	if workers <= 1 {
+		for i := range jobs {
+			jobs[i].out = payloadsOf(&jobs[i])
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				jobs[i].out = payloadsOf(&jobs[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// payloadsOf is the payloads of job j's listing.
+func payloadsOf(j *payloadJob) *cache.FrameServer {
+	e := j.e
 	fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
 	for i := range e.Tools {
-		if !catalog.NameOffered(e.Tools[i].Name) {
+		t := &e.Tools[i]
+		if !catalog.NameOffered(t.Name) {
 			continue
 		}
-		fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, catalog.CleanTool(&e.Tools[i])),
-			Pin: trust.ToolFingerprint(&e.Tools[i])})
+		if j.allowed != nil {
+			if ok, _ := j.allowed(t.Name); !ok {
+				continue
+			}
+		}
+		ft := cache.FrameTool{Name: t.Name, Payload: PayloadFor(j.name, catalog.CleanTool(t))}
+		if j.pins {
+			ft.Pin = trust.ToolFingerprint(t)
+		}
+		fs.Tools = append(fs.Tools, ft)
 	}
 	return fs
 }
