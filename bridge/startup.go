@@ -118,7 +118,7 @@ func (b *Bridge) register(s *extension.Session) error {
 	if b.boot.Sent() {
 		return nil
 	}
-	regs, err := b.registrations()
+	regs, err := b.registrations(s)
 	if err != nil {
 		return err
 	}
@@ -126,10 +126,17 @@ func (b *Bridge) register(s *extension.Session) error {
 	return s.Register(regs)
 }
 
+// streamChunk is how many bytes of frames Setup builds before it hands them to the
+// writer, which sends them while the rest is built.
+const streamChunk = 1 << 20
+
 // registrations builds what Setup registers for the startup set: the tools of the active
-// mode and /mcp.
-func (b *Bridge) registrations() (*extension.Registrations, error) {
+// mode and /mcp, handing the frames to s as they are built (nil: none are handed over).
+func (b *Bridge) registrations(s *extension.Session) (*extension.Registrations, error) {
 	regs := &extension.Registrations{}
+	if s != nil {
+		regs.StreamTo(s, streamChunk)
+	}
 	regErr := b.safely("registering the MCP tools", func() {
 		if err := b.registerTools(regs, b.startup); err != nil {
 			b.opts.Log.Warn().Err(err).Msg("tools not registered")

@@ -10,7 +10,8 @@ package startup
 import (
 	"runtime"
 	"runtime/debug"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -139,7 +140,11 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 	for _, ref := range refs {
 		set.Tools = append(set.Tools, Tool{Ref: ref, Name: names[ref], Payload: payloads[ref]})
 	}
-	sort.Slice(set.Tools, func(i, j int) bool { return set.Tools[i].Name < set.Tools[j].Name })
+	// Nearly always sorted already (servers and their tools come in name order).
+	byName := func(a, b Tool) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(set.Tools, byName) {
+		slices.SortFunc(set.Tools, byName)
+	}
 	return set, stale, true
 }
 
