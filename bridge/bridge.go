@@ -40,7 +40,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/session"
 	"github.com/zot-mcp/mcp-bridge/startup"
 	"github.com/zot-mcp/mcp-bridge/toolresult/spill"
-	"github.com/zot-mcp/mcp-bridge/toolview"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
@@ -493,7 +492,7 @@ func (b *Bridge) recoverSetup(err error) {
 // tool, then the tools as pre-encoded frames (deferred or eager), or the proxy call tool.
 // Setup registers /mcp after them, whatever happened here.
 func (b *Bridge) registerTools(regs *extension.Registrations, set *startup.Set) error {
-	dir := toolview.Directory(set.Refs())
+	dir := set.Directory()
 	if err := regs.AddTool(extension.Tool{Name: SearchToolName, Description: b.searchDescriptionOf(dir), Schema: searchSchema}); err != nil {
 		return err
 	}

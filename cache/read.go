@@ -143,8 +143,25 @@ func decodeSplit(data []byte, from int) (f *File, ok bool) {
 	if n < from || workers < 2 {
 		return nil, false
 	}
-	body := data[start : start+n]
-	parts := cutEntries(body, workers*2)
+	// The rest: the file with an empty servers object, copied before the parts are
+	// framed.
+	head := make([]byte, 0, len(data)-n)
+	head = append(append(head, data[:start]...), data[start+n:]...)
+	parts := cutEntries(data, start, start+n, workers*2)
+	// Each part is framed as an object in place, on bytes no other part reads: the
+	// newline that starts it (the servers object's own brace for the first) and the comma
+	// or newline that ends it. The decoder copies its input, so data is restored as soon
+	// as every part is decoded.
+	saved := make([]byte, 0, 2*len(parts))
+	for _, p := range parts {
+		saved = append(saved, data[p.from], data[p.to])
+		data[p.from], data[p.to] = '{', '}'
+	}
+	defer func() {
+		for i, p := range parts {
+			data[p.from], data[p.to] = saved[2*i], saved[2*i+1]
+		}
+	}()
 	decoded := make([]map[string]*Entry, len(parts))
 	failed := make([]bool, len(parts))
 	var next atomic.Int64
@@ -156,13 +173,10 @@ func decodeSplit(data []byte, from int) (f *File, ok bool) {
 				if i >= len(parts) {
 					return
 				}
-				decoded[i], failed[i] = decodePart(parts[i])
+				decoded[i], failed[i] = decodePart(data[parts[i].from : parts[i].to+1])
 			}
 		})
 	}
-	// The rest: the file with an empty servers object, decoded meanwhile.
-	head := make([]byte, 0, start+len(data)-start-n)
-	head = append(append(head, data[:start]...), data[start+n:]...)
 	f = new(File)
 	restErr := func() (err error) {
 		defer func() {
@@ -185,37 +199,39 @@ func decodeSplit(data []byte, from int) (f *File, ok bool) {
 	return f, true
 }
 
-// cutEntries cuts the servers object's members into about n parts of similar size, each
-// cut at an entrySep (whose comma belongs to no part).
-func cutEntries(body []byte, n int) [][]byte {
-	var parts [][]byte
-	size := len(body)/n + 1
-	for len(body) > 0 {
-		if len(body) <= size {
-			parts = append(parts, body)
-			break
+// part is one part of the servers object's members: data[from+1:to], framed as an
+// object by data[from] and data[to].
+type part struct{ from, to int }
+
+// cutEntries cuts the servers object's members, data[start:end], into about n parts of
+// similar size, each cut at an entrySep: a part ends at its comma, and the next one starts
+// at the newline after it.
+func cutEntries(data []byte, start, end, n int) []part {
+	var parts []part
+	size := (end-start)/n + 1
+	from := start - 1 // the servers object's '{'
+	for {
+		i := -1
+		if end-(from+1) > size {
+			i = bytes.Index(data[from+1+size:end], []byte(entrySep))
 		}
-		i := bytes.Index(body[size:], []byte(entrySep))
 		if i < 0 {
-			parts = append(parts, body)
-			break
+			return append(parts, part{from: from, to: end}) // end: the newline of serversClose
 		}
-		parts = append(parts, body[:size+i])
-		body = body[size+i+1:] // after the comma
+		comma := from + 1 + size + i
+		parts = append(parts, part{from: from, to: comma})
+		from = comma + 1
 	}
-	return parts
 }
 
-// decodePart decodes members of the servers object as an object of their own; failed
-// when they are not one (the file is then decoded whole).
-func decodePart(members []byte) (m map[string]*Entry, failed bool) {
+// decodePart decodes a part of the servers object framed as an object of its own; failed
+// when it is not one (the file is then decoded whole).
+func decodePart(obj []byte) (m map[string]*Entry, failed bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			m, failed = nil, true
 		}
 	}()
-	obj := make([]byte, 0, len(members)+2)
-	obj = append(append(append(obj, '{'), members...), '}')
 	if err := gojson.Unmarshal(obj, &m); err != nil {
 		return nil, true
 	}

@@ -72,7 +72,11 @@ func TestDecodeSplit(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			want, wantErr := decodeWhole(t, tc.data)
+			before := bytes.Clone(tc.data)
 			got, ok := decodeSplit(tc.data, 0)
+			if !bytes.Equal(tc.data, before) {
+				t.Fatal("decodeSplit left the file's bytes changed")
+			}
 			if ok != tc.split {
 				t.Fatalf("decoded in parts: %v, want %v", ok, tc.split)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/toolview"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
@@ -65,6 +66,16 @@ type Set struct {
 	// would not fit in the host's line), and why: the catalog marks them so that search
 	// and activation skip them and /mcp <server> names them.
 	Unregistered map[catalog.ToolRef]string
+
+	dir []toolview.DirEntry // Directory of Tools, when SetFrom built it
+}
+
+// Directory is the search tool's directory of the set's tools (toolview.Directory).
+func (s *Set) Directory() []toolview.DirEntry {
+	if s.dir == nil || len(s.Tools) == 0 {
+		return toolview.Directory(s.Refs())
+	}
+	return s.dir
 }
 
 // NotRegistered records that the set's tool ref was not registered after all, and why.
@@ -102,7 +113,7 @@ func (p Pins) of(server string) map[string]string {
 // is damaged.
 func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
 	var refs []catalog.ToolRef
-	payloads := map[catalog.ToolRef]extension.ToolPayload{}
+	var payloads []extension.ToolPayload // of refs
 	for _, s := range usable {
 		name := s.Name
 		fs := servers[name].In(project)
@@ -111,22 +122,36 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 			continue
 		}
 		pinned := pins.of(name)
+		// A listing in name order (as the cache keeps it) has its duplicates side by side.
+		var seen map[string]bool
+		if !slices.IsSortedFunc(fs.Tools, func(a, b cache.FrameTool) int { return strings.Compare(a.Name, b.Name) }) {
+			seen = map[string]bool{}
+		}
+		last := -1 // refs' index of the server's last tool taken
 		for _, t := range fs.Tools {
 			if allowed, _ := s.ToolAllowed(t.Name); !allowed || trust.Held(pinned, t.Name, t.Pin) {
 				continue
 			}
-			ref := catalog.ToolRef{Server: name, Tool: t.Name}
-			if _, dup := payloads[ref]; dup {
+			if seen != nil {
+				if seen[t.Name] {
+					continue
+				}
+				seen[t.Name] = true
+			} else if last >= 0 && refs[last].Tool == t.Name {
 				continue
 			}
 			p := extension.ToolPayload(t.Payload)
 			if !p.Valid() {
 				return nil, nil, false
 			}
-			refs = append(refs, ref)
-			payloads[ref] = p
+			last = len(refs)
+			refs = append(refs, catalog.ToolRef{Server: name, Tool: t.Name})
+			payloads = append(payloads, p)
 		}
 	}
+	// The search tool's directory is made of the same tools: built meanwhile.
+	dir := make(chan []toolview.DirEntry, 1)
+	go func() { dir <- toolview.Directory(refs) }()
 	names, _ := namer.Assign(refs)
 	set = &Set{Tools: make([]Tool, 0, len(refs))}
 	for _, s := range usable {
@@ -137,14 +162,15 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 			set.Instructions[s.Name] = fs.Instructions
 		}
 	}
-	for _, ref := range refs {
-		set.Tools = append(set.Tools, Tool{Ref: ref, Name: names[ref], Payload: payloads[ref]})
+	for i, ref := range refs {
+		set.Tools = append(set.Tools, Tool{Ref: ref, Name: names[ref], Payload: payloads[i]})
 	}
 	// Nearly always sorted already (servers and their tools come in name order).
 	byName := func(a, b Tool) int { return strings.Compare(a.Name, b.Name) }
 	if !slices.IsSortedFunc(set.Tools, byName) {
 		slices.SortFunc(set.Tools, byName)
 	}
+	set.dir = <-dir
 	return set, stale, true
 }
 

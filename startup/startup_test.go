@@ -63,6 +63,8 @@ func TestSetFrom(t *testing.T) {
 	}{
 		{name: "fresh, stale and missing", frames: frames(fp, map[string][]string{"a": {"z", "hidden", "y", "y"}, "b": {"q"}}),
 			wantNames: []string{"mcp__a__y", "mcp__a__z"}, wantStale: []string{"b", "c"}, wantOK: true},
+		{name: "in name order, a duplicate", frames: frames(fp, map[string][]string{"a": {"a1", "hidden", "y", "y", "z"}, "b": {"q"}}),
+			wantNames: []string{"mcp__a__a1", "mcp__a__y", "mcp__a__z"}, wantStale: []string{"b", "c"}, wantOK: true},
 		{name: "pinned as listed", frames: frames(fp, map[string][]string{"a": {"z", "y"}}),
 			pins:      func(string) map[string]string { return trust.PinsOf([]cache.Tool{tool("y"), tool("z")}) },
 			wantNames: []string{"mcp__a__y", "mcp__a__z"}, wantStale: []string{"b", "c"}, wantOK: true},
