@@ -663,7 +663,7 @@ func BenchmarkStartup(b *testing.B) {
 	cat := benchCatalog(b)
 	cases := []struct{ servers, tools int }{
 		{10, 100}, {10, 2000}, {10, 10000},
-		{50, 0}, {50, 100}, {50, 2000}, {50, 10000},
+		{50, 0}, {50, 100}, {50, 2000}, {50, 10000}, {50, 20000},
 	}
 	for _, c := range cases {
 		b.Run(fmt.Sprintf("servers=%d/tools=%d", c.servers, c.tools), func(b *testing.B) {

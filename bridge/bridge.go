@@ -40,7 +40,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/session"
 	"github.com/zot-mcp/mcp-bridge/startup"
 	"github.com/zot-mcp/mcp-bridge/toolresult/spill"
-	"github.com/zot-mcp/mcp-bridge/toolview"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
@@ -141,6 +140,9 @@ type Bridge struct {
 
 	cats    *catalog.Owner // the tool catalog and the names pinned for the process
 	startup *startup.Set   // set when Setup registered from the startup file
+	// decoded is the cache file a start without a usable startup file decoded before
+	// ready, which the catalog is built from after ready (finishStartup); nil otherwise.
+	decoded *cache.File
 	// The startup glue: the sent section, the startup file, the raw inputs loaded.
 	boot     *startup.Boot
 	setupErr error // a panic recovered in Setup, reported after ready
@@ -462,9 +464,15 @@ func (b *Bridge) loadLocal(dir string) {
 	} else if set, stale, ok := b.boot.LoadFile(); ok {
 		b.startup, b.stale = set, stale
 		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the startup file")
-	} else {
-		file, err := cache.Read(b.opts.CachePath)
+	} else if file, err := cache.Read(b.opts.CachePath); err != nil {
 		b.catalogFromFile(file, err, nil, nil)
+		b.startup = startup.FromCatalog(b.cats.Loaded(), file.View(b.projectKey))
+	} else if set, stale, ok := startup.FromFile(file, b.usableConfigs(), b.projectKey, b.pins.pinsOf, b.cats.Namer()); ok {
+		// The catalog is built after ready, from the file decoded now.
+		b.startup, b.stale, b.decoded = set, stale, file
+		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the decoded tool cache")
+	} else {
+		b.catalogFromFile(file, nil, nil, nil)
 		b.startup = startup.FromCatalog(b.cats.Loaded(), file.View(b.projectKey))
 	}
 }
@@ -499,7 +507,7 @@ func (b *Bridge) recoverSetup(err error) {
 	}
 	// A sent section that went out stays: the writer may still be sending it (afterReady
 	// releases it), and register must not send the registrations twice.
-	b.startup = nil
+	b.startup, b.decoded = nil, nil
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.publishCatalog(nil, nil, nil)
 	}
@@ -510,7 +518,7 @@ func (b *Bridge) recoverSetup(err error) {
 // tool, then the tools as pre-encoded frames (deferred or eager), or the proxy call tool.
 // Setup registers /mcp after them, whatever happened here.
 func (b *Bridge) registerTools(regs *extension.Registrations, set *startup.Set) error {
-	dir := toolview.Directory(set.Refs())
+	dir := set.Directory()
 	if err := regs.AddTool(extension.Tool{Name: SearchToolName, Description: b.searchDescriptionOf(dir), Schema: searchSchema}); err != nil {
 		return err
 	}

@@ -29,9 +29,10 @@ func (b *Bridge) usableConfigs() []*config.Server {
 // in the set with the reason (Set.NotRegistered), so that the catalog never offers it to
 // the model as a tool it could load.
 func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferred bool, look *toolLook) {
+	// Sized whole, namespace included: growing a buffer of every frame copies it.
 	n := 0
 	for _, t := range s.Tools {
-		n += extension.PayloadFrameSize(len(t.Name), t.Payload)
+		n += extension.PayloadFrameSize(len(t.Name), t.Payload) + len(look.ns[t.Ref.Server])
 	}
 	regs.Grow(n)
 	server, ns := "", extension.NamespaceFields(nil)
@@ -77,7 +78,11 @@ func (b *Bridge) finishStartup() {
 	if b.faultHook != nil {
 		b.faultHook("finish")
 	}
-	file, err := cache.Read(b.opts.CachePath)
+	file, err := b.decoded, error(nil)
+	b.decoded = nil
+	if file == nil {
+		file, err = cache.Read(b.opts.CachePath)
+	}
 	if err != nil {
 		b.cacheErr = err
 		b.catalogFromStartup()
@@ -113,7 +118,7 @@ func (b *Bridge) register(s *extension.Session) error {
 	if b.boot.Sent() {
 		return nil
 	}
-	regs, err := b.registrations()
+	regs, err := b.registrations(s)
 	if err != nil {
 		return err
 	}
@@ -121,10 +126,17 @@ func (b *Bridge) register(s *extension.Session) error {
 	return s.Register(regs)
 }
 
+// streamChunk is how many bytes of frames Setup builds before it hands them to the
+// writer, which sends them while the rest is built.
+const streamChunk = 1 << 20
+
 // registrations builds what Setup registers for the startup set: the tools of the active
-// mode and /mcp.
-func (b *Bridge) registrations() (*extension.Registrations, error) {
+// mode and /mcp, handing the frames to s as they are built (nil: none are handed over).
+func (b *Bridge) registrations(s *extension.Session) (*extension.Registrations, error) {
 	regs := &extension.Registrations{}
+	if s != nil {
+		regs.StreamTo(s, streamChunk)
+	}
 	regErr := b.safely("registering the MCP tools", func() {
 		if err := b.registerTools(regs, b.startup); err != nil {
 			b.opts.Log.Warn().Err(err).Msg("tools not registered")

@@ -378,10 +378,15 @@ func ReadFrames(path string, stamp Stamp) (map[string]*FrameServer, error) {
 	if err != nil {
 		return nil, errors.New("startup file: damaged payload section header")
 	}
-	if crc32.Checksum(rest, crcTable) != uint32(sum) {
+	// The checksum is computed while the section is parsed (parseFrames reads any bytes
+	// safely); a mismatch discards what was parsed.
+	sumOK := make(chan bool, 1)
+	go func() { sumOK <- crc32.Checksum(rest, crcTable) == uint32(sum) }()
+	servers, err := parseFrames(rest)
+	if !<-sumOK {
 		return nil, errors.New("startup file: checksum mismatch (the file was damaged)")
 	}
-	return parseFrames(rest)
+	return servers, err
 }
 
 // parseFrames decodes the body of a startup file. Every count it reads is checked against

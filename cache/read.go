@@ -6,7 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -52,6 +58,10 @@ func decodeFile(data []byte) (f *File, err error) {
 			f, err = nil, fmt.Errorf("decoding failed: %v", r)
 		}
 	}()
+	if f, ok := decodeSplit(data, splitFrom); ok {
+		cleanFile(f)
+		return f, nil
+	}
 	f = new(File)
 	if err := gojson.Unmarshal(data, f); err != nil {
 		var probe struct {
@@ -65,6 +75,13 @@ func decodeFile(data []byte) (f *File, err error) {
 	if f.Version != Version {
 		return nil, versionError(f.Version)
 	}
+	cleanFile(f)
+	return f, nil
+}
+
+// cleanFile gives a decoded file of this version what Read promises: a Servers map, no
+// nil entries, each entry's Project set and no private listings of no project.
+func cleanFile(f *File) {
 	if f.Servers == nil {
 		f.Servers = map[string]*Entry{}
 	}
@@ -80,7 +97,145 @@ func decodeFile(data []byte) (f *File, err error) {
 			delete(f.Projects, project)
 		}
 	}
-	return f, nil
+}
+
+// splitFrom is the size of a servers object worth decoding in parts (decodeSplit).
+const splitFrom = 1 << 20
+
+// serversOpen starts every file encodeFile writes, up to the version's digits; after them
+// comes serversAfter, then the servers' entries, each on a line of its own at the
+// entries' indentation (entrySep between two), then serversClose.
+const (
+	serversOpen  = "{\n  \"version\": "
+	serversAfter = ",\n  \"servers\": {"
+	entrySep     = ",\n    \""
+	serversClose = "\n  }"
+)
+
+// decodeSplit decodes a large file laid out as encodeFile writes it on up to GOMAXPROCS
+// goroutines when its servers object has at least from bytes, in parts cut between entries: a large catalog decodes in
+// a fraction of the time, inside the host's registration window. ok is false, and
+// nothing is decoded, for a file of another layout (edited by hand), another version, a
+// smaller one or one that does not decode; decodeFile then decodes it whole, and says why
+// it cannot.
+//
+// It never reads a file otherwise than the whole decode would: the parts and the rest
+// are the file's bytes cut at commas between members of the servers object, each part
+// decoded as an object of its own and the rest with that object empty. If a cut fell
+// anywhere but between two of its members (a layout like ours by chance), a part or the
+// rest would not be valid JSON and the whole file is decoded instead. Members are merged
+// in file order, so a name given twice keeps its last entry, as in the whole decode.
+func decodeSplit(data []byte, from int) (f *File, ok bool) {
+	rest, found := bytes.CutPrefix(data, []byte(serversOpen))
+	if !found {
+		return nil, false
+	}
+	digits := 0
+	for digits < len(rest) && '0' <= rest[digits] && rest[digits] <= '9' {
+		digits++
+	}
+	if string(rest[:digits]) != strconv.Itoa(Version) || !bytes.HasPrefix(rest[digits:], []byte(serversAfter)) {
+		return nil, false
+	}
+	start := len(serversOpen) + digits + len(serversAfter) // just after the servers object's '{'
+	n := bytes.Index(data[start:], []byte(serversClose))
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	if n < from || workers < 2 {
+		return nil, false
+	}
+	// The rest: the file with an empty servers object, copied before the parts are
+	// framed.
+	head := make([]byte, 0, len(data)-n)
+	head = append(append(head, data[:start]...), data[start+n:]...)
+	parts := cutEntries(data, start, start+n, workers*2)
+	// Each part is framed as an object in place, on bytes no other part reads: the
+	// newline that starts it (the servers object's own brace for the first) and the comma
+	// or newline that ends it. The decoder copies its input, so data is restored as soon
+	// as every part is decoded.
+	saved := make([]byte, 0, 2*len(parts))
+	for _, p := range parts {
+		saved = append(saved, data[p.from], data[p.to])
+		data[p.from], data[p.to] = '{', '}'
+	}
+	defer func() {
+		for i, p := range parts {
+			data[p.from], data[p.to] = saved[2*i], saved[2*i+1]
+		}
+	}()
+	decoded := make([]map[string]*Entry, len(parts))
+	failed := make([]bool, len(parts))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(parts)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) {
+					return
+				}
+				decoded[i], failed[i] = decodePart(data[parts[i].from : parts[i].to+1])
+			}
+		})
+	}
+	f = new(File)
+	restErr := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("decoding failed: %v", r)
+			}
+		}()
+		return gojson.Unmarshal(head, f)
+	}()
+	wg.Wait()
+	if restErr != nil || f.Version != Version || slices.Contains(failed, true) {
+		return nil, false
+	}
+	if f.Servers == nil {
+		f.Servers = map[string]*Entry{}
+	}
+	for _, m := range decoded {
+		maps.Copy(f.Servers, m)
+	}
+	return f, true
+}
+
+// part is one part of the servers object's members: data[from+1:to], framed as an
+// object by data[from] and data[to].
+type part struct{ from, to int }
+
+// cutEntries cuts the servers object's members, data[start:end], into about n parts of
+// similar size, each cut at an entrySep: a part ends at its comma, and the next one starts
+// at the newline after it.
+func cutEntries(data []byte, start, end, n int) []part {
+	var parts []part
+	size := (end-start)/n + 1
+	from := start - 1 // the servers object's '{'
+	for {
+		i := -1
+		if end-(from+1) > size {
+			i = bytes.Index(data[from+1+size:end], []byte(entrySep))
+		}
+		if i < 0 {
+			return append(parts, part{from: from, to: end}) // end: the newline of serversClose
+		}
+		comma := from + 1 + size + i
+		parts = append(parts, part{from: from, to: comma})
+		from = comma + 1
+	}
+}
+
+// decodePart decodes a part of the servers object framed as an object of its own; failed
+// when it is not one (the file is then decoded whole).
+func decodePart(obj []byte) (m map[string]*Entry, failed bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, failed = nil, true
+		}
+	}()
+	if err := gojson.Unmarshal(obj, &m); err != nil {
+		return nil, true
+	}
+	return m, false
 }
 
 // cleanEntries drops the nil entries, compacts schemas spread over lines and sets each

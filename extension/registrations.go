@@ -90,7 +90,36 @@ func (p ToolPayload) object() []byte {
 // and ready to use.
 type Registrations struct {
 	buf []byte
-	n   int
+	n   int // frames in buf
+
+	// Set by StreamTo: the session that takes every chunk bytes of frames as they are
+	// added, and the error of handing one over.
+	to    *Session
+	chunk int
+	err   error
+}
+
+// StreamTo makes r hand its frames to s whenever chunk bytes of them are added, in order
+// and before the frames added later (Session.Register sends the rest), so that the
+// writer sends the first frames while the rest are built. Bytes then holds only the
+// frames not handed over yet.
+func (r *Registrations) StreamTo(s *Session, chunk int) {
+	r.to, r.chunk = s, chunk
+}
+
+// handOver gives the frames in r to the session StreamTo named once they reach its chunk
+// size. The rest of r's buffer is left for the frames to come: the writer reads only the
+// bytes handed over.
+func (r *Registrations) handOver() {
+	if r.to == nil || len(r.buf) < r.chunk || r.err != nil {
+		return
+	}
+	b := r.buf
+	r.buf, r.n = b[len(b):len(b):cap(b)], 0
+	// The writer ends a batch with '\n'.
+	if !r.to.w.send(outFrame{b: b[:len(b)-1], batch: true}) {
+		r.err = ErrClosed
+	}
 }
 
 // Grow makes room for n more bytes of frames.
@@ -167,6 +196,7 @@ func (r *Registrations) AddPayloadIn(name string, p ToolPayload, ns NamespaceFie
 	}
 	r.buf = append(r.buf, '\n')
 	r.n++
+	r.handOver()
 	return nil
 }
 
@@ -196,9 +226,10 @@ func (r *Registrations) AddCommand(name, description string) error {
 func (r *Registrations) add(frame []byte) {
 	r.buf = append(append(r.buf, frame...), '\n')
 	r.n++
+	r.handOver()
 }
 
-// Len is the number of frames added.
+// Len is the number of frames in r: added, and not handed over (StreamTo).
 func (r *Registrations) Len() int { return r.n }
 
 // Bytes returns the encoded frames, each followed by '\n'. The slice aliases r's buffer.
@@ -207,6 +238,9 @@ func (r *Registrations) Bytes() []byte { return r.buf }
 // Register queues every frame of r so that they are written together, in order. The
 // session takes r's buffer over: r must not be used afterwards.
 func (s *Session) Register(r *Registrations) error {
+	if r.err != nil {
+		return r.err
+	}
 	if r.n == 0 {
 		return nil
 	}

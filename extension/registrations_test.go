@@ -206,3 +206,49 @@ func TestRegisterEncodedRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestRegisterStreamed: registrations streamed to the session while they are built
+// (StreamTo) reach the host as the same frames in the same order as registered whole,
+// the first of them handed to the writer before the last is added, and the frames that
+// go out stay as they were while the rest are added to the same buffer.
+func TestRegisterStreamed(t *testing.T) {
+	const n = 2000
+	p := EncodeToolPayload(Tool{Description: strings.Repeat("describes the tool. ", 20), Schema: json.RawMessage(`{"type":"object"}`)})
+	build := func(s *Session, handedEarly *bool) *Registrations {
+		var r Registrations
+		if s != nil {
+			r.StreamTo(s, 64<<10)
+		}
+		if err := r.AddTool(Tool{Name: "search", Description: "finds", Schema: json.RawMessage(`{"type":"object"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		r.Grow(n * PayloadFrameSize(20, p))
+		for i := range n {
+			if err := r.AddPayload(fmt.Sprintf("mcp__srv__tool_%04d", i), p, true, i%7 == 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if handedEarly != nil {
+			*handedEarly = r.Len() < n
+		}
+		if err := r.AddCommand("mcp", "MCP servers"); err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	whole, _, err := registrationsOf(t, func(s *Session) error { return s.Register(build(nil, nil)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var early bool
+	streamed, _, err := registrationsOf(t, func(s *Session) error { return s.Register(build(s, &early)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !early {
+		t.Error("no frames were handed to the writer while they were built")
+	}
+	if len(whole) != n+2 || strings.Join(streamed, "\n") != strings.Join(whole, "\n") {
+		t.Fatalf("streamed %d registrations differ from %d registered whole", len(streamed), len(whole))
+	}
+}

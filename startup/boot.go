@@ -286,7 +286,7 @@ func (b *Boot) FillSent(set *Set) {
 		return
 	}
 	if s, _, ok := SetFrom(servers, b.host.Usable(), b.host.Project(), b.host.Pins, b.host.Namer()); ok {
-		set.Tools = s.Tools
+		set.Tools, set.dir = s.Tools, s.dir
 	}
 }
 

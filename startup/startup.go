@@ -8,13 +8,18 @@
 package startup
 
 import (
+	"runtime"
 	"runtime/debug"
-	"sort"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/toolview"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
@@ -61,6 +66,16 @@ type Set struct {
 	// would not fit in the host's line), and why: the catalog marks them so that search
 	// and activation skip them and /mcp <server> names them.
 	Unregistered map[catalog.ToolRef]string
+
+	dir []toolview.DirEntry // Directory of Tools, when SetFrom built it
+}
+
+// Directory is the search tool's directory of the set's tools (toolview.Directory).
+func (s *Set) Directory() []toolview.DirEntry {
+	if s.dir == nil || len(s.Tools) == 0 {
+		return toolview.Directory(s.Refs())
+	}
+	return s.dir
 }
 
 // NotRegistered records that the set's tool ref was not registered after all, and why.
@@ -98,7 +113,7 @@ func (p Pins) of(server string) map[string]string {
 // is damaged.
 func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
 	var refs []catalog.ToolRef
-	payloads := map[catalog.ToolRef]extension.ToolPayload{}
+	var payloads []extension.ToolPayload // of refs
 	for _, s := range usable {
 		name := s.Name
 		fs := servers[name].In(project)
@@ -107,22 +122,36 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 			continue
 		}
 		pinned := pins.of(name)
+		// A listing in name order (as the cache keeps it) has its duplicates side by side.
+		var seen map[string]bool
+		if !slices.IsSortedFunc(fs.Tools, func(a, b cache.FrameTool) int { return strings.Compare(a.Name, b.Name) }) {
+			seen = map[string]bool{}
+		}
+		last := -1 // refs' index of the server's last tool taken
 		for _, t := range fs.Tools {
 			if allowed, _ := s.ToolAllowed(t.Name); !allowed || trust.Held(pinned, t.Name, t.Pin) {
 				continue
 			}
-			ref := catalog.ToolRef{Server: name, Tool: t.Name}
-			if _, dup := payloads[ref]; dup {
+			if seen != nil {
+				if seen[t.Name] {
+					continue
+				}
+				seen[t.Name] = true
+			} else if last >= 0 && refs[last].Tool == t.Name {
 				continue
 			}
 			p := extension.ToolPayload(t.Payload)
 			if !p.Valid() {
 				return nil, nil, false
 			}
-			refs = append(refs, ref)
-			payloads[ref] = p
+			last = len(refs)
+			refs = append(refs, catalog.ToolRef{Server: name, Tool: t.Name})
+			payloads = append(payloads, p)
 		}
 	}
+	// The search tool's directory is made of the same tools: built meanwhile.
+	dir := make(chan []toolview.DirEntry, 1)
+	go func() { dir <- toolview.Directory(refs) }()
 	names, _ := namer.Assign(refs)
 	set = &Set{Tools: make([]Tool, 0, len(refs))}
 	for _, s := range usable {
@@ -133,10 +162,15 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 			set.Instructions[s.Name] = fs.Instructions
 		}
 	}
-	for _, ref := range refs {
-		set.Tools = append(set.Tools, Tool{Ref: ref, Name: names[ref], Payload: payloads[ref]})
+	for i, ref := range refs {
+		set.Tools = append(set.Tools, Tool{Ref: ref, Name: names[ref], Payload: payloads[i]})
 	}
-	sort.Slice(set.Tools, func(i, j int) bool { return set.Tools[i].Name < set.Tools[j].Name })
+	// Nearly always sorted already (servers and their tools come in name order).
+	byName := func(a, b Tool) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(set.Tools, byName) {
+		slices.SortFunc(set.Tools, byName)
+	}
+	set.dir = <-dir
 	return set, stale, true
 }
 
@@ -190,37 +224,127 @@ func (s *Set) Registered() map[catalog.ToolRef]bool {
 // (catalog.NameOffered). The pin is of the tool as the server sent it: that is what the
 // user approved. Every project's private listings are kept under their project
 // (FrameServer.Projects), so that starts in several projects do not take turns at
-// rebuilding them, and a start picks its own (SetFrom).
+// rebuilding them, and a start picks its own (SetFrom). The listings are encoded on
+// parallel goroutines (payloadsEach).
 func Payloads(file *cache.File) map[string]*cache.FrameServer {
 	servers := make(map[string]*cache.FrameServer, len(file.Servers))
+	var jobs []payloadJob
 	for name, e := range file.Servers {
-		servers[name] = payloadsOf(name, e)
+		jobs = append(jobs, payloadJob{name: name, e: e, pins: true})
 	}
 	for project, entries := range file.Projects {
 		for name, e := range entries {
-			fs := servers[name]
-			if fs == nil {
-				fs = &cache.FrameServer{} // no shared entry: to other projects it has none
-				servers[name] = fs
-			}
-			if fs.Projects == nil {
-				fs.Projects = map[string]*cache.FrameServer{}
-			}
-			fs.Projects[project] = payloadsOf(name, e)
+			jobs = append(jobs, payloadJob{name: name, e: e, pins: true, project: project})
 		}
+	}
+	payloadsEach(jobs)
+	for i := range jobs {
+		if j := &jobs[i]; j.project == "" {
+			servers[j.name] = j.out
+		}
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		if j.project == "" {
+			continue
+		}
+		fs := servers[j.name]
+		if fs == nil {
+			fs = &cache.FrameServer{} // no shared entry: to other projects it has none
+			servers[j.name] = fs
+		}
+		if fs.Projects == nil {
+			fs.Projects = map[string]*cache.FrameServer{}
+		}
+		fs.Projects[j.project] = j.out
 	}
 	return servers
 }
 
-// payloadsOf is the payloads of server name's entry e.
-func payloadsOf(name string, e *cache.Entry) *cache.FrameServer {
+// FromFile is the startup set of a decoded cache file for a start in project, as SetFrom
+// gives it from the startup file's payloads, without building the catalog: the payloads
+// of the usable servers' fresh entries as project sees them (File.View) are encoded on
+// parallel goroutines, each tool's pin only for the servers pins pins (no other server's
+// pin is looked at). It is the start after the cache changed under the startup file (or
+// the file was removed): the catalog is built after ready.
+func FromFile(file *cache.File, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
+	view := file.View(project)
+	var jobs []payloadJob
+	for _, s := range usable {
+		if e := view[s.Name]; e != nil && e.Fingerprint == s.Fingerprint() {
+			jobs = append(jobs, payloadJob{name: s.Name, e: e, pins: pins.of(s.Name) != nil, allowed: s.ToolAllowed})
+		}
+	}
+	payloadsEach(jobs)
+	servers := make(map[string]*cache.FrameServer, len(jobs))
+	for i := range jobs {
+		servers[jobs[i].name] = jobs[i].out
+	}
+	// The view is the project's already: "" picks each listing as it is.
+	set, stale, ok = SetFrom(servers, usable, "", pins, namer)
+	if ok {
+		set.Fast = true
+	}
+	return set, stale, ok
+}
+
+// payloadJob is one listing to encode: server name's entry e (of project, "" for the
+// shared one), with each tool's pin when pins, leaving out the tools allowed refuses (nil:
+// none); out is the result.
+type payloadJob struct {
+	name    string
+	e       *cache.Entry
+	pins    bool
+	project string
+	allowed func(tool string) (bool, string)
+	out     *cache.FrameServer
+}
+
+// payloadsEach encodes every job's listing, on up to GOMAXPROCS goroutines, each taking
+// the next listing as it finishes one (listings differ a lot in size).
+func payloadsEach(jobs []payloadJob) {
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	if workers <= 1 {
+		for i := range jobs {
+			jobs[i].out = payloadsOf(&jobs[i])
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				jobs[i].out = payloadsOf(&jobs[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// payloadsOf is the payloads of job j's listing.
+func payloadsOf(j *payloadJob) *cache.FrameServer {
+	e := j.e
 	fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
 	for i := range e.Tools {
-		if !catalog.NameOffered(e.Tools[i].Name) {
+		t := &e.Tools[i]
+		if !catalog.NameOffered(t.Name) {
 			continue
 		}
-		fs.Tools = append(fs.Tools, cache.FrameTool{Name: e.Tools[i].Name, Payload: PayloadFor(name, catalog.CleanTool(&e.Tools[i])),
-			Pin: trust.ToolFingerprint(&e.Tools[i])})
+		if j.allowed != nil {
+			if ok, _ := j.allowed(t.Name); !ok {
+				continue
+			}
+		}
+		ft := cache.FrameTool{Name: t.Name, Payload: PayloadFor(j.name, catalog.CleanTool(t))}
+		if j.pins {
+			ft.Pin = trust.ToolFingerprint(t)
+		}
+		fs.Tools = append(fs.Tools, ft)
 	}
 	return fs
 }

@@ -3,6 +3,7 @@ package startup
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,6 +63,8 @@ func TestSetFrom(t *testing.T) {
 	}{
 		{name: "fresh, stale and missing", frames: frames(fp, map[string][]string{"a": {"z", "hidden", "y", "y"}, "b": {"q"}}),
 			wantNames: []string{"mcp__a__y", "mcp__a__z"}, wantStale: []string{"b", "c"}, wantOK: true},
+		{name: "in name order, a duplicate", frames: frames(fp, map[string][]string{"a": {"a1", "hidden", "y", "y", "z"}, "b": {"q"}}),
+			wantNames: []string{"mcp__a__a1", "mcp__a__y", "mcp__a__z"}, wantStale: []string{"b", "c"}, wantOK: true},
 		{name: "pinned as listed", frames: frames(fp, map[string][]string{"a": {"z", "y"}}),
 			pins:      func(string) map[string]string { return trust.PinsOf([]cache.Tool{tool("y"), tool("z")}) },
 			wantNames: []string{"mcp__a__y", "mcp__a__z"}, wantStale: []string{"b", "c"}, wantOK: true},
@@ -250,5 +253,73 @@ func TestInputFilesSeeRefusal(t *testing.T) {
 	}
 	if bytes.Equal(read, refused) {
 		t.Error("InputFiles is the same for a project file that is read and for the same file refused")
+	}
+}
+
+// TestFromFile: the startup set of a decoded cache file is the one SetFrom gives from the
+// startup file's payloads of the same file (Payloads), tool for tool: the same names and
+// payloads, the same stale servers and instructions, with the config's filters, the pins
+// and the project's private listings applied alike; and it is marked to build the catalog
+// after ready.
+func TestFromFile(t *testing.T) {
+	a, b, c, d := server("a", "run-a", "hidden"), server("b", "run-b"), server("c", "run-c"), server("d", "run-d")
+	entry := func(s *config.Server, instructions string, tools ...string) *cache.Entry {
+		e := &cache.Entry{Fingerprint: s.Fingerprint(), Instructions: instructions}
+		for _, n := range tools {
+			e.Tools = append(e.Tools, tool(n))
+		}
+		return e
+	}
+	file := &cache.File{Version: cache.Version, Servers: map[string]*cache.Entry{
+		"a": entry(a, "use a", "z", "hidden", "y", "bad\u202ename"),
+		"b": {Fingerprint: "an older fingerprint", Tools: []cache.Tool{tool("q")}},
+		"d": entry(d, "", "shared"),
+	}, Projects: map[string]map[string]*cache.Entry{
+		"p1": {"d": entry(d, "use d here", "private")},
+		"p2": {"c": entry(c, "", "elsewhere")},
+	}}
+	changed := tool("z")
+	changed.Description = "does z, then uploads your files"
+	usable := []*config.Server{a, b, c, d}
+	for _, tc := range []struct {
+		name    string
+		project string
+		pins    Pins
+	}{
+		{"no project, no pins", "", nil},
+		{"a project's private listing", "p1", nil},
+		{"another project's", "p2", nil},
+		{"pinned, one tool changed", "p1", func(s string) map[string]string {
+			if s == "a" {
+				return trust.PinsOf([]cache.Tool{tool("y"), changed})
+			}
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, wantStale, ok := SetFrom(Payloads(file), usable, tc.project, tc.pins, catalog.NewNamer())
+			if !ok {
+				t.Fatal("SetFrom failed")
+			}
+			got, stale, ok := FromFile(file, usable, tc.project, tc.pins, catalog.NewNamer())
+			if !ok || !got.Fast || got.Sent {
+				t.Fatalf("ok %v, Fast %v, Sent %v; want true, true, false", ok, got.Fast, got.Sent)
+			}
+			if !slices.Equal(stale, wantStale) {
+				t.Errorf("stale %v, want %v", stale, wantStale)
+			}
+			if len(got.Tools) != len(want.Tools) || len(got.Tools) == 0 {
+				t.Fatalf("%d tools, want %d", len(got.Tools), len(want.Tools))
+			}
+			for i := range want.Tools {
+				g, w := got.Tools[i], want.Tools[i]
+				if g.Ref != w.Ref || g.Name != w.Name || !bytes.Equal(g.Payload, w.Payload) {
+					t.Errorf("tool %d: %v %s %s, want %v %s %s", i, g.Ref, g.Name, g.Payload, w.Ref, w.Name, w.Payload)
+				}
+			}
+			if !maps.Equal(got.Instructions, want.Instructions) {
+				t.Errorf("instructions %v, want %v", got.Instructions, want.Instructions)
+			}
+		})
 	}
 }
