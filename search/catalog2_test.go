@@ -3,7 +3,6 @@ package search_test
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -38,9 +37,14 @@ func readCatalog(t *testing.T, path string) catalogFile {
 	return c
 }
 
-// catalog2Path is the second catalog, beside the first in testdata.
-func catalog2Path(t *testing.T) string {
-	return filepath.Join(filepath.Dir(filepath.Dir(testutil.CatalogPath(t))), "mcp-catalog2", "catalog.json")
+// readCatalog2 is the second catalog, its parts read as one.
+func readCatalog2(t *testing.T) catalogFile {
+	t.Helper()
+	var all catalogFile
+	for _, p := range testutil.Catalog2Paths(t) {
+		all.Servers = append(all.Servers, readCatalog(t, p).Servers...)
+	}
+	return all
 }
 
 // scriptOf names the script of a letter, or "" for one of no interest here.
@@ -105,7 +109,7 @@ func mainScript(descs []string) string {
 
 func TestSecondCatalog(t *testing.T) {
 	first := readCatalog(t, testutil.CatalogPath(t))
-	second := readCatalog(t, catalog2Path(t))
+	second := readCatalog2(t)
 
 	if n := len(second.Servers); n < 60 {
 		t.Errorf("second catalog has %d servers, want at least 60", n)

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -144,8 +145,12 @@ func unionCatalogs(t testing.TB) (first, second, union unionCatalog) {
 	for s := range first.servers {
 		taken[s] = true
 	}
-	secondPath := filepath.Join(filepath.Dir(filepath.Dir(firstPath)), "mcp-catalog2", "catalog.json")
-	second = loadUnionCatalog(t, secondPath, taken)
+	second = unionCatalog{servers: map[string]string{}}
+	for _, p := range testutil.Catalog2Paths(t) {
+		part := loadUnionCatalog(t, p, taken)
+		second.docs = append(second.docs, part.docs...)
+		maps.Copy(second.servers, part.servers)
+	}
 	union = unionCatalog{servers: map[string]string{}}
 	union.docs = append(slices.Clip(first.docs), second.docs...)
 	for _, c := range []unionCatalog{first, second} {

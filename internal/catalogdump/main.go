@@ -1,5 +1,5 @@
 // Command catalogdump refreshes the second tool-catalog fixture,
-// testdata/mcp-catalog2/catalog.json. It is a maintenance tool only: nothing
+// testdata/mcp-catalog2/catalog-*.json. It is a maintenance tool only: nothing
 // in mcp-bridge imports or runs it, and the tests read the committed fixture.
 //
 // For each line of a package list it installs the npm package into a fresh
@@ -12,7 +12,11 @@
 // Usage:
 //
 //	go run ./internal/catalogdump -packages testdata/mcp-catalog2/packages.txt \
-//	    -out testdata/mcp-catalog2/catalog.json [-reuse] [-timeout 60s]
+//	    -out testdata/mcp-catalog2 [-reuse] [-timeout 60s]
+//
+// The catalog is written in parts, catalog-1.json, catalog-2.json, …, each of the
+// whole catalog's shape with some of its servers, in order, and none over partBytes:
+// a fixture of a few MB stays a set of files git and a review handle well.
 //
 // A package line is `<npm package>@<exact version> [bin:NAME] [args...] [ENV=VALUE...]`;
 // `#` starts a comment. bin:NAME picks one of several bins. ENV values are
@@ -28,6 +32,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,8 +144,8 @@ func readList(path string) ([]spec, error) {
 
 func main() {
 	list := flag.String("packages", "testdata/mcp-catalog2/packages.txt", "package list")
-	out := flag.String("out", "testdata/mcp-catalog2/catalog.json", "catalog to write")
-	reuse := flag.Bool("reuse", false, "keep entries of -out whose package and version are unchanged instead of dumping them again")
+	out := flag.String("out", "testdata/mcp-catalog2", "directory of the catalog's parts (catalog-N.json)")
+	reuse := flag.Bool("reuse", false, "keep entries of the catalog in -out whose package and version are unchanged instead of dumping them again")
 	timeout := flag.Duration("timeout", 60*time.Second, "time for one server to start and list its tools")
 	installTimeout := flag.Duration("install-timeout", 5*time.Minute, "time for one npm install")
 	flag.Parse()
@@ -152,15 +157,13 @@ func main() {
 	}
 	old := map[string]entry{}
 	if *reuse {
-		if b, err := os.ReadFile(*out); err == nil {
-			var c catalog
-			if err := json.Unmarshal(b, &c); err != nil {
-				fmt.Fprintf(os.Stderr, "catalogdump: %s is not a catalog (%v); run without -reuse\n", *out, err)
-				os.Exit(2)
-			}
-			for _, e := range c.Servers {
-				old[e.Package+"@"+e.Version] = e
-			}
+		c, err := readCatalog(*out)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "catalogdump: %v; run without -reuse\n", err)
+			os.Exit(2)
+		}
+		for _, e := range c.Servers {
+			old[e.Package+"@"+e.Version] = e
 		}
 	}
 
@@ -209,18 +212,83 @@ func main() {
 	}
 }
 
-// writeCatalog replaces path whole, never leaving a half-written file.
-func writeCatalog(path string, c catalog) error {
+// partBytes bounds one part of the catalog.
+const partBytes = 1536 << 10
+
+// partName is the file of the catalog's part n (from 1) in dir.
+func partName(dir string, n int) string {
+	return filepath.Join(dir, fmt.Sprintf("catalog-%d.json", n))
+}
+
+// readCatalog reads the catalog's parts in dir, in order, as one catalog; no part is an
+// empty catalog.
+func readCatalog(dir string) (catalog, error) {
+	var all catalog
+	for n := 1; ; n++ {
+		b, err := os.ReadFile(partName(dir, n))
+		if errors.Is(err, fs.ErrNotExist) {
+			return all, nil
+		}
+		if err != nil {
+			return all, err
+		}
+		var c catalog
+		if err := json.Unmarshal(b, &c); err != nil {
+			return all, fmt.Errorf("%s is not a catalog part: %w", partName(dir, n), err)
+		}
+		all.GeneratedBy, all.ClientCapabilities = c.GeneratedBy, c.ClientCapabilities
+		all.Servers = append(all.Servers, c.Servers...)
+	}
+}
+
+// writeCatalog writes c in parts of at most partBytes each (a server that alone is
+// larger gets a part of its own), each replaced whole, and removes the parts a larger
+// catalog left beyond them.
+func writeCatalog(dir string, c catalog) error {
+	n := 0
+	for rest := c.Servers; len(rest) > 0; {
+		part := catalog{GeneratedBy: c.GeneratedBy, ClientCapabilities: c.ClientCapabilities}
+		var data []byte
+		for len(rest) > 0 {
+			try := append(part.Servers, rest[0])
+			b, err := encodeCatalog(catalog{GeneratedBy: c.GeneratedBy, ClientCapabilities: c.ClientCapabilities, Servers: try})
+			if err != nil {
+				return err
+			}
+			if len(b) > partBytes && len(part.Servers) > 0 {
+				break
+			}
+			part.Servers, data, rest = try, b, rest[1:]
+		}
+		n++
+		if err := replaceFile(partName(dir, n), data); err != nil {
+			return err
+		}
+	}
+	for n++; ; n++ {
+		if err := os.Remove(partName(dir, n)); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+// encodeCatalog is c as the fixture's JSON: indented, with descriptions keeping their
+// < > & as the servers wrote them.
+func encodeCatalog(c catalog) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	// Descriptions keep their < > & as the servers wrote them.
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", " ")
-	if err := enc.Encode(c); err != nil {
-		return err
-	}
+	err := enc.Encode(c)
+	return buf.Bytes(), err
+}
+
+// replaceFile replaces path whole, never leaving a half-written file.
+func replaceFile(path string, data []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

@@ -491,3 +491,22 @@ func CatalogPath(t testing.TB) string {
 	}
 	return p
 }
+
+// Catalog2Paths are the second tool catalog's parts (testdata/mcp-catalog2/catalog-N.json,
+// in order; together one catalog, each with some of its servers).
+func Catalog2Paths(t testing.TB) []string {
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(filepath.Dir(CatalogPath(t))), "mcp-catalog2")
+	var paths []string
+	for n := 1; ; n++ {
+		p := filepath.Join(dir, "catalog-"+strconv.Itoa(n)+".json")
+		if _, err := os.Stat(p); err != nil {
+			break
+		}
+		paths = append(paths, p)
+	}
+	if len(paths) == 0 {
+		t.Fatalf("second tool catalog missing: no %s (it is tracked in git)", filepath.Join(dir, "catalog-1.json"))
+	}
+	return paths
+}
