@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rs/zerolog"
+
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/internal/shellquote"
 	"github.com/zot-mcp/mcp-bridge/serve"
@@ -106,10 +108,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	log := newLogger(stderr)
 	if _, ok := os.LookupEnv(LogLevelEnv); !ok {
-		log = log.Level(3) // warnings and errors: stderr is the user's terminal or a client's log
+		log = log.Level(zerolog.WarnLevel) // stderr is the user's terminal or a client's log
 	}
 	srv, err := serve.New(ctx, serve.Options{ProjectDir: sf.cwd, Tools: sf.tools, Unprefixed: sf.prefix == "none", Version: version,
-		Bridge: bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), Surface: bridge.SurfaceCLI}})
+		Bridge: bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv()}})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
 		return 1

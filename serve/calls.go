@@ -61,7 +61,7 @@ type question struct {
 	answer chan mcp.InputResponses // buffered, written once
 }
 
-// ask puts q as the input request of an input_required result stating state.
+// result is the input_required result that asks q, stating state.
 func (q *question) result(state string) *mcp.CallToolResult {
 	b := server.NewInputRequestBuilder(state)
 	if q.sample != nil {
@@ -190,7 +190,7 @@ func (cb *callBoard) closeAll() {
 func (cb *callBoard) wait(ctx context.Context, req mcp.CallToolRequest, c *call) (*mcp.CallToolResult, error) {
 	select {
 	case r := <-c.done:
-		c.done <- r // for a late retry that finds the call still on the board
+		c.done <- r // for another wait on the same call
 		if r.err != nil {
 			return callError(c.server, r.err), nil
 		}
@@ -265,17 +265,9 @@ func (cb *callBoard) park(c *call, q *question) *mcp.CallToolResult {
 	if c.expiry != nil {
 		c.expiry.Stop()
 	}
-	fire, t := clock.After(cb.clock, cb.answerWait)
-	c.expiry = t
+	// Unanswered in time, the call ends, and so does the server's wait.
+	c.expiry = cb.clock.AfterFunc(cb.answerWait, c.cancel)
 	c.mu.Unlock()
-	go func() {
-		select {
-		case <-fire:
-			// Unanswered: the call ends, and so does the server's wait.
-			c.cancel()
-		case <-c.doneSignal():
-		}
-	}()
 	return q.result(c.id)
 }
 

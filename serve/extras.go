@@ -112,14 +112,7 @@ func (s *Server) syncExtras() error {
 	}
 	s.mcp.SetResources(resources...)
 	s.mcp.SetResourceTemplates(templates...)
-	s.mcp.DeletePrompts(s.promptNames()...)
-	s.mcp.AddPrompts(prompts...)
-	s.mu.Lock()
-	s.prompts = make([]string, len(prompts))
-	for i, p := range prompts {
-		s.prompts[i] = p.Prompt.Name
-	}
-	s.mu.Unlock()
+	s.mcp.SetPrompts(prompts...)
 	if len(dups) > 0 {
 		sort.Strings(dups)
 		if s.o.Unprefixed {
@@ -127,13 +120,6 @@ func (s *Server) syncExtras() error {
 		}
 	}
 	return nil
-}
-
-// promptNames are the prompts set last.
-func (s *Server) promptNames() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.prompts...)
 }
 
 // readHandler reads one listed resource of a server.
@@ -208,7 +194,7 @@ func (s *Server) complete(ctx context.Context, serverName string, ref any, arg m
 	if len(cc.Arguments) > 0 {
 		params["context"] = cc
 	}
-	raw, err := s.b.Request(ctxval.WithoutValues(ctx), serverName, string(mcp.MethodCompletionComplete), params)
+	raw, err := s.b.Complete(ctxval.WithoutValues(ctx), serverName, params)
 	if err != nil {
 		return nil, err
 	}

@@ -91,9 +91,9 @@ type guard struct {
 // JSON (400, a JSON-RPC parse error). Only a request that passes all of them reaches
 // next, with its body unchanged.
 //
-// mcp-go's own DNS-rebinding check (on unless WithDisableLocalhostProtection) rejects a
-// non-loopback Host on a loopback connection with 403; it does not check the port, the
-// Origin header, the path or the body, so it stays on behind this one and is never what
+// mcp-go's own DNS-rebinding check rejects a non-loopback Host on a loopback connection
+// and checks neither the port, the Origin header, the path nor the body; serve turns it
+// off (HTTPHandler), since it would refuse the names --host allows, and Guard alone
 // decides.
 func Guard(next http.Handler, o GuardOptions) http.Handler {
 	g := &guard{
@@ -393,8 +393,8 @@ func closeWrite(c net.Conn) error {
 type ServerOptions struct {
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
-	// WriteStall bounds how long one piece of a response (at most 64 KiB) may take to be
-	// written; a connection that passes it is closed.
+	// WriteStall bounds how long one piece of a response (at most stallChunk bytes) may
+	// take to be written; a connection that passes it is closed.
 	WriteStall time.Duration
 	// Clock times WriteStall; nil is the system clock.
 	Clock clock.Clock
@@ -408,7 +408,7 @@ type ServerOptions struct {
 // http.Server.WriteTimeout: WriteTimeout is one deadline from the start of a request, so
 // it would also cut every long-lived GET event stream and every long tool call's POST
 // stream at the same age, however well their clients read. Instead each write to the
-// connection gets WriteStall to complete (in pieces of at most 64 KiB, so a large answer
+// connection gets WriteStall to complete (in pieces of at most stallChunk bytes, so a large answer
 // to a slow reader is not cut for its size); a write that does not finish in time closes
 // the connection, which fails the handler's write and ends its request. An idle stream
 // writes nothing and is never cut. The watch sits on the connection, not on the

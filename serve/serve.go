@@ -64,7 +64,7 @@ type Options struct {
 const DefaultAnswerWait = 10 * time.Minute
 
 // DefaultCallBudget bounds one forwarded call, a cold start included (zot's calls get
-// less: its host ends a tool call at 60 s).
+// less: its host ends a tool call sooner).
 const DefaultCallBudget = 10 * time.Minute
 
 // ListWait bounds the first listing of servers without a fresh cache entry at start.
@@ -80,14 +80,12 @@ type Server struct {
 
 	mu sync.Mutex
 	// activated are the entries searches found (search mode), by the name shown.
-	activated map[string]catalog.ToolRef
+	activated map[string]bool
 	// toolsKey is what the tools last set on the MCP server were, to skip a change that
 	// changes nothing (no list_changed).
 	toolsKey string
-	// extrasKey is what the resources and prompts were last built from; prompts are
-	// the prompt names set then.
+	// extrasKey is what the resources and prompts were last built from.
 	extrasKey string
-	prompts   []string
 
 	calls *callBoard
 	tasks *taskBoard
@@ -113,7 +111,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.AnswerWait <= 0 {
 		o.AnswerWait = DefaultAnswerWait
 	}
-	s := &Server{o: o, log: o.Bridge.Log, activated: map[string]catalog.ToolRef{}, changed: make(chan struct{}, 1), stopped: make(chan struct{}),
+	s := &Server{o: o, log: o.Bridge.Log, activated: map[string]bool{}, changed: make(chan struct{}, 1), stopped: make(chan struct{}),
 		tasks: newTaskBoard()}
 	s.calls = newCallBoard(o.Bridge.Clock, o.AnswerWait)
 	s.mcp = server.NewMCPServer(bridge.ExtensionName, o.Version, append(s.tasks.hooks(),
@@ -275,7 +273,7 @@ func (s *Server) syncTools(cat *catalog.Catalog) error {
 		e := &cat.Entries[i]
 		name := s.shownName(e)
 		if s.o.Tools == ToolsSearch {
-			if _, ok := s.activated[name]; !ok {
+			if !s.activated[name] {
 				continue
 			}
 		}
@@ -388,8 +386,8 @@ func (s *Server) handleSearch(ctx context.Context, req mcp.CallToolRequest) (*mc
 		added := false
 		for _, e := range shown {
 			name := s.shownName(e)
-			if _, ok := s.activated[name]; !ok {
-				s.activated[name] = e.Ref()
+			if !s.activated[name] {
+				s.activated[name] = true
 				added = true
 			}
 		}

@@ -586,25 +586,35 @@ func TestServeQuestionsWithoutCapability(t *testing.T) {
 }
 
 // TestServeCallBudget: a forwarded call may run as long as DefaultCallBudget (no host
-// ends it at zot's 60 s), and is given up then, on the injected clock, with the server's
+// ends it sooner), and is given up then, on the injected clock, with the server's
 // call cancelled.
 func TestServeCallBudget(t *testing.T) {
 	t.Parallel()
 	fake := clock.NewFake()
 	f := newFixtureClock(t, Options{Tools: ToolsAll, Unprefixed: true}, fake, "alpha")
 	c := f.connect(nil, nil)
-	done := make(chan string, 1)
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
 	go func() {
-		text, _ := callText(t, c, "hang", nil)
-		done <- text
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "hang"
+		res, err := c.CallTool(testCtx(t), req)
+		done <- answer{res, err}
 	}()
 	testutil.AdvanceWhenWaiting(testCtx(t), t, fake, DefaultCallBudget)
 	// A request past its deadline is given up after the settle grace (lifecycle).
 	testutil.AdvanceWhenWaiting(testCtx(t), t, fake, lifecycle.SettleGrace)
 	select {
-	case text := <-done:
-		if text == "" {
-			t.Fatal("the call ended with no word of why")
+	case a := <-done:
+		if a.err != nil {
+			t.Fatalf("the call failed as a request: %v", a.err)
+		}
+		text := textOf(a.res.Content[0])
+		if !a.res.IsError || !strings.Contains(text, "hang did not answer before") {
+			t.Fatalf("the call ended with %q (error %v), want the budget named", text, a.res.IsError)
 		}
 	case <-testCtx(t).Done():
 		t.Fatal("the call did not end at its budget")
@@ -613,5 +623,45 @@ func TestServeCallBudget(t *testing.T) {
 	case <-f.backends["alpha"].cancelled:
 	case <-testCtx(t).Done():
 		t.Fatal("the server's call was not cancelled at the budget")
+	}
+}
+
+// TestServeWordsPendingServers: a project server awaiting approval is named in a search's
+// answer with the command serve's user types to approve it, not zot's /mcp trust.
+func TestServeWordsPendingServers(t *testing.T) {
+	t.Parallel()
+	home, project := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(project, ".zot"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, ".zot", "mcp.json"), []byte(`{"mcpServers":{"proj":{"command":"in-process"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(testCtx(t), Options{ProjectDir: project, Bridge: bridge.Options{ZotHome: home,
+		LookupEnv: func(string) (string, bool) { return "", false }, Log: zerolog.Nop(), Resolver: noDNS(),
+		Connect: func(context.Context, *config.Server, session.Handlers) (session.Session, error) {
+			return nil, errors.New("a pending server must not be started")
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close(context.Background()) })
+	c, err := client.NewInProcessClient(srv.mcp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Start(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "t", Version: "1"}
+	if _, err := c.Initialize(testCtx(t), init); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := callText(t, c, SearchTool, map[string]any{"query": "anything at all"})
+	if !strings.Contains(text, "mcp-bridge trust") || strings.Contains(text, "/mcp") {
+		t.Fatalf("search answered %q, want serve's trust command", text)
 	}
 }

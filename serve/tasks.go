@@ -70,9 +70,14 @@ func (tb *taskBoard) hooks() []server.ServerOption {
 	th.AddOnTaskCancelled(func(_ context.Context, m server.TaskMetrics) {
 		tb.mu.Lock()
 		defer tb.mu.Unlock()
+		// Closed, not forgotten: a call that reaches clientContext only now must still
+		// see it (its done forgets it).
 		if ch, ok := tb.cancelled[m.TaskID]; ok {
-			close(ch)
-			delete(tb.cancelled, m.TaskID)
+			select {
+			case <-ch:
+			default:
+				close(ch)
+			}
 		}
 	})
 	return []server.ServerOption{server.WithHooks(h), server.WithTaskHooks(th)}
