@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	gojson "github.com/goccy/go-json"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -72,11 +73,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 	if !ok {
 		return toolresult.Error("MCP server %q of tool %s is no longer configured; run /reload-ext.", e.Server, e.Name)
 	}
-	ctx, budget := b.callBudget(ctx, e.Server, e.Tool.Name)
-	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, budget)
-	defer cancel()
-	ctx = extras.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
-	ctx, done := b.x.progress.Begin(ctx, e.Server, e.Tool.Name)
+	ctx, budget, done := b.callContext(ctx, e, nil)
 	defer done()
 	watch, unwatch := b.elicits.Watch(ctx, e.Server, b.opts.Clock.Now().Add(budget))
 	defer unwatch()
@@ -104,6 +101,20 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 		return toolresult.Error("MCP server %q: %v", e.Server, err)
 	}
 	return b.withFirstInstructions(srv, b.taskHint(res, toolresult.Convert(res, b.resultBudget())))
+}
+
+// callContext is the context of one call of e's tool: its budget on the bridge's clock
+// (marked for the tasks that outlive it) and its progress token, whose notifications go
+// to sink, or to the user's notes when sink is nil. done ends both.
+func (b *Bridge) callContext(ctx context.Context, e *catalog.Entry, sink func(mcp.ProgressNotificationParams)) (_ context.Context, budget time.Duration, done func()) {
+	ctx, budget = b.callBudget(ctx, e.Server, e.Tool.Name)
+	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, budget)
+	ctx = extras.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
+	ctx, end := b.x.progress.BeginFunc(ctx, e.Server, e.Tool.Name, sink)
+	return ctx, budget, func() {
+		end()
+		cancel()
+	}
 }
 
 // objectArgs checks that raw holds a JSON object and returns it to be sent on as it is:

@@ -3,16 +3,13 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
-	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
@@ -22,7 +19,8 @@ import (
 // the servers' own results rather than zot's content blocks.
 
 // Front is what a second front end is told about the servers while it serves; its
-// methods are called from the bridge's goroutines and must not block.
+// methods are called from the bridge's goroutines: CatalogChanged and ServerLog must not
+// block; Elicit may, as it says.
 type Front interface {
 	// CatalogChanged: the tool catalog or the resources and prompts changed (a refresh,
 	// a server's list change).
@@ -86,19 +84,15 @@ type ForwardOptions struct {
 // A failure is a *lifecycle.Error (its Msg is for the model) or one of the server's
 // JSON-RPC errors, which errors.Is finds as mcp-go's sentinels.
 func (b *Bridge) Forward(ctx context.Context, e *catalog.Entry, args json.RawMessage, o ForwardOptions) (*mcp.CallToolResult, error) {
-	srv, ok := b.servers[e.Server]
-	if !ok {
-		return nil, errors.New("MCP server " + e.Server + " is no longer configured")
+	srv, err := b.usableServer(e.Server)
+	if err != nil {
+		return nil, err
 	}
-	args, err := objectArgs(args)
+	args, err = objectArgs(args)
 	if err != nil {
 		return nil, &lifecycle.Error{Kind: lifecycle.KindCall, Msg: e.Name + ": arguments must be a JSON object: " + err.Error()}
 	}
-	ctx, budget := b.callBudget(ctx, e.Server, e.Tool.Name)
-	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, budget)
-	defer cancel()
-	ctx = extras.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
-	ctx, done := b.x.progress.BeginFunc(interact.WithLogLevel(ctx, o.LogLevel), e.Server, e.Tool.Name, o.Progress)
+	ctx, _, done := b.callContext(interact.WithLogLevel(ctx, o.LogLevel), e, o.Progress)
 	defer done()
 	return srv.Call(ctx, e.Tool.Name, args, catalog.SafeToRepeat(e.Tool.Annotations))
 }
@@ -135,14 +129,15 @@ func (b *Bridge) GetPrompt(ctx context.Context, server, name string, args map[st
 	return s.GetPrompt(ctx, name, args)
 }
 
-// Request sends any other request (completion/complete, resources/subscribe) to the
-// named server and returns its raw result.
-func (b *Bridge) Request(ctx context.Context, server, method string, params any) (json.RawMessage, error) {
+// Complete sends completion/complete with params to the named server (starting it if
+// asleep) and returns its raw result. Only this method: any other would pass by the
+// checks a call gets (filters, pins, approvals).
+func (b *Bridge) Complete(ctx context.Context, server string, params any) (json.RawMessage, error) {
 	s, err := b.usableServer(server)
 	if err != nil {
 		return nil, err
 	}
-	return s.Request(ctx, method, params)
+	return s.Request(ctx, string(mcp.MethodCompletionComplete), params)
 }
 
 // SearchSchema is the search tool's input schema.

@@ -131,12 +131,10 @@ func (b *Bridge) register(s *extension.Session) error {
 const streamChunk = 1 << 20
 
 // registrations builds what Setup registers for the startup set: the tools of the active
-// mode and /mcp, handing the frames to s as they are built (nil: none are handed over).
+// mode and /mcp, handing the frames to s as they are built.
 func (b *Bridge) registrations(s *extension.Session) (*extension.Registrations, error) {
 	regs := &extension.Registrations{}
-	if s != nil {
-		regs.StreamTo(s, streamChunk)
-	}
+	regs.StreamTo(s, streamChunk)
 	regErr := b.safely("registering the MCP tools", func() {
 		if err := b.registerTools(regs, b.startup); err != nil {
 			b.opts.Log.Warn().Err(err).Msg("tools not registered")

@@ -154,8 +154,8 @@ func (b *Bridge) pendingHint() string {
 	if len(pending) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" Project servers awaiting the user's approval (their tools are hidden and they do not run): %s. Only the user can approve them, with /mcp trust <server>.",
-		strings.Join(pending, ", "))
+	return fmt.Sprintf(" Project servers awaiting the user's approval (their tools are hidden and they do not run): %s. Only the user can approve them, with %s.",
+		strings.Join(pending, ", "), b.opts.Surface.Cmd("trust", "<server>"))
 }
 
 // pendingSearch answers a search that names a server awaiting approval (by name, or by a

@@ -49,6 +49,7 @@ type Host interface {
 	// Refresh starts the named servers, lists their tools and updates the cache.
 	Refresh(ctx context.Context, names []string) RefreshSummary
 	// Background runs f on a goroutine the host waits for when it closes; ctx ends then.
+	// Once the host is closing, f does not run at all.
 	Background(f func(ctx context.Context))
 	// BackgroundContext is the context Background passes: it ends when the host closes
 	// (a login's window is derived from it before its goroutine starts).

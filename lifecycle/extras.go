@@ -85,9 +85,10 @@ func (s *Server) GetPrompt(ctx context.Context, name string, args map[string]str
 	})
 }
 
-// Request sends one request of any other method (completion/complete,
-// resources/subscribe) to the server (starting it if asleep) and returns its raw result;
-// a JSON-RPC error of the server stays findable with errors.Is as mcp-go's sentinel.
+// Request sends one request of a method the typed ones do not cover (completion/complete)
+// to the server (starting it if asleep) and returns its raw result; the caller checks
+// what it may send. A JSON-RPC error of the server stays findable with errors.Is as
+// mcp-go's sentinel.
 func (s *Server) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	return extraRequest(ctx, s, method, func(cctx context.Context, c *conn) (json.RawMessage, error) {
 		resp, err := c.sess.Request(cctx, method, params)
