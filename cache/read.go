@@ -58,7 +58,7 @@ func decodeFile(data []byte) (f *File, err error) {
 			f, err = nil, fmt.Errorf("decoding failed: %v", r)
 		}
 	}()
-	if f, ok := decodeSplit(data, splitFrom); ok {
+	if f, ok := decodeSplit(data, splitFrom, min(runtime.GOMAXPROCS(0), 8)); ok {
 		cleanFile(f)
 		return f, nil
 	}
@@ -125,7 +125,7 @@ const (
 // anywhere but between two of its members (a layout like ours by chance), a part or the
 // rest would not be valid JSON and the whole file is decoded instead. Members are merged
 // in file order, so a name given twice keeps its last entry, as in the whole decode.
-func decodeSplit(data []byte, from int) (f *File, ok bool) {
+func decodeSplit(data []byte, from, workers int) (f *File, ok bool) {
 	rest, found := bytes.CutPrefix(data, []byte(serversOpen))
 	if !found {
 		return nil, false
@@ -139,7 +139,6 @@ func decodeSplit(data []byte, from int) (f *File, ok bool) {
 	}
 	start := len(serversOpen) + digits + len(serversAfter) // just after the servers object's '{'
 	n := bytes.Index(data[start:], []byte(serversClose))
-	workers := min(runtime.GOMAXPROCS(0), 8)
 	if n < from || workers < 2 {
 		return nil, false
 	}
@@ -187,7 +186,9 @@ func decodeSplit(data []byte, from int) (f *File, ok bool) {
 		return gojson.Unmarshal(head, f)
 	}()
 	wg.Wait()
-	if restErr != nil || f.Version != Version || slices.Contains(failed, true) {
+	// A servers member in the rest too (a hand edit) would win in the whole decode and
+	// lose here: such a file is decoded whole.
+	if restErr != nil || f.Version != Version || slices.Contains(failed, true) || len(f.Servers) != 0 {
 		return nil, false
 	}
 	if f.Servers == nil {

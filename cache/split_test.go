@@ -73,7 +73,7 @@ func TestDecodeSplit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want, wantErr := decodeWhole(t, tc.data)
 			before := bytes.Clone(tc.data)
-			got, ok := decodeSplit(tc.data, 0)
+			got, ok := decodeSplit(tc.data, 0, 4)
 			if !bytes.Equal(tc.data, before) {
 				t.Fatal("decodeSplit left the file's bytes changed")
 			}
@@ -110,4 +110,39 @@ func firstName(f *File) string {
 		}
 	}
 	return first
+}
+
+// TestDecodeFileSplitsLargeFiles: a file over splitFrom, as Update writes it, is decoded
+// in several parts by decodeFile itself, and the result is the whole decode's; a second
+// servers member (a hand edit, which wins in the whole decode) is never decoded in parts.
+func TestDecodeFileSplitsLargeFiles(t *testing.T) {
+	f, _ := catalogCache(t, 3000)
+	data, err := encodeFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 2*splitFrom {
+		t.Fatalf("the file is %d bytes: too small to show the split", len(data))
+	}
+	rest, _ := bytes.CutPrefix(data, []byte(serversOpen))
+	start := len(serversOpen) + bytes.Index(rest, []byte(serversAfter)) + len(serversAfter)
+	end := start + bytes.Index(data[start:], []byte(serversClose))
+	if n := len(cutEntries(data, start, end, 8)); n < 2 {
+		t.Fatalf("cut into %d part, want several", n)
+	}
+	want, err := decodeWhole(t, bytes.Clone(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := decodeSplit(bytes.Clone(data), splitFrom, 4); !ok {
+		t.Fatal("a large file in our layout was not decoded in parts")
+	}
+	got, err := decodeFile(bytes.Clone(data))
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("decodeFile gave another file than the whole decode (err %v)", err)
+	}
+	twice := bytes.Replace(data, []byte("\n}"), []byte(",\n  \"servers\": {\"late\": {\"fingerprint\": \"f\", \"tools\": []}}\n}"), 1)
+	if _, ok := decodeSplit(twice, splitFrom, 4); ok {
+		t.Fatal("a file with a second servers member was decoded in parts")
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 )
@@ -162,12 +161,10 @@ func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
 // keeps them, to put.
 func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision {
 	sorted := append([]ToolRef(nil), refs...)
-	sort.Slice(sorted, func(i, j int) bool {
-		if sorted[i].Server != sorted[j].Server {
-			return sorted[i].Server < sorted[j].Server
-		}
-		return sorted[i].Tool < sorted[j].Tool
-	})
+	// A startup set comes in order already: checking is a pass, sorting many.
+	if !slices.IsSortedFunc(sorted, CompareRefs) {
+		slices.SortFunc(sorted, CompareRefs)
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	type freshRef struct {

@@ -519,7 +519,8 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 		}
 		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !isWordRune(r) }) {
 			var parts []string
-			forEachWord(run, s.word, func(w []byte, whole bool) {
+			// The query is NFKC already (analyse): its runs need not be checked again.
+			eachWord(run, s.word, true, func(w []byte, whole bool) {
 				if !whole {
 					raw = append(raw, string(w))
 					rawWeight = append(rawWeight, weight)

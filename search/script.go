@@ -73,8 +73,6 @@ func isCJK(r rune) bool {
 		0x3040 <= r && r <= 0x30FF, // Hiragana, Katakana
 		0xAC00 <= r && r <= 0xD7A3: // Hangul syllables
 		return true
-	case r == 0x30FC: // ー, in the range above; named for the reader
-		return true
 	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)

@@ -46,6 +46,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
 // protocolVersion is the revision the dump asks for; pinning a handshake-era
@@ -184,7 +186,7 @@ func main() {
 			e, err = dumpOne(s, *installTimeout, *timeout)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "   FAILED %s: %v\n", key, err)
-				failed = append(failed, key+": "+firstLine(err.Error()))
+				failed = append(failed, key+": "+textcut.FirstLine(err.Error(), 200))
 				continue
 			}
 			fmt.Fprintf(os.Stderr, "   %d tools\n", len(e.Tools))
@@ -292,16 +294,6 @@ func replaceFile(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
 }
 
 // shortName turns a package name into a server name like the first catalog's.
