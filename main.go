@@ -151,10 +151,11 @@ Run by zot (as an extension) it needs no arguments. From a terminal:
   mcp-bridge import claude|cursor|vscode|gemini|codex [--from FILE] [--project] [--dry-run]
   mcp-bridge trust [SERVER|--all]        approve project servers for this project (--cwd DIR)
   mcp-bridge untrust SERVER|--all        withdraw an approval
-  mcp-bridge serve [--http [ADDR]] [--tools search|all] [--prefix none] [--print-config CLIENT]
-                                         the servers as one MCP server for other clients (stdio,
-                                         or HTTP on loopback at a secret path; --listen ADDR
-                                         --token-file F beyond loopback)
+  mcp-bridge serve [--http [ADDR]] [--token-file F] [--listen ADDR] [--host NAME:PORT]...
+                   [--tools search|all] [--prefix none] [--print-config CLIENT]
+                                         the servers as one MCP server for other clients: stdio,
+                                         or HTTP on loopback at a secret path (with --token-file
+                                         at /mcp and a bearer token; --listen beyond loopback)
   mcp-bridge version
 Each command takes --help and --cwd DIR (the project). Config: $ZOT_HOME/mcp.json and
 <project>/.zot/mcp.json. Set MCP_BRIDGE_LOG=debug to see the log on stderr.

@@ -147,11 +147,22 @@ func TestUnansweredProbeIsNotRemembered(t *testing.T) {
 	s := New(e.cfg, &Deps{Clock: fake, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: host})
 	t.Cleanup(func() { s.Stop(ctxGuard(t)) })
 	for wake := range 2 {
-		done := make(chan string, 1)
-		go func() { done <- mustCall(t, s, "echo", map[string]any{"text": "hi"}) }()
+		type answer struct {
+			text string
+			err  error
+		}
+		done := make(chan answer, 1)
+		go func() { // the test goroutine decides: no Fatal here
+			r, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "hi"}, false)
+			if err != nil {
+				done <- answer{err: err}
+				return
+			}
+			done <- answer{text: resultText(r)}
+		}()
 		testutil.AdvanceWhenWaiting(ctxGuard(t), t, fake, session.DefaultProbeTimeout)
-		if got := <-done; got != "hi" {
-			t.Fatalf("wake %d: %q", wake, got)
+		if got := <-done; got.err != nil || got.text != "hi" {
+			t.Fatalf("wake %d: %q, %v", wake, got.text, got.err)
 		}
 		if in := s.Info(); in.Protocol != mcp.LATEST_LEGACY_PROTOCOL_VERSION || !in.ProtocolGuessed {
 			t.Fatalf("wake %d: protocol %q (guessed %v), want the legacy era, guessed", wake, in.Protocol, in.ProtocolGuessed)

@@ -66,6 +66,8 @@ stop() {
   local pid
   for pid in $serve_pid $backend_pid; do
     kill "$pid" 2>/dev/null || true
+    # A process that ignores SIGTERM is killed after 10 s rather than waited for.
+    timeout 10 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -9 "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
   serve_pid="" backend_pid=""
@@ -141,16 +143,20 @@ scenarios() {
 passed_direct="" regressions=""
 run_one() {
   local wire=$1 side=$2 url=$3 s=$4 dir="$out/$1/$2" n rc summary
-  local base="$dir/$s" max=$attempts
+  local base="$dir/$s" max=$attempts left
   case "$flaky" in *" $s "*) max=$flaky_attempts ;; esac
   rm -rf "$dir/server-$s"-[0-9][0-9][0-9][0-9]-* "$base.log"
   for ((n = 1; n <= max; n++)); do
     rc=0
     echo "== attempt $n" >>"$base.log"
-    "$node" "$suite" server --url "$url" --scenario "$s" --spec-version "$wire" --force -o "$dir" \
+    # The budget bounds a run that hangs too, not only the time between runs.
+    left=$((budget - (SECONDS - start)))
+    ((left > 10)) || left=10
+    timeout "$left" "$node" "$suite" server --url "$url" --scenario "$s" --spec-version "$wire" --force -o "$dir" \
       </dev/null >>"$base.log" 2>&1 || rc=$?
     # A run whose checks are all skipped says nothing: it counts as failed.
-    if [ "$rc" = 0 ] && ! grep -qs '"status": "SUCCESS"' "$(ls -d "$dir/server-$s"-[0-9][0-9][0-9][0-9]-* 2>/dev/null | sort | tail -1)/checks.json"; then
+    if [ "$rc" = 0 ] && ! "$node" -e 'process.exit(require(process.argv[1]).some(c => c.status === "SUCCESS") ? 0 : 1)' \
+      "$(ls -d "$dir/server-$s"-[0-9][0-9][0-9][0-9]-* 2>/dev/null | sort | tail -1)/checks.json" 2>/dev/null; then
       rc="no check passed"
     fi
     [ "$rc" != 0 ] || break
@@ -173,6 +179,10 @@ run_one() {
 }
 
 wires=$("$node" "$suite" list --help | tr -s ' \n' ' ' | sed -n 's/.*Requirement sets available: \([0-9, -]*\).*/\1/p' | tr -d ' ' | tr , ' ')
+if [ -z "$wires" ]; then
+  echo "conformance server: the suite names no requirement sets (has \`list --help\` changed?); nothing would be run" >&2
+  exit 1
+fi
 newest=$(tr ' ' '\n' <<<"$wires" | sort | tail -1)
 all=$("$node" "$suite" list --server | sed -n 's/^  - \([^ ]*\).*/\1/p')
 echo "== conformance server scenarios ($version: $("$node" "$suite" --version)), wires: $wires"
@@ -208,6 +218,10 @@ for wire in $wires; do
 done
 
 echo "conformance server: $((SECONDS - start))s"
+if [ -z "$passed_direct" ] && [ -z "$filter" ]; then
+  echo "conformance server: no scenario passed directly against the backend, so nothing was shown of serve" >&2
+  exit 1
+fi
 if [ -n "$regressions" ]; then
   echo "conformance server: passed directly but failed through serve:$regressions (logs in $out/<wire>/serve/)" >&2
   exit 1

@@ -26,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zot-mcp/mcp-bridge/internal/shellquote"
 )
 
 // run is one `go test` invocation of the suite. Benchmarks that spawn a bridge per
@@ -129,11 +131,7 @@ func goTest(dir string, args []string) ([]byte, error) {
 func shellJoin(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " ^$|()*?[]'\"\\") {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		} else {
-			out[i] = a
-		}
+		out[i] = shellquote.Quote(a)
 	}
 	return strings.Join(out, " ")
 }
