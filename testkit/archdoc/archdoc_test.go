@@ -29,6 +29,24 @@ func TestArchitectureIsCurrent(t *testing.T) {
 	}
 }
 
+// No package of the program imports a test fixture: the fixtures sit above everything they
+// test, so such an import would put test code in the binary and run an arrow back up.
+func TestProgramImportsNoFixture(t *testing.T) {
+	tr, err := readTree(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fx := fixtureImports(tr); len(fx) > 0 {
+		t.Errorf("program packages import test fixtures: %v", fx)
+	}
+	bad := fakeTree()
+	bad.Pkgs["testkit/fake"] = &pkg{Path: "testkit/fake", Name: "fake"}
+	bad.Pkgs["lib/sub"].Imports = []string{"testkit/fake"}
+	if fx := fixtureImports(bad); len(fx) != 1 || fx[0] != "`lib/sub` → `testkit/fake`" {
+		t.Errorf("fixtureImports of a tree where lib/sub imports testkit/fake = %v", fx)
+	}
+}
+
 // fakeTree is a module of two packages, for the tests that need no go command.
 func fakeTree() *tree {
 	return &tree{

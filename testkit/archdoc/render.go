@@ -147,14 +147,7 @@ func layers(t *tree) string {
 			}
 		}
 	}
-	var fx []string
-	for _, p := range sortedPaths(t, false) {
-		for _, imp := range t.Pkgs[p].Imports {
-			if isFixture(imp) {
-				fx = append(fx, fmt.Sprintf("`%s` → `%s`", p, imp))
-			}
-		}
-	}
+	fx := fixtureImports(t)
 	b.WriteString("\n`internal/` holds leaf utilities: ")
 	if len(up) == 0 {
 		b.WriteString("none of them imports a package outside `internal/`.")
@@ -167,6 +160,20 @@ func layers(t *tree) string {
 	}
 	b.WriteString(".\n")
 	return b.String()
+}
+
+// fixtureImports lists the imports ("`a` → `b`") by which a program package reaches a test
+// fixture; there should be none.
+func fixtureImports(t *tree) []string {
+	var fx []string
+	for _, p := range sortedPaths(t, false) {
+		for _, imp := range t.Pkgs[p].Imports {
+			if isFixture(imp) {
+				fx = append(fx, fmt.Sprintf("`%s` → `%s`", p, imp))
+			}
+		}
+	}
+	return fx
 }
 
 // packageTable is one row per package: what its doc says first, its production lines to
