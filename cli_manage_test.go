@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
+	"github.com/zot-mcp/mcp-bridge/cli"
 	mcpcmd "github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
@@ -51,6 +52,43 @@ type toolJSON struct {
 	Tool        string          `json:"tool"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// doctorJSON is doctor --json's output as scripts read it: decodeJSON refuses a field
+// it does not name, so a field added, renamed or dropped in the CLI shows up here.
+type doctorJSON struct {
+	Files []struct {
+		Scope string `json:"scope"`
+		Path  string `json:"path"`
+		Found bool   `json:"found"`
+		Error string `json:"error"`
+	} `json:"files"`
+	Exposure struct {
+		Setting string   `json:"setting"`
+		Source  string   `json:"source"`
+		Legacy  modeJSON `json:"releasedZot"`
+		Newer   modeJSON `json:"newerZot"`
+	} `json:"exposure"`
+	Problems []string `json:"problems"`
+	Servers  []struct {
+		Name      string   `json:"name"`
+		File      string   `json:"file"`
+		Status    string   `json:"status"`
+		Tools     int      `json:"tools"`
+		Transport string   `json:"transport"`
+		ElapsedMS int64    `json:"elapsedMs"`
+		Error     string   `json:"error"`
+		Findings  []string `json:"findings"`
+		Skipped   string   `json:"skipped"`
+	} `json:"servers"`
+	AlwaysLoad *bridge.AlwaysLoadUse `json:"alwaysLoad"`
+	OK         bool                  `json:"ok"`
+}
+
+// modeJSON is the tool exposure on one kind of zot in doctor --json.
+type modeJSON struct {
+	Mode string `json:"mode"`
+	Why  string `json:"why"`
 }
 
 // The whole life of a server from the terminal, against the real npm filesystem server:
@@ -157,7 +195,7 @@ func TestCLIManageNPMFilesystem(t *testing.T) {
 	if len(hits) == 0 || len(hits) > 3 || !slices.ContainsFunc(hits, func(h bridge.SearchHit) bool { return h.Name == "mcp__fs__read_text_file" && len(h.InputSchema) > 0 }) {
 		t.Fatalf("search --json: %+v", hits)
 	}
-	var doc doctorReport
+	var doc doctorJSON
 	decodeJSON(t, "doctor --json", e.run("doctor", "--json"), &doc)
 	if !doc.OK || len(doc.Servers) != 2 || doc.Servers[0].Name != "fs" || doc.Servers[0].Status != "ok" || doc.Servers[0].Tools < 10 ||
 		doc.Servers[1].Status != "disabled" || doc.Exposure.Legacy.Mode != "proxy" || doc.Exposure.Newer.Mode != "deferred" || len(doc.Files) != 2 {
@@ -489,7 +527,7 @@ func TestCLIDoctorExposure(t *testing.T) {
 					t.Errorf("doctor lacks %q:\n%s", w, r.stdout)
 				}
 			}
-			var doc doctorReport
+			var doc doctorJSON
 			decodeJSON(t, "doctor --json", e.run("doctor", "--json"), &doc)
 			if doc.Exposure.Legacy.Mode != tc.json[0] || doc.Exposure.Newer.Mode != tc.json[1] || doc.Exposure.Legacy.Why == "" {
 				t.Errorf("doctor --json exposure: %+v", doc.Exposure)
@@ -506,7 +544,7 @@ func TestCLILogOnlyOnRequest(t *testing.T) {
 		want bool
 	}{
 		{nil, false},
-		{[]string{LogLevelEnv + "=debug"}, true},
+		{[]string{cli.LogLevelEnv + "=debug"}, true},
 	} {
 		e := newCLIEnv(t, tc.vars...)
 		// A failing server is what used to print its error twice: as words and as a

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/zot-mcp/mcp-bridge/cli"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/templates"
 )
@@ -42,7 +43,7 @@ func newCLIEnv(t *testing.T, extraVars ...string) *cliEnv {
 		project: t.TempDir(), marker: testutil.NewMarker(t)}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "ZOT_HOME" || k == LogLevelEnv || k == "MISSING_TOKEN" {
+		if k == "ZOT_HOME" || k == cli.LogLevelEnv || k == "MISSING_TOKEN" {
 			continue
 		}
 		e.vars = append(e.vars, kv)
@@ -185,7 +186,7 @@ func TestCLIDoctorProblemsWithoutSecrets(t *testing.T) {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	secret := "planted-secret-" + hex.EncodeToString(b[:])
-	e := newCLIEnv(t, "PLANTED_SECRET="+secret, LogLevelEnv+"=debug")
+	e := newCLIEnv(t, "PLANTED_SECRET="+secret, cli.LogLevelEnv+"=debug")
 	e.writeConfig(e.globalPath(), map[string]any{
 		// A missing variable next to a literal secret in the same env.
 		"tokened": map[string]any{"command": testutil.FakeServer(t), "args": []string{"-marker", e.marker},

@@ -244,13 +244,9 @@ func TestProjectFileOfOtherClient(t *testing.T) {
 	callText(t, ctx, h, "mcp__fs__read_text_file", map[string]any{"path": "hello.txt"}, "hello from the project")
 }
 
-// approveProject approves every project server of e. Until the project trust gate is
-// merged there is nothing to approve; after it, run `mcp-bridge trust --all` here.
+// approveProject approves every project server of e (`mcp-bridge trust --all`).
 func approveProject(t *testing.T, e *env) {
 	t.Helper()
-	if _, ok := commands["trust"]; !ok {
-		return
-	}
 	if out, code := e.run("trust", "--all", "--cwd", e.project); code != 0 {
 		t.Fatalf("trust --all (%d): %s", code, out)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tailscale/hujson"
 
+	"github.com/zot-mcp/mcp-bridge/cli"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/serve"
 )
@@ -60,7 +61,7 @@ func newServeUser(t *testing.T) *serveUser {
 	}
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "HOME", "ZOT_HOME", "XDG_STATE_HOME", LogLevelEnv, serve.TokenEnv:
+		case "HOME", "ZOT_HOME", "XDG_STATE_HOME", cli.LogLevelEnv, serve.TokenEnv:
 		default:
 			u.env = append(u.env, kv)
 		}

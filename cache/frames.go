@@ -15,8 +15,8 @@ import (
 
 // The startup file sits next to the cache file and holds what the bridge needs to register
 // thousands of cached tools inside the host's 250 ms window without decoding the cache
-// (decoding 2,000 tools costs 5 ms on a warm heap and about three times that in a fresh
-// process). It is derived data: it records which version of the cache file it was made
+// (decoding is most of a start's time, more so in a fresh process; BENCHMARKS.md has the
+// startup figures). It is derived data: it records which version of the cache file it was made
 // from (size and modification time), and a reader that finds it missing, damaged or made
 // from another version falls back to the cache file, which stays the source of truth.
 //

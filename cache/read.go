@@ -48,8 +48,8 @@ func ignoredError(path string, err error) error {
 }
 
 // decodeFile parses a cache file. It uses github.com/goccy/go-json, which
-// decodes the catalog about five times faster than encoding/json (see
-// BenchmarkRead) while validating the input just as strictly.
+// decodes the catalog several times faster than encoding/json (BenchmarkRead
+// measures it) while validating the input just as strictly.
 func decodeFile(data []byte) (f *File, err error) {
 	defer func() {
 		// The cache file may be damaged in any way; never let a decoder

@@ -69,7 +69,7 @@ func appendNamespace(dst []byte, ns Namespace) []byte {
 // not valid JSON. It uses github.com/goccy/go-json's Compact, which gives the
 // same output and the same verdict on invalid input as encoding/json's but
 // copies an input that is already compact and valid (every cached schema)
-// about ten times faster: this is on the startup path, once per cached tool.
+// far faster: this is on the startup path, once per cached tool.
 func appendCompactJSON(dst []byte, raw json.RawMessage, fallback string) []byte {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return append(dst, fallback...)

@@ -1,6 +1,6 @@
 //go:build benchprof
 
-package main
+package cli
 
 import (
 	"fmt"
