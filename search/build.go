@@ -1,6 +1,7 @@
 package search
 
 import (
+	"github.com/zot-mcp/mcp-bridge/search/token"
 	"math"
 	"runtime"
 	"slices"
@@ -115,7 +116,7 @@ func newIndex(docs []Doc, workers int) *Index {
 // camelCase words.
 func partWords(s string) []string {
 	var words []string
-	forEachToken(s, nil, func(w []byte, whole bool) {
+	token.ForEachToken(s, nil, func(w []byte, whole bool) {
 		if !whole {
 			words = append(words, string(w))
 		}
@@ -177,7 +178,7 @@ func (sh *shard) rawTerm(w []byte) int32 {
 	}
 	key := string(w)
 	id := int32(-1)
-	if t := singularBytes(w); !stopWords[string(t)] {
+	if t := token.SingularBytes(w); !token.IsStopBytes(t) {
 		id = sh.termID(t)
 	}
 	sh.raw.put(key, h, id)
@@ -205,7 +206,7 @@ func (sh *shard) addText(d, f int, s string, maxBytes int, fieldLen *[numFields]
 	if maxBytes > 0 && len(s) > maxBytes {
 		s = s[:wordCut(s, maxBytes)]
 	}
-	forEachWord(s, sh.buf, func(w []byte, _ bool) {
+	token.ForEachWord(s, sh.buf, func(w []byte, _ bool) {
 		if id := sh.rawTerm(w); id >= 0 {
 			sh.add(d, f, id, fieldLen)
 		}
@@ -223,7 +224,7 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 	// Tool name: namespace prefixes (server words, "api", "kubectl", …) are
 	// indexed but do not count as the name's own words.
 	var words, wholes []string
-	forEachToken(doc.Tool, sh.buf, func(w []byte, whole bool) {
+	token.ForEachToken(doc.Tool, sh.buf, func(w []byte, whole bool) {
 		if whole {
 			wholes = append(wholes, string(w))
 		} else {
@@ -275,7 +276,7 @@ func wordCut(s string, max int) int {
 	cut := max
 	for cut < len(s) && s[cut] != ' ' {
 		if s[cut] >= utf8.RuneSelf && utf8.RuneStart(s[cut]) {
-			if r, _ := utf8.DecodeRuneInString(s[cut:]); isCJK(r) || r == '\u3000' {
+			if r, _ := utf8.DecodeRuneInString(s[cut:]); token.IsCJK(r) || r == '\u3000' {
 				break
 			}
 		}

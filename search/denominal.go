@@ -1,6 +1,9 @@
 package search
 
-import "math/bits"
+import (
+	"github.com/zot-mcp/mcp-bridge/search/token"
+	"math/bits"
+)
 
 // English makes verbs of nouns: "comment on the issue", "label the PR", "tag
 // the release", "message the team", "email Bob" ask to make (create, add,
@@ -45,12 +48,12 @@ func denominalLead(raw []string, names map[string]bool, knownVerb func(string) b
 	if i+1 >= len(raw) {
 		return ""
 	}
-	lead, next := singular(raw[i]), raw[i+1]
-	if stopWords[lead] || questionStarts[lead] || implicitReadStarts[lead] || nounPhraseStarts[lead] ||
+	lead, next := token.Singular(raw[i]), raw[i+1]
+	if token.IsStop(lead) || questionStarts[lead] || implicitReadStarts[lead] || nounPhraseStarts[lead] ||
 		lightWords[lead] || knownVerb(lead) {
 		return ""
 	}
-	if !objectStarts[next] && !names[singular(next)] {
+	if !objectStarts[next] && !names[token.Singular(next)] {
 		return ""
 	}
 	return lead

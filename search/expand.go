@@ -1,5 +1,7 @@
 package search
 
+import "github.com/zot-mcp/mcp-bridge/search/token"
+
 // Query expansion, verb classes and product words. All tables below are
 // written in analysed form (lower case, singular) and are only ever read.
 
@@ -229,7 +231,7 @@ type expansion struct {
 func expansionTable() map[string][]expansion {
 	m := map[string][]expansion{}
 	add := func(from, to string, w float64, strong bool) {
-		from, to = singular(from), singular(to)
+		from, to = token.Singular(from), token.Singular(to)
 		if from == to {
 			return
 		}

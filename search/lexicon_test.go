@@ -1,6 +1,7 @@
 package search
 
 import (
+	"github.com/zot-mcp/mcp-bridge/search/token"
 	"slices"
 	"sort"
 	"strings"
@@ -28,7 +29,7 @@ func TestFieldIntentsUseToolWords(t *testing.T) {
 	var missing []string
 	for k, tos := range lexicon.Fields() {
 		for _, w := range tos {
-			if _, ok := ix.vocab[singular(w)]; !ok {
+			if _, ok := ix.vocab[token.Singular(w)]; !ok {
 				missing = append(missing, k+" → "+w)
 			}
 		}

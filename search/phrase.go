@@ -1,6 +1,7 @@
 package search
 
 import (
+	"github.com/zot-mcp/mcp-bridge/search/token"
 	"math/bits"
 	"slices"
 )
@@ -85,7 +86,7 @@ func (sh *shard) recordPhrase(name []string, purpose string) {
 		n++
 	}
 	m := 0
-	forEachWord(purpose, sh.buf, func(w []byte, _ bool) {
+	token.ForEachWord(purpose, sh.buf, func(w []byte, _ bool) {
 		if m == 255 {
 			return
 		}

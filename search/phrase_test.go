@@ -1,6 +1,7 @@
 package search
 
 import (
+	"github.com/zot-mcp/mcp-bridge/search/token"
 	"slices"
 	"testing"
 )
@@ -150,3 +151,23 @@ func BenchmarkPhraseRescore(b *testing.B) {
 		i++
 	}
 }
+
+// tokens is token.ForEachToken's words of s, camelCase words in parts only:
+// it splits s into lower-case alphanumeric words, splitting
+// snake_case, kebab-case, dotted.names and camelCase (including acronym
+// runs such as "HTMLParser" → "html", "parser", and keeping plural
+// acronyms such as "URLs" whole). Letters and digits stay together
+// ("k8s", "base64"). Stop words are dropped and plurals folded to their
+// singular. It is the analyser used for both documents and queries (the
+// index also keeps each camelCase word whole, so "GitHub" is found as
+// "github" as well as "git" "hub").
+func tokens(s string) []string {
+	var out []string
+	token.ForEachToken(s, nil, func(t []byte, whole bool) {
+		if !whole {
+			out = append(out, string(t))
+		}
+	})
+	return out
+}
+

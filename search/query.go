@@ -1,6 +1,7 @@
 package search
 
 import (
+	"github.com/zot-mcp/mcp-bridge/search/token"
 	"slices"
 	"strings"
 )
@@ -128,7 +129,7 @@ var askingPairs = map[[2]string]int{
 func askingPlaces(raw []string) []bool {
 	at := make([]bool, len(raw))
 	for i := 0; i+1 < len(raw); i++ {
-		if k, ok := askingPairs[[2]string{singular(raw[i]), singular(raw[i+1])}]; ok {
+		if k, ok := askingPairs[[2]string{token.Singular(raw[i]), token.Singular(raw[i+1])}]; ok {
 			at[i+k] = true
 		}
 	}
@@ -153,7 +154,7 @@ var (
 func quantifierVerbs(raw []string) uint16 {
 	var v uint16
 	for _, w := range raw {
-		switch w = singular(w); {
+		switch w = token.Singular(w); {
 		case listWords[w]:
 			v |= vList
 		case getWords[w]:
@@ -276,7 +277,7 @@ func identShape(w string) string {
 			digit = true
 		case c == '-' || c == '_' || c == ':':
 			joint = i > 0 && i < len(w)-1
-		case isWordRune(rune(c)):
+		case token.IsWordRune(rune(c)):
 			letter = true
 		}
 	}
@@ -425,7 +426,7 @@ type queryScratch struct {
 	rawWeight           []float64
 	rawBits             []uint64
 	key, joined, folded []byte
-	word                []byte // forEachWord's buffer
+	word                []byte // token.ForEachWord's buffer
 	terms               []queryTerm
 	// idf is the index's idf by term id, set by rank before analyse; nil
 	// (analyseQuery) takes every thesaurus word the vocabulary has.
@@ -444,7 +445,7 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 		s.firstAt, s.rawAt = map[string]int{}, map[string]int{}
 		s.word = make([]byte, 0, 64)
 	}
-	q = normalized(q)
+	q = token.Normalized(q)
 	clear(s.weights)
 	clear(s.origWeight)
 	clear(s.firstAt)
@@ -517,17 +518,17 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 				put(t, shapeWeight, false)
 			}
 		}
-		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !isWordRune(r) }) {
+		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !token.IsWordRune(r) }) {
 			var parts []string
 			// The query is NFKC already (analyse): its runs need not be checked again.
-			eachWord(run, s.word, true, func(w []byte, whole bool) {
+			token.EachWord(run, s.word, true, func(w []byte, whole bool) {
 				if !whole {
 					raw = append(raw, string(w))
 					rawWeight = append(rawWeight, weight)
 				}
-				t := string(singularBytes(w))
+				t := string(token.SingularBytes(w))
 				switch {
-				case stopWords[t], metaWords[t]:
+				case token.IsStop(t), metaWords[t]:
 				case !whole:
 					parts = append(parts, t)
 				case inVocab(t):
@@ -572,7 +573,7 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 	askingAt := askingPlaces(raw)
 	var asking map[string]bool
 	for i, a := range askingAt {
-		if t := singular(raw[i]); a && !lightWords[t] && !asking[t] {
+		if t := token.Singular(raw[i]); a && !lightWords[t] && !asking[t] {
 			if asking == nil {
 				asking = map[string]bool{}
 			}
@@ -687,7 +688,7 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 	rawBits := slices.Grow(s.rawBits[:0], len(raw))[:len(raw)] // coverage bit of each raw word's singular
 	sing := slices.Grow(s.sing[:0], len(raw))[:len(raw)]
 	for i, w := range raw {
-		sing[i] = singular(w)
+		sing[i] = token.Singular(w)
 		rawBits[i] = bitOf(sing[i])
 		if l, ok := lemmaOf[sing[i]]; ok {
 			sing[i] = l
@@ -722,9 +723,9 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 		joined = append(joined[:0], raw[i]...)
 		for j := i + 1; j < len(raw) && j <= i+2; j++ {
 			joined = append(joined, raw[j]...)
-			t := singularBytes(append(folded[:0], joined...))
+			t := token.SingularBytes(append(folded[:0], joined...))
 			folded = t[:0]
-			if len(t) >= minJoinLen && !stopWords[string(t)] && inVocab(string(t)) {
+			if len(t) >= minJoinLen && !token.IsStopBytes(t) && inVocab(string(t)) {
 				origin = 0
 				for _, b := range rawBits[i : j+1] {
 					origin |= b
@@ -740,8 +741,8 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 		}
 		origin = bitOf(t)
 		for cut := len(t) - minSplitPart; cut >= minSplitPart; cut-- {
-			a, b := t[:cut], singular(t[cut:])
-			if !stopWords[a] && !stopWords[b] && inVocab(a) && inVocab(b) {
+			a, b := t[:cut], token.Singular(t[cut:])
+			if !token.IsStop(a) && !token.IsStop(b) && inVocab(a) && inVocab(b) {
 				put(a, splitWeight, false)
 				put(b, splitWeight, false)
 				break

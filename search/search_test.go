@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/zot-mcp/mcp-bridge/search/token"
 	"os"
 	"reflect"
 	"slices"
@@ -498,7 +499,7 @@ func TestIntentTableMergesAlikeKeys(t *testing.T) {
 	t.Parallel()
 	got := lexiconTables().intents["hour"]
 	for _, w := range append(slices.Clone(lexicon.Intents()["hour"]), lexicon.Intents()["hours"]...) {
-		if !slices.Contains(got, singular(w)) {
+		if !slices.Contains(got, token.Singular(w)) {
 			t.Errorf("intents[hour] = %v, lacks %q", got, w)
 		}
 	}

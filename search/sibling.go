@@ -1,6 +1,7 @@
 package search
 
 import (
+	"github.com/zot-mcp/mcp-bridge/search/token"
 	"math"
 	"slices"
 )
@@ -111,11 +112,11 @@ func (ix *Index) nameOf(d int32) []nameWord {
 func (sh *shard) recordName(tool string, core []string) {
 	var plural [8]int32
 	np := 0
-	forEachWord(tool, sh.buf, func(w []byte, whole bool) {
+	token.ForEachWord(tool, sh.buf, func(w []byte, whole bool) {
 		if whole || np == len(plural) {
 			return
 		}
-		if s := singularBytes(w); len(s) != len(w) {
+		if s := token.SingularBytes(w); len(s) != len(w) {
 			if id, ok := sh.vocab[string(s)]; ok {
 				plural[np] = id
 				np++
@@ -209,7 +210,7 @@ func (ix *Index) readWords(q string, s *querySupport) {
 	// asks for uninstall rather than install.
 	s.undo = s.verbs&vDelete != 0
 	var stopping, taking bool
-	forEachWord(q, nil, func(w []byte, whole bool) {
+	token.ForEachWord(q, nil, func(w []byte, whole bool) {
 		if whole {
 			return
 		}
@@ -222,7 +223,7 @@ func (ix *Index) readWords(q string, s *querySupport) {
 		stopping = string(w) == "stop" || string(w) == "quit"
 		taking = taking || string(w) == "take"
 		n := len(w)
-		sg := singularBytes(w)
+		sg := token.SingularBytes(w)
 		id, ok := ix.vocab[string(sg)]
 		if !ok {
 			return

@@ -1,6 +1,9 @@
 package search
 
-import "github.com/zot-mcp/mcp-bridge/search/thesaurus"
+import (
+	"github.com/zot-mcp/mcp-bridge/search/thesaurus"
+	"github.com/zot-mcp/mcp-bridge/search/token"
+)
 
 // Weights of the thesaurus's words (package thesaurus, derived from
 // WordNet) relative to the query word they stand for. They are low: the
@@ -42,7 +45,7 @@ func thesaurusTerms(t string, w float64, usable func(string) bool, put func(term
 		break
 	}
 	for v := range e.Words(thesaurus.Synonym) {
-		if v = singular(v); v != t && !stopWords[v] && usable(v) {
+		if v = token.Singular(v); v != t && !token.IsStop(v) && usable(v) {
 			put(v, w*thesaurusSynonymWeight)
 		}
 	}
