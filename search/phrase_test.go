@@ -170,4 +170,3 @@ func tokens(s string) []string {
 	})
 	return out
 }
-

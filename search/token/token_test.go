@@ -81,6 +81,7 @@ func TestSingular(t *testing.T) {
 		}
 	}
 }
+
 // tokens splits s into lower-case alphanumeric words, splitting
 // snake_case, kebab-case, dotted.names and camelCase (including acronym
 // runs such as "HTMLParser" → "html", "parser", and keeping plural
@@ -98,4 +99,3 @@ func tokens(s string) []string {
 	})
 	return out
 }
-
