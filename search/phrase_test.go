@@ -1,9 +1,11 @@
 package search
 
 import (
-	"github.com/zot-mcp/mcp-bridge/search/token"
 	"slices"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/search/query"
+	"github.com/zot-mcp/mcp-bridge/search/token"
 )
 
 // TestPhrases shows the word-order and proximity rescoring: each case has
@@ -125,14 +127,14 @@ func TestPhraseIndexOf(t *testing.T) {
 func BenchmarkPhraseRescore(b *testing.B) {
 	ix := New(replicate(loadCatalog(b), 1000))
 	type prepared struct {
-		terms []queryTerm
+		terms []query.Term
 		ids   []int32
 		best  []scored
 	}
 	var qs []prepared
 	for _, q := range benchQueries {
 		var sc scratch
-		terms, _ := sc.query.analyse(q, ix.vocab)
+		terms, _ := sc.query.Analyse(q, ix.vocab, nil)
 		ids, _ := ix.termIDs(terms, &sc)
 		p := prepared{terms: slices.Clone(terms), ids: slices.Clone(ids)}
 		for _, h := range ix.Search(q, phraseDepth) {

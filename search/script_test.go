@@ -95,16 +95,3 @@ func TestCJKFirstSentence(t *testing.T) {
 		t.Errorf("wordCut of a CJK run at %d = %d, want %d, the first character from there", maxDescBytes, cut, want)
 	}
 }
-
-// TestFullWidthQueryShape checks that a query is normalised before its
-// words' shapes are read: a full-width file name is a file.
-func TestFullWidthQueryShape(t *testing.T) {
-	t.Parallel()
-	terms, _ := analyseQuery("ｎｏｔｅｓ．ｍｄ", map[string]int32{})
-	for _, qt := range terms {
-		if qt.term == "file" {
-			return
-		}
-	}
-	t.Errorf("analyseQuery(ｎｏｔｅｓ．ｍｄ) = %v, want the term file", terms)
-}

@@ -1,9 +1,12 @@
 package search
 
 import (
-	"github.com/zot-mcp/mcp-bridge/search/token"
 	"math"
 	"slices"
+
+	"github.com/zot-mcp/mcp-bridge/search/query"
+	"github.com/zot-mcp/mcp-bridge/search/token"
+	"github.com/zot-mcp/mcp-bridge/search/words"
 )
 
 // Sibling tools are tools of one server whose names share words:
@@ -208,7 +211,7 @@ func (s *querySupport) singleOf(id int32) bool { return slices.Contains(s.single
 func (ix *Index) readWords(q string, s *querySupport) {
 	// Asking to delete is asking to reverse: "remove the old release"
 	// asks for uninstall rather than install.
-	s.undo = s.verbs&vDelete != 0
+	s.undo = s.verbs&words.VDelete != 0
 	var stopping, taking bool
 	token.ForEachWord(q, nil, func(w []byte, whole bool) {
 		if whole {
@@ -325,7 +328,7 @@ func (ix *Index) reverses(a, b []nameWord) bool {
 // candidates c (best first) of query q by what sets them apart (see the top
 // of this file).
 // ids holds each term's id (-1: not in the index), as termIDs returns them.
-func (ix *Index) separateSiblings(q string, terms []queryTerm, ids []int32, verbs uint16, c []scored) {
+func (ix *Index) separateSiblings(q string, terms []query.Term, ids []int32, verbs uint16, c []scored) {
 	n := min(len(c), siblingDepth)
 	// Only a candidate sharing its server with another can have a sibling,
 	// so only those names are read.
@@ -419,13 +422,13 @@ func (ix *Index) separateSiblings(q string, terms []queryTerm, ids []int32, verb
 	}
 	for k, t := range terms {
 		id := ids[k]
-		if t.weight <= 0 || id < 0 || groupedIDs&(1<<(id&63)) == 0 {
+		if t.Weight <= 0 || id < 0 || groupedIDs&(1<<(id&63)) == 0 {
 			continue
 		}
 		for i := 0; i < n; i++ {
 			for j, w := range cs[i].sup {
 				if termOf(cs[i].words[j]) == id {
-					cs[i].sup[j] = max(w, t.weight)
+					cs[i].sup[j] = max(w, t.Weight)
 				}
 			}
 		}

@@ -1,8 +1,9 @@
-package search
+package query
 
 import (
 	"github.com/zot-mcp/mcp-bridge/search/thesaurus"
 	"github.com/zot-mcp/mcp-bridge/search/token"
+	"github.com/zot-mcp/mcp-bridge/search/words"
 )
 
 // Weights of the thesaurus's words (package thesaurus, derived from
@@ -59,7 +60,7 @@ func thesaurusVerbClass(t string) uint16 {
 		return 0
 	}
 	for syn := range e.Words(thesaurus.Synonym) {
-		if v := verbClasses[syn]; v != 0 {
+		if v := words.VerbClass(syn); v != 0 {
 			return v
 		}
 	}

@@ -1,9 +1,11 @@
-package search
+package query
 
 import (
-	"github.com/zot-mcp/mcp-bridge/search/token"
 	"slices"
 	"strings"
+
+	"github.com/zot-mcp/mcp-bridge/search/token"
+	"github.com/zot-mcp/mcp-bridge/search/words"
 )
 
 // Weights of query terms derived from the query's shape.
@@ -156,12 +158,12 @@ func quantifierVerbs(raw []string) uint16 {
 	for _, w := range raw {
 		switch w = token.Singular(w); {
 		case listWords[w]:
-			v |= vList
+			v |= words.VList
 		case getWords[w]:
-			v |= vGet
+			v |= words.VGet
 		}
 	}
-	if v == vList|vGet {
+	if v == words.VList|words.VGet {
 		return 0
 	}
 	return v
@@ -181,12 +183,12 @@ var questionStarts = map[string]bool{
 	"when": true, "did": true, "was": true, "were": true, "has": true,
 }
 
-// queryTerm is one analysed query term with its weight.
-type queryTerm struct {
-	term   string
-	weight float64
-	strong bool   // an original word or an abbreviation of one: can name a server
-	origin uint64 // bits of the original query words the term stands for
+// Term is one analysed query term with its weight.
+type Term struct {
+	Text   string
+	Weight float64
+	Strong bool   // an original word or an abbreviation of one: can name a server
+	Origin uint64 // bits of the original query words the term stands for
 }
 
 // lemmaWeight scales the base form of an inflected query word ("crashing" →
@@ -407,18 +409,12 @@ func wordShape(w string) string {
 	return ""
 }
 
-// analyseQuery returns the weighted terms of q, sorted by term so that score
-// sums are computed in a fixed order, and the verb classes q uses. vocab is
-// the index vocabulary, used to join and split compound words.
-func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
-	return new(queryScratch).analyse(q, vocab)
-}
-
-// queryScratch is the working memory of one query analysis at a time, kept
-// by the Index's scratch pool so that a search reuses its maps and slices
-// instead of allocating them anew; analyse resets it first.
-type queryScratch struct {
-	weights             map[string]queryTerm
+// Analyser is the working memory of one query analysis at a time, kept by
+// the index's scratch pool so that a search reuses its maps and slices
+// instead of allocating them anew; Analyse resets it first. The zero value
+// is ready for use.
+type Analyser struct {
+	weights             map[string]Term
 	origWeight          map[string]float64
 	lemmaOf             map[string]string
 	firstAt, rawAt      map[string]int // first position of a term in orig, of a word in raw
@@ -427,21 +423,24 @@ type queryScratch struct {
 	rawBits             []uint64
 	key, joined, folded []byte
 	word                []byte // token.ForEachWord's buffer
-	terms               []queryTerm
-	// idf is the index's idf by term id, set by rank before analyse; nil
-	// (analyseQuery) takes every thesaurus word the vocabulary has.
+	terms               []Term
+	// idf is the index's idf by term id, as given to Analyse; nil takes
+	// every thesaurus word the vocabulary has.
 	idf []float64
 	// lead is the word that opens the request as its verb though it is no
-	// verb the ranker knows ("comment on the issue"), set by analyse; rank
-	// asks the index what it means (denominal.go).
+	// verb the ranker knows ("comment on the issue"), set by Analyse.
 	lead string
 }
 
-// analyse is analyseQuery working in s; the terms it returns live in s until
-// its next use.
-func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, uint16) {
+// Analyse returns the weighted terms of q, sorted by term so that score
+// sums are computed in a fixed order, and the verb classes q uses. vocab is
+// the index vocabulary (term → id), used to join and split compound words,
+// and idf the index's idf by term id (nil: every thesaurus word the
+// vocabulary has is usable). The terms live in s until its next use.
+func (s *Analyser) Analyse(q string, vocab map[string]int32, idf []float64) ([]Term, uint16) {
+	s.idf = idf
 	if s.weights == nil {
-		s.weights, s.origWeight, s.lemmaOf = map[string]queryTerm{}, map[string]float64{}, map[string]string{}
+		s.weights, s.origWeight, s.lemmaOf = map[string]Term{}, map[string]float64{}, map[string]string{}
 		s.firstAt, s.rawAt = map[string]int{}, map[string]int{}
 		s.word = make([]byte, 0, 64)
 	}
@@ -456,11 +455,11 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 	var origin uint64 // bits of the term being expanded, set before each put
 	put := func(t string, w float64, strong bool) {
 		cur, ok := weights[t]
-		if !ok || w > cur.weight {
-			cur.term, cur.weight = t, w
+		if !ok || w > cur.Weight {
+			cur.Text, cur.Weight = t, w
 		}
-		cur.strong = cur.strong || strong
-		cur.origin |= origin
+		cur.Strong = cur.Strong || strong
+		cur.Origin |= origin
 		weights[t] = cur
 	}
 	inVocab := func(t string) bool { _, ok := vocab[t]; return ok }
@@ -580,7 +579,7 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 			asking[t] = true
 			origWeight[t] *= lightWordWeight
 			if qt, ok := weights[t]; ok {
-				qt.weight *= lightWordWeight
+				qt.Weight *= lightWordWeight
 				weights[t] = qt
 			}
 		}
@@ -609,14 +608,14 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 		if l, ok := lemmaOf[t]; ok {
 			t = l
 		}
-		v := verbClasses[t]
+		v := words.VerbClass(t)
 		if v == 0 {
 			// A past form the index knows as a word ("added", "deleted")
 			// is still that verb; -ing forms are left alone, as they are
 			// often nouns ("settings", "listing").
 			if strings.HasSuffix(t, "ed") {
-				if l := lemma(t, func(s string) bool { return verbClasses[s] != 0 }); l != "" {
-					v = verbClasses[l]
+				if l := lemma(t, func(s string) bool { return words.VerbClass(s) != 0 }); l != "" {
+					v = words.VerbClass(l)
 				}
 			}
 		}
@@ -624,7 +623,7 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 			// An everyday verb ("remember", "forget") takes the class of the
 			// first tool verb it stands for.
 			for _, to := range tb.intents[t] {
-				if v = verbClasses[to]; v != 0 {
+				if v = words.VerbClass(to); v != 0 {
 					break
 				}
 			}
@@ -634,11 +633,11 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 			// one ("halt", "end" → stop).
 			v = thesaurusVerbClass(t)
 		}
-		if p, ok := phrasalVerbs[t]; ok && (v != 0 || i == 0) {
+		if objects, means, ok := words.PhrasalVerb(t); ok && (v != 0 || i == 0) {
 			for _, o := range orig[i+1:] {
-				if slices.Contains(p.objects, o) {
-					put(p.means, abbrevWeight, true)
-					v = verbClasses[p.means]
+				if slices.Contains(objects, o) {
+					put(means, words.AbbrevWeight, true)
+					v = words.VerbClass(means)
 					break
 				}
 			}
@@ -652,11 +651,11 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 		if l, ok := lemmaOf[t]; ok {
 			t = l
 		}
-		if verbClasses[t] != 0 {
+		if words.VerbClass(t) != 0 {
 			return true
 		}
 		for _, to := range tb.intents[t] {
-			if verbClasses[to] != 0 {
+			if words.VerbClass(to) != 0 {
 				return true
 			}
 		}
@@ -668,9 +667,9 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 	if question {
 		// A question asks to see something, whatever verb it mentions
 		// ("what do you remember", "which files did I change").
-		verbs = vGet | vList | vSearch
+		verbs = words.VGet | words.VList | words.VSearch
 	} else if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
-		verbs = vGet | vList
+		verbs = words.VGet | words.VList
 	} else if v := quantifierVerbs(raw); verbs == 0 && v != 0 && nounPhraseStarts[raw[0]] {
 		// "every open pull request", "the details of one label": a noun
 		// phrase with no verb; how many things it asks for says list or
@@ -679,7 +678,7 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 	} else if verbs == 0 && namesFile {
 		// A file named with nothing to do to it ("the Dockerfile",
 		// "go.mod") is to be read.
-		verbs = vGet
+		verbs = words.VGet
 		origin = 0
 		put("read", fileReadWeight, false)
 	}
@@ -760,11 +759,11 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 			ow *= shapedWordWeight
 		}
 		for _, e := range tb.expansions[t] {
-			put(e.term, e.weight*ow, e.strong && ow == 1)
+			put(e.Term, e.Weight*ow, e.Strong && ow == 1)
 		}
 		if l, ok := lemmaOf[t]; ok {
 			for _, e := range tb.expansions[l] {
-				put(e.term, e.weight*lemmaWeight*ow, e.strong && ow == 1)
+				put(e.Term, e.Weight*lemmaWeight*ow, e.Strong && ow == 1)
 			}
 		}
 	}
@@ -797,16 +796,22 @@ func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, u
 	s.key, s.joined, s.folded = key, joined, folded
 	terms := s.terms[:0]
 	for _, qt := range weights {
-		if question && !qt.strong {
+		if question && !qt.Strong {
 			// The operations an everyday word stands for ("remember" →
 			// create, add) are not what a question about it asks for.
-			if v := verbClasses[qt.term]; v != 0 && v&verbs == 0 {
-				qt.weight *= questionVerbWeight
+			if v := words.VerbClass(qt.Text); v != 0 && v&verbs == 0 {
+				qt.Weight *= questionVerbWeight
 			}
 		}
 		terms = append(terms, qt)
 	}
-	slices.SortFunc(terms, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
+	slices.SortFunc(terms, func(a, b Term) int { return strings.Compare(a.Text, b.Text) })
 	s.terms = terms
 	return terms, verbs
 }
+
+// Lead is the word that opened the last analysed request as its verb though
+// it is no verb the ranker knows ("comment on the issue", "label the PR"),
+// or "": the index says what it means, from the verbs its tool names pair
+// the word with.
+func (s *Analyser) Lead() string { return s.lead }

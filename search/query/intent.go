@@ -1,11 +1,11 @@
-package search
+package query
 
 import (
-	"github.com/zot-mcp/mcp-bridge/search/token"
 	"slices"
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/search/lexicon"
+	"github.com/zot-mcp/mcp-bridge/search/token"
 )
 
 // intentWeight is the weight of a term an everyday word or phrase stands for

@@ -1,4 +1,4 @@
-package search
+package query
 
 import (
 	"testing"
@@ -16,4 +16,17 @@ func TestWordShape(t *testing.T) {
 			t.Errorf("wordShape(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestFullWidthQueryShape checks that a query is normalised before its
+// words' shapes are read: a full-width file name is a file.
+func TestFullWidthQueryShape(t *testing.T) {
+	t.Parallel()
+	terms, _ := analyseQuery("ｎｏｔｅｓ．ｍｄ", map[string]int32{})
+	for _, qt := range terms {
+		if qt.Text == "file" {
+			return
+		}
+	}
+	t.Errorf("analyseQuery(ｎｏｔｅｓ．ｍｄ) = %v, want the term file", terms)
 }
