@@ -248,6 +248,9 @@ func TestParamsFromSchema(t *testing.T) {
 			[]Param{{Name: "op", Enum: []string{"undo", "status"}}, {Name: "kinds", Enum: []string{"pod", "node"}}}},
 		{"white space and escaped keys", " {\n \"pro\\u0070erties\" : { \"a\\u0062\" : { \"description\" : \"x\" } ,\t\"n\" : 12 , \"s\":\"}\" } } ",
 			[]Param{{Name: "ab", Description: "x"}, {Name: "n"}, {Name: "s"}}},
+		// A key that is not UTF-8 is kept as written, as before the walk was
+		// jsonscan's (Member.Name would make it U+FFFD).
+		{"a key that is not UTF-8", "{\"properties\":{\"f\xffo\":{}}}", []Param{{Name: "f\xffo"}}},
 		{"the last properties wins", `{"properties":{"a":{}},"type":"object","properties":{"b":{"enum":["x"]}}}`, []Param{{Name: "b", Enum: []string{"x"}}}},
 		{"a key only like properties", `{"Properties":{"a":{}}}`, nil},
 		{"no properties", `{"type":"object"}`, nil},
