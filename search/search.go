@@ -36,6 +36,12 @@
 // asks for them, the number the query uses, and whether it asks to reverse
 // something (sibling.go).
 //
+// The ranker is split by seam: package token splits text into words (for
+// documents and queries alike), package words holds the word tables both
+// sides share, package query reads a request into weighted terms (with the
+// everyday English of package lexicon and the synonyms of package
+// thesaurus), and this package builds the index and ranks it.
+//
 // An Index is immutable after New and safe for concurrent use.
 package search
 
