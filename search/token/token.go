@@ -1,6 +1,8 @@
-// Package token splits text into the words the search index and its queries share:
-// separator and camelCase splitting, scripts (NFKC, CJK bigrams, Greek and Cyrillic
-// folding), plural folding and stop words.
+// Package token splits text into the words the search index and its queries share.
+//
+// It splits at separators and camelCase, reads scripts other than Latin (NFKC, CJK
+// bigrams, Greek and Cyrillic folding, script.go), folds English plurals and drops stop
+// words.
 package token
 
 import (

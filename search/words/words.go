@@ -1,6 +1,7 @@
-// Package words holds the word tables the search index and its queries share, as data:
-// verb classes, phrasal verbs, abbreviations and synonyms, the namespace prefixes of tool
-// names and the generic words of server names.
+// Package words holds the word tables the search index and its queries share, as data.
+//
+// They are the verb classes, phrasal verbs, abbreviations and synonyms, the namespace
+// prefixes of tool names and the generic words of server names.
 package words
 
 import "github.com/zot-mcp/mcp-bridge/search/token"
