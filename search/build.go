@@ -8,6 +8,10 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/zot-mcp/mcp-bridge/search/query"
+	"github.com/zot-mcp/mcp-bridge/search/token"
+	"github.com/zot-mcp/mcp-bridge/search/words"
 )
 
 // parallelMin is the corpus size from which New tokenises on several cores.
@@ -19,7 +23,7 @@ const parallelMin = 2048
 func New(docs []Doc) *Index {
 	// The query tables are built here, with the index, rather than by the
 	// first search that needs them.
-	lexiconTables()
+	query.Prepare()
 	workers := 1
 	if len(docs) >= parallelMin {
 		workers = min(runtime.GOMAXPROCS(0), 8, len(docs)/(parallelMin/2))
@@ -115,7 +119,7 @@ func newIndex(docs []Doc, workers int) *Index {
 // camelCase words.
 func partWords(s string) []string {
 	var words []string
-	forEachToken(s, nil, func(w []byte, whole bool) {
+	token.ForEachToken(s, nil, func(w []byte, whole bool) {
 		if !whole {
 			words = append(words, string(w))
 		}
@@ -177,7 +181,7 @@ func (sh *shard) rawTerm(w []byte) int32 {
 	}
 	key := string(w)
 	id := int32(-1)
-	if t := singularBytes(w); !stopWords[string(t)] {
+	if t := token.SingularBytes(w); !token.IsStopBytes(t) {
 		id = sh.termID(t)
 	}
 	sh.raw.put(key, h, id)
@@ -205,7 +209,7 @@ func (sh *shard) addText(d, f int, s string, maxBytes int, fieldLen *[numFields]
 	if maxBytes > 0 && len(s) > maxBytes {
 		s = s[:wordCut(s, maxBytes)]
 	}
-	forEachWord(s, sh.buf, func(w []byte, _ bool) {
+	token.ForEachWord(s, sh.buf, func(w []byte, _ bool) {
 		if id := sh.rawTerm(w); id >= 0 {
 			sh.add(d, f, id, fieldLen)
 		}
@@ -222,19 +226,19 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 
 	// Tool name: namespace prefixes (server words, "api", "kubectl", …) are
 	// indexed but do not count as the name's own words.
-	var words, wholes []string
-	forEachToken(doc.Tool, sh.buf, func(w []byte, whole bool) {
+	var parts, wholes []string
+	token.ForEachToken(doc.Tool, sh.buf, func(w []byte, whole bool) {
 		if whole {
 			wholes = append(wholes, string(w))
 		} else {
-			words = append(words, string(w))
+			parts = append(parts, string(w))
 		}
 	})
 	core := 0
-	for core < len(words)-1 && (namePrefixes[words[core]] || slices.Contains(serverWords, words[core])) {
+	for core < len(parts)-1 && (words.NamePrefix(parts[core]) || slices.Contains(serverWords, parts[core])) {
 		core++
 	}
-	for i, w := range words {
+	for i, w := range parts {
 		id := sh.termID([]byte(w))
 		e := sh.add(d, fName, id, fieldLen)
 		if i >= core && !e.nameWord {
@@ -242,7 +246,7 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 			meta.nameWords++
 		}
 		if i >= core && i < core+2 && meta.verb == 0 {
-			if v := verbClasses[w]; v != 0 {
+			if v := words.VerbClass(w); v != 0 {
 				meta.verb, meta.verbTerm = v, id
 			}
 		}
@@ -250,8 +254,8 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 	for _, w := range wholes {
 		sh.add(d, fName, sh.termID([]byte(w)), fieldLen)
 	}
-	sh.recordName(doc.Tool, words[core:])
-	sh.recordPhrase(words, firstSentence(doc.Description))
+	sh.recordName(doc.Tool, parts[core:])
+	sh.recordPhrase(parts, firstSentence(doc.Description))
 	sh.addText(d, fTitle, doc.Title, 0, fieldLen)
 	for _, w := range serverWords {
 		sh.add(d, fServer, sh.termID([]byte(w)), fieldLen)
@@ -275,7 +279,7 @@ func wordCut(s string, max int) int {
 	cut := max
 	for cut < len(s) && s[cut] != ' ' {
 		if s[cut] >= utf8.RuneSelf && utf8.RuneStart(s[cut]) {
-			if r, _ := utf8.DecodeRuneInString(s[cut:]); isCJK(r) || r == '\u3000' {
+			if r, _ := utf8.DecodeRuneInString(s[cut:]); token.IsCJK(r) || r == '\u3000' {
 				break
 			}
 		}
@@ -379,9 +383,9 @@ func postings(shards []*shard, fieldLen [][numFields]float32, nt int) ([][]posti
 // generic English and that are rare outside the servers bearing them.
 func (ix *Index) findProducts(serverWords [][]string) {
 	n := len(ix.docs)
-	for sid, words := range serverWords {
-		for _, w := range words {
-			if genericServerWords[w] || len(w) < 2 {
+	for sid, ws := range serverWords {
+		for _, w := range ws {
+			if words.GenericServerWord(w) || len(w) < 2 {
 				continue
 			}
 			if id, ok := ix.vocab[w]; ok {

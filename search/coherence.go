@@ -57,7 +57,7 @@ type serverScratch struct {
 
 // serverCoherence scores each server by how much of the query its tools
 // explain (see the comment at the top of this file) from the query words
-// each touched doc matches (words, as queryTerm.origin bits), and returns
+// each touched doc matches (words, as query.Term.Origin bits), and returns
 // the scores indexed by server, valid until the next call with ss; servers
 // no touched doc belongs to score 0.
 func (ix *Index) serverCoherence(ss *serverScratch, touched []int32, words []uint64) []float64 {

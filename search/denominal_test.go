@@ -1,35 +1,10 @@
 package search
 
-import "testing"
+import (
+	"testing"
 
-func TestDenominalLead(t *testing.T) {
-	tests := []struct{ q, want string }{
-		{"comment on the linear issue", "comment"},
-		{"please label the issue as a bug", "label"},
-		{"can you tag the release", "tag"},
-		{"message the team about the outage", "message"},
-		{"email Bob the report", "email"},
-		{"let's bookmark this", "bookmark"},
-		{"I'd like to note that the build failed", "note"},
-		{"screenshot the page", "screenshot"}, // the index decides it means no making
-		// A noun phrase: the word after the noun is no object.
-		{"issue comments on PR 5", ""},
-		{"comment", ""},
-		// Verbs the ranker knows, questions and noun phrases.
-		{"create a comment on the issue", ""},
-		{"list the issues", ""},
-		{"remember that I like tea", ""},
-		{"what is this", ""},
-		{"the comments on it", ""},
-	}
-	for _, tt := range tests {
-		s := new(queryScratch)
-		s.analyse(tt.q, map[string]int32{})
-		if s.lead != tt.want {
-			t.Errorf("analyse(%q) lead = %q, want %q", tt.q, s.lead, tt.want)
-		}
-	}
-}
+	"github.com/zot-mcp/mcp-bridge/search/words"
+)
 
 // denominalDocs is a tracker whose get_issue mentions comments, so that a
 // request using "comment" as its verb finds it as readily as create_comment.
@@ -53,11 +28,11 @@ func TestDenominalClass(t *testing.T) {
 		term string
 		want uint16
 	}{
-		{"comment", vCreate}, // create_comment; get_comment reads, which a noun used as a verb never means
-		{"message", vSend},   // send_message
-		{"screenshot", 0},    // take_screenshot: take is no verb of making
-		{"issue", 0},         // only get_issue
-		{"create", 0},        // the verb itself, never its own object
+		{"comment", words.VCreate}, // create_comment; get_comment reads, which a noun used as a verb never means
+		{"message", words.VSend},   // send_message
+		{"screenshot", 0},          // take_screenshot: take is no verb of making
+		{"issue", 0},               // only get_issue
+		{"create", 0},              // the verb itself, never its own object
 		{"nonesuch", 0},
 	}
 	for _, tt := range tests {

@@ -3,6 +3,9 @@ package search
 import (
 	"math/bits"
 	"slices"
+
+	"github.com/zot-mcp/mcp-bridge/search/query"
+	"github.com/zot-mcp/mcp-bridge/search/token"
 )
 
 // Word order and proximity: the index is a bag of words, so it cannot tell
@@ -85,7 +88,7 @@ func (sh *shard) recordPhrase(name []string, purpose string) {
 		n++
 	}
 	m := 0
-	forEachWord(purpose, sh.buf, func(w []byte, _ bool) {
+	token.ForEachWord(purpose, sh.buf, func(w []byte, _ bool) {
 		if m == 255 {
 			return
 		}
@@ -178,15 +181,15 @@ func (ps *phraseScratch) lookup(t uint16) uint64 {
 // readPhraseQuery reads the query's searchable words from its analysed
 // terms and their ids (see termIDs) into ps's table; it reports false when
 // the query has fewer than two.
-func (ix *Index) readPhraseQuery(ps *phraseScratch, terms []queryTerm, ids []int32, pq *phraseQuery) bool {
+func (ix *Index) readPhraseQuery(ps *phraseScratch, terms []query.Term, ids []int32, pq *phraseQuery) bool {
 	searchable := func(i int) bool {
 		id, t := ids[i], &terms[i]
-		return id >= 0 && id < noPhraseTerm && t.origin != 0 && t.weight > 0
+		return id >= 0 && id < noPhraseTerm && t.Origin != 0 && t.Weight > 0
 	}
 	var present uint64
 	for i := range terms {
 		if searchable(i) {
-			present |= terms[i].origin
+			present |= terms[i].Origin
 		}
 	}
 	if bits.OnesCount64(present) < 2 {
@@ -199,7 +202,7 @@ func (ix *Index) readPhraseQuery(ps *phraseScratch, terms []queryTerm, ids []int
 		if !searchable(i) || n == phraseSlots/2 {
 			continue
 		}
-		present |= t.origin
+		present |= t.Origin
 		n++
 		// Term ids are distinct: each term is put once.
 		k := uint32(ids[i]) + 1
@@ -207,7 +210,7 @@ func (ix *Index) readPhraseQuery(ps *phraseScratch, terms []queryTerm, ids []int
 		for ps.table[j].id != 0 {
 			j = (j + 1) % phraseSlots
 		}
-		ps.table[j] = phraseSlot{k, t.origin}
+		ps.table[j] = phraseSlot{k, t.Origin}
 	}
 	if bits.OnesCount64(present) < 2 {
 		return false
@@ -268,7 +271,7 @@ func heldPairs(ws []uint64, g, dist int) uint64 {
 // rescorePhrases multiplies the scores of the best candidates c (best
 // first) of a query with the given analysed terms and their ids (see
 // termIDs) by their phrase evidence, and restores rank order.
-func (ix *Index) rescorePhrases(ps *phraseScratch, terms []queryTerm, ids []int32, c []scored) {
+func (ix *Index) rescorePhrases(ps *phraseScratch, terms []query.Term, ids []int32, c []scored) {
 	n := min(len(c), phraseDepth)
 	var pq phraseQuery
 	if n < 2 || !ix.readPhraseQuery(ps, terms, ids, &pq) {

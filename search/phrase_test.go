@@ -3,6 +3,9 @@ package search
 import (
 	"slices"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/search/query"
+	"github.com/zot-mcp/mcp-bridge/search/token"
 )
 
 // TestPhrases shows the word-order and proximity rescoring: each case has
@@ -124,14 +127,14 @@ func TestPhraseIndexOf(t *testing.T) {
 func BenchmarkPhraseRescore(b *testing.B) {
 	ix := New(replicate(loadCatalog(b), 1000))
 	type prepared struct {
-		terms []queryTerm
+		terms []query.Term
 		ids   []int32
 		best  []scored
 	}
 	var qs []prepared
 	for _, q := range benchQueries {
 		var sc scratch
-		terms, _ := sc.query.analyse(q, ix.vocab)
+		terms, _ := sc.query.Analyse(q, ix.vocab, nil)
 		ids, _ := ix.termIDs(terms, &sc)
 		p := prepared{terms: slices.Clone(terms), ids: slices.Clone(ids)}
 		for _, h := range ix.Search(q, phraseDepth) {
@@ -149,4 +152,23 @@ func BenchmarkPhraseRescore(b *testing.B) {
 		ix.rescorePhrases(&ps, p.terms, p.ids, c)
 		i++
 	}
+}
+
+// tokens is token.ForEachToken's words of s, camelCase words in parts only:
+// it splits s into lower-case alphanumeric words, splitting
+// snake_case, kebab-case, dotted.names and camelCase (including acronym
+// runs such as "HTMLParser" → "html", "parser", and keeping plural
+// acronyms such as "URLs" whole). Letters and digits stay together
+// ("k8s", "base64"). Stop words are dropped and plurals folded to their
+// singular. It is the analyser used for both documents and queries (the
+// index also keeps each camelCase word whole, so "GitHub" is found as
+// "github" as well as "git" "hub").
+func tokens(s string) []string {
+	var out []string
+	token.ForEachToken(s, nil, func(t []byte, whole bool) {
+		if !whole {
+			out = append(out, string(t))
+		}
+	})
+	return out
 }

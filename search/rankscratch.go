@@ -1,6 +1,10 @@
 package search
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/zot-mcp/mcp-bridge/search/query"
+)
 
 // namedServers holds the servers a query names with the weight of the
 // strongest term naming each. A query names few servers, so a short list
@@ -39,11 +43,11 @@ func (n namedServers) get(sid int32) (float64, bool) {
 // termIDs returns the index's term id of each query term (-1 when the index
 // does not know it), in the order of terms, and the known ids sorted for
 // binary search; both live in sc until its next use.
-func (ix *Index) termIDs(terms []queryTerm, sc *scratch) (ids, sorted []int32) {
+func (ix *Index) termIDs(terms []query.Term, sc *scratch) (ids, sorted []int32) {
 	ids = slices.Grow(sc.ids[:0], len(terms))[:len(terms)]
 	sorted = sc.known[:0]
 	for i, t := range terms {
-		id, ok := ix.vocab[t.term]
+		id, ok := ix.vocab[t.Text]
 		if !ok {
 			id = -1
 		} else {

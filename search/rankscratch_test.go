@@ -3,6 +3,8 @@ package search
 import (
 	"reflect"
 	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/search/query"
 )
 
 // TestReusedScratchRanksAsFresh runs queries of every shape (files, values, names,
@@ -37,9 +39,9 @@ func TestReusedScratchRanksAsFresh(t *testing.T) {
 			if got, want := shared.Search(q, 10), fresh.Search(q, 10); !reflect.DeepEqual(got, want) {
 				t.Errorf("%q after other queries: %v; on a fresh index: %v", q, got, want)
 			}
-			var s queryScratch
-			s.analyse("list the pods in the default namespace and their logs", shared.vocab)
-			got, gotVerbs := s.analyse(q, shared.vocab)
+			var s query.Analyser
+			s.Analyse("list the pods in the default namespace and their logs", shared.vocab, nil)
+			got, gotVerbs := s.Analyse(q, shared.vocab, nil)
 			want, wantVerbs := analyseQuery(q, shared.vocab)
 			if !reflect.DeepEqual(got, want) || gotVerbs != wantVerbs {
 				t.Errorf("%q analysed after another query: %+v %b; fresh: %+v %b", q, got, gotVerbs, want, wantVerbs)

@@ -36,6 +36,12 @@
 // asks for them, the number the query uses, and whether it asks to reverse
 // something (sibling.go).
 //
+// The ranker is split by seam: package token splits text into words (for
+// documents and queries alike), package words holds the word tables both
+// sides share, package query reads a request into weighted terms (with the
+// everyday English of package lexicon and the synonyms of package
+// thesaurus), and this package builds the index and ranks it.
+//
 // An Index is immutable after New and safe for concurrent use.
 package search
 
@@ -46,6 +52,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/zot-mcp/mcp-bridge/search/query"
 )
 
 // Param is one top-level input parameter of a tool.
@@ -175,12 +183,12 @@ type Index struct {
 // scratch holds one query's per-document accumulators; they are all zero
 // between uses.
 type scratch struct {
-	query   queryScratch
+	query   query.Analyser
 	ids     []int32 // the query terms' ids, see termIDs
 	known   []int32
 	scores  []float64
 	cover   []float32
-	words   []uint64 // original query words matched, as queryTerm.origin bits
+	words   []uint64 // original query words matched, as query.Term.Origin bits
 	touched []int32
 	servers serverScratch // server coherence's accumulators (see its comment)
 	best    []scored      // the best candidates' array, see topK
@@ -292,13 +300,12 @@ func (ix *Index) newScratch() *scratch {
 
 // rankIn is rank working in sc.
 func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit {
-	sc.query.idf = ix.idf
-	terms, verbs := sc.query.analyse(q, ix.vocab)
+	terms, verbs := sc.query.Analyse(q, ix.vocab, ix.idf)
 	// A noun used as the verb ("comment on the issue") takes the verb
 	// class the tool names pair it with (denominal.go).
 	denominal := false
-	if sc.query.lead != "" {
-		if v := ix.denominalClass(sc.query.lead); v != 0 {
+	if lead := sc.query.Lead(); lead != "" {
+		if v := ix.denominalClass(lead); v != 0 {
 			verbs, denominal = v, true
 		}
 	}
@@ -309,11 +316,11 @@ func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit
 	// Servers the query names.
 	var named namedServers
 	for _, t := range terms {
-		if !t.strong {
+		if !t.Strong {
 			continue
 		}
-		for _, sid := range ix.products[t.term] {
-			named.raise(sid, t.weight)
+		for _, sid := range ix.products[t.Text] {
+			named.raise(sid, t.Weight)
 		}
 	}
 
@@ -326,7 +333,7 @@ func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit
 	// processor mispredicts on every posting of a later query word.
 	postings := 0
 	for i, t := range terms {
-		if id := ids[i]; id >= 0 && t.weight > 0 {
+		if id := ids[i]; id >= 0 && t.Weight > 0 {
 			postings += len(ix.postings[id])
 		}
 	}
@@ -342,7 +349,7 @@ func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit
 		if id < 0 {
 			continue
 		}
-		for b := t.origin; b != 0; b &= b - 1 {
+		for b := t.Origin; b != 0; b &= b - 1 {
 			i := bits.TrailingZeros64(b)
 			wordWeight[i] = max(wordWeight[i], ix.idf[id])
 		}
@@ -352,19 +359,19 @@ func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit
 	}
 	for i, t := range terms {
 		id := ids[i]
-		if id < 0 || t.weight <= 0 {
+		if id < 0 || t.Weight <= 0 {
 			continue
 		}
-		w := t.weight * ix.idf[id]
+		w := t.Weight * ix.idf[id]
 		for _, p := range ix.postings[id] {
 			// Scores are never negative, so only an untouched doc's
 			// score less one wraps to set the top bit.
 			room[nTouched] = p.doc
 			nTouched += int((math.Float64bits(scores[p.doc]) - 1) >> 63)
-			words[p.doc] |= t.origin
+			words[p.doc] |= t.Origin
 			scores[p.doc] += w * p.weight()
 			if p.nameWord() {
-				cover[p.doc] += float32(t.weight)
+				cover[p.doc] += float32(t.Weight)
 			}
 		}
 	}

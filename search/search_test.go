@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"slices"
 	"sync"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/search/lexicon"
+	"github.com/zot-mcp/mcp-bridge/search/query"
 )
 
 // mk builds a Doc with the reference naming scheme.
@@ -249,6 +248,9 @@ func TestParamsFromSchema(t *testing.T) {
 			[]Param{{Name: "op", Enum: []string{"undo", "status"}}, {Name: "kinds", Enum: []string{"pod", "node"}}}},
 		{"white space and escaped keys", " {\n \"pro\\u0070erties\" : { \"a\\u0062\" : { \"description\" : \"x\" } ,\t\"n\" : 12 , \"s\":\"}\" } } ",
 			[]Param{{Name: "ab", Description: "x"}, {Name: "n"}, {Name: "s"}}},
+		// A key that is not UTF-8 is kept as written, as before the walk was
+		// jsonscan's (Member.Name would make it U+FFFD).
+		{"a key that is not UTF-8", "{\"properties\":{\"f\xffo\":{}}}", []Param{{Name: "f\xffo"}}},
 		{"the last properties wins", `{"properties":{"a":{}},"type":"object","properties":{"b":{"enum":["x"]}}}`, []Param{{Name: "b", Enum: []string{"x"}}}},
 		{"a key only like properties", `{"Properties":{"a":{}}}`, nil},
 		{"no properties", `{"type":"object"}`, nil},
@@ -451,113 +453,6 @@ func TestIntentVocabulary(t *testing.T) {
 	}
 }
 
-// TestQueryWordOrigins checks that every term derived from a query word (its
-// synonyms, abbreviations and intents) carries that word's coverage bit, and
-// only terms of a phrase carry the bits of all its words.
-func TestQueryWordOrigins(t *testing.T) {
-	t.Parallel()
-	terms, _ := analyseQuery("rm the repo sea level", map[string]int32{})
-	want := map[string]uint64{
-		"rm": 1, "remove": 1, "delete": 1, // rm → remove, delete
-		"repo": 2, "repository": 2,
-		"sea": 4, "level": 8, "elevation": 4 | 8, // the phrase "sea level"
-	}
-	got := map[string]uint64{}
-	for _, q := range terms {
-		got[q.term] = q.origin
-	}
-	for term, bits := range want {
-		if got[term] != bits {
-			t.Errorf("term %q: origin %b, want %b (all: %v)", term, got[term], bits, got)
-		}
-	}
-}
-
-func TestLemma(t *testing.T) {
-	t.Parallel()
-	known := func(s string) bool {
-		switch s {
-		case "run", "change", "copy", "stop", "crash", "stag":
-			return true
-		}
-		return false
-	}
-	for w, want := range map[string]string{
-		"running": "run", "changed": "change", "copied": "copy", "stopped": "stop",
-		"crashing": "crash", "changing": "change", "sing": "", "walked": "", "red": "",
-	} {
-		if got := lemma(w, known); got != want {
-			t.Errorf("lemma(%q) = %q, want %q", w, got, want)
-		}
-	}
-}
-
-// TestIntentTableMergesAlikeKeys: intent keys that analyse to the same words
-// ("hour", "hours") keep the words of both, whatever the map order.
-func TestIntentTableMergesAlikeKeys(t *testing.T) {
-	t.Parallel()
-	got := lexiconTables().intents["hour"]
-	for _, w := range append(slices.Clone(lexicon.Intents()["hour"]), lexicon.Intents()["hours"]...) {
-		if !slices.Contains(got, singular(w)) {
-			t.Errorf("intents[hour] = %v, lacks %q", got, w)
-		}
-	}
-}
-
-func TestIdentShape(t *testing.T) {
-	t.Parallel()
-	for w, want := range map[string]string{
-		"db-1": "name", "us-east-1": "name", "worker_2": "name", "config:flags": "name",
-		"#ops": "channel", "@maria": "user", "(db-1)": "name",
-		"ENG-42": "issue", "PROJ-1234": "issue", "eng-42": "name", "A-1": "name", "ENG-": "",
-		"-la": "command", "--force": "command", "--dry-run": "command", "-": "", "--": "", "-9": "",
-		"database": "", "k8s": "", "a11y": "", "-v": "", "re-run": "", "v2": "", "#": "",
-	} {
-		if got := identShape(w); got != want {
-			t.Errorf("identShape(%q) = %q, want %q", w, got, want)
-		}
-	}
-}
-
-// TestQueryShapes: a question reads whatever verb it uses, and the words
-// inside a file name or identifier expand no more strongly than they count.
-func TestQueryShapes(t *testing.T) {
-	t.Parallel()
-	weightOf := func(q, term string) float64 {
-		terms, _ := analyseQuery(q, map[string]int32{})
-		for _, qt := range terms {
-			if qt.term == term {
-				return qt.weight
-			}
-		}
-		return 0
-	}
-	if _, v := analyseQuery("remember that bob likes tea", nil); v&vCreate == 0 {
-		t.Errorf("command: verbs %b lack create", v)
-	}
-	if _, v := analyseQuery("what do you remember about bob", nil); v != vGet|vList|vSearch {
-		t.Errorf("question: verbs %b, want get|list|search", v)
-	}
-	for _, tt := range []struct {
-		q, term string
-		max     float64
-	}{
-		{"show config.txt", "configuration", shapedWordWeight * abbrevWeight},
-		{"restart db-1", "database", shapedWordWeight * abbrevWeight},
-		{"post to #ops", "channel", shapeWeight},
-	} {
-		if w := weightOf(tt.q, tt.term); w == 0 || w > tt.max+1e-9 {
-			t.Errorf("%q: term %q weighs %.2f, want (0, %.2f]", tt.q, tt.term, w, tt.max)
-		}
-	}
-	if w, c := weightOf("what do you remember about bob", "create"), weightOf("remember bob", "create"); w == 0 || w >= c {
-		t.Errorf("a question weighs the create that remember stands for %.2f, a command %.2f", w, c)
-	}
-	if w := weightOf("open the config", "configuration"); w != abbrevWeight {
-		t.Errorf("a plain word expands at %.2f, want %.2f", w, abbrevWeight)
-	}
-}
-
 // TestMetaWords: words about tools ("parameter", "argument") are not searched
 // for, so a tool whose description happens to use them does not win.
 func TestMetaWords(t *testing.T) {
@@ -570,23 +465,6 @@ func TestMetaWords(t *testing.T) {
 	got := ids(docs, ix.Search("the interpreter parameter argument", 2))
 	if len(got) != 1 || got[0] != "mcp__a__run_script" {
 		t.Errorf("got %v, want only mcp__a__run_script", got)
-	}
-}
-
-func TestValueShape(t *testing.T) {
-	t.Parallel()
-	for w, want := range map[string]string{
-		"40.7128,": "coordinate", "-74.0060": "coordinate", "9am": "time", "11:30pm": "time",
-		"14:30": "time", "2024-05-01": "date", "v1.2.0": "version", "v2.1": "version", "2.0.1": "version",
-		"2.1": "", "1.5": "", "9": "", "am": "", "123:45": "", "report.pdf": "", "2024-05": "", "v2": "", "1.2.x": "",
-	} {
-		got := ""
-		if ws := valueShape(w); ws != nil {
-			got = ws[0]
-		}
-		if got != want {
-			t.Errorf("valueShape(%q) = %v, want %q first", w, valueShape(w), want)
-		}
 	}
 }
 
@@ -609,4 +487,9 @@ func wantDescending(t *testing.T, query string, hits []Hit) {
 			t.Errorf("Search(%q): scores not descending: %v", query, hits)
 		}
 	}
+}
+
+// analyseQuery is query.Analyse in a fresh Analyser, with no idf.
+func analyseQuery(q string, vocab map[string]int32) ([]query.Term, uint16) {
+	return new(query.Analyser).Analyse(q, vocab, nil)
 }

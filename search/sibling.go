@@ -3,6 +3,10 @@ package search
 import (
 	"math"
 	"slices"
+
+	"github.com/zot-mcp/mcp-bridge/search/query"
+	"github.com/zot-mcp/mcp-bridge/search/token"
+	"github.com/zot-mcp/mcp-bridge/search/words"
 )
 
 // Sibling tools are tools of one server whose names share words:
@@ -111,11 +115,11 @@ func (ix *Index) nameOf(d int32) []nameWord {
 func (sh *shard) recordName(tool string, core []string) {
 	var plural [8]int32
 	np := 0
-	forEachWord(tool, sh.buf, func(w []byte, whole bool) {
+	token.ForEachWord(tool, sh.buf, func(w []byte, whole bool) {
 		if whole || np == len(plural) {
 			return
 		}
-		if s := singularBytes(w); len(s) != len(w) {
+		if s := token.SingularBytes(w); len(s) != len(w) {
 			if id, ok := sh.vocab[string(s)]; ok {
 				plural[np] = id
 				np++
@@ -207,9 +211,9 @@ func (s *querySupport) singleOf(id int32) bool { return slices.Contains(s.single
 func (ix *Index) readWords(q string, s *querySupport) {
 	// Asking to delete is asking to reverse: "remove the old release"
 	// asks for uninstall rather than install.
-	s.undo = s.verbs&vDelete != 0
+	s.undo = s.verbs&words.VDelete != 0
 	var stopping, taking bool
-	forEachWord(q, nil, func(w []byte, whole bool) {
+	token.ForEachWord(q, nil, func(w []byte, whole bool) {
 		if whole {
 			return
 		}
@@ -222,7 +226,7 @@ func (ix *Index) readWords(q string, s *querySupport) {
 		stopping = string(w) == "stop" || string(w) == "quit"
 		taking = taking || string(w) == "take"
 		n := len(w)
-		sg := singularBytes(w)
+		sg := token.SingularBytes(w)
 		id, ok := ix.vocab[string(sg)]
 		if !ok {
 			return
@@ -324,7 +328,7 @@ func (ix *Index) reverses(a, b []nameWord) bool {
 // candidates c (best first) of query q by what sets them apart (see the top
 // of this file).
 // ids holds each term's id (-1: not in the index), as termIDs returns them.
-func (ix *Index) separateSiblings(q string, terms []queryTerm, ids []int32, verbs uint16, c []scored) {
+func (ix *Index) separateSiblings(q string, terms []query.Term, ids []int32, verbs uint16, c []scored) {
 	n := min(len(c), siblingDepth)
 	// Only a candidate sharing its server with another can have a sibling,
 	// so only those names are read.
@@ -418,13 +422,13 @@ func (ix *Index) separateSiblings(q string, terms []queryTerm, ids []int32, verb
 	}
 	for k, t := range terms {
 		id := ids[k]
-		if t.weight <= 0 || id < 0 || groupedIDs&(1<<(id&63)) == 0 {
+		if t.Weight <= 0 || id < 0 || groupedIDs&(1<<(id&63)) == 0 {
 			continue
 		}
 		for i := 0; i < n; i++ {
 			for j, w := range cs[i].sup {
 				if termOf(cs[i].words[j]) == id {
-					cs[i].sup[j] = max(w, t.weight)
+					cs[i].sup[j] = max(w, t.Weight)
 				}
 			}
 		}

@@ -1,6 +1,10 @@
-package search
+package query
 
-import "github.com/zot-mcp/mcp-bridge/search/thesaurus"
+import (
+	"github.com/zot-mcp/mcp-bridge/search/thesaurus"
+	"github.com/zot-mcp/mcp-bridge/search/token"
+	"github.com/zot-mcp/mcp-bridge/search/words"
+)
 
 // Weights of the thesaurus's words (package thesaurus, derived from
 // WordNet) relative to the query word they stand for. They are low: the
@@ -42,7 +46,7 @@ func thesaurusTerms(t string, w float64, usable func(string) bool, put func(term
 		break
 	}
 	for v := range e.Words(thesaurus.Synonym) {
-		if v = singular(v); v != t && !stopWords[v] && usable(v) {
+		if v = token.Singular(v); v != t && !token.IsStop(v) && usable(v) {
 			put(v, w*thesaurusSynonymWeight)
 		}
 	}
@@ -56,7 +60,7 @@ func thesaurusVerbClass(t string) uint16 {
 		return 0
 	}
 	for syn := range e.Words(thesaurus.Synonym) {
-		if v := verbClasses[syn]; v != 0 {
+		if v := words.VerbClass(syn); v != 0 {
 			return v
 		}
 	}

@@ -1,4 +1,4 @@
-package search
+package token
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// FuzzWords checks, for any text, that every word forEachWord reports is
+// FuzzWords checks, for any text, that every word ForEachWord reports is
 // non-empty valid UTF-8 made of word runes only, and that the words
 // together stay within a constant factor of the normalised text (bigrams and
 // whole camelCase words read each character at most twice, lower case can
@@ -21,19 +21,19 @@ func FuzzWords(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		total := 0
-		forEachWord(s, nil, func(w []byte, _ bool) {
+		ForEachWord(s, nil, func(w []byte, _ bool) {
 			if len(w) == 0 || !utf8.Valid(w) {
-				t.Fatalf("forEachWord(%q) reported %q", s, w)
+				t.Fatalf("ForEachWord(%q) reported %q", s, w)
 			}
 			for _, r := range string(w) {
-				if !isWordRune(r) {
-					t.Fatalf("forEachWord(%q) reported %q, which holds %q", s, w, r)
+				if !IsWordRune(r) {
+					t.Fatalf("ForEachWord(%q) reported %q, which holds %q", s, w, r)
 				}
 			}
 			total += len(w)
 		})
 		if limit := 3 * len(norm.NFKC.String(s)); total > limit {
-			t.Fatalf("forEachWord(%q) reported %d bytes, more than %d", s, total, limit)
+			t.Fatalf("ForEachWord(%q) reported %d bytes, more than %d", s, total, limit)
 		}
 	})
 }

@@ -1,8 +1,10 @@
-package search
+package query
 
 import (
-	"slices"
 	"strings"
+
+	"github.com/zot-mcp/mcp-bridge/search/token"
+	"github.com/zot-mcp/mcp-bridge/search/words"
 )
 
 // Weights of query terms derived from the query's shape.
@@ -128,7 +130,7 @@ var askingPairs = map[[2]string]int{
 func askingPlaces(raw []string) []bool {
 	at := make([]bool, len(raw))
 	for i := 0; i+1 < len(raw); i++ {
-		if k, ok := askingPairs[[2]string{singular(raw[i]), singular(raw[i+1])}]; ok {
+		if k, ok := askingPairs[[2]string{token.Singular(raw[i]), token.Singular(raw[i+1])}]; ok {
 			at[i+k] = true
 		}
 	}
@@ -153,14 +155,14 @@ var (
 func quantifierVerbs(raw []string) uint16 {
 	var v uint16
 	for _, w := range raw {
-		switch w = singular(w); {
+		switch w = token.Singular(w); {
 		case listWords[w]:
-			v |= vList
+			v |= words.VList
 		case getWords[w]:
-			v |= vGet
+			v |= words.VGet
 		}
 	}
-	if v == vList|vGet {
+	if v == words.VList|words.VGet {
 		return 0
 	}
 	return v
@@ -178,14 +180,6 @@ const questionVerbWeight = 0.3
 var questionStarts = map[string]bool{
 	"what": true, "whats": true, "which": true, "who": true, "where": true,
 	"when": true, "did": true, "was": true, "were": true, "has": true,
-}
-
-// queryTerm is one analysed query term with its weight.
-type queryTerm struct {
-	term   string
-	weight float64
-	strong bool   // an original word or an abbreviation of one: can name a server
-	origin uint64 // bits of the original query words the term stands for
 }
 
 // lemmaWeight scales the base form of an inflected query word ("crashing" →
@@ -276,7 +270,7 @@ func identShape(w string) string {
 			digit = true
 		case c == '-' || c == '_' || c == ':':
 			joint = i > 0 && i < len(w)-1
-		case isWordRune(rune(c)):
+		case token.IsWordRune(rune(c)):
 			letter = true
 		}
 	}
@@ -404,408 +398,4 @@ func wordShape(w string) string {
 		return "url"
 	}
 	return ""
-}
-
-// analyseQuery returns the weighted terms of q, sorted by term so that score
-// sums are computed in a fixed order, and the verb classes q uses. vocab is
-// the index vocabulary, used to join and split compound words.
-func analyseQuery(q string, vocab map[string]int32) ([]queryTerm, uint16) {
-	return new(queryScratch).analyse(q, vocab)
-}
-
-// queryScratch is the working memory of one query analysis at a time, kept
-// by the Index's scratch pool so that a search reuses its maps and slices
-// instead of allocating them anew; analyse resets it first.
-type queryScratch struct {
-	weights             map[string]queryTerm
-	origWeight          map[string]float64
-	lemmaOf             map[string]string
-	firstAt, rawAt      map[string]int // first position of a term in orig, of a word in raw
-	orig, raw, sing     []string
-	rawWeight           []float64
-	rawBits             []uint64
-	key, joined, folded []byte
-	word                []byte // forEachWord's buffer
-	terms               []queryTerm
-	// idf is the index's idf by term id, set by rank before analyse; nil
-	// (analyseQuery) takes every thesaurus word the vocabulary has.
-	idf []float64
-	// lead is the word that opens the request as its verb though it is no
-	// verb the ranker knows ("comment on the issue"), set by analyse; rank
-	// asks the index what it means (denominal.go).
-	lead string
-}
-
-// analyse is analyseQuery working in s; the terms it returns live in s until
-// its next use.
-func (s *queryScratch) analyse(q string, vocab map[string]int32) ([]queryTerm, uint16) {
-	if s.weights == nil {
-		s.weights, s.origWeight, s.lemmaOf = map[string]queryTerm{}, map[string]float64{}, map[string]string{}
-		s.firstAt, s.rawAt = map[string]int{}, map[string]int{}
-		s.word = make([]byte, 0, 64)
-	}
-	q = normalized(q)
-	clear(s.weights)
-	clear(s.origWeight)
-	clear(s.firstAt)
-	clear(s.rawAt)
-	clear(s.lemmaOf)
-	tb := lexiconTables()
-	weights := s.weights
-	var origin uint64 // bits of the term being expanded, set before each put
-	put := func(t string, w float64, strong bool) {
-		cur, ok := weights[t]
-		if !ok || w > cur.weight {
-			cur.term, cur.weight = t, w
-		}
-		cur.strong = cur.strong || strong
-		cur.origin |= origin
-		weights[t] = cur
-	}
-	inVocab := func(t string) bool { _, ok := vocab[t]; return ok }
-
-	// known reports whether a word means something to the index: it is
-	// indexed or has synonyms or intents.
-	known := func(t string) bool { return inVocab(t) || tb.expansions[t] != nil || tb.intents[t] != nil }
-	lemmaOf := s.lemmaOf         // unknown inflected original term → known base form
-	orig := s.orig[:0]           // original terms, in order
-	raw := s.raw[:0]             // raw lower-case words in order, stop words included
-	rawWeight := s.rawWeight[:0] // weight of each raw word's chunk
-	origWeight := s.origWeight   // original term → its highest weight
-	var verbs uint16
-	// bitOf is the coverage bit of an original term: its first position
-	// (looked up, not searched for: a long request in a script read as
-	// bigrams has thousands of distinct terms).
-	firstAt := s.firstAt
-	bitOf := func(t string) uint64 {
-		if i, ok := firstAt[t]; ok {
-			return 1 << min(i, 63)
-		}
-		return 0
-	}
-	var names map[string]bool // original terms seen only as capitalised words after the first
-	namesFile := false
-	ci := -1 // index of chunk among the query's white-space separated words
-	for chunk := range strings.FieldsSeq(q) {
-		ci++
-		shape := wordShape(chunk)
-		namesFile = namesFile || shape == "file"
-		weight, strong := 1.0, true
-		if shape != "" {
-			weight, strong = shapedWordWeight, false
-			origin = 0
-			put(shape, shapeWeight, false)
-			if shape == "file" {
-				for _, t := range extensionWords[fileExtension(chunk)] {
-					put(t, shapeWeight, false)
-				}
-			}
-		} else if id := identShape(chunk); id != "" {
-			// A name such as db-1, #ops or @maria: what it is says more
-			// than the words inside it.
-			weight, strong = shapedWordWeight, false
-			origin = 0
-			if id != "name" {
-				put(id, shapeWeight, false)
-			}
-		} else if means := valueShape(chunk); means != nil {
-			// A value (40.7128, 9am, 2024-05-01, v1.2.0) says what kind
-			// of thing the request is about.
-			weight, strong = shapedWordWeight, false
-			origin = 0
-			for _, t := range means {
-				put(t, shapeWeight, false)
-			}
-		}
-		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !isWordRune(r) }) {
-			var parts []string
-			// The query is NFKC already (analyse): its runs need not be checked again.
-			eachWord(run, s.word, true, func(w []byte, whole bool) {
-				if !whole {
-					raw = append(raw, string(w))
-					rawWeight = append(rawWeight, weight)
-				}
-				t := string(singularBytes(w))
-				switch {
-				case stopWords[t], metaWords[t]:
-				case !whole:
-					parts = append(parts, t)
-				case inVocab(t):
-					// A camelCase word the index knows whole ("GitHub"):
-					// search for it rather than its parts.
-					parts = []string{t}
-				}
-			})
-			for _, p := range parts {
-				if ci > 0 && titleCase(run) {
-					if _, seen := origWeight[p]; !seen {
-						if names == nil {
-							names = map[string]bool{}
-						}
-						names[p] = true
-					}
-				} else {
-					delete(names, p)
-				}
-				if _, ok := firstAt[p]; !ok {
-					firstAt[p] = len(orig)
-				}
-				orig = append(orig, p)
-				w := weight
-				if lightWords[p] {
-					w *= lightWordWeight
-				}
-				origWeight[p] = max(origWeight[p], w)
-				origin = bitOf(p)
-				put(p, w, strong)
-				if known(p) {
-					continue
-				}
-				if l := lemma(p, known); l != "" {
-					lemmaOf[p] = l
-					put(l, w*lemmaWeight, strong)
-				}
-			}
-		}
-	}
-	// Words that ask (see askingPairs) weigh like light words.
-	askingAt := askingPlaces(raw)
-	var asking map[string]bool
-	for i, a := range askingAt {
-		if t := singular(raw[i]); a && !lightWords[t] && !asking[t] {
-			if asking == nil {
-				asking = map[string]bool{}
-			}
-			asking[t] = true
-			origWeight[t] *= lightWordWeight
-			if qt, ok := weights[t]; ok {
-				qt.weight *= lightWordWeight
-				weights[t] = qt
-			}
-		}
-	}
-	// rawAt is the first position of each raw word.
-	rawAt := s.rawAt
-	for i := len(raw) - 1; i >= 0; i-- {
-		rawAt[raw[i]] = i
-	}
-	// The first verb is the main verb of an imperative task; a phrasal use
-	// ("open a PR") is replaced by the verb tools use for it.
-	for i, t := range orig {
-		if names[t] {
-			// "New York", "Main Street": a capitalised word inside a
-			// sentence names something; it is not the verb.
-			continue
-		}
-		if asking[t] {
-			continue
-		}
-		if j, ok := rawAt[t]; ok && j > 0 && nounPhraseStarts[raw[j-1]] {
-			// "every open pull request", "the open issues": after a
-			// determiner the word describes a thing; it is not the verb.
-			continue
-		}
-		if l, ok := lemmaOf[t]; ok {
-			t = l
-		}
-		v := verbClasses[t]
-		if v == 0 {
-			// A past form the index knows as a word ("added", "deleted")
-			// is still that verb; -ing forms are left alone, as they are
-			// often nouns ("settings", "listing").
-			if strings.HasSuffix(t, "ed") {
-				if l := lemma(t, func(s string) bool { return verbClasses[s] != 0 }); l != "" {
-					v = verbClasses[l]
-				}
-			}
-		}
-		if v == 0 {
-			// An everyday verb ("remember", "forget") takes the class of the
-			// first tool verb it stands for.
-			for _, to := range tb.intents[t] {
-				if v = verbClasses[to]; v != 0 {
-					break
-				}
-			}
-		}
-		if v == 0 {
-			// Or the class of its first general-English synonym that has
-			// one ("halt", "end" → stop).
-			v = thesaurusVerbClass(t)
-		}
-		if p, ok := phrasalVerbs[t]; ok && (v != 0 || i == 0) {
-			for _, o := range orig[i+1:] {
-				if slices.Contains(p.objects, o) {
-					put(p.means, abbrevWeight, true)
-					v = verbClasses[p.means]
-					break
-				}
-			}
-		}
-		if v != 0 {
-			verbs = v
-			break
-		}
-	}
-	s.lead = denominalLead(raw, names, func(t string) bool {
-		if l, ok := lemmaOf[t]; ok {
-			t = l
-		}
-		if verbClasses[t] != 0 {
-			return true
-		}
-		for _, to := range tb.intents[t] {
-			if verbClasses[to] != 0 {
-				return true
-			}
-		}
-		// A verb WordNet already gave a class (halt → stop) keeps it.
-		return thesaurusVerbClass(t) != 0
-	})
-	origin = 0
-	question := len(raw) > 0 && questionStarts[raw[0]]
-	if question {
-		// A question asks to see something, whatever verb it mentions
-		// ("what do you remember", "which files did I change").
-		verbs = vGet | vList | vSearch
-	} else if verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
-		verbs = vGet | vList
-	} else if v := quantifierVerbs(raw); verbs == 0 && v != 0 && nounPhraseStarts[raw[0]] {
-		// "every open pull request", "the details of one label": a noun
-		// phrase with no verb; how many things it asks for says list or
-		// get.
-		verbs = v
-	} else if verbs == 0 && namesFile {
-		// A file named with nothing to do to it ("the Dockerfile",
-		// "go.mod") is to be read.
-		verbs = vGet
-		origin = 0
-		put("read", fileReadWeight, false)
-	}
-
-	// Everyday words and phrases, and the tool words they stand for.
-	rawBits := slices.Grow(s.rawBits[:0], len(raw))[:len(raw)] // coverage bit of each raw word's singular
-	sing := slices.Grow(s.sing[:0], len(raw))[:len(raw)]
-	for i, w := range raw {
-		sing[i] = singular(w)
-		rawBits[i] = bitOf(sing[i])
-		if l, ok := lemmaOf[sing[i]]; ok {
-			sing[i] = l
-		}
-	}
-	key := s.key // a lookup by string(key) does not allocate
-	for i := range sing {
-		// An asking word's own intents are skipped; its phrases count.
-		asking := askingAt[i]
-		key = key[:0]
-		var bits uint64
-		w := 1.0
-		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
-			if j > i {
-				key = append(key, ' ')
-			}
-			key = append(key, sing[j]...)
-			bits |= rawBits[j]
-			w = min(w, rawWeight[j])
-			origin = bits
-			if asking && j == i {
-				continue
-			}
-			for _, to := range tb.intents[string(key)] {
-				put(to, intentWeight*w, false)
-			}
-		}
-	}
-	// Adjacent words that the index knows as one word.
-	joined, folded := s.joined, s.folded
-	for i := range raw {
-		joined = append(joined[:0], raw[i]...)
-		for j := i + 1; j < len(raw) && j <= i+2; j++ {
-			joined = append(joined, raw[j]...)
-			t := singularBytes(append(folded[:0], joined...))
-			folded = t[:0]
-			if len(t) >= minJoinLen && !stopWords[string(t)] && inVocab(string(t)) {
-				origin = 0
-				for _, b := range rawBits[i : j+1] {
-					origin |= b
-				}
-				put(string(t), joinWeight, true)
-			}
-		}
-	}
-	// Unknown words that split into two known words.
-	for _, t := range orig {
-		if inVocab(t) || len(t) < 2*minSplitPart {
-			continue
-		}
-		origin = bitOf(t)
-		for cut := len(t) - minSplitPart; cut >= minSplitPart; cut-- {
-			a, b := t[:cut], singular(t[cut:])
-			if !stopWords[a] && !stopWords[b] && inVocab(a) && inVocab(b) {
-				put(a, splitWeight, false)
-				put(b, splitWeight, false)
-				break
-			}
-		}
-	}
-	// Synonyms and abbreviations of the original words.
-	for _, t := range orig {
-		origin = bitOf(t)
-		// A word inside a file name or identifier expands as weakly as it
-		// counts itself: "config.yaml" is a file, not a configuration tool.
-		ow := origWeight[t]
-		if names[t] {
-			// A name ("New York") does not stand for its synonyms.
-			ow *= shapedWordWeight
-		}
-		for _, e := range tb.expansions[t] {
-			put(e.term, e.weight*ow, e.strong && ow == 1)
-		}
-		if l, ok := lemmaOf[t]; ok {
-			for _, e := range tb.expansions[l] {
-				put(e.term, e.weight*lemmaWeight*ow, e.strong && ow == 1)
-			}
-		}
-	}
-
-	// General-English synonyms of the words the lexicon says nothing about
-	// (thesaurus.go).
-	for _, t := range orig {
-		l, lemmatised := lemmaOf[t]
-		if lightWords[t] || names[t] || asking[t] || tb.expansions[t] != nil || tb.intents[t] != nil ||
-			lemmatised && (tb.expansions[l] != nil || tb.intents[l] != nil) {
-			continue
-		}
-		origin = bitOf(t)
-		w := origWeight[t]
-		usable := inVocab
-		if inVocab(t) {
-			w *= thesaurusKnownScale
-			usable = func(v string) bool {
-				id, ok := vocab[v]
-				return ok && (s.idf == nil || s.idf[id] >= thesaurusKnownMinIDF)
-			}
-		}
-		if lemmatised {
-			t, w = l, w*lemmaWeight
-		}
-		thesaurusTerms(t, w, usable, func(term string, weight float64) { put(term, weight, false) })
-	}
-
-	s.orig, s.raw, s.rawWeight, s.rawBits, s.sing = orig, raw, rawWeight, rawBits, sing
-	s.key, s.joined, s.folded = key, joined, folded
-	terms := s.terms[:0]
-	for _, qt := range weights {
-		if question && !qt.strong {
-			// The operations an everyday word stands for ("remember" →
-			// create, add) are not what a question about it asks for.
-			if v := verbClasses[qt.term]; v != 0 && v&verbs == 0 {
-				qt.weight *= questionVerbWeight
-			}
-		}
-		terms = append(terms, qt)
-	}
-	slices.SortFunc(terms, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
-	s.terms = terms
-	return terms, verbs
 }

@@ -1,10 +1,21 @@
-package search
+// Package token splits text into the words the search index and its queries share.
+//
+// It splits at separators and camelCase, reads scripts other than Latin (NFKC, CJK
+// bigrams, Greek and Cyrillic folding, script.go), folds English plurals and drops stop
+// words.
+package token
 
 import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
+
+// IsStop reports whether w (lower case, singular) is a stop word.
+func IsStop(w string) bool { return stopWords[w] }
+
+// IsStopBytes is IsStop for a word held in bytes; it does not allocate.
+func IsStopBytes(w []byte) bool { return stopWords[string(w)] }
 
 // stopWords are dropped from documents and queries alike. The list is kept
 // small on purpose: words such as "all", "new", "show" or "open" carry
@@ -30,7 +41,7 @@ var stopWords = map[string]bool{
 }
 
 // pluralKeep lists words that end in "s" but are not plurals (or whose
-// naive singular would collide with an unrelated word).
+// naive Singular would collide with an unrelated word).
 var pluralKeep = map[string]bool{
 	"news": true, "always": true, "perhaps": true, "series": true,
 	"species": true, "canvas": true, "alias": true, "atlas": true,
@@ -46,19 +57,19 @@ var pluralKeep = map[string]bool{
 	"whereas": true, "nodejs": true, "express": true, "sass": true,
 }
 
-// singular folds a lower-case English plural onto its singular with a few
+// Singular folds a lower-case English plural onto its singular with a few
 // conservative suffix rules. Stemming proper hurt ranking on the catalog;
 // plural folding only makes "issues" meet "issue".
-func singular(w string) string {
+func Singular(w string) string {
 	if n := len(w); n < 3 || w[n-1] != 's' {
 		// Not a plural: spare the copy (this runs for every query word).
 		return w
 	}
-	return string(singularBytes([]byte(w)))
+	return string(SingularBytes([]byte(w)))
 }
 
-// singularBytes is singular working in place on w; the result aliases w.
-func singularBytes(w []byte) []byte {
+// SingularBytes is Singular working in place on w; the result aliases w.
+func SingularBytes(w []byte) []byte {
 	n := len(w)
 	if n < 3 || w[n-1] != 's' || pluralKeep[string(w)] {
 		return w
@@ -93,49 +104,31 @@ func hasSuffix(w []byte, suf string) bool {
 	return len(w) >= len(suf) && string(w[len(w)-len(suf):]) == suf
 }
 
-// tokens splits s into lower-case alphanumeric words, splitting
-// snake_case, kebab-case, dotted.names and camelCase (including acronym
-// runs such as "HTMLParser" → "html", "parser", and keeping plural
-// acronyms such as "URLs" whole). Letters and digits stay together
-// ("k8s", "base64"). Stop words are dropped and plurals folded to their
-// singular. It is the analyser used for both documents and queries (the
-// index also keeps each camelCase word whole, so "GitHub" is found as
-// "github" as well as "git" "hub").
-func tokens(s string) []string {
-	var out []string
-	forEachToken(s, nil, func(t []byte, whole bool) {
-		if !whole {
-			out = append(out, string(t))
-		}
-	})
-	return out
-}
-
-// forEachToken calls fn for every normalised, non-stop-word token of s; see
-// forEachWord for whole. The slice passed to fn is scratch space (buf is
+// ForEachToken calls fn for every normalised, non-stop-word token of s; see
+// ForEachWord for whole. The slice passed to fn is scratch space (buf is
 // reused when large enough); fn must copy it to keep it.
-func forEachToken(s string, buf []byte, fn func(w []byte, whole bool)) {
-	forEachWord(s, buf, func(w []byte, whole bool) {
-		w = singularBytes(w)
+func ForEachToken(s string, buf []byte, fn func(w []byte, whole bool)) {
+	ForEachWord(s, buf, func(w []byte, whole bool) {
+		w = SingularBytes(w)
 		if !stopWords[string(w)] {
 			fn(w, whole)
 		}
 	})
 }
 
-// forEachWord calls fn with each raw lower-cased word of s, before stop-word
+// ForEachWord calls fn with each raw lower-cased word of s, before stop-word
 // removal and plural folding. A run of letters and digits split by case
 // ("GitHub", "getFileInfo") is reported part by part with whole == false,
 // then once more in full with whole == true. A run that is not plain ASCII
 // is normalised and read by script (script.go): CJK runs come as character
 // bigrams. The slice passed to fn is scratch space.
-func forEachWord(s string, buf []byte, fn func(w []byte, whole bool)) {
-	eachWord(s, buf, false, fn)
+func ForEachWord(s string, buf []byte, fn func(w []byte, whole bool)) {
+	EachWord(s, buf, false, fn)
 }
 
-// eachWord is forEachWord; normal says s is already NFKC. It returns buf for
+// EachWord is ForEachWord; normal says s is already NFKC. It returns buf for
 // reuse.
-func eachWord(s string, buf []byte, normal bool, fn func(w []byte, whole bool)) []byte {
+func EachWord(s string, buf []byte, normal bool, fn func(w []byte, whole bool)) []byte {
 	for i := 0; i < len(s); {
 		if byteClass[s[i]] == cSep {
 			i++
@@ -160,7 +153,7 @@ func eachWord(s string, buf []byte, normal bool, fn func(w []byte, whole bool)) 
 				break scan
 			}
 			r, size := utf8.DecodeRuneInString(s[j:])
-			if !isWordRune(r) {
+			if !IsWordRune(r) {
 				break
 			}
 			ascii = false

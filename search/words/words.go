@@ -1,15 +1,21 @@
-package search
+// Package words holds the word tables the search index and its queries share, as data.
+//
+// They are the verb classes, phrasal verbs, abbreviations and synonyms, the namespace
+// prefixes of tool names and the generic words of server names.
+package words
 
-// Query expansion, verb classes and product words. All tables below are
-// written in analysed form (lower case, singular) and are only ever read.
+import "github.com/zot-mcp/mcp-bridge/search/token"
+
+// All tables below are written in analysed form (lower case, singular) and
+// are only ever read; they are reached through the functions beside them.
 
 // Weights of expanded query terms relative to an original term (1.0).
 const (
-	// abbrevWeight applies to expansions that mean the same thing
+	// AbbrevWeight applies to expansions that mean the same thing
 	// (PR → pull request, k8s → kubernetes, repo → repository).
-	abbrevWeight = 0.9
-	// synonymWeight applies to looser synonyms (remove ~ delete, fetch ~ get).
-	synonymWeight = 0.45
+	AbbrevWeight = 0.9
+	// SynonymWeight applies to looser synonyms (remove ~ delete, fetch ~ get).
+	SynonymWeight = 0.45
 )
 
 // abbreviations maps a term to the terms it stands for. Single-word entries
@@ -63,7 +69,7 @@ var abbreviations = map[string][]string{
 }
 
 // strongSynonyms are pairs of words used interchangeably in tool names and
-// descriptions; they expand both ways at abbrevWeight.
+// descriptions; they expand both ways at AbbrevWeight.
 var strongSynonyms = [][2]string{
 	{"folder", "directory"},
 	{"find", "search"},
@@ -75,7 +81,7 @@ var strongSynonyms = [][2]string{
 }
 
 // synonymGroups are sets of interchangeable words; each member expands to the
-// others at synonymWeight.
+// others at SynonymWeight.
 var synonymGroups = [][]string{
 	{"delete", "remove", "drop", "erase", "destroy", "purge", "forget"},
 	{"get", "fetch", "retrieve", "download", "obtain"},
@@ -134,46 +140,59 @@ var synonymGroups = [][]string{
 // Verb classes, as bits, for verb-object matching: a tool whose name starts
 // with a verb of a class the query uses gets a bonus.
 const (
-	vCreate uint16 = 1 << iota
-	vGet
-	vList
-	vDelete
-	vUpdate
-	vSearch
-	vRun
-	vSend
-	vWrite
-	vNavigate
-	vMerge
-	vStop
+	// VCreate and the rest name one class each: create, get, list, delete,
+	// update, search, run, send, write, navigate, merge, stop.
+	VCreate uint16 = 1 << iota
+	VGet
+	VList
+	VDelete
+	VUpdate
+	VSearch
+	VRun
+	VSend
+	VWrite
+	VNavigate
+	VMerge
+	VStop
 )
+
+// VerbClass returns the verb classes of w, 0 when it is no verb the ranker
+// knows.
+func VerbClass(w string) uint16 { return verbClasses[w] }
 
 // verbClasses maps verbs (in query or at the head of a tool name) to classes.
 var verbClasses = map[string]uint16{
-	"create": vCreate, "add": vCreate, "new": vCreate, "make": vCreate,
-	"insert": vCreate, "generate": vCreate, "open": vCreate | vGet | vNavigate,
-	"post": vCreate | vSend, "build": vCreate, "start": vCreate | vRun,
-	"get": vGet, "fetch": vGet, "retrieve": vGet, "read": vGet,
-	"show": vGet | vList, "view": vGet, "describe": vGet, "inspect": vGet,
-	"download": vGet, "check": vGet, "see": vGet, "look": vGet | vSearch,
-	"list": vList, "ls": vList, "enumerate": vList, "browse": vList,
-	"delete": vDelete, "remove": vDelete, "rm": vDelete, "drop": vDelete,
-	"erase": vDelete, "destroy": vDelete, "purge": vDelete, "forget": vDelete,
-	"uninstall": vDelete, "clean": vDelete, "clear": vDelete,
-	"update": vUpdate, "edit": vUpdate, "modify": vUpdate, "change": vUpdate,
-	"patch": vUpdate, "set": vUpdate, "alter": vUpdate, "rename": vUpdate,
-	"replace": vUpdate, "upgrade": vUpdate,
-	"search": vSearch, "find": vSearch, "query": vSearch, "lookup": vSearch,
-	"locate": vSearch,
-	"run":    vRun, "execute": vRun, "exec": vRun, "launch": vRun,
-	"trigger": vRun, "invoke": vRun, "evaluate": vRun, "rerun": vRun,
-	"send": vSend, "publish": vSend, "reply": vSend, "say": vSend, "echo": vSend,
-	"push":  vSend | vWrite,
-	"write": vWrite, "save": vWrite, "store": vWrite, "put": vWrite,
-	"navigate": vNavigate, "go": vNavigate, "visit": vNavigate,
-	"merge": vMerge,
-	"stop":  vStop, "kill": vStop, "terminate": vStop, "cancel": vStop,
-	"close": vStop | vUpdate, "pause": vStop,
+	"create": VCreate, "add": VCreate, "new": VCreate, "make": VCreate,
+	"insert": VCreate, "generate": VCreate, "open": VCreate | VGet | VNavigate,
+	"post": VCreate | VSend, "build": VCreate, "start": VCreate | VRun,
+	"get": VGet, "fetch": VGet, "retrieve": VGet, "read": VGet,
+	"show": VGet | VList, "view": VGet, "describe": VGet, "inspect": VGet,
+	"download": VGet, "check": VGet, "see": VGet, "look": VGet | VSearch,
+	"list": VList, "ls": VList, "enumerate": VList, "browse": VList,
+	"delete": VDelete, "remove": VDelete, "rm": VDelete, "drop": VDelete,
+	"erase": VDelete, "destroy": VDelete, "purge": VDelete, "forget": VDelete,
+	"uninstall": VDelete, "clean": VDelete, "clear": VDelete,
+	"update": VUpdate, "edit": VUpdate, "modify": VUpdate, "change": VUpdate,
+	"patch": VUpdate, "set": VUpdate, "alter": VUpdate, "rename": VUpdate,
+	"replace": VUpdate, "upgrade": VUpdate,
+	"search": VSearch, "find": VSearch, "query": VSearch, "lookup": VSearch,
+	"locate": VSearch,
+	"run":    VRun, "execute": VRun, "exec": VRun, "launch": VRun,
+	"trigger": VRun, "invoke": VRun, "evaluate": VRun, "rerun": VRun,
+	"send": VSend, "publish": VSend, "reply": VSend, "say": VSend, "echo": VSend,
+	"push":  VSend | VWrite,
+	"write": VWrite, "save": VWrite, "store": VWrite, "put": VWrite,
+	"navigate": VNavigate, "go": VNavigate, "visit": VNavigate,
+	"merge": VMerge,
+	"stop":  VStop, "kill": VStop, "terminate": VStop, "cancel": VStop,
+	"close": VStop | VUpdate, "pause": VStop,
+}
+
+// PhrasalVerb returns, for a verb whose meaning depends on its object, the
+// objects that change it and the verb tool names use instead.
+func PhrasalVerb(verb string) (objects []string, means string, ok bool) {
+	p, ok := phrasalVerbs[verb]
+	return p.objects, p.means, ok
 }
 
 // phrasalVerbs turn a verb whose meaning depends on its object into the verb
@@ -193,11 +212,19 @@ var phrasalVerbs = map[string]struct {
 	"leave":  {[]string{"comment", "note", "review", "reaction", "feedback"}, "create"},
 }
 
+// NamePrefix reports whether w, leading a tool name, is a namespace rather
+// than a verb.
+func NamePrefix(w string) bool { return namePrefixes[w] }
+
 // namePrefixes are leading name tokens that are namespaces rather than verbs
 // (API-get-user, kubectl_get, browser_click).
 var namePrefixes = map[string]bool{
 	"api": true, "kubectl": true, "browser": true, "mcp": true, "tool": true,
 }
+
+// GenericServerWord reports whether w, a word of a server name, names no
+// product.
+func GenericServerWord(w string) bool { return genericServerWords[w] }
 
 // genericServerWords are words that often appear in server names but do not
 // name a product: a query containing them does not select a server.
@@ -217,48 +244,48 @@ var genericServerWords = map[string]bool{
 	"v1": true, "v2": true, "v3": true, "beta": true, "alpha": true,
 }
 
-// expansion is one extra query term with its weight.
-type expansion struct {
-	term   string
-	weight float64
-	strong bool // abbreviation-strength: also counts for server naming
+// Expansion is one extra query term with its weight.
+type Expansion struct {
+	Term   string
+	Weight float64
+	Strong bool // abbreviation-strength: also counts for server naming
 }
 
-// expansionTable builds the term → expansions lookup used by queries;
-// queryTables holds the one built.
-func expansionTable() map[string][]expansion {
-	m := map[string][]expansion{}
+// Expansions builds the term → expansions lookup used by queries, anew on
+// each call: the caller keeps the one it built.
+func Expansions() map[string][]Expansion {
+	m := map[string][]Expansion{}
 	add := func(from, to string, w float64, strong bool) {
-		from, to = singular(from), singular(to)
+		from, to = token.Singular(from), token.Singular(to)
 		if from == to {
 			return
 		}
 		for i, e := range m[from] {
-			if e.term == to {
-				if w > e.weight {
-					m[from][i] = expansion{to, w, strong || e.strong}
+			if e.Term == to {
+				if w > e.Weight {
+					m[from][i] = Expansion{to, w, strong || e.Strong}
 				}
 				return
 			}
 		}
-		m[from] = append(m[from], expansion{to, w, strong})
+		m[from] = append(m[from], Expansion{to, w, strong})
 	}
 	for from, tos := range abbreviations {
 		for _, to := range tos {
-			add(from, to, abbrevWeight, true)
+			add(from, to, AbbrevWeight, true)
 		}
 		if len(tos) == 1 {
-			add(tos[0], from, abbrevWeight, true)
+			add(tos[0], from, AbbrevWeight, true)
 		}
 	}
 	for _, p := range strongSynonyms {
-		add(p[0], p[1], abbrevWeight, false)
-		add(p[1], p[0], abbrevWeight, false)
+		add(p[0], p[1], AbbrevWeight, false)
+		add(p[1], p[0], AbbrevWeight, false)
 	}
 	for _, g := range synonymGroups {
 		for _, a := range g {
 			for _, b := range g {
-				add(a, b, synonymWeight, false)
+				add(a, b, SynonymWeight, false)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package search
+package query
 
 // byteSet is a set of ASCII bytes built once for a fixed cutset:
 // strings.Trim builds its set from the cutset on every call, and the shape

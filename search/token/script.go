@@ -1,4 +1,4 @@
-package search
+package token
 
 import (
 	"unicode"
@@ -49,7 +49,7 @@ func classOf(r rune) scriptClass {
 			return scriptNeutral
 		}
 		return scriptLatin
-	case isCJK(r):
+	case IsCJK(r):
 		return scriptCJK
 	case unicode.IsDigit(r), unicode.IsMark(r):
 		return scriptNeutral
@@ -61,11 +61,11 @@ func classOf(r rune) scriptClass {
 	return scriptLatin
 }
 
-// isCJK reports whether r is a letter of a script written without spaces
+// IsCJK reports whether r is a letter of a script written without spaces
 // between words that the index reads as character bigrams: Han, Hiragana,
 // Katakana (with the prolonged sound mark, which belongs to no script of its
 // own) and Hangul.
-func isCJK(r rune) bool {
+func IsCJK(r rune) bool {
 	switch {
 	case r < 0x1100:
 		return false
@@ -78,11 +78,11 @@ func isCJK(r rune) bool {
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
-// isWordRune reports whether r belongs in a word: a letter, a digit or a
+// IsWordRune reports whether r belongs in a word: a letter, a digit or a
 // combining mark (which carries an accent or a vowel sign of the letter
 // before it). Variation selectors only choose a glyph and are left out, so
 // "⚠️Warning" is the word "warning".
-func isWordRune(r rune) bool {
+func IsWordRune(r rune) bool {
 	if unicode.IsLetter(r) || unicode.IsDigit(r) {
 		return true
 	}
@@ -100,7 +100,7 @@ func splitScripts(run string, buf []byte, normal bool, fn func(w []byte, whole b
 	if !normal && !norm.NFKC.IsNormalString(run) {
 		// Normalising can turn letters into separators ("㈱" → "(株)") or
 		// into ASCII ("ＧｉｔＨｕｂ" → "GitHub"): the result is read anew.
-		return eachWord(norm.NFKC.String(run), buf, true, fn)
+		return EachWord(norm.NFKC.String(run), buf, true, fn)
 	}
 	start, class := 0, scriptNeutral
 	for i := 0; i < len(run); {
@@ -201,10 +201,10 @@ var letterFolds = map[rune]rune{
 	'ё': 'е',
 }
 
-// normalized returns s in NFKC, and s itself when it already is (plain
+// Normalized returns s in NFKC, and s itself when it already is (plain
 // ASCII always is), so that a query's word shapes ("ｎｏｔｅｓ．ｍｄ") read
 // as they do in ASCII.
-func normalized(s string) string {
+func Normalized(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return norm.NFKC.String(s)

@@ -1,10 +1,11 @@
-package search
+package query
 
 import (
 	"slices"
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/search/lexicon"
+	"github.com/zot-mcp/mcp-bridge/search/token"
 )
 
 // intentWeight is the weight of a term an everyday word or phrase stands for
@@ -30,9 +31,9 @@ func buildIntentTable() map[string][]string {
 		v := append(slices.Clip(intents[k]), fieldIntents[k]...)
 		// Keys split into words as queries do ("what's new" → what s new).
 		var words []string
-		forEachWord(k, nil, func(w []byte, whole bool) {
+		token.ForEachWord(k, nil, func(w []byte, whole bool) {
 			if !whole {
-				words = append(words, singular(string(w)))
+				words = append(words, token.Singular(string(w)))
 			}
 		})
 		key := strings.Join(words, " ")
@@ -41,7 +42,7 @@ func buildIntentTable() map[string][]string {
 		// result does not depend on map order.
 		to := m[key]
 		for _, w := range v {
-			if w = singular(w); !slices.Contains(to, w) {
+			if w = token.Singular(w); !slices.Contains(to, w) {
 				to = append(to, w)
 			}
 		}

@@ -1,4 +1,4 @@
-package search
+package token
 
 import (
 	"reflect"
@@ -54,7 +54,7 @@ func TestWholeCamelWords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		forEachToken(tt.in, nil, func(w []byte, whole bool) {
+		ForEachToken(tt.in, nil, func(w []byte, whole bool) {
 			s := string(w)
 			if whole {
 				s += "*"
@@ -62,7 +62,7 @@ func TestWholeCamelWords(t *testing.T) {
 			got = append(got, s)
 		})
 		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("forEachToken(%q) = %q, want %q", tt.in, got, tt.want)
+			t.Errorf("ForEachToken(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -76,22 +76,26 @@ func TestSingular(t *testing.T) {
 		"ids": "id", "its": "its", "yes": "yes", "news": "news", "as": "as",
 	}
 	for in, want := range tests {
-		if got := singular(in); got != want {
-			t.Errorf("singular(%q) = %q, want %q", in, got, want)
+		if got := Singular(in); got != want {
+			t.Errorf("Singular(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
 
-func TestWordShape(t *testing.T) {
-	t.Parallel()
-	tests := map[string]string{
-		"notes.md": "file", "config.yaml": "file", ".gitlab-ci.yml": "file",
-		"example.com": "url", "https://x.dev/a": "url", "www.foo.org": "url",
-		"fmt.Errorf": "", "v1.2.0": "", "plain": "", "end.": "", "\"main.go\"": "file",
-	}
-	for in, want := range tests {
-		if got := wordShape(in); got != want {
-			t.Errorf("wordShape(%q) = %q, want %q", in, got, want)
+// tokens splits s into lower-case alphanumeric words, splitting
+// snake_case, kebab-case, dotted.names and camelCase (including acronym
+// runs such as "HTMLParser" → "html", "parser", and keeping plural
+// acronyms such as "URLs" whole). Letters and digits stay together
+// ("k8s", "base64"). Stop words are dropped and plurals folded to their
+// singular. It is the analyser used for both documents and queries (the
+// index also keeps each camelCase word whole, so "GitHub" is found as
+// "github" as well as "git" "hub").
+func tokens(s string) []string {
+	var out []string
+	ForEachToken(s, nil, func(t []byte, whole bool) {
+		if !whole {
+			out = append(out, string(t))
 		}
-	}
+	})
+	return out
 }

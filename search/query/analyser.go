@@ -1,0 +1,522 @@
+package query
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/zot-mcp/mcp-bridge/search/token"
+	"github.com/zot-mcp/mcp-bridge/search/words"
+)
+
+// Term is one analysed query term with its weight.
+type Term struct {
+	Text   string
+	Weight float64
+	Strong bool   // an original word or an abbreviation of one: can name a server
+	Origin uint64 // bits of the original query words the term stands for
+}
+
+// Analyser is the working memory of one query analysis at a time, kept by
+// the index's scratch pool so that a search reuses its maps and slices
+// instead of allocating them anew; Analyse resets it first. The zero value
+// is ready for use.
+type Analyser struct {
+	weights             map[string]Term
+	origWeight          map[string]float64 // original term → its highest weight
+	lemmaOf             map[string]string  // unknown inflected original term → known base form
+	firstAt, rawAt      map[string]int     // first position of a term in orig, of a word in raw
+	orig                []string           // original terms, in order
+	raw                 []string           // raw lower-case words in order, stop words included
+	sing                []string           // per raw word: its singular, or the base form lemmaOf gives it
+	rawWeight           []float64          // weight of each raw word's chunk
+	rawBits             []uint64           // coverage bit of each raw word's singular
+	key, joined, folded []byte
+	word                []byte // token.ForEachWord's buffer
+	terms               []Term
+	// idf is the index's idf by term id, as given to Analyse; nil takes
+	// every thesaurus word the vocabulary has.
+	idf []float64
+	// lead is the word that opens the request as its verb though it is no
+	// verb the ranker knows ("comment on the issue"), set by Analyse.
+	lead string
+
+	// One analysis's state, reset by Analyse.
+	vocab  map[string]int32
+	tables *queryTables
+	// origin is the bits of the term being expanded, set before each put:
+	// the steps set it for what they add, and a step that does not leaves
+	// the last one's.
+	origin    uint64
+	names     map[string]bool // original terms seen only as capitalised words after the first
+	namesFile bool            // a chunk has the shape of a file name
+	askingAt  []bool          // per raw word: it asks (askingPlaces)
+	asking    map[string]bool // the asking words, as terms
+	verbs     uint16
+	question  bool
+}
+
+// Analyse returns the weighted terms of q, sorted by term so that score
+// sums are computed in a fixed order, and the verb classes q uses. vocab is
+// the index vocabulary (term → id), used to join and split compound words,
+// and idf the index's idf by term id (nil: every thesaurus word the
+// vocabulary has is usable). The terms live in s until its next use.
+//
+// The steps run in this order, each reading what the ones before found.
+func (s *Analyser) Analyse(q string, vocab map[string]int32, idf []float64) ([]Term, uint16) {
+	s.reset(vocab, idf)
+	s.readChunks(token.Normalized(q))
+	s.weighAsking()
+	s.findVerb()
+	s.findLead()
+	s.implicitVerbs()
+	s.addIntents()
+	s.addJoins()
+	s.addSplits()
+	s.addExpansions()
+	s.addThesaurus()
+	return s.collect(), s.verbs
+}
+
+// Lead is the word that opened the last analysed request as its verb though
+// it is no verb the ranker knows ("comment on the issue", "label the PR"),
+// or "": the index says what it means, from the verbs its tool names pair
+// the word with.
+func (s *Analyser) Lead() string { return s.lead }
+
+// reset readies s for an analysis over vocab and idf.
+func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
+	if s.weights == nil {
+		s.weights, s.origWeight, s.lemmaOf = map[string]Term{}, map[string]float64{}, map[string]string{}
+		s.firstAt, s.rawAt = map[string]int{}, map[string]int{}
+		s.word = make([]byte, 0, 64)
+	}
+	clear(s.weights)
+	clear(s.origWeight)
+	clear(s.firstAt)
+	clear(s.rawAt)
+	clear(s.lemmaOf)
+	s.orig, s.raw, s.rawWeight = s.orig[:0], s.raw[:0], s.rawWeight[:0]
+	s.vocab, s.idf, s.tables = vocab, idf, lexiconTables()
+	s.origin = 0
+	s.names, s.namesFile = nil, false
+	s.askingAt, s.asking = nil, nil
+	s.verbs, s.question = 0, false
+}
+
+// put adds term t at weight w for the words of s.origin; a term put again
+// keeps its highest weight and gathers the words it stands for.
+func (s *Analyser) put(t string, w float64, strong bool) {
+	cur, ok := s.weights[t]
+	if !ok || w > cur.Weight {
+		cur.Text, cur.Weight = t, w
+	}
+	cur.Strong = cur.Strong || strong
+	cur.Origin |= s.origin
+	s.weights[t] = cur
+}
+
+func (s *Analyser) inVocab(t string) bool { _, ok := s.vocab[t]; return ok }
+
+// known reports whether a word means something to the index: it is
+// indexed or has synonyms or intents.
+func (s *Analyser) known(t string) bool {
+	return s.inVocab(t) || s.tables.expansions[t] != nil || s.tables.intents[t] != nil
+}
+
+// bitOf is the coverage bit of an original term: its first position
+// (looked up, not searched for: a long request in a script read as
+// bigrams has thousands of distinct terms).
+func (s *Analyser) bitOf(t string) uint64 {
+	if i, ok := s.firstAt[t]; ok {
+		return 1 << min(i, 63)
+	}
+	return 0
+}
+
+// readChunks reads q's white-space separated chunks: the shape of each
+// (a file name, a URL, an identifier, a value) and its words, which become
+// the original terms at full weight, or at shapedWordWeight inside a shape.
+func (s *Analyser) readChunks(q string) {
+	ci := -1 // index of chunk among the query's white-space separated words
+	for chunk := range strings.FieldsSeq(q) {
+		ci++
+		weight, strong := s.readShape(chunk)
+		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !token.IsWordRune(r) }) {
+			s.readRun(run, ci > 0 && titleCase(run), weight, strong)
+		}
+	}
+}
+
+// readShape puts the terms the shape of chunk implies and returns the
+// weight its words take and whether they can name a server.
+func (s *Analyser) readShape(chunk string) (weight float64, strong bool) {
+	shape := wordShape(chunk)
+	s.namesFile = s.namesFile || shape == "file"
+	if shape != "" {
+		s.origin = 0
+		s.put(shape, shapeWeight, false)
+		if shape == "file" {
+			for _, t := range extensionWords[fileExtension(chunk)] {
+				s.put(t, shapeWeight, false)
+			}
+		}
+		return shapedWordWeight, false
+	}
+	if id := identShape(chunk); id != "" {
+		// A name such as db-1, #ops or @maria: what it is says more
+		// than the words inside it.
+		s.origin = 0
+		if id != "name" {
+			s.put(id, shapeWeight, false)
+		}
+		return shapedWordWeight, false
+	}
+	if means := valueShape(chunk); means != nil {
+		// A value (40.7128, 9am, 2024-05-01, v1.2.0) says what kind
+		// of thing the request is about.
+		s.origin = 0
+		for _, t := range means {
+			s.put(t, shapeWeight, false)
+		}
+		return shapedWordWeight, false
+	}
+	return 1.0, true
+}
+
+// readRun reads one run of word runes of a chunk whose words weigh weight:
+// its raw words, and its original terms with their lemmas. name says the
+// run is a capitalised word after the request's first.
+func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
+	var parts []string
+	// The query is NFKC already (Analyse): its runs need not be checked again.
+	token.EachWord(run, s.word, true, func(w []byte, whole bool) {
+		if !whole {
+			s.raw = append(s.raw, string(w))
+			s.rawWeight = append(s.rawWeight, weight)
+		}
+		t := string(token.SingularBytes(w))
+		switch {
+		case token.IsStop(t), metaWords[t]:
+		case !whole:
+			parts = append(parts, t)
+		case s.inVocab(t):
+			// A camelCase word the index knows whole ("GitHub"):
+			// search for it rather than its parts.
+			parts = []string{t}
+		}
+	})
+	for _, p := range parts {
+		if name {
+			if _, seen := s.origWeight[p]; !seen {
+				if s.names == nil {
+					s.names = map[string]bool{}
+				}
+				s.names[p] = true
+			}
+		} else {
+			delete(s.names, p)
+		}
+		if _, ok := s.firstAt[p]; !ok {
+			s.firstAt[p] = len(s.orig)
+		}
+		s.orig = append(s.orig, p)
+		w := weight
+		if lightWords[p] {
+			w *= lightWordWeight
+		}
+		s.origWeight[p] = max(s.origWeight[p], w)
+		s.origin = s.bitOf(p)
+		s.put(p, w, strong)
+		if s.known(p) {
+			continue
+		}
+		if l := lemma(p, s.known); l != "" {
+			s.lemmaOf[p] = l
+			s.put(l, w*lemmaWeight, strong)
+		}
+	}
+}
+
+// weighAsking makes the words that ask (see askingPairs) weigh like light
+// words.
+func (s *Analyser) weighAsking() {
+	s.askingAt = askingPlaces(s.raw)
+	for i, a := range s.askingAt {
+		if t := token.Singular(s.raw[i]); a && !lightWords[t] && !s.asking[t] {
+			if s.asking == nil {
+				s.asking = map[string]bool{}
+			}
+			s.asking[t] = true
+			s.origWeight[t] *= lightWordWeight
+			if qt, ok := s.weights[t]; ok {
+				qt.Weight *= lightWordWeight
+				s.weights[t] = qt
+			}
+		}
+	}
+}
+
+// findVerb sets the query's verb classes from its first verb, the main verb
+// of an imperative task; a phrasal use ("open a PR") is replaced by the
+// verb tools use for it.
+func (s *Analyser) findVerb() {
+	// rawAt is the first position of each raw word.
+	for i := len(s.raw) - 1; i >= 0; i-- {
+		s.rawAt[s.raw[i]] = i
+	}
+	for i, t := range s.orig {
+		if s.names[t] {
+			// "New York", "Main Street": a capitalised word inside a
+			// sentence names something; it is not the verb.
+			continue
+		}
+		if s.asking[t] {
+			continue
+		}
+		if j, ok := s.rawAt[t]; ok && j > 0 && nounPhraseStarts[s.raw[j-1]] {
+			// "every open pull request", "the open issues": after a
+			// determiner the word describes a thing; it is not the verb.
+			continue
+		}
+		if l, ok := s.lemmaOf[t]; ok {
+			t = l
+		}
+		v := s.verbClassOf(t)
+		if objects, means, ok := words.PhrasalVerb(t); ok && (v != 0 || i == 0) {
+			for _, o := range s.orig[i+1:] {
+				if slices.Contains(objects, o) {
+					s.put(means, words.AbbrevWeight, true)
+					v = words.VerbClass(means)
+					break
+				}
+			}
+		}
+		if v != 0 {
+			s.verbs = v
+			return
+		}
+	}
+}
+
+// verbClassOf returns the verb classes of the original term t (in its base
+// form), however it reaches a verb, or 0.
+func (s *Analyser) verbClassOf(t string) uint16 {
+	if v := words.VerbClass(t); v != 0 {
+		return v
+	}
+	// A past form the index knows as a word ("added", "deleted") is still
+	// that verb; -ing forms are left alone, as they are often nouns
+	// ("settings", "listing").
+	if strings.HasSuffix(t, "ed") {
+		if l := lemma(t, func(s string) bool { return words.VerbClass(s) != 0 }); l != "" {
+			if v := words.VerbClass(l); v != 0 {
+				return v
+			}
+		}
+	}
+	// An everyday verb ("remember", "forget") takes the class of the first
+	// tool verb it stands for.
+	for _, to := range s.tables.intents[t] {
+		if v := words.VerbClass(to); v != 0 {
+			return v
+		}
+	}
+	// Or the class of its first general-English synonym that has one
+	// ("halt", "end" → stop).
+	return thesaurusVerbClass(t)
+}
+
+// findLead finds the word that opens the request as a verb the ranker does
+// not know (denominal.go).
+func (s *Analyser) findLead() {
+	s.lead = denominalLead(s.raw, s.names, func(t string) bool {
+		if l, ok := s.lemmaOf[t]; ok {
+			t = l
+		}
+		if words.VerbClass(t) != 0 {
+			return true
+		}
+		for _, to := range s.tables.intents[t] {
+			if words.VerbClass(to) != 0 {
+				return true
+			}
+		}
+		// A verb WordNet already gave a class (halt → stop) keeps it.
+		return thesaurusVerbClass(t) != 0
+	})
+}
+
+// implicitVerbs gives the verb classes a request implies without a verb:
+// a question reads, and so do requests opening as one, noun phrases asking
+// for all or one of something, and a file named alone.
+func (s *Analyser) implicitVerbs() {
+	s.origin = 0
+	raw := s.raw
+	s.question = len(raw) > 0 && questionStarts[raw[0]]
+	if s.question {
+		// A question asks to see something, whatever verb it mentions
+		// ("what do you remember", "which files did I change").
+		s.verbs = words.VGet | words.VList | words.VSearch
+	} else if s.verbs == 0 && len(raw) > 0 && implicitReadStarts[raw[0]] {
+		s.verbs = words.VGet | words.VList
+	} else if v := quantifierVerbs(raw); s.verbs == 0 && v != 0 && nounPhraseStarts[raw[0]] {
+		// "every open pull request", "the details of one label": a noun
+		// phrase with no verb; how many things it asks for says list or
+		// get.
+		s.verbs = v
+	} else if s.verbs == 0 && s.namesFile {
+		// A file named with nothing to do to it ("the Dockerfile",
+		// "go.mod") is to be read.
+		s.verbs = words.VGet
+		s.origin = 0
+		s.put("read", fileReadWeight, false)
+	}
+}
+
+// addIntents puts the tool words the everyday words and phrases of the
+// request stand for (the lexicon).
+func (s *Analyser) addIntents() {
+	raw := s.raw
+	s.rawBits = slices.Grow(s.rawBits[:0], len(raw))[:len(raw)]
+	s.sing = slices.Grow(s.sing[:0], len(raw))[:len(raw)]
+	sing, rawBits := s.sing, s.rawBits
+	for i, w := range raw {
+		sing[i] = token.Singular(w)
+		rawBits[i] = s.bitOf(sing[i])
+		if l, ok := s.lemmaOf[sing[i]]; ok {
+			sing[i] = l
+		}
+	}
+	key := s.key // a lookup by string(key) does not allocate
+	for i := range sing {
+		// An asking word's own intents are skipped; its phrases count.
+		asking := s.askingAt[i]
+		key = key[:0]
+		var bits uint64
+		w := 1.0
+		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
+			if j > i {
+				key = append(key, ' ')
+			}
+			key = append(key, sing[j]...)
+			bits |= rawBits[j]
+			w = min(w, s.rawWeight[j])
+			s.origin = bits
+			if asking && j == i {
+				continue
+			}
+			for _, to := range s.tables.intents[string(key)] {
+				s.put(to, intentWeight*w, false)
+			}
+		}
+	}
+	s.key = key
+}
+
+// addJoins puts adjacent words that the index knows as one word.
+func (s *Analyser) addJoins() {
+	raw := s.raw
+	joined, folded := s.joined, s.folded
+	for i := range raw {
+		joined = append(joined[:0], raw[i]...)
+		for j := i + 1; j < len(raw) && j <= i+2; j++ {
+			joined = append(joined, raw[j]...)
+			t := token.SingularBytes(append(folded[:0], joined...))
+			folded = t[:0]
+			if len(t) >= minJoinLen && !token.IsStopBytes(t) && s.inVocab(string(t)) {
+				s.origin = 0
+				for _, b := range s.rawBits[i : j+1] {
+					s.origin |= b
+				}
+				s.put(string(t), joinWeight, true)
+			}
+		}
+	}
+	s.joined, s.folded = joined, folded
+}
+
+// addSplits puts the two known words an unknown word splits into.
+func (s *Analyser) addSplits() {
+	for _, t := range s.orig {
+		if s.inVocab(t) || len(t) < 2*minSplitPart {
+			continue
+		}
+		s.origin = s.bitOf(t)
+		for cut := len(t) - minSplitPart; cut >= minSplitPart; cut-- {
+			a, b := t[:cut], token.Singular(t[cut:])
+			if !token.IsStop(a) && !token.IsStop(b) && s.inVocab(a) && s.inVocab(b) {
+				s.put(a, splitWeight, false)
+				s.put(b, splitWeight, false)
+				break
+			}
+		}
+	}
+}
+
+// addExpansions puts the synonyms and abbreviations of the original words.
+func (s *Analyser) addExpansions() {
+	for _, t := range s.orig {
+		s.origin = s.bitOf(t)
+		// A word inside a file name or identifier expands as weakly as it
+		// counts itself: "config.yaml" is a file, not a configuration tool.
+		ow := s.origWeight[t]
+		if s.names[t] {
+			// A name ("New York") does not stand for its synonyms.
+			ow *= shapedWordWeight
+		}
+		for _, e := range s.tables.expansions[t] {
+			s.put(e.Term, e.Weight*ow, e.Strong && ow == 1)
+		}
+		if l, ok := s.lemmaOf[t]; ok {
+			for _, e := range s.tables.expansions[l] {
+				s.put(e.Term, e.Weight*lemmaWeight*ow, e.Strong && ow == 1)
+			}
+		}
+	}
+}
+
+// addThesaurus puts the general-English synonyms of the words the lexicon
+// says nothing about (thesaurus.go).
+func (s *Analyser) addThesaurus() {
+	tb := s.tables
+	for _, t := range s.orig {
+		l, lemmatised := s.lemmaOf[t]
+		if lightWords[t] || s.names[t] || s.asking[t] || tb.expansions[t] != nil || tb.intents[t] != nil ||
+			lemmatised && (tb.expansions[l] != nil || tb.intents[l] != nil) {
+			continue
+		}
+		s.origin = s.bitOf(t)
+		w := s.origWeight[t]
+		usable := s.inVocab
+		if s.inVocab(t) {
+			w *= thesaurusKnownScale
+			usable = func(v string) bool {
+				id, ok := s.vocab[v]
+				return ok && (s.idf == nil || s.idf[id] >= thesaurusKnownMinIDF)
+			}
+		}
+		if lemmatised {
+			t, w = l, w*lemmaWeight
+		}
+		thesaurusTerms(t, w, usable, func(term string, weight float64) { s.put(term, weight, false) })
+	}
+}
+
+// collect returns the terms put, sorted by term; in a question, the verbs
+// of other classes than reading that everyday words stand for weigh less.
+func (s *Analyser) collect() []Term {
+	terms := s.terms[:0]
+	for _, qt := range s.weights {
+		if s.question && !qt.Strong {
+			// The operations an everyday word stands for ("remember" →
+			// create, add) are not what a question about it asks for.
+			if v := words.VerbClass(qt.Text); v != 0 && v&s.verbs == 0 {
+				qt.Weight *= questionVerbWeight
+			}
+		}
+		terms = append(terms, qt)
+	}
+	slices.SortFunc(terms, func(a, b Term) int { return strings.Compare(a.Text, b.Text) })
+	s.terms = terms
+	return terms
+}
