@@ -13,9 +13,9 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
@@ -79,7 +79,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 	defer unwatch()
 	res, err := srv.Call(ctx, e.Tool.Name, args, catalog.SafeToRepeat(e.Tool.Annotations))
 	if msg := watch.ExpiredText(e.Tool.Name); msg != "" {
-		if !extras.IsStillRunning(res) {
+		if !tasks.IsStillRunning(res) {
 			return toolresult.Error("%s", msg)
 		}
 		// A task's question expires when its call stops waiting, at the same instant:
@@ -109,7 +109,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 func (b *Bridge) callContext(ctx context.Context, e *catalog.Entry, sink func(mcp.ProgressNotificationParams)) (_ context.Context, budget time.Duration, done func()) {
 	ctx, budget = b.callBudget(ctx, e.Server, e.Tool.Name)
 	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, budget)
-	ctx = extras.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
+	ctx = tasks.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
 	ctx, end := b.x.progress.BeginFunc(ctx, e.Server, e.Tool.Name, sink)
 	return ctx, budget, func() {
 		end()

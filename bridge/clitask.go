@@ -7,8 +7,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 )
 
 // The command line's hooks for tasks. `mcp-bridge call` has no host deadline: it learns
@@ -19,7 +19,7 @@ import (
 // StartedTask is a task a call started.
 type StartedTask struct {
 	Server, Tool, ID string
-	t                *extras.Task
+	t                *tasks.Task
 }
 
 // OnTask has f told of every task a call starts, as soon as the server created it. Set
@@ -34,7 +34,7 @@ type taskHost struct {
 	started func(StartedTask)
 }
 
-func (h taskHost) AddTask(t *extras.Task) {
+func (h taskHost) AddTask(t *tasks.Task) {
 	h.Host.AddTask(t)
 	h.started(StartedTask{Server: t.Server, Tool: t.Tool, ID: t.ID, t: t})
 }

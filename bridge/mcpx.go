@@ -9,10 +9,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 )
 
 // mcpx is the bridge's state for MCP beyond tools/call, shared by every server: the note
@@ -87,9 +87,9 @@ func (h bridgeHost) ServerLog(server string, line logLine) {
 	}
 }
 
-func (h bridgeHost) AddTask(t *extras.Task) { h.b.x.tasks.Add(t) }
+func (h bridgeHost) AddTask(t *tasks.Task) { h.b.x.tasks.Add(t) }
 
-func (h bridgeHost) WaitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
+func (h bridgeHost) WaitTask(ctx context.Context, t *tasks.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
 	return h.b.waitTask(ctx, t, expired, last)
 }
 

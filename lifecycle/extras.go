@@ -8,8 +8,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/resources"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -62,7 +62,7 @@ func (s *Server) extraErr(ctx, cctx context.Context, err error, doing string) er
 }
 
 // listExtras adds the server's resources, resource templates and prompts to a fresh
-// cache entry (extras.List). A list that fails is logged and left empty: the tools still
+// cache entry (resources.List). A list that fails is logged and left empty: the tools still
 // count.
 func (s *Server) ListExtras(ctx context.Context, e *cache.Entry) {
 	c, err := s.acquire(ctx)
@@ -70,7 +70,7 @@ func (s *Server) ListExtras(ctx context.Context, e *cache.Entry) {
 		return
 	}
 	defer s.release()
-	extras.List(ctx, c.sess, e, func(what string, err error) {
+	resources.List(ctx, c.sess, e, func(what string, err error) {
 		s.d.Log.Warn().Str("server", s.cfg.Name).Err(err).Msg("listing " + what + " failed")
 	})
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
-	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
@@ -26,6 +25,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 )
 
 // Deps is what every Server shares with its host (the bridge).
@@ -91,8 +91,8 @@ type Host interface {
 	// ServerLog keeps one of a server's log messages for /mcp <server>.
 	ServerLog(server string, line LogLine)
 	// AddTask puts a task on the board; WaitTask waits for its result.
-	AddTask(t *extras.Task)
-	WaitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
+	AddTask(t *tasks.Task)
+	WaitTask(ctx context.Context, t *tasks.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
 	// ApprovalErr is the answer to anything that would start s while it awaits the
 	// user's approval (Pending).
 	ApprovalErr(s *Server) *Error

@@ -1,4 +1,7 @@
-package extras
+// Package resources is what servers offer to read beside their tools: the resources,
+// resource templates and prompts of every server (converted into its cache entry from a
+// listing, cleaned, searched, read as results).
+package resources
 
 import (
 	"context"

@@ -1,8 +1,8 @@
-// Package extras is what servers offer beyond tools: the resources, resource templates
-// and prompts of every server (listed into its cache entry, searched, read) and the
-// board of long-running tool calls (MCP tasks). It works over a session.Session and the
-// cache; starting servers and wording their failures stay with the bridge.
-package extras
+// Package tasks is the board of long-running tool calls (MCP tasks) of every server: the
+// tasks that run and the ended ones whose result nobody has fetched yet, the "still
+// running" result of a call that ran out of time, and mcp__task_result's definition.
+// Starting and following a task is the server's state machine's (lifecycle).
+package tasks
 
 import (
 	"context"
