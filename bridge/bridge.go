@@ -37,6 +37,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/resources"
 	"github.com/zot-mcp/mcp-bridge/session"
 	"github.com/zot-mcp/mcp-bridge/startup"
 	"github.com/zot-mcp/mcp-bridge/toolresult/spill"
@@ -739,7 +740,8 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 			if err == nil {
 				r.entry = cacheEntry(srv, tools)
 				r.entry.Project, r.private = b.privateTo(srv)
-				srv.ListExtras(ctx, r.entry)
+				o := srv.ListOffers(ctx)
+				resources.Fill(r.entry, o.Resources, o.Templates, o.Prompts)
 			}
 			done <- r
 		}()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/tasks"
@@ -109,7 +110,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 func (b *Bridge) callContext(ctx context.Context, e *catalog.Entry, sink func(mcp.ProgressNotificationParams)) (_ context.Context, budget time.Duration, done func()) {
 	ctx, budget = b.callBudget(ctx, e.Server, e.Tool.Name)
 	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, budget)
-	ctx = tasks.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
+	ctx = lifecycle.WithTaskWaitEnd(ctx, b.opts.Clock.Now().Add(budget-interact.AnswerMargin))
 	ctx, end := b.x.progress.BeginFunc(ctx, e.Server, e.Tool.Name, sink)
 	return ctx, budget, func() {
 		end()

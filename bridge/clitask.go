@@ -8,7 +8,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
-	"github.com/zot-mcp/mcp-bridge/tasks"
 )
 
 // The command line's hooks for tasks. `mcp-bridge call` has no host deadline: it learns
@@ -19,7 +18,7 @@ import (
 // StartedTask is a task a call started.
 type StartedTask struct {
 	Server, Tool, ID string
-	t                *tasks.Task
+	t                *lifecycle.Task
 }
 
 // OnTask has f told of every task a call starts, as soon as the server created it. Set
@@ -34,7 +33,7 @@ type taskHost struct {
 	started func(StartedTask)
 }
 
-func (h taskHost) AddTask(t *tasks.Task) {
+func (h taskHost) AddTask(t *lifecycle.Task) {
 	h.Host.AddTask(t)
 	h.started(StartedTask{Server: t.Server, Tool: t.Tool, ID: t.ID, t: t})
 }

@@ -37,7 +37,7 @@ func (b *Bridge) tasksText(server string) string {
 // once (the task then leaves the board). When time runs out, the result says the task is
 // still running and how to fetch it; when the call is cancelled (the host's tool_cancel),
 // the task is cancelled with tasks/cancel.
-func (b *Bridge) waitTask(ctx context.Context, t *tasks.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
+func (b *Bridge) waitTask(ctx context.Context, t *lifecycle.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
 	x := b.x
 	fetch := b.itemCall(TaskResultToolName, t.Server, "task", t.ID)
 	t.Waiting.Add(1)

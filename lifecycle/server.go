@@ -18,14 +18,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
-	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/internal/repeats"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
-	"github.com/zot-mcp/mcp-bridge/tasks"
 )
 
 // Deps is what every Server shares with its host (the bridge).
@@ -78,6 +76,9 @@ type Host interface {
 	Elicitor(s *Server) client.ElicitationHandler
 	// Progress passes a progress notification to the call it belongs to.
 	Progress(server string, p mcp.ProgressNotificationParams)
+	// CallMeta is the request _meta of the call ctx belongs to: its progress token, the
+	// log level a front end's client asked for; nil when it has neither.
+	CallMeta(ctx context.Context) *mcp.Meta
 	// Sampler answers the sampling requests of s (a legacy server's own requests, and
 	// the sampling input requests of its results and tasks), and makes every session of
 	// s advertise the sampling capability; nil, what zot's bridge answers: sampling is
@@ -91,8 +92,8 @@ type Host interface {
 	// ServerLog keeps one of a server's log messages for /mcp <server>.
 	ServerLog(server string, line LogLine)
 	// AddTask puts a task on the board; WaitTask waits for its result.
-	AddTask(t *tasks.Task)
-	WaitTask(ctx context.Context, t *tasks.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
+	AddTask(t *Task)
+	WaitTask(ctx context.Context, t *Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
 	// ApprovalErr is the answer to anything that would start s while it awaits the
 	// user's approval (Pending).
 	ApprovalErr(s *Server) *Error
@@ -905,7 +906,7 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
-	req.Params.Meta = interact.ProgressMeta(ctx)
+	req.Params.Meta = s.callMeta(ctx)
 	if s.taskAugmented(c, tool) {
 		return s.callTask(ctx, cctx, c, req, safeRepeat)
 	}

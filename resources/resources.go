@@ -4,7 +4,6 @@
 package resources
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -22,7 +21,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/search"
-	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // ReadResourceToolName is the one bridge tool that reads MCP resources.
@@ -243,43 +241,26 @@ func blobText(b mcp.BlobResourceContents) (string, bool) {
 	return string(raw), true
 }
 
-// List adds the resources, resource templates and prompts of a server's session to a
-// fresh cache entry, for what its capabilities announce. A list that fails is handed to
-// warn and left empty: the tools still count.
-func List(ctx context.Context, sess session.Session, e *cache.Entry, warn func(what string, err error)) {
-	caps := sess.Info().Capabilities
-	if caps.Resources != nil {
-		rs, err := sess.ListResources(ctx)
-		if err != nil {
-			warn("resources", err)
-		}
-		for _, r := range rs {
-			e.Resources = append(e.Resources, cache.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
-		}
-		ts, err := sess.ListResourceTemplates(ctx)
-		if err != nil {
-			warn("resource templates", err)
-		}
-		for _, t := range ts {
-			raw := ""
-			if t.URITemplate != nil && t.URITemplate.Template != nil {
-				raw = t.URITemplate.Raw()
-			}
-			e.ResourceTemplates = append(e.ResourceTemplates, cache.ResourceTemplate{URITemplate: raw, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType})
-		}
+// Fill puts what a server listed beside its tools (lifecycle.Server.ListOffers) into its
+// fresh cache entry, sorted: the one conversion of resources, templates and prompts from
+// mcp-go's types into the cache's.
+func Fill(e *cache.Entry, rs []mcp.Resource, ts []mcp.ResourceTemplate, ps []mcp.Prompt) {
+	for _, r := range rs {
+		e.Resources = append(e.Resources, cache.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
 	}
-	if caps.Prompts != nil {
-		ps, err := sess.ListPrompts(ctx)
-		if err != nil {
-			warn("prompts", err)
+	for _, t := range ts {
+		raw := ""
+		if t.URITemplate != nil && t.URITemplate.Template != nil {
+			raw = t.URITemplate.Raw()
 		}
-		for _, p := range ps {
-			cp := cache.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
-			for _, a := range p.Arguments {
-				cp.Arguments = append(cp.Arguments, cache.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
-			}
-			e.Prompts = append(e.Prompts, cp)
+		e.ResourceTemplates = append(e.ResourceTemplates, cache.ResourceTemplate{URITemplate: raw, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType})
+	}
+	for _, p := range ps {
+		cp := cache.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
+		for _, a := range p.Arguments {
+			cp.Arguments = append(cp.Arguments, cache.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
 		}
+		e.Prompts = append(e.Prompts, cp)
 	}
 	sort.Slice(e.Resources, func(i, j int) bool { return e.Resources[i].URI < e.Resources[j].URI })
 	sort.Slice(e.ResourceTemplates, func(i, j int) bool { return e.ResourceTemplates[i].URITemplate < e.ResourceTemplates[j].URITemplate })

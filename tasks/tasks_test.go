@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // TestTasksText: /mcp <server>'s task list says how this host fetches a result (in proxy
@@ -13,7 +15,7 @@ import (
 func TestTasksText(t *testing.T) {
 	tb := NewBoard()
 	start := time.Unix(1000, 0)
-	tb.Add(NewTask("s", "research", "t-1\x1b]52;c;eA==\x07\u202e", start, nil, zerolog.Nop(), func() {}))
+	tb.Add(lifecycle.NewTask("s", "research", "t-1\x1b]52;c;eA==\x07\u202e", start, nil, zerolog.Nop(), func() {}))
 	for _, fetch := range []string{`mcp__task_result {"server": …, "task": …}`, `mcp__call_tool {"server": …, "tool": "mcp:task_result", "arguments": {"task": …}}`} {
 		got := tb.Text("s", start.Add(5*time.Second), fetch)
 		want := "Tasks (1; fetch with " + fetch + "):\n  " + `t-1\x1b]52;c;eA==\x07\u202e` + "  research  running, started 5s ago\n"
