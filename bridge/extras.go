@@ -53,7 +53,7 @@ func (b *Bridge) searchResources(q string, limit int) []resources.Doc {
 // that match the same query and how to read them. A search that shows a resource
 // activates mcp__read_resource on hosts with deferred tools.
 func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
-	res := b.searchTool(raw)
+	res, shown := b.search(raw)
 	if res.IsError {
 		return res
 	}
@@ -71,8 +71,8 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 		sb.WriteString(resources.Line(d, purposeLen))
 	}
 	text := sb.String()
-	if len(res.Content) == 1 && res.Content[0].Type == "text" && strings.HasPrefix(res.Content[0].Text, "No MCP") {
-		res.Content[0].Text = text // no tool matched, or none is cached: the resources are the answer
+	if len(shown) == 0 {
+		res.Content = []extension.Content{{Type: "text", Text: text}} // no tool matched, or none is cached: the resources are the answer
 	} else {
 		res.Content = append(res.Content, extension.Content{Type: "text", Text: text})
 	}
