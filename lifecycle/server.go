@@ -130,7 +130,7 @@ type Server struct {
 	lastErrUser string
 	lastErrAt   time.Time
 	tools       []mcp.Tool
-	info        connInfo
+	info        session.Info
 	// remote is the server's HTTP side that outlives sessions (the transport that worked
 	// last, logins).
 	remote *remote.Server
@@ -171,25 +171,17 @@ type attempt struct {
 	cancel context.CancelFunc
 }
 
-// conn is one live session and what its initialize said.
+// conn is one live session and what its initialize said (its instructions trimmed and
+// bounded).
 type conn struct {
 	sess session.Session
-	info connInfo
-}
-
-type connInfo struct {
-	transport    config.Transport
-	serverName   string
-	instructions string
-	protocol     string
-	// protocolGuessed: see session.Info.ProtocolGuessed.
-	protocolGuessed bool
+	info session.Info
 }
 
 func newConn(sess session.Session) *conn {
 	in := sess.Info()
-	return &conn{sess: sess, info: connInfo{transport: in.Transport, serverName: in.ServerName,
-		instructions: textcut.Truncate(strings.TrimSpace(in.Instructions), 2000), protocol: in.Protocol, protocolGuessed: in.ProtocolGuessed}}
+	in.Instructions = textcut.Truncate(strings.TrimSpace(in.Instructions), 2000)
+	return &conn{sess: sess, info: in}
 }
 
 // New makes the Server of cfg, asleep (or disabled when cfg is not usable).
@@ -256,23 +248,12 @@ func (s *Server) Clock() clock.Clock { return s.d.Clock }
 // Log is the log the server writes to.
 func (s *Server) Log() zerolog.Logger { return s.d.Log }
 
-// Info is what the last initialize said: the transport, the server's name and its
-// instructions, and the MCP revision spoken.
-type Info struct {
-	Transport    config.Transport
-	ServerName   string
-	Instructions string
-	Protocol     string
-	// ProtocolGuessed: the revision is not to be remembered (session.Info.ProtocolGuessed).
-	ProtocolGuessed bool
-}
-
-// Info returns what the last initialize of the server said.
-func (s *Server) Info() Info {
+// Info returns what the last initialize of the server said (its instructions trimmed and
+// bounded); the zero Info before the first connection.
+func (s *Server) Info() session.Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Info{Transport: s.info.transport, ServerName: s.info.serverName, Instructions: s.info.instructions, Protocol: s.info.protocol,
-		ProtocolGuessed: s.info.protocolGuessed}
+	return s.info
 }
 
 // SetProtocol tells the server the MCP revision it spoke in an earlier process (the
@@ -282,7 +263,7 @@ func (s *Server) Info() Info {
 func (s *Server) SetProtocol(protocol string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.info.protocol == "" {
+	if s.info.Protocol == "" {
 		s.protocol = protocol
 	}
 }
@@ -301,7 +282,7 @@ func (s *Server) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{State: s.state, Tools: len(s.tools), InFlight: s.inflight, LastUsed: s.lastUsed,
-		LastError: s.lastErrUser, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.transport,
+		LastError: s.lastErrUser, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.Transport,
 		NeedsLogin: s.needsLogin, Protocol: s.protocol}
 	if s.state == StateDisabled && s.cfg.Err != "" {
 		st.LastError = s.cfg.Err
@@ -522,9 +503,9 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 		return
 	}
 	s.conn, s.tools, s.info = c, tools, c.info
-	learned := c.info.protocol != "" && c.info.protocol != s.protocol && !c.info.protocolGuessed
-	if !c.info.protocolGuessed {
-		s.protocol = c.info.protocol
+	learned := c.info.Protocol != "" && c.info.Protocol != s.protocol && !c.info.ProtocolGuessed
+	if !c.info.ProtocolGuessed {
+		s.protocol = c.info.Protocol
 	}
 	s.state = StateReady
 	s.needsLogin = false
@@ -535,10 +516,10 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	}
 	s.mu.Unlock()
 	close(a.done)
-	s.d.Log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Str("protocol", c.info.protocol).Dur("took", s.d.Clock.Now().Sub(began)).Msg("server ready")
+	s.d.Log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Str("protocol", c.info.Protocol).Dur("took", s.d.Clock.Now().Sub(began)).Msg("server ready")
 	go s.watchEnd(c)
 	if learned && s.d.Host != nil {
-		s.d.Host.ProtocolLearned(s, c.info.protocol)
+		s.d.Host.ProtocolLearned(s, c.info.Protocol)
 	}
 }
 
