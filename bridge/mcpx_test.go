@@ -40,10 +40,10 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"docs": e.server()}, nil)
 	b := e.bridge(extension.GenNew)
-	entry := &cache.Entry{Fingerprint: e.srv(b, "docs").Config().Fingerprint(),
+	entry := &cache.Server{Fingerprint: e.srv(b, "docs").Config().Fingerprint(),
 		Resources: []cache.Resource{{URI: "docs://handbook", Name: "handbook", Description: "The team handbook"}},
 		Prompts:   []cache.Prompt{{Name: "summarize"}}}
-	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Entry{"docs": entry}, nil, b.opts.Clock.Now); err != nil {
+	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Server{"docs": entry}, nil, b.opts.Clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	b.loadCatalog(nil)
@@ -69,10 +69,10 @@ func TestSearchShowsResourcesBesideTools(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"docs": e.server()}, nil)
 	b := e.bridge(extension.GenNew)
-	entry := &cache.Entry{Fingerprint: e.srv(b, "docs").Config().Fingerprint(),
+	entry := &cache.Server{Fingerprint: e.srv(b, "docs").Config().Fingerprint(),
 		Tools:     []cache.Tool{{Name: "forecast", Description: "Weather forecast for a city", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		Resources: []cache.Resource{{URI: "docs://handbook", Name: "handbook", Description: "The team handbook, weather policy included"}}}
-	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Entry{"docs": entry}, nil, b.opts.Clock.Now); err != nil {
+	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Server{"docs": entry}, nil, b.opts.Clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	b.loadCatalog(nil)

@@ -41,7 +41,7 @@ var ReadResourceSchema = json.RawMessage(`{"type":"object","properties":{"server
 // of every usable server with a fresh cache entry, with a resource search index built on
 // first use.
 type Catalog struct {
-	Servers map[string]*cache.Entry // only Resources, ResourceTemplates and Prompts are set
+	Servers map[string]*cache.Server // only Resources, ResourceTemplates and Prompts are set
 
 	once  sync.Once
 	docs  []Doc
@@ -67,8 +67,8 @@ func (h *Holder) Load() *Catalog {
 }
 
 // SetFrom replaces the catalog by the extras of the named servers' cache entries.
-func (h *Holder) SetFrom(entries map[string]*cache.Entry, servers []string) {
-	c := &Catalog{Servers: map[string]*cache.Entry{}}
+func (h *Holder) SetFrom(entries map[string]*cache.Server, servers []string) {
+	c := &Catalog{Servers: map[string]*cache.Server{}}
 	for _, n := range servers {
 		if e := entries[n]; e != nil {
 			c.Servers[n] = extrasOf(e)
@@ -78,9 +78,9 @@ func (h *Holder) SetFrom(entries map[string]*cache.Entry, servers []string) {
 }
 
 // Merge replaces the extras of the servers in put.
-func (h *Holder) Merge(put map[string]*cache.Entry) {
+func (h *Holder) Merge(put map[string]*cache.Server) {
 	old := h.Load()
-	c := &Catalog{Servers: map[string]*cache.Entry{}}
+	c := &Catalog{Servers: map[string]*cache.Server{}}
 	for n, e := range old.Servers {
 		c.Servers[n] = e
 	}
@@ -95,8 +95,8 @@ func (h *Holder) Merge(put map[string]*cache.Entry) {
 // the user read the same clean text. An item whose identifier (a URI, a URI template, a
 // prompt's or its argument's name) carries a character Sanitize drops could be neither
 // shown as it is nor asked for by a cleaned form, so it is left out.
-func extrasOf(e *cache.Entry) *cache.Entry {
-	out := &cache.Entry{}
+func extrasOf(e *cache.Server) *cache.Server {
+	out := &cache.Server{}
 	for _, r := range e.Resources {
 		if safetext.Clean(r.URI) {
 			r.Name, r.Title, r.Description, r.MIMEType = clean4(r.Name, r.Title, r.Description, r.MIMEType)
@@ -244,7 +244,7 @@ func blobText(b mcp.BlobResourceContents) (string, bool) {
 // Fill puts what a server listed beside its tools (lifecycle.Server.ListOffers) into its
 // fresh cache entry, sorted: the one conversion of resources, templates and prompts from
 // mcp-go's types into the cache's.
-func Fill(e *cache.Entry, rs []mcp.Resource, ts []mcp.ResourceTemplate, ps []mcp.Prompt) {
+func Fill(e *cache.Server, rs []mcp.Resource, ts []mcp.ResourceTemplate, ps []mcp.Prompt) {
 	for _, r := range rs {
 		e.Resources = append(e.Resources, cache.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
 	}
