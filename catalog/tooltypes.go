@@ -19,7 +19,6 @@ import (
 //	cache.FrameTool        the startup file's record: MCP name, opaque payload
 //	startup.Tool           a tool of the startup set: registered name, payload ← startup.PayloadFor
 //	extension.ToolPayload  what the host is told at registration (pre-encoded)
-//	bridge.ToolInfo        what the CLI lists                                  ← Bridge.Tools
 
 // ToCacheTool converts a live listing's tool into what the cache stores.
 func ToCacheTool(t mcp.Tool) cache.Tool {
