@@ -206,10 +206,10 @@ func (h *home) fillCache(tools map[string][]cache.Tool) {
 	if len(cfg.Problems) > 0 {
 		h.b.Fatalf("config problems: %v", cfg.Problems)
 	}
-	put := make(map[string]*cache.Entry, len(cfg.Servers))
+	put := make(map[string]*cache.Server, len(cfg.Servers))
 	for i := range cfg.Servers {
 		s := &cfg.Servers[i]
-		put[s.Name] = &cache.Entry{Fingerprint: s.Fingerprint(), ServerName: s.Name, Tools: tools[s.Name]}
+		put[s.Name] = &cache.Server{Fingerprint: s.Fingerprint(), ServerName: s.Name, Tools: tools[s.Name]}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), benchGuard)
 	defer cancel()

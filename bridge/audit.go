@@ -114,7 +114,7 @@ func (b *Bridge) findingsDetail(server string) string {
 // newFindings words the findings of tools in put (fresh listings) that the catalog does
 // not hold as they are now (tools seen for the first time, or changed) for the refresh's
 // note ("" when there are none). It runs before put is merged into the catalog.
-func (b *Bridge) newFindings(put map[string]*cache.Entry) string {
+func (b *Bridge) newFindings(put map[string]*cache.Server) string {
 	cat := b.catalog()
 	tools := map[string][]cache.Tool{}
 	for i := range cat.Entries {

@@ -37,6 +37,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/resources"
 	"github.com/zot-mcp/mcp-bridge/session"
 	"github.com/zot-mcp/mcp-bridge/startup"
 	"github.com/zot-mcp/mcp-bridge/toolresult/spill"
@@ -725,7 +726,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 	defer b.refreshing.Add(-1)
 	type result struct {
 		RefreshResult
-		entry   *cache.Entry
+		entry   *cache.Server
 		private bool // not to be written at all (privateTo)
 	}
 	done := make(chan result, len(names))
@@ -739,14 +740,15 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 			if err == nil {
 				r.entry = cacheEntry(srv, tools)
 				r.entry.Project, r.private = b.privateTo(srv)
-				srv.ListExtras(ctx, r.entry)
+				o := srv.ListOffers(ctx)
+				resources.Fill(r.entry, o.Resources, o.Templates, o.Prompts)
 			}
 			done <- r
 		}()
 	}
 	var rep RefreshReport
-	put := map[string]*cache.Entry{}    // written to the cache
-	listed := map[string]*cache.Entry{} // put and the private listings
+	put := map[string]*cache.Server{}    // written to the cache
+	listed := map[string]*cache.Server{} // put and the private listings
 	var drop []string
 	for range names {
 		r := <-done
@@ -812,7 +814,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 // mergeLive swaps in a catalog that includes freshly listed tools. Tools that were not
 // registered at startup stay searchable (and callable through mcp__call_tool) but are
 // marked unregistered, so deferred activation never names a tool the host does not know.
-func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
+func (b *Bridge) mergeLive(put map[string]*cache.Server) {
 	tools := make(map[string][]cache.Tool, len(put))
 	for name, e := range put {
 		tools[name] = b.offeredTools(name, e.Tools, false)
@@ -828,7 +830,7 @@ func (b *Bridge) mergeLive(put map[string]*cache.Entry) {
 // the same configuration in every project, so its private listing is cached as any
 // other. A project server's shared entry would be used by every project whose server
 // has the same fingerprint, so its private listing is kept for this project only
-// (project: its key, cache.Entry.Project), and in a session without a project key it is
+// (project: its key, cache.Server.Project), and in a session without a project key it is
 // not written at all (unwritten).
 func (b *Bridge) privateTo(s *lifecycle.Server) (project string, unwritten bool) {
 	if !s.CacheHints().Private || s.Config().Scope == config.ScopeGlobal {
@@ -846,9 +848,9 @@ func (b *Bridge) privateTo(s *lifecycle.Server) (project string, unwritten bool)
 const minRefreshAfter = time.Hour
 
 // cacheEntry converts a live tool list into a cache entry.
-func cacheEntry(s *lifecycle.Server, tools []mcp.Tool) *cache.Entry {
+func cacheEntry(s *lifecycle.Server, tools []mcp.Tool) *cache.Server {
 	info := s.Info()
-	e := &cache.Entry{Fingerprint: s.Config().Fingerprint(), ServerName: info.ServerName, Instructions: info.Instructions,
+	e := &cache.Server{Fingerprint: s.Config().Fingerprint(), ServerName: info.ServerName, Instructions: info.Instructions,
 		UpdatedAt: s.Clock().Now().UTC()}
 	if info.Protocol != "" && !info.ProtocolGuessed {
 		e.Protocol, e.ProtocolKey = info.Protocol, s.Config().ProtocolKey()

@@ -173,7 +173,7 @@ func TestPrivateListingOfAProjectServer(t *testing.T) {
 	// keeps for both). A tool added would be held back by the approval's pins.
 	home1 := *file.Projects[homeKey]["p"]
 	home1.Tools = slices.DeleteFunc(slices.Clone(home1.Tools), func(t cache.Tool) bool { return t.Name == "pid" })
-	if _, _, err := cache.UpdatePrev(ctx, b.opts.CachePath, homeKey, map[string]*cache.Entry{"p": &home1}, nil, e.clock.Now); err != nil {
+	if _, _, err := cache.UpdatePrev(ctx, b.opts.CachePath, homeKey, map[string]*cache.Server{"p": &home1}, nil, e.clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	ack := func(dir string) exttest.Ack { return exttest.Ack{Cwd: dir, Capabilities: []string{"call_tool"}} }

@@ -13,9 +13,10 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
@@ -64,7 +65,7 @@ func (b *Bridge) unknownTool(name string) extension.ToolResult {
 
 // callEntry wakes the tool's server if needed, forwards the call under our deadline, and
 // converts the result.
-func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMessage) extension.ToolResult {
+func (b *Bridge) callEntry(ctx context.Context, e *catalog.Tool, raw json.RawMessage) extension.ToolResult {
 	args, err := objectArgs(raw)
 	if err != nil {
 		return toolresult.Error("%s: arguments must be a JSON object: %v", e.Name, err)
@@ -79,7 +80,7 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 	defer unwatch()
 	res, err := srv.Call(ctx, e.Tool.Name, args, catalog.SafeToRepeat(e.Tool.Annotations))
 	if msg := watch.ExpiredText(e.Tool.Name); msg != "" {
-		if !extras.IsStillRunning(res) {
+		if !tasks.IsStillRunning(res) {
 			return toolresult.Error("%s", msg)
 		}
 		// A task's question expires when its call stops waiting, at the same instant:
@@ -106,10 +107,10 @@ func (b *Bridge) callEntry(ctx context.Context, e *catalog.Entry, raw json.RawMe
 // callContext is the context of one call of e's tool: its budget on the bridge's clock
 // (marked for the tasks that outlive it) and its progress token, whose notifications go
 // to sink, or to the user's notes when sink is nil. done ends both.
-func (b *Bridge) callContext(ctx context.Context, e *catalog.Entry, sink func(mcp.ProgressNotificationParams)) (_ context.Context, budget time.Duration, done func()) {
+func (b *Bridge) callContext(ctx context.Context, e *catalog.Tool, sink func(mcp.ProgressNotificationParams)) (_ context.Context, budget time.Duration, done func()) {
 	ctx, budget = b.callBudget(ctx, e.Server, e.Tool.Name)
 	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, budget)
-	ctx = extras.WithBudgetEnd(ctx, b.opts.Clock.Now().Add(budget))
+	ctx = lifecycle.WithTaskWaitEnd(ctx, b.opts.Clock.Now().Add(budget-interact.AnswerMargin))
 	ctx, end := b.x.progress.BeginFunc(ctx, e.Server, e.Tool.Name, sink)
 	return ctx, budget, func() {
 		end()

@@ -7,7 +7,6 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
@@ -19,7 +18,7 @@ import (
 // StartedTask is a task a call started.
 type StartedTask struct {
 	Server, Tool, ID string
-	t                *extras.Task
+	t                *lifecycle.Task
 }
 
 // OnTask has f told of every task a call starts, as soon as the server created it. Set
@@ -34,7 +33,7 @@ type taskHost struct {
 	started func(StartedTask)
 }
 
-func (h taskHost) AddTask(t *extras.Task) {
+func (h taskHost) AddTask(t *lifecycle.Task) {
 	h.Host.AddTask(t)
 	h.started(StartedTask{Server: t.Server, Tool: t.Tool, ID: t.ID, t: t})
 }

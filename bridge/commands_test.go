@@ -142,13 +142,13 @@ func hasNot(t *testing.T, what, text string, subs ...string) {
 func (e *testEnv) seedCache(counts map[string]int) {
 	e.t.Helper()
 	c := config.Load(config.Options{ZotHome: e.home, ProjectDir: e.project, LookupEnv: e.lookup})
-	put := map[string]*cache.Entry{}
+	put := map[string]*cache.Server{}
 	for name, n := range counts {
 		s, ok := c.Server(name)
 		if !ok {
 			e.t.Fatalf("seedCache: no server %q", name)
 		}
-		ent := &cache.Entry{Fingerprint: s.Fingerprint()}
+		ent := &cache.Server{Fingerprint: s.Fingerprint()}
 		for i := range n {
 			ent.Tools = append(ent.Tools, cache.Tool{Name: fmt.Sprintf("cached_%d", i), Description: "placeholder",
 				InputSchema: json.RawMessage(`{"type":"object"}`)})

@@ -47,7 +47,7 @@ func (b *Bridge) WaitCatalog(ctx context.Context) (*catalog.Catalog, error) {
 
 // Extras is the current snapshot of every usable server's resources, templates and
 // prompts.
-func (b *Bridge) Extras() map[string]*cache.Entry { return b.extras().Servers }
+func (b *Bridge) Extras() map[string]*cache.Server { return b.extras().Servers }
 
 // StaleServers are the usable servers whose cache entry is missing or due: a front end
 // that serves the catalog lists them first (RefreshEach).
@@ -55,14 +55,14 @@ func (b *Bridge) StaleServers() []string { return append([]string(nil), b.stale.
 
 // SearchFor answers the search tool's arguments as the proxy mode does and returns the
 // entries it showed, which a front end may offer directly.
-func (b *Bridge) SearchFor(raw json.RawMessage) (extension.ToolResult, []*catalog.Entry) {
+func (b *Bridge) SearchFor(raw json.RawMessage) (extension.ToolResult, []*catalog.Tool) {
 	return b.search(raw)
 }
 
 // ResolveCall checks the call tool's arguments (server, tool, arguments) as
 // mcp__call_tool does, without reaching any server; bad is the answer for the model
 // when they do not name a callable tool or do not fit its schema.
-func (b *Bridge) ResolveCall(raw json.RawMessage) (e *catalog.Entry, args json.RawMessage, bad *extension.ToolResult) {
+func (b *Bridge) ResolveCall(raw json.RawMessage) (e *catalog.Tool, args json.RawMessage, bad *extension.ToolResult) {
 	return b.resolveProxyCall(raw)
 }
 
@@ -83,7 +83,7 @@ type ForwardOptions struct {
 // the server gave it, with what o asks of it.
 // A failure is a *lifecycle.Error (its Msg is for the model) or one of the server's
 // JSON-RPC errors, which errors.Is finds as mcp-go's sentinels.
-func (b *Bridge) Forward(ctx context.Context, e *catalog.Entry, args json.RawMessage, o ForwardOptions) (*mcp.CallToolResult, error) {
+func (b *Bridge) Forward(ctx context.Context, e *catalog.Tool, args json.RawMessage, o ForwardOptions) (*mcp.CallToolResult, error) {
 	srv, err := b.usableServer(e.Server)
 	if err != nil {
 		return nil, err

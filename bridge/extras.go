@@ -7,19 +7,19 @@ import (
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/resources"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
-// The bridge's side of resources and prompts (their catalog is extras.Catalog):
+// The bridge's side of resources and prompts (their catalog is resources.Catalog):
 // registering and answering mcp__read_resource, adding resources to a search's answer,
 // and the requests beyond tools/call a server answers once started.
 
 // ReadResourceToolName is the one bridge tool that reads MCP resources.
-const ReadResourceToolName = extras.ReadResourceToolName
+const ReadResourceToolName = resources.ReadResourceToolName
 
 // extrasHolder publishes the current resources and prompts (mcpx.extras).
-type extrasHolder = extras.Holder
+type extrasHolder = resources.Holder
 
 // registerReadResource registers mcp__read_resource: deferred where tools are (a search
 // that finds a resource activates it), eagerly on hosts without deferred tools. It is
@@ -29,20 +29,20 @@ func (b *Bridge) registerReadResource(r *extension.Registrations) error {
 	if len(b.names) == 0 || !b.itemTools() {
 		return nil // no server, no resource; in proxy mode mcp__call_tool reads them
 	}
-	return r.AddTool(extension.Tool{Name: ReadResourceToolName, Description: extras.ReadResourceDescription,
-		Schema: extras.ReadResourceSchema, Deferred: b.mode == ModeDeferred})
+	return r.AddTool(extension.Tool{Name: ReadResourceToolName, Description: resources.ReadResourceDescription,
+		Schema: resources.ReadResourceSchema, Deferred: b.mode == ModeDeferred})
 }
 
 // extras returns the current resources and prompts. After a fast startup they come with
 // the full catalog, decoded in the background right after ready; a /mcp prompts or a
 // search that comes before it waits for it, as tool lookups do (catalog).
-func (b *Bridge) extras() *extras.Catalog {
+func (b *Bridge) extras() *resources.Catalog {
 	<-b.cats.Ready()
 	return b.x.extras.Load()
 }
 
 // searchResources returns the resources and templates that match q, best first.
-func (b *Bridge) searchResources(q string, limit int) []extras.Doc {
+func (b *Bridge) searchResources(q string, limit int) []resources.Doc {
 	return b.extras().Search(q, limit, func(server string) bool {
 		_, ok := b.servers[server]
 		return ok && b.runnable(server)
@@ -53,7 +53,7 @@ func (b *Bridge) searchResources(q string, limit int) []extras.Doc {
 // that match the same query and how to read them. A search that shows a resource
 // activates mcp__read_resource on hosts with deferred tools.
 func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
-	res := b.searchTool(raw)
+	res, shown := b.search(raw)
 	if res.IsError {
 		return res
 	}
@@ -61,18 +61,18 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 	if decodeArgs(raw, &a) != nil {
 		return res
 	}
-	found := b.searchResources(strings.TrimSpace(a.Query), extras.SearchLimit)
+	found := b.searchResources(strings.TrimSpace(a.Query), resources.SearchLimit)
 	if len(found) == 0 {
 		return res
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "MCP resources matching %q — read one with %s:\n", a.Query, b.itemShape(ReadResourceToolName, "uri"))
 	for _, d := range found {
-		sb.WriteString(extras.Line(d, purposeLen))
+		sb.WriteString(resources.Line(d, purposeLen))
 	}
 	text := sb.String()
-	if len(res.Content) == 1 && res.Content[0].Type == "text" && strings.HasPrefix(res.Content[0].Text, "No MCP") {
-		res.Content[0].Text = text // no tool matched, or none is cached: the resources are the answer
+	if len(shown) == 0 {
+		res.Content = []extension.Content{{Type: "text", Text: text}} // no tool matched, or none is cached: the resources are the answer
 	} else {
 		res.Content = append(res.Content, extension.Content{Type: "text", Text: text})
 	}
@@ -96,7 +96,7 @@ func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage, rese
 	if err != nil {
 		return serverFailure(srv.Name(), err)
 	}
-	return toolresult.Convert(extras.AsResult(res), b.resultBudget())
+	return toolresult.Convert(resources.AsResult(res), b.resultBudget())
 }
 
 // getPromptText fetches a prompt of the named server and returns its messages as one text.
@@ -109,5 +109,5 @@ func (b *Bridge) getPromptText(ctx context.Context, server, name string, args ma
 	if err != nil {
 		return "", err
 	}
-	return extras.PromptText(res), nil
+	return resources.PromptText(res), nil
 }

@@ -31,7 +31,7 @@ func TestUnsafeFilesShownInMCP(t *testing.T) {
 		t.Fatal("the approved server is pending before the store was made unsafe")
 	}
 	cachePath := cache.DefaultPath(e.home)
-	if _, err := cache.Update(ctx, cachePath, map[string]*cache.Entry{"g": {Fingerprint: "x"}}, nil, e.clock.Now); err != nil {
+	if _, err := cache.Update(ctx, cachePath, map[string]*cache.Server{"g": {Fingerprint: "x"}}, nil, e.clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	frames := cache.FramesPath(cachePath)

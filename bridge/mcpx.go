@@ -9,7 +9,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
@@ -65,6 +64,8 @@ func (h bridgeHost) Progress(server string, p mcp.ProgressNotificationParams) {
 	}
 }
 
+func (h bridgeHost) CallMeta(ctx context.Context) *mcp.Meta { return interact.ProgressMeta(ctx) }
+
 func (h bridgeHost) Sampler(s *lifecycle.Server) client.SamplingHandler {
 	if h.b.opts.Sampler == nil {
 		return nil
@@ -87,9 +88,9 @@ func (h bridgeHost) ServerLog(server string, line logLine) {
 	}
 }
 
-func (h bridgeHost) AddTask(t *extras.Task) { h.b.x.tasks.Add(t) }
+func (h bridgeHost) AddTask(t *lifecycle.Task) { h.b.x.tasks.Add(t) }
 
-func (h bridgeHost) WaitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
+func (h bridgeHost) WaitTask(ctx context.Context, t *lifecycle.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
 	return h.b.waitTask(ctx, t, expired, last)
 }
 

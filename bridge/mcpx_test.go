@@ -8,7 +8,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/resources"
 	"github.com/zot-mcp/mcp-bridge/startup"
 )
 
@@ -40,14 +40,14 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"docs": e.server()}, nil)
 	b := e.bridge(extension.GenNew)
-	entry := &cache.Entry{Fingerprint: e.srv(b, "docs").Config().Fingerprint(),
+	entry := &cache.Server{Fingerprint: e.srv(b, "docs").Config().Fingerprint(),
 		Resources: []cache.Resource{{URI: "docs://handbook", Name: "handbook", Description: "The team handbook"}},
 		Prompts:   []cache.Prompt{{Name: "summarize"}}}
-	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Entry{"docs": entry}, nil, b.opts.Clock.Now); err != nil {
+	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Server{"docs": entry}, nil, b.opts.Clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	b.loadCatalog(nil)
-	if got := b.searchResources("team handbook", 5); len(got) != 1 || !strings.Contains(extras.Line(got[0], purposeLen), `uri="docs://handbook"`) {
+	if got := b.searchResources("team handbook", 5); len(got) != 1 || !strings.Contains(resources.Line(got[0], purposeLen), `uri="docs://handbook"`) {
 		t.Fatalf("approved server: %+v", got)
 	}
 	if txt, _ := b.Command(context.Background(), "prompts"); !strings.Contains(txt, "summarize") {
@@ -59,5 +59,36 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 	}
 	if txt, _ := b.Command(context.Background(), "prompts"); strings.Contains(txt, "summarize") {
 		t.Fatalf("a withdrawn server's prompts are listed: %s", txt)
+	}
+}
+
+// TestSearchShowsResourcesBesideTools: a search's matching resources follow the tools it
+// found, and are the whole answer when no tool matched (whatever that answer's words).
+func TestSearchShowsResourcesBesideTools(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.write(map[string]any{"docs": e.server()}, nil)
+	b := e.bridge(extension.GenNew)
+	entry := &cache.Server{Fingerprint: e.srv(b, "docs").Config().Fingerprint(),
+		Tools:     []cache.Tool{{Name: "forecast", Description: "Weather forecast for a city", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		Resources: []cache.Resource{{URI: "docs://handbook", Name: "handbook", Description: "The team handbook, weather policy included"}}}
+	if _, err := cache.Update(context.Background(), b.opts.CachePath, map[string]*cache.Server{"docs": entry}, nil, b.opts.Clock.Now); err != nil {
+		t.Fatal(err)
+	}
+	b.loadCatalog(nil)
+	for _, tt := range []struct {
+		query string
+		texts int    // content blocks
+		first string // what the first one says
+	}{
+		{"weather forecast", 2, "mcp__docs__forecast"},
+		{"team handbook", 1, `MCP resources matching "team handbook"`},
+	} {
+		raw, _ := json.Marshal(map[string]any{"query": tt.query})
+		res := b.searchWithResources(raw)
+		if res.IsError || len(res.Content) != tt.texts || !strings.Contains(res.Content[0].Text, tt.first) ||
+			!strings.Contains(res.Content[len(res.Content)-1].Text, `uri="docs://handbook"`) {
+			t.Errorf("search %q: %+v", tt.query, res.Content)
+		}
 	}
 }

@@ -184,7 +184,7 @@ func (b *Bridge) offeredTools(name string, tools []cache.Tool, cached bool) []ca
 // pinFirst pins the tools of every pinned server with none pinned yet whose tools are
 // known: the ones it had cached (baseline) or, for the servers in listed, the tools just
 // listed. A server without either stays unpinned until its first listing.
-func (b *Bridge) pinFirst(ctx context.Context, listed map[string]*cache.Entry) {
+func (b *Bridge) pinFirst(ctx context.Context, listed map[string]*cache.Server) {
 	names, baselines := b.pins.unpinned()
 	for _, n := range names {
 		tools := baselines[n]
@@ -212,7 +212,7 @@ func (b *Bridge) pinFirst(ctx context.Context, listed map[string]*cache.Entry) {
 
 // toolChanges says, for each listed server whose tools differ from its pins or (unpinned)
 // from what it had cached before (prev), how, sorted by server.
-func (b *Bridge) toolChanges(put, prev map[string]*cache.Entry) []commands.ToolChange {
+func (b *Bridge) toolChanges(put, prev map[string]*cache.Server) []commands.ToolChange {
 	var out []commands.ToolChange
 	for _, n := range slices.Sorted(maps.Keys(put)) {
 		var c trust.Changes

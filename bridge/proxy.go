@@ -28,7 +28,7 @@ var callSchema = json.RawMessage(`{"type":"object","properties":{"server":{"type
 
 // proxySearchAnswer lists tools with what the model needs to call them through
 // mcp__call_tool: server, tool, purpose, a compact schema and an example.
-func (b *Bridge) proxySearchAnswer(q string, shown []*catalog.Entry) extension.ToolResult {
+func (b *Bridge) proxySearchAnswer(q string, shown []*catalog.Tool) extension.ToolResult {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Found %s for %q. Call one with mcp__call_tool {\"server\": ..., \"tool\": ..., \"arguments\": {...}}:\n", words.Count(len(shown), "MCP tool"), q)
 	for i, e := range shown {
@@ -62,7 +62,7 @@ type callArgs struct {
 // resolveProxyCall validates an mcp__call_tool request without reaching any server: the
 // server and tool must exist (closest names suggested) and the arguments must satisfy the
 // tool's input schema.
-func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*catalog.Entry, json.RawMessage, *extension.ToolResult) {
+func (b *Bridge) resolveProxyCall(raw json.RawMessage) (*catalog.Tool, json.RawMessage, *extension.ToolResult) {
 	return b.resolveCall(raw, modelWording)
 }
 
@@ -82,7 +82,7 @@ var cliWording = callWording{find: func(server string) string {
 }}
 
 // resolveCall is resolveProxyCall worded for w.
-func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry, json.RawMessage, *extension.ToolResult) {
+func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Tool, json.RawMessage, *extension.ToolResult) {
 	var a callArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		r := toolresult.Error("%sinvalid arguments: %v. Expected {\"server\": \"...\", \"tool\": \"...\", \"arguments\": {...}}.", w.prefix, err)

@@ -95,9 +95,9 @@ func BenchmarkFirstSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	cfg := config.Load(config.Options{ZotHome: home, ProjectDir: project})
-	put := map[string]*cache.Entry{}
+	put := map[string]*cache.Server{}
 	for _, s := range c.Servers {
-		put[s.Name] = &cache.Entry{ServerName: s.Name, Tools: s.Tools}
+		put[s.Name] = &cache.Server{ServerName: s.Name, Tools: s.Tools}
 	}
 	for i := range cfg.Servers {
 		put[cfg.Servers[i].Name].Fingerprint = cfg.Servers[i].Fingerprint()

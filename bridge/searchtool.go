@@ -86,7 +86,7 @@ func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
 }
 
 // search answers mcp__search_tools and returns the entries the answer shows.
-func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.Entry) {
+func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.Tool) {
 	var a searchArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return toolresult.Error("%s: invalid arguments: %v. Expected {\"query\": \"words\", \"limit\": 8}.", SearchToolName, err), nil
@@ -116,7 +116,7 @@ func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.E
 	}
 	// Ask for extra hits so filtering out unregistered tools still fills the page.
 	hits := cat.SearchIndex().Search(q, limit+8)
-	var shown []*catalog.Entry
+	var shown []*catalog.Tool
 	hidden, tooLarge := 0, 0 // found after startup (/reload-ext registers them) | never registrable
 	for _, h := range hits {
 		e := &cat.Entries[h.Doc]

@@ -18,8 +18,8 @@ func TestStableNameAcrossRefresh(t *testing.T) {
 	e.write(map[string]any{"a": e.server("-no-default-tools", "-raw-tool", `x y={"type":"object"}`, "-raw-tool", `x-y={"type":"object"}`)}, nil)
 	b := e.bridge(extension.GenNew)
 	// Seed the cache with the server as it was before it added "x y".
-	entry := &cache.Entry{Fingerprint: b.servers["a"].Config().Fingerprint(), Tools: []cache.Tool{{Name: "x-y"}}}
-	if _, err := cache.Update(ctxGuard(t), b.opts.CachePath, map[string]*cache.Entry{"a": entry}, nil, b.opts.Clock.Now); err != nil {
+	entry := &cache.Server{Fingerprint: b.servers["a"].Config().Fingerprint(), Tools: []cache.Tool{{Name: "x-y"}}}
+	if _, err := cache.Update(ctxGuard(t), b.opts.CachePath, map[string]*cache.Server{"a": entry}, nil, b.opts.Clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	b.loadCatalog(nil)
@@ -60,7 +60,7 @@ func TestConcurrentMergesKeepEveryServer(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				b.mergeLive(map[string]*cache.Entry{name: {Tools: []cache.Tool{{Name: "t" + name}}}})
+				b.mergeLive(map[string]*cache.Server{name: {Tools: []cache.Tool{{Name: "t" + name}}}})
 			}()
 		}
 		close(start)

@@ -27,7 +27,7 @@ func TestStartupRegistersMoreThanOneLine(t *testing.T) {
 			e.write(map[string]any{"big": e.server("-name", "big")}, nil)
 			pre := e.bridge(extension.GenNew)
 			fp := e.srv(pre, "big").Config().Fingerprint()
-			if _, err := cache.Update(ctxGuard(t), pre.opts.CachePath, map[string]*cache.Entry{"big": {Fingerprint: fp, ServerName: "big", Tools: tools}}, nil, pre.opts.Clock.Now); err != nil {
+			if _, err := cache.Update(ctxGuard(t), pre.opts.CachePath, map[string]*cache.Server{"big": {Fingerprint: fp, ServerName: "big", Tools: tools}}, nil, pre.opts.Clock.Now); err != nil {
 				t.Fatal(err)
 			}
 			check := func(how string, frames []string) {

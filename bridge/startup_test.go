@@ -105,7 +105,7 @@ func TestStartupFileMatchesDecodedCache(t *testing.T) {
 	waitFile(t, framesPath)
 
 	// A cache file changed behind its back makes the startup file stale: fall back.
-	if _, err := cache.Update(ctxGuard(t), pre.opts.CachePath, map[string]*cache.Entry{"other-project": {Fingerprint: "x", Tools: []cache.Tool{{Name: "t"}}}}, nil, time.Now); err != nil {
+	if _, err := cache.Update(ctxGuard(t), pre.opts.CachePath, map[string]*cache.Server{"other-project": {Fingerprint: "x", Tools: []cache.Tool{{Name: "t"}}}}, nil, time.Now); err != nil {
 		t.Fatal(err)
 	}
 	stamp, _ := cache.StampOf(pre.opts.CachePath)

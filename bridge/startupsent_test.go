@@ -131,7 +131,7 @@ func TestSentSectionEqualsBuiltRegistrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cache.Update(ctxGuard(t), cachePath, map[string]*cache.Entry{"proj": {Fingerprint: projFP, Tools: file.Servers["alpha"].Tools}}, nil, time.Now); err != nil {
+	if _, err := cache.Update(ctxGuard(t), cachePath, map[string]*cache.Server{"proj": {Fingerprint: projFP, Tools: file.Servers["alpha"].Tools}}, nil, time.Now); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(config.ProjectPath(e.project)); err != nil {

@@ -9,24 +9,24 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
-// The bridge's side of MCP tasks (the board is extras.Board): sending a task-augmented
+// The bridge's side of MCP tasks (the board is tasks.Board): sending a task-augmented
 // tools/call, fetching its result while the server is held awake, waiting for it within
 // the call's budget, and mcp__task_result.
 
 // TaskResultToolName is the bridge tool that waits for a task's result.
-const TaskResultToolName = extras.TaskResultToolName
+const TaskResultToolName = tasks.TaskResultToolName
 
 // taskBoard is the board of running tasks (mcpx.tasks).
-type taskBoard = extras.Board
+type taskBoard = tasks.Board
 
-func newTaskBoard() *taskBoard { return extras.NewBoard() }
+func newTaskBoard() *taskBoard { return tasks.NewBoard() }
 
 // tasksText is the /mcp <server> section listing its tasks ("" when there are none).
 func (b *Bridge) tasksText(server string) string {
@@ -37,7 +37,7 @@ func (b *Bridge) tasksText(server string) string {
 // once (the task then leaves the board). When time runs out, the result says the task is
 // still running and how to fetch it; when the call is cancelled (the host's tool_cancel),
 // the task is cancelled with tasks/cancel.
-func (b *Bridge) waitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
+func (b *Bridge) waitTask(ctx context.Context, t *lifecycle.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
 	x := b.x
 	fetch := b.itemCall(TaskResultToolName, t.Server, "task", t.ID)
 	t.Waiting.Add(1)
@@ -47,10 +47,10 @@ func (b *Bridge) waitTask(ctx context.Context, t *extras.Task, expired <-chan st
 		x.tasks.Remove(t)
 		return t.Result()
 	case <-expired:
-		return extras.StillRunning(t, last, fetch), nil
+		return tasks.StillRunning(t, last, fetch), nil
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return extras.StillRunning(t, last, fetch), nil
+			return tasks.StillRunning(t, last, fetch), nil
 		}
 		if errors.Is(context.Cause(ctx), extension.ErrShutdown) {
 			// Stopping the server ends its tasks; a tasks/cancel here could only
@@ -68,8 +68,8 @@ func (b *Bridge) registerTaskResult(r *extension.Registrations) error {
 	if len(b.names) == 0 || !b.itemTools() {
 		return nil
 	}
-	return r.AddTool(extension.Tool{Name: TaskResultToolName, Description: extras.TaskResultDescription,
-		Schema: extras.TaskResultSchema, Deferred: b.mode == ModeDeferred})
+	return r.AddTool(extension.Tool{Name: TaskResultToolName, Description: tasks.TaskResultDescription,
+		Schema: tasks.TaskResultSchema, Deferred: b.mode == ModeDeferred})
 }
 
 // taskResultTool answers mcp__task_result: the task's result, or "still running" once the
@@ -103,5 +103,5 @@ func (b *Bridge) taskHint(res *mcp.CallToolResult, out extension.ToolResult) ext
 	if b.mode != ModeDeferred {
 		return out
 	}
-	return extras.WithHint(res, out)
+	return tasks.WithHint(res, out)
 }

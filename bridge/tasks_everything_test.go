@@ -10,7 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // researchTool is the everything server's task tool (execution.taskSupport "required";
@@ -29,7 +29,7 @@ func (s *everythingSession) registeredName(t *testing.T, tool string) string {
 
 // waitTaskWaiter waits until the server has one task on the board with a call waiting
 // for it (the wait's timer is then armed on the injected clock), and returns it.
-func waitTaskWaiter(t *testing.T, b *Bridge, server string) *extras.Task {
+func waitTaskWaiter(t *testing.T, b *Bridge, server string) *lifecycle.Task {
 	t.Helper()
 	deadline := time.Now().Add(guard)
 	for time.Now().Before(deadline) {

@@ -11,7 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // TestTaskResultCalledAgain: mcp__task_result waits up to the budget (on the injected
@@ -22,7 +22,7 @@ func TestTaskResultCalledAgain(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"srv": e.server()}, nil)
 	b := e.bridge(extension.GenNew)
-	task := extras.NewTask("srv", "slow", "task-1", e.clock.Now(), nil, zerolog.Nop(), func() {})
+	task := lifecycle.NewTask("srv", "slow", "task-1", e.clock.Now(), nil, zerolog.Nop(), func() {})
 	b.x.tasks.Add(task)
 	args, _ := json.Marshal(map[string]string{"server": "srv", "task": "task-1"})
 
@@ -74,7 +74,7 @@ func TestTaskResultThroughCallTool(t *testing.T) {
 	if b.mode != ModeProxy {
 		t.Fatalf("mode %s on the released zot, want proxy", b.mode)
 	}
-	task := extras.NewTask("srv", "slow", "task-1", e.clock.Now(), nil, zerolog.Nop(), func() {})
+	task := lifecycle.NewTask("srv", "slow", "task-1", e.clock.Now(), nil, zerolog.Nop(), func() {})
 	b.x.tasks.Add(task)
 	args, _ := json.Marshal(map[string]any{"server": "srv", "tool": TaskResultCall, "arguments": map[string]string{"task": "task-1"}})
 	fetch := func() <-chan extension.ToolResult {

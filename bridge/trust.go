@@ -219,7 +219,7 @@ func (b *Bridge) approve(ctx context.Context, names []string) (list []string, er
 	if err != nil {
 		return nil, err
 	}
-	put := map[string]*cache.Entry{}
+	put := map[string]*cache.Server{}
 	for i, n := range names {
 		s := b.servers[n]
 		pins, _ := stored.Pins(grants[i].Target)
@@ -296,7 +296,7 @@ func instructionsFor(c *config.Server) string {
 }
 
 // searchInstructions lists the instructions of the servers among shown, once each.
-func (b *Bridge) searchInstructions(shown []*catalog.Entry) string {
+func (b *Bridge) searchInstructions(shown []*catalog.Tool) string {
 	seen := map[string]bool{}
 	var parts []string
 	for _, e := range shown {

@@ -33,7 +33,7 @@ func TestTooLargeToolIsNeverOffered(t *testing.T) {
 	srv, _ := c.Server("s")
 	huge := `{"type":"object","properties":{"p":{"type":"string","description":"` + strings.Repeat("x", extension.MaxLine+1024) + `"}}}`
 	cachePath := cache.DefaultPath(e.home)
-	if _, err := cache.Update(ctxGuard(t), cachePath, map[string]*cache.Entry{"s": {Fingerprint: srv.Fingerprint(), Tools: []cache.Tool{
+	if _, err := cache.Update(ctxGuard(t), cachePath, map[string]*cache.Server{"s": {Fingerprint: srv.Fingerprint(), Tools: []cache.Tool{
 		{Name: "huge_tool", Description: "A tool with a huge schema.", InputSchema: json.RawMessage(huge)},
 		{Name: "small_tool", Description: "A small tool.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 	}}}, nil, time.Now); err != nil {

@@ -3,8 +3,8 @@
 // starting any MCP server.
 //
 // The catalog lives in one JSON file, shared by every zot session and every
-// project on the machine (see DefaultPath). Each configured server has an
-// Entry keyed by its configured name; an entry carries the fingerprint of the
+// project on the machine (see DefaultPath). Each configured server has a
+// Server entry keyed by its configured name; an entry carries the fingerprint of the
 // server configuration it was built from, so a session only trusts entries
 // whose fingerprint matches its own configuration. A project server's listing
 // that the server marked private (cacheScope "private") is kept apart, under
@@ -32,7 +32,7 @@ const Version = 1
 const FileName = "mcp-tools-cache.json"
 
 // MaxInstructionsBytes is the largest MCP initialize "instructions" text kept
-// in an Entry. Update truncates longer text (at a UTF-8 boundary).
+// in a Server. Update truncates longer text (at a UTF-8 boundary).
 const MaxInstructionsBytes = 2000
 
 // DefaultPath returns the path of the cache file inside zotHome.
@@ -66,8 +66,9 @@ type Tool struct {
 	Annotations *Annotations `json:"annotations,omitempty"`
 }
 
-// Entry is what the cache knows about one configured server.
-type Entry struct {
+// Server is what the cache knows about one configured server: its tools, resources and prompts
+// as it listed them last, and what its initialize said.
+type Server struct {
 	// Fingerprint identifies the server configuration the entry was built from.
 	Fingerprint string `json:"fingerprint"`
 	// Transport is the transport that worked last (for url-only servers).
@@ -103,28 +104,28 @@ type Entry struct {
 	Project string `json:"-"`
 }
 
-// File is the whole cache file: the format version and one Entry per
+// File is the whole cache file: the format version and one Server per
 // configured server name.
 type File struct {
-	Version int               `json:"version"`
-	Servers map[string]*Entry `json:"servers"`
+	Version int                `json:"version"`
+	Servers map[string]*Server `json:"servers"`
 	// Projects holds the private listings of project servers: per project (the
-	// caller's key of the project directory), one Entry per server name. A session in
+	// caller's key of the project directory), one Server per server name. A session in
 	// another project never sees them: to it such a server has no entry of its own, so
 	// it lists the server itself. Absent in files without any (an older bridge ignores
 	// the key, so it never offers them either).
-	Projects map[string]map[string]*Entry `json:"projects,omitempty"`
+	Projects map[string]map[string]*Server `json:"projects,omitempty"`
 }
 
 // View is the entries a session in project sees, by server name: the shared entries,
 // with project's private listings in their place. It is f.Servers itself when project
 // has none; the caller must not modify it.
-func (f *File) View(project string) map[string]*Entry {
+func (f *File) View(project string) map[string]*Server {
 	own := f.Projects[project]
 	if project == "" || len(own) == 0 {
 		return f.Servers
 	}
-	out := make(map[string]*Entry, len(f.Servers)+len(own))
+	out := make(map[string]*Server, len(f.Servers)+len(own))
 	for name, e := range f.Servers {
 		out[name] = e
 	}
@@ -136,14 +137,14 @@ func (f *File) View(project string) map[string]*Entry {
 
 // newFile returns an empty cache of the current version.
 func newFile() *File {
-	return &File{Version: Version, Servers: map[string]*Entry{}}
+	return &File{Version: Version, Servers: map[string]*Server{}}
 }
 
 // SameTools reports whether two entries describe the same tool set: same
 // fingerprint, transport, instructions and tools (compared field by field,
 // schemas byte by byte). ServerName, Protocol and UpdatedAt are not compared. Two nil
 // entries are the same; a nil and a non-nil entry are not.
-func SameTools(a, b *Entry) bool {
+func SameTools(a, b *Server) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -161,7 +162,7 @@ func SameTools(a, b *Entry) bool {
 
 // sameEntry reports whether a and b are equal in everything but UpdatedAt (a later
 // RefreshDue is stored, so that a listing within its ttl is not due again).
-func sameEntry(a, b *Entry) bool {
+func sameEntry(a, b *Server) bool {
 	return SameTools(a, b) && a.ServerName == b.ServerName && a.RefreshDue.Equal(b.RefreshDue) && a.Protocol == b.Protocol &&
 		a.ProtocolKey == b.ProtocolKey && sameExtras(a, b)
 }

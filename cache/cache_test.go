@@ -19,8 +19,8 @@ import (
 func boolp(b bool) *bool { return &b }
 
 // sampleEntry returns a small entry whose content depends on seed.
-func sampleEntry(seed string) *Entry {
-	return &Entry{
+func sampleEntry(seed string) *Server {
+	return &Server{
 		Fingerprint: "fp-" + seed,
 		Transport:   "stdio",
 		ServerName:  "srv-" + seed,
@@ -44,12 +44,12 @@ func sampleEntry(seed string) *Entry {
 }
 
 // sameStored reports whether got is what Update stores for want.
-func sameStored(got, want *Entry) bool {
+func sameStored(got, want *Server) bool {
 	w := prepareEntry(want, time.Time{})
 	return sameEntry(got, w) && got.UpdatedAt.Equal(w.UpdatedAt)
 }
 
-func mustUpdate(t *testing.T, path string, put map[string]*Entry, drop []string) bool {
+func mustUpdate(t *testing.T, path string, put map[string]*Server, drop []string) bool {
 	t.Helper()
 	changed, err := Update(t.Context(), path, put, drop, time.Now)
 	if err != nil {
@@ -75,7 +75,7 @@ func TestDefaultPath(t *testing.T) {
 
 func TestRoundTrip(t *testing.T) {
 	long := strings.Repeat("é", MaxInstructionsBytes) // 2 bytes each
-	tricky := &Entry{
+	tricky := &Server{
 		Fingerprint:  "abc",
 		Transport:    "streamable-http",
 		ServerName:   "tricky",
@@ -89,14 +89,14 @@ func TestRoundTrip(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		put  map[string]*Entry
+		put  map[string]*Server
 	}{
-		{"sample", map[string]*Entry{"one": sampleEntry("1"), "two": sampleEntry("2")}},
-		{"tricky strings", map[string]*Entry{"tricky": tricky}},
-		{"no tools", map[string]*Entry{"empty": {Fingerprint: "x"}}},
-		{"catalog", func() map[string]*Entry {
+		{"sample", map[string]*Server{"one": sampleEntry("1"), "two": sampleEntry("2")}},
+		{"tricky strings", map[string]*Server{"tricky": tricky}},
+		{"no tools", map[string]*Server{"empty": {Fingerprint: "x"}}},
+		{"catalog", func() map[string]*Server {
 			names, entries := loadCatalog(t)
-			m := map[string]*Entry{}
+			m := map[string]*Server{}
 			for i, e := range entries {
 				m[names[i]] = e
 			}
@@ -159,7 +159,7 @@ func TestRoundTrip(t *testing.T) {
 
 	t.Run("tricky details", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), FileName)
-		mustUpdate(t, path, map[string]*Entry{"tricky": tricky}, nil)
+		mustUpdate(t, path, map[string]*Server{"tricky": tricky}, nil)
 		e := mustRead(t, path).Servers["tricky"]
 		if len(e.Instructions) > MaxInstructionsBytes || !strings.HasPrefix(long, e.Instructions) || len(e.Instructions) < MaxInstructionsBytes-1 {
 			t.Errorf("instructions not capped at a rune boundary: %d bytes", len(e.Instructions))
@@ -182,7 +182,7 @@ func TestRoundTrip(t *testing.T) {
 
 func TestFileFormat(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
-	mustUpdate(t, path, map[string]*Entry{"one": sampleEntry("1")}, nil)
+	mustUpdate(t, path, map[string]*Server{"one": sampleEntry("1")}, nil)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -329,25 +329,25 @@ func TestUpdate(t *testing.T) {
 	newInstr := sampleEntry("1")
 	newInstr.Instructions = "use me"
 
-	start := map[string]*Entry{"one": sampleEntry("1"), "foreign": sampleEntry("f")}
+	start := map[string]*Server{"one": sampleEntry("1"), "foreign": sampleEntry("f")}
 	tests := []struct {
 		name        string
-		put         map[string]*Entry
+		put         map[string]*Server
 		drop        []string
 		wantChanged bool
 		wantWrite   bool
-		want        map[string]*Entry // expected stored entries (compared with sameStored)
+		want        map[string]*Server // expected stored entries (compared with sameStored)
 	}{
 		{
-			name: "unchanged put", put: map[string]*Entry{"one": sampleEntry("1")},
+			name: "unchanged put", put: map[string]*Server{"one": sampleEntry("1")},
 			want: start,
 		},
 		{
-			name: "only UpdatedAt differs keeps stored entry", put: map[string]*Entry{"one": newTime},
+			name: "only UpdatedAt differs keeps stored entry", put: map[string]*Server{"one": newTime},
 			want: start,
 		},
 		{
-			name: "unsorted equal tools", put: map[string]*Entry{"one": unsorted},
+			name: "unsorted equal tools", put: map[string]*Server{"one": unsorted},
 			want: start,
 		},
 		{
@@ -357,42 +357,42 @@ func TestUpdate(t *testing.T) {
 			name: "drop unknown name", drop: []string{"ghost"}, want: start,
 		},
 		{
-			name: "tools changed", put: map[string]*Entry{"one": modified},
+			name: "tools changed", put: map[string]*Server{"one": modified},
 			wantChanged: true, wantWrite: true,
-			want: map[string]*Entry{"one": modified, "foreign": sampleEntry("f")},
+			want: map[string]*Server{"one": modified, "foreign": sampleEntry("f")},
 		},
 		{
-			name: "transport changed", put: map[string]*Entry{"one": moved},
+			name: "transport changed", put: map[string]*Server{"one": moved},
 			wantChanged: true, wantWrite: true,
-			want: map[string]*Entry{"one": moved, "foreign": sampleEntry("f")},
+			want: map[string]*Server{"one": moved, "foreign": sampleEntry("f")},
 		},
 		{
-			name: "instructions changed", put: map[string]*Entry{"one": newInstr},
+			name: "instructions changed", put: map[string]*Server{"one": newInstr},
 			wantChanged: true, wantWrite: true,
-			want: map[string]*Entry{"one": newInstr, "foreign": sampleEntry("f")},
+			want: map[string]*Server{"one": newInstr, "foreign": sampleEntry("f")},
 		},
 		{
-			name: "server name only: rewritten, not changed", put: map[string]*Entry{"one": renamed},
+			name: "server name only: rewritten, not changed", put: map[string]*Server{"one": renamed},
 			wantWrite: true,
-			want:      map[string]*Entry{"one": renamed, "foreign": sampleEntry("f")},
+			want:      map[string]*Server{"one": renamed, "foreign": sampleEntry("f")},
 		},
 		{
-			name: "new server keeps foreign", put: map[string]*Entry{"two": sampleEntry("2")},
+			name: "new server keeps foreign", put: map[string]*Server{"two": sampleEntry("2")},
 			wantChanged: true, wantWrite: true,
-			want: map[string]*Entry{"one": sampleEntry("1"), "two": sampleEntry("2"), "foreign": sampleEntry("f")},
+			want: map[string]*Server{"one": sampleEntry("1"), "two": sampleEntry("2"), "foreign": sampleEntry("f")},
 		},
 		{
 			name: "drop removes", drop: []string{"one"},
 			wantChanged: true, wantWrite: true,
-			want: map[string]*Entry{"foreign": sampleEntry("f")},
+			want: map[string]*Server{"foreign": sampleEntry("f")},
 		},
 		{
-			name: "drop wins over put", put: map[string]*Entry{"one": modified}, drop: []string{"one"},
+			name: "drop wins over put", put: map[string]*Server{"one": modified}, drop: []string{"one"},
 			wantChanged: true, wantWrite: true,
-			want: map[string]*Entry{"foreign": sampleEntry("f")},
+			want: map[string]*Server{"foreign": sampleEntry("f")},
 		},
 		{
-			name: "nil put ignored", put: map[string]*Entry{"one": nil},
+			name: "nil put ignored", put: map[string]*Server{"one": nil},
 			want: start,
 		},
 	}
@@ -456,12 +456,12 @@ func TestUpdateReplacesBrokenFile(t *testing.T) {
 	tests := []struct {
 		name        string
 		content     string
-		put         map[string]*Entry
+		put         map[string]*Server
 		wantChanged bool
 	}{
 		{name: "corrupt, nothing to put", content: "{oops"},
 		{name: "old version, nothing to put", content: `{"version":0,"servers":{}}`},
-		{name: "corrupt with put", content: "{oops", put: map[string]*Entry{"one": sampleEntry("1")}, wantChanged: true},
+		{name: "corrupt with put", content: "{oops", put: map[string]*Server{"one": sampleEntry("1")}, wantChanged: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -498,7 +498,7 @@ func TestUpdateUnreadableFileKept(t *testing.T) {
 	if err := os.Mkdir(path, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Update(t.Context(), path, map[string]*Entry{"one": sampleEntry("1")}, nil, time.Now); err == nil {
+	if _, err := Update(t.Context(), path, map[string]*Server{"one": sampleEntry("1")}, nil, time.Now); err == nil {
 		t.Fatal("Update over an unreadable file: no error")
 	}
 }
@@ -513,7 +513,7 @@ func TestUpdateHonoursContext(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	_, err := Update(ctx, path, map[string]*Entry{"one": sampleEntry("1")}, nil, time.Now)
+	_, err := Update(ctx, path, map[string]*Server{"one": sampleEntry("1")}, nil, time.Now)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Update with the lock held elsewhere: err = %v, want deadline exceeded", err)
 	}
@@ -537,7 +537,7 @@ func TestUpdateConcurrentGoroutines(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				name := fmt.Sprintf("g%d-%d", w, i)
-				if _, err := Update(t.Context(), path, map[string]*Entry{name: sampleEntry(name)}, nil, time.Now); err != nil {
+				if _, err := Update(t.Context(), path, map[string]*Server{name: sampleEntry(name)}, nil, time.Now); err != nil {
 					errs <- err
 				}
 			}
@@ -570,7 +570,7 @@ func TestUpdateChildProcess(t *testing.T) {
 	}
 	for i := range childUpdates {
 		name := fmt.Sprintf("p%s-%d", id, i)
-		put := map[string]*Entry{name: sampleEntry(name)}
+		put := map[string]*Server{name: sampleEntry(name)}
 		// Also keep rewriting one shared server, so that the two processes
 		// really do contend for the same file content.
 		shared := sampleEntry(fmt.Sprintf("%s-%d", id, i))
@@ -585,7 +585,7 @@ func TestUpdateConcurrentProcesses(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, FileName)
 	// A foreign entry written before the children start must survive.
-	mustUpdate(t, path, map[string]*Entry{"foreign": sampleEntry("f")}, nil)
+	mustUpdate(t, path, map[string]*Server{"foreign": sampleEntry("f")}, nil)
 
 	ids := []string{"a", "b"}
 	var wg sync.WaitGroup

@@ -21,7 +21,7 @@ type catalogFile struct {
 // loadCatalog finds testdata/mcp-catalog/catalog.json in the working directory
 // or one of its ancestors and returns its servers as cache entries, in
 // catalog order, with normalized schemas.
-func loadCatalog(tb testing.TB) (names []string, entries []*Entry) {
+func loadCatalog(tb testing.TB) (names []string, entries []*Server) {
 	tb.Helper()
 	path := testutil.CatalogPath(tb)
 	data, err := os.ReadFile(path)
@@ -34,7 +34,7 @@ func loadCatalog(tb testing.TB) (names []string, entries []*Entry) {
 	}
 	updated := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, s := range cat.Servers {
-		e := prepareEntry(&Entry{
+		e := prepareEntry(&Server{
 			Fingerprint: fmt.Sprintf("%064x", len(names)+1),
 			ServerName:  s.Name + "-server",
 			UpdatedAt:   updated,

@@ -57,7 +57,7 @@ func encodeFile(f *File) ([]byte, error) {
 }
 
 // entriesSize estimates the encoded size of entries.
-func entriesSize(entries map[string]*Entry) int {
+func entriesSize(entries map[string]*Server) int {
 	size := 0
 	for name, e := range entries {
 		if e == nil {
@@ -75,7 +75,7 @@ func entriesSize(entries map[string]*Entry) int {
 
 // encodeEntries writes entries as a JSON object by server name, sorted, its closing
 // brace indented by pad.
-func encodeEntries(b *bytes.Buffer, entries map[string]*Entry, pad string) error {
+func encodeEntries(b *bytes.Buffer, entries map[string]*Server, pad string) error {
 	b.WriteByte('{')
 	names := make([]string, 0, len(entries))
 	for name, e := range entries {
@@ -103,7 +103,7 @@ func encodeEntries(b *bytes.Buffer, entries map[string]*Entry, pad string) error
 }
 
 // encodeEntry writes e, its closing brace indented by pad.
-func encodeEntry(b *bytes.Buffer, e *Entry, pad string) error {
+func encodeEntry(b *bytes.Buffer, e *Server, pad string) error {
 	in := "\n" + pad + "  "
 	b.WriteString("{" + in + `"fingerprint": `)
 	writeString(b, e.Fingerprint)

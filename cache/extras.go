@@ -43,7 +43,7 @@ type Prompt struct {
 // list compact on one line and left out when empty, so an entry of a tools-only server
 // reads exactly as before and older bridges (which ignore unknown keys) still load it.
 // in starts each line (a newline and the entry's field indentation).
-func encodeExtras(b *bytes.Buffer, e *Entry, in string) error {
+func encodeExtras(b *bytes.Buffer, e *Server, in string) error {
 	for _, l := range []struct {
 		key  string
 		n    int
@@ -67,7 +67,7 @@ func encodeExtras(b *bytes.Buffer, e *Entry, in string) error {
 }
 
 // sameExtras reports whether two entries list the same resources, templates and prompts.
-func sameExtras(a, b *Entry) bool {
+func sameExtras(a, b *Server) bool {
 	return slices.Equal(a.Resources, b.Resources) && slices.Equal(a.ResourceTemplates, b.ResourceTemplates) &&
 		slices.EqualFunc(a.Prompts, b.Prompts, func(x, y Prompt) bool {
 			return x.Name == y.Name && x.Title == y.Title && x.Description == y.Description && slices.Equal(x.Arguments, y.Arguments)

@@ -14,11 +14,11 @@ import (
 func TestExtrasRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	ctx := context.Background()
-	e := &Entry{Fingerprint: "f", Tools: []Tool{{Name: "a", InputSchema: []byte(`{"type":"object"}`)}},
+	e := &Server{Fingerprint: "f", Tools: []Tool{{Name: "a", InputSchema: []byte(`{"type":"object"}`)}},
 		Resources:         []Resource{{URI: "file:///a.md", Name: "a.md", Title: "A", Description: "the a doc", MIMEType: "text/markdown"}},
 		ResourceTemplates: []ResourceTemplate{{URITemplate: "db://rows/{id}", Name: "row"}},
 		Prompts:           []Prompt{{Name: "review", Arguments: []PromptArgument{{Name: "pr", Required: true}, {Name: "style"}}}}}
-	if _, err := Update(ctx, path, map[string]*Entry{"s": e}, nil, time.Now); err != nil {
+	if _, err := Update(ctx, path, map[string]*Server{"s": e}, nil, time.Now); err != nil {
 		t.Fatal(err)
 	}
 	f, err := Read(path)
@@ -32,7 +32,7 @@ func TestExtrasRoundTrip(t *testing.T) {
 	before, _ := os.ReadFile(path)
 	e2 := *e
 	e2.Prompts = nil
-	changed, err := Update(ctx, path, map[string]*Entry{"s": &e2}, nil, time.Now)
+	changed, err := Update(ctx, path, map[string]*Server{"s": &e2}, nil, time.Now)
 	if err != nil || len(changed) > 0 {
 		t.Fatalf("extras-only change: changed=%v err=%v (tools did not change)", changed, err)
 	}

@@ -17,10 +17,10 @@ import (
 func TestPrivateListings(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	now := func() time.Time { return time.Unix(1000, 0) }
-	entry := func(project, tool string) *Entry {
-		return &Entry{Fingerprint: "f", Project: project, Tools: []Tool{{Name: tool, InputSchema: []byte(`{"type":"object"}`)}}}
+	entry := func(project, tool string) *Server {
+		return &Server{Fingerprint: "f", Project: project, Tools: []Tool{{Name: tool, InputSchema: []byte(`{"type":"object"}`)}}}
 	}
-	tools := func(e *Entry) string {
+	tools := func(e *Server) string {
 		if e == nil {
 			return "none"
 		}
@@ -29,20 +29,20 @@ func TestPrivateListings(t *testing.T) {
 	steps := []struct {
 		name    string
 		project string
-		put     map[string]*Entry
+		put     map[string]*Server
 		drop    []string
 		changed []string
 		views   map[string]string // project → the tool its view of "s" has
 	}{
-		{name: "shared", put: map[string]*Entry{"s": entry("", "shared")}, changed: []string{"s"},
+		{name: "shared", put: map[string]*Server{"s": entry("", "shared")}, changed: []string{"s"},
 			views: map[string]string{"": "shared", "/a": "shared", "/b": "shared"}},
-		{name: "a's private", project: "/a", put: map[string]*Entry{"s": entry("/a", "a")}, changed: []string{"s"},
+		{name: "a's private", project: "/a", put: map[string]*Server{"s": entry("/a", "a")}, changed: []string{"s"},
 			views: map[string]string{"": "shared", "/a": "a", "/b": "shared"}},
-		{name: "b's private", project: "/b", put: map[string]*Entry{"s": entry("/b", "b")}, changed: []string{"s"},
+		{name: "b's private", project: "/b", put: map[string]*Server{"s": entry("/b", "b")}, changed: []string{"s"},
 			views: map[string]string{"": "shared", "/a": "a", "/b": "b"}},
-		{name: "a's again", project: "/a", put: map[string]*Entry{"s": entry("/a", "a")},
+		{name: "a's again", project: "/a", put: map[string]*Server{"s": entry("/a", "a")},
 			views: map[string]string{"": "shared", "/a": "a", "/b": "b"}},
-		{name: "a lists it shared", project: "/a", put: map[string]*Entry{"s": entry("", "shared")}, changed: []string{"s"},
+		{name: "a lists it shared", project: "/a", put: map[string]*Server{"s": entry("", "shared")}, changed: []string{"s"},
 			views: map[string]string{"": "shared", "/a": "shared", "/b": "b"}},
 		{name: "b drops it", project: "/b", drop: []string{"s"}, changed: []string{"s"},
 			views: map[string]string{"": "none", "/a": "none", "/b": "none"}},
@@ -68,7 +68,7 @@ func TestPrivateListings(t *testing.T) {
 			t.Errorf("%s: a private listing reads back with project %q", st.name, e.Project)
 		}
 	}
-	if _, _, err := UpdatePrev(t.Context(), path, "/a", map[string]*Entry{"s": entry("/b", "b")}, nil, now); err == nil {
+	if _, _, err := UpdatePrev(t.Context(), path, "/a", map[string]*Server{"s": entry("/b", "b")}, nil, now); err == nil {
 		t.Error("a session stored a private listing for another project")
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
@@ -80,11 +80,11 @@ func TestPrivateListings(t *testing.T) {
 // project sees, its private listing, not the shared entry of the same name.
 func TestSetProtocolOfAPrivateListing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
-	put := map[string]*Entry{"s": {Fingerprint: "f", Project: "/a"}}
+	put := map[string]*Server{"s": {Fingerprint: "f", Project: "/a"}}
 	if _, _, err := UpdatePrev(t.Context(), path, "/a", put, nil, time.Now); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Update(t.Context(), path, map[string]*Entry{"s": {Fingerprint: "f"}}, nil, time.Now); err != nil {
+	if _, err := Update(t.Context(), path, map[string]*Server{"s": {Fingerprint: "f"}}, nil, time.Now); err != nil {
 		t.Fatal(err)
 	}
 	if err := SetProtocol(t.Context(), path, "/a", "s", "2026-07-28", "k"); err != nil {

@@ -13,12 +13,12 @@ import (
 func TestProtocolRemembered(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	e := sampleEntry("a")
-	if _, err := Update(t.Context(), path, map[string]*Entry{"a": e}, nil, time.Now); err != nil {
+	if _, err := Update(t.Context(), path, map[string]*Server{"a": e}, nil, time.Now); err != nil {
 		t.Fatal(err)
 	}
 	withProto := sampleEntry("a")
 	withProto.Protocol, withProto.ProtocolKey = "2025-11-25", "k1"
-	changed, err := Update(t.Context(), path, map[string]*Entry{"a": withProto}, nil, time.Now)
+	changed, err := Update(t.Context(), path, map[string]*Server{"a": withProto}, nil, time.Now)
 	if err != nil || len(changed) != 0 {
 		t.Fatalf("update: changed %v, %v; want no change of the tools", changed, err)
 	}

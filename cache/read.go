@@ -83,7 +83,7 @@ func decodeFile(data []byte) (f *File, err error) {
 // nil entries, each entry's Project set and no private listings of no project.
 func cleanFile(f *File) {
 	if f.Servers == nil {
-		f.Servers = map[string]*Entry{}
+		f.Servers = map[string]*Server{}
 	}
 	cleanEntries(f.Servers, "")
 	for project, m := range f.Projects {
@@ -161,7 +161,7 @@ func decodeSplit(data []byte, from, workers int) (f *File, ok bool) {
 			data[p.from], data[p.to] = saved[2*i], saved[2*i+1]
 		}
 	}()
-	decoded := make([]map[string]*Entry, len(parts))
+	decoded := make([]map[string]*Server, len(parts))
 	failed := make([]bool, len(parts))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -192,7 +192,7 @@ func decodeSplit(data []byte, from, workers int) (f *File, ok bool) {
 		return nil, false
 	}
 	if f.Servers == nil {
-		f.Servers = map[string]*Entry{}
+		f.Servers = map[string]*Server{}
 	}
 	for _, m := range decoded {
 		maps.Copy(f.Servers, m)
@@ -227,7 +227,7 @@ func cutEntries(data []byte, start, end, n int) []part {
 
 // decodePart decodes a part of the servers object framed as an object of its own; failed
 // when it is not one (the file is then decoded whole).
-func decodePart(obj []byte) (m map[string]*Entry, failed bool) {
+func decodePart(obj []byte) (m map[string]*Server, failed bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			m, failed = nil, true
@@ -241,7 +241,7 @@ func decodePart(obj []byte) (m map[string]*Entry, failed bool) {
 
 // cleanEntries drops the nil entries, compacts schemas spread over lines and sets each
 // entry's Project.
-func cleanEntries(entries map[string]*Entry, project string) {
+func cleanEntries(entries map[string]*Server, project string) {
 	for name, e := range entries {
 		if e == nil {
 			delete(entries, name)

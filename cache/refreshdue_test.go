@@ -15,8 +15,8 @@ func TestRefreshDueKept(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	now := time.Date(2026, 7, 28, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	entry := func(due time.Time) map[string]*Entry {
-		return map[string]*Entry{"s": {Fingerprint: "f", RefreshDue: due, Tools: []Tool{{Name: "t", InputSchema: []byte(`{"type":"object"}`)}}}}
+	entry := func(due time.Time) map[string]*Server {
+		return map[string]*Server{"s": {Fingerprint: "f", RefreshDue: due, Tools: []Tool{{Name: "t", InputSchema: []byte(`{"type":"object"}`)}}}}
 	}
 	for i, due := range []time.Time{now.Add(time.Minute), now.Add(2 * time.Minute), {}} {
 		if _, err := Update(context.Background(), path, entry(due), nil, clock); err != nil {

@@ -61,32 +61,32 @@ func TestNormalizeSchema(t *testing.T) {
 }
 
 func TestSameTools(t *testing.T) {
-	base := func() *Entry { return sampleEntry("1") }
+	base := func() *Server { return sampleEntry("1") }
 	tests := []struct {
 		name   string
-		a, b   *Entry
-		modify func(*Entry)
+		a, b   *Server
+		modify func(*Server)
 		want   bool
 	}{
 		{name: "both nil", want: true},
 		{name: "one nil", a: base(), want: false},
 		{name: "identical", a: base(), b: base(), want: true},
-		{name: "UpdatedAt ignored", a: base(), b: base(), modify: func(e *Entry) { e.UpdatedAt = e.UpdatedAt.Add(1) }, want: true},
-		{name: "ServerName ignored", a: base(), b: base(), modify: func(e *Entry) { e.ServerName = "x" }, want: true},
-		{name: "fingerprint", a: base(), b: base(), modify: func(e *Entry) { e.Fingerprint = "x" }},
-		{name: "transport", a: base(), b: base(), modify: func(e *Entry) { e.Transport = "sse" }},
-		{name: "instructions", a: base(), b: base(), modify: func(e *Entry) { e.Instructions = "x" }},
-		{name: "tool removed", a: base(), b: base(), modify: func(e *Entry) { e.Tools = e.Tools[:1] }},
-		{name: "tool name", a: base(), b: base(), modify: func(e *Entry) { e.Tools[0].Name = "x" }},
-		{name: "tool title", a: base(), b: base(), modify: func(e *Entry) { e.Tools[0].Title = "x" }},
-		{name: "tool description", a: base(), b: base(), modify: func(e *Entry) { e.Tools[0].Description = "x" }},
-		{name: "input schema", a: base(), b: base(), modify: func(e *Entry) { e.Tools[0].InputSchema = json.RawMessage(`{}`) }},
-		{name: "output schema", a: base(), b: base(), modify: func(e *Entry) { e.Tools[1].OutputSchema = nil }},
-		{name: "annotations removed", a: base(), b: base(), modify: func(e *Entry) { e.Tools[1].Annotations = nil }},
-		{name: "hint value", a: base(), b: base(), modify: func(e *Entry) { e.Tools[1].Annotations.ReadOnlyHint = boolp(false) }},
-		{name: "hint unset", a: base(), b: base(), modify: func(e *Entry) { e.Tools[1].Annotations.OpenWorldHint = nil }},
-		{name: "hint added", a: base(), b: base(), modify: func(e *Entry) { e.Tools[1].Annotations.DestructiveHint = boolp(false) }},
-		{name: "same hint, other pointer", a: base(), b: base(), modify: func(e *Entry) { e.Tools[1].Annotations.ReadOnlyHint = boolp(true) }, want: true},
+		{name: "UpdatedAt ignored", a: base(), b: base(), modify: func(e *Server) { e.UpdatedAt = e.UpdatedAt.Add(1) }, want: true},
+		{name: "ServerName ignored", a: base(), b: base(), modify: func(e *Server) { e.ServerName = "x" }, want: true},
+		{name: "fingerprint", a: base(), b: base(), modify: func(e *Server) { e.Fingerprint = "x" }},
+		{name: "transport", a: base(), b: base(), modify: func(e *Server) { e.Transport = "sse" }},
+		{name: "instructions", a: base(), b: base(), modify: func(e *Server) { e.Instructions = "x" }},
+		{name: "tool removed", a: base(), b: base(), modify: func(e *Server) { e.Tools = e.Tools[:1] }},
+		{name: "tool name", a: base(), b: base(), modify: func(e *Server) { e.Tools[0].Name = "x" }},
+		{name: "tool title", a: base(), b: base(), modify: func(e *Server) { e.Tools[0].Title = "x" }},
+		{name: "tool description", a: base(), b: base(), modify: func(e *Server) { e.Tools[0].Description = "x" }},
+		{name: "input schema", a: base(), b: base(), modify: func(e *Server) { e.Tools[0].InputSchema = json.RawMessage(`{}`) }},
+		{name: "output schema", a: base(), b: base(), modify: func(e *Server) { e.Tools[1].OutputSchema = nil }},
+		{name: "annotations removed", a: base(), b: base(), modify: func(e *Server) { e.Tools[1].Annotations = nil }},
+		{name: "hint value", a: base(), b: base(), modify: func(e *Server) { e.Tools[1].Annotations.ReadOnlyHint = boolp(false) }},
+		{name: "hint unset", a: base(), b: base(), modify: func(e *Server) { e.Tools[1].Annotations.OpenWorldHint = nil }},
+		{name: "hint added", a: base(), b: base(), modify: func(e *Server) { e.Tools[1].Annotations.DestructiveHint = boolp(false) }},
+		{name: "same hint, other pointer", a: base(), b: base(), modify: func(e *Server) { e.Tools[1].Annotations.ReadOnlyHint = boolp(true) }, want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,7 +26,7 @@ func decodeWhole(t *testing.T, data []byte) (*File, error) {
 // decodes the whole and says what is wrong).
 func TestDecodeSplit(t *testing.T) {
 	f, _ := catalogCache(t, 300)
-	f.Projects = map[string]map[string]*Entry{"p1": {"solo": {Fingerprint: "f", Tools: []Tool{{Name: "x", InputSchema: json.RawMessage(`{"type":"object"}`)}}}}}
+	f.Projects = map[string]map[string]*Server{"p1": {"solo": {Fingerprint: "f", Tools: []Tool{{Name: "x", InputSchema: json.RawMessage(`{"type":"object"}`)}}}}}
 	ours, err := encodeFile(f)
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 // Update merges entries into the cache file at path and reports the servers
 // whose tool set changed: UpdatePrev for a caller outside any project, so every
 // entry of put must be shared (no Project).
-func Update(ctx context.Context, path string, put map[string]*Entry, drop []string, now func() time.Time) (changed []string, err error) {
+func Update(ctx context.Context, path string, put map[string]*Server, drop []string, now func() time.Time) (changed []string, err error) {
 	changed, _, err = UpdatePrev(ctx, path, "", put, drop, now)
 	return changed, err
 }
@@ -62,7 +62,7 @@ func Update(ctx context.Context, path string, put map[string]*Entry, drop []stri
 //
 // Waiting for the lock honours ctx; once the lock is held the update runs to
 // completion.
-func UpdatePrev(ctx context.Context, path, project string, put map[string]*Entry, drop []string, now func() time.Time) (changed []string, prev map[string]*Entry, err error) {
+func UpdatePrev(ctx context.Context, path, project string, put map[string]*Server, drop []string, now func() time.Time) (changed []string, prev map[string]*Server, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -87,7 +87,7 @@ func UpdatePrev(ctx context.Context, path, project string, put map[string]*Entry
 	}
 	read := maps.Clone(cur.View(project)) // the session's entries as read, for prev
 	own := cur.Projects[project]          // project's private listings (nil: none)
-	prev = map[string]*Entry{}
+	prev = map[string]*Server{}
 	stamp := now().UTC()
 	for name, e := range put {
 		if e == nil {
@@ -97,9 +97,9 @@ func UpdatePrev(ctx context.Context, path, project string, put map[string]*Entry
 		old := read[name]
 		if ne.Project != "" {
 			if own == nil {
-				own = map[string]*Entry{}
+				own = map[string]*Server{}
 				if cur.Projects == nil {
-					cur.Projects = map[string]map[string]*Entry{}
+					cur.Projects = map[string]map[string]*Server{}
 				}
 				cur.Projects[project] = own
 			}
@@ -186,7 +186,7 @@ func readForUpdate(path string) (f *File, rewrite bool, err error) {
 }
 
 // prepareEntry returns the copy of e that Update stores.
-func prepareEntry(e *Entry, now time.Time) *Entry {
+func prepareEntry(e *Server, now time.Time) *Server {
 	ne := *e
 	ne.Instructions = textcut.Prefix(e.Instructions, MaxInstructionsBytes)
 	if ne.UpdatedAt.IsZero() {

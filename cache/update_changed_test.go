@@ -14,16 +14,16 @@ func TestUpdateReportsChangedServers(t *testing.T) {
 	renamed.ServerName = "other name"
 	steps := []struct {
 		name string
-		put  map[string]*Entry
+		put  map[string]*Server
 		drop []string
 		want []string
 	}{
-		{"two new servers", map[string]*Entry{"b": sampleEntry("b"), "a": sampleEntry("a")}, nil, []string{"a", "b"}},
-		{"same again", map[string]*Entry{"a": sampleEntry("a")}, nil, nil},
-		{"only the server name differs", map[string]*Entry{"b": renamed}, nil, nil},
-		{"one changed, one not", map[string]*Entry{"a": sampleEntry("a2"), "b": renamed}, nil, []string{"a"}},
+		{"two new servers", map[string]*Server{"b": sampleEntry("b"), "a": sampleEntry("a")}, nil, []string{"a", "b"}},
+		{"same again", map[string]*Server{"a": sampleEntry("a")}, nil, nil},
+		{"only the server name differs", map[string]*Server{"b": renamed}, nil, nil},
+		{"one changed, one not", map[string]*Server{"a": sampleEntry("a2"), "b": renamed}, nil, []string{"a"}},
 		{"dropped", nil, []string{"b", "missing"}, []string{"b"}},
-		{"put and dropped", map[string]*Entry{"c": sampleEntry("c")}, []string{"c"}, []string{"c"}},
+		{"put and dropped", map[string]*Server{"c": sampleEntry("c")}, []string{"c"}, []string{"c"}},
 	}
 	path := filepath.Join(t.TempDir(), FileName)
 	for _, st := range steps {
@@ -41,10 +41,10 @@ func TestUpdateReportsChangedServers(t *testing.T) {
 // in the file before the update, and nothing for a server that was not there.
 func TestUpdatePrevGivesTheEntriesAsRead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
-	if _, err := Update(t.Context(), path, map[string]*Entry{"a": sampleEntry("a"), "b": sampleEntry("b")}, nil, time.Now); err != nil {
+	if _, err := Update(t.Context(), path, map[string]*Server{"a": sampleEntry("a"), "b": sampleEntry("b")}, nil, time.Now); err != nil {
 		t.Fatal(err)
 	}
-	changed, prev, err := UpdatePrev(t.Context(), path, "", map[string]*Entry{"a": sampleEntry("a2"), "b": sampleEntry("b"), "c": sampleEntry("c"), "d": sampleEntry("d")},
+	changed, prev, err := UpdatePrev(t.Context(), path, "", map[string]*Server{"a": sampleEntry("a2"), "b": sampleEntry("b"), "c": sampleEntry("c"), "d": sampleEntry("d")},
 		[]string{"d"}, time.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func TestUpdateStampsWithGivenClock(t *testing.T) {
 	at := time.Date(2031, 7, 8, 9, 10, 11, 0, time.FixedZone("X", 3600))
 	e := sampleEntry("1")
 	e.UpdatedAt = time.Time{}
-	if _, err := Update(t.Context(), path, map[string]*Entry{"one": e}, nil, func() time.Time { return at }); err != nil {
+	if _, err := Update(t.Context(), path, map[string]*Server{"one": e}, nil, func() time.Time { return at }); err != nil {
 		t.Fatal(err)
 	}
 	f := mustRead(t, path)

@@ -18,10 +18,10 @@ import (
 	"github.com/zot-mcp/mcp-bridge/search"
 )
 
-// Entry is one MCP tool the bridge knows, under its registered name. What routing needs
+// Tool is one MCP tool the bridge knows, under its registered name. What routing needs
 // is at hand; the bulky parts (title, description, schemas) are in body, packed once the
 // catalog is (see toolbody.go), and read with CacheTool().
-type Entry struct {
+type Tool struct {
 	Name       string // registered name, mcp__<server>__<tool>
 	Server     string
 	Tool       Head
@@ -40,12 +40,12 @@ type Head struct {
 }
 
 // Ref is the entry's (server, tool) pair.
-func (e *Entry) Ref() ToolRef { return ToolRef{Server: e.Server, Tool: e.Tool.Name} }
+func (e *Tool) Ref() ToolRef { return ToolRef{Server: e.Server, Tool: e.Tool.Name} }
 
 // CacheTool returns the whole cache.Tool of the entry, unpacking its body. A body that cannot
 // be unpacked (only a bug can damage memory the bridge wrote itself) gives the tool
 // without description or schema: the server still checks the arguments of a call.
-func (e *Entry) CacheTool() cache.Tool {
+func (e *Tool) CacheTool() cache.Tool {
 	t, _ := e.body.load()
 	t.Name, t.Annotations = e.Tool.Name, e.Tool.Annotations
 	return t
@@ -54,7 +54,7 @@ func (e *Entry) CacheTool() cache.Tool {
 // Catalog is an immutable snapshot of every known tool, with a search index built on
 // first use. Catalogs are made only by Owner.Change.
 type Catalog struct {
-	Entries []Entry // sorted by Name; read-only
+	Entries []Tool  // sorted by Name; read-only
 	byRef   []int32 // entry indices sorted by (Server, Tool)
 	*catIndex
 }
@@ -133,7 +133,7 @@ func (o *Owner) Change(ch Change) (*Catalog, []Collision) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var kept []Entry
+	var kept []Tool
 	registered, unregistered := ch.Registered, ch.Unregistered
 	var old *Catalog
 	if !ch.Replace {
@@ -193,7 +193,7 @@ func (o *Owner) Pack() *Catalog {
 // knows, and for those it was not told of after all, why. A tool listed twice by one
 // server is kept once; a tool whose name may not be offered (NameOffered) is left out and
 // returned in refused. The new tools' text is cleaned (CleanTool).
-func newCatalog(namer *Namer, kept []Entry, tools map[string][]cache.Tool, drop map[string]bool,
+func newCatalog(namer *Namer, kept []Tool, tools map[string][]cache.Tool, drop map[string]bool,
 	registered func(ToolRef) (bool, string)) (c *Catalog, collisions []Collision, refused []ToolRef) {
 	n := 0
 	for _, ts := range tools {
@@ -214,7 +214,7 @@ func newCatalog(namer *Namer, kept []Entry, tools map[string][]cache.Tool, drop 
 	}
 	names := make(map[ToolRef]givenName, len(refs))
 	collisions = namer.assign(refs, func(r ToolRef, g givenName) { names[r] = g })
-	c = &Catalog{Entries: make([]Entry, 0, len(kept)+len(refs)), catIndex: newCatIndex()}
+	c = &Catalog{Entries: make([]Tool, 0, len(kept)+len(refs)), catIndex: newCatIndex()}
 	c.Entries = append(c.Entries, kept...)
 	seen := make(map[ToolRef]bool, len(refs))
 	anns := annotationSet{}
@@ -232,7 +232,7 @@ func newCatalog(namer *Namer, kept []Entry, tools map[string][]cache.Tool, drop 
 			t = CleanTool(t)
 			g := names[ref] // its strings are the Namer's: one copy for every catalog
 			reg, why := registered(ref)
-			c.Entries = append(c.Entries, Entry{Name: g.name, Server: g.ref.Server, Tool: Head{Name: g.ref.Tool, Annotations: anns.intern(t.Annotations)},
+			c.Entries = append(c.Entries, Tool{Name: g.name, Server: g.ref.Server, Tool: Head{Name: g.ref.Tool, Annotations: anns.intern(t.Annotations)},
 				Registered: reg, Unregistered: why, body: toolBody{raw: t}})
 		}
 	}
@@ -286,8 +286,8 @@ func CompareRefs(a, b ToolRef) int {
 }
 
 // Lookup finds the entry of a registered name.
-func (c *Catalog) Lookup(name string) (*Entry, bool) {
-	i, ok := slices.BinarySearchFunc(c.Entries, name, func(e Entry, n string) int { return strings.Compare(e.Name, n) })
+func (c *Catalog) Lookup(name string) (*Tool, bool) {
+	i, ok := slices.BinarySearchFunc(c.Entries, name, func(e Tool, n string) int { return strings.Compare(e.Name, n) })
 	if !ok {
 		return nil, false
 	}
@@ -295,7 +295,7 @@ func (c *Catalog) Lookup(name string) (*Entry, bool) {
 }
 
 // LookupRef finds the entry of a server's tool.
-func (c *Catalog) LookupRef(server, tool string) (*Entry, bool) {
+func (c *Catalog) LookupRef(server, tool string) (*Tool, bool) {
 	want := ToolRef{Server: server, Tool: tool}
 	i, ok := slices.BinarySearchFunc(c.byRef, want, func(i int32, r ToolRef) int { return CompareRefs(c.Entries[i].Ref(), r) })
 	if !ok {

@@ -144,7 +144,7 @@ func TestPackCatalog(t *testing.T) {
 // TestBodyDamage: a packed body that does not decode gives an error naming the part, and
 // entry.CacheTool() falls back to the names only.
 func TestBodyDamage(t *testing.T) {
-	es := []Entry{{Name: "mcp__a__t", Server: "a", Tool: Head{Name: "t"}, body: toolBody{raw: &cache.Tool{Name: "t", Description: "d"}}}}
+	es := []Tool{{Name: "mcp__a__t", Server: "a", Tool: Head{Name: "t"}, body: toolBody{raw: &cache.Tool{Name: "t", Description: "d"}}}}
 	if err := pack(es); err != nil {
 		t.Fatal(err)
 	}

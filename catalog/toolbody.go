@@ -55,7 +55,7 @@ func schemaSum(schema []byte) uint64 {
 
 // InputSum identifies the version of the entry's input schema within the process (the
 // validator's cache key beside the tool).
-func (e *Entry) InputSum() uint64 { return e.body.inputSum() }
+func (e *Tool) InputSum() uint64 { return e.body.inputSum() }
 
 // packed reports whether the body has been packed into a block.
 func (t *toolBody) packed() bool { return t.blk != nil }
@@ -146,7 +146,7 @@ type packer struct {
 
 // pack packs every raw body of entries, in order, so the tools of one server share
 // blocks. Bodies already packed stay where they are.
-func pack(entries []Entry) error {
+func pack(entries []Tool) error {
 	var p packer
 	for i := range entries {
 		b := &entries[i].body

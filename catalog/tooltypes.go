@@ -13,13 +13,12 @@ import (
 // of the registration path, which belong to package startup (PayloadFor, ToolFromPayload):
 //
 //	mcp.Tool               what a server lists (mcp-go's type)                 → ToCacheTool
-//	cache.Tool             what the cache file stores, schemas kept raw        → Entry (newCatalog)
-//	Entry                  a catalog tool: names for routing, the rest packed (catalog.go)
+//	cache.Tool             what the cache file stores, schemas kept raw        → Tool (newCatalog)
+//	Tool                   a catalog tool: names for routing, the rest packed (catalog.go)
 //	search.Doc             what the ranker indexes                             ← docFor
 //	cache.FrameTool        the startup file's record: MCP name, opaque payload
 //	startup.Tool           a tool of the startup set: registered name, payload ← startup.PayloadFor
 //	extension.ToolPayload  what the host is told at registration (pre-encoded)
-//	bridge.ToolInfo        what the CLI lists                                  ← Bridge.Tools
 
 // ToCacheTool converts a live listing's tool into what the cache stores.
 func ToCacheTool(t mcp.Tool) cache.Tool {
@@ -48,7 +47,7 @@ func ToCacheTool(t mcp.Tool) cache.Tool {
 
 // docFor is a catalog entry as the ranker indexes it. The ID and names are the entry's own
 // strings, so the index shares them rather than copying.
-func docFor(e *Entry) search.Doc {
+func docFor(e *Tool) search.Doc {
 	t := e.CacheTool()
 	return search.Doc{ID: e.Name, Server: e.Server, Tool: e.Tool.Name, Title: t.Title, Description: t.Description,
 		Params: search.ParamsFromSchema(t.InputSchema)}

@@ -29,7 +29,7 @@ type compiledSchema struct {
 
 // Check checks args against e's input schema; it returns what is wrong ("" when
 // nothing is, or when the schema cannot be compiled: the server checks then).
-func (v *Validator) Check(e *Entry, args json.RawMessage) string {
+func (v *Validator) Check(e *Tool, args json.RawMessage) string {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
 		return "arguments are not valid JSON: " + err.Error()
@@ -51,7 +51,7 @@ func (v *Validator) Check(e *Entry, args json.RawMessage) string {
 // because optional arguments are null where the schema wants a value, it leaves those out
 // and returns the arguments without them: models write null for "not given", and a
 // server never sees a null its schema refuses. args is returned as is otherwise.
-func (v *Validator) Fit(e *Entry, args json.RawMessage) (json.RawMessage, string) {
+func (v *Validator) Fit(e *Tool, args json.RawMessage) (json.RawMessage, string) {
 	msg := v.Check(e, args)
 	if msg == "" {
 		return args, ""
@@ -81,7 +81,7 @@ func (v *Validator) Fit(e *Entry, args json.RawMessage) (json.RawMessage, string
 	return fitted, ""
 }
 
-func (v *Validator) schema(e *Entry) *jsonschema.Schema {
+func (v *Validator) schema(e *Tool) *jsonschema.Schema {
 	ref, sum := e.Ref(), e.InputSum()
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -12,8 +12,8 @@ import (
 // proxy calls were still checked against the old one. Packed bodies (toolbody.go) carry the
 // schema's sum, so the same holds for them.
 func TestValidatorFollowsSchemaChanges(t *testing.T) {
-	mk := func(enum string, packed bool) *Entry {
-		es := []Entry{{Name: "mcp__a__t", Server: "a", Tool: Head{Name: "t"},
+	mk := func(enum string, packed bool) *Tool {
+		es := []Tool{{Name: "mcp__a__t", Server: "a", Tool: Head{Name: "t"},
 			body: toolBody{raw: &cache.Tool{Name: "t", InputSchema: []byte(`{"type":"object","properties":{"m":{"enum":["` + enum + `"]}}}`)}}}}
 		if packed {
 			if err := pack(es); err != nil {
@@ -52,7 +52,7 @@ func TestValidatorFollowsSchemaChanges(t *testing.T) {
 // such a call was refused before it reached the server.
 func TestValidatorFitLeavesOutOptionalNulls(t *testing.T) {
 	schema := `{"type":"object","required":["q"],"properties":{"q":{"type":"string"},"verbose":{"type":"boolean"},"note":{"type":["string","null"]}}}`
-	e := &Entry{Name: "mcp__a__t", Server: "a", Tool: Head{Name: "t"}, body: toolBody{raw: &cache.Tool{Name: "t", InputSchema: []byte(schema)}}}
+	e := &Tool{Name: "mcp__a__t", Server: "a", Tool: Head{Name: "t"}, body: toolBody{raw: &cache.Tool{Name: "t", InputSchema: []byte(schema)}}}
 	tests := []struct {
 		name, args, want string
 		fails            bool

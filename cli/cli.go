@@ -230,12 +230,13 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 		}
 		list := make([]tool, 0, len(tools))
 		for _, t := range tools {
-			list = append(list, tool{t.Name, t.Server, t.Tool, t.Description, t.InputSchema})
+			ct := t.CacheTool()
+			list = append(list, tool{t.Name, t.Server, t.Tool.Name, ct.Description, ct.InputSchema})
 		}
 		return writeJSON(stdout, stderr, list)
 	}
 	for _, t := range tools {
-		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, textcut.FirstLine(t.Description, 100))
+		fmt.Fprintf(stdout, "%s\t%s\n", t.Name, textcut.FirstLine(t.CacheTool().Description, 100))
 	}
 	if len(tools) == 0 && *server != "" {
 		fmt.Fprintf(stderr, "no cached tools of %s; list them with: mcp-bridge refresh --server %s\n", *server, *server)

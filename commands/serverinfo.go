@@ -56,7 +56,7 @@ func ServerInfos(h Host) []ServerInfo {
 
 // cachedEntries is the cache entries as a session in h's project sees them
 // (cache.File.View): another project's private listing of a server is none of its own.
-func cachedEntries(h Host) map[string]*cache.Entry {
+func cachedEntries(h Host) map[string]*cache.Server {
 	file, _ := cache.Read(h.CachePath())
 	return file.View(trust.ProjectKey(h.ProjectDir()))
 }
@@ -70,7 +70,7 @@ func Info(h Host, name string) (ServerInfo, bool) {
 	return serverInfo(s, cachedEntries(h)), true
 }
 
-func serverInfo(s Server, entries map[string]*cache.Entry) ServerInfo {
+func serverInfo(s Server, entries map[string]*cache.Server) ServerInfo {
 	c := s.Config()
 	name := c.Name
 	info := ServerInfo{Name: name, Scope: c.Scope, File: c.Source, Transport: string(c.Transport), State: "enabled",

@@ -88,7 +88,7 @@ type protocolKeyData struct {
 
 // ProtocolKey identifies what decides which MCP revision the server speaks: the
 // transport, command, args and url as written, and the names (not the values) of its
-// env entries. The revision found is remembered under it (cache.Entry.ProtocolKey), so
+// env entries. The revision found is remembered under it (cache.Server.ProtocolKey), so
 // rotating a token or editing a timeout keeps it, while another program or address
 // negotiates afresh.
 func (s *Server) ProtocolKey() string {

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -30,6 +31,8 @@ func (h *eraHost) SessionOptions(*Server) []client.ClientOption { return nil }
 func (h *eraHost) Elicitor(*Server) client.ElicitationHandler { return nil }
 
 func (h *eraHost) Sampler(*Server) client.SamplingHandler { return nil }
+
+func (h *eraHost) CallMeta(context.Context) *mcp.Meta { return nil }
 
 func (h *eraHost) ProtocolLearned(_ *Server, p string) {
 	h.mu.Lock()

@@ -7,8 +7,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/zot-mcp/mcp-bridge/cache"
-	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
@@ -61,18 +59,40 @@ func (s *Server) extraErr(ctx, cctx context.Context, err error, doing string) er
 	return s.Errorf(KindCall, err, "%s failed: %v", doing, err)
 }
 
-// listExtras adds the server's resources, resource templates and prompts to a fresh
-// cache entry (extras.List). A list that fails is logged and left empty: the tools still
-// count.
-func (s *Server) ListExtras(ctx context.Context, e *cache.Entry) {
+// Offers is what a server lists beside its tools, as it listed them.
+type Offers struct {
+	Resources []mcp.Resource
+	Templates []mcp.ResourceTemplate
+	Prompts   []mcp.Prompt
+}
+
+// ListOffers lists the server's resources, resource templates and prompts, for what its
+// capabilities announce (starting it if asleep). A list that fails is logged and left
+// empty: the tools still count.
+func (s *Server) ListOffers(ctx context.Context) Offers {
+	var o Offers
 	c, err := s.acquire(ctx)
 	if err != nil {
-		return
+		return o
 	}
 	defer s.release()
-	extras.List(ctx, c.sess, e, func(what string, err error) {
-		s.d.Log.Warn().Str("server", s.cfg.Name).Err(err).Msg("listing " + what + " failed")
-	})
+	warn := func(what string, err error) {
+		if err != nil {
+			s.d.Log.Warn().Str("server", s.cfg.Name).Err(err).Msg("listing " + what + " failed")
+		}
+	}
+	caps := c.sess.Info().Capabilities
+	if caps.Resources != nil {
+		o.Resources, err = c.sess.ListResources(ctx)
+		warn("resources", err)
+		o.Templates, err = c.sess.ListResourceTemplates(ctx)
+		warn("resource templates", err)
+	}
+	if caps.Prompts != nil {
+		o.Prompts, err = c.sess.ListPrompts(ctx)
+		warn("prompts", err)
+	}
+	return o
 }
 
 // GetPrompt runs prompts/get on the server (starting it if asleep).

@@ -40,6 +40,7 @@ func (h *samplerHost) ProtocolLearned(*Server, string)                 {}
 func (h *samplerHost) Progress(string, mcp.ProgressNotificationParams) {}
 func (h *samplerHost) ServerLog(string, LogLine)                       {}
 func (h *samplerHost) ApprovalErr(*Server) *Error                      { return nil }
+func (h *samplerHost) CallMeta(context.Context) *mcp.Meta              { return nil }
 
 // callMark is a value the test's calls carry, which no sampler may see.
 type callMark struct{}

@@ -18,8 +18,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
-	"github.com/zot-mcp/mcp-bridge/extras"
-	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/internal/repeats"
@@ -78,6 +76,9 @@ type Host interface {
 	Elicitor(s *Server) client.ElicitationHandler
 	// Progress passes a progress notification to the call it belongs to.
 	Progress(server string, p mcp.ProgressNotificationParams)
+	// CallMeta is the request _meta of the call ctx belongs to: its progress token, the
+	// log level a front end's client asked for; nil when it has neither.
+	CallMeta(ctx context.Context) *mcp.Meta
 	// Sampler answers the sampling requests of s (a legacy server's own requests, and
 	// the sampling input requests of its results and tasks), and makes every session of
 	// s advertise the sampling capability; nil, what zot's bridge answers: sampling is
@@ -91,8 +92,8 @@ type Host interface {
 	// ServerLog keeps one of a server's log messages for /mcp <server>.
 	ServerLog(server string, line LogLine)
 	// AddTask puts a task on the board; WaitTask waits for its result.
-	AddTask(t *extras.Task)
-	WaitTask(ctx context.Context, t *extras.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
+	AddTask(t *Task)
+	WaitTask(ctx context.Context, t *Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error)
 	// ApprovalErr is the answer to anything that would start s while it awaits the
 	// user's approval (Pending).
 	ApprovalErr(s *Server) *Error
@@ -129,7 +130,7 @@ type Server struct {
 	lastErrUser string
 	lastErrAt   time.Time
 	tools       []mcp.Tool
-	info        connInfo
+	info        session.Info
 	// remote is the server's HTTP side that outlives sessions (the transport that worked
 	// last, logins).
 	remote *remote.Server
@@ -170,25 +171,17 @@ type attempt struct {
 	cancel context.CancelFunc
 }
 
-// conn is one live session and what its initialize said.
+// conn is one live session and what its initialize said (its instructions trimmed and
+// bounded).
 type conn struct {
 	sess session.Session
-	info connInfo
-}
-
-type connInfo struct {
-	transport    config.Transport
-	serverName   string
-	instructions string
-	protocol     string
-	// protocolGuessed: see session.Info.ProtocolGuessed.
-	protocolGuessed bool
+	info session.Info
 }
 
 func newConn(sess session.Session) *conn {
 	in := sess.Info()
-	return &conn{sess: sess, info: connInfo{transport: in.Transport, serverName: in.ServerName,
-		instructions: textcut.Truncate(strings.TrimSpace(in.Instructions), 2000), protocol: in.Protocol, protocolGuessed: in.ProtocolGuessed}}
+	in.Instructions = textcut.Truncate(strings.TrimSpace(in.Instructions), 2000)
+	return &conn{sess: sess, info: in}
 }
 
 // New makes the Server of cfg, asleep (or disabled when cfg is not usable).
@@ -255,23 +248,12 @@ func (s *Server) Clock() clock.Clock { return s.d.Clock }
 // Log is the log the server writes to.
 func (s *Server) Log() zerolog.Logger { return s.d.Log }
 
-// Info is what the last initialize said: the transport, the server's name and its
-// instructions, and the MCP revision spoken.
-type Info struct {
-	Transport    config.Transport
-	ServerName   string
-	Instructions string
-	Protocol     string
-	// ProtocolGuessed: the revision is not to be remembered (session.Info.ProtocolGuessed).
-	ProtocolGuessed bool
-}
-
-// Info returns what the last initialize of the server said.
-func (s *Server) Info() Info {
+// Info returns what the last initialize of the server said (its instructions trimmed and
+// bounded); the zero Info before the first connection.
+func (s *Server) Info() session.Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Info{Transport: s.info.transport, ServerName: s.info.serverName, Instructions: s.info.instructions, Protocol: s.info.protocol,
-		ProtocolGuessed: s.info.protocolGuessed}
+	return s.info
 }
 
 // SetProtocol tells the server the MCP revision it spoke in an earlier process (the
@@ -281,7 +263,7 @@ func (s *Server) Info() Info {
 func (s *Server) SetProtocol(protocol string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.info.protocol == "" {
+	if s.info.Protocol == "" {
 		s.protocol = protocol
 	}
 }
@@ -300,7 +282,7 @@ func (s *Server) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{State: s.state, Tools: len(s.tools), InFlight: s.inflight, LastUsed: s.lastUsed,
-		LastError: s.lastErrUser, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.transport,
+		LastError: s.lastErrUser, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.Transport,
 		NeedsLogin: s.needsLogin, Protocol: s.protocol}
 	if s.state == StateDisabled && s.cfg.Err != "" {
 		st.LastError = s.cfg.Err
@@ -521,9 +503,9 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 		return
 	}
 	s.conn, s.tools, s.info = c, tools, c.info
-	learned := c.info.protocol != "" && c.info.protocol != s.protocol && !c.info.protocolGuessed
-	if !c.info.protocolGuessed {
-		s.protocol = c.info.protocol
+	learned := c.info.Protocol != "" && c.info.Protocol != s.protocol && !c.info.ProtocolGuessed
+	if !c.info.ProtocolGuessed {
+		s.protocol = c.info.Protocol
 	}
 	s.state = StateReady
 	s.needsLogin = false
@@ -534,10 +516,10 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 	}
 	s.mu.Unlock()
 	close(a.done)
-	s.d.Log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Str("protocol", c.info.protocol).Dur("took", s.d.Clock.Now().Sub(began)).Msg("server ready")
+	s.d.Log.Info().Str("server", s.cfg.Name).Int("tools", len(tools)).Str("protocol", c.info.Protocol).Dur("took", s.d.Clock.Now().Sub(began)).Msg("server ready")
 	go s.watchEnd(c)
 	if learned && s.d.Host != nil {
-		s.d.Host.ProtocolLearned(s, c.info.protocol)
+		s.d.Host.ProtocolLearned(s, c.info.Protocol)
 	}
 }
 
@@ -905,7 +887,7 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
-	req.Params.Meta = interact.ProgressMeta(ctx)
+	req.Params.Meta = s.callMeta(ctx)
 	if s.taskAugmented(c, tool) {
 		return s.callTask(ctx, cctx, c, req, safeRepeat)
 	}

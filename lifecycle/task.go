@@ -10,8 +10,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/zot-mcp/mcp-bridge/extras"
-	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
@@ -55,11 +53,11 @@ type createTaskResult struct {
 	Task *mcp.Task `json:"task"`
 }
 
-// waitTimer is the timer of a task call's wait, which ends AnswerMargin before the
-// call's budget (a nil channel: no budget). It exists before the task does, so a task
+// waitTimer is the timer of a task call's wait, which ends when the call recorded
+// (WithTaskWaitEnd; a nil channel: no budget). It exists before the task does, so a task
 // that can be seen can also be timed out by the clock.
 func (s *Server) waitTimer(ctx context.Context) (expired <-chan struct{}, stop func()) {
-	end := extras.WaitEnd(ctx, interact.AnswerMargin)
+	end := taskWaitEnd(ctx)
 	if end.IsZero() {
 		return nil, func() {}
 	}
@@ -135,7 +133,7 @@ func (s *Server) taskCreateErr(ctx, cctx context.Context, tool string, err error
 // startTask puts the task on the board and starts fetching its result. The fetch keeps
 // the server awake (one more in-flight use) until the result is in, or until the task's
 // time to live has passed (the server may then have deleted it).
-func (s *Server) startTask(c *conn, tool string, task *mcp.Task) (*extras.Task, error) {
+func (s *Server) startTask(c *conn, tool string, task *mcp.Task) (*Task, error) {
 	id := task.TaskId
 	ac, err := s.acquire(context.Background())
 	if err != nil {
@@ -146,7 +144,7 @@ func (s *Server) startTask(c *conn, tool string, task *mcp.Task) (*extras.Task, 
 		return nil, s.Errorf(KindStopped, nil, "the server restarted while %s started as task %s; the task is lost", tool, id)
 	}
 	fctx, stop := context.WithCancel(context.Background())
-	t := extras.NewTask(s.cfg.Name, tool, id, s.d.Clock.Now(), c.sess, s.d.Log, stop)
+	t := NewTask(s.cfg.Name, tool, id, s.d.Clock.Now(), c.sess, s.d.Log, stop)
 	if task.TTL != nil && *task.TTL > 0 && *task.TTL < int64(math.MaxInt64/time.Millisecond) {
 		timer := s.d.Clock.AfterFunc(time.Duration(*task.TTL)*time.Millisecond, stop)
 		context.AfterFunc(fctx, func() { timer.Stop() })
@@ -157,7 +155,7 @@ func (s *Server) startTask(c *conn, tool string, task *mcp.Task) (*extras.Task, 
 }
 
 // fetchTask asks tasks/result once; the server answers when the task has ended.
-func (s *Server) fetchTask(ctx context.Context, t *extras.Task) {
+func (s *Server) fetchTask(ctx context.Context, t *Task) {
 	defer s.release()
 	defer t.Stop()
 	r, err := t.Sess.TaskResult(ctx, mcp.TaskResultRequest{Params: mcp.TaskResultParams{TaskId: t.ID}})

@@ -9,8 +9,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/zot-mcp/mcp-bridge/extras"
-	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
@@ -93,7 +91,7 @@ func (s *Server) callExtTask(ctx, cctx context.Context, c *conn, req mcp.CallToo
 	if err := json.Unmarshal(resp.Result, &created); err != nil || created.TaskID == "" {
 		return nil, s.Errorf(KindCall, err, "%s: the server answered with a task without an id; its result cannot be fetched", tool)
 	}
-	t, err := s.startExtTask(c, tool, &created, interact.ProgressMeta(ctx))
+	t, err := s.startExtTask(c, tool, &created, s.callMeta(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +101,7 @@ func (s *Server) callExtTask(ctx, cctx context.Context, c *conn, req mcp.CallToo
 
 // startExtTask puts the task on the board and starts polling it, keeping the server
 // awake until the task ends or its time to live has passed.
-func (s *Server) startExtTask(c *conn, tool string, task *extTask, progress *mcp.Meta) (*extras.Task, error) {
+func (s *Server) startExtTask(c *conn, tool string, task *extTask, progress *mcp.Meta) (*Task, error) {
 	ac, err := s.acquire(context.Background())
 	if err != nil {
 		return nil, err
@@ -120,7 +118,7 @@ func (s *Server) startExtTask(c *conn, tool string, task *extTask, progress *mcp
 	}
 	timer := s.d.Clock.AfterFunc(live, stop)
 	context.AfterFunc(fctx, func() { timer.Stop() })
-	t := extras.NewTask(s.cfg.Name, tool, task.TaskID, s.d.Clock.Now(), c.sess, s.d.Log, stop)
+	t := NewTask(s.cfg.Name, tool, task.TaskID, s.d.Clock.Now(), c.sess, s.d.Log, stop)
 	sess, id := c.sess, task.TaskID
 	t.CancelFn = func(ctx context.Context) error {
 		resp, err := sess.Request(ctx, string(mcp.MethodTasksCancel), map[string]any{"taskId": id})
@@ -138,7 +136,7 @@ func (s *Server) startExtTask(c *conn, tool string, task *extTask, progress *mcp
 // pollExtTask follows the task until it ends: tasks/get at the server's interval, its
 // questions answered once each (tasks/update), its status message shown as the call's
 // progress.
-func (s *Server) pollExtTask(ctx context.Context, t *extras.Task, c *conn, cur extTask, progress *mcp.Meta) {
+func (s *Server) pollExtTask(ctx context.Context, t *Task, c *conn, cur extTask, progress *mcp.Meta) {
 	defer s.release()
 	defer t.Stop()
 	in := s.inputs()
@@ -196,7 +194,7 @@ func (s *Server) pollExtTask(ctx context.Context, t *extras.Task, c *conn, cur e
 // answerTask answers the task's requests that were not answered yet (a poll repeats the
 // outstanding ones) with tasks/update. A task that keeps asking is cancelled after
 // session.MaxInputRounds rounds, as is one whose input cannot be given.
-func (s *Server) answerTask(ctx context.Context, c *conn, t *extras.Task, cur *extTask, in session.Inputs, answered map[string]bool, rounds *int) error {
+func (s *Server) answerTask(ctx context.Context, c *conn, t *Task, cur *extTask, in session.Inputs, answered map[string]bool, rounds *int) error {
 	var reqs map[string]json.RawMessage
 	if err := json.Unmarshal(cur.InputRequests, &reqs); err != nil {
 		reqs = nil

@@ -17,7 +17,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
 
-	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
@@ -105,7 +104,7 @@ func TestModernCallCarriesParamHeaders(t *testing.T) {
 	if got := mustCall(t, s, "route", map[string]any{"region": "eu-1"}); got != "routed eu-1" {
 		t.Fatalf("call: %q", got)
 	}
-	s.ListExtras(ctx, &cache.Entry{}) // prompts/list through mcp-go
+	s.ListOffers(ctx) // prompts/list through mcp-go
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if own, ours := rec.meta["prompts/list"], rec.meta["tools/list"]; len(own) == 0 || string(own) != string(ours) {

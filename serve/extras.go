@@ -53,7 +53,7 @@ func (s *Server) syncExtras() error {
 	sort.Strings(names)
 	raw, _ := json.Marshal(struct {
 		N []string
-		E map[string]*cache.Entry
+		E map[string]*cache.Server
 	}{names, ex})
 	key := string(raw)
 	s.mu.Lock()

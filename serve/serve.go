@@ -252,7 +252,7 @@ func (sp sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageReques
 }
 
 // shownName is the name a client sees for a catalog entry.
-func (s *Server) shownName(e *catalog.Entry) string {
+func (s *Server) shownName(e *catalog.Tool) string {
 	if s.o.Unprefixed {
 		return e.Tool.Name
 	}
@@ -451,7 +451,7 @@ func (s *Server) directHandler(ref catalog.ToolRef) server.ToolHandlerFunc {
 
 // forward runs the call on its server as one call of the board (its questions, log
 // messages and progress reach this client).
-func (s *Server) forward(ctx context.Context, req mcp.CallToolRequest, e *catalog.Entry, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (s *Server) forward(ctx context.Context, req mcp.CallToolRequest, e *catalog.Tool, args json.RawMessage) (*mcp.CallToolResult, error) {
 	level := clientLogLevel(ctx)
 	c := s.calls.start(ctx, req, e.Server, func(cctx context.Context, progress bridge.ProgressFunc) (*mcp.CallToolResult, error) {
 		return s.b.Forward(cctx, e, args, bridge.ForwardOptions{Progress: progress, LogLevel: level})

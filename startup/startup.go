@@ -177,7 +177,7 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 // FromCatalog is the startup set of an already decoded catalog, with the instructions of
 // the servers of entries (the entries of the cache file it was decoded from, as the
 // session's project sees them: File.View; nil for none) that have tools in it.
-func FromCatalog(cat *catalog.Catalog, entries map[string]*cache.Entry) *Set {
+func FromCatalog(cat *catalog.Catalog, entries map[string]*cache.Server) *Set {
 	set := &Set{Tools: make([]Tool, len(cat.Entries))}
 	last := ""
 	for i := range cat.Entries {
@@ -293,7 +293,7 @@ func FromFile(file *cache.File, usable []*config.Server, project string, pins Pi
 // none); out is the result.
 type payloadJob struct {
 	name    string
-	e       *cache.Entry
+	e       *cache.Server
 	pins    bool
 	project string
 	allowed func(tool string) (bool, string)

@@ -163,7 +163,7 @@ func TestStateCore(t *testing.T) {
 // shows it (sanitized), not as the cache keeps it, and leave out the tools the catalog
 // leaves out (a name with a hidden character).
 func TestPayloadsAreClean(t *testing.T) {
-	file := &cache.File{Servers: map[string]*cache.Entry{"s": {Fingerprint: "f", Tools: []cache.Tool{
+	file := &cache.File{Servers: map[string]*cache.Server{"s": {Fingerprint: "f", Tools: []cache.Tool{
 		{Name: "read", Description: "Reads\x1b]52;c;eA==\x07 a file\u202e\u200b.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"p":{"type":"string","description":"path\u001b[2J"}}}`)},
 		{Name: "rea\u200bd", Description: "hides in its name", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -263,18 +263,18 @@ func TestInputFilesSeeRefusal(t *testing.T) {
 // after ready.
 func TestFromFile(t *testing.T) {
 	a, b, c, d := server("a", "run-a", "hidden"), server("b", "run-b"), server("c", "run-c"), server("d", "run-d")
-	entry := func(s *config.Server, instructions string, tools ...string) *cache.Entry {
-		e := &cache.Entry{Fingerprint: s.Fingerprint(), Instructions: instructions}
+	entry := func(s *config.Server, instructions string, tools ...string) *cache.Server {
+		e := &cache.Server{Fingerprint: s.Fingerprint(), Instructions: instructions}
 		for _, n := range tools {
 			e.Tools = append(e.Tools, tool(n))
 		}
 		return e
 	}
-	file := &cache.File{Version: cache.Version, Servers: map[string]*cache.Entry{
+	file := &cache.File{Version: cache.Version, Servers: map[string]*cache.Server{
 		"a": entry(a, "use a", "z", "hidden", "y", "bad\u202ename"),
 		"b": {Fingerprint: "an older fingerprint", Tools: []cache.Tool{tool("q")}},
 		"d": entry(d, "", "shared"),
-	}, Projects: map[string]map[string]*cache.Entry{
+	}, Projects: map[string]map[string]*cache.Server{
 		"p1": {"d": entry(d, "use d here", "private")},
 		"p2": {"c": entry(c, "", "elsewhere")},
 	}}

@@ -80,7 +80,7 @@ var blurbStop = map[string]bool{"get": true, "list": true, "create": true, "upda
 	"add": true, "remove": true, "read": true, "write": true, "search": true, "the": true, "and": true, "for": true, "tool": true}
 
 // ResultLine is one search result: name, purpose, key parameters, hints.
-func ResultLine(e *catalog.Entry) string {
+func ResultLine(e *catalog.Tool) string {
 	line := "- " + e.Name
 	t := e.CacheTool()
 	if p := textcut.FirstLine(FirstNonEmpty(t.Description, t.Title), PurposeLen); p != "" {

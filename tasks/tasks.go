@@ -1,8 +1,8 @@
-// Package extras is what servers offer beyond tools: the resources, resource templates
-// and prompts of every server (listed into its cache entry, searched, read) and the
-// board of long-running tool calls (MCP tasks). It works over a session.Session and the
-// cache; starting servers and wording their failures stay with the bridge.
-package extras
+// Package tasks is the board of long-running tool calls (MCP tasks) of every server: the
+// tasks that run and the ended ones whose result nobody has fetched yet, the "still
+// running" result of a call that ran out of time, and mcp__task_result's definition.
+// Starting and following a task is the server's state machine's (lifecycle).
+package tasks
 
 import (
 	"context"
@@ -11,15 +11,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
-	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // Long-running work (MCP tasks: protocol revision 2025-11-25, and the tasks extension of
@@ -43,109 +41,34 @@ var TaskResultSchema = json.RawMessage(`{"type":"object","properties":{"server":
 // taskCancelTimeout bounds the tasks/cancel sent after the call's own context ended.
 const taskCancelTimeout = 5 * time.Second
 
-// budgetEndKey carries, in a call's context, when its budget ends on the injected clock.
-type budgetEndKey struct{}
-
-// WithBudgetEnd records when the call's budget ends on the injected clock, so a task wait
-// returns before the host's deadline and tests can end it by advancing a fake clock.
-func WithBudgetEnd(ctx context.Context, end time.Time) context.Context {
-	return context.WithValue(ctx, budgetEndKey{}, end)
-}
-
-// WaitEnd is when a wait for a task gives up: the budget's end less margin, which leaves
-// time to answer, or the zero time when the call has no budget on record.
-func WaitEnd(ctx context.Context, margin time.Duration) time.Time {
-	end, ok := ctx.Value(budgetEndKey{}).(time.Time)
-	if !ok {
-		return time.Time{}
-	}
-	return end.Add(-margin)
-}
-
 // Board holds every server's running tasks, and ended ones whose result nobody has
 // fetched yet.
 type Board struct {
 	mu    sync.Mutex
-	tasks map[taskKey]*Task
+	tasks map[taskKey]*lifecycle.Task
 }
 
 type taskKey struct{ server, id string }
 
-// Task is one task of one server.
-type Task struct {
-	Server, Tool, ID string
-	Started          time.Time
-	Sess             session.Session // the session the task runs on
-	Log              zerolog.Logger
-	Stop             context.CancelFunc // ends the tasks/result request (or the polls)
-	// CancelFn sends the cancellation of the task; nil: tasks/cancel through mcp-go
-	// (2025-11-25). The tasks extension's acknowledgement has another shape.
-	CancelFn func(ctx context.Context) error
-
-	statusMu sync.Mutex
-	status   *mcp.Task // the last status seen by the polls (the tasks extension)
-
-	done chan struct{} // closed when res/err are set
-	res  *mcp.CallToolResult
-	err  error
-
-	Waiting atomic.Int32 // calls waiting for it now (tests wait on this)
-}
-
-// NewTask is a task that has not ended yet.
-func NewTask(server, tool, id string, started time.Time, sess session.Session, log zerolog.Logger, stop context.CancelFunc) *Task {
-	return &Task{Server: server, Tool: tool, ID: id, Started: started, Sess: sess, Log: log, Stop: stop, done: make(chan struct{})}
-}
-
-// Finish records the task's result (or why it has none) and ends it; once only.
-func (t *Task) Finish(res *mcp.CallToolResult, err error) {
-	t.res, t.err = res, err
-	close(t.done)
-}
-
-// SetStatus records the task's status as the polls last saw it.
-func (t *Task) SetStatus(st mcp.Task) {
-	t.statusMu.Lock()
-	t.status = &st
-	t.statusMu.Unlock()
-}
-
-// Status is the status the polls last saw; false when nothing polls the task (a
-// 2025-11-25 task, whose status is asked for with tasks/get).
-func (t *Task) Status() (mcp.Task, bool) {
-	t.statusMu.Lock()
-	defer t.statusMu.Unlock()
-	if t.status == nil {
-		return mcp.Task{}, false
-	}
-	return *t.status, true
-}
-
-// Done is closed once the task has ended.
-func (t *Task) Done() <-chan struct{} { return t.done }
-
-// Result is what Finish recorded; read it once Done is closed.
-func (t *Task) Result() (*mcp.CallToolResult, error) { return t.res, t.err }
-
 // NewBoard is an empty task board.
-func NewBoard() *Board { return &Board{tasks: map[taskKey]*Task{}} }
+func NewBoard() *Board { return &Board{tasks: map[taskKey]*lifecycle.Task{}} }
 
 // Add puts t on the board.
-func (tb *Board) Add(t *Task) {
+func (tb *Board) Add(t *lifecycle.Task) {
 	tb.mu.Lock()
 	tb.tasks[taskKey{t.Server, t.ID}] = t
 	tb.mu.Unlock()
 }
 
 // Get is the server's task id (nil when the board has none).
-func (tb *Board) Get(server, id string) *Task {
+func (tb *Board) Get(server, id string) *lifecycle.Task {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
 	return tb.tasks[taskKey{server, id}]
 }
 
 // Remove takes t off the board.
-func (tb *Board) Remove(t *Task) {
+func (tb *Board) Remove(t *lifecycle.Task) {
 	tb.mu.Lock()
 	if tb.tasks[taskKey{t.Server, t.ID}] == t {
 		delete(tb.tasks, taskKey{t.Server, t.ID})
@@ -154,31 +77,21 @@ func (tb *Board) Remove(t *Task) {
 }
 
 // List returns the server's tasks, oldest first.
-func (tb *Board) List(server string) []*Task {
+func (tb *Board) List(server string) []*lifecycle.Task {
 	tb.mu.Lock()
-	var out []*Task
+	var out []*lifecycle.Task
 	for k, t := range tb.tasks {
 		if k.server == server {
 			out = append(out, t)
 		}
 	}
 	tb.mu.Unlock()
-	slices.SortFunc(out, func(a, b *Task) int { return a.Started.Compare(b.Started) })
+	slices.SortFunc(out, func(a, b *lifecycle.Task) int { return a.Started.Compare(b.Started) })
 	return out
 }
 
-// Ended reports whether the task's result (or failure) is in.
-func (t *Task) Ended() bool {
-	select {
-	case <-t.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // Cancel sends tasks/cancel for t, then forgets it.
-func (tb *Board) Cancel(ctx context.Context, t *Task) {
+func (tb *Board) Cancel(ctx context.Context, t *lifecycle.Task) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelTimeout)
 	defer cancel()
 	var err error
@@ -196,7 +109,7 @@ func (tb *Board) Cancel(ctx context.Context, t *Task) {
 
 // StillRunning is the result of a call that ran out of time while its task works on;
 // fetch is the call that gets the result, as the model writes it on this host.
-func StillRunning(t *Task, last *mcp.Task, fetch string) *mcp.CallToolResult {
+func StillRunning(t *lifecycle.Task, last *mcp.Task, fetch string) *mcp.CallToolResult {
 	status := ""
 	if last != nil && last.StatusMessage != "" {
 		status = " (" + last.StatusMessage + ")"

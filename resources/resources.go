@@ -1,7 +1,9 @@
-package extras
+// Package resources is what servers offer to read beside their tools: the resources,
+// resource templates and prompts of every server (converted into its cache entry from a
+// listing, cleaned, searched, read as results).
+package resources
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -19,7 +21,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/search"
-	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // ReadResourceToolName is the one bridge tool that reads MCP resources.
@@ -40,7 +41,7 @@ var ReadResourceSchema = json.RawMessage(`{"type":"object","properties":{"server
 // of every usable server with a fresh cache entry, with a resource search index built on
 // first use.
 type Catalog struct {
-	Servers map[string]*cache.Entry // only Resources, ResourceTemplates and Prompts are set
+	Servers map[string]*cache.Server // only Resources, ResourceTemplates and Prompts are set
 
 	once  sync.Once
 	docs  []Doc
@@ -66,8 +67,8 @@ func (h *Holder) Load() *Catalog {
 }
 
 // SetFrom replaces the catalog by the extras of the named servers' cache entries.
-func (h *Holder) SetFrom(entries map[string]*cache.Entry, servers []string) {
-	c := &Catalog{Servers: map[string]*cache.Entry{}}
+func (h *Holder) SetFrom(entries map[string]*cache.Server, servers []string) {
+	c := &Catalog{Servers: map[string]*cache.Server{}}
 	for _, n := range servers {
 		if e := entries[n]; e != nil {
 			c.Servers[n] = extrasOf(e)
@@ -77,9 +78,9 @@ func (h *Holder) SetFrom(entries map[string]*cache.Entry, servers []string) {
 }
 
 // Merge replaces the extras of the servers in put.
-func (h *Holder) Merge(put map[string]*cache.Entry) {
+func (h *Holder) Merge(put map[string]*cache.Server) {
 	old := h.Load()
-	c := &Catalog{Servers: map[string]*cache.Entry{}}
+	c := &Catalog{Servers: map[string]*cache.Server{}}
 	for n, e := range old.Servers {
 		c.Servers[n] = e
 	}
@@ -94,8 +95,8 @@ func (h *Holder) Merge(put map[string]*cache.Entry) {
 // the user read the same clean text. An item whose identifier (a URI, a URI template, a
 // prompt's or its argument's name) carries a character Sanitize drops could be neither
 // shown as it is nor asked for by a cleaned form, so it is left out.
-func extrasOf(e *cache.Entry) *cache.Entry {
-	out := &cache.Entry{}
+func extrasOf(e *cache.Server) *cache.Server {
+	out := &cache.Server{}
 	for _, r := range e.Resources {
 		if safetext.Clean(r.URI) {
 			r.Name, r.Title, r.Description, r.MIMEType = clean4(r.Name, r.Title, r.Description, r.MIMEType)
@@ -240,43 +241,26 @@ func blobText(b mcp.BlobResourceContents) (string, bool) {
 	return string(raw), true
 }
 
-// List adds the resources, resource templates and prompts of a server's session to a
-// fresh cache entry, for what its capabilities announce. A list that fails is handed to
-// warn and left empty: the tools still count.
-func List(ctx context.Context, sess session.Session, e *cache.Entry, warn func(what string, err error)) {
-	caps := sess.Info().Capabilities
-	if caps.Resources != nil {
-		rs, err := sess.ListResources(ctx)
-		if err != nil {
-			warn("resources", err)
-		}
-		for _, r := range rs {
-			e.Resources = append(e.Resources, cache.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
-		}
-		ts, err := sess.ListResourceTemplates(ctx)
-		if err != nil {
-			warn("resource templates", err)
-		}
-		for _, t := range ts {
-			raw := ""
-			if t.URITemplate != nil && t.URITemplate.Template != nil {
-				raw = t.URITemplate.Raw()
-			}
-			e.ResourceTemplates = append(e.ResourceTemplates, cache.ResourceTemplate{URITemplate: raw, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType})
-		}
+// Fill puts what a server listed beside its tools (lifecycle.Server.ListOffers) into its
+// fresh cache entry, sorted: the one conversion of resources, templates and prompts from
+// mcp-go's types into the cache's.
+func Fill(e *cache.Server, rs []mcp.Resource, ts []mcp.ResourceTemplate, ps []mcp.Prompt) {
+	for _, r := range rs {
+		e.Resources = append(e.Resources, cache.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
 	}
-	if caps.Prompts != nil {
-		ps, err := sess.ListPrompts(ctx)
-		if err != nil {
-			warn("prompts", err)
+	for _, t := range ts {
+		raw := ""
+		if t.URITemplate != nil && t.URITemplate.Template != nil {
+			raw = t.URITemplate.Raw()
 		}
-		for _, p := range ps {
-			cp := cache.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
-			for _, a := range p.Arguments {
-				cp.Arguments = append(cp.Arguments, cache.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
-			}
-			e.Prompts = append(e.Prompts, cp)
+		e.ResourceTemplates = append(e.ResourceTemplates, cache.ResourceTemplate{URITemplate: raw, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType})
+	}
+	for _, p := range ps {
+		cp := cache.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
+		for _, a := range p.Arguments {
+			cp.Arguments = append(cp.Arguments, cache.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
 		}
+		e.Prompts = append(e.Prompts, cp)
 	}
 	sort.Slice(e.Resources, func(i, j int) bool { return e.Resources[i].URI < e.Resources[j].URI })
 	sort.Slice(e.ResourceTemplates, func(i, j int) bool { return e.ResourceTemplates[i].URITemplate < e.ResourceTemplates[j].URITemplate })

@@ -1,4 +1,4 @@
-package extras
+package resources
 
 import (
 	"reflect"
@@ -12,7 +12,7 @@ import (
 // (Merge); an item whose identifier carries a hidden character is left out; and what
 // searching and the prompt list show is the clean text.
 func TestExtrasAreCleaned(t *testing.T) {
-	raw := &cache.Entry{
+	raw := &cache.Server{
 		Resources: []cache.Resource{
 			{URI: "file:///a", Name: "a\x1b[2J", Title: "A\u202e", Description: "first\x07 file\U000E0041", MIMEType: "text/plain\x00"},
 			{URI: "file:///b\u200b", Name: "b", Description: "hidden in its uri"},
@@ -27,14 +27,14 @@ func TestExtrasAreCleaned(t *testing.T) {
 			{Name: "bad-arg", Arguments: []cache.PromptArgument{{Name: "p\x1br"}}},
 		},
 	}
-	want := &cache.Entry{
+	want := &cache.Server{
 		Resources:         []cache.Resource{{URI: "file:///a", Name: "a[2J", Title: "A", Description: "first file", MIMEType: "text/plain"}},
 		ResourceTemplates: []cache.ResourceTemplate{{URITemplate: "db://{table}", Name: "table", Description: "rows]8;;x"}},
 		Prompts:           []cache.Prompt{{Name: "review", Title: "Review[31m", Description: "review it", Arguments: []cache.PromptArgument{{Name: "pr", Description: "the PR", Required: true}}}},
 	}
 	var fromCache, fromList Holder
-	fromCache.SetFrom(map[string]*cache.Entry{"s": raw}, []string{"s"})
-	fromList.Merge(map[string]*cache.Entry{"s": raw})
+	fromCache.SetFrom(map[string]*cache.Server{"s": raw}, []string{"s"})
+	fromList.Merge(map[string]*cache.Server{"s": raw})
 	for how, h := range map[string]*Holder{"cache": &fromCache, "listing": &fromList} {
 		got := h.Load().Servers["s"]
 		if !reflect.DeepEqual(got, want) {

@@ -1,12 +1,10 @@
-package extras
+package resources
 
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
@@ -58,22 +56,6 @@ func TestPromptText(t *testing.T) {
 	} {
 		if got := PromptText(&mcp.GetPromptResult{Messages: tt.msgs}); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
-// TestTasksText: /mcp <server>'s task list says how this host fetches a result (in proxy
-// mode there is no mcp__task_result to name), and shows a task's id, the server's text,
-// escaped.
-func TestTasksText(t *testing.T) {
-	tb := NewBoard()
-	start := time.Unix(1000, 0)
-	tb.Add(NewTask("s", "research", "t-1\x1b]52;c;eA==\x07\u202e", start, nil, zerolog.Nop(), func() {}))
-	for _, fetch := range []string{`mcp__task_result {"server": …, "task": …}`, `mcp__call_tool {"server": …, "tool": "mcp:task_result", "arguments": {"task": …}}`} {
-		got := tb.Text("s", start.Add(5*time.Second), fetch)
-		want := "Tasks (1; fetch with " + fetch + "):\n  " + `t-1\x1b]52;c;eA==\x07\u202e` + "  research  running, started 5s ago\n"
-		if got != want {
-			t.Errorf("Text =\n%q, want\n%q", got, want)
 		}
 	}
 }

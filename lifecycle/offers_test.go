@@ -1,0 +1,77 @@
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/rs/zerolog"
+
+	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/session"
+)
+
+// TestListOffers: a server lists its resources, resource templates and prompts for what
+// its capabilities announce (starting it if asleep).
+func TestListOffers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name                        string
+		offerResources, offerPrompt bool // what the server has (mcp-go announces what it has)
+		resources, templates, other int  // what is listed; other: prompts
+	}{
+		{"resources and prompts", true, true, 1, 1, 1},
+		{"prompts only", false, true, 0, 0, 1},
+		{"tools only", false, false, 0, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := server.NewMCPServer("offers", "1.0", server.WithToolCapabilities(false))
+			srv.AddTool(mcp.NewTool("echo"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText("ok"), nil
+			})
+			if tc.offerResources {
+				srv.AddResource(mcp.NewResource("docs://handbook", "handbook", mcp.WithMIMEType("text/markdown")),
+					func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) { return nil, nil })
+				srv.AddResourceTemplate(mcp.NewResourceTemplate("docs://page/{n}", "page"),
+					func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) { return nil, nil })
+			}
+			if tc.offerPrompt {
+				srv.AddPrompt(mcp.NewPrompt("summarize", mcp.WithArgument("topic", mcp.RequiredArgument())),
+					func(context.Context, mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+						return &mcp.GetPromptResult{}, nil
+					})
+			}
+
+			home := t.TempDir()
+			raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"docs": map[string]any{"command": "in-process"}}})
+			if err := os.WriteFile(filepath.Join(home, "mcp.json"), raw, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
+			connect := func(ctx context.Context, _ *config.Server, h session.Handlers) (session.Session, error) {
+				return session.OpenInProcess(ctx, srv, h)
+			}
+			s := New(&cfg.Servers[0], &Deps{Clock: clock.NewFake(), Log: zerolog.New(testutil.Log(t)), Connect: connect, Surface: zotSurface{}})
+			t.Cleanup(func() { s.Stop(context.Background()) })
+
+			o := s.ListOffers(ctxGuard(t)) // asleep: the list starts it
+			if len(o.Resources) != tc.resources || len(o.Templates) != tc.templates || len(o.Prompts) != tc.other {
+				t.Fatalf("listed %d resources, %d templates, %d prompts; want %d, %d, %d: %+v",
+					len(o.Resources), len(o.Templates), len(o.Prompts), tc.resources, tc.templates, tc.other, o)
+			}
+			if tc.resources > 0 && (o.Resources[0].URI != "docs://handbook" || o.Resources[0].MIMEType != "text/markdown") {
+				t.Errorf("resource %+v", o.Resources[0])
+			}
+			if tc.other > 0 && (o.Prompts[0].Name != "summarize" || len(o.Prompts[0].Arguments) != 1 || !o.Prompts[0].Arguments[0].Required) {
+				t.Errorf("prompt %+v", o.Prompts[0])
+			}
+		})
+	}
+}
