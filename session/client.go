@@ -78,6 +78,9 @@ func (c *Client) SetLink(l Link) { c.link = l }
 // NewClient makes the mcp-go client of one session over tr, as h says; kind is the
 // transport reported in Info.
 func NewClient(tr transport.Interface, kind config.Transport, h Handlers) *Client {
+	if h.Input.Sample == nil {
+		tr = guardSampling(tr, h.Input.Server, h.Input.SamplingRefused)
+	}
 	if h.Wrap != nil {
 		tr = h.Wrap(tr)
 	}
