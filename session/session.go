@@ -147,7 +147,8 @@ type Handlers struct {
 	Era Era
 	// Options are mcp-go client options (roots, elicitation, capabilities).
 	Options []client.ClientOption
-	// Wrap wraps the transport before mcp-go sees it (the sampling guard); nil: none.
+	// Wrap wraps the transport before mcp-go sees it, inside the transport's own
+	// wrappers; nil: none.
 	Wrap func(transport.Interface) transport.Interface
 	// OnNotification receives every server notification; nil: none.
 	OnNotification func(mcp.JSONRPCNotification)
