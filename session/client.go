@@ -283,7 +283,9 @@ func (c *Client) request(ctx context.Context, method string, do func(context.Con
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(c.life, cancel)()
+	if c.life != nil {
+		defer context.AfterFunc(c.life, cancel)()
+	}
 	run := do
 	if c.link.Around != nil {
 		run = func(ctx context.Context) error { return c.link.Around(ctx, method, do) }
