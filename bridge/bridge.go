@@ -105,7 +105,7 @@ type Options struct {
 	Notify func(level, msg string)
 	// Connect, when set, opens every server's MCP sessions instead of its configured
 	// transport: tests and benchmarks give in-process sessions (session.OpenInProcess).
-	Connect lifecycle.Connector
+	Connect lifecycle.ConnectFunc
 	// Sampler is a front end that can ask its own client's model (serve): the sampling
 	// handler of the named server, which then advertises sampling and has its requests
 	// answered by it (lifecycle.Host.Sampler); nil, or a nil handler: sampling is refused,
@@ -136,8 +136,13 @@ type Bridge struct {
 	mode       Mode
 	modeWhy    string
 	servers    map[string]*lifecycle.Server
-	names      []string // server names, sorted
-	deps       *lifecycle.Deps
+	// remotes are the HTTP side of every server (its logins, the transport that worked
+	// last), the connector of an HTTP server's sessions (connector); remote is what
+	// they share (the OAuth store).
+	remotes map[string]*remote.Server
+	remote  *remote.Deps
+	names   []string // server names, sorted
+	deps    *lifecycle.Deps
 
 	cats    *catalog.Owner // the tool catalog and the names pinned for the process
 	startup *startup.Set   // set when Setup registered from the startup file
@@ -256,16 +261,18 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	if b.opts.Mode != "" {
 		b.mode, b.modeWhy = b.opts.Mode, "the front end serves the search and call tools"
 	}
-	b.deps = &lifecycle.Deps{Clock: b.opts.Clock, Log: b.opts.Log, ProjectDir: projectDir, Supervisor: b.opts.Supervisor,
-		OnListChanged: b.listChanged, Resolver: b.opts.Resolver, MaxReply: b.opts.MaxReplyBytes, Surface: b.opts.Surface,
-		Remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
-			Cmd: b.opts.Surface.Cmd, ClientName: lifecycle.ClientName, MaxReply: b.opts.MaxReplyBytes}, Host: bridgeHost{b}, Connect: b.opts.Connect}
-	b.deps.Remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
+	b.remote = &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
+		Cmd: b.opts.Surface.Cmd, ClientName: lifecycle.ClientName, MaxReply: b.opts.MaxReplyBytes}
+	b.remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
+	b.deps = &lifecycle.Deps{Clock: b.opts.Clock, Log: b.opts.Log, ProjectDir: projectDir,
+		OnListChanged: b.listChanged, Surface: b.opts.Surface, Host: bridgeHost{b}, Connector: b.connector}
 	b.deps.Version = cmp.Or(b.opts.Version, lifecycle.ClientVersion)
 	b.servers = make(map[string]*lifecycle.Server, len(b.cfg.Servers))
+	b.remotes = make(map[string]*remote.Server, len(b.cfg.Servers))
 	b.names = b.names[:0]
 	for i := range b.cfg.Servers {
 		s := &b.cfg.Servers[i]
+		b.remotes[s.Name] = remote.NewServer(s, b.remote)
 		b.servers[s.Name] = lifecycle.New(s, b.deps)
 		b.names = append(b.names, s.Name)
 	}
@@ -311,7 +318,7 @@ func (b *Bridge) catalogFromFile(file *cache.File, err error, registered map[cat
 			// server is listed again in the background.
 			b.stale = append(b.stale, name)
 		}
-		b.servers[name].Remote().RememberTransport(config.Transport(e.Transport))
+		b.remotes[name].RememberTransport(config.Transport(e.Transport))
 		tools[name] = b.offeredTools(name, e.Tools, true)
 	}
 	b.x.extras.SetFrom(entries, slices.Collect(maps.Keys(tools)))

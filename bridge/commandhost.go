@@ -71,7 +71,7 @@ func (h cmdHost) Server(name string) (commands.Server, bool) {
 	if !ok {
 		return nil, false
 	}
-	return cmdServer{s}, true
+	return cmdServer{s: s, r: h.b.remotes[name]}, true
 }
 
 func (h cmdHost) LookupEnv(name string) (string, bool) { return h.b.opts.LookupEnv(name) }
@@ -113,7 +113,7 @@ func (h cmdHost) OAuth() *remote.OAuth {
 	if h.b.deps == nil {
 		return nil
 	}
-	return h.b.deps.Remote.OAuth
+	return h.b.remote.OAuth
 }
 
 // WaitLogin waits until the latest login of the named server has ended (the CLI's
@@ -137,7 +137,7 @@ func (h cmdHost) ListLater(names []string) { h.b.listLater(names) }
 func (h cmdHost) Questions() *interact.Questions { return &h.b.elicits.Questions }
 
 func (h cmdHost) OpenURL(ctx context.Context, url string) error {
-	return h.b.deps.Remote.OAuth.OpenURL(ctx, url)
+	return h.b.remote.OAuth.OpenURL(ctx, url)
 }
 
 func (h cmdHost) Prompts(server string) []cache.Prompt {
@@ -152,7 +152,10 @@ func (h cmdHost) GetPrompt(ctx context.Context, server, name string, args map[st
 }
 
 // cmdServer is one server as the /mcp commands see it (commands.Server).
-type cmdServer struct{ s *lifecycle.Server }
+type cmdServer struct {
+	s *lifecycle.Server
+	r *remote.Server
+}
 
 func (c cmdServer) Config() *config.Server    { return c.s.Config() }
 func (c cmdServer) Pending() bool             { return c.s.Pending() }
@@ -160,14 +163,17 @@ func (c cmdServer) NeedsApproval() bool       { return c.s.NeedsApproval() }
 func (c cmdServer) ApprovalErr() error        { return c.s.ApprovalErr() }
 func (c cmdServer) RunsText() string          { return RunsText(c.s.Config()) }
 func (c cmdServer) URL() string               { return redact.DisplayURL(c.s.Config()) }
-func (c cmdServer) OAuthDetail() string       { return c.s.Remote().OAuthDetail(c.s.Status().NeedsLogin) }
+func (c cmdServer) OAuthDetail() string       { return c.r.OAuthDetail(c.s.Status().NeedsLogin) }
 func (c cmdServer) SkippedText() string       { return SkippedText(c.s.SkippedTools()) }
 func (c cmdServer) Redact(line string) string { return c.s.Redact(line) }
 func (c cmdServer) Stop(ctx context.Context)  { c.s.Stop(ctx) }
-func (c cmdServer) Remote() *remote.Server    { return c.s.Remote() }
+func (c cmdServer) Remote() *remote.Server    { return c.r }
 func (c cmdServer) Log() zerolog.Logger       { return c.s.Log() }
-func (c cmdServer) RemoteErr(err error) error { return c.s.RemoteErr(err) }
-func (c cmdServer) LoggedIn()                 { c.s.LoggedIn() }
+func (c cmdServer) RemoteErr(err error) error { return c.s.SessionErr(err) }
+func (c cmdServer) LoggedIn() {
+	c.r.LoggedIn()
+	c.s.LoggedIn()
+}
 
 func (c cmdServer) AuthError(format string, args ...any) error {
 	return c.s.Errorf(lifecycle.KindAuth, nil, format, args...)

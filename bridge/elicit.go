@@ -39,10 +39,10 @@ type elicitHandler struct {
 func (h elicitHandler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	b := h.b
 	if f := b.opts.Front; f != nil {
-		return frontElicit(ctx, f, h.server, req.Params, b.deps.Remote.OAuth.CheckElicitURL)
+		return frontElicit(ctx, f, h.server, req.Params, b.remote.OAuth.CheckElicitURL)
 	}
 	return b.elicits.Ask(ctx, interact.AskEnv{Clock: b.opts.Clock, Budget: b.opts.CallBudget, Log: b.opts.Log,
-		Notes: b.x.notes, Note: b.note, Hosted: b.sess.Load() != nil, CheckURL: b.deps.Remote.OAuth.CheckElicitURL}, h.server, req.Params)
+		Notes: b.x.notes, Note: b.note, Hosted: b.sess.Load() != nil, CheckURL: b.remote.OAuth.CheckElicitURL}, h.server, req.Params)
 }
 
 // A "URL elicitation required" error is the server's text of any size: what of it the
@@ -70,7 +70,7 @@ func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResu
 			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: it is %d bytes long, over %d)", len(p.URL), maxURLStepBytes))
 			continue
 		}
-		if err := interact.CheckURL(p.URL, b.deps.Remote.OAuth.CheckElicitURL); err != nil {
+		if err := interact.CheckURL(p.URL, b.remote.OAuth.CheckElicitURL); err != nil {
 			lines = append(lines, fmt.Sprintf("  (a URL the bridge will not show: %v)", err))
 			continue
 		}

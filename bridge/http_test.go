@@ -760,7 +760,7 @@ func TestExplicitSSEAgainstStreamableServer(t *testing.T) {
 	// fires: wait for that answer, not for the server to have seen the request.
 	answered := make(chan struct{})
 	var once sync.Once
-	b.deps.Remote.Answered = func(method string, _ int) {
+	b.remote.Answered = func(method string, _ int) {
 		if method == http.MethodGet {
 			once.Do(func() { close(answered) })
 		}

@@ -19,7 +19,7 @@ func TestOversizeReplyFailsOnlyThatCall(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": e.server()}, nil)
 	b := e.bridge(extension.GenNew)
-	b.deps.MaxReply = 1 << 20
+	b.opts.MaxReplyBytes = 1 << 20
 	s := e.srv(b, "s")
 	pid := mustCall(t, s, "pid", nil)
 	_, err := s.Call(ctxGuard(t), "big", map[string]any{"bytes": 3 << 20}, true)

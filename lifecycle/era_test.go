@@ -75,7 +75,7 @@ func newEraStdio(t *testing.T, mode string) *eraStdio {
 
 // server is a new Server of the entry, as a new process of the bridge makes it.
 func (e *eraStdio) server(t *testing.T, h Host) *Server {
-	s := New(e.cfg, &Deps{Clock: clock.System{}, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: h})
+	s := New(e.cfg, wired(&Deps{Clock: clock.System{}, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: h}, nil))
 	t.Cleanup(func() { s.Stop(ctxGuard(t)) })
 	return s
 }
@@ -147,7 +147,7 @@ func TestUnansweredProbeIsNotRemembered(t *testing.T) {
 	e := newEraStdio(t, "hang")
 	host := &eraHost{}
 	fake := clock.NewFake()
-	s := New(e.cfg, &Deps{Clock: fake, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: host})
+	s := New(e.cfg, wired(&Deps{Clock: fake, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: host}, nil))
 	t.Cleanup(func() { s.Stop(ctxGuard(t)) })
 	for wake := range 2 {
 		type answer struct {

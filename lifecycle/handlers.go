@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/internal/repeats"
@@ -14,17 +13,13 @@ import (
 
 // handlers is what every session of the server is opened with: initialize with our
 // version, roots answered with the project directory, sampling through the host's
-// sampler (advertised) or else refused with a note (and not advertised: server-to-client
-// requests seen through guardRequests), the server's notifications routed by
+// sampler (advertised) or else refused with a note (and not advertised: the session
+// refuses the server's own requests, telling samplingRefused), the server's notifications routed by
 // onNotification, and the listed tools' definitions for the headers a call mirrors from
 // its arguments (toolDef).
 func (s *Server) handlers() session.Handlers {
-	h := session.Handlers{Init: InitRequest(s.d.Version), Options: s.clientOptions(),
+	return session.Handlers{Init: InitRequest(s.d.Version), Options: s.clientOptions(),
 		OnNotification: s.onNotification, Tool: s.toolDef, Input: s.inputs(), Era: s.eraOf()}
-	if h.Input.Sample == nil {
-		h.Wrap = s.guardRequests
-	}
-	return h
 }
 
 // toolDef is the definition of tool in the server's last listing: every wake lists the
@@ -65,11 +60,6 @@ func (s *Server) eraOf() session.Era {
 // reopens it).
 func (s *Server) listenEnded(err error) {
 	s.d.Log.Info().Str("server", s.cfg.Name).Err(err).Msg("subscriptions/listen stream ended; list changes are followed again once it reopens")
-}
-
-// guardRequests refuses the server's sampling requests (GuardSampling).
-func (s *Server) guardRequests(tr transport.Interface) transport.Interface {
-	return GuardSampling(tr, s.cfg.Name, s.samplingRefused)
 }
 
 // refusalWindow is how long the repeats of a refused request are only counted.

@@ -56,7 +56,7 @@ type loaded map[string]*Server
 // load loads the config and makes its Servers, stopped at test end.
 func (e *inprocEnv) load() loaded {
 	cfg := config.Load(config.Options{ZotHome: e.home, ProjectDir: e.t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
-	d := &Deps{Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)), Connect: e.servers.Connect, Surface: zotSurface{}}
+	d := &Deps{Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)), Connector: ConnectFunc(e.servers.Connect).For, Surface: zotSurface{}}
 	l := loaded{}
 	for i := range cfg.Servers {
 		c := &cfg.Servers[i]

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // State is where a server is in its lifecycle.
@@ -101,21 +102,26 @@ type Status struct {
 // ErrKind classifies a failure so messages can say what to do next.
 type ErrKind int
 
-// Failure kinds.
+// The failure kinds: the session's (session.Kind, one set for every transport), which a
+// session's failure keeps as it is (ErrKind(k)), and the state machine's own beside them.
 const (
-	KindStart       ErrKind = iota + 1 // spawn, connect, initialize or list failed
-	KindBackoff                        // not retried yet after earlier failures
+	KindCall        = ErrKind(session.KindCall)        // the server answered with a protocol error
+	KindStart       = ErrKind(session.KindStart)       // spawn, connect, initialize or list failed
+	KindCrashed     = ErrKind(session.KindEnded)       // the server went away during the call
+	KindTimeout     = ErrKind(session.KindTimeout)     // our deadline passed
+	KindCanceled    = ErrKind(session.KindCanceled)    // the caller gave up
+	KindAuth        = ErrKind(session.KindAuth)        // HTTP 401/403: credentials missing or refused
+	KindUnreachable = ErrKind(session.KindUnreachable) // DNS failure, connection refused or reset
+	KindTLS         = ErrKind(session.KindTLS)         // TLS handshake or certificate failure
+	KindBadResponse = ErrKind(session.KindBadResponse) // HTTP 404, 5xx, an HTML page or other non-MCP answer
+)
+
+// The state machine's own kinds, apart from the session's.
+const (
+	KindBackoff   ErrKind = iota + 100 // not retried yet after earlier failures
 	KindParked                         // parked after repeated failures
 	KindDisabled                       // disabled or broken in config
-	KindCrashed                        // the server went away during the call
-	KindTimeout                        // our deadline passed
-	KindCanceled                       // the caller gave up
-	KindCall                           // the server answered with a protocol error
 	KindStopped                        // stopped (by /mcp stop or shutdown) while in use
-	KindAuth                           // HTTP 401/403: credentials missing or refused
-	KindUnreachable                    // DNS failure, connection refused or reset
-	KindTLS                            // TLS handshake or certificate failure
-	KindBadResponse                    // HTTP 404, 5xx, an HTML page or other non-MCP answer
 	KindUntrusted                      // a project server the user has not approved
 )
 

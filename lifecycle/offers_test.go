@@ -58,7 +58,7 @@ func TestListOffers(t *testing.T) {
 			connect := func(ctx context.Context, _ *config.Server, h session.Handlers) (session.Session, error) {
 				return session.OpenInProcess(ctx, srv, h)
 			}
-			s := New(&cfg.Servers[0], &Deps{Clock: clock.NewFake(), Log: zerolog.New(testutil.Log(t)), Connect: connect, Surface: zotSurface{}})
+			s := New(&cfg.Servers[0], &Deps{Clock: clock.NewFake(), Log: zerolog.New(testutil.Log(t)), Connector: ConnectFunc(connect).For, Surface: zotSurface{}})
 			t.Cleanup(func() { s.Stop(context.Background()) })
 
 			o := s.ListOffers(ctxGuard(t)) // asleep: the list starts it

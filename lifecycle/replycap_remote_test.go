@@ -99,8 +99,8 @@ func newRemoteServer(t *testing.T, u, transport string, clk clock.Clock, maxRepl
 	}
 	cfg := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
 	log := zerolog.New(testutil.Log(t))
-	s := New(&cfg.Servers[0], &Deps{Clock: clk, Log: log, Surface: zotSurface{},
-		Remote: &remote.Deps{Log: log, Clock: clk, Cmd: zotSurface{}.Cmd, ClientName: "test", MaxReply: maxReply}})
+	s := New(&cfg.Servers[0], wired(&Deps{Clock: clk, Log: log, Surface: zotSurface{}},
+		&remote.Deps{Log: log, Clock: clk, Cmd: zotSurface{}.Cmd, ClientName: "test", MaxReply: maxReply}))
 	t.Cleanup(func() { s.Stop(context.Background()) })
 	return s
 }

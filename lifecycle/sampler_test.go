@@ -219,7 +219,7 @@ func TestInputRequiredSamplingThroughHostSampler(t *testing.T) {
 			connect := func(ctx context.Context, _ *config.Server, h session.Handlers) (session.Session, error) {
 				return session.OpenInProcess(ctx, srv, h)
 			}
-			s := New(&cfg.Servers[0], &Deps{Clock: clock.NewFake(), Log: zerolog.New(testutil.Log(t)), Connect: connect, Surface: zotSurface{}, Host: host})
+			s := New(&cfg.Servers[0], &Deps{Clock: clock.NewFake(), Log: zerolog.New(testutil.Log(t)), Connector: ConnectFunc(connect).For, Surface: zotSurface{}, Host: host})
 			t.Cleanup(func() { s.Stop(context.Background()) })
 
 			res, err := s.Call(markedCall(t), "sample", map[string]any{}, true)
@@ -278,8 +278,8 @@ func newHostedRemote(t *testing.T, u string, host Host, extra map[string]any) *S
 	}
 	log := zerolog.New(testutil.Log(t))
 	clk := clock.System{}
-	s := New(&cfg.Servers[0], &Deps{Clock: clk, Log: log, Surface: zotSurface{}, Host: host,
-		Remote: &remote.Deps{Log: log, Clock: clk, Cmd: zotSurface{}.Cmd, ClientName: "test"}})
+	s := New(&cfg.Servers[0], wired(&Deps{Clock: clk, Log: log, Surface: zotSurface{}, Host: host},
+		&remote.Deps{Log: log, Clock: clk, Cmd: zotSurface{}.Cmd, ClientName: "test"}))
 	t.Cleanup(func() { s.Stop(context.Background()) })
 	return s
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
 
@@ -22,25 +19,18 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/internal/repeats"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
-	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // Deps is what every Server shares with its host (the bridge).
 type Deps struct {
-	Clock      clock.Clock
-	Log        zerolog.Logger
+	Clock clock.Clock
+	Log   zerolog.Logger
+	// ProjectDir is where the host runs (the roots of a server without its own "cwd").
 	ProjectDir string
-	Supervisor []string
 	// OnListChanged is called (in its own goroutine) when a running server announces a new
 	// tool list.
 	OnListChanged func(server string)
-	// Resolver resolves HTTP servers' host names (nil: the system resolver).
-	Resolver *net.Resolver
-	// Remote is what HTTP servers share (remote.Deps: the OAuth store, the resolver).
-	Remote *remote.Deps
-	// MaxReply bounds one message read from a stdio server (0: session's default).
-	MaxReply int
 	// Surface is where the user reads messages (names /mcp or CLI commands); required
 	// wherever a failure may be worded.
 	Surface Surface
@@ -50,9 +40,11 @@ type Deps struct {
 	// sampling notes, elicitation, the task board, approval); nil in servers made without
 	// a host.
 	Host Host
-	// Connect, when set, opens every server's sessions instead of the configured
-	// transport (tests: in-process sessions).
-	Connect Connector
+	// Connector gives each server the connector of its sessions, chosen by the host when
+	// it wires the server (the bridge: by the configured transport; tests: in-process),
+	// so that the state machine knows no transport. nil, or a nil Connector: the server
+	// cannot start.
+	Connector func(cfg *config.Server) Connector
 }
 
 // Surface words the commands the user is pointed to (commands.Surface implements it).
@@ -103,9 +95,39 @@ type Host interface {
 	ProtocolLearned(s *Server, protocol string)
 }
 
-// Connector opens an initialized MCP session for a server: what the state machine is
-// given instead of knowing transports (Deps.Connect).
-type Connector func(ctx context.Context, cfg *config.Server, h session.Handlers) (session.Session, error)
+// Connector opens the initialized MCP sessions of one server over the transport its
+// wiring chose (stdio, streamable HTTP or SSE, in-process), and keeps what outlives a
+// session on it (an HTTP server's logins, a process's stderr tail). Its failures are
+// *session.Error, *session.EndedError or plain errors, the same for every transport.
+//
+// A Connector may also report, for Status, the stderr tail of its last process
+// (Tail() *session.Ring) and that its server wants a login (NeedsLogin() bool).
+type Connector interface {
+	Open(ctx context.Context, h session.Handlers) (session.Session, error)
+}
+
+// ConnectFunc opens sessions for any server from one function (tests and benchmarks:
+// in-process sessions); For binds it to one server.
+type ConnectFunc func(ctx context.Context, cfg *config.Server, h session.Handlers) (session.Session, error)
+
+// For is f as the Connector of cfg.
+func (f ConnectFunc) For(cfg *config.Server) Connector { return boundConnect{f: f, cfg: cfg} }
+
+type boundConnect struct {
+	f   ConnectFunc
+	cfg *config.Server
+}
+
+func (b boundConnect) Open(ctx context.Context, h session.Handlers) (session.Session, error) {
+	return b.f(ctx, b.cfg, h)
+}
+
+// tailKeeper is a Connector whose sessions are processes: the stderr tail of the last
+// one, kept after it exits for /mcp and the user's text of a failed start.
+type tailKeeper interface{ Tail() *session.Ring }
+
+// loginKeeper is a Connector whose server may want a login (HTTP with OAuth).
+type loginKeeper interface{ NeedsLogin() bool }
 
 // Server owns one configured MCP server: single-flight start, calls, idle sleep, crash
 // handling and backoff. All fields behind mu.
@@ -131,14 +153,8 @@ type Server struct {
 	lastErrAt   time.Time
 	tools       []mcp.Tool
 	info        session.Info
-	// remote is the server's HTTP side that outlives sessions (the transport that worked
-	// last, logins).
-	remote *remote.Server
-	// needsLogin: the server answered that it wants an OAuth login (cleared by a
-	// successful connect or login).
-	needsLogin bool
-	// tail is the stderr tail of the last stdio process, kept after it exits for /mcp.
-	tail *session.Ring
+	// connector opens the server's sessions (Deps.Connector); nil: it cannot start.
+	connector Connector
 	// probe is closed when the ping check after a timed-out call ends (nil: none running).
 	probe chan struct{}
 
@@ -187,11 +203,9 @@ func newConn(sess session.Session) *conn {
 // New makes the Server of cfg, asleep (or disabled when cfg is not usable).
 func New(cfg *config.Server, d *Deps) *Server {
 	s := &Server{cfg: cfg, d: d, state: StateAsleep}
-	rd := d.Remote
-	if rd == nil {
-		rd = &remote.Deps{}
+	if d.Connector != nil {
+		s.connector = d.Connector(cfg)
 	}
-	s.remote = remote.NewServer(cfg, rd, s.markNeedsLogin)
 	if !cfg.Usable() {
 		s.state = StateDisabled
 	}
@@ -238,9 +252,10 @@ func (s *Server) DisabledErr() *Error {
 // a call result, and marks them shown (proxy mode shows them once).
 func (s *Server) ClaimInstructions() bool { return s.instructionsShown.CompareAndSwap(false, true) }
 
-// Remote is the server's HTTP side that outlives sessions (the transport that worked
-// last, logins).
-func (s *Server) Remote() *remote.Server { return s.remote }
+// Connector is what opens the server's sessions (Deps.Connector); nil when none was
+// given. The host that wired it may ask it for what only its transport has (an HTTP
+// server's logins).
+func (s *Server) Connector() Connector { return s.connector }
 
 // Clock is the clock the server runs on.
 func (s *Server) Clock() clock.Clock { return s.d.Clock }
@@ -283,12 +298,15 @@ func (s *Server) Status() Status {
 	defer s.mu.Unlock()
 	st := Status{State: s.state, Tools: len(s.tools), InFlight: s.inflight, LastUsed: s.lastUsed,
 		LastError: s.lastErrUser, ErrorAt: s.lastErrAt, RetryAt: s.retryAt, Failures: s.failures, Transport: s.info.Transport,
-		NeedsLogin: s.needsLogin, Protocol: s.protocol}
+		Protocol: s.protocol}
 	if s.state == StateDisabled && s.cfg.Err != "" {
 		st.LastError = s.cfg.Err
 	}
-	if s.tail != nil {
-		st.Stderr, st.StderrSeen = s.tail.Lines()
+	if l, ok := s.connector.(loginKeeper); ok {
+		st.NeedsLogin = l.NeedsLogin()
+	}
+	if tail := s.tail(); tail != nil {
+		st.Stderr, st.StderrSeen = tail.Lines()
 	}
 	return st
 }
@@ -314,41 +332,28 @@ func (e *redactedErr) Error() string        { return e.msg }
 func (e *redactedErr) Is(target error) bool { return errors.Is(e.err, target) }
 func (e *redactedErr) As(target any) bool   { return errors.As(e.err, target) }
 
-// remoteKind is the bridge's kind of a remote failure: the one place the two meet.
-func remoteKind(k remote.Kind) ErrKind {
-	switch k {
-	case remote.KindAuth:
-		return KindAuth
-	case remote.KindUnreachable:
-		return KindUnreachable
-	case remote.KindTLS:
-		return KindTLS
-	case remote.KindBadResponse:
-		return KindBadResponse
-	case remote.KindStart:
-		return KindStart
-	case remote.KindTimeout:
-		return KindTimeout
-	case remote.KindCanceled:
-		return KindCanceled
-	case remote.KindCrashed:
-		return KindCrashed
-	}
-	return KindCall
+// fromSession words a failure the connector classified as the server's error (prefix
+// and redaction); its kind is the session's, one set for every transport.
+func (s *Server) fromSession(e *session.Error) *Error {
+	return s.Errorf(ErrKind(e.Kind), e.Err, "%s", e.Msg)
 }
 
-// fromRemote words a remote failure as the server's error (prefix and redaction).
-func (s *Server) fromRemote(e *remote.Error) *Error {
-	return s.Errorf(remoteKind(e.Kind), e.Err, "%s", e.Msg)
-}
-
-// RemoteErr is err as the server's *Error when it is a remote failure, else err.
-func (s *Server) RemoteErr(err error) error {
-	var re *remote.Error
-	if errors.As(err, &re) {
-		return s.fromRemote(re)
+// SessionErr is err as the server's *Error when the connector classified it
+// (*session.Error), else err.
+func (s *Server) SessionErr(err error) error {
+	var se *session.Error
+	if errors.As(err, &se) {
+		return s.fromSession(se)
 	}
 	return err
+}
+
+// tail is the connector's stderr tail of the server's last process, if it keeps one.
+func (s *Server) tail() *session.Ring {
+	if t, ok := s.connector.(tailKeeper); ok {
+		return t.Tail()
+	}
+	return nil
 }
 
 // Redact hides the server's secrets in a text (internal/redact).
@@ -508,7 +513,6 @@ func (s *Server) runStart(ctx context.Context, gen uint64, a *attempt) {
 		s.protocol = c.info.Protocol
 	}
 	s.state = StateReady
-	s.needsLogin = false
 	s.attempt = nil
 	s.lastUsed = s.d.Clock.Now()
 	if s.inflight == 0 {
@@ -589,13 +593,13 @@ func (s *Server) sessionEnded(c *conn) {
 	s.gen++
 	s.disarmIdle()
 	var e *Error
-	var re *remote.Error
+	var se *session.Error
 	switch {
 	case end.Cause == session.CauseExited:
 		e = s.withStderrText(s.Errorf(KindCrashed, nil, "process %s", end.Status), end.Stderr)
 	case errors.As(end.Err, &e):
-	case errors.As(end.Err, &re):
-		e = s.fromRemote(re)
+	case errors.As(end.Err, &se):
+		e = s.fromSession(se)
 	default:
 		e = s.Errorf(KindCrashed, end.Err, "connection lost: %v", end.Err)
 	}
@@ -732,7 +736,7 @@ func (s *Server) connectOnce(ctx context.Context, h session.Handlers) (*conn, []
 	tools, err := s.listTools(ctx, sess)
 	if err != nil {
 		_ = sess.Close(context.Background())
-		err = s.RemoteErr(err)
+		err = s.SessionErr(err)
 		var e *Error
 		if errors.As(err, &e) {
 			return nil, nil, e
@@ -743,21 +747,15 @@ func (s *Server) connectOnce(ctx context.Context, h session.Handlers) (*conn, []
 	return c, tools, nil
 }
 
-// open opens an initialized session: through the injected connector, or the configured
-// transport.
+// open opens an initialized session through the server's connector.
 func (s *Server) open(ctx context.Context, h session.Handlers) (session.Session, error) {
-	if s.d.Connect != nil {
-		return s.d.Connect(ctx, s.cfg, h)
+	if s.connector == nil {
+		return nil, s.Errorf(KindStart, nil, "nothing can open a session of transport %q (no connector was wired)", s.cfg.Transport)
 	}
-	switch s.cfg.Transport {
-	case config.TransportStdio:
-		return s.openStdio(ctx, h)
-	case config.TransportStreamableHTTP, config.TransportSSE:
-		return s.remote.Open(ctx, h)
-	}
-	return nil, s.Errorf(KindStart, nil, "unknown transport %q", s.cfg.Transport)
+	return s.connector.Open(ctx, h)
 }
 
+// workDir is where the server runs: its own "cwd", else the project directory.
 func (s *Server) workDir() string {
 	if s.cfg.Cwd != "" {
 		return s.cfg.Cwd
@@ -765,21 +763,10 @@ func (s *Server) workDir() string {
 	return s.d.ProjectDir
 }
 
-// openStdio spawns the server under its supervisor; its stderr tail stays with the
-// Server for /mcp.
-func (s *Server) openStdio(ctx context.Context, h session.Handlers) (session.Session, error) {
-	tail := session.NewStderrTail()
-	s.mu.Lock()
-	s.tail = tail
-	s.mu.Unlock()
-	return session.OpenStdio(ctx, session.Stdio{Config: s.cfg, Dir: s.workDir(), Env: Env(s.cfg, os.Environ()),
-		Supervisor: s.d.Supervisor, MaxReply: s.d.MaxReply, Log: s.d.Log, Clock: s.d.Clock, Redact: redact.New(s.cfg), Tail: tail}, h)
-}
-
 // startErr words a failed start: a process that exited says so (its stderr for the
 // user), an error already worded (remote) is kept.
 func (s *Server) startErr(ctx context.Context, err error) *Error {
-	err = s.RemoteErr(err)
+	err = s.SessionErr(err)
 	var e *Error
 	if errors.As(err, &e) {
 		return e
@@ -797,9 +784,7 @@ func (s *Server) startErr(ctx context.Context, err error) *Error {
 
 // withStderr is withStderrText with the current stderr tail.
 func (s *Server) withStderr(e *Error) *Error {
-	s.mu.Lock()
-	tail := s.tail
-	s.mu.Unlock()
+	tail := s.tail()
 	if tail == nil {
 		return e
 	}
@@ -851,7 +836,7 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	defer s.release()
 	tools, err := s.listTools(ctx, c.sess)
 	if err != nil {
-		err = s.RemoteErr(err)
+		err = s.SessionErr(err)
 		var e *Error
 		if errors.As(err, &e) {
 			return nil, e
@@ -898,7 +883,6 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 		if err == nil {
 			s.mu.Lock()
 			s.failures = 0
-			s.needsLogin = false
 			s.mu.Unlock()
 			return res, nil
 		}
@@ -927,58 +911,50 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 }
 
 // callErr words a failed tools/call: from how the session ended when it did, else from
-// the contexts, else as the server's own error.
+// the contexts, else as the connector classified it or as the server's own error.
 func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool, err error) *Error {
 	var ended *session.EndedError
-	if errors.As(err, &ended) {
-		switch end := ended.End; {
-		case end.Cause == session.CauseExited:
-			return s.withStderrText(s.Errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", end.Status, tool, repeatWarning(safeRepeat)), end.Stderr)
-		case end.Cause == session.CauseClosed:
-			return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
-		case errors.Is(end.Err, session.ErrReplyTooLarge):
-			next := "The server is restarted for the next call"
-			if s.cfg.Transport != config.TransportStdio {
-				next = "The next call reconnects"
-			}
-			// The reply that ended the connection could not be matched to its call (no id
-			// the bridge could find, or it came on streamable HTTP's GET stream): it may
-			// have been this call's or another's on the same connection.
-			return s.Errorf(KindCall, err, "%s: the connection ended under a reply it could not match to its call (this one's or another's): %s. %s%s",
-				tool, end.Err.Error(), next, repeatWarning(safeRepeat))
-		default:
-			return s.Errorf(KindCrashed, err, "%s during the call to %s. The next call reconnects%s", lostText(end), tool, repeatWarning(safeRepeat))
-		}
-	}
+	var e *Error
+	var se *session.Error
+	var in *session.InputError
 	switch {
-	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.As(err, &ended):
+		return s.endedErr(ended.End, err, tool, safeRepeat)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return s.Errorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
 	case ctx.Err() != nil:
 		return s.Errorf(KindCanceled, err, "call to %s cancelled", tool)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return s.Errorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
-	}
-	var e *Error
-	var re *remote.Error
-	var f *remote.RequestError
-	var in *session.InputError
-	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &se):
+		return s.Errorf(ErrKind(se.Kind), se.Err, "%s failed: %s%s", tool, se.Msg, repeatWarning(safeRepeat || !se.MaybeRan))
 	case errors.As(err, &in):
 		return s.Errorf(KindCall, err, "%s: %v", tool, in)
-	case errors.As(err, &re):
-		return s.fromRemote(re)
-	case errors.As(err, &f):
-		warn := "."
-		if f.MaybeRan {
-			warn = repeatWarning(safeRepeat)
-		}
-		return s.Errorf(remoteKind(f.Kind), f.Err, "%s%s failed: %s%s", f.Prefix, tool, f.Msg, warn)
-	case errors.Is(err, transport.ErrTransportClosed):
-		return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 	}
 	return s.Errorf(KindCall, err, "%s failed: %v", tool, err)
+}
+
+// endedErr words a call to tool that failed because its session ended as end says.
+func (s *Server) endedErr(end session.End, err error, tool string, safeRepeat bool) *Error {
+	switch {
+	case end.Cause == session.CauseExited:
+		return s.withStderrText(s.Errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", end.Status, tool, repeatWarning(safeRepeat)), end.Stderr)
+	case end.Cause == session.CauseClosed:
+		return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
+	case errors.Is(end.Err, session.ErrReplyTooLarge):
+		next := "The server is restarted for the next call"
+		if s.cfg.Transport != config.TransportStdio {
+			next = "The next call reconnects"
+		}
+		// The reply that ended the connection could not be matched to its call (no id
+		// the bridge could find, or it came on streamable HTTP's GET stream): it may
+		// have been this call's or another's on the same connection.
+		return s.Errorf(KindCall, err, "%s: the connection ended under a reply it could not match to its call (this one's or another's): %s. %s%s",
+			tool, end.Err.Error(), next, repeatWarning(safeRepeat))
+	}
+	return s.Errorf(KindCrashed, err, "%s during the call to %s. The next call reconnects%s", lostText(end), tool, repeatWarning(safeRepeat))
 }
 
 // lostText says how a session's transport broke, for the model.
@@ -987,7 +963,7 @@ func lostText(e session.End) string {
 	if errors.As(e.Err, &re) {
 		return strings.TrimPrefix(re.Msg, fmt.Sprintf("MCP server %q: ", re.Server))
 	}
-	return remote.LostText(e)
+	return session.LostText(e)
 }
 
 func repeatWarning(safe bool) string {
@@ -997,18 +973,11 @@ func repeatWarning(safe bool) string {
 	return ". The server may already have applied the call: check before retrying, a retry may repeat it."
 }
 
-// markNeedsLogin notes that the server answered that it wants an OAuth login.
-func (s *Server) markNeedsLogin() {
-	s.mu.Lock()
-	s.needsLogin = true
-	s.mu.Unlock()
-}
-
-// LoggedIn clears what the missing login left behind: the flag, backoff and parking.
+// LoggedIn clears what the missing login left behind in the state machine: backoff and
+// parking (the login itself is the connector's).
 func (s *Server) LoggedIn() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.needsLogin = false
 	if s.state == StateBackoff || s.state == StateParked {
 		s.state = StateAsleep
 	}

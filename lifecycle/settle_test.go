@@ -61,14 +61,14 @@ func TestSuspendKeepsArrivedReply(t *testing.T) {
 			fake := &suspendedSession{called: make(chan struct{}, 1), run: make(chan bool, 1)}
 			cfg := config.Load(config.Options{ZotHome: e.home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
 			d := &Deps{Clock: e.clock, Log: zerolog.New(testutil.Log(t)), Surface: zotSurface{},
-				Connect: func(ctx context.Context, c *config.Server, h session.Handlers) (session.Session, error) {
+				Connector: ConnectFunc(func(ctx context.Context, c *config.Server, h session.Handlers) (session.Session, error) {
 					sess, err := e.servers.Connect(ctx, c, h)
 					if err != nil {
 						return nil, err
 					}
 					fake.Session = sess
 					return fake, nil
-				}}
+				}).For}
 			s := New(&cfg.Servers[0], d)
 			t.Cleanup(func() { s.Stop(context.Background()) })
 			ctx := ctxGuard(t)

@@ -117,6 +117,7 @@ func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 // taskCreateErr explains a task-augmented tools/call that got no answer. If the server
 // created the task anyway, its id never reached us, so the task cannot be fetched.
 func (s *Server) taskCreateErr(ctx, cctx context.Context, tool string, err error, safeRepeat bool) error {
+	var ended *session.EndedError
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return s.Errorf(KindTimeout, err, "%s did not even start as a task before the host's deadline%s", tool, repeatWarning(safeRepeat))
@@ -124,7 +125,7 @@ func (s *Server) taskCreateErr(ctx, cctx context.Context, tool string, err error
 		return s.Errorf(KindCanceled, err, "call to %s cancelled", tool)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return s.Errorf(KindTimeout, err, "%s did not start as a task within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
-	case errors.Is(err, transport.ErrTransportClosed):
+	case errors.As(err, &ended) && ended.End.Cause == session.CauseClosed:
 		return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 	}
 	return s.Errorf(KindCall, err, "%s failed: %v", tool, err)

@@ -82,7 +82,7 @@ func TestModernCallCarriesParamHeaders(t *testing.T) {
 	}
 	cfg := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
 	d := &Deps{Clock: clock.System{}, Log: zerolog.New(testutil.Log(t)), Surface: zotSurface{},
-		Connect: func(ctx context.Context, c *config.Server, h session.Handlers) (session.Session, error) {
+		Connector: ConnectFunc(func(ctx context.Context, c *config.Server, h session.Handlers) (session.Session, error) {
 			tr, err := transport.NewStreamableHTTP(c.URL)
 			if err != nil {
 				return nil, err
@@ -96,7 +96,7 @@ func TestModernCallCarriesParamHeaders(t *testing.T) {
 				t.Errorf("negotiated %q, want a modern version", v)
 			}
 			return modernHTTP{cl}, nil
-		}}
+		}).For}
 	s := New(&cfg.Servers[0], d)
 	defer s.Stop(context.Background())
 	ctx := ctxGuard(t)

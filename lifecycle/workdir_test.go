@@ -55,7 +55,7 @@ func TestStartInMissingDirectory(t *testing.T) {
 			if len(cfg.Servers) != 1 {
 				t.Fatalf("servers %+v (problems %v)", cfg.Servers, cfg.Problems)
 			}
-			s := New(&cfg.Servers[0], &Deps{Clock: clock.NewFake(), Log: zerolog.New(testutil.Log(t)), ProjectDir: tc.project, Surface: zotSurface{}})
+			s := New(&cfg.Servers[0], wired(&Deps{Clock: clock.NewFake(), Log: zerolog.New(testutil.Log(t)), ProjectDir: tc.project, Surface: zotSurface{}}, nil))
 			err := s.Start(ctxGuard(t))
 			var e *Error
 			var dir *session.DirError

@@ -57,21 +57,9 @@ func NeedsLogin(p ProbeInfo, err error) bool {
 	return errors.Is(err, transport.ErrOAuthAuthorizationRequired) || (p.Status == http.StatusUnauthorized && p.OAuthChallenge)
 }
 
-// Kind is what kind of failure an HTTP-level failure is.
-type Kind int
-
-// The kinds.
-const (
-	KindCall        Kind = iota // the request failed otherwise (it may have run)
-	KindAuth                    // HTTP 401/403: credentials missing or refused
-	KindUnreachable             // DNS failure, connection refused or reset
-	KindTLS                     // TLS handshake or certificate failure
-	KindBadResponse             // HTTP 404, 5xx, an HTML page or other non-MCP answer
-)
-
 // Failure is a classified HTTP-level failure.
 type Failure struct {
-	Kind     Kind
+	Kind     session.Kind // KindCall, KindAuth, KindUnreachable, KindTLS or KindBadResponse
 	Msg      string
 	MaybeRan bool // the request may have reached the server and run
 	// NeedsLogin: the server wants an OAuth login (the caller marks the server).
@@ -111,27 +99,27 @@ func Classify(kind config.Transport, p ProbeInfo, err error, w Where) Failure {
 	var foreign *session.ForeignReplyError
 	switch {
 	case errors.As(err, &dnsErr):
-		return Failure{Kind: KindUnreachable, Msg: fmt.Sprintf("cannot resolve host %q (DNS lookup failed); check the url in %s", dnsErr.Name, w.Source)}
+		return Failure{Kind: session.KindUnreachable, Msg: fmt.Sprintf("cannot resolve host %q (DNS lookup failed); check the url in %s", dnsErr.Name, w.Source)}
 	case errors.As(err, &addrErr):
-		return Failure{Kind: KindUnreachable, Msg: fmt.Sprintf("cannot resolve host %q (%s); check the url in %s", addrErr.Addr, addrErr.Err, w.Source)}
+		return Failure{Kind: session.KindUnreachable, Msg: fmt.Sprintf("cannot resolve host %q (%s); check the url in %s", addrErr.Addr, addrErr.Err, w.Source)}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return Failure{Kind: KindUnreachable, Msg: fmt.Sprintf("connection refused by %s; is the server running and listening there?", host)}
+		return Failure{Kind: session.KindUnreachable, Msg: fmt.Sprintf("connection refused by %s; is the server running and listening there?", host)}
 	case errors.As(err, &recErr), errors.Is(err, http.ErrSchemeMismatch):
-		return Failure{Kind: KindTLS, Msg: fmt.Sprintf("TLS handshake with %s failed: the server does not speak TLS; use an http:// url if it is a plain HTTP server", host)}
+		return Failure{Kind: session.KindTLS, Msg: fmt.Sprintf("TLS handshake with %s failed: the server does not speak TLS; use an http:// url if it is a plain HTTP server", host)}
 	case errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &certErr), errors.As(err, &verifyErr), errors.As(err, &alert):
-		return Failure{Kind: KindTLS, Msg: fmt.Sprintf("TLS handshake with %s failed (%s); check the server's certificate (a self-signed or expired certificate is refused) and the url's host name", host, tlsReason(err))}
+		return Failure{Kind: session.KindTLS, Msg: fmt.Sprintf("TLS handshake with %s failed (%s); check the server's certificate (a self-signed or expired certificate is refused) and the url's host name", host, tlsReason(err))}
 	case p.SSEEndpoint && kind == config.TransportStreamableHTTP:
-		return Failure{Kind: KindBadResponse, Msg: "the server speaks the legacy SSE transport, not streamable HTTP; set \"transport\": \"sse\" (or remove \"transport\" to detect it)"}
+		return Failure{Kind: session.KindBadResponse, Msg: "the server speaks the legacy SSE transport, not streamable HTTP; set \"transport\": \"sse\" (or remove \"transport\" to detect it)"}
 	case errors.As(err, &notMCP):
-		return Failure{Kind: KindBadResponse, Msg: notMCP.Describe(p.Status)}
+		return Failure{Kind: session.KindBadResponse, Msg: notMCP.Describe(p.Status)}
 	case errors.As(err, &redirect) && redirect.Body:
-		return Failure{Kind: KindBadResponse, Msg: redirect.Error() + "; if the server has moved to that address, set its url in " + w.Source}
+		return Failure{Kind: session.KindBadResponse, Msg: redirect.Error() + "; if the server has moved to that address, set its url in " + w.Source}
 	case errors.As(err, &redirect):
-		return Failure{Kind: KindBadResponse, Msg: redirect.Error() + "; the server should redirect to an https url (report it to its operator)"}
+		return Failure{Kind: session.KindBadResponse, Msg: redirect.Error() + "; the server should redirect to an https url (report it to its operator)"}
 	case errors.As(err, &endpoint):
-		return Failure{Kind: KindBadResponse, Msg: endpoint.Error()}
+		return Failure{Kind: session.KindBadResponse, Msg: endpoint.Error()}
 	case errors.As(err, &foreign):
-		return Failure{Kind: KindBadResponse, MaybeRan: true, Msg: foreign.Error()}
+		return Failure{Kind: session.KindBadResponse, MaybeRan: true, Msg: foreign.Error()}
 	}
 	switch st := p.Status; {
 	case NeedsLogin(p, err):
@@ -139,43 +127,43 @@ func Classify(kind config.Transport, p ProbeInfo, err error, w Where) Failure {
 		if w.HasHeaders {
 			msg += fmt.Sprintf(" (or check the credentials in \"headers\" of %s)", w.Source)
 		}
-		return Failure{Kind: KindAuth, Msg: msg, NeedsLogin: true}
+		return Failure{Kind: session.KindAuth, Msg: msg, NeedsLogin: true}
 	case st == http.StatusForbidden && p.InsufficientScope && w.OAuth:
-		return Failure{Kind: KindAuth, NeedsLogin: true, StepUp: p.ChallengedScopes,
+		return Failure{Kind: session.KindAuth, NeedsLogin: true, StepUp: p.ChallengedScopes,
 			Msg: fmt.Sprintf("the server needs permissions the OAuth login did not grant (HTTP 403 insufficient_scope%s); run %s to authorize them", scopeNote(p.ChallengedScopes), w.LoginCmd)}
 	case st == http.StatusUnauthorized || st == http.StatusForbidden || errors.Is(err, transport.ErrAuthorizationRequired):
 		if st == 0 {
 			st = http.StatusUnauthorized
 		}
-		return Failure{Kind: KindAuth, Msg: fmt.Sprintf("the server refused access (HTTP %d %s). %s", st, http.StatusText(st), w.AuthHint)}
+		return Failure{Kind: session.KindAuth, Msg: fmt.Sprintf("the server refused access (HTTP %d %s). %s", st, http.StatusText(st), w.AuthHint)}
 	case st == http.StatusNotFound && !p.WithSession:
-		return Failure{Kind: KindBadResponse, Msg: "nothing found at that url (HTTP 404 Not Found); check the url's path (streamable HTTP endpoints usually end in /mcp, SSE ones in /sse)"}
+		return Failure{Kind: session.KindBadResponse, Msg: "nothing found at that url (HTTP 404 Not Found); check the url's path (streamable HTTP endpoints usually end in /mcp, SSE ones in /sse)"}
 	case st == http.StatusNotFound:
-		return Failure{Kind: KindBadResponse, Msg: "the server no longer knows our session (HTTP 404) and a new one did not help"}
+		return Failure{Kind: session.KindBadResponse, Msg: "the server no longer knows our session (HTTP 404) and a new one did not help"}
 	case st >= 500:
-		return Failure{Kind: KindBadResponse, MaybeRan: true, Msg: fmt.Sprintf("the server failed with HTTP %d %s; it may be down or overloaded: try again later, or check the server's logs", st, http.StatusText(st))}
+		return Failure{Kind: session.KindBadResponse, MaybeRan: true, Msg: fmt.Sprintf("the server failed with HTTP %d %s; it may be down or overloaded: try again later, or check the server's logs", st, http.StatusText(st))}
 	case st >= 200 && st < 300 && IsHTML(p.ContentType):
-		return Failure{Kind: KindBadResponse, Msg: fmt.Sprintf("the url answered with an HTML page (HTTP %d), not MCP; it may point at a website, a login page or a proxy instead of the MCP endpoint", st)}
+		return Failure{Kind: session.KindBadResponse, Msg: fmt.Sprintf("the url answered with an HTML page (HTTP %d), not MCP; it may point at a website, a login page or a proxy instead of the MCP endpoint", st)}
 	case st >= 200 && st < 300 && p.ContentType != "" && p.ContentType != "application/json" && p.ContentType != "text/event-stream" && p.Method == http.MethodPost:
-		return Failure{Kind: KindBadResponse, Msg: fmt.Sprintf("the url answered with content type %q (HTTP %d), not MCP (application/json or text/event-stream)", p.ContentType, st)}
+		return Failure{Kind: session.KindBadResponse, Msg: fmt.Sprintf("the url answered with content type %q (HTTP %d), not MCP (application/json or text/event-stream)", p.ContentType, st)}
 	case st == http.StatusMethodNotAllowed && kind == config.TransportStreamableHTTP:
-		return Failure{Kind: KindBadResponse, Msg: "the server refused the streamable HTTP POST (HTTP 405 Method Not Allowed); if it is a legacy SSE server, set \"transport\": \"sse\""}
+		return Failure{Kind: session.KindBadResponse, Msg: "the server refused the streamable HTTP POST (HTTP 405 Method Not Allowed); if it is a legacy SSE server, set \"transport\": \"sse\""}
 	case (st == http.StatusMethodNotAllowed || st == http.StatusBadRequest) && kind == config.TransportSSE && p.Method == http.MethodGet:
-		return Failure{Kind: KindBadResponse, Msg: fmt.Sprintf("the server refused the SSE stream (HTTP %d %s); if it is a streamable HTTP server, set \"transport\": \"streamable-http\"", st, http.StatusText(st))}
+		return Failure{Kind: session.KindBadResponse, Msg: fmt.Sprintf("the server refused the SSE stream (HTTP %d %s); if it is a streamable HTTP server, set \"transport\": \"streamable-http\"", st, http.StatusText(st))}
 	case st >= 400:
-		return Failure{Kind: KindBadResponse, Msg: fmt.Sprintf("the server rejected the request (HTTP %d %s)", st, http.StatusText(st))}
+		return Failure{Kind: session.KindBadResponse, Msg: fmt.Sprintf("the server rejected the request (HTTP %d %s)", st, http.StatusText(st))}
 	}
 	switch {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return Failure{Kind: KindUnreachable, MaybeRan: true, Msg: fmt.Sprintf("the connection to %s was closed before an answer came", host)}
+		return Failure{Kind: session.KindUnreachable, MaybeRan: true, Msg: fmt.Sprintf("the connection to %s was closed before an answer came", host)}
 	case strings.Contains(err.Error(), "server closed idle connection"):
 		// net/http's unexported errServerClosedIdle: the server closed the pooled
 		// connection before the request was written (a server that just went away).
-		return Failure{Kind: KindUnreachable, Msg: fmt.Sprintf("the connection to %s was closed by the server", host)}
+		return Failure{Kind: session.KindUnreachable, Msg: fmt.Sprintf("the connection to %s was closed by the server", host)}
 	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return Failure{Kind: KindUnreachable, Msg: fmt.Sprintf("cannot connect to %s: %v", host, opErr.Err)}
+		return Failure{Kind: session.KindUnreachable, Msg: fmt.Sprintf("cannot connect to %s: %v", host, opErr.Err)}
 	}
-	return Failure{Kind: KindCall, MaybeRan: true, Msg: err.Error()}
+	return Failure{Kind: session.KindCall, MaybeRan: true, Msg: err.Error()}
 }
 
 func tlsReason(err error) string {

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // TestClassifyHTTPReportsLogin checks that classifying a failure only reports that the
@@ -27,14 +28,13 @@ func TestClassifyHTTPReportsLogin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			marked := false
 			s := NewServer(&config.Server{Name: "r", Source: "mcp.json", URL: "https://example.invalid/mcp"},
-				&Deps{Cmd: func(sub string, args ...string) string { return "/mcp " + sub }}, func() { marked = true })
+				&Deps{Cmd: func(sub string, args ...string) string { return "/mcp " + sub }})
 			f := s.classify(config.TransportStreamableHTTP, tt.p, tt.err)
-			if f.NeedsLogin != tt.login || (tt.login && f.Kind != KindAuth) {
+			if f.NeedsLogin != tt.login || (tt.login && f.Kind != session.KindAuth) {
 				t.Fatalf("failure %+v, want needsLogin %v", f, tt.login)
 			}
-			if marked {
+			if s.NeedsLogin() {
 				t.Fatal("classify marked the server as needing a login")
 			}
 		})

@@ -126,7 +126,7 @@ func TestStreamableHTTPEra(t *testing.T) {
 			h := testHandlers()
 			h.Era = tt.era
 			h.OnNotification = func(n mcp.JSONRPCNotification) { notes <- n.Method }
-			sess, err := NewServer(cfg, d, nil).Open(testCtx(t), h)
+			sess, err := NewServer(cfg, d).Open(testCtx(t), h)
 			if err != nil {
 				t.Fatalf("open: %v", err)
 			}
@@ -194,7 +194,7 @@ func TestStreamableHTTPEraHungProbe(t *testing.T) {
 	}
 	done := make(chan opened, 1)
 	go func() {
-		s, err := NewServer(cfg, d, nil).Open(ctx, h)
+		s, err := NewServer(cfg, d).Open(ctx, h)
 		done <- opened{s, err}
 	}()
 	select {
@@ -271,14 +271,14 @@ func TestStreamableHTTPProbeUnauthorized(t *testing.T) {
 				ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: u}}
 			h := testHandlers()
 			h.Era = session.Era{Pin: pin}
-			sess, err := NewServer(cfg, testDeps(), nil).Open(testCtx(t), h)
+			sess, err := NewServer(cfg, testDeps()).Open(testCtx(t), h)
 			if err == nil {
 				sess.Close(context.Background())
 				t.Fatal("open succeeded")
 			}
-			var e *Error
+			var e *session.Error
 			var nm *session.NotModernError
-			if !errors.As(err, &e) || e.Kind != KindAuth || errors.As(err, &nm) {
+			if !errors.As(err, &e) || e.Kind != session.KindAuth || errors.As(err, &nm) {
 				t.Fatalf("err = %v (%#v), want an authorization failure", err, err)
 			}
 			mu.Lock()

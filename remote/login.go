@@ -20,6 +20,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // The OAuth login's steps (the bridge runs them for /mcp login and says how they went).
@@ -151,8 +152,8 @@ func (l *Login) Close() {
 }
 
 // errf is a login failure, redacted.
-func (l *Login) errf(format string, args ...any) *Error {
-	e := errorf(KindAuth, nil, format, args...)
+func (l *Login) errf(format string, args ...any) *session.Error {
+	e := errorf(session.KindAuth, nil, format, args...)
 	e.Msg = l.red(e.Msg)
 	return e
 }

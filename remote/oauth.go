@@ -26,6 +26,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // OAuth for HTTP MCP servers, built on mcp-go's OAuthHandler.
@@ -695,8 +696,8 @@ func (s *Server) clientSecret(c *oauthCreds) string {
 }
 
 // badCredsError words an unusable credential file.
-func (s *Server) badCredsError() *Error {
-	return errorf(KindAuth, nil, "%s for %s; run %s, then %s", errBadCredFile, redact.DisplayURL(s.cfg), s.d.Cmd("logout", s.cfg.Name), s.d.Cmd("login", s.cfg.Name))
+func (s *Server) badCredsError() *session.Error {
+	return errorf(session.KindAuth, nil, "%s for %s; run %s, then %s", errBadCredFile, redact.DisplayURL(s.cfg), s.d.Cmd("logout", s.cfg.Name), s.d.Cmd("login", s.cfg.Name))
 }
 
 // ErrElicitURL is what is said about a URL the bridge will not show or open.

@@ -32,7 +32,7 @@ func oauthServer(t *testing.T, f *fakeoauth.Server, base *http.Transport) *Serve
 	cfg := &config.Server{Name: "r", Source: "mcp.json", URL: u, Transport: config.TransportStreamableHTTP,
 		Headers: map[string]string{"X-Api-Key": testAPIKey}, ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second,
 		Raw: config.Raw{URL: u, Headers: map[string]string{"X-Api-Key": "${API_KEY}"}}}
-	return NewServer(cfg, d, nil)
+	return NewServer(cfg, d)
 }
 
 // runLogin runs a whole login of s the way the bridge does, the browser being browser

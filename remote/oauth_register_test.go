@@ -25,6 +25,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // TestOAuthRegistrationIsNative: the dynamic registration says the bridge is a native
@@ -184,7 +185,7 @@ func TestOAuthChooseClient(t *testing.T) {
 			if tt.noDCR {
 				md.RegistrationEndpoint = ""
 			}
-			s := NewServer(&config.Server{Name: "r", Source: "mcp.json", URL: reg.URL + "/mcp", OAuth: tt.oauth}, testDeps(), nil)
+			s := NewServer(&config.Server{Name: "r", Source: "mcp.json", URL: reg.URL + "/mcp", OAuth: tt.oauth}, testDeps())
 			c, err := s.chooseClient(testCtx(t), reg.Client(), loginMetadata{md: md, cimd: tt.cimd}, "http://127.0.0.1:1/callback", nil)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -221,7 +222,7 @@ func TestInsufficientScopeIsStepUp(t *testing.T) {
 	}
 	p := ProbeInfo{Status: http.StatusForbidden, InsufficientScope: true, ChallengedScopes: scopes}
 	f := Classify(config.TransportStreamableHTTP, p, fmt.Errorf("forbidden"), Where{LoginCmd: "/mcp login r", OAuth: true})
-	if f.Kind != KindAuth || !f.NeedsLogin || !slices.Equal(f.StepUp, scopes) || !strings.Contains(f.Msg, "/mcp login r") || !strings.Contains(f.Msg, "mcp:write") {
+	if f.Kind != session.KindAuth || !f.NeedsLogin || !slices.Equal(f.StepUp, scopes) || !strings.Contains(f.Msg, "/mcp login r") || !strings.Contains(f.Msg, "mcp:write") {
 		t.Errorf("with a login: %+v", f)
 	}
 	f = Classify(config.TransportStreamableHTTP, p, fmt.Errorf("forbidden"), Where{LoginCmd: "/mcp login r", AuthHint: "hint"})
@@ -299,7 +300,7 @@ func TestClientCredentialsToken(t *testing.T) {
 			}))
 			t.Cleanup(srv.Close)
 			issuer = srv.URL
-			s := NewServer(&config.Server{Name: "r", Source: "mcp.json", URL: srv.URL + "/mcp", OAuth: tt.oauth}, testDeps(), nil)
+			s := NewServer(&config.Server{Name: "r", Source: "mcp.json", URL: srv.URL + "/mcp", OAuth: tt.oauth}, testDeps())
 			c := &oauthCreds{ClientID: "m2m", AuthMethod: tt.method, TokenEndpoint: srv.URL + "/token", Issuer: issuer, Resource: "https://r/mcp", Scopes: []string{"mcp:a"}}
 			tok, err := s.clientCredentialsToken(testCtx(t), srv.Client(), c)
 			if err != nil || tok.AccessToken != "cc-token" {

@@ -148,7 +148,7 @@ func loggedInServer(t *testing.T, u string, tlsFrom *httptest.Server) *Server {
 	cfg := &config.Server{Name: "r", Source: "mcp.json", URL: u, Transport: config.TransportStreamableHTTP,
 		Headers: map[string]string{"X-Api-Key": testAPIKey}, ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second,
 		Raw: config.Raw{URL: u, Headers: map[string]string{"X-Api-Key": "${API_KEY}"}}}
-	return NewServer(cfg, d, nil)
+	return NewServer(cfg, d)
 }
 
 // TestMCPRedirectKeepsCredentialsOnTheirOrigin: a logged-in server that answers tools/call

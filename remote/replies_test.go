@@ -130,7 +130,7 @@ func openLegacy(t *testing.T, u string, log *testutil.SyncBuffer) (session.Sessi
 	if log != nil {
 		d.Log = zerolog.New(log)
 	}
-	sess, err := NewServer(cfg, d, nil).Open(testCtx(t), testHandlers())
+	sess, err := NewServer(cfg, d).Open(testCtx(t), testHandlers())
 	if err == nil {
 		t.Cleanup(func() { _ = sess.Close(context.Background()) })
 	}
@@ -195,8 +195,8 @@ func TestSSEEndpointMovedElsewhereEndsTheSession(t *testing.T) {
 				t.Fatal("the session went on after its endpoint was moved to another origin")
 			}
 			var ee *EndpointError
-			if e := sess.End(); e.Cause != session.CauseLost || !errors.As(e.Err, &ee) || !strings.Contains(LostText(e), "pointed at another origin") {
-				t.Fatalf("session end %+v (%s); want it lost to the refused endpoint", e, LostText(e))
+			if e := sess.End(); e.Cause != session.CauseLost || !errors.As(e.Err, &ee) || !strings.Contains(session.LostText(e), "pointed at another origin") {
+				t.Fatalf("session end %+v (%s); want it lost to the refused endpoint", e, session.LostText(e))
 			}
 		})
 	}

@@ -44,7 +44,7 @@ func openCappedAt(t *testing.T, u string, kind config.Transport, log *testutil.S
 	if log != nil {
 		d.Log = zerolog.New(log)
 	}
-	sess, err := NewServer(cfg, d, nil).Open(testCtx(t), h)
+	sess, err := NewServer(cfg, d).Open(testCtx(t), h)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}

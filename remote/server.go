@@ -7,12 +7,14 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // Deps is what every remote server shares with the bridge.
@@ -46,9 +48,9 @@ type Deps struct {
 type Server struct {
 	cfg *config.Server
 	d   *Deps
-	// needsLogin is called when the server answered that it wants an OAuth login (nil:
-	// nobody is told).
-	needsLogin func()
+	// needsLogin: the server answered that it wants an OAuth login (cleared by a
+	// successful connect, request or login).
+	needsLogin atomic.Bool
 
 	mu sync.Mutex
 	// remembered is, for a url-only server, the transport that worked last; the next
@@ -58,66 +60,37 @@ type Server struct {
 	lastLogin  *LoginFlow // the latest login, running or ended (LastLogin)
 }
 
-// NewServer is the remote side of cfg; needsLogin is called when the server answers
-// that it wants an OAuth login (the state machine shows it in the server's status).
-func NewServer(cfg *config.Server, d *Deps, needsLogin func()) *Server {
-	return &Server{cfg: cfg, d: d, needsLogin: needsLogin}
+// NewServer is the remote side of cfg: the connector of its HTTP sessions (Open), with
+// what outlives them.
+func NewServer(cfg *config.Server, d *Deps) *Server {
+	return &Server{cfg: cfg, d: d}
 }
 
 // Config is the server's configuration.
 func (s *Server) Config() *config.Server { return s.cfg }
 
-// markNeedsLogin tells the state machine that the server wants a login.
-func (s *Server) markNeedsLogin() {
-	if s.needsLogin != nil {
-		s.needsLogin()
-	}
+// markNeedsLogin notes that the server wants a login.
+func (s *Server) markNeedsLogin() { s.needsLogin.Store(true) }
+
+// NeedsLogin reports whether the server answered that it wants an OAuth login and has
+// not been connected to, nor logged in to, since.
+func (s *Server) NeedsLogin() bool { return s.needsLogin.Load() }
+
+// LoggedIn clears NeedsLogin after a login.
+func (s *Server) LoggedIn() { s.needsLogin.Store(false) }
+
+// errorf is a *session.Error of kind, wrapping err (nil: none): every failure of a remote
+// server is worded for the model, without the "MCP server" prefix the state machine adds.
+func errorf(kind session.Kind, err error, format string, args ...any) *session.Error {
+	return &session.Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Err: err}
 }
-
-// Kinds of Error beyond Classify's (Kind): the bridge maps every Kind to its own in one
-// place.
-const (
-	KindStart    Kind = iota + 100 // connecting or initializing failed
-	KindTimeout                    // our deadline passed
-	KindCanceled                   // the caller gave up
-	KindCrashed                    // the session ended under the request
-)
-
-// Error is a failure of a remote server worded for the model: Msg without the
-// "MCP server" prefix, which the bridge adds (with its redaction) when it maps the error
-// to its own type.
-type Error struct {
-	Kind Kind
-	Msg  string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Msg }
-func (e *Error) Unwrap() error { return e.Err }
-
-// errorf is an Error for kind, wrapping err (nil: none).
-func errorf(kind Kind, err error, format string, args ...any) *Error {
-	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Err: err}
-}
-
-// RequestError is a classified HTTP-level failure of one request on a live session; the
-// state machine words it with the tool's name.
-type RequestError struct {
-	Failure
-	Err error
-	// Prefix says what happened before (a failed session re-initialization).
-	Prefix string
-}
-
-func (e *RequestError) Error() string { return e.Prefix + e.Msg }
-func (e *RequestError) Unwrap() error { return e.Err }
 
 // ctxError words a request whose context ended.
-func ctxError(ctx context.Context, doing string) *Error {
+func ctxError(ctx context.Context, doing string) *session.Error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return errorf(KindTimeout, ctx.Err(), "timed out %s", doing)
+		return errorf(session.KindTimeout, ctx.Err(), "timed out %s", doing)
 	}
-	return errorf(KindCanceled, ctx.Err(), "cancelled while %s", doing)
+	return errorf(session.KindCanceled, ctx.Err(), "cancelled while %s", doing)
 }
 
 // redactor is the server's redactor (internal/redact).

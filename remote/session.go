@@ -84,7 +84,7 @@ func (hs *httpSession) Close(context.Context) error {
 
 // lose ends the session because its transport broke (e says how, for the model); the
 // requests waiting on it fail now.
-func (hs *httpSession) lose(e *Error) bool {
+func (hs *httpSession) lose(e *session.Error) bool {
 	first := hs.Finish(session.End{Cause: session.CauseLost, Err: e})
 	hs.closeConn()
 	return first
@@ -104,10 +104,10 @@ func (hs *httpSession) streamLost(err error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		reason = hs.rt.Redact(err.Error())
 	}
-	e := errorf(KindCrashed, nil, "the SSE stream from %s dropped (%s)", redact.DisplayURL(hs.s.cfg), reason)
+	e := errorf(session.KindEnded, nil, "the SSE stream from %s dropped (%s)", redact.DisplayURL(hs.s.cfg), reason)
 	var refused *EndpointError
 	if errors.As(err, &refused) {
-		e = errorf(KindCrashed, refused, "the session with %s was closed: %s", redact.DisplayURL(hs.s.cfg), refused.Error())
+		e = errorf(session.KindEnded, refused, "the session with %s was closed: %s", redact.DisplayURL(hs.s.cfg), refused.Error())
 	}
 	if hs.lose(e) {
 		hs.s.d.Log.Warn().Str("server", hs.s.cfg.Name).Str("reason", reason).Msg("SSE stream dropped")
@@ -121,12 +121,16 @@ func (hs *httpSession) streamLost(err error) {
 // sees the stream end and calls it a drop) and closed elsewhere: closing a streamable
 // HTTP session waits for the server's answer to its DELETE.
 func (hs *httpSession) replyLost(err error) {
-	if !hs.Finish(session.End{Cause: session.CauseLost, Err: err}) {
+	if ended(hs) {
 		return
 	}
+	// Logged before the end: the end fails the calls waiting (session.Client.request),
+	// and what they answer must not come before the log says why.
 	hs.s.d.Log.Warn().Str("server", hs.s.cfg.Name).Str("transport", string(hs.kind)).Str("reason", err.Error()).
 		Msg("a reply over the reply cap could not be matched to its call (it named no id the bridge could find, or came on the GET stream, whose replies reach no call); the connection is closed and the next use reconnects")
-	go hs.closeConn()
+	if hs.Finish(session.End{Cause: session.CauseLost, Err: err}) {
+		go hs.closeConn()
+	}
 }
 
 // RememberTransport records the transport that worked last for a url-only server.
@@ -167,6 +171,7 @@ func (s *Server) Open(ctx context.Context, h session.Handlers) (session.Session,
 		hs, p, err := s.openHTTPKind(ctx, kind, creds, h)
 		if err == nil {
 			s.RememberTransport(kind)
+			s.needsLogin.Store(false)
 			s.d.Log.Debug().Str("server", s.cfg.Name).Str("transport", string(kind)).Str("url", redact.DisplayURL(s.cfg)).Msg("connected")
 			return hs, nil
 		}
@@ -178,7 +183,7 @@ func (s *Server) Open(ctx context.Context, h session.Handlers) (session.Session,
 		}
 		return nil, s.startError(ctx, kind, p, err, note)
 	}
-	return nil, errorf(KindStart, nil, "no transport to try")
+	return nil, errorf(session.KindStart, nil, "no transport to try")
 }
 
 func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds *oauthCreds, h session.Handlers) (*httpSession, ProbeInfo, error) {
@@ -249,6 +254,7 @@ func (s *Server) openHTTPKind(ctx context.Context, kind config.Transport, creds 
 		return withAnswerIDs(tr)
 	}
 	hs.Client = session.NewClient(tr, kind, hw)
+	hs.SetLink(session.Link{Around: hs.around})
 	var err error
 	if kind == config.TransportSSE {
 		hs.MCP().OnConnectionLost(hs.streamLost)
@@ -314,10 +320,38 @@ func (hs *httpSession) reinit(ctx context.Context) error {
 	return err
 }
 
+// around runs one request of the session (session.Link.Around): a tools/list bounded by
+// requestTimeout and worded as a listing, any other as retry runs it.
+func (hs *httpSession) around(ctx context.Context, method string, do func(context.Context) error) error {
+	if method != string(mcp.MethodToolsList) {
+		return hs.retry(ctx, do)
+	}
+	s := hs.s
+	lctx, cancel := clock.WithTimeout(ctx, s.d.Clock, s.cfg.RequestTimeout)
+	defer cancel()
+	err := hs.retry(lctx, do)
+	if err == nil {
+		return nil
+	}
+	var f *session.Error
+	var end *session.EndedError
+	switch {
+	case ctx.Err() != nil:
+		return ctxError(ctx, "listing tools")
+	case errors.Is(lctx.Err(), context.DeadlineExceeded):
+		return errorf(session.KindTimeout, err, "list tools: no answer within requestTimeout (%s)", s.cfg.RequestTimeout)
+	case errors.As(err, &end):
+		return errorf(session.KindEnded, err, "list tools: %s; the next use reconnects", session.LostText(end.End))
+	case errors.As(err, &f):
+		return errorf(f.Kind, err, "list tools: %s", f.Msg)
+	}
+	return errorf(session.KindCall, err, "list tools: %v", err)
+}
+
 // retry runs one request with session recovery: a request the server refused because it
 // forgot our session (it cannot have run) is sent again once on a new session. A failure
 // is returned as is when ctx ended (the caller words it), as an *session.EndedError when
-// the session ended under it, else classified (RequestError) unless the server answered.
+// the session ended under it, else classified (*session.Error) unless the server answered.
 func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error) error {
 	retried := false
 	prefix := ""
@@ -325,6 +359,7 @@ func (hs *httpSession) retry(ctx context.Context, do func(context.Context) error
 		pctx, p := WithProbe(ctx)
 		err := do(pctx)
 		if err == nil {
+			hs.s.needsLogin.Store(false)
 			return nil
 		}
 		pi := p.Snapshot()
@@ -352,7 +387,7 @@ func (hs *httpSession) failure(p ProbeInfo, err error, prefix string) error {
 	var big *session.TooLargeError
 	if errors.As(err, &big) {
 		// The server answered, over the cap: only this request fails.
-		return &RequestError{Failure: Failure{Kind: KindCall, Msg: big.Error(), MaybeRan: true}, Err: err, Prefix: prefix}
+		return &session.Error{Kind: session.KindCall, Msg: prefix + big.Error(), MaybeRan: true, Err: err}
 	}
 	if ServerAnswered(p, err) {
 		if prefix != "" {
@@ -367,60 +402,20 @@ func (hs *httpSession) failure(p ProbeInfo, err error, prefix string) error {
 	if f.NeedsLogin {
 		hs.s.markNeedsLogin()
 	}
-	if f.Kind == KindUnreachable {
+	if f.Kind == session.KindUnreachable {
 		hs.lose(errorf(f.Kind, err, "%s", f.Msg))
 	}
-	return &RequestError{Failure: f, Err: err, Prefix: prefix}
-}
-
-// CallTool runs tools/call with session recovery and classified failures.
-func (hs *httpSession) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var res *mcp.CallToolResult
-	err := hs.retry(ctx, func(ctx context.Context) (err error) {
-		res, err = hs.Client.CallTool(ctx, req)
-		return err
-	})
-	return res, err
-}
-
-// ListTools lists tools (bounded by requestTimeout) with session recovery; listing is
-// always safe to repeat.
-func (hs *httpSession) ListTools(ctx context.Context) ([]mcp.Tool, []session.SkippedTool, error) {
-	s := hs.s
-	lctx, cancel := clock.WithTimeout(ctx, s.d.Clock, s.cfg.RequestTimeout)
-	defer cancel()
-	var tools []mcp.Tool
-	var skipped []session.SkippedTool
-	err := hs.retry(lctx, func(ctx context.Context) (err error) {
-		tools, skipped, err = hs.Client.ListTools(ctx)
-		return err
-	})
-	if err == nil {
-		return tools, skipped, nil
-	}
-	var f *RequestError
-	var end *session.EndedError
-	switch {
-	case ctx.Err() != nil:
-		return nil, nil, ctxError(ctx, "listing tools")
-	case errors.Is(lctx.Err(), context.DeadlineExceeded):
-		return nil, nil, errorf(KindTimeout, err, "list tools: no answer within requestTimeout (%s)", s.cfg.RequestTimeout)
-	case errors.As(err, &end):
-		return nil, nil, errorf(KindCrashed, err, "list tools: %s; the next use reconnects", LostText(end.End))
-	case errors.As(err, &f):
-		return nil, nil, errorf(f.Kind, err, "list tools: %s%s", f.Prefix, f.Msg)
-	}
-	return nil, nil, errorf(KindCall, err, "list tools: %v", err)
+	return &session.Error{Kind: f.Kind, Msg: prefix + f.Msg, MaybeRan: f.MaybeRan, Err: err}
 }
 
 // startError words a failed connect of the given transport.
-func (s *Server) startError(ctx context.Context, kind config.Transport, p ProbeInfo, err error, note string) *Error {
+func (s *Server) startError(ctx context.Context, kind config.Transport, p ProbeInfo, err error, note string) *session.Error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && kind == config.TransportSSE && p.Method == http.MethodGet && p.Status == http.StatusOK {
-		return errorf(KindTimeout, err, "%s opened an event stream but sent no SSE endpoint event within connectTimeout (%s)%s; if it is a streamable HTTP server, set \"transport\": \"streamable-http\"",
+		return errorf(session.KindTimeout, err, "%s opened an event stream but sent no SSE endpoint event within connectTimeout (%s)%s; if it is a streamable HTTP server, set \"transport\": \"streamable-http\"",
 			redact.DisplayURL(s.cfg), s.cfg.ConnectTimeout, note)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return errorf(KindTimeout, err, "no answer from %s within connectTimeout (%s)%s; check that the url is right, or raise \"connectTimeout\" in %s if the server is slow",
+		return errorf(session.KindTimeout, err, "no answer from %s within connectTimeout (%s)%s; check that the url is right, or raise \"connectTimeout\" in %s if the server is slow",
 			redact.DisplayURL(s.cfg), s.cfg.ConnectTimeout, note, s.cfg.Source)
 	}
 	f := s.classify(kind, p, err)
@@ -431,8 +426,8 @@ func (s *Server) startError(ctx context.Context, kind config.Transport, p ProbeI
 		s.markNeedsLogin()
 	}
 	k := f.Kind
-	if k == KindCall {
-		k = KindStart
+	if k == session.KindCall {
+		k = session.KindStart
 	}
 	return errorf(k, err, "cannot connect to %s: %s%s", redact.DisplayURL(s.cfg), f.Msg, note)
 }
@@ -471,16 +466,4 @@ func (s *Server) newHeaderTransport(kind config.Transport, replyLost func(error)
 	return NewTransport(Options{Kind: kind, URL: s.cfg.URL, Headers: s.cfg.Headers, ConnectTimeout: s.cfg.ConnectTimeout,
 		Resolver: s.d.Resolver, Base: s.d.base, Redact: s.redactor(), Clock: s.d.Clock, Answered: s.d.Answered, MaxReply: s.d.MaxReply,
 		Dropped: session.LogDropped(s.d.Log, s.cfg.Name, kind), ReplyLost: replyLost})
-}
-
-// LostText says how a session's transport broke, for the model.
-func LostText(e session.End) string {
-	var re *Error
-	if errors.As(e.Err, &re) {
-		return re.Msg
-	}
-	if e.Err != nil {
-		return "the connection was lost (" + e.Err.Error() + ")"
-	}
-	return "the connection was lost"
 }

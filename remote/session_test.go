@@ -61,7 +61,7 @@ func TestOpenFallsBackToSSEAndRemembers(t *testing.T) {
 	u := ts.URL + "/sse"
 	cfg := &config.Server{Name: "r", Source: "mcp.json", URL: u, Transport: config.TransportStreamableHTTP, TransportGuessed: true,
 		ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: u}}
-	s := NewServer(cfg, testDeps(), nil)
+	s := NewServer(cfg, testDeps())
 	// The streamable attempt is the probe (server/discover) and initialize; the second
 	// open sends none.
 	for i, wantPosts := range []int32{2, 2} {
@@ -92,9 +92,9 @@ func TestOpenErrorIsTyped(t *testing.T) {
 	ts.Close()
 	cfg := &config.Server{Name: "r", Source: "mcp.json", URL: u, Transport: config.TransportStreamableHTTP,
 		ConnectTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second, Raw: config.Raw{URL: u}}
-	_, err := NewServer(cfg, testDeps(), nil).Open(testCtx(t), testHandlers())
-	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindUnreachable || !strings.HasPrefix(e.Msg, "cannot connect to "+u) || strings.Contains(e.Msg, "MCP server") {
+	_, err := NewServer(cfg, testDeps()).Open(testCtx(t), testHandlers())
+	var e *session.Error
+	if !errors.As(err, &e) || e.Kind != session.KindUnreachable || !strings.HasPrefix(e.Msg, "cannot connect to "+u) || strings.Contains(e.Msg, "MCP server") {
 		t.Fatalf("err = %#v", err)
 	}
 }

@@ -32,7 +32,7 @@ func TestHeaderTransportSameOriginOnly(t *testing.T) {
 	s := NewServer(&config.Server{Name: "r", URL: home.URL + "/mcp", Transport: config.TransportStreamableHTTP,
 		Headers: map[string]string{"X-Api-Key": "k-0123456789"},
 		Raw:     config.Raw{URL: home.URL + "/mcp", Headers: map[string]string{"X-Api-Key": "${API_KEY}"}}},
-		&Deps{Clock: clock.NewFake()}, nil)
+		&Deps{Clock: clock.NewFake()})
 	rt := s.newHeaderTransport(s.cfg.Transport, nil)
 	defer rt.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: rt}).Get(home.URL + "/mcp")

@@ -25,7 +25,7 @@ func TestAuthHintNamesVariables(t *testing.T) {
 	}
 	for _, tt := range tests {
 		s := NewServer(&config.Server{Name: "web", Source: "mcp.json", Raw: config.Raw{Headers: tt.headers}},
-			&Deps{Cmd: func(sub string, args ...string) string { return "/mcp " + sub + " " + strings.Join(args, " ") }}, nil)
+			&Deps{Cmd: func(sub string, args ...string) string { return "/mcp " + sub + " " + strings.Join(args, " ") }})
 		got := s.authHint()
 		for _, w := range tt.want {
 			if !strings.Contains(got, w) {

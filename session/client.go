@@ -53,11 +53,34 @@ type Client struct {
 	endOnce sync.Once
 	done    chan struct{}
 	end     End
+
+	link Link
 }
+
+// Link is what a transport's session supplies to the one wrapper every request goes
+// through (request): how it tells that a failure means the session ended, and what it
+// does around each request. The zero Link is a transport whose end is always signalled
+// (Finish) before its requests fail (in-process).
+type Link struct {
+	// Lost reports whether err means the transport is gone (a closed pipe): the request
+	// then waits for the end signal (Done), within its ctx, and fails with an
+	// *EndedError. nil: only an end already signalled counts.
+	Lost func(err error) bool
+	// Around runs each request (method names it, as the Session method does), for what a
+	// transport does around one: HTTP re-initializes a session the server forgot and
+	// classifies failures (*Error). nil: the request runs as it is.
+	Around func(ctx context.Context, method string, do func(context.Context) error) error
+}
+
+// SetLink installs the transport's Link; it is called once, before Initialize.
+func (c *Client) SetLink(l Link) { c.link = l }
 
 // NewClient makes the mcp-go client of one session over tr, as h says; kind is the
 // transport reported in Info.
 func NewClient(tr transport.Interface, kind config.Transport, h Handlers) *Client {
+	if h.Input.Sample == nil {
+		tr = guardSampling(tr, h.Input.Server, h.Input.SamplingRefused)
+	}
 	if h.Wrap != nil {
 		tr = h.Wrap(tr)
 	}
@@ -250,13 +273,86 @@ func (c *Client) ended() bool {
 	}
 }
 
-func (c *Client) ListTools(ctx context.Context) ([]mcp.Tool, []SkippedTool, error) {
-	return listRawTools(ctx, c)
+// request is the one wrapper every Session request goes through, so that an ended
+// session fails every request the same way (the Session contract): at once when it had
+// ended, else run under a context the session's end cancels, through Link.Around, and
+// then an *EndedError when the failure was the session's end.
+func (c *Client) request(ctx context.Context, method string, do func(context.Context) error) error {
+	if c.ended() {
+		return &EndedError{End: c.End(), Err: ErrEnded}
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if c.life != nil {
+		defer context.AfterFunc(c.life, cancel)()
+	}
+	run := do
+	if c.link.Around != nil {
+		run = func(ctx context.Context) error { return c.link.Around(ctx, method, do) }
+	}
+	err := run(rctx)
+	if err == nil && rctx.Err() != nil {
+		// Answered after the request's context ended (its deadline, or the session's
+		// end): an in-process transport does, where a real client would have given up.
+		err = rctx.Err()
+	}
+	if err == nil {
+		return nil
+	}
+	var bad *UnreadableError
+	var classified *Error
+	var ended *EndedError
+	switch {
+	case errors.As(err, &bad):
+		return bad // not a transport failure, whatever mcp-go's wrapping says
+	case errors.As(err, &ended):
+		return ended
+	case errors.As(err, &classified):
+		return err // the connector said what it was (an unreachable server ends the session too)
+	case c.ended():
+		// The end may already be known when ctx ended too; it explains better than a
+		// timeout.
+		return &EndedError{End: c.End(), Err: err}
+	case ctx.Err() != nil || c.link.Lost == nil || !c.link.Lost(err):
+		return err
+	}
+	// The transport notices a dead server (stdout EOF) before the process is reaped:
+	// wait for whichever comes, the end signal or the end of ctx (a server that closed
+	// stdout but keeps running is a plain failure).
+	select {
+	case <-c.done:
+		return &EndedError{End: c.End(), Err: err}
+	case <-ctx.Done():
+		return err
+	}
+}
+
+// ListTools lists every tool (toollist.go).
+func (c *Client) ListTools(ctx context.Context) (tools []mcp.Tool, skipped []SkippedTool, err error) {
+	err = c.request(ctx, string(mcp.MethodToolsList), func(ctx context.Context) (err error) {
+		tools, skipped, err = listRawTools(ctx, c)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return tools, skipped, nil
 }
 
 // CallTool runs tools/call through mcp-go, which adds the era's _meta and standard
 // headers; the tool's Mcp-Param-* headers come from callHeader.
-func (c *Client) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (c *Client) CallTool(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	err = c.request(ctx, string(mcp.MethodToolsCall), func(ctx context.Context) (err error) {
+		res, err = c.callTool(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (c *Client) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if c.fastCalls() && req.Params.Task == nil {
 		return c.callFast(ctx, req)
 	}
@@ -273,48 +369,79 @@ func (c *Client) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 	return c.cl.CallTool(ctx, req)
 }
 
-func (c *Client) ListResources(ctx context.Context) ([]mcp.Resource, error) {
-	var out []mcp.Resource
-	for r, err := range c.cl.IterResources(ctx, mcp.ListResourcesRequest{}) {
-		if err != nil {
-			return out, err
+// ListResources lists every resource (following pagination); on a failure, what was
+// listed before it comes with the error.
+func (c *Client) ListResources(ctx context.Context) (out []mcp.Resource, err error) {
+	err = c.request(ctx, string(mcp.MethodResourcesList), func(ctx context.Context) error {
+		for r, err := range c.cl.IterResources(ctx, mcp.ListResourcesRequest{}) {
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
 		}
-		out = append(out, r)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
-func (c *Client) ListResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplate, error) {
-	var out []mcp.ResourceTemplate
-	for t, err := range c.cl.IterResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{}) {
-		if err != nil {
-			return out, err
+// ListResourceTemplates lists every resource template, as ListResources.
+func (c *Client) ListResourceTemplates(ctx context.Context) (out []mcp.ResourceTemplate, err error) {
+	err = c.request(ctx, string(mcp.MethodResourcesTemplatesList), func(ctx context.Context) error {
+		for t, err := range c.cl.IterResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{}) {
+			if err != nil {
+				return err
+			}
+			out = append(out, t)
 		}
-		out = append(out, t)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
-func (c *Client) ListPrompts(ctx context.Context) ([]mcp.Prompt, error) {
-	var out []mcp.Prompt
-	for p, err := range c.cl.IterPrompts(ctx, mcp.ListPromptsRequest{}) {
-		if err != nil {
-			return out, err
+// ListPrompts lists every prompt, as ListResources.
+func (c *Client) ListPrompts(ctx context.Context) (out []mcp.Prompt, err error) {
+	err = c.request(ctx, string(mcp.MethodPromptsList), func(ctx context.Context) error {
+		for p, err := range c.cl.IterPrompts(ctx, mcp.ListPromptsRequest{}) {
+			if err != nil {
+				return err
+			}
+			out = append(out, p)
 		}
-		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// ReadResource runs resources/read.
+func (c *Client) ReadResource(ctx context.Context, req mcp.ReadResourceRequest) (res *mcp.ReadResourceResult, err error) {
+	err = c.request(ctx, string(mcp.MethodResourcesRead), func(ctx context.Context) (err error) {
+		res, err = c.cl.ReadResource(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return res, nil
 }
 
-func (c *Client) ReadResource(ctx context.Context, req mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	return c.cl.ReadResource(ctx, req)
+// GetPrompt runs prompts/get.
+func (c *Client) GetPrompt(ctx context.Context, req mcp.GetPromptRequest) (res *mcp.GetPromptResult, err error) {
+	err = c.request(ctx, string(mcp.MethodPromptsGet), func(ctx context.Context) (err error) {
+		res, err = c.cl.GetPrompt(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
-func (c *Client) GetPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	return c.cl.GetPrompt(ctx, req)
-}
-
+// Ping asks the server whether it is there.
 func (c *Client) Ping(ctx context.Context) error {
+	return c.request(ctx, string(mcp.MethodPing), c.ping)
+}
+
+func (c *Client) ping(ctx context.Context) error {
 	// The modern era removed ping (mcp-go's Ping then answers without asking the
 	// server); server/discover is the request every modern server answers, at once and
 	// without state.
@@ -326,15 +453,34 @@ func (c *Client) Ping(ctx context.Context) error {
 	return c.cl.Ping(ctx)
 }
 
-func (c *Client) Request(ctx context.Context, method string, params any) (*transport.JSONRPCResponse, error) {
-	return c.send(ctx, mcp.NewRequestId("mcp-bridge-"+method+"-"+nonce()), method, params)
+// Request sends any other request and returns its raw answer.
+func (c *Client) Request(ctx context.Context, method string, params any) (res *transport.JSONRPCResponse, err error) {
+	err = c.request(ctx, method, func(ctx context.Context) (err error) {
+		res, err = c.send(ctx, mcp.NewRequestId("mcp-bridge-"+method+"-"+nonce()), method, params)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
-func (c *Client) TaskResult(ctx context.Context, req mcp.TaskResultRequest) (*mcp.TaskResultResult, error) {
-	return c.cl.TaskResult(ctx, req)
+// TaskResult runs tasks/result.
+func (c *Client) TaskResult(ctx context.Context, req mcp.TaskResultRequest) (res *mcp.TaskResultResult, err error) {
+	err = c.request(ctx, string(mcp.MethodTasksResult), func(ctx context.Context) (err error) {
+		res, err = c.cl.TaskResult(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
+// CancelTask runs tasks/cancel.
 func (c *Client) CancelTask(ctx context.Context, req mcp.CancelTaskRequest) error {
-	_, err := c.cl.CancelTask(ctx, req)
-	return err
+	return c.request(ctx, string(mcp.MethodTasksCancel), func(ctx context.Context) error {
+		_, err := c.cl.CancelTask(ctx, req)
+		return err
+	})
 }

@@ -19,11 +19,7 @@ import (
 // can be tested without one.
 type InProcess struct {
 	*Client
-	// life ends with the session; requests in flight are cancelled by it, as a dead
-	// process cannot answer them.
-	life   context.Context
-	cancel context.CancelFunc
-	once   sync.Once
+	once sync.Once
 	// hold, when set, is what Close waits for after ending the session, as a real
 	// process's stop graces or an HTTP DELETE make a close take time.
 	hold atomic.Pointer[chan struct{}]
@@ -33,7 +29,6 @@ type InProcess struct {
 // as stdio (Info.Transport) since the bridge treats it like a local server.
 func OpenInProcess(ctx context.Context, srv *server.MCPServer, h Handlers) (*InProcess, error) {
 	s := &InProcess{Client: NewClient(apart{transport.NewInProcessTransport(srv)}, config.TransportStdio, h)}
-	s.life, s.cancel = context.WithCancel(context.Background())
 	if err := s.Initialize(ctx, h); err != nil {
 		_ = s.Close(context.Background())
 		return nil, err
@@ -84,53 +79,5 @@ func (s *InProcess) HoldClose(release chan struct{}) { s.hold.Store(&release) }
 
 func (s *InProcess) end(e End) {
 	s.Finish(e)
-	s.once.Do(func() {
-		s.cancel()
-		_ = s.cl.Close()
-	})
-}
-
-// do runs one request, cancelled when the session ends; a request cut short that way
-// fails with an *EndedError, as on a real transport.
-func (s *InProcess) do(ctx context.Context, f func(context.Context) error) error {
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(s.life, cancel)
-	defer stop()
-	err := f(rctx)
-	if err == nil && rctx.Err() != nil {
-		// The in-process transport answers even after the request's context ended; a
-		// real client would have given up on it by then.
-		err = rctx.Err()
-	}
-	if err != nil && s.ended() && ctx.Err() == nil {
-		return &EndedError{End: s.End(), Err: err}
-	}
-	return err
-}
-
-// CallTool runs tools/call on the in-process server.
-func (s *InProcess) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var res *mcp.CallToolResult
-	err := s.do(ctx, func(ctx context.Context) (err error) {
-		res, err = s.Client.CallTool(ctx, req)
-		return err
-	})
-	return res, err
-}
-
-// Ping pings the in-process server.
-func (s *InProcess) Ping(ctx context.Context) error {
-	return s.do(ctx, s.Client.Ping)
-}
-
-// ListTools lists the in-process server's tools.
-func (s *InProcess) ListTools(ctx context.Context) ([]mcp.Tool, []SkippedTool, error) {
-	var tools []mcp.Tool
-	var skipped []SkippedTool
-	err := s.do(ctx, func(ctx context.Context) (err error) {
-		tools, skipped, err = s.Client.ListTools(ctx)
-		return err
-	})
-	return tools, skipped, err
+	s.once.Do(func() { _ = s.cl.Close() })
 }

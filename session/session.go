@@ -21,6 +21,26 @@ import (
 )
 
 // Session is one initialized MCP connection.
+//
+// The contract, the same over every transport (stdio, streamable HTTP and SSE,
+// in-process), because every request method goes through one wrapper (Client.request):
+//   - Every method is safe to call from any number of goroutines at once, during and
+//     after the session's end; Close may race any of them and itself.
+//   - Once Done is closed, every request (ListTools, CallTool, the lists, ReadResource,
+//     GetPrompt, Ping, Request, TaskResult, CancelTask) fails at once, without being
+//     sent, with an *EndedError whose End is End() and whose Err is ErrEnded.
+//   - A request in flight when the session ends is cancelled and fails with an
+//     *EndedError too, whatever the transport's own error was, unless its own ctx ended
+//     first (then it fails with ctx's error, or an *EndedError when the end is already
+//     known: the end explains better than a timeout).
+//   - Any other failure is the server's JSON-RPC error, an *Error the connector
+//     classified (its Kind, the same set for every transport), or an *UnreadableError.
+//     KindOf says which kind any of them is.
+//   - Done is closed exactly once; End is valid once it is, and the first reason wins.
+//
+// A transport supplies only how it tells that a failed request means the session ended
+// (Link.Lost), its end signal (Client.Finish), and, for HTTP, what it does around each
+// request (Link.Around: session recovery, classification).
 type Session interface {
 	// Info is what the server said in initialize.
 	Info() Info
@@ -127,7 +147,8 @@ type Handlers struct {
 	Era Era
 	// Options are mcp-go client options (roots, elicitation, capabilities).
 	Options []client.ClientOption
-	// Wrap wraps the transport before mcp-go sees it (the sampling guard); nil: none.
+	// Wrap wraps the transport before mcp-go sees it, inside the transport's own
+	// wrappers; nil: none.
 	Wrap func(transport.Interface) transport.Interface
 	// OnNotification receives every server notification; nil: none.
 	OnNotification func(mcp.JSONRPCNotification)

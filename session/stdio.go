@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
@@ -67,6 +66,7 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 		return withTypedReplies(tr)
 	}
 	s := &stdioSession{Client: NewClient(newIOTransport(lim, rawio.WriteCloser(p.stdin), o.Log.With().Str("server", o.Config.Name).Logger(), o.Redact), config.TransportStdio, hw), proc: p, lim: lim}
+	s.SetLink(Link{Lost: TransportLost, Around: freeDropped})
 	go s.watch()
 	if err := s.Initialize(ctx, h); err != nil {
 		lost := s.lost(ctx, err)
@@ -121,30 +121,18 @@ func (s *stdioSession) Close(ctx context.Context) error {
 	return <-done
 }
 
-// CallTool runs tools/call; a failure because the process died or the stream broke is
-// an *EndedError.
-func (s *stdioSession) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	res, err := s.Client.CallTool(ctx, req)
-	if err == nil {
-		return res, nil
-	}
-	var bad *UnreadableError
-	if errors.As(err, &bad) {
-		return nil, bad // not a transport failure, whatever mcp-go's wrapping says
-	}
-	if strings.Contains(err.Error(), tooLargeMarker) {
-		// The reply was dropped by the limiter: give its memory back now rather than
-		// whenever the scavenger gets to it.
+// freeDropped runs one request; when the reply limiter dropped its reply, the memory it
+// took is given back now rather than whenever the scavenger gets to it.
+func freeDropped(ctx context.Context, _ string, do func(context.Context) error) error {
+	err := do(ctx)
+	if err != nil && strings.Contains(err.Error(), tooLargeMarker) {
 		go debug.FreeOSMemory()
 	}
-	if lost := s.lost(ctx, err); lost != nil {
-		return nil, lost
-	}
-	return nil, err
+	return err
 }
 
-// lost decides, from events only, whether a request failed with err because the session
-// ended. The transport notices a dead server (stdout EOF) before the process is reaped,
+// lost decides, from events only, whether the handshake failed with err because the
+// session ended (a request's failure is the wrapper's to decide: Client.request). The transport notices a dead server (stdout EOF) before the process is reaped,
 // so when the pipe is gone it waits for whichever comes: the exit, our own close, or the
 // end of ctx (a server that closed stdout but keeps running is a plain failure).
 func (s *stdioSession) lost(ctx context.Context, err error) *EndedError {

@@ -1,4 +1,4 @@
-package lifecycle
+package session
 
 import (
 	"context"
@@ -14,51 +14,52 @@ import (
 // server asked. Installing a sampling handler instead would make mcp-go advertise the
 // capability.
 
-// GuardSampling wraps a transport that carries server-to-client requests, so a sampling
+// guardSampling wraps a transport that carries server-to-client requests, so a sampling
 // request of server is seen before mcp-go's handler sees it: refused is called (to log it
 // and tell the user), and the request is answered with an error that says why. The
 // wrappers embed the concrete transport, which keeps every optional interface mcp-go
 // looks for (HTTP connection, connection-lost handler, …). Transports without such
-// requests pass unchanged.
-func GuardSampling(tr transport.Interface, server string, refused func()) transport.Interface {
-	g := guard{server: server, refused: refused}
+// requests pass unchanged. NewClient installs it on a session without a sampler
+// (Inputs.Sample): which transports carry such requests is this layer's to know.
+func guardSampling(tr transport.Interface, server string, refused func()) transport.Interface {
+	g := samplingGuard{server: server, refused: refused}
 	switch t := tr.(type) {
 	case *transport.Stdio:
-		return &guardedStdio{Stdio: t, g: g}
+		return &samplingStdio{Stdio: t, g: g}
 	case *transport.StreamableHTTP:
-		return &guardedStreamable{StreamableHTTP: t, g: g}
+		return &samplingStreamable{StreamableHTTP: t, g: g}
 	}
 	return tr
 }
 
-// guard is what a guarded transport knows of its server.
-type guard struct {
+// samplingGuard is what a guarded transport knows of its server.
+type samplingGuard struct {
 	server  string
 	refused func()
 }
 
-type guardedStdio struct {
+type samplingStdio struct {
 	*transport.Stdio
-	g guard
+	g samplingGuard
 }
 
 // SetRequestHandler installs h behind the guard.
-func (g *guardedStdio) SetRequestHandler(h transport.RequestHandler) {
+func (g *samplingStdio) SetRequestHandler(h transport.RequestHandler) {
 	g.Stdio.SetRequestHandler(g.g.handler(h))
 }
 
-type guardedStreamable struct {
+type samplingStreamable struct {
 	*transport.StreamableHTTP
-	g guard
+	g samplingGuard
 }
 
 // SetRequestHandler installs h behind the guard.
-func (g *guardedStreamable) SetRequestHandler(h transport.RequestHandler) {
+func (g *samplingStreamable) SetRequestHandler(h transport.RequestHandler) {
 	g.StreamableHTTP.SetRequestHandler(g.g.handler(h))
 }
 
 // handler refuses sampling requests and passes everything else to next.
-func (g guard) handler(next transport.RequestHandler) transport.RequestHandler {
+func (g samplingGuard) handler(next transport.RequestHandler) transport.RequestHandler {
 	return func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 		if req.Method != string(mcp.MethodSamplingCreateMessage) {
 			return next(ctx, req)
