@@ -97,6 +97,7 @@ func Classify(kind config.Transport, p ProbeInfo, err error, w Where) Failure {
 	var redirect *RedirectError
 	var endpoint *EndpointError
 	var foreign *session.ForeignReplyError
+	var idleClosed *IdleClosedError
 	switch {
 	case errors.As(err, &dnsErr):
 		return Failure{Kind: session.KindUnreachable, Msg: fmt.Sprintf("cannot resolve host %q (DNS lookup failed); check the url in %s", dnsErr.Name, w.Source)}
@@ -156,9 +157,7 @@ func Classify(kind config.Transport, p ProbeInfo, err error, w Where) Failure {
 	switch {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return Failure{Kind: session.KindUnreachable, MaybeRan: true, Msg: fmt.Sprintf("the connection to %s was closed before an answer came", host)}
-	case strings.Contains(err.Error(), "server closed idle connection"):
-		// net/http's unexported errServerClosedIdle: the server closed the pooled
-		// connection before the request was written (a server that just went away).
+	case errors.As(err, &idleClosed):
 		return Failure{Kind: session.KindUnreachable, Msg: fmt.Sprintf("the connection to %s was closed by the server", host)}
 	case errors.As(err, &opErr) && opErr.Op == "dial":
 		return Failure{Kind: session.KindUnreachable, Msg: fmt.Sprintf("cannot connect to %s: %v", host, opErr.Err)}

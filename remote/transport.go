@@ -1,10 +1,10 @@
 // Package remote is the HTTP side of MCP servers: the session.Session over mcp-go's
 // streamable-HTTP and SSE transports (transport fallback, session re-initialization,
-// failures classified and worded as *Error), OAuth (the credential store, refresh, the
-// login's steps), and the HTTP layer under them: the RoundTripper that adds configured
-// headers and notes what the server answered, the sniffer that spots a legacy SSE server,
-// and the adapter of mcp-go's log to ours. It knows nothing of the bridge: the state
-// machine holds a Server per configured server and maps Error's kinds to its own.
+// failures classified and worded as session.Error kinds), OAuth (the credential store,
+// refresh, the login's steps), and the HTTP layer under them: the RoundTripper that adds
+// configured headers and notes what the server answered, the sniffer that spots a legacy
+// SSE server, and the adapter of mcp-go's log to ours. It knows nothing of the bridge's
+// state machine, which reaches it only through the connector the wiring gives it.
 package remote
 
 import (
@@ -206,12 +206,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
-	resp, err := t.base.RoundTrip(req)
+	var trace connTrace
+	resp, err := t.base.RoundTrip(trace.traced(req))
 	if listen {
 		t.listenResult(err == nil)
 	}
 	if err != nil {
-		return nil, err
+		return nil, trace.mark(err)
 	}
 	return t.answer(req, resp, listen)
 }
