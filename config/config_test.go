@@ -345,7 +345,7 @@ func TestBrokenFiles(t *testing.T) {
 			project:     strings.Replace(good, "%s", "p", 1),
 			wantServers: []string{"p"},
 			brokenScope: ScopeGlobal,
-			wantMsg:     "invalid literal",
+			wantMsg:     "an unexpected bare word",
 		},
 		{
 			name:        "top level not an object",

@@ -101,7 +101,7 @@ func readFile(path, scope string) *fileResult {
 	}
 	std, err := hujson.Standardize(data)
 	if err != nil {
-		fileFail("", "not valid JSON/JSONC ("+syntaxReason(err)+"); fix the syntax (comments and trailing commas are allowed)")
+		fileFail("", "not valid JSON/JSONC ("+syntaxReason(data, err)+"); fix the syntax (comments and trailing commas are allowed)")
 		return f
 	}
 	var top map[string]json.RawMessage
@@ -225,16 +225,6 @@ func dropSettings(path string, top map[string]json.RawMessage) []Problem {
 			Message: "ignored: settings are read only from the global file, a project file cannot change them; move it to the global mcp.json"})
 	}
 	return out
-}
-
-// syntaxReason turns a hujson error into a message that keeps the position
-// but cannot echo file content (an unquoted token could be a secret).
-func syntaxReason(err error) string {
-	s := strings.TrimPrefix(err.Error(), "hujson: ")
-	if i := strings.Index(s, "invalid literal"); i >= 0 {
-		s = s[:i] + "invalid literal (strings must be quoted)"
-	}
-	return s
 }
 
 type member struct {

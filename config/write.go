@@ -331,8 +331,7 @@ func parseServersFile(path string, data []byte) (*serversFile, error) {
 func parseForEdit(path string, data []byte) (v hujson.Value, root map[string]json.RawMessage, err error) {
 	v, err = hujson.Parse(data)
 	if err != nil {
-		// syntaxReason keeps the position but never echoes an unquoted token (a secret?).
-		return v, nil, fmt.Errorf("parse %s: not valid JSON/JSONC (%s); fix the file first (nothing was changed)", path, syntaxReason(err))
+		return v, nil, fmt.Errorf("parse %s: not valid JSON/JSONC (%s); fix the file first (nothing was changed)", path, syntaxReason(data, err))
 	}
 	std := v.Clone()
 	std.Standardize()
