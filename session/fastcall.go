@@ -10,25 +10,28 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// The tools/call of a modern connection without HTTP (stdio, in-process) is sent here
-// rather than through mcp-go's CallTool. mcp-go builds each modern request's _meta by
-// encoding the params, decoding them into a map and encoding them again, computes the
-// HTTP standard headers (and decodes the params twice more for them) on transports
-// that have no headers, and decodes the result once more for its own input loop, which
-// rounds.go already answers below it: on the bridge's call path that was most of what
-// the modern era cost over the legacy one. Here the params are encoded once, with the
-// session's _meta, which does not change after the handshake, spliced in as bytes.
+// The tools/call of a connection without HTTP (stdio, in-process) is sent here rather
+// than through mcp-go's CallTool, in either era. mcp-go builds each modern request's
+// _meta by encoding the params, decoding them into a map and encoding them again,
+// computes the HTTP standard headers (and decodes the params twice more for them) on
+// transports that have no headers, and decodes the result once more for its own input
+// loop, which rounds.go already answers below it: on the bridge's call path that was
+// most of what the modern era cost over the legacy one. A legacy call paid the
+// multi-round loop, the request building and the params' own encoder as well, for a
+// request that is the same bytes. Here the params are encoded once: on a modern
+// connection with the session's _meta, which does not change after the handshake,
+// spliced in as bytes; on a legacy one with the caller's _meta only, as mcp-go sends it.
 
 // callParams is a tools/call's params as this path encodes them.
 type callParams struct {
 	Name      string          `json:"name"`
 	Arguments any             `json:"arguments,omitempty"`
-	Meta      json.RawMessage `json:"_meta"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// fastCalls reports whether CallTool takes this path: a modern connection whose
-// transport has no headers.
-func (c *Client) fastCalls() bool { return c.modern() && !c.overHTTP() }
+// fastCalls reports whether CallTool takes this path: a connection whose transport has
+// no headers.
+func (c *Client) fastCalls() bool { return !c.overHTTP() }
 
 // sessionMeta is the inside of the session's _meta object (without its braces): the
 // protocol version, client capabilities and client info, as mcp-go declares them,
@@ -68,9 +71,9 @@ func (c *Client) withSessionMeta(callerMeta []byte) json.RawMessage {
 	return append(out, '}')
 }
 
-// callFast sends req as a modern tools/call without mcp-go's request building, with the
-// same behaviour: an error answer is the error mcp-go returns for it, a call whose
-// context ends is cancelled with notifications/cancelled.
+// callFast sends req as a tools/call without mcp-go's request building, with the same
+// behaviour: an error answer is the error mcp-go returns for it, a call whose context
+// ends is cancelled with notifications/cancelled.
 func (c *Client) callFast(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var callerMeta []byte
 	if req.Params.Meta != nil {
@@ -80,7 +83,11 @@ func (c *Client) callFast(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 		}
 		callerMeta = raw
 	}
-	params, err := json.Marshal(callParams{Name: req.Params.Name, Arguments: req.Params.Arguments, Meta: c.withSessionMeta(callerMeta)})
+	meta := json.RawMessage(callerMeta)
+	if c.modern() {
+		meta = c.withSessionMeta(callerMeta)
+	}
+	params, err := json.Marshal(callParams{Name: req.Params.Name, Arguments: req.Params.Arguments, Meta: meta})
 	if err != nil {
 		return nil, err
 	}

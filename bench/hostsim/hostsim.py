@@ -117,8 +117,9 @@ class MCPClient:
 class Bridge:
     """The mcp-bridge binary under this host: handshake, then tool calls."""
 
-    def __init__(self, binary, home, project, stderr):
+    def __init__(self, binary, home, project, stderr, extra_env=()):
         env = dict(os.environ, ZOT_HOME=home)
+        env.update(kv.split("=", 1) for kv in extra_env)
         self.conn = LineConn([binary], env=env, cwd=os.path.dirname(binary), stderr=stderr)
         hello = self.conn.frame()
         if hello.get("type") != "hello":
@@ -191,6 +192,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bridge", required=True, help="the mcp-bridge binary")
     ap.add_argument("--relay", required=True, help="the internal/relay binary")
+    ap.add_argument("--base", help="another build of the bridge, timed as a fourth way (base)")
+    ap.add_argument("--bridge-env", action="append", default=[], metavar="K=V",
+                    help="an environment variable for the bridge (repeatable)")
+    ap.add_argument("--base-env", action="append", default=[], metavar="K=V",
+                    help="an environment variable for the base build (repeatable)")
     ap.add_argument("--tool", default="echo", help="the server's tool to call")
     ap.add_argument("--args", default='{"message":"hello"}', help="its arguments (JSON)")
     ap.add_argument("--protocol", default="2025-11-25", help="the direct client's protocol version")
@@ -204,6 +210,8 @@ def main():
     o = ap.parse_args()
     args = json.loads(o.args)
     ways = o.ways.split(",")
+    if o.base and "base" not in ways:
+        ways.append("base")
 
     home = tempfile.mkdtemp(prefix="hostsim-home-")
     project = tempfile.mkdtemp(prefix="hostsim-project-")
@@ -221,14 +229,16 @@ def main():
 
         callers = {}
         pids = {}
-        if "bridge" in ways:
-            br = Bridge(o.bridge, home, project, stderr)
-            clients["bridge"] = br
-            name = "mcp__srv__" + o.tool
+        name = "mcp__srv__" + o.tool
+        for w, binary, extra in (("bridge", o.bridge, o.bridge_env), ("base", o.base, o.base_env)):
+            if w not in ways:
+                continue
+            br = Bridge(binary, home, project, stderr, extra)
+            clients[w] = br
             if name not in br.tools:
-                raise RuntimeError("the bridge registered no %s (it has %s)" % (name, br.tools[:10]))
-            callers["bridge"] = lambda: br.call(name, args)
-            pids["bridge"] = br.conn.proc.pid
+                raise RuntimeError("the %s registered no %s (it has %s)" % (w, name, br.tools[:10]))
+            callers[w] = (lambda b: lambda: b.call(name, args))(br)
+            pids[w] = br.conn.proc.pid
         if "relay" in ways:
             rc = MCPClient([o.relay] + o.server, o.protocol)
             clients["relay"] = rc
@@ -293,6 +303,8 @@ def main():
         if "bridge" in ws and "relay" in ws:
             out["bridge_relay_p50_ratio"] = ws["bridge"]["p50_us"] / ws["relay"]["p50_us"]
             out["bridge_relay_p90_ratio"] = ws["bridge"]["p90_us"] / ws["relay"]["p90_us"]
+        if "bridge" in ws and "base" in ws:
+            out["bridge_base_p50_ratio"] = ws["bridge"]["p50_us"] / ws["base"]["p50_us"]
         if "relay" in ws and "direct" in ws:
             out["relay_direct_p50_ratio"] = ws["relay"]["p50_us"] / ws["direct"]["p50_us"]
         if o.raw:
