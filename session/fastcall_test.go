@@ -2,9 +2,11 @@ package session
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -160,5 +162,117 @@ func TestStdioCallEncodedOnce(t *testing.T) {
 				t.Errorf("progressToken %s", meta["progressToken"])
 			}
 		})
+	}
+}
+
+// TestEncodeCallParams: the params callFast sends are what json.Marshal of callParams
+// gives, as JSON values, for every kind of arguments, and invalid raw arguments fail as
+// they did; raw arguments the bridge hands on are copied rather than re-encoded, with
+// fewer allocations than the encoder takes. Not parallel: AllocsPerRun.
+func TestEncodeCallParams(t *testing.T) {
+	meta := json.RawMessage(`{"progressToken":"p-1"}`)
+	tests := []struct {
+		name string
+		args any
+		meta json.RawMessage
+	}{
+		{name: "raw object", args: json.RawMessage(`{"text":"hi"}`)},
+		{name: "raw with white space", args: json.RawMessage("{ \"text\" :\t\"a b\",\r\n \"n\": [1, 2] }"), meta: meta},
+		{name: "raw with markup and escapes", args: json.RawMessage(`{"html":"<a href=\"x\">&amp;</a>","u":"\u2028é"}`), meta: meta},
+		{name: "raw null", args: json.RawMessage(`null`)},
+		{name: "map", args: map[string]any{"text": "hi", "n": 2}, meta: meta},
+		{name: "no arguments", args: nil},
+		{name: "empty raw", args: json.RawMessage{}},
+		{name: "odd tool name", args: json.RawMessage(`{}`), meta: meta},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := "echo"
+			if tt.name == "odd tool name" {
+				name = "a\"b<c>\u00e9\n"
+			}
+			got, err := encodeCallParams(name, tt.args, tt.meta)
+			want, wantErr := json.Marshal(callParams{Name: name, Arguments: tt.args, Meta: tt.meta})
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("error %v, the encoder's %v", err, wantErr)
+			}
+			if err != nil {
+				return
+			}
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%s is no JSON: %v", got, err)
+			}
+			_ = json.Unmarshal(want, &w)
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("params %s, the encoder gives %s", got, want)
+			}
+			if bytes.ContainsAny(got, "\r\n") {
+				t.Errorf("params %q hold a line break", got)
+			}
+		})
+	}
+	for _, bad := range []string{`{"text":`, `{"a":1}}`, "{\"a\":\n", `nope`} {
+		if _, err := encodeCallParams("echo", json.RawMessage(bad), nil); err == nil {
+			t.Errorf("raw arguments %q encoded without an error", bad)
+		}
+	}
+}
+
+// BenchmarkCallParams: the params of one tools/call as callFast encodes them, beside
+// json.Marshal of the same struct, and the result read beside mcp.ParseCallToolResult.
+func BenchmarkCallParams(b *testing.B) {
+	raw := json.RawMessage(`{"text":"hello","options":{"repeat":2,"upper":false}}`)
+	meta := json.RawMessage(`{"progressToken":"p-1"}`)
+	result := json.RawMessage(`{"content":[{"type":"text","text":"Echo: hello"}]}`)
+	b.Run("encode=ours", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = encodeCallParams("echo", raw, meta)
+		}
+	})
+	b.Run("encode=json", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = json.Marshal(callParams{Name: "echo", Arguments: raw, Meta: meta})
+		}
+	})
+	b.Run("parse=ours", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = parseCallResult(result)
+		}
+	})
+	b.Run("parse=mcp-go", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = mcp.ParseCallToolResult(&result)
+		}
+	})
+}
+
+// TestParseCallResult: a tools/call result reads as mcp.ParseCallToolResult reads it,
+// content, structured content, error flag, a request for input and the failures alike.
+func TestParseCallResult(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{
+		`{"content":[{"type":"text","text":"hi"}]}`,
+		`{"content":[{"type":"text","text":"bad"}],"isError":true}`,
+		`{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"text","text":"x","annotations":{"priority":1}}],"structuredContent":{"a":[1,2]},"_meta":{"k":"v"}}`,
+		`{"content":[]}`,
+		`{"content":null}`,
+		`{"resultType":"input_required","inputRequests":{},"requestState":"s"}`,
+		`{"structuredContent":{"a":1}}`,
+		`{"content":[{"text":"no type"}]}`,
+		`{"content":"not a list"}`,
+		`[1,2]`,
+		`{"content":[`,
+	} {
+		got, err := parseCallResult(json.RawMessage(raw))
+		r := json.RawMessage(raw)
+		want, wantErr := mcp.ParseCallToolResult(&r)
+		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Errorf("%s: error %v, mcp-go's %v", raw, err, wantErr)
+			continue
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: result %+v, mcp-go's %+v", raw, got, want)
+		}
 	}
 }
