@@ -34,7 +34,7 @@ type outsideRun struct {
 // client, interleaved in blocks of 50 calls, rotating which way goes first. The Go host of
 // BenchmarkCallRoundTrip measures the bridge with exttest and the two references with an
 // mcp-go client, whose costs are not alike; here all three share one client. Reported:
-// p50 and p90 of each way, the bridge's and the relay's CPU per call (schedstat of every
+// p50 and p90 of each way, the CPU per call of the bridge, the relay and nullext (schedstat of every
 // thread, and /proc/<pid>/stat in clock ticks), context switches per call, and the
 // bridge/relay ratios. server=fake is the fake MCP server (internal/fakemcp, echo);
 // server=everything the npm @modelcontextprotocol/server-everything (echo), when installed.
@@ -68,6 +68,7 @@ func BenchmarkCallOutsideHost(b *testing.B) {
 				bin = testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge")
 			}
 			relay := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/internal/relay")
+			nullext := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/bench/nullext")
 			marker := testutil.NewMarker(b)
 			b.Cleanup(func() { testutil.KillProcsWithMarker(marker) })
 			server := c.cmd(b, marker)
@@ -75,7 +76,7 @@ func BenchmarkCallOutsideHost(b *testing.B) {
 			defer cancel()
 			var run outsideRun
 			for b.Loop() {
-				args := append([]string{script, "--bridge", bin, "--relay", relay, "--tool", "echo", "--args", c.args,
+				args := append([]string{script, "--bridge", bin, "--relay", relay, "--nullext", nullext, "--tool", "echo", "--args", c.args,
 					"--block", "50", "--blocks", "20", "--warmup", "2000", "--"}, server...)
 				cmd := exec.CommandContext(ctx, python, args...)
 				var stderr bytes.Buffer
@@ -90,7 +91,7 @@ func BenchmarkCallOutsideHost(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			for _, w := range []string{"bridge", "relay", "direct"} {
+			for _, w := range []string{"bridge", "relay", "direct", "nullext"} {
 				r, ok := run.Ways[w]
 				if !ok || r.Calls == 0 {
 					b.Fatalf("hostsim timed no %s calls", w)

@@ -193,6 +193,7 @@ def main():
     ap.add_argument("--bridge", required=True, help="the mcp-bridge binary")
     ap.add_argument("--relay", required=True, help="the internal/relay binary")
     ap.add_argument("--base", help="another build of the bridge, timed as a fourth way (base)")
+    ap.add_argument("--nullext", help="an extension answering every call at once (bench/nullext), timed as a way (nullext)")
     ap.add_argument("--bridge-env", action="append", default=[], metavar="K=V",
                     help="an environment variable for the bridge (repeatable)")
     ap.add_argument("--base-env", action="append", default=[], metavar="K=V",
@@ -212,6 +213,8 @@ def main():
     ways = o.ways.split(",")
     if o.base and "base" not in ways:
         ways.append("base")
+    if o.nullext and "nullext" not in ways:
+        ways.append("nullext")
 
     home = tempfile.mkdtemp(prefix="hostsim-home-")
     project = tempfile.mkdtemp(prefix="hostsim-project-")
@@ -230,7 +233,8 @@ def main():
         callers = {}
         pids = {}
         name = "mcp__srv__" + o.tool
-        for w, binary, extra in (("bridge", o.bridge, o.bridge_env), ("base", o.base, o.base_env)):
+        for w, binary, extra in (("bridge", o.bridge, o.bridge_env), ("base", o.base, o.base_env),
+                                 ("nullext", o.nullext, ())):
             if w not in ways:
                 continue
             br = Bridge(binary, home, project, stderr, extra)
@@ -305,6 +309,8 @@ def main():
             out["bridge_relay_p90_ratio"] = ws["bridge"]["p90_us"] / ws["relay"]["p90_us"]
         if "bridge" in ws and "base" in ws:
             out["bridge_base_p50_ratio"] = ws["bridge"]["p50_us"] / ws["base"]["p50_us"]
+        if "nullext" in ws and "relay" in ws:
+            out["nullext_relay_p50_ratio"] = ws["nullext"]["p50_us"] / ws["relay"]["p50_us"]
         if "relay" in ws and "direct" in ws:
             out["relay_direct_p50_ratio"] = ws["relay"]["p50_us"] / ws["direct"]["p50_us"]
         if o.raw:
