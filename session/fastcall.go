@@ -88,7 +88,11 @@ func (c *Client) callFast(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 	if c.modern() {
 		meta = c.withSessionMeta(callerMeta)
 	}
-	params, err := encodeCallParams(req.Params.Name, req.Params.Arguments, meta)
+	args := req.Params.Arguments
+	if len(req.Params.RawArguments) > 0 {
+		args = req.Params.RawArguments // mcp-go sends these bytes over Arguments when set
+	}
+	params, err := encodeCallParams(req.Params.Name, args, meta)
 	if err != nil {
 		return nil, err
 	}

@@ -101,9 +101,11 @@ func TestStdioCallEncodedOnce(t *testing.T) {
 	tests := []struct {
 		name, pin    string
 		token        bool
+		rawArgs      bool     // the arguments in RawArguments, as mcp-go's decoder leaves them
 		wantMetaKeys []string // nil: no _meta at all
 	}{
 		{name: "legacy", pin: legacyV},
+		{name: "legacy, raw arguments", pin: legacyV, rawArgs: true},
 		{name: "legacy with a progress token", pin: legacyV, token: true, wantMetaKeys: []string{"progressToken"}},
 		{name: "modern", pin: modernV, wantMetaKeys: []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilities, mcp.MetaKeyClientInfo}},
 		{name: "modern with a progress token", pin: modernV, token: true,
@@ -120,7 +122,12 @@ func TestStdioCallEncodedOnce(t *testing.T) {
 			}
 			req := mcp.CallToolRequest{}
 			req.Params.Name = "echo"
-			req.Params.Arguments = json.RawMessage(`{"text":"hi"}`)
+			if tt.rawArgs {
+				req.Params.Arguments = map[string]any{"text": "not these"}
+				req.Params.RawArguments = json.RawMessage(`{"text":"hi"}`)
+			} else {
+				req.Params.Arguments = json.RawMessage(`{"text":"hi"}`)
+			}
 			if tt.token {
 				req.Params.Meta = &mcp.Meta{ProgressToken: mcp.ProgressToken("tok-1")}
 			}
