@@ -11,14 +11,17 @@ first, so each sees the same machine state. Python 3 standard library only.
     hostsim.py --bridge BIN --relay BIN [--tool echo --args '{"message":"hi"}'] -- SERVER [ARGS...]
 
 It prints one JSON object on stdout: per way, p50/p90/p99 in microseconds and the calls
-made; per process in the middle (bridge, relay), CPU time per call from /proc/<pid>/stat
-(utime+stime, clock ticks) and from the threads' schedstat (nanoseconds), and context
-switches per call. Progress goes to stderr.
+made; per process in the middle (bridge, relay, nullext), CPU time per call from
+/proc/<pid>/stat (utime+stime, clock ticks) and from the threads' schedstat (nanoseconds),
+and context switches per call. --base BIN times a second bridge build as a fourth way (A/B
+on the same machine state); --nullext BIN times an extension that answers at once
+(bench/nullext), the zot side of a call alone.
 
-Why a second host: the repository's benchmark hosts the bridge in a Go test process, whose
-runtime keeps threads spinning on the same two cores while it waits; a host that blocks in
-read(2), as most hosts written in other languages do, lets the cores go idle between frames,
-and every wake-up inside the bridge is then paid in full.
+Why a second host: the repository's Go benchmark times the bridge through one Go client
+(exttest) and the direct and relay references through another (mcp-go's stdio client), both
+in the test process on the same cores; each costs more per call than the gap being measured,
+and the two costs differ. Here one client, blocking in read(2) as most hosts not written in Go
+do, serves every way alike.
 """
 
 import argparse
