@@ -41,6 +41,7 @@ type run struct {
 var runs = []run{
 	{`^Benchmark(Startup|ToolDefinitions|ConcurrentCalls)$`, "20x", ""},
 	{`^BenchmarkCallRoundTrip$`, "2s", ""},
+	{`^BenchmarkCallOutsideHost$`, "1x", ""},
 	{`^Benchmark(Search|IndexBuild|SearchQuality)$`, "1s", ""},
 	{`^BenchmarkFirstSearch$`, "20x", "./bridge"},
 	{`^BenchmarkFirstStart$`, "5x", ""},

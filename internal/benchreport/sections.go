@@ -429,6 +429,7 @@ func sections() []section {
 			f(rl, 0), f(d, 0), f(rl/d, 2), f(br-rl, 0), f(oh, 0), f(d2, 0), f(100*oh/d2, 0))
 	}
 	out = append(out, cl)
+	out = append(out, outsideSection())
 
 	// Concurrency.
 	cc := section{

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+)
+
+// outsideRun is what bench/hostsim/hostsim.py prints: per way (bridge, relay, direct)
+// its percentiles, and for the processes in the middle their CPU per call.
+type outsideRun struct {
+	Ways map[string]struct {
+		Calls      int     `json:"calls"`
+		P50        float64 `json:"p50_us"`
+		P90        float64 `json:"p90_us"`
+		P99        float64 `json:"p99_us"`
+		CPUStat    float64 `json:"cpu_stat_us_per_call"`
+		CPUSched   float64 `json:"cpu_sched_us_per_call"`
+		Switches   float64 `json:"switches_per_call"`
+		MeanMicros float64 `json:"mean_us"`
+	} `json:"ways"`
+}
+
+// BenchmarkCallOutsideHost times one tool call the way a host not written in Go sees it:
+// bench/hostsim/hostsim.py (Python, standard library only, blocking reads) drives the
+// built bridge binary through the zot handshake and tool_call → tool_result, and in the
+// same run calls the same MCP server directly and through internal/relay with the same
+// client, interleaved in blocks of 50 calls, rotating which way goes first. The Go host of
+// BenchmarkCallRoundTrip measures the bridge with exttest and the two references with an
+// mcp-go client, whose costs are not alike; here all three share one client. Reported:
+// p50 and p90 of each way, the CPU per call of the bridge, the relay and nullext (schedstat of every
+// thread, and /proc/<pid>/stat in clock ticks), context switches per call, and the
+// bridge/relay ratios. server=fake is the fake MCP server (internal/fakemcp, echo);
+// server=everything the npm @modelcontextprotocol/server-everything (echo), when installed.
+// Each iteration is one whole run of the script; run it with -benchtime 1x.
+func BenchmarkCallOutsideHost(b *testing.B) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		b.Fatalf("python3 is needed for the outside host (bench/hostsim/hostsim.py): %v", err)
+	}
+	root, err := testutil.ModuleRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	script := filepath.Join(root, "bench", "hostsim", "hostsim.py")
+	cases := []struct {
+		name string
+		args string
+		cmd  func(b *testing.B, marker string) []string
+	}{
+		{"fake", `{"text":"hello"}`, func(b *testing.B, marker string) []string {
+			return []string{testutil.FakeServer(b), "-marker", marker, "-max-lifetime", "10m"}
+		}},
+		{"everything", `{"message":"hello"}`, func(b *testing.B, _ string) []string {
+			return []string{filepath.Join(testutil.NPMBin(b), "mcp-server-everything"), "stdio"}
+		}},
+	}
+	for _, c := range cases {
+		b.Run("server="+c.name, func(b *testing.B) {
+			bin := os.Getenv("MCP_BRIDGE_BENCH_BIN")
+			if bin == "" {
+				bin = testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge")
+			}
+			relay := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/internal/relay")
+			nullext := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/bench/nullext")
+			marker := testutil.NewMarker(b)
+			b.Cleanup(func() { testutil.KillProcsWithMarker(marker) })
+			server := c.cmd(b, marker)
+			ctx, cancel := context.WithTimeout(context.Background(), benchGuard)
+			defer cancel()
+			var run outsideRun
+			for b.Loop() {
+				args := append([]string{script, "--bridge", bin, "--relay", relay, "--nullext", nullext, "--tool", "echo", "--args", c.args,
+					"--block", "50", "--blocks", "20", "--warmup", "2000", "--"}, server...)
+				cmd := exec.CommandContext(ctx, python, args...)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err != nil {
+					b.Fatalf("hostsim: %v\n%s", err, stderr.String())
+				}
+				run = outsideRun{}
+				if err := json.Unmarshal(out, &run); err != nil {
+					b.Fatalf("hostsim printed no result: %v\n%s", err, out)
+				}
+			}
+			b.StopTimer()
+			for _, w := range []string{"bridge", "relay", "direct", "nullext"} {
+				r, ok := run.Ways[w]
+				if !ok || r.Calls == 0 {
+					b.Fatalf("hostsim timed no %s calls", w)
+				}
+				b.ReportMetric(r.P50, w+"-p50-us")
+				b.ReportMetric(r.P90, w+"-p90-us")
+				b.ReportMetric(r.P99, w+"-p99-us")
+				if w != "direct" {
+					b.ReportMetric(r.CPUSched, w+"-cpu-us/call")
+					b.ReportMetric(r.CPUStat, w+"-stat-cpu-us/call")
+					b.ReportMetric(r.Switches, w+"-switches/call")
+				}
+			}
+			br, rl, d := run.Ways["bridge"], run.Ways["relay"], run.Ways["direct"]
+			b.ReportMetric(br.P50/rl.P50, "bridge-relay-p50-ratio")
+			b.ReportMetric(br.P90/rl.P90, "bridge-relay-p90-ratio")
+			b.ReportMetric(rl.P50/d.P50, "relay-direct-p50-ratio")
+			b.ReportMetric(br.P50-rl.P50, "bridge-relay-p50-diff-us")
+		})
+	}
+}

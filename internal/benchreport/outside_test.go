@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOutsideSection: the figures of BenchmarkCallOutsideHost reach BENCHMARKS.md in their
+// own section, right after the Go host's call section, with the ratio against the relay
+// judged on the ≤ 1.10× target, the CPU per call on ≤ 150 µs, and the Go host's ratio
+// beside this host's.
+func TestOutsideSection(t *testing.T) {
+	out := []byte(strings.Join([]string{
+		"BenchmarkCallRoundTrip/tool=echo-2 100 1 ns/op 389 bridge-p50-us 226 relay-p50-us 209 direct-p50-us 1.72 bridge-relay-p50-ratio",
+		"BenchmarkCallOutsideHost/server=everything-2 1 1 ns/op 90 bridge-p50-us 80 relay-p50-us 200 bridge-p90-us 100 relay-p90-us " +
+			"70 direct-p50-us 10 bridge-relay-p50-diff-us 140 bridge-cpu-us/call 10 relay-cpu-us/call 140 bridge-stat-cpu-us/call " +
+			"10 relay-stat-cpu-us/call 2.1 bridge-switches/call 2 relay-switches/call 1.125 bridge-relay-p50-ratio 20 nullext-p50-us 7 nullext-cpu-us/call",
+		"BenchmarkCallOutsideHost/server=fake-2 1 1 ns/op 100 bridge-p50-us 95 relay-p50-us 72 direct-p50-us 160 bridge-cpu-us/call " +
+			"1.05 bridge-relay-p50-ratio 5 bridge-relay-p50-diff-us",
+	}, "\n"))
+	r := results{}
+	if err := r.parse(out); err != nil {
+		t.Fatal(err)
+	}
+	md := render(r, "", "")
+	calls := strings.Index(md, "\n## Calls: round trip through the bridge\n")
+	outside := strings.Index(md, "\n## Calls from a host not written in Go\n")
+	if calls < 0 || outside < 0 || outside < calls {
+		t.Fatalf("the outside host's section is missing or not after the call section (at %d, calls at %d)", outside, calls)
+	}
+	next := strings.Index(md[outside+1:], "\n## ")
+	sec := md[outside : outside+1+next]
+	for _, want := range []string{
+		"| **everything: bridge p50 against the relay floor** | 90 µs | 80 µs relay | 1.12× | ≤ 1.10× | ❌ no |",
+		"| fake: bridge p50 against the relay floor | 100 µs | 95 µs relay | 1.05× | ≤ 1.10× | ✅ yes |",
+		"| everything: CPU time of the bridge process per call | 140 µs | 10 µs (the relay's) | 14.00× | ≤ 150 µs | ✅ yes |",
+		"| fake: CPU time of the bridge process per call | 160 µs | n/a | — | ≤ 150 µs | ❌ no |",
+		"| fake, bridge/relay p50: the Go host's ratio against this host's | 1.72 × (Go host) | 1.05 × (this host) |",
+		"| fake: the direct client's p50, Go host (mcp-go client) against this host's | 209 µs (Go host) | 72 µs (this host) | 2.90× |",
+		"| everything: an extension answering at once (`bench/nullext`), p50 | 20 µs | 80 µs relay | 0.25× |",
+		"| everything: its CPU time per call | 7 µs | 140 µs (the bridge's) | 0.05× |",
+		"puts 137 µs of its own client in each reference",
+	} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("the section lacks %q:\n%s", want, sec)
+		}
+	}
+	if !strings.Contains(md, "- Calls from a host not written in Go: **everything: bridge p50 against the relay floor**") {
+		t.Errorf("a missed target of the section is not listed under Targets missed:\n%s", md[strings.Index(md, "## Targets missed"):])
+	}
+}
