@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
@@ -183,5 +184,30 @@ func TestLifecycleImportsNoTransport(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no production file checked")
+	}
+}
+
+// TestTooLargeWordingFollowsTheConnector: after a reply too large to match ended the
+// session, the model is told the server is restarted when its sessions are processes of
+// ours and that the next call reconnects otherwise, decided by what the connector is, not
+// by the transport the configuration names.
+func TestTooLargeWordingFollowsTheConnector(t *testing.T) {
+	t.Parallel()
+	end := session.End{Cause: session.CauseLost, Err: session.ErrReplyTooLarge}
+	for _, tc := range []struct {
+		name      string
+		transport config.Transport
+		connector Connector
+		want      string
+	}{
+		{"a process connector", config.TransportStreamableHTTP, &recordingConnector{}, "The server is restarted for the next call"},
+		{"a connection connector", config.TransportStdio, ConnectFunc(nil).For(nil), "The next call reconnects"},
+	} {
+		cfg := &config.Server{Name: "s", Transport: tc.transport}
+		s := New(cfg, &Deps{Clock: clock.NewFake(), Log: zerolog.Nop(), Surface: zotSurface{},
+			Connector: func(*config.Server) Connector { return tc.connector }})
+		if err := s.endedErr(end, session.ErrReplyTooLarge, "t", false); !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, err.Error(), tc.want)
+		}
 	}
 }

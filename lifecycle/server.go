@@ -126,6 +126,13 @@ func (b boundConnect) Open(ctx context.Context, h session.Handlers) (session.Ses
 // one, kept after it exits for /mcp and the user's text of a failed start.
 type tailKeeper interface{ Tail() *session.Ring }
 
+// runsProcess says whether the server's sessions are processes of ours, which a new
+// session starts again rather than reconnects to.
+func (s *Server) runsProcess() bool {
+	_, ok := s.connector.(tailKeeper)
+	return ok
+}
+
 // loginKeeper is a Connector whose server may want a login (HTTP with OAuth).
 type loginKeeper interface{ NeedsLogin() bool }
 
@@ -580,9 +587,9 @@ func (s *Server) sessionEnded(c *conn) {
 	if errors.Is(end.Err, session.ErrReplyTooLarge) {
 		ch := s.detachLocked()
 		s.mu.Unlock()
-		next := "the next use starts it again"
-		if s.cfg.Transport != config.TransportStdio {
-			next = "the next use reconnects"
+		next := "the next use reconnects"
+		if s.runsProcess() {
+			next = "the next use starts it again"
 		}
 		s.d.Log.Warn().Str("server", s.cfg.Name).Msg("a reply over the size limit ended the connection; " + next)
 		// Closing takes the process's stop graces or an HTTP DELETE: the call that saw
@@ -944,9 +951,9 @@ func (s *Server) endedErr(end session.End, err error, tool string, safeRepeat bo
 	case end.Cause == session.CauseClosed:
 		return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 	case errors.Is(end.Err, session.ErrReplyTooLarge):
-		next := "The server is restarted for the next call"
-		if s.cfg.Transport != config.TransportStdio {
-			next = "The next call reconnects"
+		next := "The next call reconnects"
+		if s.runsProcess() {
+			next = "The server is restarted for the next call"
 		}
 		// The reply that ended the connection could not be matched to its call (no id
 		// the bridge could find, or it came on streamable HTTP's GET stream): it may
