@@ -38,6 +38,8 @@ type outsideRun struct {
 // thread, and /proc/<pid>/stat in clock ticks), context switches per call, and the
 // bridge/relay ratios. server=fake is the fake MCP server (internal/fakemcp, echo);
 // server=everything the npm @modelcontextprotocol/server-everything (echo), when installed.
+// bench/mcpfloor, timed as a fourth way, is the least an extension forwarding through
+// mcp-go can do: what the bridge's figure stands against once mcp-go is kept.
 // Each iteration is one whole run of the script; run it with -benchtime 1x.
 func BenchmarkCallOutsideHost(b *testing.B) {
 	python, err := exec.LookPath("python3")
@@ -69,14 +71,17 @@ func BenchmarkCallOutsideHost(b *testing.B) {
 			}
 			relay := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/internal/relay")
 			nullext := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/bench/nullext")
+			floor := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/bench/mcpfloor")
 			marker := testutil.NewMarker(b)
 			b.Cleanup(func() { testutil.KillProcsWithMarker(marker) })
 			server := c.cmd(b, marker)
+			argv, _ := json.Marshal(server)
 			ctx, cancel := context.WithTimeout(context.Background(), benchGuard)
 			defer cancel()
 			var run outsideRun
 			for b.Loop() {
-				args := append([]string{script, "--bridge", bin, "--relay", relay, "--nullext", nullext, "--tool", "echo", "--args", c.args,
+				args := append([]string{script, "--bridge", bin, "--relay", relay, "--nullext", nullext,
+					"--base", floor, "--base-env", "MCP_FLOOR_SERVER=" + string(argv), "--tool", "echo", "--args", c.args,
 					"--block", "50", "--blocks", "20", "--warmup", "2000", "--"}, server...)
 				cmd := exec.CommandContext(ctx, python, args...)
 				var stderr bytes.Buffer
@@ -91,7 +96,8 @@ func BenchmarkCallOutsideHost(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			for _, w := range []string{"bridge", "relay", "direct", "nullext"} {
+			run.Ways["floor"] = run.Ways["base"] // hostsim's second extension way
+			for _, w := range []string{"bridge", "relay", "direct", "nullext", "floor"} {
 				r, ok := run.Ways[w]
 				if !ok || r.Calls == 0 {
 					b.Fatalf("hostsim timed no %s calls", w)
@@ -105,7 +111,9 @@ func BenchmarkCallOutsideHost(b *testing.B) {
 					b.ReportMetric(r.Switches, w+"-switches/call")
 				}
 			}
-			br, rl, d := run.Ways["bridge"], run.Ways["relay"], run.Ways["direct"]
+			br, rl, d, fl := run.Ways["bridge"], run.Ways["relay"], run.Ways["direct"], run.Ways["floor"]
+			b.ReportMetric(fl.P50/rl.P50, "floor-relay-p50-ratio")
+			b.ReportMetric(br.P50/fl.P50, "bridge-floor-p50-ratio")
 			b.ReportMetric(br.P50/rl.P50, "bridge-relay-p50-ratio")
 			b.ReportMetric(br.P90/rl.P90, "bridge-relay-p90-ratio")
 			b.ReportMetric(rl.P50/d.P50, "relay-direct-p50-ratio")
