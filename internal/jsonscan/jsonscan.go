@@ -1,13 +1,21 @@
-// Package jsonscan finds, in one pass over JSON text that may come in pieces, the two
-// faults for which the standard decoders (encoding/json, goccy/go-json) reject a message
-// whatever the rest of it says: a raw control character (a byte below 0x20 inside a
-// string, or between tokens where it is not whitespace) and nesting deeper than MaxDepth.
-// Nothing else is checked. Text it faults is never valid JSON, so a caller may act on a
-// fault without decoding; text it passes may still be invalid.
+// Package jsonscan reads JSON text without decoding it, in one pass over text that may be
+// cut off or come in pieces. It does two jobs:
 //
-// Why not json.Valid: the text it is used on may be far larger than what anyone keeps
-// (a reply streamed through the reply cap) and arrives piece by piece; and a reader
-// that only learns "invalid" cannot tell the model or the log what was wrong.
+//   - Object reads the top-level members of an object (each member's key and value as
+//     written, with their offsets), so a caller can find or rewrite a few members of a large
+//     text, or of the start of one, without decoding the rest. It is the tree's one member
+//     walker.
+//   - Scanner finds the two faults for which the standard decoders (encoding/json,
+//     goccy/go-json) reject a message whatever the rest of it says: a raw control character
+//     (a byte below 0x20 inside a string, or between tokens where it is not whitespace) and
+//     nesting deeper than MaxDepth. Nothing else is checked. Text it faults is never valid
+//     JSON, so a caller may act on a fault without decoding; text it passes may still be
+//     invalid.
+//
+// Why not json.Valid or a json.Decoder: the text it is used on may be far larger than what
+// anyone keeps (a reply streamed through the reply cap) or cut off (the start of an
+// over-long line), and arrives piece by piece; and a reader that only learns "invalid"
+// cannot tell the model or the log what was wrong.
 package jsonscan
 
 import (

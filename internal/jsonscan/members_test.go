@@ -1,0 +1,150 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type readOut struct {
+	members  []string // name=value
+	isObject bool
+	closed   bool
+	cut      string
+}
+
+func readAll(src string) readOut {
+	o := NewObject([]byte(src))
+	var out readOut
+	for m := range o.All() {
+		if string(src[m.At:m.At+len(m.Key)]) != string(m.Key) || src[m.ValueAt:m.End()] != string(m.Value) {
+			panic("offsets do not locate the member")
+		}
+		out.members = append(out.members, m.Name()+"="+string(m.Value))
+	}
+	out.isObject, out.closed, out.cut = o.IsObject(), o.Closed(), string(o.CutKey())
+	return out
+}
+
+// TestObject: whole members are read in order with their offsets, a text cut off inside a
+// member names it, and reading stops where the member grammar breaks.
+func TestObject(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want readOut
+	}{
+		{"compact", `{"a":1,"b":"x","c":[1,{"d":"}"}],"e":{"f":null}}`,
+			readOut{[]string{"a=1", `b="x"`, `c=[1,{"d":"}"}]`, `e={"f":null}`}, true, true, ""}},
+		{"white space", " {\n \"a\" : true ,\t\"b\":\"\\\"]\" } ",
+			readOut{[]string{"a=true", `b="\"]"`}, true, true, ""}},
+		{"empty", `{}`, readOut{nil, true, true, ""}},
+		{"escaped key", `{"\u0061b":1}`, readOut{[]string{"ab=1"}, true, true, ""}},
+		{"not an object", `[1,2]`, readOut{nil, false, false, ""}},
+		{"empty text", ``, readOut{nil, false, false, ""}},
+		{"cut in a number", `{"id":42,"n":42`, readOut{[]string{"id=42"}, true, false, `"n"`}},
+		{"cut after a number", `{"id":42,"n":42 `, readOut{[]string{"id=42", "n=42"}, true, false, ""}},
+		{"cut in a string", `{"id":1,"s":"ab`, readOut{[]string{"id=1"}, true, false, `"s"`}},
+		{"string closed at the end", `{"id":1,"s":"ab"`, readOut{[]string{"id=1", `s="ab"`}, true, false, ""}},
+		{"cut in a nested value", `{"t":"x","a":{"b":[1,2`, readOut{[]string{`t="x"`}, true, false, `"a"`}},
+		{"cut after the colon", `{"t":"x","a": `, readOut{[]string{`t="x"`}, true, false, `"a"`}},
+		{"cut in a key", `{"t":"x","ab`, readOut{[]string{`t="x"`}, true, false, ""}},
+		{"missing comma", `{"a":1 "b":2}`, readOut{[]string{"a=1"}, true, false, ""}},
+		{"key not a string", `{a:1}`, readOut{nil, true, false, ""}},
+		{"missing value", `{"a":,"b":1}`, readOut{nil, true, false, ""}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := readAll(tc.in)
+			if !slices.Equal(got.members, tc.want.members) || got.isObject != tc.want.isObject ||
+				got.closed != tc.want.closed || got.cut != tc.want.cut {
+				t.Fatalf("read %q:\n got %+v\nwant %+v", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMemberText(t *testing.T) {
+	tests := []struct {
+		value string
+		want  string
+		ok    bool
+	}{
+		{`"plain"`, "plain", true},
+		{`"a\"b\u00e9"`, `a"bé`, true},
+		{`"bad\q"`, "", false},
+		{`12`, "", false},
+		{`"`, "", false},
+	}
+	for _, tc := range tests {
+		m := Member{Key: []byte(`"k"`), Value: []byte(tc.value)}
+		if got, ok := m.Text(); got != tc.want || ok != tc.ok {
+			t.Errorf("Text of %s = %q, %v; want %q, %v", tc.value, got, ok, tc.want, tc.ok)
+		}
+	}
+	if !(Member{Key: []byte(`"\u0069d"`)}).Is("id") || (Member{Key: []byte(`"idx"`)}).Is("id") {
+		t.Fatal("Is compares the decoded key")
+	}
+}
+
+// decodedMembers is what encoding/json reads as the top-level members of a valid object.
+func decodedMembers(t *testing.T, src []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(src))
+	if tok, _ := dec.Token(); tok != json.Delim('{') {
+		return nil
+	}
+	var out []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tok.(string)+"="+string(v))
+	}
+	return out
+}
+
+// FuzzObject: on a valid object the members are those encoding/json reads; on every
+// start of it the whole members are a prefix of them, and the cut key is the next one's.
+func FuzzObject(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":"x"}`, `{"id":42,"r":{"c":[1,"]"]}}`, ` { "k\"" : null , "e":[] } `, `{"\u00e9":-1.5e3}`} {
+		f.Add(s, 5)
+	}
+	f.Fuzz(func(t *testing.T, in string, cut int) {
+		src := []byte(in)
+		if !json.Valid(src) || !strings.HasPrefix(strings.TrimLeft(in, " \t\r\n"), "{") {
+			readAll(in) // must not panic
+			return
+		}
+		var cmp bytes.Buffer
+		if json.Compact(&cmp, src) != nil {
+			return
+		}
+		want := decodedMembers(t, src)
+		// encoding/json's RawMessage of a member keeps no outer white space, as ours.
+		got := readAll(in)
+		if !slices.Equal(got.members, want) || !got.closed {
+			t.Fatalf("members of %q: %q (closed %v), encoding/json: %q", in, got.members, got.closed, want)
+		}
+		if cut < 0 || cut > len(in) {
+			return
+		}
+		part := readAll(in[:cut])
+		if len(part.members) > len(want) || !slices.Equal(part.members, want[:len(part.members)]) {
+			t.Fatalf("cut at %d: %q, not a prefix of %q", cut, part.members, want)
+		}
+		if part.cut != "" && len(part.members) < len(want) {
+			name := NewObject([]byte(`{` + part.cut + `:0}`))
+			name.Next()
+			if next, _, _ := strings.Cut(want[len(part.members)], "="); name.Member().Name() != next {
+				t.Fatalf("cut at %d names %s, the next member is %s", cut, part.cut, next)
+			}
+		}
+	})
+}
