@@ -90,11 +90,11 @@ type Object struct {
 type objState uint8
 
 const (
-	objStart objState = iota // before the opening brace
-	objFirst                 // after the opening brace
-	objNext                  // after a member
-	objClosed                // the closing brace was read
-	objStopped               // the text ended or broke the grammar
+	objStart   objState = iota // before the opening brace
+	objFirst                   // after the opening brace
+	objNext                    // after a member
+	objClosed                  // the closing brace was read
+	objStopped                 // the text ended or broke the grammar
 )
 
 // NewObject starts reading the members of the object src starts with (white space may
