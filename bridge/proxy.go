@@ -7,6 +7,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/internal/words"
@@ -122,11 +123,7 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry
 		r := toolresult.Error("%sserver %q has no tool %q.%s %s", w.prefix, a.Server, a.Tool, suggest(a.Tool, tools), w.find(a.Server))
 		return nil, nil, &r
 	}
-	args := a.Arguments
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
-	args, msg := b.validator.Fit(e, args)
+	args, msg := b.validator.Fit(e, jsonscan.Args(a.Arguments))
 	if msg != "" {
 		r := toolresult.Error("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, toolview.CompactSchema(e.CacheTool().InputSchema, schemaBudget))
 		return nil, nil, &r
