@@ -107,7 +107,10 @@ func (h cmdHost) CommandWait() (<-chan struct{}, func()) {
 }
 
 func (h cmdHost) BackgroundContext() context.Context { return h.b.bgCtx }
-func (h cmdHost) CommandTimeout() time.Duration      { return h.b.cmdWait }
+
+func (h cmdHost) CommandContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return clock.WithTimeout(ctx, h.b.opts.Clock, h.b.cmdWait)
+}
 
 func (h cmdHost) OAuth() *remote.OAuth {
 	if h.b.deps == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extras"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
 
@@ -90,7 +91,7 @@ func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage, rese
 	if bad != nil {
 		return *bad
 	}
-	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
+	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, b.opts.CallBudget)
 	defer cancel()
 	res, err := srv.ReadResource(ctx, uri)
 	if err != nil {

@@ -31,7 +31,7 @@ type mcpx struct {
 }
 
 func newMCPX(b *Bridge) *mcpx {
-	x := &mcpx{notes: interact.NewNoteBoard(b.opts.Clock, b.sess.Load, b.opts.Notify), logs: newServerLogs(), tasks: newTaskBoard()}
+	x := &mcpx{notes: interact.NewNoteBoard(b.opts.Clock, b.sess.Load, b.opts.Notify), logs: newServerLogs(), tasks: newTaskBoard(b.opts.Clock)}
 	x.progress = interact.NewProgress(x.notes)
 	return x
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
@@ -67,6 +68,7 @@ func WaitEnd(ctx context.Context, margin time.Duration) time.Time {
 type Board struct {
 	mu    sync.Mutex
 	tasks map[taskKey]*Task
+	clock clock.Clock // bounds a tasks/cancel
 }
 
 type taskKey struct{ server, id string }
@@ -127,8 +129,8 @@ func (t *Task) Done() <-chan struct{} { return t.done }
 // Result is what Finish recorded; read it once Done is closed.
 func (t *Task) Result() (*mcp.CallToolResult, error) { return t.res, t.err }
 
-// NewBoard is an empty task board.
-func NewBoard() *Board { return &Board{tasks: map[taskKey]*Task{}} }
+// NewBoard is an empty task board; c bounds the tasks/cancel of a task whose call ended.
+func NewBoard(c clock.Clock) *Board { return &Board{tasks: map[taskKey]*Task{}, clock: c} }
 
 // Add puts t on the board.
 func (tb *Board) Add(t *Task) {
@@ -179,7 +181,7 @@ func (t *Task) Ended() bool {
 
 // Cancel sends tasks/cancel for t, then forgets it.
 func (tb *Board) Cancel(ctx context.Context, t *Task) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelTimeout)
+	cctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), tb.clock, taskCancelTimeout)
 	defer cancel()
 	var err error
 	if t.CancelFn != nil {
