@@ -120,6 +120,12 @@ type Options struct {
 	// Mode, when set, is the exposure mode whatever the config and the host say: a
 	// front end that shows the search and call tools sets ModeProxy.
 	Mode Mode
+	// OAuthHooks replace OAuth's outside effects (the browser opener); the zero value is
+	// the platform's.
+	OAuthHooks remote.OAuthHooks
+	// StageHook, when set, runs at the start of a startup stage ("load": Setup's loading,
+	// "finish": decoding the cache after a fast start): fault tests make it panic.
+	StageHook func(stage string)
 }
 
 // Bridge is the extension's handler.
@@ -172,21 +178,11 @@ type Bridge struct {
 	listMu      sync.Mutex
 	listPending map[string]bool
 
-	// cmdWait is how long a /mcp lifecycle command waits for its work before answering
-	// "still running" (commandBudget; tests lower it).
-	cmdWait time.Duration
-
 	validator catalog.Validator
 
 	// pins are the pinned tools of approved project servers and of global servers with
 	// "pinTools": true (pins.go).
 	pins pinBook
-
-	// oauthHooks are OAuth test seams (remote/oauth.go); zero in production.
-	oauthHooks remote.OAuthHooks
-	// faultHook runs at the start of a startup stage ("load": Setup's loading, "finish":
-	// decoding the cache after a fast start); tests make it panic. Nil in production.
-	faultHook func(stage string)
 
 	// x is what the bridge handles beyond tools (mcpx.go).
 	x *mcpx
@@ -224,7 +220,7 @@ func New(opts Options) *Bridge {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, afterReadyDone: make(chan struct{}), listPending: map[string]bool{}, cmdWait: commandBudget,
+	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, afterReadyDone: make(chan struct{}), listPending: map[string]bool{},
 		cats: catalog.NewOwner(opts.Log)}
 	b.boot = startup.NewBoot(bootHost{b})
 	b.x = newMCPX(b)
@@ -257,7 +253,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	}
 	b.deps = &lifecycle.Deps{Clock: b.opts.Clock, Log: b.opts.Log, ProjectDir: projectDir, Supervisor: b.opts.Supervisor,
 		OnListChanged: b.listChanged, Resolver: b.opts.Resolver, MaxReply: b.opts.MaxReplyBytes, Surface: b.opts.Surface,
-		Remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
+		Remote: &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.opts.OAuthHooks),
 			Cmd: b.opts.Surface.Cmd, ClientName: lifecycle.ClientName, MaxReply: b.opts.MaxReplyBytes}, Host: bridgeHost{b}, Connect: b.opts.Connect}
 	b.deps.Remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
 	b.deps.Version = cmp.Or(b.opts.Version, lifecycle.ClientVersion)
@@ -449,8 +445,8 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 // loadLocal reads the config and either the startup file or the cache: everything Setup
 // needs before it can register.
 func (b *Bridge) loadLocal(dir string) {
-	if b.faultHook != nil {
-		b.faultHook("load")
+	if b.opts.StageHook != nil {
+		b.opts.StageHook("load")
 	}
 	sentc := startup.ReadSent(b.opts.CachePath)
 	files := b.boot.InputFiles(dir)

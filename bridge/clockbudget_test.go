@@ -77,7 +77,7 @@ func TestCommandContextOnInjectedClock(t *testing.T) {
 	b := e.bridge()
 	ctx, cancel := cmdHost{b}.CommandContext(context.Background())
 	defer cancel()
-	if err := e.clock.AdvanceWhenSet(ctxGuard(t), b.cmdWait); err != nil {
+	if err := e.clock.AdvanceWhenSet(ctxGuard(t), commandBudget); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -102,14 +102,14 @@ func (h cmdHost) Background(f func(ctx context.Context)) {
 }
 
 func (h cmdHost) CommandWait() (<-chan struct{}, func()) {
-	waited, t := clock.After(h.b.opts.Clock, h.b.cmdWait)
+	waited, t := clock.After(h.b.opts.Clock, commandBudget)
 	return waited, func() { t.Stop() }
 }
 
 func (h cmdHost) BackgroundContext() context.Context { return h.b.bgCtx }
 
 func (h cmdHost) CommandContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return clock.WithTimeout(ctx, h.b.opts.Clock, h.b.cmdWait)
+	return clock.WithTimeout(ctx, h.b.opts.Clock, commandBudget)
 }
 
 func (h cmdHost) OAuth() *remote.OAuth {

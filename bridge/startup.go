@@ -75,8 +75,8 @@ func (b *Bridge) markUnregistered() {
 // tool": the catalog is then built from the startup file's own data (names, descriptions,
 // schemas; annotations are not in it), and afterReady tells the user how to fix the cache.
 func (b *Bridge) finishStartup() {
-	if b.faultHook != nil {
-		b.faultHook("finish")
+	if b.opts.StageHook != nil {
+		b.opts.StageHook("finish")
 	}
 	file, err := b.decoded, error(nil)
 	b.decoded = nil
