@@ -47,7 +47,6 @@ import (
 const (
 	SearchToolName = "mcp__search_tools"
 	CallToolName   = "mcp__call_tool"
-	CommandName    = commands.Name
 )
 
 // ExtensionName is the extension's one name in zot: the manifest's "name", the folder
@@ -97,8 +96,9 @@ type Options struct {
 	MaxReplyBytes int
 	// TrustPath is the store of approved project servers ("" = <ZotHome>/mcp-trust.json).
 	TrustPath string
-	// Surface is where the user reads messages (default: inside zot).
-	Surface Surface
+	// Surface is where the user reads messages (default: inside zot); package commands
+	// words them.
+	Surface commands.Surface
 	// Notify receives notes when no host session is attached (the CLI prints them);
 	// nil drops them.
 	Notify func(level, msg string)
@@ -685,7 +685,7 @@ func (r RefreshReport) SaveText() string {
 // noteParts words a background refresh for a note: what could not be listed, what the
 // cache now holds (and how to load it), or that nothing could be saved. warn says whether
 // any of it is a problem.
-func (r RefreshReport) noteParts(sf Surface, proxy bool) (parts []string, warn bool) {
+func (r RefreshReport) noteParts(sf commands.Surface, proxy bool) (parts []string, warn bool) {
 	if len(r.Failed) > 0 {
 		warn = true
 		// A failure carries the server's words (its stderr tail), shown escaped in a note.

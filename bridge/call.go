@@ -15,6 +15,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
@@ -59,7 +60,7 @@ func (b *Bridge) unknownTool(name string) extension.ToolResult {
 	for _, e := range cat.Entries {
 		cands = append(cands, e.Name)
 	}
-	return toolresult.Error("Unknown MCP tool %q.%s Use %s to find the right tool.", name, suggest(name, cands), SearchToolName)
+	return toolresult.Error("Unknown MCP tool %q.%s Use %s to find the right tool.", name, textdist.Suggest(name, cands), SearchToolName)
 }
 
 // callEntry wakes the tool's server if needed, forwards the call under our deadline, and

@@ -252,7 +252,7 @@ func TestElicitAdvertisedModes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		elicitor Elicitor
+		elicitor interact.Elicitor
 		want     string
 	}{
 		{"zot", nil, `{"form":{},"url":{}}`},

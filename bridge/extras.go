@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extras"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
+	"github.com/zot-mcp/mcp-bridge/toolview"
 )
 
 // The bridge's side of resources and prompts (their catalog is extras.Catalog):
@@ -69,7 +72,7 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "MCP resources matching %q — read one with %s:\n", a.Query, b.itemShape(ReadResourceToolName, "uri"))
 	for _, d := range found {
-		sb.WriteString(extras.Line(d, purposeLen))
+		sb.WriteString(extras.Line(d, toolview.PurposeLen))
 	}
 	text := sb.String()
 	if len(res.Content) == 1 && res.Content[0].Type == "text" && strings.HasPrefix(res.Content[0].Text, "No MCP") {
@@ -104,7 +107,7 @@ func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage, rese
 func (b *Bridge) getPromptText(ctx context.Context, server, name string, args map[string]string) (string, error) {
 	srv, ok := b.servers[server]
 	if !ok {
-		return "", fmt.Errorf("unknown server %q.%s Servers: %s", server, suggest(server, b.names), b.serverList())
+		return "", fmt.Errorf("unknown server %q.%s Servers: %s", server, textdist.Suggest(server, b.names), commands.ServerList(b.names))
 	}
 	res, err := srv.GetPrompt(ctx, name, args)
 	if err != nil {

@@ -78,7 +78,7 @@ func (h bridgeHost) SamplingRefused(server string) {
 	}
 }
 
-func (h bridgeHost) ServerLog(server string, line logLine) {
+func (h bridgeHost) ServerLog(server string, line lifecycle.LogLine) {
 	if h.b.x != nil {
 		h.b.x.logs.add(server, line)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
@@ -39,7 +40,7 @@ func (b *Bridge) proxySearchAnswer(q string, shown []*catalog.Entry) extension.T
 		if h := catalog.Hints(t.Annotations); len(h) > 0 {
 			item.WriteString(" [" + strings.Join(h, ", ") + "]")
 		}
-		if p := textcut.FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2); p != "" {
+		if p := textcut.FirstLine(toolview.FirstNonEmpty(t.Description, t.Title), toolview.PurposeLen*2); p != "" {
 			item.WriteString("\n   " + p)
 		}
 		schema := toolview.CompactSchema(t.InputSchema, schemaBudget)
@@ -94,7 +95,7 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry
 		return nil, nil, &r
 	}
 	if s, ok := b.servers[a.Server]; !ok {
-		r := toolresult.Error("%sunknown MCP server %q.%s Configured servers: %s.", w.prefix, a.Server, suggest(a.Server, b.names), b.serverList())
+		r := toolresult.Error("%sunknown MCP server %q.%s Configured servers: %s.", w.prefix, a.Server, textdist.Suggest(a.Server, b.names), commands.ServerList(b.names))
 		return nil, nil, &r
 	} else if s.Pending() {
 		r := toolresult.Error("%s", s.ApprovalErr().Msg)
@@ -120,7 +121,7 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry
 				tools = append(tools, x.Tool.Name)
 			}
 		}
-		r := toolresult.Error("%sserver %q has no tool %q.%s %s", w.prefix, a.Server, a.Tool, suggest(a.Tool, tools), w.find(a.Server))
+		r := toolresult.Error("%sserver %q has no tool %q.%s %s", w.prefix, a.Server, a.Tool, textdist.Suggest(a.Tool, tools), w.find(a.Server))
 		return nil, nil, &r
 	}
 	args, msg := b.validator.Fit(e, jsonscan.Args(a.Arguments))
@@ -130,6 +131,3 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Entry
 	}
 	return e, args, nil
 }
-
-// suggest names the closest candidates to name, if any are close.
-func suggest(name string, candidates []string) string { return textdist.Suggest(name, candidates) }

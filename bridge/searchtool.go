@@ -18,7 +18,6 @@ import (
 const (
 	defaultLimit    = 8
 	maxLimit        = 20
-	purposeLen      = toolview.PurposeLen
 	directoryBudget = 1800 // bytes of server directory in the search tool's description
 )
 
@@ -175,9 +174,6 @@ func (b *Bridge) tooLargeHint(n int) string {
 	}
 	return fmt.Sprintf(" (%d more matches cannot be loaded: the host could not take their definitions; %s names them.)", n, b.opts.Surface.Cmd("", "<server>"))
 }
-
-// firstNonEmpty is toolview.FirstNonEmpty.
-func firstNonEmpty(ss ...string) string { return toolview.FirstNonEmpty(ss...) }
 
 // decodeArgs decodes tool arguments; absent or null arguments decode as {}.
 func decodeArgs(raw json.RawMessage, v any) error {

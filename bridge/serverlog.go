@@ -17,27 +17,24 @@ const serverLogKeep = 10
 // per server) for /mcp <server>; all of them go to the bridge's log as they arrive.
 type serverLogs struct {
 	mu  sync.Mutex
-	per map[string]*ring.Ring[logLine]
+	per map[string]*ring.Ring[lifecycle.LogLine]
 }
 
-// logLine is one kept log message (lifecycle.LogLine).
-type logLine = lifecycle.LogLine
+func newServerLogs() *serverLogs { return &serverLogs{per: map[string]*ring.Ring[lifecycle.LogLine]{}} }
 
-func newServerLogs() *serverLogs { return &serverLogs{per: map[string]*ring.Ring[logLine]{}} }
-
-func (l *serverLogs) add(server string, line logLine) {
+func (l *serverLogs) add(server string, line lifecycle.LogLine) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.per[server]
 	if r == nil {
-		r = ring.New[logLine](serverLogKeep)
+		r = ring.New[lifecycle.LogLine](serverLogKeep)
 		l.per[server] = r
 	}
 	r.Add(line)
 }
 
 // last returns the kept messages of server, oldest first, and how many arrived in all.
-func (l *serverLogs) last(server string) ([]logLine, int) {
+func (l *serverLogs) last(server string) ([]lifecycle.LogLine, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.per[server]
