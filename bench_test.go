@@ -822,7 +822,7 @@ func dropSentSection(b *testing.B, cachePath string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := cache.WriteFrames(path, stamp, servers); err != nil {
+	if err := cache.WriteStartup(path, stamp, nil, servers); err != nil {
 		b.Fatal(err)
 	}
 }

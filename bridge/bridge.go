@@ -48,7 +48,6 @@ import (
 const (
 	SearchToolName = "mcp__search_tools"
 	CallToolName   = "mcp__call_tool"
-	CommandName    = commands.Name
 )
 
 // ExtensionName is the extension's one name in zot: the manifest's "name", the folder
@@ -98,8 +97,9 @@ type Options struct {
 	MaxReplyBytes int
 	// TrustPath is the store of approved project servers ("" = <ZotHome>/mcp-trust.json).
 	TrustPath string
-	// Surface is where the user reads messages (default: inside zot).
-	Surface Surface
+	// Surface is where the user reads messages (default: inside zot); package commands
+	// words them.
+	Surface commands.Surface
 	// Notify receives notes when no host session is attached (the CLI prints them);
 	// nil drops them.
 	Notify func(level, msg string)
@@ -121,6 +121,12 @@ type Options struct {
 	// Mode, when set, is the exposure mode whatever the config and the host say: a
 	// front end that shows the search and call tools sets ModeProxy.
 	Mode Mode
+	// OAuthHooks replace OAuth's outside effects (the browser opener); the zero value is
+	// the platform's.
+	OAuthHooks remote.OAuthHooks
+	// StageHook, when set, runs at the start of a startup stage ("load": Setup's loading,
+	// "finish": decoding the cache after a fast start): fault tests make it panic.
+	StageHook func(stage string)
 }
 
 // Bridge is the extension's handler.
@@ -178,21 +184,11 @@ type Bridge struct {
 	listMu      sync.Mutex
 	listPending map[string]bool
 
-	// cmdWait is how long a /mcp lifecycle command waits for its work before answering
-	// "still running" (commandBudget; tests lower it).
-	cmdWait time.Duration
-
 	validator catalog.Validator
 
 	// pins are the pinned tools of approved project servers and of global servers with
 	// "pinTools": true (pins.go).
 	pins pinBook
-
-	// oauthHooks are OAuth test seams (remote/oauth.go); zero in production.
-	oauthHooks remote.OAuthHooks
-	// faultHook runs at the start of a startup stage ("load": Setup's loading, "finish":
-	// decoding the cache after a fast start); tests make it panic. Nil in production.
-	faultHook func(stage string)
 
 	// x is what the bridge handles beyond tools (mcpx.go).
 	x *mcpx
@@ -230,7 +226,7 @@ func New(opts Options) *Bridge {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, afterReadyDone: make(chan struct{}), listPending: map[string]bool{}, cmdWait: commandBudget,
+	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, afterReadyDone: make(chan struct{}), listPending: map[string]bool{},
 		cats: catalog.NewOwner(opts.Log)}
 	b.boot = startup.NewBoot(bootHost{b})
 	b.x = newMCPX(b)
@@ -261,7 +257,7 @@ func (b *Bridge) loadConfig(projectDir string, gen extension.Generation) {
 	if b.opts.Mode != "" {
 		b.mode, b.modeWhy = b.opts.Mode, "the front end serves the search and call tools"
 	}
-	b.remote = &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.oauthHooks),
+	b.remote = &remote.Deps{Log: b.opts.Log, Clock: b.opts.Clock, Resolver: b.opts.Resolver, OAuth: remote.NewOAuth(b.opts.ZotHome, b.opts.OAuthHooks),
 		Cmd: b.opts.Surface.Cmd, ClientName: lifecycle.ClientName, MaxReply: b.opts.MaxReplyBytes}
 	b.remote.OAuth.Browser, _ = b.opts.LookupEnv("BROWSER")
 	b.deps = &lifecycle.Deps{Clock: b.opts.Clock, Log: b.opts.Log, ProjectDir: projectDir,
@@ -457,8 +453,8 @@ func (b *Bridge) Setup(ctx context.Context, s *extension.Session) error {
 // loadLocal reads the config and either the startup file or the cache: everything Setup
 // needs before it can register.
 func (b *Bridge) loadLocal(dir string) {
-	if b.faultHook != nil {
-		b.faultHook("load")
+	if b.opts.StageHook != nil {
+		b.opts.StageHook("load")
 	}
 	sentc := startup.ReadSent(b.opts.CachePath)
 	files := b.boot.InputFiles(dir)
@@ -697,7 +693,7 @@ func (r RefreshReport) SaveText() string {
 // noteParts words a background refresh for a note: what could not be listed, what the
 // cache now holds (and how to load it), or that nothing could be saved. warn says whether
 // any of it is a problem.
-func (r RefreshReport) noteParts(sf Surface, proxy bool) (parts []string, warn bool) {
+func (r RefreshReport) noteParts(sf commands.Surface, proxy bool) (parts []string, warn bool) {
 	if len(r.Failed) > 0 {
 		warn = true
 		// A failure carries the server's words (its stderr tail), shown escaped in a note.

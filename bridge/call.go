@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,8 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/tasks"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
@@ -60,7 +61,7 @@ func (b *Bridge) unknownTool(name string) extension.ToolResult {
 	for _, e := range cat.Entries {
 		cands = append(cands, e.Name)
 	}
-	return toolresult.Error("Unknown MCP tool %q.%s Use %s to find the right tool.", name, suggest(name, cands), SearchToolName)
+	return toolresult.Error("Unknown MCP tool %q.%s Use %s to find the right tool.", name, textdist.Suggest(name, cands), SearchToolName)
 }
 
 // callEntry wakes the tool's server if needed, forwards the call under our deadline, and
@@ -122,17 +123,14 @@ func (b *Bridge) callContext(ctx context.Context, e *catalog.Tool, sink func(mcp
 // decoding it only to have mcp-go encode it again would cost every call both. Absent or
 // null arguments are {}.
 func objectArgs(raw json.RawMessage) (json.RawMessage, error) {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		return json.RawMessage("{}"), nil
-	}
+	t := jsonscan.Args(raw)
 	if !gojson.Valid(t) {
 		return nil, errors.New("not valid JSON")
 	}
 	if t[0] != '{' {
 		return nil, fmt.Errorf("got %s", jsonKind(t[0]))
 	}
-	return json.RawMessage(t), nil
+	return t, nil
 }
 
 // jsonKind names the kind of JSON value that starts with c.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
@@ -15,7 +16,7 @@ func TestCallByNameForms(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"my-srv": e.server(), "listed": e.server()}, nil)
 	e.seedCache(map[string]int{"listed": 2})
-	b := e.bridgeOn(extension.GenNew, SurfaceCLI)
+	b := e.bridgeOn(extension.GenNew, commands.SurfaceCLI)
 
 	// Not listed yet: the registered-name form is split by the sanitised server name.
 	if s, tool, ok := b.SplitToolName("mcp__my_srv__echo"); !ok || s != "my-srv" || tool != "echo" {

@@ -26,17 +26,6 @@ import (
 // that may take longer continues in the background and reports with notes.
 const commandBudget = 20 * time.Second
 
-// Surface is where the user reads the bridge's messages; package commands words them.
-type Surface = commands.Surface
-
-// Surfaces.
-const (
-	SurfaceZot = commands.SurfaceZot
-	// SurfaceServe words messages for mcp-bridge serve's users.
-	SurfaceServe = commands.SurfaceServe
-	SurfaceCLI   = commands.SurfaceCLI
-)
-
 // RunCommand serves /mcp (package commands does the work).
 func (b *Bridge) RunCommand(ctx context.Context, cmd extension.Command) extension.CommandResponse {
 	return commands.Run(ctx, cmdHost{b}, cmd)
@@ -52,8 +41,6 @@ func (b *Bridge) Command(ctx context.Context, line string) (string, error) {
 func (b *Bridge) CommandArgs(ctx context.Context, args []string) (string, error) {
 	return commands.Args(ctx, cmdHost{b}, args)
 }
-
-func (b *Bridge) serverList() string { return commands.ServerList(b.names) }
 
 // cmdHost is the bridge as the /mcp commands see it (commands.Host).
 type cmdHost struct{ b *Bridge }
@@ -102,12 +89,15 @@ func (h cmdHost) Background(f func(ctx context.Context)) {
 }
 
 func (h cmdHost) CommandWait() (<-chan struct{}, func()) {
-	waited, t := clock.After(h.b.opts.Clock, h.b.cmdWait)
+	waited, t := clock.After(h.b.opts.Clock, commandBudget)
 	return waited, func() { t.Stop() }
 }
 
 func (h cmdHost) BackgroundContext() context.Context { return h.b.bgCtx }
-func (h cmdHost) CommandTimeout() time.Duration      { return h.b.cmdWait }
+
+func (h cmdHost) CommandContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return clock.WithTimeout(ctx, h.b.opts.Clock, commandBudget)
+}
 
 func (h cmdHost) OAuth() *remote.OAuth {
 	if h.b.deps == nil {

@@ -15,14 +15,12 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
+	"github.com/zot-mcp/mcp-bridge/toolview"
 )
-
-// Elicitor answers servers' questions where there is no zot host to ask (the CLI).
-type Elicitor = interact.Elicitor
 
 // SetElicitor makes e answer servers' questions instead of the zot host (the CLI). Call it
 // before the first server starts: a connection advertises the modes of its time.
-func (b *Bridge) SetElicitor(e Elicitor) { b.elicits.SetElicitor(e) }
+func (b *Bridge) SetElicitor(e interact.Elicitor) { b.elicits.SetElicitor(e) }
 
 // elicitOptions are the mcp-go client options that install the bridge's elicitation
 // handler for server and advertise exactly the modes it handles.
@@ -75,7 +73,7 @@ func (b *Bridge) urlRequired(server, tool string, err error) (extension.ToolResu
 			continue
 		}
 		reason := textcut.Truncate(strings.Join(strings.Fields(safetext.Sanitize(p.Message)), " "), maxURLReason)
-		lines = append(lines, fmt.Sprintf("  %s — %s", p.URL, firstNonEmpty(reason, "no reason given")))
+		lines = append(lines, fmt.Sprintf("  %s — %s", p.URL, toolview.FirstNonEmpty(reason, "no reason given")))
 	}
 	if more := len(req.Elicitations) - maxURLSteps; more > 0 {
 		lines = append(lines, fmt.Sprintf("  (and %d more the bridge does not list; finish these first)", more))

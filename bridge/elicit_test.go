@@ -61,7 +61,7 @@ func elicitHost(t *testing.T, opened *[]string, mu *sync.Mutex) *hostEnv {
 	e := newTestEnv(t)
 	e.write(map[string]any{"everything": map[string]any{"command": filepath.Join(bin, "mcp-server-everything"), "connectTimeout": 60}}, nil)
 	he := e.startHost(func(b *Bridge) {
-		b.oauthHooks = remote.OAuthHooks{Open: func(_ context.Context, u string) error {
+		b.opts.OAuthHooks = remote.OAuthHooks{Open: func(_ context.Context, u string) error {
 			mu.Lock()
 			*opened = append(*opened, u)
 			mu.Unlock()
@@ -252,7 +252,7 @@ func TestElicitAdvertisedModes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		elicitor Elicitor
+		elicitor interact.Elicitor
 		want     string
 	}{
 		{"zot", nil, `{"form":{},"url":{}}`},

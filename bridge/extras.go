@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/resources"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
+	"github.com/zot-mcp/mcp-bridge/toolview"
 )
 
 // The bridge's side of resources and prompts (their catalog is resources.Catalog):
@@ -68,7 +72,7 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "MCP resources matching %q — read one with %s:\n", a.Query, b.itemShape(ReadResourceToolName, "uri"))
 	for _, d := range found {
-		sb.WriteString(resources.Line(d, purposeLen))
+		sb.WriteString(resources.Line(d, toolview.PurposeLen))
 	}
 	text := sb.String()
 	if len(shown) == 0 {
@@ -90,7 +94,7 @@ func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage, rese
 	if bad != nil {
 		return *bad
 	}
-	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
+	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, b.opts.CallBudget)
 	defer cancel()
 	res, err := srv.ReadResource(ctx, uri)
 	if err != nil {
@@ -103,7 +107,7 @@ func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage, rese
 func (b *Bridge) getPromptText(ctx context.Context, server, name string, args map[string]string) (string, error) {
 	srv, ok := b.servers[server]
 	if !ok {
-		return "", fmt.Errorf("unknown server %q.%s Servers: %s", server, suggest(server, b.names), b.serverList())
+		return "", fmt.Errorf("unknown server %q.%s Servers: %s", server, textdist.Suggest(server, b.names), commands.ServerList(b.names))
 	}
 	res, err := srv.GetPrompt(ctx, name, args)
 	if err != nil {

@@ -39,7 +39,10 @@ func TestHungServerIsRestarted(t *testing.T) {
 	if err := <-errc; kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "before the host's deadline") {
 		t.Fatalf("call to a hung server: %v", err)
 	}
-	waitFor(t, "the ping check to start", s.Checking)
+	// The check has started once its ping waits on the clock.
+	if err := e.clock.WaitTimer(ctxGuard(t), lifecycle.PingTimeout); err != nil {
+		t.Fatal(err)
+	}
 	wantState(t, s, lifecycle.StateReady, "while the ping is unanswered")
 	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, lifecycle.PingTimeout)
 	waitState(t, s, lifecycle.StateAsleep)

@@ -14,12 +14,8 @@ import (
 // Tools that wait for a person (a server entry's "interactiveTools") cannot live with the
 // budget every other call has. A host that announces capabilities takes them as
 // interactive tools with no reply deadline, so there the bridge lifts its own limits too
-// (interactiveBudget); other hosts keep their 60 s deadline, so there a call keeps the
+// (lifecycle.InteractiveBudget); other hosts keep their 60 s deadline, so there a call keeps the
 // budget and, if it runs out, says why it could not wait.
-
-// interactiveBudget replaces the call budget and requestTimeout of an interactive tool on
-// a host without a reply deadline for it (lifecycle.InteractiveBudget).
-const interactiveBudget = lifecycle.InteractiveBudget
 
 // interactiveHost reports whether the host takes tools registered as interactive: it
 // announces capabilities, and the tools are registered by their own names (not behind
@@ -44,7 +40,7 @@ func (b *Bridge) toolPayload(ref catalog.ToolRef, payload extension.ToolPayload)
 // limits are lifted for it.
 func (b *Bridge) callBudget(ctx context.Context, server, tool string) (context.Context, time.Duration) {
 	if b.interactiveHost() && b.interactive(server, tool) {
-		return lifecycle.LiftLimits(ctx), interactiveBudget
+		return lifecycle.LiftLimits(ctx), lifecycle.InteractiveBudget
 	}
 	return ctx, b.opts.CallBudget
 }

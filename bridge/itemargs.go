@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 )
@@ -66,7 +68,7 @@ func (b *Bridge) itemArgs(raw json.RawMessage, t itemTool) (*lifecycle.Server, s
 	}
 	srv, ok := b.servers[server]
 	if !ok {
-		return fail(toolresult.Error("%s: unknown MCP server %q.%s Servers: %s", t.name, server, suggest(server, b.names), b.serverList()))
+		return fail(toolresult.Error("%s: unknown MCP server %q.%s Servers: %s", t.name, server, textdist.Suggest(server, b.names), commands.ServerList(b.names)))
 	}
 	return srv, item, nil
 }

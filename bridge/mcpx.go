@@ -30,7 +30,7 @@ type mcpx struct {
 }
 
 func newMCPX(b *Bridge) *mcpx {
-	x := &mcpx{notes: interact.NewNoteBoard(b.opts.Clock, b.sess.Load, b.opts.Notify), logs: newServerLogs(), tasks: newTaskBoard()}
+	x := &mcpx{notes: interact.NewNoteBoard(b.opts.Clock, b.sess.Load, b.opts.Notify), logs: newServerLogs(), tasks: newTaskBoard(b.opts.Clock)}
 	x.progress = interact.NewProgress(x.notes)
 	return x
 }
@@ -79,7 +79,7 @@ func (h bridgeHost) SamplingRefused(server string) {
 	}
 }
 
-func (h bridgeHost) ServerLog(server string, line logLine) {
+func (h bridgeHost) ServerLog(server string, line lifecycle.LogLine) {
 	if h.b.x != nil {
 		h.b.x.logs.add(server, line)
 	}

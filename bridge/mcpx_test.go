@@ -10,6 +10,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/resources"
 	"github.com/zot-mcp/mcp-bridge/startup"
+	"github.com/zot-mcp/mcp-bridge/toolview"
 )
 
 func TestStripOutputSchema(t *testing.T) {
@@ -47,7 +48,7 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.loadCatalog(nil)
-	if got := b.searchResources("team handbook", 5); len(got) != 1 || !strings.Contains(resources.Line(got[0], purposeLen), `uri="docs://handbook"`) {
+	if got := b.searchResources("team handbook", 5); len(got) != 1 || !strings.Contains(resources.Line(got[0], toolview.PurposeLen), `uri="docs://handbook"`) {
 		t.Fatalf("approved server: %+v", got)
 	}
 	if txt, _ := b.Command(context.Background(), "prompts"); !strings.Contains(txt, "summarize") {

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
@@ -60,7 +61,7 @@ func TestInputRequiredThroughBridge(t *testing.T) {
 		return session.OpenInProcess(ctx, srv, h)
 	}
 	b := New(Options{ZotHome: home, LookupEnv: func(string) (string, bool) { return "", false }, Clock: newFakeClock(),
-		Log: zerolog.New(testutil.Log(t)), Resolver: noDNS(), Connect: connect, Surface: SurfaceCLI})
+		Log: zerolog.New(testutil.Log(t)), Resolver: noDNS(), Connect: connect, Surface: commands.SurfaceCLI})
 	asked := acceptAll{asked: make(chan string, 4)}
 	b.SetElicitor(asked)
 	b.Load(project, extension.GenNew)

@@ -46,7 +46,7 @@ func TestServerFloodsReachHostPaced(t *testing.T) {
 				Supervisor: supervisorArgv(), Resolver: noDNS()})
 			h := serveHost(t, b)
 			h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}})
-			cctx, end := b.x.progress.Begin(context.Background(), "s", "slow")
+			cctx, end := b.x.progress.BeginFunc(context.Background(), "s", "slow", nil)
 			defer end()
 			before := sentinel(t, b, h, "before")
 			tt.flood(b, e.clock, interact.ProgressMeta(cctx).ProgressToken)

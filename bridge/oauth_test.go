@@ -128,7 +128,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 	visits := make(chan browserVisit, 4)
 	he := e.startHost(func(b *Bridge) {
 		b.opts.Log = zerolog.New(logs)
-		b.oauthHooks = remote.OAuthHooks{Open: fakeBrowser(visits)}
+		b.opts.OAuthHooks = remote.OAuthHooks{Open: fakeBrowser(visits)}
 	})
 	var texts []string // everything shown to the user or the model
 	keep := func(s string) string { texts = append(texts, s); return s }
@@ -270,7 +270,7 @@ func TestOAuthLoginRejectsInsecure(t *testing.T) {
 		}, nil)
 		opened := 0
 		he := e.startHost(func(b *Bridge) {
-			b.oauthHooks = remote.OAuthHooks{Open: func(context.Context, string) error { opened++; return nil }}
+			b.opts.OAuthHooks = remote.OAuthHooks{Open: func(context.Context, string) error { opened++; return nil }}
 		})
 		has(t, "login plain", he.fail("login plain").Error, "OAuth login requires an HTTPS (or loopback HTTP) resource URL", "http://mcp.example.invalid/mcp")
 		has(t, "login local", he.fail("login local").Error, "OAuth login requires an HTTP transport")
@@ -287,7 +287,7 @@ func TestOAuthLoginRejectsInsecure(t *testing.T) {
 		e.write(map[string]any{"secure": map[string]any{"url": f.Srv.URL + "/mcp"}}, nil)
 		opened := 0
 		he := e.startHost(func(b *Bridge) {
-			b.oauthHooks = remote.OAuthHooks{Open: func(context.Context, string) error { opened++; return nil }}
+			b.opts.OAuthHooks = remote.OAuthHooks{Open: func(context.Context, string) error { opened++; return nil }}
 		})
 		has(t, "login", he.fail("login secure").Error, "OAuth authorization endpoint must use HTTPS")
 		if s := f.Snapshot(); len(s.Registered) != 0 || s.Authorizes != 0 || opened != 0 {

@@ -318,7 +318,7 @@ func (b *Bridge) heldErr(server, tool string, c trust.Changes) extension.ToolRes
 }
 
 // ToolChangeTexts words the report's tool changes for sf, one paragraph per server.
-func (r RefreshReport) ToolChangeTexts(sf Surface) []string {
+func (r RefreshReport) ToolChangeTexts(sf commands.Surface) []string {
 	out := make([]string, len(r.ToolChanges))
 	for i, c := range r.ToolChanges {
 		out[i] = commands.ToolChangeText(sf, c)

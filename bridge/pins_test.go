@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
@@ -304,7 +305,7 @@ func TestGlobalServerToolChanges(t *testing.T) {
 	if got := toolChangeRows(rep); !slices.EqualFunc(got, want, sameChange) {
 		t.Fatalf("tool changes = %+v, want %+v", got, want)
 	}
-	parts, warn := rep.noteParts(SurfaceZot, false)
+	parts, warn := rep.noteParts(commands.SurfaceZot, false)
 	note := strings.Join(parts, "\n")
 	has(t, "note", note, `MCP server "plain" changed its tools: changed echo; new upload`, `"pinTools": true`,
 		`MCP server "pinned" changed its tools since you approved them`, "/mcp trust pinned", "MCP tool cache updated for plain: run /reload-ext to load them.")

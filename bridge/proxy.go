@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/internal/words"
@@ -38,7 +40,7 @@ func (b *Bridge) proxySearchAnswer(q string, shown []*catalog.Tool) extension.To
 		if h := catalog.Hints(t.Annotations); len(h) > 0 {
 			item.WriteString(" [" + strings.Join(h, ", ") + "]")
 		}
-		if p := textcut.FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2); p != "" {
+		if p := textcut.FirstLine(toolview.FirstNonEmpty(t.Description, t.Title), toolview.PurposeLen*2); p != "" {
 			item.WriteString("\n   " + p)
 		}
 		schema := toolview.CompactSchema(t.InputSchema, schemaBudget)
@@ -93,7 +95,7 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Tool,
 		return nil, nil, &r
 	}
 	if s, ok := b.servers[a.Server]; !ok {
-		r := toolresult.Error("%sunknown MCP server %q.%s Configured servers: %s.", w.prefix, a.Server, suggest(a.Server, b.names), b.serverList())
+		r := toolresult.Error("%sunknown MCP server %q.%s Configured servers: %s.", w.prefix, a.Server, textdist.Suggest(a.Server, b.names), commands.ServerList(b.names))
 		return nil, nil, &r
 	} else if s.Pending() {
 		r := toolresult.Error("%s", s.ApprovalErr().Msg)
@@ -119,20 +121,13 @@ func (b *Bridge) resolveCall(raw json.RawMessage, w callWording) (*catalog.Tool,
 				tools = append(tools, x.Tool.Name)
 			}
 		}
-		r := toolresult.Error("%sserver %q has no tool %q.%s %s", w.prefix, a.Server, a.Tool, suggest(a.Tool, tools), w.find(a.Server))
+		r := toolresult.Error("%sserver %q has no tool %q.%s %s", w.prefix, a.Server, a.Tool, textdist.Suggest(a.Tool, tools), w.find(a.Server))
 		return nil, nil, &r
 	}
-	args := a.Arguments
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
-	args, msg := b.validator.Fit(e, args)
+	args, msg := b.validator.Fit(e, jsonscan.Args(a.Arguments))
 	if msg != "" {
 		r := toolresult.Error("%sarguments for %s/%s do not match its input schema: %s. Schema: %s", w.prefix, a.Server, a.Tool, msg, toolview.CompactSchema(e.CacheTool().InputSchema, schemaBudget))
 		return nil, nil, &r
 	}
 	return e, args, nil
 }
-
-// suggest names the closest candidates to name, if any are close.
-func suggest(name string, candidates []string) string { return textdist.Suggest(name, candidates) }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 )
 
@@ -55,7 +56,7 @@ func TestRefreshSavesWhatItListedAfterItsTimeRanOut(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"alpha": e.server()}, nil)
-	b := e.bridgeOn(extension.GenNew, SurfaceCLI)
+	b := e.bridgeOn(extension.GenNew, commands.SurfaceCLI)
 	ctx, cancel := context.WithCancel(ctxGuard(t))
 	defer cancel()
 	// each runs once the server is listed and before the save: the time is up from here on.

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
@@ -56,7 +57,7 @@ func TestOptionsSamplerAnswersServers(t *testing.T) {
 		return frontModel{server: server}
 	}
 	b := New(Options{ZotHome: home, LookupEnv: func(string) (string, bool) { return "", false }, Clock: newFakeClock(),
-		Log: zerolog.New(testutil.Log(t)), Resolver: noDNS(), Connect: connect, Surface: SurfaceCLI, Sampler: sampler})
+		Log: zerolog.New(testutil.Log(t)), Resolver: noDNS(), Connect: connect, Surface: commands.SurfaceCLI, Sampler: sampler})
 	b.Load(project, extension.GenNew)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5e9)

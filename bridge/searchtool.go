@@ -7,6 +7,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
 	"github.com/zot-mcp/mcp-bridge/internal/words"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 	"github.com/zot-mcp/mcp-bridge/toolview"
@@ -17,7 +18,6 @@ import (
 const (
 	defaultLimit    = 8
 	maxLimit        = 20
-	purposeLen      = toolview.PurposeLen
 	directoryBudget = 1800 // bytes of server directory in the search tool's description
 )
 
@@ -175,15 +175,9 @@ func (b *Bridge) tooLargeHint(n int) string {
 	return fmt.Sprintf(" (%d more matches cannot be loaded: the host could not take their definitions; %s names them.)", n, b.opts.Surface.Cmd("", "<server>"))
 }
 
-// firstNonEmpty is toolview.FirstNonEmpty.
-func firstNonEmpty(ss ...string) string { return toolview.FirstNonEmpty(ss...) }
-
 // decodeArgs decodes tool arguments; absent or null arguments decode as {}.
 func decodeArgs(raw json.RawMessage, v any) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	return json.Unmarshal(raw, v)
+	return json.Unmarshal(jsonscan.Args(raw), v)
 }
 
 // noToolsText says why no tool is known when servers are configured: lists being fetched

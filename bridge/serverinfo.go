@@ -8,6 +8,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/toolview"
 )
 
 // Commands is the bridge as package commands sees it: the CLI's list and get describe
@@ -44,11 +45,8 @@ func (b *Bridge) SearchTools(query string, limit int) ([]SearchHit, string) {
 		e := &cat.Entries[h.Doc]
 		t := e.CacheTool()
 		out = append(out, SearchHit{Name: e.Name, Server: e.Server, Tool: t.Name,
-			Description: textcut.FirstLine(firstNonEmpty(t.Description, t.Title), purposeLen*2),
+			Description: textcut.FirstLine(toolview.FirstNonEmpty(t.Description, t.Title), toolview.PurposeLen*2),
 			Hints:       catalog.Hints(t.Annotations), InputSchema: t.InputSchema})
 	}
 	return out, ""
 }
-
-// Suggest is " Did you mean ...?" for the candidates close to name, or "".
-func Suggest(name string, candidates []string) string { return suggest(name, candidates) }

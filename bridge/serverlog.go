@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/zot-mcp/mcp-bridge/internal/ring"
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
@@ -16,44 +17,31 @@ const serverLogKeep = 10
 // per server) for /mcp <server>; all of them go to the bridge's log as they arrive.
 type serverLogs struct {
 	mu  sync.Mutex
-	per map[string]*logRing
+	per map[string]*ring.Ring[lifecycle.LogLine]
 }
 
-type logRing struct {
-	lines []logLine // oldest first, at most serverLogKeep
-	seen  int
-}
+func newServerLogs() *serverLogs { return &serverLogs{per: map[string]*ring.Ring[lifecycle.LogLine]{}} }
 
-// logLine is one kept log message (lifecycle.LogLine).
-type logLine = lifecycle.LogLine
-
-func newServerLogs() *serverLogs { return &serverLogs{per: map[string]*logRing{}} }
-
-func (l *serverLogs) add(server string, line logLine) {
+func (l *serverLogs) add(server string, line lifecycle.LogLine) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.per[server]
 	if r == nil {
-		r = &logRing{}
+		r = ring.New[lifecycle.LogLine](serverLogKeep)
 		l.per[server] = r
 	}
-	r.seen++
-	if len(r.lines) == serverLogKeep {
-		copy(r.lines, r.lines[1:])
-		r.lines = r.lines[:serverLogKeep-1]
-	}
-	r.lines = append(r.lines, line)
+	r.Add(line)
 }
 
 // last returns the kept messages of server, oldest first, and how many arrived in all.
-func (l *serverLogs) last(server string) ([]logLine, int) {
+func (l *serverLogs) last(server string) ([]lifecycle.LogLine, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.per[server]
 	if r == nil {
 		return nil, 0
 	}
-	return append([]logLine(nil), r.lines...), r.seen
+	return r.All()
 }
 
 // serverLogText is what /mcp <server> adds about MCP beyond tools: the cached resources,

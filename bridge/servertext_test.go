@@ -9,7 +9,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
 // TestServerLogLinesAreEscaped: a server's log messages are its raw output; /mcp <server>
@@ -19,7 +21,7 @@ func TestServerLogLinesAreEscaped(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"s": e.server("-name", "s")}, nil)
 	b := e.bridge(extension.GenNew)
-	b.x.logs.add("s", logLine{At: time.Unix(0, 0), Level: "error\x1b[2J", Logger: "db\u202e", Text: "lost\x1b]52;c;eA==\x07 it\U000E0041"})
+	b.x.logs.add("s", lifecycle.LogLine{At: time.Unix(0, 0), Level: "error\x1b[2J", Logger: "db\u202e", Text: "lost\x1b]52;c;eA==\x07 it\U000E0041"})
 	out := b.serverLogText("s")
 	if strings.ContainsAny(out, "\x1b\x07\u202e\U000E0041") {
 		t.Fatalf("/mcp s carries a raw control or invisible character: %q", out)
@@ -117,7 +119,7 @@ func TestURLRequiredTextIsSafe(t *testing.T) {
 // not list with the failure, which carries the server's stderr tail: escaped.
 func TestRefreshNoteEscapesFailures(t *testing.T) {
 	rep := RefreshReport{Failed: []string{`MCP server "s": exit status 1; last stderr: boom` + "\x1b]52;c;eA==\x07\u202e"}}
-	parts, warn := rep.noteParts(SurfaceZot, false)
+	parts, warn := rep.noteParts(commands.SurfaceZot, false)
 	note := strings.Join(parts, "\n")
 	if !warn || strings.ContainsAny(note, "\x1b\x07\u202e") || !strings.Contains(note, `last stderr: boom\x1b]52;c;eA==\x07\u202e`) {
 		t.Errorf("note (warn %v) does not show the failure escaped: %q", warn, note)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/startup"
@@ -75,8 +76,8 @@ func (b *Bridge) markUnregistered() {
 // tool": the catalog is then built from the startup file's own data (names, descriptions,
 // schemas; annotations are not in it), and afterReady tells the user how to fix the cache.
 func (b *Bridge) finishStartup() {
-	if b.faultHook != nil {
-		b.faultHook("finish")
+	if b.opts.StageHook != nil {
+		b.opts.StageHook("finish")
 	}
 	file, err := b.decoded, error(nil)
 	b.decoded = nil
@@ -144,7 +145,7 @@ func (b *Bridge) registrations(s *extension.Session) (*extension.Registrations, 
 		b.setupErr = errors.Join(b.setupErr, regErr)
 		regs = &extension.Registrations{}
 	}
-	if err := regs.AddCommand(CommandName, commandDescription); err != nil {
+	if err := regs.AddCommand(commands.Name, commandDescription); err != nil {
 		return nil, err
 	}
 	return regs, nil
@@ -191,5 +192,5 @@ func (h bootHost) Registrations(regs *extension.Registrations, set *startup.Set)
 	if err := h.b.registerTools(regs, set); err != nil {
 		return err
 	}
-	return regs.AddCommand(CommandName, commandDescription)
+	return regs.AddCommand(commands.Name, commandDescription)
 }

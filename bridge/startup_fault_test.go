@@ -77,7 +77,7 @@ func TestSetupPanicStillServes(t *testing.T) {
 	t.Parallel()
 	e, _ := primedEnv(t)
 	frames, h, _ := startSessionWith(t, e, func(b *Bridge) {
-		b.faultHook = func(stage string) {
+		b.opts.StageHook = func(stage string) {
 			if stage == "load" {
 				panic("boom")
 			}
@@ -143,7 +143,7 @@ func TestFinishStartupPanicStillRoutes(t *testing.T) {
 	e, cachePath := primedEnv(t)
 	waitFile(t, cache.FramesPath(cachePath))
 	_, h, logs := startSessionWith(t, e, func(b *Bridge) {
-		b.faultHook = func(stage string) {
+		b.opts.StageHook = func(stage string) {
 			if stage == "finish" {
 				panic("kaboom")
 			}

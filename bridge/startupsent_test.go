@@ -95,7 +95,7 @@ func dropSent(t *testing.T, cachePath string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cache.WriteFrames(path, stamp, servers); err != nil {
+	if err := cache.WriteStartup(path, stamp, nil, servers); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // bridgeOn loads a bridge from the written config for a surface (no host).
-func (e *testEnv) bridgeOn(gen extension.Generation, sf Surface) *Bridge {
+func (e *testEnv) bridgeOn(gen extension.Generation, sf commands.Surface) *Bridge {
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)),
 		Supervisor: supervisorArgv(), Resolver: noDNS(), Surface: sf})
 	b.Load(e.project, gen)
@@ -35,12 +35,12 @@ func TestSurfaceHintsInMessages(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"dead": e.server("-exit-on-start"), "off": map[string]any{"command": "x", "enabled": false}}, nil)
 	for _, tc := range []struct {
-		sf      Surface
+		sf      commands.Surface
 		want    []string
 		notWant []string
 	}{
-		{SurfaceZot, []string{"then /mcp start dead", "zot ext logs mcp-bridge -f", "then /reload-ext"}, []string{"mcp-bridge refresh", "MCP_BRIDGE_LOG"}},
-		{SurfaceCLI, []string{"then mcp-bridge refresh --server dead", "MCP_BRIDGE_LOG=debug", "then a zot restart (or /reload-ext inside zot)"}, []string{"/mcp start"}},
+		{commands.SurfaceZot, []string{"then /mcp start dead", "zot ext logs mcp-bridge -f", "then /reload-ext"}, []string{"mcp-bridge refresh", "MCP_BRIDGE_LOG"}},
+		{commands.SurfaceCLI, []string{"then mcp-bridge refresh --server dead", "MCP_BRIDGE_LOG=debug", "then a zot restart (or /reload-ext inside zot)"}, []string{"/mcp start"}},
 	} {
 		b := e.bridgeOn(extension.GenNew, tc.sf)
 		e.failUntilParked(e.srv(b, "dead"))
@@ -72,7 +72,7 @@ func TestMCPOutputFitsWidth(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, gen := range []extension.Generation{extension.GenLegacy, extension.GenNew} {
-		b := e.bridgeOn(gen, SurfaceZot)
+		b := e.bridgeOn(gen, commands.SurfaceZot)
 		e.failUntilParked(e.srv(b, "dead"))
 		for _, args := range []string{"", "help"} {
 			out, err := b.Command(ctxGuard(t), args)
@@ -103,13 +103,13 @@ func TestSearchNoToolsWording(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(map[string]any{"alpha": e.server()}, nil)
 	for _, tc := range []struct {
-		sf       Surface
+		sf       commands.Surface
 		fetching bool
 		want     string
 	}{
-		{SurfaceCLI, false, "Run `mcp-bridge refresh`"},
-		{SurfaceZot, false, "none are being fetched: the user can run `/mcp refresh`"},
-		{SurfaceZot, true, "being fetched right now"},
+		{commands.SurfaceCLI, false, "Run `mcp-bridge refresh`"},
+		{commands.SurfaceZot, false, "none are being fetched: the user can run `/mcp refresh`"},
+		{commands.SurfaceZot, true, "being fetched right now"},
 	} {
 		b := e.bridgeOn(extension.GenNew, tc.sf)
 		if tc.fetching {
@@ -128,7 +128,7 @@ func TestRefreshEachReports(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	e.write(map[string]any{"a": e.server(), "b": e.server("-tools", "2"), "dead": e.server("-exit-on-start")}, nil)
-	b := e.bridgeOn(extension.GenNew, SurfaceCLI)
+	b := e.bridgeOn(extension.GenNew, commands.SurfaceCLI)
 	seen := map[string]RefreshResult{}
 	rep := b.RefreshEach(ctxGuard(t), []string{"a", "b", "dead"}, func(r RefreshResult) {
 		if _, dup := seen[r.Name]; dup {
@@ -152,7 +152,7 @@ func TestMCPShowsBrokenFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.home, "mcp.json"), []byte(`{"mcpServers": {"x": {"command": "y",}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b := e.bridgeOn(extension.GenNew, SurfaceZot)
+	b := e.bridgeOn(extension.GenNew, commands.SurfaceZot)
 	out, err := b.Command(ctxGuard(t), "")
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ const TaskResultToolName = tasks.TaskResultToolName
 // taskBoard is the board of running tasks (mcpx.tasks).
 type taskBoard = tasks.Board
 
-func newTaskBoard() *taskBoard { return tasks.NewBoard() }
+func newTaskBoard(c clock.Clock) *taskBoard { return tasks.NewBoard(c) }
 
 // tasksText is the /mcp <server> section listing its tasks ("" when there are none).
 func (b *Bridge) tasksText(server string) string {
@@ -86,7 +86,7 @@ func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage, reserv
 	if t == nil {
 		return toolresult.Error("%s: MCP server %q has no task %q in this session: its result was already returned, it was cancelled, or the bridge restarted since (a restart loses running tasks). Call the tool again if you still need its result.", it.name, server, id)
 	}
-	ctx, cancel := context.WithTimeout(ctx, b.opts.CallBudget)
+	ctx, cancel := clock.WithTimeout(ctx, b.opts.Clock, b.opts.CallBudget)
 	defer cancel()
 	expired, timer := clock.After(b.opts.Clock, b.opts.CallBudget-interact.AnswerMargin)
 	defer timer.Stop()

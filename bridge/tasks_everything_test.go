@@ -142,11 +142,17 @@ func TestEverythingTaskToolKeepsExecution(t *testing.T) {
 	if err := srv.Start(ctxGuard(t)); err != nil {
 		t.Fatal(err)
 	}
-	if !srv.RunsAsTask(researchTool) {
-		t.Fatalf("%s should run as a task", researchTool)
+	support := map[string]mcp.TaskSupport{}
+	for _, tool := range srv.Tools() {
+		if tool.Execution != nil {
+			support[tool.Name] = tool.Execution.TaskSupport
+		}
 	}
-	if srv.RunsAsTask("echo") {
-		t.Fatal("echo has no task support and must be called plainly")
+	if s := support[researchTool]; s != mcp.TaskSupportOptional && s != mcp.TaskSupportRequired {
+		t.Fatalf("%s should run as a task; its listing says %q", researchTool, s)
+	}
+	if s := support["echo"]; s == mcp.TaskSupportOptional || s == mcp.TaskSupportRequired {
+		t.Fatalf("echo has no task support and must be called plainly; its listing says %q", s)
 	}
 }
 

@@ -87,12 +87,8 @@ func (b *Bridge) runnable(name string) bool {
 func approvalErr(s *lifecycle.Server) *lifecycle.Error {
 	return s.Errorf(lifecycle.KindUntrusted, nil, "defined in the project file %s%s and not approved by the user for this project, so it is not started. "+
 		"Only the user can approve it (no tool can): ask the user to review it with /mcp %s and run /mcp trust %s in zot (or mcp-bridge trust %s in a terminal), then /reload-ext.",
-		s.Config().Source, ReplacesText(s.Config()), s.Config().Name, s.Config().Name, s.Config().Name)
+		s.Config().Source, commands.ReplacesText(s.Config()), s.Config().Name, s.Config().Name, s.Config().Name)
 }
-
-// ReplacesText flags an entry that replaced the global entry of the same name ("" when it
-// replaced none).
-func ReplacesText(c *config.Server) string { return commands.ReplacesText(c) }
 
 // RunsText says what a server entry would run or contact, as written in the file: the
 // command line, or the URL without credentials or query, plus the names of env and header
@@ -143,7 +139,7 @@ func (b *Bridge) pendingNote() string {
 	}
 	for _, n := range pending {
 		c := b.servers[n].Config()
-		sb.WriteString("\n  " + n + " (" + RunsText(c) + ReplacesText(c) + ")")
+		sb.WriteString("\n  " + n + " (" + RunsText(c) + commands.ReplacesText(c) + ")")
 	}
 	return sb.String()
 }

@@ -138,7 +138,7 @@ func TestTrustCommands(t *testing.T) {
 	}
 	has(t, "/mcp proj approved", he.ok("proj"), "trust:      approved for this project", "/mcp untrust proj")
 	f, err := trust.Read(trust.DefaultPath(e.home))
-	if err != nil || !f.Approved(e.project, "proj", trust.Fingerprint(he.server("proj").Config())) {
+	if err != nil || !approved(f, e.project, "proj", trust.Fingerprint(he.server("proj").Config())) {
 		t.Fatalf("approval not stored: %v %+v", err, f)
 	}
 
@@ -147,7 +147,7 @@ func TestTrustCommands(t *testing.T) {
 	if res, text := he.callTool("mcp__proj__echo", map[string]any{"text": "again"}); !res.IsError || !strings.Contains(text, "/mcp trust proj") {
 		t.Fatalf("call after untrust: %v %q", res.IsError, text)
 	}
-	if f, _ := trust.Read(trust.DefaultPath(e.home)); f.Approved(e.project, "proj", trust.Fingerprint(he.server("proj").Config())) {
+	if f, _ := trust.Read(trust.DefaultPath(e.home)); approved(f, e.project, "proj", trust.Fingerprint(he.server("proj").Config())) {
 		t.Fatal("untrust left the approval in the store")
 	}
 	has(t, "/mcp untrust proj again", he.ok("untrust proj"), "No approvals to withdraw")
@@ -271,4 +271,11 @@ func TestInstructions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// approved reports whether f approves server, with the given fingerprint, for project:
+// the check the bridge makes through Pins.
+func approved(f *trust.File, project, server, fingerprint string) bool {
+	_, ok := f.Pins(trust.Target{Project: project, Server: server, Fingerprint: fingerprint})
+	return ok
 }

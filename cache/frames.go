@@ -128,11 +128,6 @@ type Sent struct {
 	release func() // unmaps Frames (ReadSent)
 }
 
-// WriteFrames writes a startup file without a sent section (see WriteStartup).
-func WriteFrames(path string, stamp Stamp, servers map[string]*FrameServer) error {
-	return WriteStartup(path, stamp, nil, servers)
-}
-
 // WriteStartup writes the startup file for the cache version stamp, atomically (0600):
 // the sent section (none when sent is nil) and every server's payloads. Payloads must not
 // contain a newline.

@@ -29,7 +29,7 @@ func TestFramesRoundTripAndStaleness(t *testing.T) {
 		"a b\tc": {Fingerprint: "f1", Instructions: "Use\tit\nwell \"always\"", Tools: []FrameTool{{Name: "t\"1", Payload: []byte(`"description":"x\ty","schema":{}`)}, {Name: "two", Payload: []byte(`"p":2`), Pin: "0a1b2c"}}},
 		"empty":  {Fingerprint: "f2"},
 	}
-	if err := WriteFrames(path, stamp, in); err != nil {
+	if err := WriteStartup(path, stamp, nil, in); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
@@ -58,10 +58,10 @@ func TestFramesRoundTripAndStaleness(t *testing.T) {
 	if _, err := ReadFrames(filepath.Join(dir, "missing.startup"), stamp); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing: %v", err)
 	}
-	if err := WriteFrames(path, stamp, map[string]*FrameServer{"x": {Fingerprint: "f", Tools: []FrameTool{{Name: "n", Payload: []byte("a\nb")}}}}); err == nil {
+	if err := WriteStartup(path, stamp, nil, map[string]*FrameServer{"x": {Fingerprint: "f", Tools: []FrameTool{{Name: "n", Payload: []byte("a\nb")}}}}); err == nil {
 		t.Fatal("a payload with a newline was written")
 	}
-	if err := WriteFrames(path, stamp, map[string]*FrameServer{"x": {Fingerprint: "f", Tools: []FrameTool{{Name: "n", Payload: []byte(`"p":1`), Pin: "a\tb"}}}}); err == nil {
+	if err := WriteStartup(path, stamp, nil, map[string]*FrameServer{"x": {Fingerprint: "f", Tools: []FrameTool{{Name: "n", Payload: []byte(`"p":1`), Pin: "a\tb"}}}}); err == nil {
 		t.Fatal("a pin with a tab was written")
 	}
 }
@@ -171,7 +171,7 @@ func TestSentSection(t *testing.T) {
 	if _, err := ReadFrames(path, stamp); err != nil {
 		t.Fatalf("payloads behind a damaged sent section: %v", err)
 	}
-	if err := WriteFrames(path, stamp, servers); err != nil {
+	if err := WriteStartup(path, stamp, nil, servers); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ReadSent(path, stamp); !errors.Is(err, ErrNoSent) {

@@ -46,7 +46,7 @@ func FuzzReadFrames(f *testing.F) {
 			t.Fatalf("%d tools from %d bytes", n, len(body))
 		}
 		again := filepath.Join(dir, "again.startup")
-		if err := WriteFrames(again, stamp, servers); err != nil {
+		if err := WriteStartup(again, stamp, nil, servers); err != nil {
 			// A fingerprint with a tab cannot be written back; the reader never makes one.
 			t.Fatalf("an accepted file cannot be written back: %v", err)
 		}

@@ -110,7 +110,7 @@ func TestFramesPrivateListings(t *testing.T) {
 		"s":    {Fingerprint: "f", Tools: tool("shared"), Projects: map[string]*FrameServer{"/a": {Fingerprint: "f", Tools: tool("a")}, "/b\tc": {Fingerprint: "g", Instructions: "b's", Tools: tool("b")}}},
 		"only": {Projects: map[string]*FrameServer{"/a": {Fingerprint: "f", Tools: tool("a")}}},
 	}
-	if err := WriteFrames(path, stamp, in); err != nil {
+	if err := WriteStartup(path, stamp, nil, in); err != nil {
 		t.Fatal(err)
 	}
 	out, err := ReadFrames(path, stamp)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
 )
 
 // emptyObjectSchema is the schema of a tool that takes no arguments.
@@ -64,14 +66,17 @@ func normalize(raw json.RawMessage) (json.RawMessage, []string, error) {
 		return json.RawMessage(emptyObjectSchema), nil, fmt.Errorf("input schema is a JSON %s, not an object", jsonKind(src[0]))
 	}
 
-	members := topLevelMembers(src)
+	var members []jsonscan.Member
+	for m := range jsonscan.NewObject(src).All() {
+		members = append(members, m)
+	}
 	typeAt, propsAt := -1, -1
 	replace := map[int]string{} // member index -> new value; "" drops the member
 	var fixes []string
 	var unusable error
-	value := func(i int) []byte { return src[members[i].valStart:members[i].valEnd] }
+	value := func(i int) []byte { return members[i].Value }
 	for i, m := range members {
-		switch m.key {
+		switch m.Name() {
 		case "type":
 			typeAt = i
 		case "properties":
@@ -150,11 +155,11 @@ func normalize(raw json.RawMessage) (json.RawMessage, []string, error) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = append(out, src[m.start:m.valStart]...) // "key":
+		out = append(out, src[m.At:m.ValueAt]...) // "key":
 		if replaced {
 			out = append(out, v...)
 		} else {
-			out = append(out, src[m.valStart:m.valEnd]...)
+			out = append(out, m.Value...)
 		}
 		if i == typeAt && addProps {
 			out = append(out, `,"properties":{}`...)
@@ -195,89 +200,4 @@ func jsonKind(c byte) string {
 		return "boolean"
 	}
 	return "number"
-}
-
-// member locates one top-level member of a compact JSON object: src[start:]
-// begins with the quoted key, src[valStart:valEnd] is its value.
-type member struct {
-	key              string
-	start            int
-	valStart, valEnd int
-}
-
-// topLevelMembers lists the members of the compact, valid JSON object src.
-func topLevelMembers(src []byte) []member {
-	var members []member
-	i := 1 // past '{'
-	for i < len(src) && src[i] == '"' {
-		start := i
-		end := skipString(src, i)
-		key := string(src[i+1 : end-1])
-		if bytes.IndexByte(src[i:end], '\\') >= 0 {
-			var k string
-			if json.Unmarshal(src[i:end], &k) == nil {
-				key = k
-			}
-		}
-		valStart := end + 1 // past ':'
-		valEnd := skipValue(src, valStart)
-		members = append(members, member{key: key, start: start, valStart: valStart, valEnd: valEnd})
-		i = valEnd
-		if i < len(src) && src[i] == ',' {
-			i++
-		}
-	}
-	return members
-}
-
-// skipString returns the index just past the JSON string starting at src[i].
-func skipString(src []byte, i int) int {
-	for i++; i < len(src); i++ {
-		switch src[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(src)
-}
-
-// skipValue returns the index just past the compact, valid JSON value
-// starting at src[i].
-func skipValue(src []byte, i int) int {
-	if i >= len(src) {
-		return i
-	}
-	switch src[i] {
-	case '"':
-		return skipString(src, i)
-	case '{', '[':
-		depth := 0
-		for i < len(src) {
-			switch src[i] {
-			case '"':
-				i = skipString(src, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	default:
-		for i < len(src) {
-			switch src[i] {
-			case ',', '}', ']':
-				return i
-			}
-			i++
-		}
-		return i
-	}
 }

@@ -102,13 +102,6 @@ type Collision struct {
 	Assigned string // the name it got instead
 }
 
-// AssignNames gives every ref a unique registered name. It is deterministic whatever the
-// input order: refs are sorted by (server, tool) and the first keeps the plain name; every
-// later one that sanitises to a taken name gets a hash suffix of its exact pair.
-func AssignNames(refs []ToolRef) (map[ToolRef]string, []Collision) {
-	return NewNamer().Assign(refs)
-}
-
 // Namer hands out registered names for the life of a process: once a name is given to a
 // (server, tool) it stays with it, and is never given to another tool, whatever later
 // refreshes add or remove. (A refresh that added a/"x y" used to move mcp__a__x_y from

@@ -37,7 +37,7 @@ func TestAssignNamesLengthAndCollisions(t *testing.T) {
 		{"some-really-long-server-name", long + "1"},
 		{"some-really-long-server-name", long + "2"}, // same 64-char prefix
 	}
-	names, collisions := AssignNames(refs)
+	names, collisions := NewNamer().Assign(refs)
 	seen := map[string]ToolRef{}
 	for ref, n := range names {
 		if !validName.MatchString(n) || !strings.HasPrefix(n, Prefix) {
@@ -62,7 +62,7 @@ func TestAssignNamesLengthAndCollisions(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		shuffled := append([]ToolRef(nil), refs...)
 		rand.Shuffle(len(shuffled), func(a, b int) { shuffled[a], shuffled[b] = shuffled[b], shuffled[a] })
-		again, _ := AssignNames(shuffled)
+		again, _ := NewNamer().Assign(shuffled)
 		for ref, n := range names {
 			if again[ref] != n {
 				t.Fatalf("order-dependent name for %v: %q vs %q", ref, again[ref], n)
@@ -100,7 +100,7 @@ func TestNamerKeepsNames(t *testing.T) {
 func TestNamerSuffixCollidesWithRealName(t *testing.T) {
 	suffixed := "x_y_" + shortHash("a", "x-y")
 	refs := []ToolRef{{"a", "x y"}, {"a", "x-y"}, {"a", suffixed}}
-	names, _ := AssignNames(refs)
+	names, _ := NewNamer().Assign(refs)
 	seen := map[string]ToolRef{}
 	for ref, name := range names {
 		if other, dup := seen[name]; dup {

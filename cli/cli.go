@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
+	mcpcmd "github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
@@ -123,7 +124,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 		c := s.Config()
 		switch {
 		case s.NeedsApproval():
-			show(doctorServer{Name: n, File: c.Source, Status: "needs approval", Error: bridge.RunsText(c) + bridge.ReplacesText(c)})
+			show(doctorServer{Name: n, File: c.Source, Status: "needs approval", Error: bridge.RunsText(c) + mcpcmd.ReplacesText(c)})
 		case c.Err != "":
 			show(doctorServer{Name: n, File: c.Source, Status: "config error", Error: c.Err})
 		case !c.Usable():
@@ -469,7 +470,7 @@ func cmdRefresh(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "Refreshed %d of %s; changed: %s\n", rep.Listed, words.Count(len(names), "server"), orNone(rep.Changed))
 	}
-	for _, text := range rep.ToolChangeTexts(bridge.SurfaceCLI) {
+	for _, text := range rep.ToolChangeTexts(mcpcmd.SurfaceCLI) {
 		fmt.Fprintln(stdout, text)
 	}
 	if len(skipped) > 0 && *server == "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	mcpcmd "github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/internal/words"
 )
 
@@ -456,7 +457,7 @@ func cmdGet(args []string, stdout, stderr io.Writer) int {
 	defer closeBridge(b)
 	info, ok := mcpcmd.Info(b.Commands(), name)
 	if !ok {
-		fmt.Fprintf(stderr, "unknown server %q.%s Servers: %s\n", name, bridge.Suggest(name, b.ServerNames()), orNone(b.ServerNames()))
+		fmt.Fprintf(stderr, "unknown server %q.%s Servers: %s\n", name, textdist.Suggest(name, b.ServerNames()), orNone(b.ServerNames()))
 		reportBrokenFor(b, stderr, name)
 		return 1
 	}

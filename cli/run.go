@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
+	mcpcmd "github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
@@ -259,7 +260,7 @@ func newCLIBridgeFor(cwd string, stderr io.Writer, gen extension.Generation, not
 	if _, ok := os.LookupEnv(LogLevelEnv); ok {
 		log = newLogger(stderr)
 	}
-	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), Surface: bridge.SurfaceCLI, Notify: notify})
+	b := bridge.New(bridge.Options{Version: version, Log: log, Supervisor: supervisorArgv(), Surface: mcpcmd.SurfaceCLI, Notify: notify})
 	b.Load(cwd, gen)
 	// Servers may ask questions during any command that starts them; the terminal answers.
 	b.SetElicitor(newTermElicitor(os.Stdin, isInteractive(os.Stdin), stderr, false))

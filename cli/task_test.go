@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
+	mcpcmd "github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
@@ -74,7 +75,7 @@ func taskBridge(t *testing.T, ts *taskServer, c clock.Clock) *bridge.Bridge {
 		t.Fatal(err)
 	}
 	b := bridge.New(bridge.Options{ZotHome: home, LookupEnv: func(string) (string, bool) { return "", false },
-		Clock: c, Log: zerolog.Nop(), Surface: bridge.SurfaceCLI, CallBudget: 55 * time.Second})
+		Clock: c, Log: zerolog.Nop(), Surface: mcpcmd.SurfaceCLI, CallBudget: 55 * time.Second})
 	b.Load(t.TempDir(), extension.GenNew)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -194,7 +195,7 @@ func extTaskBridge(t *testing.T, ts *exttasks.Server, c clock.Clock, stderr io.W
 		t.Fatal(err)
 	}
 	b := bridge.New(bridge.Options{ZotHome: home, LookupEnv: func(string) (string, bool) { return "", false },
-		Clock: c, Log: zerolog.Nop(), Surface: bridge.SurfaceCLI, CallBudget: 55 * time.Second, Connect: exttasks.Connect(ts.URL)})
+		Clock: c, Log: zerolog.Nop(), Surface: mcpcmd.SurfaceCLI, CallBudget: 55 * time.Second, Connect: exttasks.Connect(ts.URL)})
 	b.SetElicitor(newTermElicitor(strings.NewReader(""), false, stderr, true))
 	b.Load(t.TempDir(), extension.GenNew)
 	t.Cleanup(func() {

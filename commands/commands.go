@@ -687,7 +687,7 @@ func (b host) setupAdd(ctx context.Context, args []string) (string, error) {
 		}
 		path = config.ProjectPath(b.ProjectDir())
 	}
-	wctx, cancel := context.WithTimeout(ctx, b.CommandTimeout())
+	wctx, cancel := b.CommandContext(ctx)
 	defer cancel()
 	replaced, err := config.AddServer(wctx, path, name, entry, force)
 	if err != nil {

@@ -57,9 +57,9 @@ type Host interface {
 	// CommandWait is closed when a command has waited as long as the host's command
 	// deadline allows (on the host's clock); stop releases its timer.
 	CommandWait() (waited <-chan struct{}, stop func())
-	// CommandTimeout is that same wait as a duration, for a context bounding a command's
-	// own I/O (removing stored credentials).
-	CommandTimeout() time.Duration
+	// CommandContext is ctx bounded by that same wait, on the host's clock: the context
+	// of a command's own I/O (a config edit, removing stored credentials).
+	CommandContext(ctx context.Context) (context.Context, context.CancelFunc)
 	// OAuth is the OAuth credential store and browser opener; nil when the host has none
 	// (then no server can log in or out).
 	OAuth() *remote.OAuth

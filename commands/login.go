@@ -320,7 +320,7 @@ func (b host) logoutCommand(ctx context.Context, args []string) (string, error) 
 		return "", s.AuthError("OAuth login requires an HTTP transport; there is nothing to log out of")
 	}
 	s.Remote().CancelLogin()
-	wctx, cancel := context.WithTimeout(ctx, b.CommandTimeout())
+	wctx, cancel := b.CommandContext(ctx)
 	defer cancel()
 	removed, err := b.OAuth().RemoveCreds(wctx, s.Config().URL)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -46,8 +45,10 @@ func TestLoginChecksOnFakeHost(t *testing.T) {
 // What /mcp login and logout need of the fakes: no OAuth store and no HTTP side.
 
 func (h *fakeHost) BackgroundContext() context.Context { return context.Background() }
-func (h *fakeHost) CommandTimeout() time.Duration      { return time.Second }
-func (h *fakeHost) OAuth() *remote.OAuth               { return nil }
+func (h *fakeHost) CommandContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithCancel(ctx)
+}
+func (h *fakeHost) OAuth() *remote.OAuth { return nil }
 
 func (s *fakeServer) Remote() *remote.Server    { return nil }
 func (s *fakeServer) Log() zerolog.Logger       { return zerolog.Nop() }

@@ -317,17 +317,10 @@ func ProjectPath(projectDir string) string {
 // goos is a runtime.GOOS value and homeDir the user's home directory (""
 // if unknown). Paths are joined with the host's separator.
 func ZotHome(lookupEnv func(string) (string, bool), goos, homeDir string) string {
-	get := func(k string) string {
-		if lookupEnv == nil {
-			return ""
-		}
-		v, _ := lookupEnv(k)
+	if v := Getenv(lookupEnv, "ZOT_HOME"); v != "" {
 		return v
 	}
-	if v := get("ZOT_HOME"); v != "" {
-		return v
-	}
-	if v := get("XDG_STATE_HOME"); v != "" {
+	if v := Getenv(lookupEnv, "XDG_STATE_HOME"); v != "" {
 		return filepath.Join(v, "zot")
 	}
 	switch goos {
@@ -336,7 +329,7 @@ func ZotHome(lookupEnv func(string) (string, bool), goos, homeDir string) string
 			return filepath.Join(homeDir, "Library", "Application Support", "zot")
 		}
 	case "windows":
-		if v := get("LOCALAPPDATA"); v != "" {
+		if v := Getenv(lookupEnv, "LOCALAPPDATA"); v != "" {
 			return filepath.Join(v, "zot")
 		}
 	}

@@ -26,6 +26,16 @@ const (
 	varUserHome                = "userHome"
 )
 
+// Getenv is the value of the environment variable name as lookup (os.LookupEnv, or a
+// fake in tests) gives it; "" when it is unset or lookup is nil (no environment).
+func Getenv(lookup func(string) (string, bool), name string) string {
+	if lookup == nil {
+		return ""
+	}
+	v, _ := lookup(name)
+	return v
+}
+
 // InputEnvPrefix starts the environment variable that holds the value of a VS Code
 // ${input:ID} reference: the bridge never prompts, so the user exports the value instead.
 const InputEnvPrefix = "MCP_INPUT_"

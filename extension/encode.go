@@ -19,15 +19,15 @@ const maxFrame = MaxLine - 2
 const emptyObjectSchema = `{"type":"object","properties":{}}`
 
 // AppendToolFrame appends the register_tool frame for t to dst and returns the
-// extended slice. It is meant for callers that cache encoded frames and pass
-// them to Session.RegisterToolFrame later. The frame is one JSON object
+// extended slice. It is meant for callers that cache encoded frames and replay
+// them later (Registrations.AddPayload, Session.RegisterEncoded). The frame is one JSON object
 // without a trailing newline; its keys come in the order type, name,
 // description, schema, then deferred, interactive, output_schema, namespace,
 // namespace_description and namespace_instructions when set.
 //
 // Schemas are compacted, so a pretty-printed schema still yields a single
 // line. An empty or invalid Schema is replaced by an empty object schema and
-// an invalid OutputSchema is left out; use Session.RegisterTool to have such
+// an invalid OutputSchema is left out; use Registrations.AddTool to have such
 // input reported as an error instead.
 func AppendToolFrame(dst []byte, t Tool) []byte {
 	dst = append(dst, `{"type":"register_tool","name":`...)

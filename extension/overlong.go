@@ -1,8 +1,6 @@
 package extension
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/rs/zerolog"
@@ -26,45 +24,20 @@ type frameHead struct {
 // tool_call whose arguments made the line too long can still be answered.
 func scanFrameHead(head []byte) frameHead {
 	var fh frameHead
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return fh
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return fh
-		}
-		key, _ := tok.(string)
-		tok, err = dec.Token()
-		if err != nil {
-			return fh
-		}
-		if s, ok := tok.(string); ok {
-			switch key {
-			case "type":
-				fh.typ = s
-			case "id":
-				fh.id = s
-			case "name":
-				fh.name = s
-			}
+	for m := range jsonscan.NewObject(head).All() {
+		var dst *string
+		switch {
+		case m.Is("type"):
+			dst = &fh.typ
+		case m.Is("id"):
+			dst = &fh.id
+		case m.Is("name"):
+			dst = &fh.name
+		default:
 			continue
 		}
-		if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') {
-			// Skip a nested value token by token: it may be the part that was cut off.
-			for depth := 1; depth > 0; {
-				tok, err := dec.Token()
-				if err != nil {
-					return fh
-				}
-				switch tok {
-				case json.Delim('{'), json.Delim('['):
-					depth++
-				case json.Delim('}'), json.Delim(']'):
-					depth--
-				}
-			}
+		if s, ok := m.Text(); ok {
+			*dst = s
 		}
 	}
 	return fh

@@ -110,3 +110,23 @@ func TestOverlongCommandAndIntercept(t *testing.T) {
 		t.Fatalf("intercept response: %v", err)
 	}
 }
+
+// TestScanFrameHead: the type, id and name are read from whole string members only, at
+// any place among the members, from a start that may be cut anywhere.
+func TestScanFrameHead(t *testing.T) {
+	tests := []struct {
+		head string
+		want frameHead
+	}{
+		{`{"type":"tool_call","id":"a\"1","name":"t","args":{"x":"`, frameHead{"tool_call", `a"1`, "t"}},
+		{`{"args":{"x":["}"]},"type":"tool_call","id":"b"`, frameHead{"tool_call", "b", ""}},
+		{`{"type":"tool_call","id":"cut`, frameHead{typ: "tool_call"}},
+		{`{"type":"tool_call","id":7,"name":"t"}`, frameHead{typ: "tool_call", name: "t"}},
+		{`["type","tool_call"]`, frameHead{}},
+	}
+	for _, tc := range tests {
+		if got := scanFrameHead([]byte(tc.head)); got != tc.want {
+			t.Errorf("scanFrameHead(%s) = %+v, want %+v", tc.head, got, tc.want)
+		}
+	}
+}

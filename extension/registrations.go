@@ -137,7 +137,7 @@ func PayloadFrameSize(n int, p ToolPayload) int {
 	return len(framePrefix) + n + 2 + 1 + len(p) + len(`,"deferred":true,"interactive":true}`) + 1
 }
 
-// AddTool adds a register_tool frame for t, checked as Session.RegisterTool checks it.
+// AddTool adds a register_tool frame for t, checked as toolFrame checks it.
 func (r *Registrations) AddTool(t Tool) error {
 	frame, err := toolFrame(t)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	gojson "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 
+	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
 	"github.com/zot-mcp/mcp-bridge/internal/textwrap"
 )
 
@@ -486,12 +487,8 @@ func (r *runner) dispatch(line []byte) (shutdown bool) {
 			r.log.Warn().Str("name", f.Name).Msg("ignoring tool_call without id")
 			return false
 		}
-		args := bytes.TrimSpace(f.Args)
-		if len(args) == 0 || bytes.Equal(args, []byte("null")) {
-			args = []byte("{}")
-		}
 		r.uiUp("tool_call")
-		r.startTool(ToolCall{ID: f.ID, Name: f.Name, Args: json.RawMessage(args)})
+		r.startTool(ToolCall{ID: f.ID, Name: f.Name, Args: jsonscan.Args(f.Args)})
 	case "command_invoked":
 		if f.ID == "" {
 			r.log.Warn().Str("name", f.Name).Msg("ignoring command_invoked without id")

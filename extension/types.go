@@ -77,16 +77,6 @@ func (h HostInfo) Generation() Generation {
 	return GenLegacy
 }
 
-// HasCapability reports whether hello_ack.capabilities lists c.
-func (h HostInfo) HasCapability(c string) bool {
-	for _, x := range h.Capabilities {
-		if x == c {
-			return true
-		}
-	}
-	return false
-}
-
 // Tool describes one tool to register with the host.
 type Tool struct {
 	// Name is the tool name the model calls.

@@ -12,7 +12,7 @@ import (
 type outFrame struct {
 	b []byte
 	// batch marks b as several frames joined by '\n', each already checked against the
-	// line limit (Session.RegisterToolFrames).
+	// line limit (Session.Register, Session.RegisterEncoded).
 	batch bool
 	// flushed, if non-nil, is closed once the frame has been written and
 	// flushed to the underlying writer.

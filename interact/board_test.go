@@ -132,7 +132,7 @@ func TestLegacyHostGetsNoProgressNotes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newBoard(t, tt.caps)
 			notes, progress := e.notes, e.progress
-			cctx, end := progress.Begin(context.Background(), "s", "slow")
+			cctx, end := progress.BeginFunc(context.Background(), "s", "slow", nil)
 			token := ProgressMeta(cctx).ProgressToken
 			progress.Update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2})
 			progress.Update("other", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 4}) // not its call
@@ -163,7 +163,7 @@ func TestPinnedNoteSurvivesProgress(t *testing.T) {
 	e := newBoard(t, []string{"call_tool"})
 	notes, progress := e.notes, e.progress
 	notes.Pin("q1", "warn", "question 1")
-	cctx, end := progress.Begin(context.Background(), "s", "slow")
+	cctx, end := progress.BeginFunc(context.Background(), "s", "slow", nil)
 	token := ProgressMeta(cctx).ProgressToken
 	progress.Update("s", mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2})
 	end()

@@ -45,7 +45,7 @@ func TestProgressFloodIsPaced(t *testing.T) {
 			e := newBoard(t, []string{"call_tool"})
 			tokens := make([]any, tt.calls)
 			for i := range tokens {
-				ctx, end := e.progress.Begin(context.Background(), fmt.Sprintf("s%d", i%10), fmt.Sprintf("tool%d", i))
+				ctx, end := e.progress.BeginFunc(context.Background(), fmt.Sprintf("s%d", i%10), fmt.Sprintf("tool%d", i), nil)
 				defer end()
 				tokens[i] = ProgressMeta(ctx).ProgressToken
 			}
@@ -104,7 +104,7 @@ func TestQuestionIsNotRewrittenByProgress(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newBoard(t, []string{"call_tool"})
-			ctx, end := e.progress.Begin(context.Background(), "s", "slow")
+			ctx, end := e.progress.BeginFunc(context.Background(), "s", "slow", nil)
 			defer end()
 			token := ProgressMeta(ctx).ProgressToken
 			if tt.progressFirst {

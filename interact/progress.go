@@ -38,14 +38,9 @@ func NewProgress(notes *NoteBoard) *Progress {
 	return &Progress{notes: notes, calls: map[string]progressCall{}}
 }
 
-// Begin registers a call to server/tool and returns the context that carries its token
-// (see ProgressMeta) and the function that ends it, which takes its note away.
-func (p *Progress) Begin(ctx context.Context, server, tool string) (context.Context, func()) {
-	return p.BeginFunc(ctx, server, tool, nil)
-}
-
-// BeginFunc is Begin with the call's progress handed to sink instead of shown as a note
-// (nil sink: shown). sink is called with the server's notification as it came, its
+// BeginFunc registers a call to server/tool and returns the context that carries its
+// token (see ProgressMeta) and the function that ends it, which takes its note away. The
+// call's progress is handed to sink instead of shown as a note (nil sink: shown). sink is called with the server's notification as it came, its
 // message sanitized, and never after the returned function ran.
 func (p *Progress) BeginFunc(ctx context.Context, server, tool string, sink func(mcp.ProgressNotificationParams)) (context.Context, func()) {
 	p.mu.Lock()

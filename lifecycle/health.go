@@ -52,10 +52,3 @@ func (s *Server) checkAfterTimeout(c *conn) {
 		s.mu.Unlock()
 	}()
 }
-
-// Checking reports whether a health check is running (for tests and /mcp).
-func (s *Server) Checking() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.probe != nil
-}

@@ -39,15 +39,6 @@ func (s *Server) taskAugmented(c *conn, tool string) bool {
 	return false
 }
 
-// RunsAsTask reports whether a call to tool on the current session would run as a task
-// (false when the server is not running).
-func (s *Server) RunsAsTask(tool string) bool {
-	s.mu.Lock()
-	c := s.conn
-	s.mu.Unlock()
-	return c != nil && s.taskAugmented(c, tool)
-}
-
 // createTaskResult is what a server answers a task-augmented request with.
 type createTaskResult struct {
 	Task *mcp.Task `json:"task"`

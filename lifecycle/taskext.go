@@ -210,7 +210,7 @@ func (s *Server) answerTask(ctx context.Context, c *conn, t *Task, cur *extTask,
 	}
 	fail := func(err error) error {
 		// Best effort: the task cannot go on without its input.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelTimeout)
+		cctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.d.Clock, taskCancelTimeout)
 		defer cancel()
 		_ = t.CancelFn(cctx)
 		return s.Errorf(KindCall, err, "task %s of %s was cancelled: %v", t.ID, t.Tool, err)

@@ -414,7 +414,7 @@ func (st *tokenStore) renewClientCredentials(ctx context.Context) (*transport.To
 	if c.Token != nil && c.Token.AccessToken != "" && !st.expiring(c.Token) {
 		return forHandler(c.Token), nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, oauthRequestTimeout)
+	rctx, cancel := clock.WithTimeout(ctx, st.clock, oauthRequestTimeout)
 	defer cancel()
 	tok, err := st.renew(rctx, c)
 	if err != nil {
@@ -460,7 +460,7 @@ func (st *tokenStore) refresh(ctx context.Context) (*transport.Token, error) {
 		// Refused before, and still in the file because forgetting it failed.
 		return nil, fmt.Errorf("%w: the authorization server refused this token's refresh earlier", transport.ErrNoToken)
 	}
-	rctx, cancel := context.WithTimeout(context.WithValue(ctx, lockHeldKey{}, st.path), oauthRequestTimeout)
+	rctx, cancel := clock.WithTimeout(context.WithValue(ctx, lockHeldKey{}, st.path), st.clock, oauthRequestTimeout)
 	defer cancel()
 	if err := st.checkTokenEndpoint(rctx, c); err != nil {
 		if ctx.Err() != nil {

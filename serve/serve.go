@@ -20,6 +20,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
@@ -136,7 +137,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	bo.Front = frontHooks{s}
 	bo.Mode = bridge.ModeProxy
-	bo.Surface = bridge.SurfaceServe
+	bo.Surface = commands.SurfaceServe
 	bo.Sampler = func(server string) client.SamplingHandler { return sampler{s.calls, server} }
 	s.b = bridge.New(bo)
 	s.b.Load(o.ProjectDir, extension.GenNew)

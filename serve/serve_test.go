@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
+	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
@@ -168,7 +169,7 @@ func newFixtureClock(t *testing.T, o Options, c clock.Clock, names ...string) *f
 	}
 	o.ProjectDir = project
 	o.Bridge = bridge.Options{ZotHome: home, LookupEnv: func(string) (string, bool) { return "", false }, Clock: c,
-		Log: zerolog.New(testutil.Log(t)), Resolver: noDNS(), Connect: connect, Surface: bridge.SurfaceCLI}
+		Log: zerolog.New(testutil.Log(t)), Resolver: noDNS(), Connect: connect, Surface: commands.SurfaceCLI}
 	srv, err := New(testCtx(t), o)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -338,7 +339,7 @@ func TestServeUnprefixedCollision(t *testing.T) {
 		return session.OpenInProcess(ctx, backs[cfg.Name].srv, h)
 	}
 	_, err := New(testCtx(t), Options{Tools: ToolsAll, Unprefixed: true, ProjectDir: project, Bridge: bridge.Options{ZotHome: home,
-		LookupEnv: func(string) (string, bool) { return "", false }, Log: zerolog.Nop(), Resolver: noDNS(), Connect: connect, Surface: bridge.SurfaceCLI}})
+		LookupEnv: func(string) (string, bool) { return "", false }, Log: zerolog.Nop(), Resolver: noDNS(), Connect: connect, Surface: commands.SurfaceCLI}})
 	var ce *CollisionError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `"echo" (servers a and b)`) {
 		t.Fatalf("err = %v, want a CollisionError naming echo", err)

@@ -9,10 +9,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/zot-mcp/mcp-bridge/internal/ring"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
@@ -200,16 +200,14 @@ func closeAll(files ...*os.File) {
 // Ring keeps the last lines of a stream within a line and byte cap: a stdio server's
 // stderr tail, kept after it exits for the user (never for the model).
 type Ring struct {
-	mu       sync.Mutex
-	lines    []string
-	maxLines int
+	r        *ring.Ring[string]
 	maxBytes int
-	bytes    int
-	seen     int // lines ever added
 }
 
 // NewRing keeps up to maxLines lines and maxBytes bytes.
-func NewRing(maxLines, maxBytes int) *Ring { return &Ring{maxLines: maxLines, maxBytes: maxBytes} }
+func NewRing(maxLines, maxBytes int) *Ring {
+	return &Ring{r: ring.NewSized(maxLines, maxBytes, func(s string) int { return len(s) }), maxBytes: maxBytes}
+}
 
 // NewStderrTail is the ring a stdio server's stderr goes to.
 func NewStderrTail() *Ring { return NewRing(32, 8<<10) }
@@ -218,34 +216,14 @@ func (r *Ring) add(s string) {
 	if len(s) > r.maxBytes {
 		s = s[len(s)-r.maxBytes:]
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.seen++
-	r.lines = append(r.lines, s)
-	r.bytes += len(s)
-	for len(r.lines) > r.maxLines || r.bytes > r.maxBytes {
-		r.bytes -= len(r.lines[0])
-		r.lines = r.lines[1:]
-	}
+	r.r.Add(s)
 }
 
 // String returns the last few lines joined, short enough for an error message.
-func (r *Ring) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	start := len(r.lines) - 3
-	if start < 0 {
-		start = 0
-	}
-	return textcut.Truncate(joinLines(r.lines[start:]), 600)
-}
+func (r *Ring) String() string { return textcut.Truncate(joinLines(r.r.Last(3)), 600) }
 
 // Lines returns a copy of every kept line and how many lines were ever added.
-func (r *Ring) Lines() ([]string, int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.lines...), r.seen
-}
+func (r *Ring) Lines() ([]string, int) { return r.r.All() }
 
 func joinLines(ls []string) string {
 	var b bytes.Buffer

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
@@ -46,12 +47,13 @@ const taskCancelTimeout = 5 * time.Second
 type Board struct {
 	mu    sync.Mutex
 	tasks map[taskKey]*lifecycle.Task
+	clock clock.Clock // bounds a tasks/cancel
 }
 
 type taskKey struct{ server, id string }
 
-// NewBoard is an empty task board.
-func NewBoard() *Board { return &Board{tasks: map[taskKey]*lifecycle.Task{}} }
+// NewBoard is an empty task board; c bounds the tasks/cancel of a task whose call ended.
+func NewBoard(c clock.Clock) *Board { return &Board{tasks: map[taskKey]*lifecycle.Task{}, clock: c} }
 
 // Add puts t on the board.
 func (tb *Board) Add(t *lifecycle.Task) {
@@ -92,7 +94,7 @@ func (tb *Board) List(server string) []*lifecycle.Task {
 
 // Cancel sends tasks/cancel for t, then forgets it.
 func (tb *Board) Cancel(ctx context.Context, t *lifecycle.Task) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelTimeout)
+	cctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), tb.clock, taskCancelTimeout)
 	defer cancel()
 	var err error
 	if t.CancelFn != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
@@ -13,7 +14,7 @@ import (
 // mode there is no mcp__task_result to name), and shows a task's id, the server's text,
 // escaped.
 func TestTasksText(t *testing.T) {
-	tb := NewBoard()
+	tb := NewBoard(clock.System{})
 	start := time.Unix(1000, 0)
 	tb.Add(lifecycle.NewTask("s", "research", "t-1\x1b]52;c;eA==\x07\u202e", start, nil, zerolog.Nop(), func() {}))
 	for _, fetch := range []string{`mcp__task_result {"server": …, "task": …}`, `mcp__call_tool {"server": …, "tool": "mcp:task_result", "arguments": {"task": …}}`} {

@@ -88,16 +88,6 @@ func (f *File) Pins(t Target) (pins map[string]string, ok bool) {
 	return a.Tools, true
 }
 
-// Approved reports whether server, with the given fingerprint, is approved for project
-// (a directory; it is normalised with ProjectKey).
-func (f *File) Approved(project, server, fingerprint string) bool {
-	if f == nil || fingerprint == "" {
-		return false
-	}
-	a, ok := f.Projects[ProjectKey(project)][server]
-	return ok && a.Fingerprint == fingerprint
-}
-
 // Servers lists the servers with an approval for project (whatever their fingerprint),
 // sorted.
 func (f *File) Servers(project string) []string {

@@ -46,7 +46,11 @@ func (h *handler) Setup(ctx context.Context, s *extension.Session) error {
 		return err
 	}
 	h.ids.Store(1 << 20) // past the client's own ids
-	return s.RegisterTool(extension.Tool{Name: "mcp__srv__echo", Description: "Calls the server's echo tool."})
+	var r extension.Registrations
+	if err := r.AddTool(extension.Tool{Name: "mcp__srv__echo", Description: "Calls the server's echo tool."}); err != nil {
+		return err
+	}
+	return s.Register(&r)
 }
 
 // result is the part of a tools/call result this floor reads.

@@ -17,7 +17,11 @@ import (
 type handler struct{}
 
 func (handler) Setup(_ context.Context, s *extension.Session) error {
-	return s.RegisterTool(extension.Tool{Name: "mcp__srv__echo", Description: "Answers at once."})
+	var r extension.Registrations
+	if err := r.AddTool(extension.Tool{Name: "mcp__srv__echo", Description: "Answers at once."}); err != nil {
+		return err
+	}
+	return s.Register(&r)
 }
 
 func (handler) CallTool(context.Context, extension.ToolCall) extension.ToolResult {

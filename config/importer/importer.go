@@ -88,13 +88,6 @@ type Result struct {
 
 // DefaultPath is where client keeps its user-level MCP servers.
 func DefaultPath(client, home, goos string, lookupEnv func(string) (string, bool)) (string, error) {
-	get := func(k string) string {
-		if lookupEnv == nil {
-			return ""
-		}
-		v, _ := lookupEnv(k)
-		return v
-	}
 	switch client {
 	case Claude:
 		return filepath.Join(home, ".claude.json"), nil
@@ -103,7 +96,7 @@ func DefaultPath(client, home, goos string, lookupEnv func(string) (string, bool
 	case Gemini:
 		return filepath.Join(home, ".gemini", "settings.json"), nil
 	case Codex:
-		if d := get("CODEX_HOME"); d != "" {
+		if d := config.Getenv(lookupEnv, "CODEX_HOME"); d != "" {
 			return filepath.Join(d, "config.toml"), nil
 		}
 		return filepath.Join(home, ".codex", "config.toml"), nil
@@ -112,12 +105,12 @@ func DefaultPath(client, home, goos string, lookupEnv func(string) (string, bool
 		case "darwin":
 			return filepath.Join(home, "Library", "Application Support", "Code", "User", "mcp.json"), nil
 		case "windows":
-			if d := get("APPDATA"); d != "" {
+			if d := config.Getenv(lookupEnv, "APPDATA"); d != "" {
 				return filepath.Join(d, "Code", "User", "mcp.json"), nil
 			}
 			return filepath.Join(home, "AppData", "Roaming", "Code", "User", "mcp.json"), nil
 		}
-		if d := get("XDG_CONFIG_HOME"); d != "" {
+		if d := config.Getenv(lookupEnv, "XDG_CONFIG_HOME"); d != "" {
 			return filepath.Join(d, "Code", "User", "mcp.json"), nil
 		}
 		return filepath.Join(home, ".config", "Code", "User", "mcp.json"), nil

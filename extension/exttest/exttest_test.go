@@ -31,10 +31,14 @@ type echo struct{ s *extension.Session }
 
 func (e *echo) Setup(_ context.Context, s *extension.Session) error {
 	e.s = s
-	if err := s.RegisterTool(extension.Tool{Name: "echo", Description: "echoes", Schema: json.RawMessage(`{"type":"object"}`)}); err != nil {
+	var r extension.Registrations
+	if err := r.AddTool(extension.Tool{Name: "echo", Description: "echoes", Schema: json.RawMessage(`{"type":"object"}`)}); err != nil {
 		return err
 	}
-	return s.RegisterCommand("hi", "says hi")
+	if err := r.AddCommand("hi", "says hi"); err != nil {
+		return err
+	}
+	return s.Register(&r)
 }
 
 func (e *echo) CallTool(_ context.Context, c extension.ToolCall) extension.ToolResult {

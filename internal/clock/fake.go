@@ -120,13 +120,6 @@ func (c *Fake) Pending() int {
 	return n
 }
 
-// HasTimer reports whether a timer is pending that comes due exactly d from now.
-func (c *Fake) HasTimer(d time.Duration) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hasTimer(d)
-}
-
 func (c *Fake) hasTimer(d time.Duration) bool {
 	due := c.now.Add(d)
 	for _, t := range c.timers {

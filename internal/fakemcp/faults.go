@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"sync"
+
+	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/record"
 )
 
 // checkFaultFlags validates -forget-session-after and -sse-drop-after.
@@ -76,7 +78,7 @@ func sessionFaults(o *options, rec *recorder, next http.Handler) http.Handler {
 			case nth > 0 && nth == o.sseDropAfter:
 				// The call is received and accepted, then the stream that would carry its
 				// answer drops.
-				rec.write(recordLine{Method: "http", HTTPMethod: r.Method, Path: r.URL.Path})
+				rec.write(record.Line{Method: "http", HTTPMethod: r.Method, Path: r.URL.Path})
 				rec.message(body)
 				w.WriteHeader(http.StatusAccepted)
 				if f, ok := w.(http.Flusher); ok {

@@ -31,6 +31,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/record"
 )
 
 // Exit statuses.
@@ -441,7 +443,7 @@ func httpMiddleware(o *options, rec *recorder, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rejected := wantKey != "" && r.Header.Get(wantKey) != wantVal
 		if rec != nil {
-			line := recordLine{Method: "http", HTTPMethod: r.Method, Path: r.URL.Path, Rejected: rejected}
+			line := record.Line{Method: "http", HTTPMethod: r.Method, Path: r.URL.Path, Rejected: rejected}
 			if wantKey != "" {
 				if vals, ok := r.Header[wantKey]; ok {
 					line.Headers = map[string][]string{wantKey: vals}

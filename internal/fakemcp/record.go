@@ -7,30 +7,9 @@ import (
 	"io"
 	"os"
 	"sync"
-)
 
-// recordLine is one line of a -record file. The same format is parsed by
-// internal/testutil.RecordLine.
-//
-//   - notification: {"method":"notifications/...","params":{...}}
-//   - request:      {"method":"...","id":<jsonrpc id>}; tools/call adds
-//     "tool" and "arguments", initialize and server/discover add "params"
-//   - HTTP request: {"method":"http","httpMethod":"POST","path":"/mcp",
-//     "headers":{"K":["V"]},"rejected":false}; headers holds only the
-//     -require-header key
-//   - tool event:   {"method":"fake/slow_cancelled","tool":"slow"} when slow
-//     saw its context cancelled
-type recordLine struct {
-	Method     string              `json:"method"`
-	ID         json.RawMessage     `json:"id,omitempty"`
-	Tool       string              `json:"tool,omitempty"`
-	Arguments  json.RawMessage     `json:"arguments,omitempty"`
-	Params     json.RawMessage     `json:"params,omitempty"`
-	HTTPMethod string              `json:"httpMethod,omitempty"`
-	Path       string              `json:"path,omitempty"`
-	Headers    map[string][]string `json:"headers,omitempty"`
-	Rejected   bool                `json:"rejected,omitempty"`
-}
+	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/record"
+)
 
 // recorder appends JSON lines to the -record file. A nil *recorder records
 // nothing. Each line is written with a single write on an O_APPEND file, so
@@ -59,7 +38,7 @@ func (r *recorder) Close() error {
 	return r.f.Close()
 }
 
-func (r *recorder) write(line recordLine) {
+func (r *recorder) write(line record.Line) {
 	if r == nil {
 		return
 	}
@@ -107,10 +86,10 @@ func (r *recorder) message(data []byte) {
 			continue // a response to a server-initiated request
 		}
 		if len(m.ID) == 0 || string(m.ID) == "null" {
-			r.write(recordLine{Method: m.Method, Params: m.Params})
+			r.write(record.Line{Method: m.Method, Params: m.Params})
 			continue
 		}
-		line := recordLine{Method: m.Method, ID: m.ID}
+		line := record.Line{Method: m.Method, ID: m.ID}
 		if m.Method == "tools/call" {
 			var p struct {
 				Name      string          `json:"name"`

@@ -17,6 +17,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/record"
 )
 
 // maxBigBytes caps the big tool's output.
@@ -85,7 +87,7 @@ func defaultTools(rec *recorder, echoTag string) []server.ServerTool {
 				case <-t.C:
 					return mcp.NewToolResultText("done"), nil
 				case <-ctx.Done():
-					rec.write(recordLine{Method: "fake/slow_cancelled", Tool: "slow"})
+					rec.write(record.Line{Method: "fake/slow_cancelled", Tool: "slow"})
 					return nil, fmt.Errorf("slow: %w", ctx.Err())
 				}
 			},

@@ -106,6 +106,15 @@ func (f *Server) SetTool(name, description string) {
 // needs a server that allows it. Call it before the first session opens.
 func (f *Server) ShareListings() { server.WithCacheHints(0, mcp.CacheScopePublic)(f.srv) }
 
+// SetResource adds a text resource at uri, or replaces the one there; the server offers
+// resources from then on.
+func (f *Server) SetResource(uri, text string) {
+	f.srv.AddResource(mcp.NewResource(uri, uri, mcp.WithMIMEType("text/plain")),
+		func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: text}}, nil
+		})
+}
+
 // RemoveTool removes the named tools.
 func (f *Server) RemoveTool(names ...string) { f.srv.DeleteTools(names...) }
 

@@ -273,3 +273,14 @@ func bracketEnd(src []byte, i int) (int, bool) {
 	}
 	return len(src), false
 }
+
+// Args is the arguments of a tool call as they are passed on: raw without the white
+// space around it, and {} when that leaves nothing or null (a call without arguments).
+// Whether what is left is an object is the caller's check.
+func Args(raw []byte) json.RawMessage {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}") // a new one each time: a caller may write to it
+	}
+	return json.RawMessage(t)
+}

@@ -148,3 +148,19 @@ func FuzzObject(f *testing.F) {
 		}
 	})
 }
+
+func TestArgs(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                "{}",
+		" \n":             "{}",
+		"null":            "{}",
+		" null ":          "{}",
+		`{"a":1}`:         `{"a":1}`,
+		" {\"a\":null}\n": `{"a":null}`,
+		"[1]":             "[1]",
+	} {
+		if got := Args([]byte(in)); string(got) != want {
+			t.Errorf("Args(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

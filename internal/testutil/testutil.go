@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +25,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/record"
 )
 
 // FakeServerPkg is the import path of the fake MCP server binary.
@@ -239,63 +240,16 @@ func KillProcsWithMarker(marker string) {
 	}
 }
 
-// RecordLine is one line of a fake server -record file. Which fields are set
-// depends on what was recorded:
-//
-//   - a notification: Method and Params
-//     (e.g. notifications/cancelled with params {"requestId":...})
-//   - a request: Method and ID; tools/call also sets Tool and Arguments
-//   - an HTTP request (-http/-sse): Method "http", HTTPMethod, Path,
-//     Rejected, and Headers holding the -require-header key if it was sent
-//   - "fake/slow_cancelled" with Tool "slow": the slow tool saw its context
-//     cancelled
-type RecordLine struct {
-	Method     string              `json:"method"`
-	ID         json.RawMessage     `json:"id,omitempty"`
-	Tool       string              `json:"tool,omitempty"`
-	Arguments  json.RawMessage     `json:"arguments,omitempty"`
-	Params     json.RawMessage     `json:"params,omitempty"`
-	HTTPMethod string              `json:"httpMethod,omitempty"`
-	Path       string              `json:"path,omitempty"`
-	Headers    map[string][]string `json:"headers,omitempty"`
-	Rejected   bool                `json:"rejected,omitempty"`
-}
-
-// IDString returns the JSON-RPC id as compact JSON text: 3 for a numeric id,
-// "\"abc\"" for a string id, "" if there is none.
-func (l RecordLine) IDString() string {
-	return compactJSON(l.ID)
-}
-
-// RequestID returns params.requestId (as found in notifications/cancelled) as
-// compact JSON text comparable with IDString, or "" if absent.
-func (l RecordLine) RequestID() string {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(l.Params, &p) != nil {
-		return ""
-	}
-	return compactJSON(p.RequestID)
-}
-
-func compactJSON(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return string(raw)
-	}
-	return buf.String()
-}
+// RecordLine is one line of a fake server -record file (record.Line, where the format is
+// defined once for the writer and the readers).
+type RecordLine = record.Line
 
 // ReadRecord parses the -record file at path. A missing file yields no
 // lines; a trailing line without a newline (still being written) is
 // ignored. It fails the test on a malformed line.
 func ReadRecord(t testing.TB, path string) []RecordLine {
 	t.Helper()
-	lines, err := readRecord(path)
+	lines, err := record.Read(path)
 	if err != nil {
 		t.Fatalf("read record %s: %v", path, err)
 	}
@@ -328,40 +282,13 @@ func CountLines(t testing.TB, path string) int {
 	return bytes.Count(data, []byte("\n"))
 }
 
-func readRecord(path string) ([]RecordLine, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-		data = data[:i+1]
-	} else {
-		data = nil
-	}
-	var lines []RecordLine
-	for n, raw := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		var l RecordLine
-		if err := json.Unmarshal(raw, &l); err != nil {
-			return nil, fmt.Errorf("line %d: %w: %q", n+1, err, raw)
-		}
-		lines = append(lines, l)
-	}
-	return lines, nil
-}
-
 // WaitRecord polls the -record file at path until a line satisfies match and
 // returns it. It fails the test if none appears within timeout.
 func WaitRecord(t testing.TB, path string, timeout time.Duration, match func(RecordLine) bool) RecordLine {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		lines, err := readRecord(path)
+		lines, err := record.Read(path)
 		if err != nil {
 			t.Fatalf("read record %s: %v", path, err)
 		}
