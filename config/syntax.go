@@ -14,21 +14,28 @@ import (
 // text quotes the file, where an unquoted token may be a secret.
 func syntaxReason(data []byte, parseErr error) string {
 	if errors.Is(parseErr, io.ErrUnexpectedEOF) {
-		return "the file ends before its last value is closed"
+		line, col := position(data, len(data))
+		return fmt.Sprintf("line %d, column %d: the file ends before its last value is closed", line, col)
 	}
 	from, to := failSpan(data)
 	for from < to && isSpace(data[from]) {
 		from++
 	}
-	line, col := 1, 1
-	for _, b := range data[:from] {
+	line, col := position(data, from)
+	return fmt.Sprintf("line %d, column %d: %s", line, col, whatStands(data[from:to]))
+}
+
+// position is the line and column of data[at], counted in characters.
+func position(data []byte, at int) (line, col int) {
+	line, col = 1, 1
+	for _, b := range data[:at] {
 		if b == '\n' {
 			line, col = line+1, 1
 		} else if b&0xC0 != 0x80 { // characters, not UTF-8 continuation bytes
 			col++
 		}
 	}
-	return fmt.Sprintf("line %d, column %d: %s", line, col, whatStands(data[from:to]))
+	return line, col
 }
 
 // failSpan is where the first error stands: between the longest cleanly cut prefix of data

@@ -20,8 +20,8 @@ func TestSyntaxReason(t *testing.T) {
 		{`{"a": 1} trailing`, "line 1, column 10: an unexpected bare word"},
 		{`{"a": 1,, "b": 2}`, `line 1, column 9: an unexpected ','`},
 		{"{\n // é comment\n \"é\": tru }", "line 3, column 7: an unexpected bare word"},
-		{`{"a": {"b": 1}`, "the file ends before its last value is closed"},
-		{`{"a": "unterminated`, "the file ends before its last value is closed"},
+		{`{"a": {"b": 1}`, "line 1, column 15: the file ends before its last value is closed"},
+		{"{\"a\":\n \"unterminated", "line 2, column 15: the file ends before its last value is closed"},
 	}
 	for _, tc := range cases {
 		_, err := hujson.Parse([]byte(tc.in))
