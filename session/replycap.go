@@ -97,6 +97,10 @@ type LimitOptions struct {
 	// that was dropped but goes on past skipAnswerMax times the limit: the reply in its
 	// place is the answer, and the stream ends there. Ignored when ID is nil.
 	OneAnswer bool
+	// Replaced is told when an over-size reply was dropped and a JSON-RPC error for its
+	// id handed on in its place (the stdio session gives the reply's memory back then).
+	// nil: nobody is told.
+	Replaced func()
 }
 
 // skipAnswerMax bounds, in multiples of the limit, how much of a dropped over-size
@@ -532,6 +536,9 @@ func (l *ReplyLimiter) replace(id json.RawMessage, ok bool) {
 		return
 	}
 	l.appendError(id, tooLargeText(l.limit))
+	if l.o.Replaced != nil {
+		l.o.Replaced()
+	}
 }
 
 // appendError hands on a JSON-RPC error for id that says text, after making the reader
