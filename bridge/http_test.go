@@ -578,7 +578,7 @@ func TestNoSecretLeaks(t *testing.T) {
 	e.write(servers, nil)
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
-		Supervisor: supervisorArgv(), Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()})
 	b.Load(e.project, extension.GenNew)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"io"
+	"syscall"
 
 	"github.com/rs/zerolog"
 
@@ -82,7 +83,9 @@ func startPipe(o Pipe, tail *Ring) *pipeServer {
 		p.err = err
 		close(p.done)
 		_ = outW.Close()
-		_ = inR.Close() // the session's writes now fail as on a dead process's stdin
+		// The session's writes now fail as on a dead process's stdin (EPIPE), which tells
+		// the framing the server is gone (TransportLost).
+		_ = inR.CloseWithError(syscall.EPIPE)
 		cancel()
 	}()
 	return p
@@ -99,10 +102,13 @@ func (p *pipeServer) exitEnd() End {
 }
 
 // stop closes the server's stdin and cancels its context (what SIGTERM is to a process),
-// and waits within ctx for Serve to return.
+// and waits within ctx for Serve to return. Its stdout is closed too: nobody reads it any
+// more, and a server blocked writing to it would never return (a process's writes would
+// fail on the closed pipe, or fill the kernel's buffer and be killed).
 func (p *pipeServer) stop(ctx context.Context) {
 	_ = p.inW.Close()
 	p.cancel()
+	_ = p.outR.CloseWithError(syscall.EPIPE)
 	select {
 	case <-p.done:
 	case <-ctx.Done():

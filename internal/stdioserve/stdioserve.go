@@ -34,9 +34,10 @@ type Options struct {
 const defaultWorkers = 5
 
 // Serve speaks MCP for srv on in and out until in ends (nil) or ctx is cancelled (its
-// error). Every request but tools/call is handled in the order it came, as mcp-go's stdio
-// server does; tools/call requests run beside them, up to Options.Workers at once. Serve
-// returns once every request it started has returned.
+// error). As mcp-go's stdio server does, notifications are handled in the order they
+// came, every request on a goroutine of its own (one may block, as subscriptions/listen
+// does), tools/call requests up to Options.Workers at once. Serve returns once every
+// request it started has returned.
 func Serve(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, o Options) error {
 	sess := &clientSession{id: "stdioserve-" + rand.Text(), notes: make(chan mcp.JSONRPCNotification, 100)}
 	if err := srv.RegisterSession(ctx, sess); err != nil {
@@ -99,21 +100,31 @@ loop:
 			}
 			break loop
 		case line := <-lines:
-			if isToolCall(line) {
-				running.Add(1)
-				go func() {
-					defer running.Done()
+			var m struct {
+				Method string `json:"method"`
+				ID     any    `json:"id,omitempty"`
+			}
+			if json.Unmarshal(line, &m) != nil {
+				w.write(mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, "Parse error", nil))
+				continue
+			}
+			if m.ID == nil { // a notification: no answer, and it waits for none
+				handle(ctx, srv, w, nil, line)
+				continue
+			}
+			running.Add(1)
+			go func() {
+				defer running.Done()
+				if m.Method == string(mcp.MethodToolsCall) {
 					select {
 					case slots <- struct{}{}:
 					case <-ctx.Done():
 						return
 					}
 					defer func() { <-slots }()
-					w.write(srv.HandleMessage(ctx, line))
-				}()
-				continue
-			}
-			w.write(srv.HandleMessage(ctx, line))
+				}
+				handle(ctx, srv, w, m.ID, line)
+			}()
 		}
 	}
 	// As mcp-go's stdio server does at the end of input: requests still running are
@@ -123,12 +134,15 @@ loop:
 	return err
 }
 
-// isToolCall says whether a line is a tools/call request.
-func isToolCall(line []byte) bool {
-	var m struct {
-		Method string `json:"method"`
-	}
-	return json.Unmarshal(line, &m) == nil && m.Method == string(mcp.MethodToolsCall)
+// handle runs one message, a panicking handler answered as mcp-go's stdio server
+// answers it (an internal error for a request, nothing for a notification).
+func handle(ctx context.Context, srv *server.MCPServer, w *lineWriter, id any, line []byte) {
+	defer func() {
+		if r := recover(); r != nil && id != nil {
+			w.write(mcp.NewJSONRPCError(mcp.NewRequestId(id), mcp.INTERNAL_ERROR, fmt.Sprintf("internal panic: %v", r), nil))
+		}
+	}()
+	w.write(srv.HandleMessage(ctx, line))
 }
 
 // lineWriter writes one message a line; messages from several goroutines never
