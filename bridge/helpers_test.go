@@ -155,11 +155,13 @@ func (e *testEnv) write(servers map[string]any, top map[string]any) {
 	for _, entry := range servers {
 		e.piped = e.piped && pipeable(entry)
 	}
-	if !e.piped && e.fake == fakeInProcess {
+	if !e.piped {
 		// A server needs a process: every fake one runs as one.
-		e.fake = testutil.FakeServer(e.t)
 		for _, entry := range servers {
 			if m, ok := entry.(map[string]any); ok && m["command"] == fakeInProcess {
+				if e.fake == fakeInProcess {
+					e.fake = testutil.FakeServer(e.t)
+				}
 				m["command"] = e.fake
 			}
 		}

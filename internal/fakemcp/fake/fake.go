@@ -497,23 +497,7 @@ func serveHTTP(o *options, rec *recorder) int {
 	}
 	base := "http://" + ln.Addr().String()
 
-	s := newServer(o, rec)
-	mux := http.NewServeMux()
-	var url string
-	if o.httpAddr != "" {
-		mux.Handle("/mcp", server.NewStreamableHTTPServer(s))
-		url = base + "/mcp"
-	} else {
-		sse := server.NewSSEServer(s, server.WithBaseURL(base))
-		mux.Handle("/sse", sse)
-		mux.Handle("/message", sse)
-		url = base + "/sse"
-	}
-
-	srv := &http.Server{
-		Handler:           sessionFaults(o, rec, httpMiddleware(o, rec, mux)),
-		ReadHeaderTimeout: 30 * time.Second,
-	}
+	srv, url := newHTTPServer(o, rec, base)
 	fmt.Fprintln(os.Stdout, "LISTENING", url)
 
 	sigs := []os.Signal{os.Interrupt}
@@ -532,6 +516,74 @@ func serveHTTP(o *options, rec *recorder) int {
 		fmt.Fprintln(os.Stderr, "fakemcp: serve:", err)
 		return exitSetup
 	}
+}
+
+// newHTTPServer is the HTTP server of -http or -sse at base (http://host:port), and the
+// URL of its MCP endpoint.
+func newHTTPServer(o *options, rec *recorder, base string) (*http.Server, string) {
+	s := newServer(o, rec)
+	mux := http.NewServeMux()
+	var url string
+	if o.httpAddr != "" {
+		mux.Handle("/mcp", server.NewStreamableHTTPServer(s))
+		url = base + "/mcp"
+	} else {
+		sse := server.NewSSEServer(s, server.WithBaseURL(base))
+		mux.Handle("/sse", sse)
+		mux.Handle("/message", sse)
+		url = base + "/sse"
+	}
+	return &http.Server{
+		Handler:           sessionFaults(o, rec, httpMiddleware(o, rec, mux)),
+		ReadHeaderTimeout: 30 * time.Second,
+	}, url
+}
+
+// ListenHTTP serves the HTTP server that args describe (they hold -http or -sse with a
+// loopback address) in this process, as the fakemcp process would, and returns the URL
+// of its MCP endpoint. The server runs until stop, or until it exits (-crash-after):
+// then it closes its listener and every connection, as a dead process's go. Whatever the
+// process would print on stderr goes to stderr.
+func ListenHTTP(args []string, env Env, stderr io.Writer) (url string, stop func(), err error) {
+	o, err := parseFlags(args)
+	if err != nil {
+		return "", nil, err
+	}
+	addr := o.httpAddr
+	if addr == "" {
+		addr = o.sseAddr
+	}
+	if addr == "" {
+		return "", nil, errors.New("ListenHTTP wants -http or -sse")
+	}
+	if err := checkLoopback(addr); err != nil {
+		return "", nil, err
+	}
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	rec, err := openRecorder(o.record)
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		_ = rec.Close()
+		return "", nil, err
+	}
+	var srv *http.Server
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			_ = srv.Close()
+			_ = rec.Close()
+		})
+	}
+	o.stderr, o.env = stderr, env
+	o.exit = func(int) { go stop() } // not on the handler's goroutine: Close waits for none, but the handler should return
+	srv, url = newHTTPServer(o, rec, "http://"+ln.Addr().String())
+	go func() { _ = srv.Serve(ln) }()
+	return url, stop, nil
 }
 
 // checkLoopback refuses to listen anywhere but on a loopback address.
