@@ -95,12 +95,17 @@ func (e *testEnv) useProcesses() {
 	e.fake = testutil.FakeServer(e.t)
 }
 
-// pipeable says whether a config entry is the fake server over stdio with no flag that
-// needs a process of its own.
+// pipeable says whether a config entry lets the config run in process: the fake server
+// over stdio with no flag that needs a process of its own, or another stdio command,
+// which such a test must never start (the connector fails it: the test then asks for
+// processes). A remote entry needs the bridge's own transports.
 func pipeable(entry any) bool {
 	m, ok := entry.(map[string]any)
-	if !ok || m["command"] != fakeInProcess || m["url"] != nil || (m["type"] != nil && m["type"] != "stdio") {
+	if !ok || m["url"] != nil || (m["type"] != nil && m["type"] != "stdio") {
 		return false
+	}
+	if m["command"] != fakeInProcess {
+		return true
 	}
 	args, ok := m["args"].([]string)
 	if !ok && m["args"] != nil {
@@ -121,7 +126,7 @@ func (e *testEnv) connect() lifecycle.Connector {
 	log := zerolog.New(testutil.Log(e.t))
 	return func(ctx context.Context, cfg *config.Server, h session.Handlers) (session.Session, error) {
 		if cfg.Transport != config.TransportStdio || cfg.Command != fakeInProcess {
-			return nil, fmt.Errorf("server %s cannot run in process: call useProcesses before write", cfg.Name)
+			return nil, fmt.Errorf("server %s is not the fake server and cannot run in process: the test must call useProcesses before write", cfg.Name)
 		}
 		env := map[string]string{}
 		for _, kv := range lifecycle.Env(cfg, os.Environ()) {
