@@ -221,29 +221,38 @@ func TestStdioCrashSmoke(t *testing.T) {
 	}
 }
 
-// TestStdioCancelSendsNotification: end to end, a cancelled call reaches a real stdio
-// server as notifications/cancelled for the call's request id.
+// TestStdioCancelSendsNotification: end to end, over a pipe and (a wire smoke test) to a
+// real stdio server process, a cancelled call reaches the server as
+// notifications/cancelled for the call's request id.
 func TestStdioCancelSendsNotification(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	rec := t.TempDir() + "/rec.jsonl"
-	e.write(map[string]any{"s": e.server("-record", rec)}, nil)
-	b := e.bridge(extension.GenNew)
-	s := e.srv(b, "s")
-	mustCall(t, s, "echo", map[string]any{"text": "warm"})
-	ctx, cancel := context.WithCancel(ctxGuard(t))
-	errc := make(chan error, 1)
-	go func() {
-		_, err := s.Call(ctx, "slow", map[string]any{"ms": 60000}, false)
-		errc <- err
-	}()
-	call := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "tools/call" && l.Tool == "slow" })
-	cancel()
-	if err := <-errc; kindOf(err) != lifecycle.KindCanceled {
-		t.Fatalf("cancelled call: %v", err)
-	}
-	got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })
-	if got.RequestID() != call.IDString() {
-		t.Fatalf("notifications/cancelled for request %q, the call was %q", got.RequestID(), call.IDString())
+	for _, process := range []bool{false, true} {
+		t.Run(map[bool]string{false: "pipe", true: "process"}[process], func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			if process {
+				e.useProcesses()
+			}
+			rec := t.TempDir() + "/rec.jsonl"
+			e.write(map[string]any{"s": e.server("-record", rec)}, nil)
+			b := e.bridge(extension.GenNew)
+			s := e.srv(b, "s")
+			mustCall(t, s, "echo", map[string]any{"text": "warm"})
+			ctx, cancel := context.WithCancel(ctxGuard(t))
+			errc := make(chan error, 1)
+			go func() {
+				_, err := s.Call(ctx, "slow", map[string]any{"ms": 60000}, false)
+				errc <- err
+			}()
+			call := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "tools/call" && l.Tool == "slow" })
+			cancel()
+			if err := <-errc; kindOf(err) != lifecycle.KindCanceled {
+				t.Fatalf("cancelled call: %v", err)
+			}
+			got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })
+			if got.RequestID() != call.IDString() {
+				t.Fatalf("notifications/cancelled for request %q, the call was %q", got.RequestID(), call.IDString())
+			}
+		})
 	}
 }
