@@ -153,3 +153,55 @@ func TestPipeSessionCloseStopsTheServer(t *testing.T) {
 		t.Fatalf("end cause %v, want closed", c)
 	}
 }
+
+// TestPipeServerGoneBeforeTheHandshake: a server that returns before reading anything
+// (a process that exits at start) fails the open with an *EndedError that carries its
+// exit and stderr, as a process does: the session's write then fails as on a dead
+// process's stdin. Before, the write failed with io.ErrClosedPipe, which is no sign of a
+// lost transport, and the open failed with a bare transport error.
+func TestPipeServerGoneBeforeTheHandshake(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, never a measurement
+	defer cancel()
+	serve := func(_ context.Context, _ io.Reader, _, stderr io.Writer) error {
+		fmt.Fprintln(stderr, "fatal: boom")
+		return errors.New("exit status 1")
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	_, err := OpenPipe(ctx, Pipe{Name: "gone", Serve: serve, Log: zerolog.Nop()}, Handlers{Init: init})
+	var ended *EndedError
+	if !errors.As(err, &ended) || ended.End.Cause != CauseExited || ended.End.Status != "exited: exit status 1" || !strings.Contains(ended.End.Stderr, "fatal: boom") {
+		t.Fatalf("open: %v (end %#v), want an EndedError for the exit", err, ended.End)
+	}
+}
+
+// TestPipeSessionCloseUnblocksAWriter: Close returns even when the server is blocked
+// writing to its stdout, which nobody reads once the session is closed (a process's write
+// would fail on the closed pipe).
+func TestPipeSessionCloseUnblocksAWriter(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, never a measurement
+	defer cancel()
+	writing := make(chan struct{})
+	inner := lineServer(func(out, _ io.Writer, id json.RawMessage, _ string) (bool, error) {
+		close(writing)
+		for { // ignores its context, as a busy server does, until a write fails
+			if _, err := fmt.Fprintf(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"x"}}`+"\n"); err != nil {
+				return false, nil
+			}
+		}
+	})
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	sess, err := OpenPipe(ctx, Pipe{Name: "busy", Serve: inner, Log: zerolog.Nop()}, Handlers{Init: init})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = sess.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "x"}}) }()
+	<-writing
+	if err := sess.Close(ctx); err != nil && ctx.Err() != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Close did not return before the guard")
+	}
+}

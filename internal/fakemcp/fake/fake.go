@@ -179,22 +179,22 @@ type ExitError struct{ Code int }
 
 func (e *ExitError) Error() string { return "exit status " + strconv.Itoa(e.Code) }
 
-// processOnly are the flags that need a process of its own: signals, a grandchild, a
-// lifetime after stdin closes, an HTTP listener announced on stdout.
-var processOnly = []string{"grandchild", "sleep-forever", "ignore-sigterm", "ignore-stdin-close", "http", "sse"}
-
 // NeedsProcess names the first of args' flags that ServeStdio cannot play in process
-// ("" and false: none); a bad command line needs none (ServeStdio fails it as Main does).
+// ("" and false: none): signals, a grandchild, a life after stdin closes, an HTTP
+// listener announced on stdout. A bad command line needs none (ServeStdio fails it as
+// Main does).
 func NeedsProcess(args []string) (string, bool) {
 	o, err := parseFlags(args)
 	if err != nil {
 		return "", false
 	}
-	set := map[string]bool{"grandchild": o.grandchild, "sleep-forever": o.sleepForever, "ignore-sigterm": o.ignoreSigterm,
-		"ignore-stdin-close": o.ignoreStdinClose, "http": o.httpAddr != "", "sse": o.sseAddr != ""}
-	for _, f := range processOnly {
-		if set[f] {
-			return f, true
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"grandchild", o.grandchild}, {"sleep-forever", o.sleepForever}, {"ignore-sigterm", o.ignoreSigterm},
+		{"ignore-stdin-close", o.ignoreStdinClose}, {"http", o.httpAddr != ""}, {"sse", o.sseAddr != ""}} {
+		if f.set {
+			return f.name, true
 		}
 	}
 	return "", false
