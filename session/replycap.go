@@ -573,8 +573,7 @@ func (l *ReplyLimiter) answerWith(text string) {
 	l.eof = true
 }
 
-// tooLargeMarker is in every tooLargeText, so the error mcp-go builds from our JSON-RPC
-// error can be recognised.
+// tooLargeMarker is the words every text of the cap shares.
 const tooLargeMarker = "larger than the bridge accepts"
 
 // tooLargeText is the reason given for a dropped reply.
