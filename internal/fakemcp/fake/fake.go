@@ -223,20 +223,24 @@ func ServeStdio(ctx context.Context, args []string, env Env, in io.Reader, out, 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g := &gate{w: out}
-	var once sync.Once
-	code := exitOK
+	var mu sync.Mutex // the exit, from whichever handler calls it first
+	exited, code := false, exitOK
 	o.exit = func(c int) {
-		once.Do(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !exited {
+			exited, code = true, c
 			g.shut()
-			code = c
 			cancel()
-		})
+		}
 	}
 	o.stderr, o.env = stderr, env
-	if c := run(ctx, o, in, g); c != exitOK {
-		once.Do(func() { code = c })
+	c := run(ctx, o, in, g)
+	mu.Lock()
+	if !exited {
+		code = c
 	}
-	once.Do(func() {})
+	mu.Unlock()
 	if code != exitOK {
 		return &ExitError{Code: code}
 	}
