@@ -104,7 +104,7 @@ func TestPrivateListingOfAProjectServer(t *testing.T) {
 	}
 	inOther := func() *Bridge {
 		return loadBridge(t, Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(t)),
-			Supervisor: supervisorArgv(), Resolver: noDNS()}, other, extension.GenNew)
+			Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()}, other, extension.GenNew)
 	}
 	offers := func(b *Bridge, tool string) bool {
 		for _, en := range b.catalog().Entries {

@@ -38,7 +38,7 @@ func (e *testEnv) startHost(tune func(*Bridge)) *hostEnv {
 	t := e.t
 	t.Helper()
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(t)),
-		Supervisor: supervisorArgv()})
+		Supervisor: supervisorArgv(), Connect: e.connect()})
 	if tune != nil {
 		tune(b)
 	}

@@ -12,12 +12,15 @@ import (
 )
 
 // TestEnvPolicy: a stdio server sees the bridge's secrets only under inherit; project
-// servers default to the minimal set. Before, every server inherited everything (the
+// servers default to the minimal set, as the server process sees it. Before, every server inherited everything (the
 // everything server's get_env returned the provider API key).
 func TestEnvPolicy(t *testing.T) {
 	const secretVar, secret = "ZOT_BRIDGE_TEST_API_TOKEN", "s3cret-value-for-test"
 	t.Setenv(secretVar, secret)
 	e := newTestEnv(t)
+	// A wire test: the environment is what only a process has, and what a process sees
+	// is the guarantee (a pipe would test the policy's arithmetic only).
+	e.useProcesses()
 	with := func(extra map[string]any) map[string]any { return mergeMap(e.server(), extra) }
 	e.write(map[string]any{
 		"default":  e.server(),

@@ -4,23 +4,28 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/commands"
+	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/fake"
 	"github.com/zot-mcp/mcp-bridge/internal/supervise"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/session"
 )
 
 // kindOf is the kind of a server error (lifecycle.KindOf).
@@ -52,22 +57,97 @@ type fakeClock = clock.Fake
 
 func newFakeClock() *fakeClock { return clock.NewFake() }
 
-// testEnv is a zot home with a config file, and a bridge loaded from it.
+// testEnv is a zot home with a config file, and a bridge loaded from it. Its fake
+// servers run in the test's process behind pipe sessions (connect) unless the test asks
+// for processes (useProcesses) or its config has a server a pipe cannot play.
 type testEnv struct {
 	t       *testing.T
 	home    string
 	project string
 	marker  string
-	fake    string
-	clock   *fakeClock
-	env     map[string]string
+	// fake is the fake server's command in the config: fakeInProcess until processes
+	// are needed, then the built fakemcp binary.
+	fake  string
+	clock *fakeClock
+	env   map[string]string
+	// wire: the test asked for processes; piped: the config last written runs in process.
+	wire, piped bool
+	starts      atomic.Int64 // pipe servers started, for the pid tool's distinct answers
+	b           *Bridge      // the last made by bridge, whose MaxReply the pipes take
 }
 
+// fakeInProcess stands for the fake server's command in a config whose servers run in
+// the test's process: this test binary, so that a check of the command finds a file.
+var fakeInProcess = os.Args[0]
+
 func newTestEnv(t *testing.T) *testEnv {
-	e := &testEnv{t: t, home: t.TempDir(), project: t.TempDir(), marker: testutil.NewMarker(t), fake: testutil.FakeServer(t),
+	e := &testEnv{t: t, home: t.TempDir(), project: t.TempDir(), marker: testutil.NewMarker(t), fake: fakeInProcess,
 		clock: newFakeClock(), env: map[string]string{}}
 	t.Cleanup(func() { testutil.KillProcsWithMarker(e.marker) })
 	return e
+}
+
+// useProcesses makes the test's fake servers processes, run by the bridge under its
+// supervisor (a wire smoke test, or one that needs what only a process has); before
+// write.
+func (e *testEnv) useProcesses() {
+	e.wire = true
+	e.fake = testutil.FakeServer(e.t)
+}
+
+// pipeable says whether a config entry lets the config run in process: the fake server
+// over stdio with no flag that needs a process of its own, or another stdio command,
+// which such a test must never start (the connector fails it: the test then asks for
+// processes). A remote entry needs the bridge's own transports.
+func pipeable(entry any) bool {
+	m, ok := entry.(map[string]any)
+	if !ok || m["url"] != nil || (m["type"] != nil && m["type"] != "stdio") {
+		return false
+	}
+	if m["command"] != fakeInProcess {
+		return true
+	}
+	args, ok := m["args"].([]string)
+	if !ok && m["args"] != nil {
+		return false
+	}
+	_, needs := fake.NeedsProcess(args)
+	return !needs
+}
+
+// connect is the Connector that runs every server of the config in this process: the
+// fake server (fake.ServeStdio) behind a pipe session, so the bridge's stdio framing,
+// reply limiter and loss detection run as over a process's pipes. nil when the test runs
+// processes.
+func (e *testEnv) connect() lifecycle.ConnectFunc {
+	if !e.piped {
+		return nil
+	}
+	log := zerolog.New(testutil.Log(e.t))
+	return func(ctx context.Context, cfg *config.Server, h session.Handlers) (session.Session, error) {
+		if cfg.Transport != config.TransportStdio || cfg.Command != fakeInProcess {
+			return nil, fmt.Errorf("server %s is not the fake server and cannot run in process: the test must call useProcesses before write", cfg.Name)
+		}
+		env := map[string]string{}
+		for _, kv := range lifecycle.Env(cfg, os.Environ()) {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		dir := cfg.Cwd
+		if dir == "" {
+			dir = e.project
+		}
+		fe := fake.Env{Getenv: func(k string) string { return env[k] }, Dir: dir, PID: 1_000_000 + int(e.starts.Add(1))}
+		args := cfg.Args
+		maxReply := 0
+		if e.b != nil {
+			maxReply = e.b.opts.MaxReplyBytes
+		}
+		return session.OpenPipe(ctx, session.Pipe{Name: cfg.Name, Log: log, Clock: e.clock, MaxReply: maxReply,
+			Serve: func(ctx context.Context, in io.Reader, out, stderr io.Writer) error {
+				return fake.ServeStdio(ctx, args, fe, in, out, stderr)
+			}}, h)
+	}
 }
 
 // server returns an mcpServers entry running the fake server with extra flags.
@@ -76,6 +156,21 @@ func (e *testEnv) server(extra ...string) map[string]any {
 }
 
 func (e *testEnv) write(servers map[string]any, top map[string]any) {
+	e.piped = !e.wire
+	for _, entry := range servers {
+		e.piped = e.piped && pipeable(entry)
+	}
+	if !e.piped {
+		// A server needs a process: every fake one runs as one.
+		for _, entry := range servers {
+			if m, ok := entry.(map[string]any); ok && m["command"] == fakeInProcess {
+				if e.fake == fakeInProcess {
+					e.fake = testutil.FakeServer(e.t)
+				}
+				m["command"] = e.fake
+			}
+		}
+	}
 	doc := map[string]any{"mcpServers": servers}
 	for k, v := range top {
 		doc[k] = v
@@ -93,8 +188,9 @@ func (e *testEnv) lookup(k string) (string, bool) {
 
 // bridge loads a bridge from the written config (no host).
 func (e *testEnv) bridge(gen extension.Generation) *Bridge {
-	return loadBridge(e.t, Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)),
-		Supervisor: supervisorArgv(), Resolver: noDNS()}, e.project, gen)
+	e.b = loadBridge(e.t, Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)),
+		Supervisor: supervisorArgv(), Resolver: noDNS(), Connect: e.connect()}, e.project, gen)
+	return e.b
 }
 
 func (e *testEnv) srv(b *Bridge, name string) *lifecycle.Server { return mustServer(e.t, b, name) }

@@ -21,17 +21,29 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/fake"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 )
 
-// startFakeHTTP starts the fake server in -http or -sse mode on a free loopback port and
-// returns its url and record file.
+// startFakeHTTP starts the fake server in -http or -sse mode on a free loopback port, in
+// the test's process (fake.ListenHTTP), and returns its url and record file.
 func startFakeHTTP(t *testing.T, mode string, extra ...string) (url, record string) {
 	t.Helper()
 	record = filepath.Join(t.TempDir(), "record.jsonl")
-	args := append([]string{mode, "127.0.0.1:0", "-record", record, "-max-lifetime", "5m"}, extra...)
-	return testutil.StartHTTP(t, args...), record
+	args := append([]string{mode, "127.0.0.1:0", "-record", record}, extra...)
+	var stderr testutil.SyncBuffer
+	url, stop, err := fake.ListenHTTP(args, fake.Env{}, &stderr)
+	if err != nil {
+		t.Fatalf("fake server %v: %v", args, err)
+	}
+	t.Cleanup(func() {
+		stop()
+		if t.Failed() {
+			t.Logf("fake server %v stderr:\n%s", args, stderr.String())
+		}
+	})
+	return url, record
 }
 
 func httpLines(t *testing.T, record string) []testutil.RecordLine {
@@ -578,7 +590,7 @@ func TestNoSecretLeaks(t *testing.T) {
 	e.write(servers, nil)
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
-		Supervisor: supervisorArgv(), Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()})
 	b.Load(e.project, extension.GenNew)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

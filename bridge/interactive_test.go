@@ -26,7 +26,7 @@ func interactiveSession(t *testing.T, caps []string, budget time.Duration) (*ext
 	}
 	pre.Close(ctxGuard(t))
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(t)), CallBudget: budget,
-		Supervisor: supervisorArgv(), Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()})
 	h := serveHost(t, b)
 	return h, h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: caps}), e.clock
 }

@@ -177,64 +177,82 @@ func TestCallAnswersBeforeHostDeadline(t *testing.T) {
 	}
 }
 
-// TestStdioCrashSmoke: end to end with a real process: a crash shows its exit status to
-// the model and its stderr to the user only, the next call spawns the server again, and
-// idle sleep leaves no process behind.
+// TestStdioCrashSmoke: end to end, over a pipe and (the wire smoke test of the package)
+// with a real process: a crash shows its exit status to the model and its stderr to the
+// user only, the next call spawns the server again, and idle sleep leaves no process
+// behind.
 func TestStdioCrashSmoke(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	e.write(map[string]any{"s": mergeMap(e.server("-crash-after", "2"), map[string]any{"requestTimeout": 50})}, nil)
-	b := e.bridge(extension.GenNew)
-	s := e.srv(b, "s")
-	mustCall(t, s, "echo", map[string]any{"text": "one"})
-	_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "two"}, false)
-	// A crash kind (not a timeout) shows the call failed when the process died, not when
-	// the 50 s request timeout ran out.
-	if kindOf(err) != lifecycle.KindCrashed {
-		t.Fatalf("second call: %v (kind %d), want a crash error", err, kindOf(err))
-	}
-	if !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "may already have applied") {
-		t.Fatalf("crash error does not explain: %v", err)
-	}
-	// What the server printed is for the user (/mcp s), never for the model.
-	if strings.Contains(err.Error(), "crashing on tools/call") || !strings.Contains(lifecycle.UserText(err), "crashing on tools/call #2") {
-		t.Fatalf("stderr in the model's error or missing from the user's: %q / %q", err.Error(), lifecycle.UserText(err))
-	}
-	waitState(t, s, lifecycle.StateAsleep)
-	if got := mustCall(t, s, "echo", map[string]any{"text": "three"}); got != "three" {
-		t.Fatalf("respawn: %q", got)
-	}
-	// Idle sleep closes the session and the supervisor takes the whole process tree down.
-	e.clock.Advance(s.Config().IdleTimeout)
-	wantState(t, s, lifecycle.StateAsleep, "not asleep after idleTimeout")
-	if left := testutil.WaitNoProcs(ctxGuard(t), e.marker); len(left) > 0 {
-		t.Fatalf("sleeping server still has processes: %v", left)
+	for _, process := range []bool{false, true} {
+		t.Run(map[bool]string{false: "pipe", true: "process"}[process], func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			if process {
+				e.useProcesses()
+			}
+			e.write(map[string]any{"s": mergeMap(e.server("-crash-after", "2"), map[string]any{"requestTimeout": 50})}, nil)
+			b := e.bridge(extension.GenNew)
+			s := e.srv(b, "s")
+			mustCall(t, s, "echo", map[string]any{"text": "one"})
+			_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "two"}, false)
+			// A crash kind (not a timeout) shows the call failed when the process died, not when
+			// the 50 s request timeout ran out.
+			if kindOf(err) != lifecycle.KindCrashed {
+				t.Fatalf("second call: %v (kind %d), want a crash error", err, kindOf(err))
+			}
+			if !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "may already have applied") {
+				t.Fatalf("crash error does not explain: %v", err)
+			}
+			// What the server printed is for the user (/mcp s), never for the model.
+			if strings.Contains(err.Error(), "crashing on tools/call") || !strings.Contains(lifecycle.UserText(err), "crashing on tools/call #2") {
+				t.Fatalf("stderr in the model's error or missing from the user's: %q / %q", err.Error(), lifecycle.UserText(err))
+			}
+			waitState(t, s, lifecycle.StateAsleep)
+			if got := mustCall(t, s, "echo", map[string]any{"text": "three"}); got != "three" {
+				t.Fatalf("respawn: %q", got)
+			}
+			// Idle sleep closes the session and the supervisor takes the whole process tree down.
+			e.clock.Advance(s.Config().IdleTimeout)
+			wantState(t, s, lifecycle.StateAsleep, "not asleep after idleTimeout")
+			if left := testutil.WaitNoProcs(ctxGuard(t), e.marker); len(left) > 0 {
+				t.Fatalf("sleeping server still has processes: %v", left)
+			}
+		})
 	}
 }
 
-// TestStdioCancelSendsNotification: end to end, a cancelled call reaches a real stdio
-// server as notifications/cancelled for the call's request id.
+// TestStdioCancelSendsNotification: end to end, over a pipe and (a wire smoke test) to a
+// real stdio server process, a cancelled call reaches the server as
+// notifications/cancelled for the call's request id.
 func TestStdioCancelSendsNotification(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	rec := t.TempDir() + "/rec.jsonl"
-	e.write(map[string]any{"s": e.server("-record", rec)}, nil)
-	b := e.bridge(extension.GenNew)
-	s := e.srv(b, "s")
-	mustCall(t, s, "echo", map[string]any{"text": "warm"})
-	ctx, cancel := context.WithCancel(ctxGuard(t))
-	errc := make(chan error, 1)
-	go func() {
-		_, err := s.Call(ctx, "slow", map[string]any{"ms": 60000}, false)
-		errc <- err
-	}()
-	call := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "tools/call" && l.Tool == "slow" })
-	cancel()
-	if err := <-errc; kindOf(err) != lifecycle.KindCanceled {
-		t.Fatalf("cancelled call: %v", err)
-	}
-	got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })
-	if got.RequestID() != call.IDString() {
-		t.Fatalf("notifications/cancelled for request %q, the call was %q", got.RequestID(), call.IDString())
+	for _, process := range []bool{false, true} {
+		t.Run(map[bool]string{false: "pipe", true: "process"}[process], func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			if process {
+				e.useProcesses()
+			}
+			rec := t.TempDir() + "/rec.jsonl"
+			e.write(map[string]any{"s": e.server("-record", rec)}, nil)
+			b := e.bridge(extension.GenNew)
+			s := e.srv(b, "s")
+			mustCall(t, s, "echo", map[string]any{"text": "warm"})
+			ctx, cancel := context.WithCancel(ctxGuard(t))
+			errc := make(chan error, 1)
+			go func() {
+				_, err := s.Call(ctx, "slow", map[string]any{"ms": 60000}, false)
+				errc <- err
+			}()
+			call := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "tools/call" && l.Tool == "slow" })
+			cancel()
+			if err := <-errc; kindOf(err) != lifecycle.KindCanceled {
+				t.Fatalf("cancelled call: %v", err)
+			}
+			got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })
+			if got.RequestID() != call.IDString() {
+				t.Fatalf("notifications/cancelled for request %q, the call was %q", got.RequestID(), call.IDString())
+			}
+		})
 	}
 }

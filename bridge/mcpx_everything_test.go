@@ -59,7 +59,7 @@ func everythingHost(t *testing.T, caps []string, sampling bool, extra map[string
 
 	log := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(io.MultiWriter(log, testutil.Log(t))).Level(zerolog.DebugLevel),
-		Supervisor: supervisorArgv(), Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()})
 	b.x.advertiseSampling = sampling
 	h := serveHost(t, b)
 	regs := h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: caps})

@@ -43,7 +43,7 @@ func TestServerFloodsReachHostPaced(t *testing.T) {
 			e := newTestEnv(t)
 			e.write(map[string]any{}, nil)
 			b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(t)),
-				Supervisor: supervisorArgv(), Resolver: noDNS()})
+				Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()})
 			h := serveHost(t, b)
 			h.Handshake(ctxGuard(t), exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}})
 			cctx, end := b.x.progress.BeginFunc(context.Background(), "s", "slow", nil)

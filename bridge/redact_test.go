@@ -28,7 +28,7 @@ func TestMessagesShowReferencesAndMaskCredentials(t *testing.T) {
 	}, nil)
 	var logBuf testutil.SyncBuffer
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(&logBuf),
-		Supervisor: supervisorArgv(), Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()})
 	b.Load(e.project, extension.GenNew)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -30,7 +30,7 @@ func TestSearchIndexBuiltAfterReady(t *testing.T) {
 	}
 
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(t)),
-		Supervisor: supervisorArgv(), Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()})
 	h, in, out := exttest.NewPipe(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

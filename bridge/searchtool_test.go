@@ -158,7 +158,7 @@ func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
 	}
 
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: clock.System{}, Log: zerolog.New(io.Discard),
-		Supervisor: supervisorArgv()})
+		Supervisor: supervisorArgv(), Connect: e.connect()})
 	h, in, out := exttest.NewPipe(t)
 	ctx := ctxGuard(t)
 	done := make(chan error, 1)

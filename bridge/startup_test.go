@@ -33,7 +33,7 @@ func startSessionAck(t *testing.T, e *testEnv, ack exttest.Ack, adjust func(*Bri
 	t.Helper()
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
-		Supervisor: supervisorArgv(), Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()})
 	if adjust != nil {
 		adjust(b)
 	}

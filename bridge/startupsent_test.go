@@ -35,7 +35,7 @@ func oneStart(t *testing.T, e *testEnv, ack exttest.Ack) ([]string, startPath) {
 	t.Helper()
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
-		Supervisor: supervisorArgv(), Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()})
 	h, in, out := exttest.NewPipe(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -19,7 +19,7 @@ import (
 // bridgeOn loads a bridge from the written config for a surface (no host).
 func (e *testEnv) bridgeOn(gen extension.Generation, sf commands.Surface) *Bridge {
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)),
-		Supervisor: supervisorArgv(), Resolver: noDNS(), Surface: sf})
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS(), Surface: sf})
 	b.Load(e.project, gen)
 	e.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), guard)

@@ -94,7 +94,7 @@ func startAndCheck(t *testing.T, e *testEnv, check func(b *Bridge, h *exttest.Ho
 	t.Helper()
 	logs := &testutil.SyncBuffer{}
 	b := New(Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
-		Supervisor: supervisorArgv(), Resolver: noDNS()})
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()})
 	h, in, out := exttest.NewPipe(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

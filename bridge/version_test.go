@@ -17,7 +17,7 @@ import (
 // bridgeWith is e.bridge(extension.GenNew) with tune applied to its options first.
 func (e *testEnv) bridgeWith(tune func(*Options)) *Bridge {
 	opts := Options{ZotHome: e.home, LookupEnv: e.lookup, Clock: e.clock, Log: zerolog.New(testutil.Log(e.t)),
-		Supervisor: supervisorArgv(), Resolver: noDNS()}
+		Supervisor: supervisorArgv(), Connect: e.connect(), Resolver: noDNS()}
 	tune(&opts)
 	b := New(opts)
 	b.Load(e.project, extension.GenNew)

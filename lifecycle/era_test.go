@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/fake"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
@@ -46,22 +48,30 @@ func (h *eraHost) got() []string {
 	return append([]string(nil), h.learned...)
 }
 
-// eraStdio is a fakemcp stdio server with -discover mode behind a Server, counting its
-// process starts and the probes and handshakes it receives.
+// eraStdio is a fake stdio server with -discover mode behind a Server, counting its
+// starts and the probes and handshakes it receives: in the test's process behind a pipe
+// session (the stdio framing without a process), or (wire) the fakemcp process.
 type eraStdio struct {
 	dir, starts, record string
 	cfg                 *config.Server
+	wire                bool
 }
 
-func newEraStdio(t *testing.T, mode string) *eraStdio {
+func newEraStdio(t *testing.T, mode string) *eraStdio { return newEraStdioOn(t, mode, false) }
+
+func newEraStdioOn(t *testing.T, mode string, wire bool) *eraStdio {
 	t.Helper()
-	e := &eraStdio{dir: t.TempDir()}
+	e := &eraStdio{dir: t.TempDir(), wire: wire}
 	e.starts, e.record = filepath.Join(e.dir, "starts"), filepath.Join(e.dir, "record")
 	args := []string{"-starts", e.starts, "-record", e.record}
 	if mode != "" {
 		args = append(args, "-discover", mode)
 	}
-	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": testutil.FakeServer(t), "args": args}}})
+	command := os.Args[0] // never run: the connector serves it in process
+	if wire {
+		command = testutil.FakeServer(t)
+	}
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": command, "args": args}}})
 	if err := os.WriteFile(filepath.Join(e.dir, "mcp.json"), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +83,24 @@ func newEraStdio(t *testing.T, mode string) *eraStdio {
 	return e
 }
 
+// deps wires d to serve the entry in the test's process behind a pipe session, or to
+// spawn it when the test is a wire one.
+func (e *eraStdio) deps(d *Deps) *Deps {
+	if e.wire {
+		return wired(d, nil)
+	}
+	d.Connector = ConnectFunc(func(ctx context.Context, cfg *config.Server, h session.Handlers) (session.Session, error) {
+		serve := func(ctx context.Context, in io.Reader, out, stderr io.Writer) error {
+			return fake.ServeStdio(ctx, cfg.Args, fake.Env{}, in, out, stderr)
+		}
+		return session.OpenPipe(ctx, session.Pipe{Name: cfg.Name, Serve: serve, Log: zerolog.Nop()}, h)
+	}).For
+	return d
+}
+
 // server is a new Server of the entry, as a new process of the bridge makes it.
 func (e *eraStdio) server(t *testing.T, h Host) *Server {
-	s := New(e.cfg, wired(&Deps{Clock: clock.System{}, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: h}, nil))
+	s := New(e.cfg, e.deps(&Deps{Clock: clock.System{}, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: h}))
 	t.Cleanup(func() { s.Stop(ctxGuard(t)) })
 	return s
 }
@@ -93,7 +118,10 @@ func TestSleepingStdioServerEra(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, mode string
-		want       string
+		// wire: the fakemcp process under the Server's own stdio path, the smoke test of
+		// a real process exiting on the probe
+		wire bool
+		want string
 		// after two wakes of one process, then one wake of the next
 		starts, discovers, inits int
 	}{
@@ -102,12 +130,13 @@ func TestSleepingStdioServerEra(t *testing.T) {
 		// A legacy server is probed once, then spoken to with initialize only.
 		{name: "legacy", mode: "legacy", want: mcp.LATEST_LEGACY_PROTOCOL_VERSION, starts: 3, discovers: 1, inits: 3},
 		{name: "exits on discover", mode: "exit", want: mcp.LATEST_LEGACY_PROTOCOL_VERSION, starts: 4, discovers: 1, inits: 3},
+		{name: "exits on discover, a process", mode: "exit", wire: true, want: mcp.LATEST_LEGACY_PROTOCOL_VERSION, starts: 4, discovers: 1, inits: 3},
 		{name: "claims modern, behaves legacy", mode: "claim", want: mcp.LATEST_LEGACY_PROTOCOL_VERSION, starts: 4, discovers: 1, inits: 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEraStdio(t, tt.mode)
+			e := newEraStdioOn(t, tt.mode, tt.wire)
 			host := &eraHost{}
 			s := e.server(t, host)
 			for wake := range 2 {
@@ -147,7 +176,7 @@ func TestUnansweredProbeIsNotRemembered(t *testing.T) {
 	e := newEraStdio(t, "hang")
 	host := &eraHost{}
 	fake := clock.NewFake()
-	s := New(e.cfg, wired(&Deps{Clock: fake, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: host}, nil))
+	s := New(e.cfg, e.deps(&Deps{Clock: fake, Log: zerolog.New(testutil.Log(t)), ProjectDir: e.dir, Surface: zotSurface{}, Host: host}))
 	t.Cleanup(func() { s.Stop(ctxGuard(t)) })
 	for wake := range 2 {
 		type answer struct {

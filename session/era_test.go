@@ -23,6 +23,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
+	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/fake"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
@@ -31,9 +32,11 @@ const (
 	legacyV = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 )
 
-// eraServer is one fakemcp over stdio with -discover mode, counting its starts and
-// recording what it receives.
+// eraServer is one fake server over stdio with -discover mode, counting its starts and
+// recording what it receives: in the test's process behind a pipe session, or (cfg set)
+// the fakemcp process.
 type eraServer struct {
+	args          []string
 	cfg           *config.Server
 	starts, recFn string
 }
@@ -42,13 +45,20 @@ func newEraServer(t *testing.T, mode string) *eraServer {
 	t.Helper()
 	dir := t.TempDir()
 	s := &eraServer{starts: filepath.Join(dir, "starts"), recFn: filepath.Join(dir, "record")}
-	args := []string{"-starts", s.starts, "-record", s.recFn}
+	s.args = []string{"-starts", s.starts, "-record", s.recFn}
 	if mode != "" {
-		args = append(args, "-discover", mode)
+		s.args = append(s.args, "-discover", mode)
 	}
+	return s
+}
+
+// newWireEraServer is newEraServer as the fakemcp process.
+func newWireEraServer(t *testing.T, mode string) *eraServer {
+	t.Helper()
+	s := newEraServer(t, mode)
 	bin := testutil.FakeServer(t)
-	s.cfg = &config.Server{Name: "era", Source: "mcp.json", Command: bin, Args: args, Transport: config.TransportStdio,
-		Raw: config.Raw{Command: bin, Args: args}}
+	s.cfg = &config.Server{Name: "era", Source: "mcp.json", Command: bin, Args: s.args, Transport: config.TransportStdio,
+		Raw: config.Raw{Command: bin, Args: s.args}}
 	return s
 }
 
@@ -58,8 +68,15 @@ func (s *eraServer) open(ctx context.Context, e Era) (Session, error) {
 	if e.Clock == nil {
 		e.Clock = clock.System{}
 	}
+	h := Handlers{Init: init, Era: e}
+	if s.cfg == nil {
+		serve := func(ctx context.Context, in io.Reader, out, stderr io.Writer) error {
+			return fake.ServeStdio(ctx, s.args, fake.Env{}, in, out, stderr)
+		}
+		return OpenPipe(ctx, Pipe{Name: "era", Serve: serve, Log: zerolog.Nop()}, h)
+	}
 	env := append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	return OpenStdio(ctx, Stdio{Config: s.cfg, Env: env, Log: zerolog.Nop(), Clock: clock.System{}}, Handlers{Init: init, Era: e})
+	return OpenStdio(ctx, Stdio{Config: s.cfg, Env: env, Log: zerolog.Nop(), Clock: clock.System{}}, h)
 }
 
 func (s *eraServer) counts(t *testing.T) (starts, discovers, inits int) {
@@ -73,16 +90,20 @@ func TestStdioEra(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, mode string
-		era        Era
-		want       string
-		starts     int
-		discovers  int
-		inits      int
+		// wire: the fakemcp process, the one smoke test of the probe's restart over a
+		// real process's exit.
+		wire      bool
+		era       Era
+		want      string
+		starts    int
+		discovers int
+		inits     int
 	}{
 		{name: "both eras: modern", mode: "", want: modernV, starts: 1, discovers: 1, inits: 0},
 		{name: "legacy server", mode: "legacy", want: legacyV, starts: 1, discovers: 1, inits: 1},
 		{name: "garbage discover", mode: "garbage", want: legacyV, starts: 1, discovers: 1, inits: 1},
 		{name: "exits on discover", mode: "exit", want: legacyV, starts: 2, discovers: 1, inits: 1},
+		{name: "exits on discover, a process", mode: "exit", wire: true, want: legacyV, starts: 2, discovers: 1, inits: 1},
 		{name: "remembered legacy: no probe", mode: "", era: Era{Known: legacyV}, want: legacyV, starts: 1, discovers: 0, inits: 1},
 		{name: "remembered modern", mode: "", era: Era{Known: modernV}, want: modernV, starts: 1, discovers: 1, inits: 0},
 		{name: "pinned legacy: no probe", mode: "", era: Era{Pin: "2025-06-18"}, want: "2025-06-18", starts: 1, discovers: 0, inits: 1},
@@ -95,6 +116,9 @@ func TestStdioEra(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			srv := newEraServer(t, tt.mode)
+			if tt.wire {
+				srv = newWireEraServer(t, tt.mode)
+			}
 			sess, err := srv.open(ctx, tt.era)
 			if err != nil {
 				t.Fatalf("open: %v", err)

@@ -31,8 +31,8 @@ func TestLostWaitsForEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &process{exited: make(chan struct{}), tail: NewStderrTail()}
-			s := &stdioSession{Client: &Client{done: make(chan struct{})}, proc: p, lim: newReplyLimiter(nil, 0)}
+			p := &process{exitedC: make(chan struct{}), tail: NewStderrTail()}
+			s := &stdioSession{Client: &Client{done: make(chan struct{})}, srv: p, lim: newReplyLimiter(nil, 0)}
 			go s.watch()
 			if tt.big {
 				s.lim.lostOnce.Do(func() { close(s.lim.lost) })
@@ -45,7 +45,7 @@ func TestLostWaitsForEvents(t *testing.T) {
 			// A delay here is the scenario (a slow reap), not synchronisation: the answer
 			// must be the same however long it is.
 			if tt.exit {
-				time.AfterFunc(200*time.Millisecond, func() { close(p.exited) })
+				time.AfterFunc(200*time.Millisecond, func() { close(p.exitedC) })
 			}
 			if tt.close {
 				time.AfterFunc(200*time.Millisecond, func() { s.Finish(End{Cause: CauseClosed}) })

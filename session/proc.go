@@ -37,8 +37,8 @@ type process struct {
 	cmd     *exec.Cmd
 	stdin   *os.File // our write end
 	stdout  *os.File // our read end
-	exited  chan struct{}
-	exitErr error // valid once exited is closed
+	exitedC chan struct{}
+	exitErr error // valid once exitedC is closed
 	tail    *Ring
 }
 
@@ -82,7 +82,7 @@ func spawn(o *Stdio, tail *Ring) (*process, error) {
 		return nil, fmt.Errorf("spawn %q: %w", cfg.Raw.Command, err)
 	}
 	closeAll(inR, outW, errW) // the child holds these now
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), tail: tail}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, exitedC: make(chan struct{}), tail: tail}
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
@@ -101,7 +101,7 @@ func spawn(o *Stdio, tail *Ring) (*process, error) {
 		case <-time.After(stderrDrainMax):
 		}
 		p.exitErr = err
-		close(p.exited)
+		close(p.exitedC)
 		time.Sleep(stdoutLinger)
 		_ = outR.Close()
 		_ = errR.Close()
@@ -145,13 +145,20 @@ func (p *process) wait(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-p.exited:
+	case <-p.exitedC:
 		return true
 	case <-t.C:
 		return false
 	case <-ctx.Done():
 		return false
 	}
+}
+
+func (p *process) exited() <-chan struct{} { return p.exitedC }
+
+// exitEnd is the process's exit with its status and stderr tail.
+func (p *process) exitEnd() End {
+	return End{Cause: CauseExited, Status: p.exitStatus(), Stderr: p.tail.String()}
 }
 
 // exitStatus says how the process ended, without its stderr: what the model may read.

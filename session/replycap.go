@@ -97,6 +97,10 @@ type LimitOptions struct {
 	// that was dropped but goes on past skipAnswerMax times the limit: the reply in its
 	// place is the answer, and the stream ends there. Ignored when ID is nil.
 	OneAnswer bool
+	// Replaced is told when an over-size reply was dropped and a JSON-RPC error for its
+	// id handed on in its place (the stdio session gives the reply's memory back then).
+	// nil: nobody is told.
+	Replaced func()
 }
 
 // skipAnswerMax bounds, in multiples of the limit, how much of a dropped over-size
@@ -430,13 +434,13 @@ func (l *ReplyLimiter) skipEnded() {
 // the stream. The method is looked for first: a server request written params first
 // may end with its id, which is the server's and not one of ours.
 func (l *ReplyLimiter) replaceFromTail(tail []byte, notReply bool, startID json.RawMessage) {
-	if method, ok := tailMember(tail, `"method"`); ok || notReply {
+	if method, ok := jsonscan.TailMember(tail, `"method"`); ok || notReply {
 		l.drop(methodName(method))
 		return
 	}
 	id, ok := startID, startID != nil
 	if !ok {
-		id, ok = tailMember(tail, `"id"`)
+		id, ok = jsonscan.TailMember(tail, `"id"`)
 		if ok && string(id) == "null" { // as at the start: a null id names no request
 			ok = false
 		}
@@ -470,11 +474,11 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	if l.o.Framing == FrameEvents {
 		head = eventData(head)
 	}
-	m := scanMessage(head)
+	m := jsonscan.ScanHead(head)
 	// A message with params is the server's own request or notification even when its
 	// method is not among the members read so far: no reply has params, nor a method
 	// (the start may end inside a long one).
-	notReply := m.method != nil || m.cut == "params" || m.cut == "method"
+	notReply := m.Method != nil || m.Cut == "params" || m.Cut == "method"
 	if l.o.Framing == FrameLines || l.lineLen > 0 {
 		l.out = append(l.out[:0], '\n') // ends the cut-off line
 	}
@@ -485,8 +489,8 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 	l.skip = !l.endsMessage(seg)
 	l.skipped = 0
 	switch {
-	case m.method != nil:
-		l.drop(methodName(m.method))
+	case m.Method != nil:
+		l.drop(methodName(m.Method))
 	case l.skip && l.answers() && !notReply:
 		// No other reply can come on this stream, and the rest of this one may never
 		// come: the request fails now.
@@ -496,10 +500,10 @@ func (l *ReplyLimiter) overflow(seg, rest []byte) {
 		// An id at the start settles nothing yet: the end may name a method (a server
 		// request written id first, method last), which must not be answered as ours.
 		l.pending, l.tail = true, append(l.tail[:0], seg[max(0, len(seg)-tailKeep):]...)
-		l.notReply, l.startID = notReply, m.id
+		l.notReply, l.startID = notReply, m.ID
 	default: // the message ended with seg, so its end is in seg if anywhere (an event's
 		// data ended before its empty line: no id there, so the start's or the stream's)
-		l.replaceFromTail(seg, notReply, m.id)
+		l.replaceFromTail(seg, notReply, m.ID)
 	}
 	if !l.skip {
 		l.nextMessage()
@@ -532,6 +536,9 @@ func (l *ReplyLimiter) replace(id json.RawMessage, ok bool) {
 		return
 	}
 	l.appendError(id, tooLargeText(l.limit))
+	if l.o.Replaced != nil {
+		l.o.Replaced()
+	}
 }
 
 // appendError hands on a JSON-RPC error for id that says text, after making the reader
@@ -566,8 +573,7 @@ func (l *ReplyLimiter) answerWith(text string) {
 	l.eof = true
 }
 
-// tooLargeMarker is in every tooLargeText, so the error mcp-go builds from our JSON-RPC
-// error can be recognised.
+// tooLargeMarker is the words every text of the cap shares.
 const tooLargeMarker = "larger than the bridge accepts"
 
 // tooLargeText is the reason given for a dropped reply.
@@ -597,45 +603,6 @@ func capSize(limit int) string {
 	return fmt.Sprintf("%d bytes", limit)
 }
 
-// scanned is what the start of a message says of it.
-type scanned struct {
-	id     json.RawMessage // its id (nil: none among the whole members)
-	method json.RawMessage // its method (nil: none among the whole members)
-	cut    string          // the key of the member the start ends inside ("": not known)
-}
-
-// scanMessage reads the members of a message's start that are whole (the id and the
-// method) and the key of the one it ends inside.
-func scanMessage(head []byte) (m scanned) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return m
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			break
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		// A value that reaches the end of the kept start may go on after it: a number
-		// (4242 kept as 42) decodes without error.
-		if err := dec.Decode(&v); err != nil || dec.InputOffset() >= int64(len(head)) {
-			m.cut = k
-			break
-		}
-		switch k {
-		case "id":
-			if len(v) > 0 && string(v) != "null" {
-				m.id = v
-			}
-		case "method":
-			m.method = v
-		}
-	}
-	return m
-}
-
 // methodName is a method member's value as text ("" when it is not a string).
 func methodName(v json.RawMessage) string {
 	var s string
@@ -648,84 +615,8 @@ func methodName(v json.RawMessage) string {
 // MessageID is the id named among the members at the start of a JSON-RPC message, a
 // request or a reply; false when they name none.
 func MessageID(head []byte) (json.RawMessage, bool) {
-	m := scanMessage(head)
-	return m.id, m.id != nil
-}
-
-// tailMember finds the value of the member named key (quoted) among the members a
-// message ends with, as servers write the id or method that put the result or params
-// first. It walks back from the message's closing brace, member by member, while their
-// values are strings, numbers or literals: the text before the closing brace is a
-// top-level member, and so is the text before that member's comma, but a value that
-// ends in a bracket may have begun in the bytes that were discarded.
-func tailMember(tail []byte, key string) (json.RawMessage, bool) {
-	const space = " \t\r\n"
-	b := bytes.TrimRight(tail, space)
-	if len(b) == 0 || b[len(b)-1] != '}' {
-		return nil, false
-	}
-	b = b[:len(b)-1]
-	for {
-		b = bytes.TrimRight(b, space)
-		start := scalarStart(b)
-		v := b[start:]
-		if len(v) == 0 || !json.Valid(v) {
-			return nil, false
-		}
-		rest := bytes.TrimRight(b[:start], space)
-		if len(rest) == 0 || rest[len(rest)-1] != ':' {
-			return nil, false
-		}
-		rest = bytes.TrimRight(rest[:len(rest)-1], space)
-		if len(rest) == 0 || rest[len(rest)-1] != '"' {
-			return nil, false
-		}
-		k := scalarStart(rest)
-		before := bytes.TrimRight(rest[:k], space)
-		if len(before) == 0 || (before[len(before)-1] != ',' && before[len(before)-1] != '{') {
-			return nil, false
-		}
-		if string(rest[k:]) == key {
-			return append(json.RawMessage(nil), v...), true
-		}
-		if before[len(before)-1] == '{' {
-			return nil, false
-		}
-		b = before[:len(before)-1]
-	}
-}
-
-// scalarStart is where the string, number or literal that b ends with begins (len(b)
-// when b ends with none, or a string whose start is not in b).
-func scalarStart(b []byte) int {
-	end := len(b)
-	switch {
-	case end > 0 && b[end-1] == '"':
-		for i := end - 2; i >= 0; i-- {
-			if b[i] == '"' && !escaped(b[:i]) {
-				return i
-			}
-		}
-		return end
-	case bytes.HasSuffix(b, []byte("true")), bytes.HasSuffix(b, []byte("null")):
-		return end - 4
-	case bytes.HasSuffix(b, []byte("false")):
-		return end - 5
-	}
-	start := end
-	for start > 0 && bytes.IndexByte([]byte("0123456789+-.eE"), b[start-1]) >= 0 {
-		start--
-	}
-	return start
-}
-
-// escaped says whether the character after b is escaped (an odd run of backslashes).
-func escaped(b []byte) bool {
-	n := 0
-	for i := len(b) - 1; i >= 0 && b[i] == '\\'; i-- {
-		n++
-	}
-	return n%2 == 1
+	m := jsonscan.ScanHead(head)
+	return m.ID, m.ID != nil
 }
 
 // eventData is the data of an event's start: the values of its "data:" fields, joined by

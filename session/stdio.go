@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -35,12 +34,39 @@ type Stdio struct {
 	Tail *Ring
 }
 
-// stdioSession is a supervised process speaking MCP on its stdin/stdout.
+// peer is what runs at the other end of a stdio stream: a supervised process
+// (process), or an MCP server in this process behind a pipe (pipeServer). The framing
+// knows it only by its end signal and how to stop it.
+type peer interface {
+	// exited is closed when the server has ended on its own or been stopped.
+	exited() <-chan struct{}
+	// exitEnd is the End of a server that exited (valid once exited is closed).
+	exitEnd() End
+	// stop ends the server within ctx (a process tree: stdin, SIGTERM, SIGKILL).
+	stop(ctx context.Context)
+}
+
+// stdioSession is mcp-go's stdio transport over one server's stream pair, read through
+// the reply limiter; it ends when the server does or the limiter gives the stream up.
 type stdioSession struct {
 	*Client
-	proc *process
-	lim  *ReplyLimiter
+	srv peer
+	lim *ReplyLimiter
 }
+
+// framing is what a stdio session needs to read and write one server's stream.
+type framing struct {
+	name     string // the server's name, for the log
+	maxReply int
+	log      zerolog.Logger
+	redact   func(string) string
+	// replaced is the reply limiter's Replaced (nil: give a dropped reply's memory back).
+	replaced func()
+}
+
+// startFunc starts the server once more, for one connection attempt: its end signal,
+// what it writes (read by the session) and what it reads (written by it).
+type startFunc func() (peer, io.Reader, io.WriteCloser, error)
 
 // OpenStdio spawns the server, starts mcp-go's stdio transport over its pipes and
 // initializes within ctx. When the process exits during the handshake the error is an
@@ -50,14 +76,33 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 	if tail == nil {
 		tail = NewStderrTail()
 	}
-	p, err := spawn(&o, tail)
+	start := func() (peer, io.Reader, io.WriteCloser, error) {
+		p, err := spawn(&o, tail)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		// The pipes every call crosses are read and written with raw system calls (rawio).
+		return p, rawio.Reader(p.stdout), rawio.WriteCloser(p.stdin), nil
+	}
+	return openFramed(ctx, framing{name: o.Config.Name, maxReply: o.MaxReply, log: o.Log, redact: o.Redact}, start, h)
+}
+
+// openFramed starts the server and initializes a session over its stream within ctx.
+func openFramed(ctx context.Context, f framing, start startFunc, h Handlers) (Session, error) {
+	srv, r, w, err := start()
 	if err != nil {
 		return nil, err
 	}
-	// The pipes every call crosses are read and written with raw system calls (rawio).
-	lim := NewReplyLimiter(rawio.Reader(p.stdout), LimitOptions{Limit: o.MaxReply,
-		Dropped:    LogDropped(o.Log, o.Config.Name, config.TransportStdio),
-		Unreadable: LogUnreadable(o.Log, o.Config.Name, config.TransportStdio)})
+	replaced := f.replaced
+	if replaced == nil {
+		// A dropped reply's memory is given back now rather than whenever the scavenger
+		// gets to it.
+		replaced = func() { go debug.FreeOSMemory() }
+	}
+	lim := NewReplyLimiter(r, LimitOptions{Limit: f.maxReply,
+		Dropped:    LogDropped(f.log, f.name, config.TransportStdio),
+		Unreadable: LogUnreadable(f.log, f.name, config.TransportStdio),
+		Replaced:   replaced})
 	hw := h
 	hw.Wrap = func(tr transport.Interface) transport.Interface {
 		if h.Wrap != nil {
@@ -65,8 +110,8 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 		}
 		return withTypedReplies(tr)
 	}
-	s := &stdioSession{Client: NewClient(newIOTransport(lim, rawio.WriteCloser(p.stdin), o.Log.With().Str("server", o.Config.Name).Logger(), o.Redact), config.TransportStdio, hw), proc: p, lim: lim}
-	s.SetLink(Link{Lost: TransportLost, Around: freeDropped})
+	s := &stdioSession{Client: NewClient(newIOTransport(lim, w, f.log.With().Str("server", f.name).Logger(), f.redact), config.TransportStdio, hw), srv: srv, lim: lim}
+	s.SetLink(Link{Lost: TransportLost})
 	go s.watch()
 	if err := s.Initialize(ctx, h); err != nil {
 		lost := s.lost(ctx, err)
@@ -75,10 +120,9 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 			// The server exited on server/discover: a legacy server that cannot take an
 			// unknown method. Started once more, it is spoken to with initialize only,
 			// and the connection says so (Info.Protocol) to be remembered.
-			o.Log.Info().Str("server", o.Config.Name).Msg("server exited on server/discover; starting it again with initialize")
+			f.log.Info().Str("server", f.name).Msg("server exited on server/discover; starting it again with initialize")
 			h.Era = h.Era.Legacy()
-			o.Tail = tail
-			return OpenStdio(ctx, o, h)
+			return openFramed(ctx, f, start, h)
 		}
 		if lost != nil && lost.End.Cause == CauseExited {
 			return nil, lost
@@ -99,41 +143,31 @@ func newIOTransport(r io.Reader, w io.WriteCloser, log zerolog.Logger, redact fu
 	return t
 }
 
-// watch ends the session when the process exits or the reply limiter gave up on the
+// watch ends the session when the server exits or the reply limiter gave up on the
 // stream, whichever comes first.
 func (s *stdioSession) watch() {
 	select {
-	case <-s.proc.exited:
-		s.Finish(End{Cause: CauseExited, Status: s.proc.exitStatus(), Stderr: s.proc.tail.String()})
+	case <-s.srv.exited():
+		s.Finish(s.srv.exitEnd())
 	case <-s.lim.lost:
 		s.Finish(End{Cause: CauseLost, Err: &TooLargeError{Limit: s.lim.limit}})
 	case <-s.done:
 	}
 }
 
-// Close closes stdin (through mcp-go's client) and ends the process tree: stdin, then
-// SIGTERM, then SIGKILL (process.stop).
+// Close closes stdin (through mcp-go's client) and stops the server (for a process, its
+// tree: stdin, then SIGTERM, then SIGKILL).
 func (s *stdioSession) Close(ctx context.Context) error {
 	s.Finish(End{Cause: CauseClosed})
 	done := make(chan error, 1)
 	go func() { done <- s.cl.Close() }()
-	s.proc.stop(ctx)
+	s.srv.stop(ctx)
 	return <-done
 }
 
-// freeDropped runs one request; when the reply limiter dropped its reply, the memory it
-// took is given back now rather than whenever the scavenger gets to it.
-func freeDropped(ctx context.Context, _ string, do func(context.Context) error) error {
-	err := do(ctx)
-	if err != nil && strings.Contains(err.Error(), tooLargeMarker) {
-		go debug.FreeOSMemory()
-	}
-	return err
-}
-
 // lost decides, from events only, whether the handshake failed with err because the
-// session ended (a request's failure is the wrapper's to decide: Client.request). The transport notices a dead server (stdout EOF) before the process is reaped,
-// so when the pipe is gone it waits for whichever comes: the exit, our own close, or the
+// session ended (a request's failure is the wrapper's to decide: Client.request). The
+// transport notices a dead server (stdout EOF) before the process is reaped, so when the pipe is gone it waits for whichever comes: the exit, our own close, or the
 // end of ctx (a server that closed stdout but keeps running is a plain failure).
 func (s *stdioSession) lost(ctx context.Context, err error) *EndedError {
 	if err == nil {

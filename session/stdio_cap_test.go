@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -14,30 +14,17 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
 
-	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 )
 
-// capServerEnv makes this test binary a stdio MCP server (capServer) instead of running
-// the tests.
-const capServerEnv = "MCP_BRIDGE_SESSION_TEST_CAP_SERVER"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(capServerEnv) != "" {
-		capServer()
-		return
-	}
-	os.Exit(m.Run())
-}
-
-// capServer answers initialize and tools/call on stdin/stdout (capCall). It ends when
-// stdin does.
-func capServer() {
+// capServer answers initialize and tools/call read from stdin on stdout (capCall), as a
+// stdio server's process would. It ends when stdin does.
+func capServer(stdin io.Reader, stdout io.Writer) {
 	var held []json.RawMessage
-	in := bufio.NewScanner(os.Stdin)
+	in := bufio.NewScanner(stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
-	out := bufio.NewWriter(os.Stdout)
+	out := bufio.NewWriter(stdout)
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -135,17 +122,19 @@ func TestStdioOversizeNotificationIsDropped(t *testing.T) {
 	}
 }
 
-// openCapServer opens a session to capServer (this test binary) through a 1 MiB cap;
-// notes, when set, receives its notifications.
+// openCapServer opens a pipe session to capServer through a 1 MiB cap: the stdio framing
+// and reply limiter of a process's pipes, without a process; notes, when set, receives
+// its notifications.
 func openCapServer(ctx context.Context, t *testing.T, log *testutil.SyncBuffer, notes func(mcp.JSONRPCNotification)) Session {
 	t.Helper()
-	cfg := &config.Server{Name: "capped", Source: "mcp.json", Command: os.Args[0], Raw: config.Raw{Command: "capserver"}}
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
-	// Under -race the server would pause a second at exit (GORACE's atexit_sleep_ms).
-	env := append(os.Environ(), capServerEnv+"=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	sess, err := OpenStdio(ctx, Stdio{Config: cfg, Env: env, MaxReply: 1 << 20,
+	serve := func(_ context.Context, in io.Reader, out, _ io.Writer) error {
+		capServer(in, out)
+		return nil
+	}
+	sess, err := OpenPipe(ctx, Pipe{Name: "capped", Serve: serve, MaxReply: 1 << 20,
 		Log: zerolog.New(log), Clock: clock.System{}}, Handlers{Init: init, OnNotification: notes})
 	if err != nil {
 		t.Fatalf("open: %v", err)

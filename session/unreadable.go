@@ -88,19 +88,19 @@ func (l *ReplyLimiter) unreadable() {
 		return // no message: mcp-go skips a server's stray output, as it always has
 	}
 	e := &UnreadableError{Fault: l.check.Fault(), Char: l.check.Char()}
-	m := scanMessage(l.head)
-	method, inTail := tailMember(l.badTail, `"method"`)
-	if m.method != nil {
-		method = m.method
+	m := jsonscan.ScanHead(l.head)
+	method, inTail := jsonscan.TailMember(l.badTail, `"method"`)
+	if m.Method != nil {
+		method = m.Method
 	}
-	id := m.id
+	id := m.ID
 	if id == nil {
-		if v, ok := tailMember(l.badTail, `"id"`); ok && string(v) != "null" {
+		if v, ok := jsonscan.TailMember(l.badTail, `"id"`); ok && string(v) != "null" {
 			id = v
 		}
 	}
 	switch {
-	case m.method != nil || inTail || m.cut == "params" || m.cut == "method":
+	case m.Method != nil || inTail || m.Cut == "params" || m.Cut == "method":
 		e.NotReply, e.Method = true, textcut.Truncate(methodName(method), maxMethodText)
 	case id != nil:
 		e.ID = textcut.Truncate(string(id), maxMethodText)

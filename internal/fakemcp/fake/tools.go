@@ -1,4 +1,4 @@
-package main
+package fake
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +24,7 @@ import (
 const maxBigBytes = 256 << 20
 
 // defaultTools returns the tools present unless -no-default-tools is given.
-func defaultTools(rec *recorder, echoTag string) []server.ServerTool {
+func defaultTools(o *options, rec *recorder, echoTag string) []server.ServerTool {
 	return []server.ServerTool{
 		{
 			Tool: mcp.NewTool("echo",
@@ -104,23 +103,19 @@ func defaultTools(rec *recorder, echoTag string) []server.ServerTool {
 				mcp.WithString("name", mcp.Required(), mcp.Description("variable name")),
 			),
 			Handler: func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return mcp.NewToolResultText(os.Getenv(req.GetString("name", ""))), nil
+				return mcp.NewToolResultText(o.env.Getenv(req.GetString("name", ""))), nil
 			},
 		},
 		{
 			Tool: mcp.NewTool("cwd", mcp.WithDescription("Return the server's working directory.")),
 			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				wd, err := os.Getwd()
-				if err != nil {
-					return mcp.NewToolResultError(err.Error()), nil
-				}
-				return mcp.NewToolResultText(wd), nil
+				return mcp.NewToolResultText(o.env.Dir), nil
 			},
 		},
 		{
 			Tool: mcp.NewTool("pid", mcp.WithDescription("Return the server's process id.")),
 			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return mcp.NewToolResultText(strconv.Itoa(os.Getpid())), nil
+				return mcp.NewToolResultText(strconv.Itoa(o.env.PID)), nil
 			},
 		},
 		{

@@ -1,4 +1,4 @@
-package main
+package fake
 
 import (
 	"bufio"
@@ -40,7 +40,8 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 // eraFilter reads the client's lines from in, answers or drops what mode decides, and
 // passes the rest to the returned reader (the server's input).
-func eraFilter(mode string, in io.Reader, out io.Writer) io.Reader {
+func eraFilter(o *options, in io.Reader, out io.Writer) io.Reader {
+	mode := o.discover
 	pr, pw := io.Pipe()
 	go func() {
 		sc := bufio.NewScanner(in)
@@ -50,7 +51,7 @@ func eraFilter(mode string, in io.Reader, out io.Writer) io.Reader {
 			line := sc.Bytes()
 			var m wireMessage
 			_ = json.Unmarshal(line, &m)
-			if answer := eraAnswer(mode, m, initialized); answer != nil {
+			if answer := eraAnswer(o, mode, m, initialized); answer != nil {
 				if len(answer) > 0 {
 					_, _ = out.Write(append(answer, '\n'))
 				}
@@ -74,7 +75,7 @@ func eraFilter(mode string, in io.Reader, out io.Writer) io.Reader {
 
 // eraAnswer is what mode answers to m: nil passes it to the server, an empty slice drops
 // it.
-func eraAnswer(mode string, m wireMessage, initialized bool) []byte {
+func eraAnswer(o *options, mode string, m wireMessage, initialized bool) []byte {
 	isRequest := m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
 	case !isRequest:
@@ -84,8 +85,9 @@ func eraAnswer(mode string, m wireMessage, initialized bool) []byte {
 		case "legacy":
 			return rpcError(m.ID, -32601, "Method not found: server/discover")
 		case "exit":
-			fmt.Fprintln(os.Stderr, "fakemcp: unknown method server/discover, exiting")
-			os.Exit(exitDiscover)
+			fmt.Fprintln(o.stderr, "fakemcp: unknown method server/discover, exiting")
+			o.exit(exitDiscover)
+			return []byte{}
 		case "hang":
 			return []byte{}
 		case "garbage":
@@ -123,7 +125,7 @@ func checkDiscoverFlag(o *options) error {
 }
 
 // noteStart appends one line to the -starts file: tests count the processes started.
-func noteStart(path string) error {
+func noteStart(path string, pid int) error {
 	if path == "" {
 		return nil
 	}
@@ -131,7 +133,7 @@ func noteStart(path string) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(fmt.Sprintf("%d\n", os.Getpid()))
+	_, err = f.WriteString(fmt.Sprintf("%d\n", pid))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
