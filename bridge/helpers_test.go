@@ -96,15 +96,20 @@ func (e *testEnv) useProcesses() {
 }
 
 // pipeable says whether a config entry lets the config run in process: the fake server
-// over stdio with no flag that needs a process of its own, or another stdio command,
-// which such a test must never start (the connector fails it: the test then asks for
-// processes). A remote entry needs the bridge's own transports.
+// over stdio with no flag that needs a process of its own, or another stdio command that
+// is no program on disk, which such a test must never start (the connector fails it: the
+// test then asks for processes). A real server (an npm one) and a remote entry need the
+// bridge's own transports.
 func pipeable(entry any) bool {
 	m, ok := entry.(map[string]any)
 	if !ok || m["url"] != nil || (m["type"] != nil && m["type"] != "stdio") {
 		return false
 	}
 	if m["command"] != fakeInProcess {
+		cmd, _ := m["command"].(string)
+		if fi, err := os.Stat(cmd); filepath.IsAbs(cmd) && err == nil && !fi.IsDir() {
+			return false
+		}
 		return true
 	}
 	args, ok := m["args"].([]string)
