@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
-// outsideRun is what bench/hostsim/hostsim.py prints: per way (bridge, relay, direct)
+// outsideRun is what testkit/bench/hostsim/hostsim.py prints: per way (bridge, relay, direct)
 // its percentiles, and for the processes in the middle their CPU per call.
 type outsideRun struct {
 	Ways map[string]struct {
@@ -28,29 +28,29 @@ type outsideRun struct {
 }
 
 // BenchmarkCallOutsideHost times one tool call the way a host not written in Go sees it:
-// bench/hostsim/hostsim.py (Python, standard library only, blocking reads) drives the
+// testkit/bench/hostsim/hostsim.py (Python, standard library only, blocking reads) drives the
 // built bridge binary through the zot handshake and tool_call → tool_result, and in the
-// same run calls the same MCP server directly and through internal/relay with the same
+// same run calls the same MCP server directly and through testkit/relay with the same
 // client, interleaved in blocks of 50 calls, rotating which way goes first. The Go host of
 // BenchmarkCallRoundTrip measures the bridge with exttest and the two references with an
 // mcp-go client, whose costs are not alike; here all three share one client. Reported:
 // p50 and p90 of each way, the CPU per call of the bridge, the relay and nullext (schedstat of every
 // thread, and /proc/<pid>/stat in clock ticks), context switches per call, and the
-// bridge/relay ratios. server=fake is the fake MCP server (internal/fakemcp, echo);
+// bridge/relay ratios. server=fake is the fake MCP server (testkit/fakemcp, echo);
 // server=everything the npm @modelcontextprotocol/server-everything (echo), when installed.
-// bench/mcpfloor, timed as a fourth way, is the least an extension forwarding through
+// testkit/bench/mcpfloor, timed as a fourth way, is the least an extension forwarding through
 // mcp-go can do: what the bridge's figure stands against once mcp-go is kept.
 // Each iteration is one whole run of the script; run it with -benchtime 1x.
 func BenchmarkCallOutsideHost(b *testing.B) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		b.Fatalf("python3 is needed for the outside host (bench/hostsim/hostsim.py): %v", err)
+		b.Fatalf("python3 is needed for the outside host (testkit/bench/hostsim/hostsim.py): %v", err)
 	}
 	root, err := testutil.ModuleRoot()
 	if err != nil {
 		b.Fatal(err)
 	}
-	script := filepath.Join(root, "bench", "hostsim", "hostsim.py")
+	script := filepath.Join(root, "testkit", "bench", "hostsim", "hostsim.py")
 	cases := []struct {
 		name string
 		args string
@@ -69,9 +69,9 @@ func BenchmarkCallOutsideHost(b *testing.B) {
 			if bin == "" {
 				bin = testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge")
 			}
-			relay := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/internal/relay")
-			nullext := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/bench/nullext")
-			floor := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/bench/mcpfloor")
+			relay := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/testkit/relay")
+			nullext := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/testkit/bench/nullext")
+			floor := testutil.BuildBinary(b, "github.com/zot-mcp/mcp-bridge/testkit/bench/mcpfloor")
 			marker := testutil.NewMarker(b)
 			b.Cleanup(func() { testutil.KillProcsWithMarker(marker) })
 			server := c.cmd(b, marker)

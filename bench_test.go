@@ -1,10 +1,10 @@
 package main
 
-// The benchmark suite behind BENCHMARKS.md (written by `go run ./internal/benchreport`).
+// The benchmark suite behind BENCHMARKS.md (written by `go run ./testkit/benchreport`).
 //
 // Binary-level benchmarks drive the real mcp-bridge binary the way zot does (hello →
 // hello_ack → registrations → ready, then tool calls) against the fake MCP server in
-// internal/fakemcp; in-process ones use the public search API on the tool catalog fixture
+// testkit/fakemcp; in-process ones use the public search API on the tool catalog fixture
 // (testdata/mcp-catalog/catalog.json, found in an ancestor directory; missing is a failure).
 //
 // Besides ns/op each benchmark reports its figures with b.ReportMetric. Every figure's
@@ -42,9 +42,9 @@ import (
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/search"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // benchGuard bounds every wait of a benchmark: a hang guard, never a measurement.
@@ -981,7 +981,7 @@ func (h *home) directClient(ctx context.Context, name string, extra ...string) *
 // It returns the relay's process too.
 func (h *home) relayClient(ctx context.Context, name string) (*client.Client, *os.Process) {
 	h.b.Helper()
-	relay := testutil.BuildBinary(h.b, "github.com/zot-mcp/mcp-bridge/internal/relay")
+	relay := testutil.BuildBinary(h.b, "github.com/zot-mcp/mcp-bridge/testkit/relay")
 	return h.initClient(ctx, relay, h.fake, "-marker", h.marker, "-max-lifetime", "10m", "-name", name)
 }
 

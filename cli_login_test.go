@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakeoauth"
 )
 
 // waitFile waits for a file to be written (bounded by the hang guard) and returns it.

@@ -16,7 +16,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/bridge"
 	"github.com/zot-mcp/mcp-bridge/cli"
 	mcpcmd "github.com/zot-mcp/mcp-bridge/commands"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // decodeJSON parses a --json output into v, failing the test with the output when it is

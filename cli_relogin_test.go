@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakeoauth"
 )
 
 // testBrowser plays the user's browser for every login of a test: $BROWSER is a script

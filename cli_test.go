@@ -17,8 +17,8 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/zot-mcp/mcp-bridge/cli"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/templates"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // cliGuard is a hang guard for CLI runs and process waits, never a measured bound.

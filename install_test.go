@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // repoURL is the clone URL the README's install block uses; the install test clones the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // launchRun is one run of ./launch: what it printed and whether it compiled.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 func TestMain(m *testing.M) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // TestNPMEverythingRootFromCwd: in the terminal the project directory given with --cwd

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // fsEnv configures the real npm @modelcontextprotocol/server-filesystem, rooted at the

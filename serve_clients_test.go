@@ -30,8 +30,8 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/zot-mcp/mcp-bridge/cli"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/serve"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // serveUser is one user's machine for serve: a HOME whose default zot home (no ZOT_HOME

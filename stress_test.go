@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 )
 
 // BenchmarkStressCalls hunts lost replies: it makes MCP_BRIDGE_STRESS_CALLS echo calls

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // TestProjectServersWaitForApproval drives the built binary through the fake host and reads

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // screenGuard bounds every wait for the screen: a guard against hangs on a loaded machine,

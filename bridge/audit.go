@@ -10,11 +10,11 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
-	"github.com/zot-mcp/mcp-bridge/internal/toolaudit"
 	"github.com/zot-mcp/mcp-bridge/internal/words"
+	"github.com/zot-mcp/mcp-bridge/toolaudit"
 )
 
-// The injection audit (internal/toolaudit) reads a server's text as the cache keeps it,
+// The injection audit (toolaudit) reads a server's text as the cache keeps it,
 // as sent: its findings are shown in /mcp <server>, by doctor, and in one note when a
 // tool with findings is first seen. It never changes what a tool says or whether it is
 // offered.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // A tool's arguments reach the server as the host wrote them: numbers beyond float64's

@@ -18,10 +18,10 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/templates"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // hostEnv is a bridge served by extension.Run and driven by the fake host.

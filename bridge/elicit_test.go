@@ -16,8 +16,8 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // TestElicitURLCheck: a URL is shown and opened only when it is https (or http to a

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 	"github.com/zot-mcp/mcp-bridge/toolresult/spill"
 )
 

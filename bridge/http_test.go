@@ -21,9 +21,9 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/fake"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakemcp/fake"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // startFakeHTTP starts the fake server in -http or -sse mode on a free loopback port, in

@@ -6,9 +6,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/testkit/inproctest"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // inprocEnv is a bridge whose servers are all in-process (Options.Connect): no process,

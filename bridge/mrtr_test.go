@@ -14,10 +14,10 @@ import (
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
-	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/testkit/inproctest"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // acceptAll is the CLI's side of the bridge's questions, accepting each with {"ok": true}.

@@ -11,9 +11,9 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/rs/zerolog"
 
-	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakeoauth"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // seedUnknownToken configures server "r" at a fake authorization server and stores a

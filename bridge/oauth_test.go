@@ -19,11 +19,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakeoauth"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // browserVisit is what the test's "browser" saw.

@@ -9,7 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // TestMessagesShowReferencesAndMaskCredentials: an expanded ${VAR} (here the url's host)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // startEverything runs the npm everything server in mode (streamableHttp or sse) on a

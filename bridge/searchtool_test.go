@@ -11,10 +11,10 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/startup"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // loadedBridge configures two fake servers, fills the cache and returns a fresh bridge

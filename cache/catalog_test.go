@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // catalogFile is the part of testdata/mcp-catalog/catalog.json the tests use.

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/zot-mcp/mcp-bridge/bridge"
-	"github.com/zot-mcp/mcp-bridge/internal/toolaudit"
 	"github.com/zot-mcp/mcp-bridge/internal/words"
+	"github.com/zot-mcp/mcp-bridge/toolaudit"
 )
 
 // doctorShownFindings is how many of a server's findings doctor shows; --tools lists all.

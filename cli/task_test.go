@@ -22,7 +22,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/exttasks"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttasks"
 )
 
 // taskServer is an MCP server (mcp-go, served on 127.0.0.1) whose tool "slow" the server

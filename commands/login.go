@@ -10,9 +10,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
-	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
+	"github.com/zot-mcp/mcp-bridge/redact"
 	"github.com/zot-mcp/mcp-bridge/remote"
 )
 

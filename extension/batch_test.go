@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 )
 
 // TestRegisterToolFrames checks what a batch of frames becomes on the wire: every good

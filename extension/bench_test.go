@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 )
 
 // countingWriter counts Write calls (≈ syscalls on a real pipe).

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 )
 
 // TestOverlongToolCallAnswered: a tool_call on a line over the 4 MiB cap gets an error

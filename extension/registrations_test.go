@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 )
 
 // TestAddPayloadEqualsAppendToolFrame: a frame built from a tool's payload under a name

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 )
 
 func TestHelloIsFirstLine(t *testing.T) {

@@ -15,9 +15,9 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/fake"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakemcp/fake"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // eraHost is a Host that records the revisions it is told a server learned; nothing

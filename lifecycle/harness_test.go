@@ -12,8 +12,8 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/inproctest"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/inproctest"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // The harness of the state machine's tests: Servers made from a real config file whose

@@ -13,8 +13,8 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // TestListOffers: a server lists its resources, resource templates and prompts for what

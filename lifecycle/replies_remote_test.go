@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/internal/capserver"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/testkit/capserver"
 )
 
 // TestRemoteRepliesNotOursAreRefused: what a call on an HTTP server says, with

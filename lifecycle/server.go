@@ -16,9 +16,9 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/internal/repeats"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"github.com/zot-mcp/mcp-bridge/redact"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -363,7 +363,7 @@ func (s *Server) tail() *session.Ring {
 	return nil
 }
 
-// Redact hides the server's secrets in a text (internal/redact).
+// Redact hides the server's secrets in a text (redact).
 func (s *Server) Redact(text string) string {
 	s.redactOnce.Do(func() { s.redactFn = redact.New(s.cfg) })
 	return s.redactFn(text)

@@ -11,8 +11,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // suspendedSession is a session whose tools/call is answered by the test: each call

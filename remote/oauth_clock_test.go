@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakeoauth"
 )
 
 // TestOAuthRefreshBoundOnInjectedClock: a token refresh whose token endpoint never

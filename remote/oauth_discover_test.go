@@ -15,7 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/config"
-	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakeoauth"
 )
 
 // TestChallengeScopes: the scope of a Bearer challenge, quoted or not, among other

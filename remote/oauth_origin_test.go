@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/config"
-	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakeoauth"
 )
 
 // oauthServer is a Server for the fake's /mcp with OAuth under a fresh ZOT_HOME; its

@@ -24,8 +24,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/zot-mcp/mcp-bridge/config"
-	"github.com/zot-mcp/mcp-bridge/internal/fakeoauth"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakeoauth"
 )
 
 // TestOAuthRegistrationIsNative: the dynamic registration says the bridge is a native

@@ -12,10 +12,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/config"
-	"github.com/zot-mcp/mcp-bridge/internal/capserver"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/testkit/capserver"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // TestRemoteReplyWithAnotherIDIsNotTheResult: over streamable HTTP, an answer to a POST

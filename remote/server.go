@@ -13,7 +13,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/redact"
+	"github.com/zot-mcp/mcp-bridge/redact"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 
@@ -93,5 +93,5 @@ func ctxError(ctx context.Context, doing string) *session.Error {
 	return errorf(session.KindCanceled, ctx.Err(), "cancelled while %s", doing)
 }
 
-// redactor is the server's redactor (internal/redact).
+// redactor is the server's redactor (redact).
 func (s *Server) redactor(extra ...string) func(string) string { return redact.New(s.cfg, extra...) }

@@ -17,8 +17,8 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/redact"
 	"github.com/zot-mcp/mcp-bridge/internal/zslog"
+	"github.com/zot-mcp/mcp-bridge/redact"
 	"github.com/zot-mcp/mcp-bridge/session"
 )
 

@@ -3,7 +3,7 @@ package search
 import (
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // benchQueries are task phrasings exercised by BenchmarkSearch.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // catalogFile is the part of a catalog fixture these checks read.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 type catalogJSON struct {

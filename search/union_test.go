@@ -16,8 +16,8 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/search"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // The union sets are labelled requests over both tool catalogs, written from

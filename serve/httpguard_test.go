@@ -24,7 +24,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // testBound is a hang guard only: every wait below ends on an event long before it, and

@@ -16,9 +16,9 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/session"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // sessionRequests are every request a Session makes, each run once.

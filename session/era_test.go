@@ -23,8 +23,8 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/fake"
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakemcp/fake"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 const (

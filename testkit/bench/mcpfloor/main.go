@@ -1,7 +1,7 @@
 // Command mcpfloor is the least a zot extension can do to forward a call to an MCP server
 // through mcp-go, as the bridge must: the bridge's own extension package on one side,
 // mcp-go's stdio transport on the other, and nothing between them but one pre-encoded
-// tools/call and a decode of the result's text. bench/hostsim times it beside the bridge
+// tools/call and a decode of the result's text. testkit/bench/hostsim times it beside the bridge
 // (as its --base way) to show how much of the bridge's cost over a byte relay those two
 // layers alone already take. The server's argv comes as a JSON array in MCP_FLOOR_SERVER;
 // it registers mcp__srv__echo, which calls the server's echo tool.

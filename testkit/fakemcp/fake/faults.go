@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/record"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakemcp/record"
 )
 
 // checkFaultFlags validates -forget-session-after and -sse-drop-after.

@@ -6,7 +6,7 @@ package main
 import (
 	"os"
 
-	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/fake"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakemcp/fake"
 )
 
 func main() { os.Exit(fake.Main(os.Args[1:])) }

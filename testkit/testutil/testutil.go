@@ -1,5 +1,5 @@
 // Package testutil holds helpers for mcp-bridge's tests: building binaries
-// (in particular the fake MCP server in internal/fakemcp), finding the
+// (in particular the fake MCP server in testkit/fakemcp), finding the
 // processes a test started by a marker string in their argv, and reading the
 // fake server's -record files.
 package testutil
@@ -26,13 +26,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/record"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakemcp/record"
 )
 
 // FakeServerPkg is the import path of the fake MCP server binary.
-const FakeServerPkg = "github.com/zot-mcp/mcp-bridge/internal/fakemcp"
+const FakeServerPkg = "github.com/zot-mcp/mcp-bridge/testkit/fakemcp"
 
-// FakeServer builds internal/fakemcp (once per test process) and returns the
+// FakeServer builds testkit/fakemcp (once per test process) and returns the
 // path of the binary. It fails the test if the build fails.
 func FakeServer(t testing.TB) string {
 	t.Helper()

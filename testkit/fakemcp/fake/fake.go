@@ -13,7 +13,7 @@
 package fake
 
 import (
-	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/record"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakemcp/record"
 
 	"bytes"
 	"context"
@@ -36,7 +36,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/zot-mcp/mcp-bridge/internal/stdioserve"
+	"github.com/zot-mcp/mcp-bridge/testkit/stdioserve"
 )
 
 // Exit statuses.

@@ -4,7 +4,7 @@
 It drives the built mcp-bridge binary the way zot does (hello -> hello_ack ->
 registrations -> ready, then tool_call -> tool_result over NDJSON on the child's stdin
 and stdout) and, in the same run, calls the same MCP server directly (newline-delimited
-JSON-RPC over its stdin and stdout) and through internal/relay (a process that passes
+JSON-RPC over its stdin and stdout) and through testkit/relay (a process that passes
 the bytes on unchanged). The three ways are interleaved in blocks, rotating which goes
 first, so each sees the same machine state. Python 3 standard library only.
 
@@ -15,7 +15,7 @@ made; per process in the middle (bridge, relay, nullext), CPU time per call from
 /proc/<pid>/stat (utime+stime, clock ticks) and from the threads' schedstat (nanoseconds),
 and context switches per call. --base BIN times a second bridge build as a fourth way (A/B
 on the same machine state); --nullext BIN times an extension that answers at once
-(bench/nullext), the zot side of a call alone.
+(testkit/bench/nullext), the zot side of a call alone.
 
 Why a second host: the repository's Go benchmark times the bridge through one Go client
 (exttest) and the direct and relay references through another (mcp-go's stdio client), both
@@ -194,9 +194,9 @@ def quantile(xs, q):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bridge", required=True, help="the mcp-bridge binary")
-    ap.add_argument("--relay", required=True, help="the internal/relay binary")
+    ap.add_argument("--relay", required=True, help="the testkit/relay binary")
     ap.add_argument("--base", help="another build of the bridge, timed as a fourth way (base)")
-    ap.add_argument("--nullext", help="an extension answering every call at once (bench/nullext), timed as a way (nullext)")
+    ap.add_argument("--nullext", help="an extension answering every call at once (testkit/bench/nullext), timed as a way (nullext)")
     ap.add_argument("--bridge-env", action="append", default=[], metavar="K=V",
                     help="an environment variable for the bridge (repeatable)")
     ap.add_argument("--base-env", action="append", default=[], metavar="K=V",

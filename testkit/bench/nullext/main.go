@@ -1,6 +1,6 @@
 // Command nullext is a zot extension on the bridge's own extension package that answers
 // every tool_call at once, with no MCP server behind it: the floor of the extension side
-// of a call (its reader, its worker, its writer and their hand-offs) that bench/hostsim
+// of a call (its reader, its worker, its writer and their hand-offs) that testkit/bench/hostsim
 // times beside the bridge. It registers one tool, mcp__srv__echo, the name the bridge
 // gives the echo tool of hostsim's server, and serves calls on one P as the bridge does.
 package main

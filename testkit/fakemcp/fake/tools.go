@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/record"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakemcp/record"
 )
 
 // maxBigBytes caps the big tool's output.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zot-mcp/mcp-bridge/internal/testutil"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // raiseChildEnv makes TestRaiseParallel's child run report instead of test.

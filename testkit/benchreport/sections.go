@@ -383,7 +383,7 @@ func sections() []section {
 	cl := section{
 		title: "Calls: round trip through the bridge",
 		intro: "Fake host → bridge binary → fake MCP server (stdio) → back, versus a direct mcp-go client calling the same fake server, " +
-			"and versus that direct client through `internal/relay`, a process that passes the bytes on unchanged, moving them the way the bridge does " +
+			"and versus that direct client through `testkit/relay`, a process that passes the bytes on unchanged, moving them the way the bridge does " +
 			"(the floor of any process in the middle: two more pipe hops and its wake-ups); each iteration makes one call each way, rotating which goes first. `echo` does nothing; `slow` with ms=2 waits 2 ms.",
 	}
 	for _, tc := range []struct{ name, label string }{{"echo", "echo"}, {"slow-2ms", "slow, 2 ms"}} {

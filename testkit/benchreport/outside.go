@@ -2,7 +2,7 @@ package main
 
 import "fmt"
 
-// bOutside is BenchmarkCallOutsideHost: the call timed by bench/hostsim/hostsim.py.
+// bOutside is BenchmarkCallOutsideHost: the call timed by testkit/bench/hostsim/hostsim.py.
 const bOutside = "BenchmarkCallOutsideHost/server=%s"
 
 // outsideSection is the call measured from a host not written in Go, beside the Go host's
@@ -10,11 +10,11 @@ const bOutside = "BenchmarkCallOutsideHost/server=%s"
 func outsideSection() section {
 	s := section{
 		title: "Calls from a host not written in Go",
-		intro: "`bench/hostsim/hostsim.py` (Python 3, standard library only, blocking reads, as most hosts not written in Go are) drives the " +
+		intro: "`testkit/bench/hostsim/hostsim.py` (Python 3, standard library only, blocking reads, as most hosts not written in Go are) drives the " +
 			"built bridge through the zot handshake and `tool_call` → `tool_result`, and in the same run calls the same MCP server directly and " +
-			"through `internal/relay` with the same client; the three ways are interleaved in blocks of 50 calls, rotating which goes first, after " +
+			"through `testkit/relay` with the same client; the three ways are interleaved in blocks of 50 calls, rotating which goes first, after " +
 			"2,000 warm-up calls each (a node server's JIT is warm by then). `fake` is the fake MCP server's `echo`, `everything` the npm " +
-			"server-everything's `echo`; `bench/mcpfloor` forwards each call to the same server through mcp-go's stdio transport with nothing between (one pre-encoded `tools/call`, the result's text decoded): the least an extension can do once the project keeps mcp-go; `bench/nullext` is an extension on the bridge's own extension package that answers every `tool_call` at once, with no server behind it (the zot side of a call alone). CPU per call is the sum of the process's threads' schedstat over the timed calls (the `/proc/<pid>/stat` " +
+			"server-everything's `echo`; `testkit/bench/mcpfloor` forwards each call to the same server through mcp-go's stdio transport with nothing between (one pre-encoded `tools/call`, the result's text decoded): the least an extension can do once the project keeps mcp-go; `testkit/bench/nullext` is an extension on the bridge's own extension package that answers every `tool_call` at once, with no server behind it (the zot side of a call alone). CPU per call is the sum of the process's threads' schedstat over the timed calls (the `/proc/<pid>/stat` " +
 			"figure, in 10 ms ticks, beside it). The Go host of the section above measures the bridge with `exttest` and the references with an " +
 			"mcp-go client; here one client serves all three ways.",
 	}
@@ -36,11 +36,11 @@ func outsideSection() section {
 				ref: m(b, "relay-cpu-us/call", 1, "µs (the relay's)", 0), ratio: "ours/ref", target: "≤ 150 µs", met: le(150)},
 			row{figure: srv + ": the same from /proc/<pid>/stat (10 ms ticks)", ours: m(b, "bridge-stat-cpu-us/call", 1, "µs", 0),
 				ref: m(b, "relay-stat-cpu-us/call", 1, "µs (the relay's)", 0), ratio: "ours/ref"},
-			row{figure: srv + ": an extension answering at once (`bench/nullext`), p50", ours: m(b, "nullext-p50-us", 1, "µs", 0),
+			row{figure: srv + ": an extension answering at once (`testkit/bench/nullext`), p50", ours: m(b, "nullext-p50-us", 1, "µs", 0),
 				ref: m(b, "relay-p50-us", 1, "µs relay", 0), ratio: "ours/ref"},
 			row{figure: srv + ": its CPU time per call", ours: m(b, "nullext-cpu-us/call", 1, "µs", 0),
 				ref: m(b, "bridge-cpu-us/call", 1, "µs (the bridge's)", 0), ratio: "ours/ref"},
-			row{figure: srv + ": the least an extension forwarding through mcp-go can do (`bench/mcpfloor`), p50", ours: m(b, "floor-p50-us", 1, "µs", 0),
+			row{figure: srv + ": the least an extension forwarding through mcp-go can do (`testkit/bench/mcpfloor`), p50", ours: m(b, "floor-p50-us", 1, "µs", 0),
 				ref: m(b, "relay-p50-us", 1, "µs relay", 0), ratio: "ours/ref"},
 			row{figure: srv + ": the bridge against that floor, p50", ours: m(b, "bridge-p50-us", 1, "µs", 0),
 				ref: m(b, "floor-p50-us", 1, "µs floor", 0), ratio: "ours/ref"},

@@ -11,7 +11,7 @@
 //
 // Usage:
 //
-//	go run ./internal/catalogdump -packages testdata/mcp-catalog2/packages.txt \
+//	go run ./testkit/catalogdump -packages testdata/mcp-catalog2/packages.txt \
 //	    -out testdata/mcp-catalog2 [-reuse] [-timeout 60s]
 //
 // The catalog is written in parts, catalog-1.json, catalog-2.json, …, each of the
@@ -175,7 +175,7 @@ func main() {
 	}{ListChanged: true}
 	capsJSON, _ := json.Marshal(caps)
 
-	res := catalog{GeneratedBy: "go run ./internal/catalogdump", ClientCapabilities: capsJSON}
+	res := catalog{GeneratedBy: "go run ./testkit/catalogdump", ClientCapabilities: capsJSON}
 	names := map[string]bool{}
 	var failed []string
 	for _, s := range specs {

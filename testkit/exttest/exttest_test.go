@@ -13,7 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/zot-mcp/mcp-bridge/extension"
-	"github.com/zot-mcp/mcp-bridge/extension/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 )
 
 // helperEnv makes the test binary act as an extension process.

@@ -37,7 +37,7 @@ func TestOutsideSection(t *testing.T) {
 		"| fake: CPU time of the bridge process per call | 160 µs | n/a | — | ≤ 150 µs | ❌ no |",
 		"| fake, bridge/relay p50: the Go host's ratio against this host's | 1.72 × (Go host) | 1.05 × (this host) |",
 		"| fake: the direct client's p50, Go host (mcp-go client) against this host's | 209 µs (Go host) | 72 µs (this host) | 2.90× |",
-		"| everything: an extension answering at once (`bench/nullext`), p50 | 20 µs | 80 µs relay | 0.25× |",
+		"| everything: an extension answering at once (`testkit/bench/nullext`), p50 | 20 µs | 80 µs relay | 0.25× |",
 		"| everything: its CPU time per call | 7 µs | 140 µs (the bridge's) | 0.05× |",
 		"puts 137 µs of its own client in each reference",
 	} {

@@ -1,4 +1,4 @@
-// Package record is the format of the fake MCP server's -record file (internal/fakemcp
+// Package record is the format of the fake MCP server's -record file (testkit/fakemcp
 // writes it, tests read it): one JSON object a line for each message, HTTP request or
 // tool event the server saw.
 package record
@@ -11,7 +11,7 @@ import (
 	"os"
 )
 
-// Line is one line of a fake server (internal/fakemcp) -record file. Which fields are set
+// Line is one line of a fake server (testkit/fakemcp) -record file. Which fields are set
 // depends on what was recorded:
 //
 //   - a notification: Method and Params

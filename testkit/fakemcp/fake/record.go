@@ -8,7 +8,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/zot-mcp/mcp-bridge/internal/fakemcp/record"
+	"github.com/zot-mcp/mcp-bridge/testkit/fakemcp/record"
 )
 
 // recorder appends JSON lines to the -record file. A nil *recorder records
