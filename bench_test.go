@@ -19,6 +19,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zot-mcp/mcp-bridge/resources"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"io"
 	"io/fs"
 	"math"
@@ -99,7 +101,7 @@ func benchCatalog(b *testing.B) []catServer {
 // bridgeHelperTool reports whether name is one of the bridge's own tools registered beside
 // the search tool whenever servers are configured (reading resources, fetching task results).
 func bridgeHelperTool(name string) bool {
-	return name == bridge.ReadResourceToolName || name == bridge.TaskResultToolName
+	return name == resources.ReadResourceToolName || name == tasks.TaskResultToolName
 }
 
 // catalogToolCount is the number of tools in the catalog.

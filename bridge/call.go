@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zot-mcp/mcp-bridge/resources"
 	"time"
 
 	gojson "github.com/goccy/go-json"
@@ -27,9 +28,9 @@ func (b *Bridge) CallTool(ctx context.Context, call extension.ToolCall) extensio
 	switch call.Name {
 	case SearchToolName:
 		return b.searchWithResources(call.Args)
-	case ReadResourceToolName:
+	case resources.ReadResourceToolName:
 		return b.readResourceTool(ctx, call.Args, false)
-	case TaskResultToolName:
+	case tasks.TaskResultToolName:
 		return b.taskResultTool(ctx, call.Args, false)
 	case CallToolName:
 		if r, ok := b.reservedCall(ctx, call.Args); ok {

@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"github.com/zot-mcp/mcp-bridge/resources"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +38,7 @@ func TestRequestBudgetsOnInjectedClock(t *testing.T) {
 		e.servers["srv"].SetResource("note://a", "the note")
 		b := budgetBridge(t, e)
 		args, _ := json.Marshal(map[string]string{"server": "srv", "uri": "note://a"})
-		r := b.CallTool(context.Background(), extension.ToolCall{Name: ReadResourceToolName, Args: args})
+		r := b.CallTool(context.Background(), extension.ToolCall{Name: resources.ReadResourceToolName, Args: args})
 		if r.IsError || !strings.Contains(textOf(t, r), "the note") {
 			t.Fatalf("read within the fake clock's budget: %+v", r)
 		}
@@ -50,7 +52,7 @@ func TestRequestBudgetsOnInjectedClock(t *testing.T) {
 		args, _ := json.Marshal(map[string]string{"server": "srv", "task": "task-1"})
 		ch := make(chan extension.ToolResult, 1)
 		go func() {
-			ch <- b.CallTool(context.Background(), extension.ToolCall{Name: TaskResultToolName, Args: args})
+			ch <- b.CallTool(context.Background(), extension.ToolCall{Name: tasks.TaskResultToolName, Args: args})
 		}()
 		guarded := ctxGuard(t)
 		for task.Waiting.Load() == 0 {

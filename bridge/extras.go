@@ -19,12 +19,6 @@ import (
 // registering and answering mcp__read_resource, adding resources to a search's answer,
 // and the requests beyond tools/call a server answers once started.
 
-// ReadResourceToolName is the one bridge tool that reads MCP resources.
-const ReadResourceToolName = resources.ReadResourceToolName
-
-// extrasHolder publishes the current resources and prompts (mcpx.extras).
-type extrasHolder = resources.Holder
-
 // registerReadResource registers mcp__read_resource: deferred where tools are (a search
 // that finds a resource activates it), eagerly on hosts without deferred tools. It is
 // registered whenever servers are configured: at startup the bridge reads only the
@@ -33,7 +27,7 @@ func (b *Bridge) registerReadResource(r *extension.Registrations) error {
 	if len(b.names) == 0 || !b.itemTools() {
 		return nil // no server, no resource; in proxy mode mcp__call_tool reads them
 	}
-	return r.AddTool(extension.Tool{Name: ReadResourceToolName, Description: resources.ReadResourceDescription,
+	return r.AddTool(extension.Tool{Name: resources.ReadResourceToolName, Description: resources.ReadResourceDescription,
 		Schema: resources.ReadResourceSchema, Deferred: b.mode == ModeDeferred})
 }
 
@@ -70,7 +64,7 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 		return res
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "MCP resources matching %q — read one with %s:\n", a.Query, b.itemShape(ReadResourceToolName, "uri"))
+	fmt.Fprintf(&sb, "MCP resources matching %q — read one with %s:\n", a.Query, b.itemShape(resources.ReadResourceToolName, "uri"))
 	for _, d := range found {
 		sb.WriteString(resources.Line(d, toolview.PurposeLen))
 	}
@@ -81,7 +75,7 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 		res.Content = append(res.Content, extension.Content{Type: "text", Text: text})
 	}
 	if b.mode == ModeDeferred {
-		res.ActivateTools = append(res.ActivateTools, ReadResourceToolName)
+		res.ActivateTools = append(res.ActivateTools, resources.ReadResourceToolName)
 	}
 	return res
 }
@@ -89,7 +83,7 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 // readResourceTool answers mcp__read_resource, or mcp__call_tool with the reserved name
 // ReadResourceCall when reserved is set (its answers name the tool as it was called).
 func (b *Bridge) readResourceTool(ctx context.Context, raw json.RawMessage, reserved bool) extension.ToolResult {
-	srv, uri, bad := b.itemArgs(raw, itemFor(ReadResourceToolName, ReadResourceCall, reserved, itemTool{key: "uri", example: "scheme://…",
+	srv, uri, bad := b.itemArgs(raw, itemFor(resources.ReadResourceToolName, ReadResourceCall, reserved, itemTool{key: "uri", example: "scheme://…",
 		where: "; find them with " + SearchToolName}))
 	if bad != nil {
 		return *bad

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -206,8 +207,8 @@ func TestHostWaitsForExtensionTask(t *testing.T) {
 			if r.IsError || r.Text() != "done at last" {
 				t.Fatalf("the call should return the task's result: %+v", r)
 			}
-			if slices.Contains(r.ActivateTools, TaskResultToolName) {
-				t.Fatalf("a result that came in time should not offer %s: %v", TaskResultToolName, r.ActivateTools)
+			if slices.Contains(r.ActivateTools, tasks.TaskResultToolName) {
+				t.Fatalf("a result that came in time should not offer %s: %v", tasks.TaskResultToolName, r.ActivateTools)
 			}
 			if len(s.b.x.tasks.List("t")) != 0 {
 				t.Fatalf("a delivered task stayed on the board: %v", s.b.x.tasks.List("t"))
@@ -308,9 +309,9 @@ func TestHostExtensionTaskOutlivesBudget(t *testing.T) {
 		ask       bool // the task asks the user, who does not answer within the call's time
 	}{
 		{name: "deferred tools", caps: []string{"call_tool"}, tool: "mcp__t__slow",
-			fetch: TaskResultToolName + ` {"server":"t","task":"` + exttasks.TaskID + `"}`,
+			fetch: tasks.TaskResultToolName + ` {"server":"t","task":"` + exttasks.TaskID + `"}`,
 			fetchCall: func(id string) (string, map[string]any) {
-				return TaskResultToolName, map[string]any{"server": "t", "task": id}
+				return tasks.TaskResultToolName, map[string]any{"server": "t", "task": id}
 			}, activates: true},
 		{name: "proxy", caps: nil, tool: CallToolName,
 			fetch: `mcp__call_tool {"arguments":{"task":"` + exttasks.TaskID + `"},"server":"t","tool":"mcp:task_result"}`,
@@ -318,9 +319,9 @@ func TestHostExtensionTaskOutlivesBudget(t *testing.T) {
 				return CallToolName, map[string]any{"server": "t", "tool": TaskResultCall, "arguments": map[string]any{"task": id}}
 			}},
 		{name: "question unanswered", caps: []string{"call_tool"}, tool: "mcp__t__slow", ask: true,
-			fetch: TaskResultToolName + ` {"server":"t","task":"` + exttasks.TaskID + `"}`,
+			fetch: tasks.TaskResultToolName + ` {"server":"t","task":"` + exttasks.TaskID + `"}`,
 			fetchCall: func(id string) (string, map[string]any) {
-				return TaskResultToolName, map[string]any{"server": "t", "task": id}
+				return tasks.TaskResultToolName, map[string]any{"server": "t", "task": id}
 			}, activates: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -358,8 +359,8 @@ func TestHostExtensionTaskOutlivesBudget(t *testing.T) {
 			if r.IsError || !strings.Contains(text, "still running slow as task "+exttasks.TaskID+" (crunching)") || !strings.Contains(text, tt.fetch) {
 				t.Fatalf("the call that outlived its budget should say how to fetch the task with %s: %+v", tt.fetch, r)
 			}
-			if got := slices.Contains(r.ActivateTools, TaskResultToolName); got != tt.activates {
-				t.Fatalf("%s activated: %v, want %v (%v)", TaskResultToolName, got, tt.activates, r.ActivateTools)
+			if got := slices.Contains(r.ActivateTools, tasks.TaskResultToolName); got != tt.activates {
+				t.Fatalf("%s activated: %v, want %v (%v)", tasks.TaskResultToolName, got, tt.activates, r.ActivateTools)
 			}
 			if isClosed(ts.Cancelled) {
 				t.Fatal("a task that outlived the call's budget was cancelled; its work would be lost")
@@ -382,8 +383,8 @@ func TestHostExtensionTaskOutlivesBudget(t *testing.T) {
 			if r.IsError || r.Text() != "done at last" {
 				t.Fatalf("%s did not return the task's result: %+v", name, r)
 			}
-			if slices.Contains(r.ActivateTools, TaskResultToolName) {
-				t.Fatalf("a finished task's result should not offer %s again: %v", TaskResultToolName, r.ActivateTools)
+			if slices.Contains(r.ActivateTools, tasks.TaskResultToolName) {
+				t.Fatalf("a finished task's result should not offer %s again: %v", tasks.TaskResultToolName, r.ActivateTools)
 			}
 			r, err = s.h.CallTool(ctxGuard(t), "t3", name, args)
 			if err != nil {

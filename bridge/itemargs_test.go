@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"github.com/zot-mcp/mcp-bridge/resources"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"strings"
 	"testing"
 
@@ -21,16 +23,16 @@ func TestItemToolArgumentErrors(t *testing.T) {
 		tool, args string
 		want       []string
 	}{
-		{ReadResourceToolName, `[1]`, []string{ReadResourceToolName + ": invalid arguments", `Expected {"server": "name", "uri": "scheme://…"}`}},
-		{TaskResultToolName, `[1]`, []string{TaskResultToolName + ": invalid arguments", `Expected {"server": "name", "task": "id"}`}},
-		{ReadResourceToolName, `{"server":"srv","uri":3}`, []string{`invalid arguments: "uri" must be a string`}},
-		{TaskResultToolName, `{"server":true,"task":"x"}`, []string{`invalid arguments: "server" must be a string`}},
-		{ReadResourceToolName, `{"server":"srv","uri":"  "}`, []string{"both server and uri are required; find them with " + SearchToolName + "."}},
-		{TaskResultToolName, `{"task":"x"}`, []string{"both server and task are required, as the still-running call result gave them."}},
-		{ReadResourceToolName, `null`, []string{"both server and uri are required"}},
-		{ReadResourceToolName, `{"server":"sr","uri":"a://b"}`, []string{ReadResourceToolName + `: unknown MCP server "sr".`, `"srv"`, "Servers: srv"}},
-		{TaskResultToolName, `{"server":" nope ","task":"x"}`, []string{TaskResultToolName + `: unknown MCP server "nope".`}},
-		{TaskResultToolName, `{"server":" srv ","task":" t-9 "}`, []string{`MCP server "srv" has no task "t-9"`}},
+		{resources.ReadResourceToolName, `[1]`, []string{resources.ReadResourceToolName + ": invalid arguments", `Expected {"server": "name", "uri": "scheme://…"}`}},
+		{tasks.TaskResultToolName, `[1]`, []string{tasks.TaskResultToolName + ": invalid arguments", `Expected {"server": "name", "task": "id"}`}},
+		{resources.ReadResourceToolName, `{"server":"srv","uri":3}`, []string{`invalid arguments: "uri" must be a string`}},
+		{tasks.TaskResultToolName, `{"server":true,"task":"x"}`, []string{`invalid arguments: "server" must be a string`}},
+		{resources.ReadResourceToolName, `{"server":"srv","uri":"  "}`, []string{"both server and uri are required; find them with " + SearchToolName + "."}},
+		{tasks.TaskResultToolName, `{"task":"x"}`, []string{"both server and task are required, as the still-running call result gave them."}},
+		{resources.ReadResourceToolName, `null`, []string{"both server and uri are required"}},
+		{resources.ReadResourceToolName, `{"server":"sr","uri":"a://b"}`, []string{resources.ReadResourceToolName + `: unknown MCP server "sr".`, `"srv"`, "Servers: srv"}},
+		{tasks.TaskResultToolName, `{"server":" nope ","task":"x"}`, []string{tasks.TaskResultToolName + `: unknown MCP server "nope".`}},
+		{tasks.TaskResultToolName, `{"server":" srv ","task":" t-9 "}`, []string{`MCP server "srv" has no task "t-9"`}},
 	} {
 		r := b.CallTool(context.Background(), extension.ToolCall{Name: tc.tool, Args: json.RawMessage(tc.args)})
 		text := textOf(t, r)

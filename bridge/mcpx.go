@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"github.com/zot-mcp/mcp-bridge/resources"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -21,8 +23,8 @@ type mcpx struct {
 	notes    *interact.NoteBoard
 	progress *interact.Progress
 	logs     *serverLogs
-	extras   extrasHolder
-	tasks    *taskBoard
+	extras   resources.Holder
+	tasks    *tasks.Board
 	// advertiseSampling makes the client claim the sampling capability although it
 	// refuses every request: tests use it to make the everything server offer its
 	// sampling tool, which it hides from clients that do not claim the capability.
@@ -30,7 +32,7 @@ type mcpx struct {
 }
 
 func newMCPX(b *Bridge) *mcpx {
-	x := &mcpx{notes: interact.NewNoteBoard(b.opts.Clock, b.sess.Load, b.opts.Notify), logs: newServerLogs(), tasks: newTaskBoard(b.opts.Clock)}
+	x := &mcpx{notes: interact.NewNoteBoard(b.opts.Clock, b.sess.Load, b.opts.Notify), logs: newServerLogs(), tasks: tasks.NewBoard(b.opts.Clock)}
 	x.progress = interact.NewProgress(x.notes)
 	return x
 }

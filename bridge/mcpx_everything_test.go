@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/zot-mcp/mcp-bridge/resources"
 	"io"
 	"os"
 	"path/filepath"
@@ -95,24 +96,24 @@ func (s *everythingSession) call(t *testing.T, id, tool string, args any) exttes
 func TestEverythingResources(t *testing.T) {
 	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
-	reg, ok := s.registered(ReadResourceToolName)
+	reg, ok := s.registered(resources.ReadResourceToolName)
 	if !ok || string(reg["deferred"]) != "true" {
-		t.Fatalf("%s not registered deferred on a host with deferred tools: %v", ReadResourceToolName, reg)
+		t.Fatalf("%s not registered deferred on a host with deferred tools: %v", resources.ReadResourceToolName, reg)
 	}
 	const uri = "demo://resource/static/document/architecture.md"
 	r := s.call(t, "s1", SearchToolName, map[string]any{"query": "architecture document"})
 	if r.IsError || !strings.Contains(r.Text(), `uri="`+uri+`"`) || !strings.Contains(r.Text(), `server="everything"`) || !strings.Contains(r.Text(), "text/markdown") {
 		t.Fatalf("search did not show the architecture resource:\n%s", r.Text())
 	}
-	if !slices.Contains(r.ActivateTools, ReadResourceToolName) {
-		t.Fatalf("a search that shows a resource must activate %s: %v", ReadResourceToolName, r.ActivateTools)
+	if !slices.Contains(r.ActivateTools, resources.ReadResourceToolName) {
+		t.Fatalf("a search that shows a resource must activate %s: %v", resources.ReadResourceToolName, r.ActivateTools)
 	}
 	want, err := os.ReadFile(filepath.Join(testutil.NPMBin(t), "..", "@modelcontextprotocol", "server-everything", "dist", "docs", "architecture.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	firstLine, _, _ := strings.Cut(strings.TrimSpace(string(want)), "\n")
-	r = s.call(t, "r1", ReadResourceToolName, map[string]any{"server": "everything", "uri": uri})
+	r = s.call(t, "r1", resources.ReadResourceToolName, map[string]any{"server": "everything", "uri": uri})
 	if r.IsError || !strings.Contains(r.Text(), "[resource "+uri+"]") || !strings.Contains(r.Text(), firstLine) {
 		t.Fatalf("read %s: is_error=%v\n%s", uri, r.IsError, r.Text())
 	}
@@ -121,11 +122,11 @@ func TestEverythingResources(t *testing.T) {
 	if !strings.Contains(r.Text(), `uri_template="demo://resource/dynamic/blob/{resourceId}"`) || !strings.Contains(r.Text(), "fill in the {placeholders}") {
 		t.Fatalf("search did not show the blob template:\n%s", r.Text())
 	}
-	r = s.call(t, "r2", ReadResourceToolName, map[string]any{"server": "everything", "uri": "demo://resource/dynamic/blob/7"})
+	r = s.call(t, "r2", resources.ReadResourceToolName, map[string]any{"server": "everything", "uri": "demo://resource/dynamic/blob/7"})
 	if r.IsError || !strings.Contains(r.Text(), "[resource demo://resource/dynamic/blob/7]") || strings.Contains(r.Text(), "not shown") {
 		t.Fatalf("read blob: is_error=%v\n%s", r.IsError, r.Text())
 	}
-	r = s.call(t, "r3", ReadResourceToolName, map[string]any{"server": "everythin", "uri": uri})
+	r = s.call(t, "r3", resources.ReadResourceToolName, map[string]any{"server": "everythin", "uri": uri})
 	if !r.IsError || !strings.Contains(r.Text(), `Did you mean "everything"`) {
 		t.Fatalf("unknown server: %s", r.Text())
 	}

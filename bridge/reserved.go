@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/plainjson"
@@ -23,8 +24,8 @@ const (
 // of their own (deferred or direct mode) rather than through mcp__call_tool.
 func (b *Bridge) itemTools() bool { return b.mode != ModeProxy }
 
-// itemCall is how the model calls a bridge item tool (tool is ReadResourceToolName or
-// TaskResultToolName) for server and key=value on this host, as a line it can copy.
+// itemCall is how the model calls a bridge item tool (tool is resources.ReadResourceToolName or
+// tasks.TaskResultToolName) for server and key=value on this host, as a line it can copy.
 func (b *Bridge) itemCall(tool, server, key, value string) string {
 	if b.itemTools() {
 		args, _ := plainjson.Marshal(map[string]string{"server": server, key: value})
@@ -43,7 +44,7 @@ func (b *Bridge) itemShape(tool, key string) string {
 }
 
 func reservedName(tool string) string {
-	if tool == TaskResultToolName {
+	if tool == tasks.TaskResultToolName {
 		return TaskResultCall
 	}
 	return ReadResourceCall

@@ -20,17 +20,9 @@ import (
 // tools/call, fetching its result while the server is held awake, waiting for it within
 // the call's budget, and mcp__task_result.
 
-// TaskResultToolName is the bridge tool that waits for a task's result.
-const TaskResultToolName = tasks.TaskResultToolName
-
-// taskBoard is the board of running tasks (mcpx.tasks).
-type taskBoard = tasks.Board
-
-func newTaskBoard(c clock.Clock) *taskBoard { return tasks.NewBoard(c) }
-
 // tasksText is the /mcp <server> section listing its tasks ("" when there are none).
 func (b *Bridge) tasksText(server string) string {
-	return b.x.tasks.Text(server, b.opts.Clock.Now(), b.itemShape(TaskResultToolName, "task"))
+	return b.x.tasks.Text(server, b.opts.Clock.Now(), b.itemShape(tasks.TaskResultToolName, "task"))
 }
 
 // waitTask waits for t's result until expired fires or ctx ends. A result is handed over
@@ -39,7 +31,7 @@ func (b *Bridge) tasksText(server string) string {
 // the task is cancelled with tasks/cancel.
 func (b *Bridge) waitTask(ctx context.Context, t *lifecycle.Task, expired <-chan struct{}, last *mcp.Task) (*mcp.CallToolResult, error) {
 	x := b.x
-	fetch := b.itemCall(TaskResultToolName, t.Server, "task", t.ID)
+	fetch := b.itemCall(tasks.TaskResultToolName, t.Server, "task", t.ID)
 	t.Waiting.Add(1)
 	defer t.Waiting.Add(-1)
 	select {
@@ -68,14 +60,14 @@ func (b *Bridge) registerTaskResult(r *extension.Registrations) error {
 	if len(b.names) == 0 || !b.itemTools() {
 		return nil
 	}
-	return r.AddTool(extension.Tool{Name: TaskResultToolName, Description: tasks.TaskResultDescription,
+	return r.AddTool(extension.Tool{Name: tasks.TaskResultToolName, Description: tasks.TaskResultDescription,
 		Schema: tasks.TaskResultSchema, Deferred: b.mode == ModeDeferred})
 }
 
 // taskResultTool answers mcp__task_result: the task's result, or "still running" once the
 // call's budget is spent; with reserved, the answer to mcp__call_tool with TaskResultCall.
 func (b *Bridge) taskResultTool(ctx context.Context, raw json.RawMessage, reserved bool) extension.ToolResult {
-	it := itemFor(TaskResultToolName, TaskResultCall, reserved, itemTool{key: "task", example: "id",
+	it := itemFor(tasks.TaskResultToolName, TaskResultCall, reserved, itemTool{key: "task", example: "id",
 		where: ", as the still-running call result gave them"})
 	srv, id, bad := b.itemArgs(raw, it)
 	if bad != nil {

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,9 +50,9 @@ func waitTaskWaiter(t *testing.T, b *Bridge, server string) *lifecycle.Task {
 func TestEverythingTaskOutlivesBudget(t *testing.T) {
 	t.Parallel()
 	s := everythingHost(t, []string{"call_tool"}, false, nil)
-	reg, ok := s.registered(TaskResultToolName)
+	reg, ok := s.registered(tasks.TaskResultToolName)
 	if !ok || string(reg["deferred"]) != "true" {
-		t.Fatalf("%s not registered deferred on a host with deferred tools: %v", TaskResultToolName, reg)
+		t.Fatalf("%s not registered deferred on a host with deferred tools: %v", tasks.TaskResultToolName, reg)
 	}
 	name := s.registeredName(t, researchTool)
 	if err := s.h.SendToolCall("t1", name, map[string]any{"topic": "tides"}); err != nil {
@@ -65,11 +66,11 @@ func TestEverythingTaskOutlivesBudget(t *testing.T) {
 	}
 	text := r.Text()
 	if r.IsError || !strings.Contains(text, "still running") || !strings.Contains(text, task.ID) ||
-		!strings.Contains(text, TaskResultToolName+` {"server":"everything","task":"`+task.ID+`"}`) {
+		!strings.Contains(text, tasks.TaskResultToolName+` {"server":"everything","task":"`+task.ID+`"}`) {
 		t.Fatalf("the call that outlived its budget should say how to fetch the task: %+v", r)
 	}
-	if !slices.Contains(r.ActivateTools, TaskResultToolName) {
-		t.Fatalf("%s not activated by the still-running result: %v", TaskResultToolName, r.ActivateTools)
+	if !slices.Contains(r.ActivateTools, tasks.TaskResultToolName) {
+		t.Fatalf("%s not activated by the still-running result: %v", tasks.TaskResultToolName, r.ActivateTools)
 	}
 
 	resp, err := s.h.Command(ctxGuard(t), "c1", "mcp", "everything")
@@ -80,14 +81,14 @@ func TestEverythingTaskOutlivesBudget(t *testing.T) {
 		t.Fatalf("/mcp everything does not list the running task:\n%s", resp.Display)
 	}
 
-	r = s.call(t, "t2", TaskResultToolName, map[string]any{"server": "everything", "task": task.ID})
+	r = s.call(t, "t2", tasks.TaskResultToolName, map[string]any{"server": "everything", "task": task.ID})
 	if r.IsError || !strings.Contains(r.Text(), "Research Report: tides") {
-		t.Fatalf("%s did not return the task's report: %+v", TaskResultToolName, r)
+		t.Fatalf("%s did not return the task's report: %+v", tasks.TaskResultToolName, r)
 	}
-	if slices.Contains(r.ActivateTools, TaskResultToolName) {
-		t.Fatalf("a finished task's result should not offer %s again: %v", TaskResultToolName, r.ActivateTools)
+	if slices.Contains(r.ActivateTools, tasks.TaskResultToolName) {
+		t.Fatalf("a finished task's result should not offer %s again: %v", tasks.TaskResultToolName, r.ActivateTools)
 	}
-	r = s.call(t, "t3", TaskResultToolName, map[string]any{"server": "everything", "task": task.ID})
+	r = s.call(t, "t3", tasks.TaskResultToolName, map[string]any{"server": "everything", "task": task.ID})
 	if !r.IsError || !strings.Contains(r.Text(), "already returned") {
 		t.Fatalf("a second fetch of a delivered task should explain it is gone: %+v", r)
 	}

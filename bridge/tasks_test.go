@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"github.com/zot-mcp/mcp-bridge/resources"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"slices"
 	"strings"
 	"testing"
@@ -29,7 +31,7 @@ func TestTaskResultCalledAgain(t *testing.T) {
 	fetch := func() <-chan extension.ToolResult {
 		ch := make(chan extension.ToolResult, 1)
 		go func() {
-			ch <- b.CallTool(context.Background(), extension.ToolCall{Name: TaskResultToolName, Args: args})
+			ch <- b.CallTool(context.Background(), extension.ToolCall{Name: tasks.TaskResultToolName, Args: args})
 		}()
 		waitTaskWaiter(t, b, "srv")
 		return ch
@@ -37,7 +39,7 @@ func TestTaskResultCalledAgain(t *testing.T) {
 	ch := fetch()
 	e.clock.Advance(b.opts.CallBudget)
 	r := <-ch
-	if r.IsError || !strings.Contains(textOf(t, r), "still running slow as task task-1") || !slices.Contains(r.ActivateTools, TaskResultToolName) {
+	if r.IsError || !strings.Contains(textOf(t, r), "still running slow as task task-1") || !slices.Contains(r.ActivateTools, tasks.TaskResultToolName) {
 		t.Fatalf("first wait should run out and say how to fetch again: %+v", r)
 	}
 
@@ -56,7 +58,7 @@ func TestTaskResultCalledAgain(t *testing.T) {
 		{`{"server":"nope","task":"x"}`, `unknown MCP server "nope"`},
 		{`[1]`, "invalid arguments"},
 	} {
-		r := b.CallTool(context.Background(), extension.ToolCall{Name: TaskResultToolName, Args: json.RawMessage(tc.args)})
+		r := b.CallTool(context.Background(), extension.ToolCall{Name: tasks.TaskResultToolName, Args: json.RawMessage(tc.args)})
 		if !r.IsError || !strings.Contains(textOf(t, r), tc.want) {
 			t.Errorf("%s: %+v, want an error containing %q", tc.args, r, tc.want)
 		}
@@ -114,9 +116,9 @@ func TestReservedCallWrongArguments(t *testing.T) {
 			`mcp__call_tool mcp:read_resource: invalid arguments: "uri" must be a string. Expected {"server": "name", "tool": "mcp:read_resource", "arguments": {"uri": "scheme://…"}}.`},
 		{CallToolName, map[string]any{"server": "srv", "tool": TaskResultCall, "arguments": map[string]any{"task": true}},
 			`mcp__call_tool mcp:task_result: invalid arguments: "task" must be a string. Expected {"server": "name", "tool": "mcp:task_result", "arguments": {"task": "id"}}.`},
-		{ReadResourceToolName, map[string]any{"server": "srv", "uri": 5},
+		{resources.ReadResourceToolName, map[string]any{"server": "srv", "uri": 5},
 			`mcp__read_resource: invalid arguments: "uri" must be a string. Expected {"server": "name", "uri": "scheme://…"}.`},
-		{TaskResultToolName, map[string]any{"server": "srv", "task": true},
+		{tasks.TaskResultToolName, map[string]any{"server": "srv", "task": true},
 			`mcp__task_result: invalid arguments: "task" must be a string. Expected {"server": "name", "task": "id"}.`},
 	} {
 		args, _ := json.Marshal(tc.args)

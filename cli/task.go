@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/zot-mcp/mcp-bridge/tasks"
 	"io"
 	"os"
 	"slices"
@@ -70,10 +71,10 @@ func (c *taskCall) run(ctx context.Context, server, tool string, args json.RawMe
 	for {
 		select {
 		case r := <-results:
-			if task != nil && ctx.Err() == nil && slices.Contains(r.ActivateTools, bridge.TaskResultToolName) {
+			if task != nil && ctx.Err() == nil && slices.Contains(r.ActivateTools, tasks.TaskResultToolName) {
 				// The wait ran out of the call's budget; the task works on.
 				go func() {
-					results <- c.b.CallTool(ctx, extension.ToolCall{Name: bridge.TaskResultToolName, Args: taskArgs(*task)})
+					results <- c.b.CallTool(ctx, extension.ToolCall{Name: tasks.TaskResultToolName, Args: taskArgs(*task)})
 				}()
 				continue
 			}
