@@ -166,7 +166,7 @@ func (c cmdServer) LoggedIn() {
 }
 
 func (c cmdServer) AuthError(format string, args ...any) error {
-	return c.s.Errorf(lifecycle.KindAuth, nil, format, args...)
+	return c.s.Errorf(session.KindAuth, nil, format, args...)
 }
 
 func (c cmdServer) ConfigError(format string, args ...any) error {

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"github.com/zot-mcp/mcp-bridge/session"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -90,7 +91,7 @@ func (b *Bridge) Forward(ctx context.Context, e *catalog.Tool, args json.RawMess
 	}
 	args, err = objectArgs(args)
 	if err != nil {
-		return nil, &lifecycle.Error{Kind: lifecycle.KindCall, Msg: e.Name + ": arguments must be a JSON object: " + err.Error()}
+		return nil, &lifecycle.Error{Kind: session.KindCall, Msg: e.Name + ": arguments must be a JSON object: " + err.Error()}
 	}
 	ctx, _, done := b.callContext(interact.WithLogLevel(ctx, o.LogLevel), e, o.Progress)
 	defer done()

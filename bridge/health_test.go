@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"github.com/zot-mcp/mcp-bridge/session"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 	// checked.
 	e.clock.Advance(10 * time.Second)
 	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, lifecycle.SettleGrace)
-	if err := <-errc; kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "before the host's deadline") {
+	if err := <-errc; kindOf(err) != session.KindTimeout || !strings.Contains(err.Error(), "before the host's deadline") {
 		t.Fatalf("call to a hung server: %v", err)
 	}
 	// The check has started once its ping waits on the clock.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/zot-mcp/mcp-bridge/session"
 	"io"
 	"net"
 	"net/http"
@@ -280,7 +281,7 @@ func TestExplicitStreamableAgainstSSEServer(t *testing.T) {
 	e.write(map[string]any{"r": map[string]any{"url": url, "transport": "streamable-http"}}, nil)
 	s := e.srv(e.bridge(extension.GenNew), "r")
 	err := s.Start(ctxGuard(t))
-	if kindOf(err) != lifecycle.KindBadResponse || !strings.Contains(err.Error(), `"transport": "sse"`) {
+	if kindOf(err) != session.KindBadResponse || !strings.Contains(err.Error(), `"transport": "sse"`) {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}
 	if n := countRecord(t, record, isHTTP("GET", "/sse")); n != 0 {
@@ -318,7 +319,7 @@ func TestHTTPErrors(t *testing.T) {
 		url       func(t *testing.T) string
 		transport string
 		extra     map[string]any
-		kind      lifecycle.ErrKind
+		kind      session.Kind
 		want      []string
 		// advance is how far the fake clock must move for the start to fail (the
 		// connectTimeout runs on it); 0: it fails by itself.
@@ -332,34 +333,34 @@ func TestHTTPErrors(t *testing.T) {
 		}
 	}
 	cases := []tc{
-		{"dns", func(*testing.T) string { return "http://no-such-host.example.test/mcp" }, "", nil, lifecycle.KindUnreachable,
+		{"dns", func(*testing.T) string { return "http://no-such-host.example.test/mcp" }, "", nil, session.KindUnreachable,
 			[]string{"cannot resolve host", `"no-such-host.example.test"`, "DNS"}, 0},
-		{"refused", func(*testing.T) string { return refused() }, "", nil, lifecycle.KindUnreachable, []string{"connection refused", "is the server running"}, 0},
-		{"refused sse", func(*testing.T) string { return refused() }, "sse", nil, lifecycle.KindUnreachable, []string{"connection refused"}, 0},
+		{"refused", func(*testing.T) string { return refused() }, "", nil, session.KindUnreachable, []string{"connection refused", "is the server running"}, 0},
+		{"refused sse", func(*testing.T) string { return refused() }, "sse", nil, session.KindUnreachable, []string{"connection refused"}, 0},
 		{"tls unknown authority", func(t *testing.T) string {
 			ts := httptest.NewTLSServer(handler(200, "application/json", "{}"))
 			t.Cleanup(ts.Close)
 			return ts.URL + "/mcp"
-		}, "", nil, lifecycle.KindTLS, []string{"TLS handshake", "unknown authority", "certificate"}, 0},
+		}, "", nil, session.KindTLS, []string{"TLS handshake", "unknown authority", "certificate"}, 0},
 		{"tls to plain http", func(t *testing.T) string {
 			ts := httptest.NewServer(handler(200, "application/json", "{}"))
 			t.Cleanup(ts.Close)
 			return strings.Replace(ts.URL, "http://", "https://", 1) + "/mcp"
-		}, "", nil, lifecycle.KindTLS, []string{"does not speak TLS", "http://"}, 0},
+		}, "", nil, session.KindTLS, []string{"does not speak TLS", "http://"}, 0},
 		{"401 with header var", serve(handler(401, "text/plain", "nope")), "", map[string]any{"headers": map[string]any{"Authorization": "Bearer ${TOKEN}"}},
-			lifecycle.KindAuth, []string{"HTTP 401", "${TOKEN}", "/mcp login r"}, 0},
-		{"401 no headers", serve(handler(401, "", "")), "", nil, lifecycle.KindAuth, []string{"HTTP 401", `Add the credentials it needs to "headers"`, "/mcp login r"}, 0},
-		{"403", serve(handler(403, "", "")), "streamable-http", map[string]any{"headers": map[string]any{"X-Key": "${KEY}"}}, lifecycle.KindAuth, []string{"HTTP 403", "${KEY}", "/mcp login r"}, 0},
-		{"403 sse", serve(handler(403, "", "")), "sse", nil, lifecycle.KindAuth, []string{"HTTP 403"}, 0},
-		{"404 explicit", serve(http.NotFoundHandler()), "streamable-http", nil, lifecycle.KindBadResponse, []string{"HTTP 404", "check the url's path"}, 0},
-		{"404 url-only", serve(http.NotFoundHandler()), "", nil, lifecycle.KindBadResponse, []string{"HTTP 404", "streamable-http was tried first and answered HTTP 404"}, 0},
-		{"503", serve(handler(503, "text/plain", "down")), "", nil, lifecycle.KindBadResponse, []string{"HTTP 503", "try again later"}, 0},
-		{"500 sse", serve(handler(500, "text/plain", "boom")), "sse", nil, lifecycle.KindBadResponse, []string{"HTTP 500"}, 0},
-		{"html page", serve(handler(200, "text/html; charset=utf-8", "<html>login</html>")), "streamable-http", nil, lifecycle.KindBadResponse, []string{"HTML page", "not MCP"}, 0},
-		{"html page sse", serve(handler(200, "text/html", "<html>hi</html>")), "sse", nil, lifecycle.KindBadResponse, []string{"HTML page"}, 0},
-		{"html page url-only", serve(handler(200, "text/html", "<html>hi</html>")), "", nil, lifecycle.KindBadResponse, []string{"HTML page"}, 0},
-		{"no answer", serve(hang), "", map[string]any{"connectTimeout": 0.3}, lifecycle.KindTimeout, []string{"within connectTimeout (300ms)", "connectTimeout"}, 300 * time.Millisecond},
-		{"no answer sse", serve(hang), "sse", map[string]any{"connectTimeout": 0.3}, lifecycle.KindTimeout, []string{"within connectTimeout (300ms)"}, 300 * time.Millisecond},
+			session.KindAuth, []string{"HTTP 401", "${TOKEN}", "/mcp login r"}, 0},
+		{"401 no headers", serve(handler(401, "", "")), "", nil, session.KindAuth, []string{"HTTP 401", `Add the credentials it needs to "headers"`, "/mcp login r"}, 0},
+		{"403", serve(handler(403, "", "")), "streamable-http", map[string]any{"headers": map[string]any{"X-Key": "${KEY}"}}, session.KindAuth, []string{"HTTP 403", "${KEY}", "/mcp login r"}, 0},
+		{"403 sse", serve(handler(403, "", "")), "sse", nil, session.KindAuth, []string{"HTTP 403"}, 0},
+		{"404 explicit", serve(http.NotFoundHandler()), "streamable-http", nil, session.KindBadResponse, []string{"HTTP 404", "check the url's path"}, 0},
+		{"404 url-only", serve(http.NotFoundHandler()), "", nil, session.KindBadResponse, []string{"HTTP 404", "streamable-http was tried first and answered HTTP 404"}, 0},
+		{"503", serve(handler(503, "text/plain", "down")), "", nil, session.KindBadResponse, []string{"HTTP 503", "try again later"}, 0},
+		{"500 sse", serve(handler(500, "text/plain", "boom")), "sse", nil, session.KindBadResponse, []string{"HTTP 500"}, 0},
+		{"html page", serve(handler(200, "text/html; charset=utf-8", "<html>login</html>")), "streamable-http", nil, session.KindBadResponse, []string{"HTML page", "not MCP"}, 0},
+		{"html page sse", serve(handler(200, "text/html", "<html>hi</html>")), "sse", nil, session.KindBadResponse, []string{"HTML page"}, 0},
+		{"html page url-only", serve(handler(200, "text/html", "<html>hi</html>")), "", nil, session.KindBadResponse, []string{"HTML page"}, 0},
+		{"no answer", serve(hang), "", map[string]any{"connectTimeout": 0.3}, session.KindTimeout, []string{"within connectTimeout (300ms)", "connectTimeout"}, 300 * time.Millisecond},
+		{"no answer sse", serve(hang), "sse", map[string]any{"connectTimeout": 0.3}, session.KindTimeout, []string{"within connectTimeout (300ms)"}, 300 * time.Millisecond},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -418,7 +419,7 @@ func TestHTTPRequestTimeout(t *testing.T) {
 	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, 300*time.Millisecond)
 	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, lifecycle.SettleGrace)
 	err := <-errc
-	if kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "requestTimeout (300ms)") || !strings.Contains(err.Error(), "may already have applied") {
+	if kindOf(err) != session.KindTimeout || !strings.Contains(err.Error(), "requestTimeout (300ms)") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}
 	// The connection survives a slow tool.
@@ -449,7 +450,7 @@ func TestHTTPServerGoneDuringSession(t *testing.T) {
 	}
 	_ = srv.Close()
 	_, err = s.Call(ctxGuard(t), "hello", nil, true)
-	if k := kindOf(err); k != lifecycle.KindUnreachable {
+	if k := kindOf(err); k != session.KindUnreachable {
 		t.Fatalf("call to a stopped server: %v (kind %d)", err, k)
 	}
 	// The state machine learns of the lost session from its done signal, which may come
@@ -508,7 +509,7 @@ func TestSSEStreamDropUnsafeCallNotRepeated(t *testing.T) {
 	s := e.srv(e.bridge(extension.GenNew), "r")
 	mustCall(t, s, "add", map[string]any{"a": 1, "b": 1})
 	_, err := s.Call(ctxGuard(t), "add", map[string]any{"a": 2, "b": 2}, false)
-	if kindOf(err) != lifecycle.KindCrashed || !strings.Contains(err.Error(), "SSE stream") || !strings.Contains(err.Error(), "may already have applied") {
+	if kindOf(err) != session.KindEnded || !strings.Contains(err.Error(), "SSE stream") || !strings.Contains(err.Error(), "may already have applied") {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}
 	if n := countRecord(t, record, isCall("add")); n != 2 {
@@ -787,7 +788,7 @@ func TestExplicitSSEAgainstStreamableServer(t *testing.T) {
 	}
 	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, 30*time.Second)
 	err := <-errc
-	if kindOf(err) != lifecycle.KindTimeout || !strings.Contains(err.Error(), "no SSE endpoint event") || !strings.Contains(err.Error(), `"transport": "streamable-http"`) {
+	if kindOf(err) != session.KindTimeout || !strings.Contains(err.Error(), "no SSE endpoint event") || !strings.Contains(err.Error(), `"transport": "streamable-http"`) {
 		t.Fatalf("err = %v (kind %d)", err, kindOf(err))
 	}
 }

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"github.com/zot-mcp/mcp-bridge/session"
 	"time"
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
@@ -49,7 +50,7 @@ func (b *Bridge) callBudget(ctx context.Context, server, tool string) (context.C
 // gives it the usual deadline.
 func (b *Bridge) interactiveTimeout(server, tool string, err error) (extension.ToolResult, bool) {
 	var be *lifecycle.Error
-	if b.interactiveHost() || !b.interactive(server, tool) || !errors.As(err, &be) || be.Kind != lifecycle.KindTimeout {
+	if b.interactiveHost() || !b.interactive(server, tool) || !errors.As(err, &be) || be.Kind != session.KindTimeout {
 		return extension.ToolResult{}, false
 	}
 	why := "this zot version gives every extension tool call at most 60 s and cannot wait for a person longer"

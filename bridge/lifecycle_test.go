@@ -50,13 +50,13 @@ func TestBackoffThenPark(t *testing.T) {
 		return err
 	}
 	// The model gets a short reason; the stderr ("fatal: boom") is for the user in /mcp.
-	if err := call(); kindOf(err) != lifecycle.KindStart || strings.Contains(err.Error(), "boom") || !strings.Contains(err.Error(), "/mcp bad") {
+	if err := call(); kindOf(err) != session.KindStart || strings.Contains(err.Error(), "boom") || !strings.Contains(err.Error(), "/mcp bad") {
 		t.Fatalf("first failure: %v", err)
 	}
 	if d := b.detailText("bad"); !strings.Contains(d, "fatal: boom") {
 		t.Fatalf("/mcp bad lacks the stderr tail:\n%s", d)
 	}
-	if err := call(); kindOf(err) != lifecycle.KindStart { // the first failure is retried at once
+	if err := call(); kindOf(err) != session.KindStart { // the first failure is retried at once
 		t.Fatalf("second attempt: %v", err)
 	}
 	// Now backing off: fails fast without opening a session.
@@ -75,7 +75,7 @@ func TestBackoffThenPark(t *testing.T) {
 			t.Fatalf("attempt %d before its backoff ended: %v", i, err)
 		}
 		e.clock.Advance(time.Millisecond)
-		if err := call(); kindOf(err) != lifecycle.KindStart && kindOf(err) != lifecycle.KindParked {
+		if err := call(); kindOf(err) != session.KindStart && kindOf(err) != lifecycle.KindParked {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
@@ -92,7 +92,7 @@ func TestBackoffThenPark(t *testing.T) {
 		t.Fatal(got)
 	}
 	// /mcp start clears parking and tries again.
-	if err := s.Start(ctxGuard(t)); kindOf(err) != lifecycle.KindStart {
+	if err := s.Start(ctxGuard(t)); kindOf(err) != session.KindStart {
 		t.Fatalf("start after parking: %v", err)
 	}
 	if st := s.Status(); st.Failures != 1 {
@@ -197,7 +197,7 @@ func TestStdioCrashSmoke(t *testing.T) {
 			_, err := s.Call(ctxGuard(t), "echo", map[string]any{"text": "two"}, false)
 			// A crash kind (not a timeout) shows the call failed when the process died, not when
 			// the 50 s request timeout ran out.
-			if kindOf(err) != lifecycle.KindCrashed {
+			if kindOf(err) != session.KindEnded {
 				t.Fatalf("second call: %v (kind %d), want a crash error", err, kindOf(err))
 			}
 			if !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "may already have applied") {
@@ -246,7 +246,7 @@ func TestStdioCancelSendsNotification(t *testing.T) {
 			}()
 			call := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "tools/call" && l.Tool == "slow" })
 			cancel()
-			if err := <-errc; kindOf(err) != lifecycle.KindCanceled {
+			if err := <-errc; kindOf(err) != session.KindCanceled {
 				t.Fatalf("cancelled call: %v", err)
 			}
 			got := testutil.WaitRecord(t, rec, guard, func(l testutil.RecordLine) bool { return l.Method == "notifications/cancelled" })

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"github.com/zot-mcp/mcp-bridge/session"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/rs/zerolog"
 
-	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/testkit/fakeoauth"
 	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
@@ -66,7 +66,7 @@ func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(gate)
-	if err := <-errc; kindOf(err) != lifecycle.KindAuth {
+	if err := <-errc; kindOf(err) != session.KindAuth {
 		t.Fatalf("refused refresh: %v (kind %d)", err, kindOf(err))
 	}
 	log := logs.String()
@@ -82,7 +82,7 @@ func TestOAuthRefusedRefreshUnwritableFile(t *testing.T) {
 	if err := os.WriteFile(credPath, seeded, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Call(ctxGuard(t), "echo", nil, true); kindOf(err) != lifecycle.KindAuth || !s.Status().NeedsLogin {
+	if _, err := s.Call(ctxGuard(t), "echo", nil, true); kindOf(err) != session.KindAuth || !s.Status().NeedsLogin {
 		t.Fatalf("call after the refused refresh: %v (kind %d)", err, kindOf(err))
 	}
 	if g := f.Snapshot().Grants; len(g) != 1 {

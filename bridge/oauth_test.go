@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/zot-mcp/mcp-bridge/session"
 	"io"
 	"net/http"
 	"os"
@@ -232,7 +233,7 @@ func TestOAuthLoginFlow(t *testing.T) {
 		t.Fatalf("credential file still there: %v", err)
 	}
 	_, err = srv.Call(ctxGuard(t), "echo", map[string]any{"text": "x"}, true)
-	if kindOf(err) != lifecycle.KindAuth || !strings.Contains(err.Error(), "/mcp login secure") || !srv.Status().NeedsLogin {
+	if kindOf(err) != session.KindAuth || !strings.Contains(err.Error(), "/mcp login secure") || !srv.Status().NeedsLogin {
 		t.Fatalf("call after logout: %v (kind %d, needs login %v)", err, kindOf(err), srv.Status().NeedsLogin)
 	}
 	keep(err.Error())
@@ -312,7 +313,7 @@ func TestOAuthCorruptCredentialFile(t *testing.T) {
 	b := e.bridge(extension.GenNew)
 	s := e.srv(b, "r")
 	_, err := s.Call(ctxGuard(t), "echo", nil, true)
-	if kindOf(err) != lifecycle.KindAuth || !strings.Contains(err.Error(), "invalid OAuth credential file") || strings.Contains(err.Error(), "SECRET-GARBAGE") {
+	if kindOf(err) != session.KindAuth || !strings.Contains(err.Error(), "invalid OAuth credential file") || strings.Contains(err.Error(), "SECRET-GARBAGE") {
 		t.Fatalf("call with a corrupt credential file: %v", err)
 	}
 	detail, _ := b.Command(ctxGuard(t), "r")
@@ -380,7 +381,7 @@ func TestOAuthRefusedRefreshNeedsLogin(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	s := e.srv(b, "r")
 	_, err := s.Call(ctxGuard(t), "echo", nil, true)
-	if kindOf(err) != lifecycle.KindAuth || !strings.Contains(err.Error(), "/mcp login r") || !s.Status().NeedsLogin {
+	if kindOf(err) != session.KindAuth || !strings.Contains(err.Error(), "/mcp login r") || !s.Status().NeedsLogin {
 		t.Fatalf("refused refresh: %v", err)
 	}
 	hasNot(t, "error", err.Error(), "rt-unknown-1", "at-unknown-1")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zot-mcp/mcp-bridge/session"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -47,10 +48,10 @@ func (b *Bridge) waitTask(ctx context.Context, t *lifecycle.Task, expired <-chan
 		if errors.Is(context.Cause(ctx), extension.ErrShutdown) {
 			// Stopping the server ends its tasks; a tasks/cancel here could only
 			// delay the shutdown past the host's grace period.
-			return nil, &lifecycle.Error{Kind: lifecycle.KindCanceled, Msg: fmt.Sprintf("call to %s ended by shutdown", t.Tool), Err: ctx.Err()}
+			return nil, &lifecycle.Error{Kind: session.KindCanceled, Msg: fmt.Sprintf("call to %s ended by shutdown", t.Tool), Err: ctx.Err()}
 		}
 		x.tasks.Cancel(ctx, t)
-		return nil, &lifecycle.Error{Kind: lifecycle.KindCanceled, Msg: fmt.Sprintf("call to %s cancelled; task %s was cancelled on the server", t.Tool, t.ID), Err: ctx.Err()}
+		return nil, &lifecycle.Error{Kind: session.KindCanceled, Msg: fmt.Sprintf("call to %s cancelled; task %s was cancelled on the server", t.Tool, t.ID), Err: ctx.Err()}
 	}
 }
 

@@ -67,19 +67,19 @@ func TestServerUsesItsConnector(t *testing.T) {
 		transport config.Transport
 		open      func(c *config.Server) func(ctx context.Context, h session.Handlers) (session.Session, error)
 		login     bool
-		wantStart ErrKind // 0: starts
-		wantCall  ErrKind // 0: the call answers
+		wantStart session.Kind // 0: starts
+		wantCall  session.Kind // 0: the call answers
 		wantText  []string
 	}{
 		{name: "stdio entry, in-process sessions", transport: config.TransportStdio},
 		{name: "HTTP entry, in-process sessions", transport: config.TransportStreamableHTTP, login: true},
-		{name: "a connect the connector classified", transport: config.TransportStreamableHTTP, wantStart: KindAuth,
+		{name: "a connect the connector classified", transport: config.TransportStreamableHTTP, wantStart: session.KindAuth,
 			open: func(*config.Server) func(context.Context, session.Handlers) (session.Session, error) {
 				return func(context.Context, session.Handlers) (session.Session, error) {
 					return nil, &session.Error{Kind: session.KindAuth, Msg: "the server refused access (HTTP 401)"}
 				}
 			}, wantText: []string{`MCP server "s": the server refused access (HTTP 401)`}},
-		{name: "a call the connector classified", transport: config.TransportStdio, wantCall: KindUnreachable,
+		{name: "a call the connector classified", transport: config.TransportStdio, wantCall: session.KindUnreachable,
 			open: func(c *config.Server) func(context.Context, session.Handlers) (session.Session, error) {
 				return func(ctx context.Context, h session.Handlers) (session.Session, error) {
 					sess, err := e.servers.Connect(ctx, c, h)
@@ -148,7 +148,7 @@ func TestServerWithoutConnectorCannotStart(t *testing.T) {
 	cfg := &config.Server{Name: "s", Enabled: true, Transport: config.TransportStdio, Command: "never-run", ConnectTimeout: 60e9}
 	s := New(cfg, &Deps{Clock: e.clock, Log: zerolog.New(testutil.Log(t)), Surface: zotSurface{}})
 	err := s.Start(ctxGuard(t))
-	if KindOf(err) != KindStart || !strings.Contains(err.Error(), "no connector") {
+	if KindOf(err) != session.KindStart || !strings.Contains(err.Error(), "no connector") {
 		t.Fatalf("start without a connector: %v", err)
 	}
 }

@@ -48,15 +48,15 @@ func (s *Server) extraErr(ctx, cctx context.Context, err error, doing string) er
 	var in *session.InputError
 	switch {
 	case errors.As(err, &in):
-		return s.Errorf(KindCall, err, "%s: %v", doing, in)
+		return s.Errorf(session.KindCall, err, "%s: %v", doing, in)
 	case ctx.Err() != nil:
 		return s.ctxErr(ctx, doing)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return s.Errorf(KindTimeout, err, "%s: no answer within requestTimeout (%s)", doing, s.cfg.RequestTimeout)
+		return s.Errorf(session.KindTimeout, err, "%s: no answer within requestTimeout (%s)", doing, s.cfg.RequestTimeout)
 	case errors.As(err, &ended) && ended.End.Cause != session.CauseClosed:
-		return s.Errorf(KindCrashed, err, "%s failed: %s; the next request opens a new connection", doing, lostText(ended.End))
+		return s.Errorf(session.KindEnded, err, "%s failed: %s; the next request opens a new connection", doing, lostText(ended.End))
 	}
-	return s.Errorf(KindCall, err, "%s failed: %v", doing, err)
+	return s.Errorf(session.KindCall, err, "%s failed: %v", doing, err)
 }
 
 // Offers is what a server lists beside its tools, as it listed them.

@@ -99,35 +99,19 @@ type Status struct {
 	Protocol string
 }
 
-// ErrKind classifies a failure so messages can say what to do next.
-type ErrKind int
-
-// The failure kinds: the session's (session.Kind, one set for every transport), which a
-// session's failure keeps as it is (ErrKind(k)), and the state machine's own beside them.
+// The state machine's own failure kinds, added to the session's (session.Kind, one set
+// for every transport), of which a session's failure keeps its own.
 const (
-	KindCall        = ErrKind(session.KindCall)        // the server answered with a protocol error
-	KindStart       = ErrKind(session.KindStart)       // spawn, connect, initialize or list failed
-	KindCrashed     = ErrKind(session.KindEnded)       // the server went away during the call
-	KindTimeout     = ErrKind(session.KindTimeout)     // our deadline passed
-	KindCanceled    = ErrKind(session.KindCanceled)    // the caller gave up
-	KindAuth        = ErrKind(session.KindAuth)        // HTTP 401/403: credentials missing or refused
-	KindUnreachable = ErrKind(session.KindUnreachable) // DNS failure, connection refused or reset
-	KindTLS         = ErrKind(session.KindTLS)         // TLS handshake or certificate failure
-	KindBadResponse = ErrKind(session.KindBadResponse) // HTTP 404, 5xx, an HTML page or other non-MCP answer
-)
-
-// The state machine's own kinds, apart from the session's.
-const (
-	KindBackoff   ErrKind = iota + 100 // not retried yet after earlier failures
-	KindParked                         // parked after repeated failures
-	KindDisabled                       // disabled or broken in config
-	KindStopped                        // stopped (by /mcp stop or shutdown) while in use
-	KindUntrusted                      // a project server the user has not approved
+	KindBackoff   session.Kind = iota + 100 // not retried yet after earlier failures
+	KindParked                              // parked after repeated failures
+	KindDisabled                            // disabled or broken in config
+	KindStopped                             // stopped (by /mcp stop or shutdown) while in use
+	KindUntrusted                           // a project server the user has not approved
 )
 
 // Error is a failure of a server operation, worded for the model and the user.
 type Error struct {
-	Kind   ErrKind
+	Kind   session.Kind
 	Server string
 	Msg    string // for the model (and the user when User is empty)
 	// User is the message for the user when it says more than Msg (the server's last

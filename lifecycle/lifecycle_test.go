@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"github.com/zot-mcp/mcp-bridge/session"
 	"testing"
 	"time"
 )
@@ -24,14 +25,14 @@ func TestBackoffDelays(t *testing.T) {
 // stderr tail); any other error is its own text.
 func TestUserText(t *testing.T) {
 	t.Parallel()
-	e := &Error{Kind: KindCrashed, Server: "s", Msg: "for the model", User: "for the user"}
+	e := &Error{Kind: session.KindEnded, Server: "s", Msg: "for the model", User: "for the user"}
 	for _, tt := range []struct {
 		err  error
 		want string
 	}{
 		{e, "for the user"},
 		{fmt.Errorf("wrapped: %w", e), "for the user"},
-		{&Error{Kind: KindCall, Msg: "only the model's"}, "only the model's"},
+		{&Error{Kind: session.KindCall, Msg: "only the model's"}, "only the model's"},
 		{errors.New("plain"), "plain"},
 	} {
 		if got := UserText(tt.err); got != tt.want {

@@ -28,16 +28,16 @@ func TestRemoteRepliesNotOursAreRefused(t *testing.T) {
 		transport string
 		tool      string
 		args      map[string]any
-		kind      ErrKind
+		kind      session.Kind
 		want      []string
 		typed     func(error) bool
 	}{
 		{name: "endpoint on another origin", srv: &capserver.Server{Mode: "legacy", Endpoint: "http://127.0.0.1:1/msg"}, transport: "sse",
-			tool: "small", args: map[string]any{}, kind: KindBadResponse,
+			tool: "small", args: map[string]any{}, kind: session.KindBadResponse,
 			want:  []string{"cannot connect to", "pointed at another origin than its url (http://127.0.0.1:1/msg?…)", "refuses", "for safety"},
 			typed: func(err error) bool { var e *remote.EndpointError; return errors.As(err, &e) }},
 		{name: "JSON answer with another id", srv: &capserver.Server{Mode: "json"}, transport: "streamable-http",
-			tool: "other", args: map[string]any{"id": json.RawMessage(`77`)}, kind: KindBadResponse,
+			tool: "other", args: map[string]any{"id": json.RawMessage(`77`)}, kind: session.KindBadResponse,
 			want:  []string{"named another request's id (77)", "not taken as the answer"},
 			typed: func(err error) bool { var e *session.ForeignReplyError; return errors.As(err, &e) }},
 	} {

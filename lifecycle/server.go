@@ -291,7 +291,7 @@ func (s *Server) SetProtocol(protocol string) {
 }
 
 // KindOf is the kind of err when it is a server's *Error, else 0.
-func KindOf(err error) ErrKind {
+func KindOf(err error) session.Kind {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Kind
@@ -320,7 +320,7 @@ func (s *Server) Status() Status {
 
 // Errorf builds a server error. Its text and the wrapped error's text pass through the
 // server's redactor: expanded ${VAR} values read as the reference, credentials are masked.
-func (s *Server) Errorf(kind ErrKind, err error, format string, args ...any) *Error {
+func (s *Server) Errorf(kind session.Kind, err error, format string, args ...any) *Error {
 	e := &Error{Kind: kind, Server: s.cfg.Name, Msg: s.Redact(fmt.Sprintf("MCP server %q: ", s.cfg.Name) + fmt.Sprintf(format, args...))}
 	if err != nil {
 		e.Err = &redactedErr{err: err, msg: s.Redact(err.Error())}
@@ -342,7 +342,7 @@ func (e *redactedErr) As(target any) bool   { return errors.As(e.err, target) }
 // fromSession words a failure the connector classified as the server's error (prefix
 // and redaction); its kind is the session's, one set for every transport.
 func (s *Server) fromSession(e *session.Error) *Error {
-	return s.Errorf(ErrKind(e.Kind), e.Err, "%s", e.Msg)
+	return s.Errorf(e.Kind, e.Err, "%s", e.Msg)
 }
 
 // SessionErr is err as the server's *Error when the connector classified it
@@ -437,9 +437,9 @@ func (s *Server) acquire(ctx context.Context) (*conn, error) {
 
 func (s *Server) ctxErr(ctx context.Context, doing string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return s.Errorf(KindTimeout, ctx.Err(), "timed out %s", doing)
+		return s.Errorf(session.KindTimeout, ctx.Err(), "timed out %s", doing)
 	}
-	return s.Errorf(KindCanceled, ctx.Err(), "cancelled while %s", doing)
+	return s.Errorf(session.KindCanceled, ctx.Err(), "cancelled while %s", doing)
 }
 
 // release ends one in-flight use; the idle timer starts when the last one ends.
@@ -543,7 +543,7 @@ func (s *Server) failLocked(err error) *Error {
 	s.conn, s.attempt = nil, nil
 	var e *Error
 	if !errors.As(err, &e) {
-		e = s.Errorf(KindStart, err, "failed to start: %s", err.Error())
+		e = s.Errorf(session.KindStart, err, "failed to start: %s", err.Error())
 	}
 	if s.failures >= ParkAfter {
 		s.state = StateParked
@@ -603,12 +603,12 @@ func (s *Server) sessionEnded(c *conn) {
 	var se *session.Error
 	switch {
 	case end.Cause == session.CauseExited:
-		e = s.withStderrText(s.Errorf(KindCrashed, nil, "process %s", end.Status), end.Stderr)
+		e = s.withStderrText(s.Errorf(session.KindEnded, nil, "process %s", end.Status), end.Stderr)
 	case errors.As(end.Err, &e):
 	case errors.As(end.Err, &se):
 		e = s.fromSession(se)
 	default:
-		e = s.Errorf(KindCrashed, end.Err, "connection lost: %v", end.Err)
+		e = s.Errorf(session.KindEnded, end.Err, "connection lost: %v", end.Err)
 	}
 	s.failLocked(e)
 	s.mu.Unlock()
@@ -757,7 +757,7 @@ func (s *Server) connectOnce(ctx context.Context, h session.Handlers) (*conn, []
 // open opens an initialized session through the server's connector.
 func (s *Server) open(ctx context.Context, h session.Handlers) (session.Session, error) {
 	if s.connector == nil {
-		return nil, s.Errorf(KindStart, nil, "nothing can open a session of transport %q (no connector was wired)", s.cfg.Transport)
+		return nil, s.Errorf(session.KindStart, nil, "nothing can open a session of transport %q (no connector was wired)", s.cfg.Transport)
 	}
 	return s.connector.Open(ctx, h)
 }
@@ -780,13 +780,13 @@ func (s *Server) startErr(ctx context.Context, err error) *Error {
 	}
 	var ended *session.EndedError
 	if errors.As(err, &ended) && ended.End.Cause == session.CauseExited {
-		return s.withStderrText(s.Errorf(KindStart, err, "failed to start: process %s", ended.End.Status), ended.End.Stderr)
+		return s.withStderrText(s.Errorf(session.KindStart, err, "failed to start: process %s", ended.End.Status), ended.End.Stderr)
 	}
 	var dir *session.DirError
 	if errors.As(err, &dir) {
-		return s.Errorf(KindStart, err, "failed to start: %s", s.dirText(dir))
+		return s.Errorf(session.KindStart, err, "failed to start: %s", s.dirText(dir))
 	}
-	return s.withStderr(s.Errorf(KindStart, err, "failed to start: %s", describeStartErr(ctx, err, s.cfg.ConnectTimeout)))
+	return s.withStderr(s.Errorf(session.KindStart, err, "failed to start: %s", describeStartErr(ctx, err, s.cfg.ConnectTimeout)))
 }
 
 // withStderr is withStderrText with the current stderr tail.
@@ -848,7 +848,7 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 		if errors.As(err, &e) {
 			return nil, e
 		}
-		return nil, s.Errorf(KindCall, err, "list tools: %v", err)
+		return nil, s.Errorf(session.KindCall, err, "list tools: %v", err)
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	s.mu.Lock()
@@ -910,7 +910,7 @@ func (s *Server) Call(ctx context.Context, tool string, args any, safeRepeat boo
 		}
 		s.retireIfEnded(c, err)
 		e := s.callErr(ctx, cctx, tool, safeRepeat, err)
-		if e.Kind == KindTimeout {
+		if e.Kind == session.KindTimeout {
 			s.checkAfterTimeout(c)
 		}
 		return nil, e
@@ -928,26 +928,26 @@ func (s *Server) callErr(ctx, cctx context.Context, tool string, safeRepeat bool
 	case errors.As(err, &ended):
 		return s.endedErr(ended.End, err, tool, safeRepeat)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return s.Errorf(KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
+		return s.Errorf(session.KindTimeout, err, "%s did not answer before the host's deadline%s", tool, repeatWarning(safeRepeat))
 	case ctx.Err() != nil:
-		return s.Errorf(KindCanceled, err, "call to %s cancelled", tool)
+		return s.Errorf(session.KindCanceled, err, "call to %s cancelled", tool)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return s.Errorf(KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
+		return s.Errorf(session.KindTimeout, err, "%s did not answer within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
 	case errors.As(err, &e):
 		return e
 	case errors.As(err, &se):
-		return s.Errorf(ErrKind(se.Kind), se.Err, "%s failed: %s%s", tool, se.Msg, repeatWarning(safeRepeat || !se.MaybeRan))
+		return s.Errorf(se.Kind, se.Err, "%s failed: %s%s", tool, se.Msg, repeatWarning(safeRepeat || !se.MaybeRan))
 	case errors.As(err, &in):
-		return s.Errorf(KindCall, err, "%s: %v", tool, in)
+		return s.Errorf(session.KindCall, err, "%s: %v", tool, in)
 	}
-	return s.Errorf(KindCall, err, "%s failed: %v", tool, err)
+	return s.Errorf(session.KindCall, err, "%s failed: %v", tool, err)
 }
 
 // endedErr words a call to tool that failed because its session ended as end says.
 func (s *Server) endedErr(end session.End, err error, tool string, safeRepeat bool) *Error {
 	switch {
 	case end.Cause == session.CauseExited:
-		return s.withStderrText(s.Errorf(KindCrashed, err, "the server process %s during the call to %s. The next call starts it again%s", end.Status, tool, repeatWarning(safeRepeat)), end.Stderr)
+		return s.withStderrText(s.Errorf(session.KindEnded, err, "the server process %s during the call to %s. The next call starts it again%s", end.Status, tool, repeatWarning(safeRepeat)), end.Stderr)
 	case end.Cause == session.CauseClosed:
 		return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 	case errors.Is(end.Err, session.ErrReplyTooLarge):
@@ -958,10 +958,10 @@ func (s *Server) endedErr(end session.End, err error, tool string, safeRepeat bo
 		// The reply that ended the connection could not be matched to its call (no id
 		// the bridge could find, or it came on streamable HTTP's GET stream): it may
 		// have been this call's or another's on the same connection.
-		return s.Errorf(KindCall, err, "%s: the connection ended under a reply it could not match to its call (this one's or another's): %s. %s%s",
+		return s.Errorf(session.KindCall, err, "%s: the connection ended under a reply it could not match to its call (this one's or another's): %s. %s%s",
 			tool, end.Err.Error(), next, repeatWarning(safeRepeat))
 	}
-	return s.Errorf(KindCrashed, err, "%s during the call to %s. The next call reconnects%s", lostText(end), tool, repeatWarning(safeRepeat))
+	return s.Errorf(session.KindEnded, err, "%s during the call to %s. The next call reconnects%s", lostText(end), tool, repeatWarning(safeRepeat))
 }
 
 // lostText says how a session's transport broke, for the model.

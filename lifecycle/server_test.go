@@ -64,7 +64,7 @@ func TestLongCallIsNeverPutToSleep(t *testing.T) {
 	e.clock.Advance(30 * time.Second)
 	wantState(t, s, StateReady, "server with a call in flight went to")
 	cancel()
-	if err := <-done; KindOf(err) != KindCanceled {
+	if err := <-done; KindOf(err) != session.KindCanceled {
 		t.Fatalf("slow call: %v", err)
 	}
 	e.clock.Advance(999 * time.Millisecond)
@@ -103,7 +103,7 @@ func TestCrashFailsInFlightAtOnceAndRespawns(t *testing.T) {
 	f.WaitStarted(t, "slow")
 	f.Last().Exit("exited: exit status 3", "crashing on tools/call #2")
 	err := <-errc
-	if KindOf(err) != KindCrashed {
+	if KindOf(err) != session.KindEnded {
 		t.Fatalf("call in flight: %v (kind %d), want a crash error", err, KindOf(err))
 	}
 	if !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "may already have applied") {
@@ -149,7 +149,7 @@ func TestHungStartTimesOutAndDoesNotBlockOthers(t *testing.T) {
 	// connectTimeout runs on the injected clock.
 	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, time.Second)
 	err := <-hungErr
-	if KindOf(err) != KindStart || !strings.Contains(err.Error(), "connectTimeout") {
+	if KindOf(err) != session.KindStart || !strings.Contains(err.Error(), "connectTimeout") {
 		t.Fatalf("hung start: %v", err)
 	}
 }
@@ -214,7 +214,7 @@ func TestCancellationReachesServer(t *testing.T) {
 	}()
 	f.WaitStarted(t, "slow")
 	cancel()
-	if err := <-errc; KindOf(err) != KindCanceled {
+	if err := <-errc; KindOf(err) != session.KindCanceled {
 		t.Fatalf("cancelled call: %v", err)
 	}
 	select {
@@ -282,7 +282,7 @@ func TestSlowToolIsNotRestarted(t *testing.T) {
 	f.WaitStarted(t, "slow")
 	e.clock.Advance(time.Second)
 	testutil.AdvanceWhenWaiting(ctxGuard(t), t, e.clock, SettleGrace) // nothing has arrived
-	if err := <-errc; KindOf(err) != KindTimeout {
+	if err := <-errc; KindOf(err) != session.KindTimeout {
 		t.Fatalf("slow call: %v", err)
 	}
 	waitFor(t, "the ping check to end", func() bool { return !s.Checking() })

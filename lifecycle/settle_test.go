@@ -114,7 +114,7 @@ func TestSuspendKeepsArrivedReply(t *testing.T) {
 				return
 			}
 			var le *Error
-			if !errors.As(o.err, &le) || le.Kind != KindTimeout || !strings.Contains(le.Msg, "requestTimeout") {
+			if !errors.As(o.err, &le) || le.Kind != session.KindTimeout || !strings.Contains(le.Msg, "requestTimeout") {
 				t.Fatalf("no reply: %v", o.err)
 			}
 		})

@@ -86,7 +86,7 @@ func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 		return nil, s.taskCreateErr(ctx, cctx, tool, err, safeRepeat)
 	}
 	if resp.Error != nil {
-		return nil, s.Errorf(KindCall, resp.Error.AsError(), "%s failed: %v", tool, resp.Error.AsError())
+		return nil, s.Errorf(session.KindCall, resp.Error.AsError(), "%s failed: %v", tool, resp.Error.AsError())
 	}
 	var created createTaskResult
 	if err := json.Unmarshal(resp.Result, &created); err != nil || created.Task == nil || created.Task.TaskId == "" {
@@ -94,7 +94,7 @@ func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 		raw := json.RawMessage(resp.Result)
 		res, perr := mcp.ParseCallToolResult(&raw)
 		if perr != nil {
-			return nil, s.Errorf(KindCall, perr, "%s: the server's answer is neither a result nor a task: %v", tool, perr)
+			return nil, s.Errorf(session.KindCall, perr, "%s: the server's answer is neither a result nor a task: %v", tool, perr)
 		}
 		return res, nil
 	}
@@ -111,15 +111,15 @@ func (s *Server) taskCreateErr(ctx, cctx context.Context, tool string, err error
 	var ended *session.EndedError
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return s.Errorf(KindTimeout, err, "%s did not even start as a task before the host's deadline%s", tool, repeatWarning(safeRepeat))
+		return s.Errorf(session.KindTimeout, err, "%s did not even start as a task before the host's deadline%s", tool, repeatWarning(safeRepeat))
 	case ctx.Err() != nil:
-		return s.Errorf(KindCanceled, err, "call to %s cancelled", tool)
+		return s.Errorf(session.KindCanceled, err, "call to %s cancelled", tool)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return s.Errorf(KindTimeout, err, "%s did not start as a task within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
+		return s.Errorf(session.KindTimeout, err, "%s did not start as a task within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
 	case errors.As(err, &ended) && ended.End.Cause == session.CauseClosed:
 		return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 	}
-	return s.Errorf(KindCall, err, "%s failed: %v", tool, err)
+	return s.Errorf(session.KindCall, err, "%s failed: %v", tool, err)
 }
 
 // startTask puts the task on the board and starts fetching its result. The fetch keeps
@@ -152,7 +152,7 @@ func (s *Server) fetchTask(ctx context.Context, t *Task) {
 	defer t.Stop()
 	r, err := t.Sess.TaskResult(ctx, mcp.TaskResultRequest{Params: mcp.TaskResultParams{TaskId: t.ID}})
 	if err != nil {
-		t.Finish(nil, s.Errorf(KindCall, err, "task %s of %s ended without a result: %v", t.ID, t.Tool, err))
+		t.Finish(nil, s.Errorf(session.KindCall, err, "task %s of %s ended without a result: %v", t.ID, t.Tool, err))
 	} else {
 		t.Finish(&mcp.CallToolResult{Content: r.Content, StructuredContent: r.StructuredContent, IsError: r.IsError}, nil)
 	}

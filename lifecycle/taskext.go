@@ -73,7 +73,7 @@ func (s *Server) callExtTask(ctx, cctx context.Context, c *conn, req mcp.CallToo
 		return nil, s.callErr(ctx, cctx, tool, safeRepeat, err)
 	}
 	if resp.Error != nil {
-		return nil, s.Errorf(KindCall, resp.Error.AsError(), "%s failed: %v", tool, resp.Error.AsError())
+		return nil, s.Errorf(session.KindCall, resp.Error.AsError(), "%s failed: %v", tool, resp.Error.AsError())
 	}
 	var head struct {
 		ResultType string `json:"resultType"`
@@ -83,13 +83,13 @@ func (s *Server) callExtTask(ctx, cctx context.Context, c *conn, req mcp.CallToo
 		raw := json.RawMessage(resp.Result)
 		res, perr := mcp.ParseCallToolResult(&raw)
 		if perr != nil {
-			return nil, s.Errorf(KindCall, perr, "%s: the server's answer is neither a result nor a task: %v", tool, perr)
+			return nil, s.Errorf(session.KindCall, perr, "%s: the server's answer is neither a result nor a task: %v", tool, perr)
 		}
 		return res, nil
 	}
 	var created extTask
 	if err := json.Unmarshal(resp.Result, &created); err != nil || created.TaskID == "" {
-		return nil, s.Errorf(KindCall, err, "%s: the server answered with a task without an id; its result cannot be fetched", tool)
+		return nil, s.Errorf(session.KindCall, err, "%s: the server answered with a task without an id; its result cannot be fetched", tool)
 	}
 	t, err := s.startExtTask(c, tool, &created, s.callMeta(ctx))
 	if err != nil {
@@ -154,16 +154,16 @@ func (s *Server) pollExtTask(ctx context.Context, t *Task, c *conn, cur extTask,
 			raw := cur.Result
 			res, err := mcp.ParseCallToolResult(&raw)
 			if err != nil {
-				t.Finish(nil, s.Errorf(KindCall, err, "task %s of %s ended with a result that cannot be read: %v", t.ID, t.Tool, err))
+				t.Finish(nil, s.Errorf(session.KindCall, err, "task %s of %s ended with a result that cannot be read: %v", t.ID, t.Tool, err))
 			} else {
 				t.Finish(res, nil)
 			}
 			return
 		case mcp.TaskStatusFailed:
-			t.Finish(nil, s.Errorf(KindCall, nil, "task %s of %s failed: %s", t.ID, t.Tool, taskFailure(&cur)))
+			t.Finish(nil, s.Errorf(session.KindCall, nil, "task %s of %s failed: %s", t.ID, t.Tool, taskFailure(&cur)))
 			return
 		case mcp.TaskStatusCancelled:
-			t.Finish(nil, s.Errorf(KindCall, nil, "task %s of %s was cancelled by the server%s", t.ID, t.Tool, suffix(cur.StatusMessage)))
+			t.Finish(nil, s.Errorf(session.KindCall, nil, "task %s of %s was cancelled by the server%s", t.ID, t.Tool, suffix(cur.StatusMessage)))
 			return
 		case mcp.TaskStatusInputRequired:
 			if err := s.answerTask(ctx, c, t, &cur, in, answered, &rounds); err != nil {
@@ -178,13 +178,13 @@ func (s *Server) pollExtTask(ctx context.Context, t *Task, c *conn, cur extTask,
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			t.Finish(nil, s.Errorf(KindCall, ctx.Err(), "task %s of %s ended without a result: it was cancelled, the server stopped, or its time to live passed", t.ID, t.Tool))
+			t.Finish(nil, s.Errorf(session.KindCall, ctx.Err(), "task %s of %s ended without a result: it was cancelled, the server stopped, or its time to live passed", t.ID, t.Tool))
 			return
 		case <-wait:
 		}
 		next, err := s.getExtTask(ctx, c, t.ID)
 		if err != nil {
-			t.Finish(nil, s.Errorf(KindCall, err, "task %s of %s ended without a result: %v", t.ID, t.Tool, err))
+			t.Finish(nil, s.Errorf(session.KindCall, err, "task %s of %s ended without a result: %v", t.ID, t.Tool, err))
 			return
 		}
 		cur = *next
@@ -213,7 +213,7 @@ func (s *Server) answerTask(ctx context.Context, c *conn, t *Task, cur *extTask,
 		cctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.d.Clock, taskCancelTimeout)
 		defer cancel()
 		_ = t.CancelFn(cctx)
-		return s.Errorf(KindCall, err, "task %s of %s was cancelled: %v", t.ID, t.Tool, err)
+		return s.Errorf(session.KindCall, err, "task %s of %s was cancelled: %v", t.ID, t.Tool, err)
 	}
 	if *rounds++; *rounds > session.MaxInputRounds {
 		return fail(&session.InputError{Kind: session.InputEndless, Method: string(mcp.MethodToolsCall), N: session.MaxInputRounds})
@@ -228,7 +228,7 @@ func (s *Server) answerTask(ctx context.Context, c *conn, t *Task, cur *extTask,
 		err = resp.Error.AsError()
 	}
 	if err != nil {
-		return s.Errorf(KindCall, err, "task %s of %s: the server did not take the answers to its questions: %v", t.ID, t.Tool, err)
+		return s.Errorf(session.KindCall, err, "task %s of %s: the server did not take the answers to its questions: %v", t.ID, t.Tool, err)
 	}
 	for k := range fresh {
 		answered[k] = true

@@ -59,7 +59,7 @@ func TestStartInMissingDirectory(t *testing.T) {
 			err := s.Start(ctxGuard(t))
 			var e *Error
 			var dir *session.DirError
-			if !errors.As(err, &e) || e.Kind != KindStart || !errors.As(err, &dir) {
+			if !errors.As(err, &e) || e.Kind != session.KindStart || !errors.As(err, &dir) {
 				t.Fatalf("start: %v", err)
 			}
 			for _, w := range tc.want {
