@@ -154,10 +154,15 @@ func TestServerWithoutConnectorCannotStart(t *testing.T) {
 }
 
 // TestLifecycleImportsNoTransport: the state machine's production code imports no
-// transport package: a server's connector is chosen where the host wires it. Before,
-// lifecycle imported remote to open HTTP sessions and map remote's failure kinds.
+// transport package (a server's connector is chosen where the host wires it) and none of
+// the packages that hold what a host does with a server's offers (the cache, resources,
+// tasks, the questions and progress shown to the user). Before, lifecycle imported remote
+// to open HTTP sessions and map remote's failure kinds, and cache, extras and interact.
 func TestLifecycleImportsNoTransport(t *testing.T) {
-	forbidden := []string{"github.com/zot-mcp/mcp-bridge/remote"}
+	var forbidden []string
+	for _, p := range []string{"remote", "cache", "resources", "tasks", "interact"} {
+		forbidden = append(forbidden, "github.com/zot-mcp/mcp-bridge/"+p)
+	}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

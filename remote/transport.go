@@ -3,7 +3,7 @@
 // failures classified and worded as session.Error kinds), OAuth (the credential store,
 // refresh, the login's steps), and the HTTP layer under them: the RoundTripper that adds
 // configured headers and notes what the server answered, the sniffer that spots a legacy
-// SSE server, and the adapter of mcp-go's log to ours. It knows nothing of the bridge's
+// SSE server, and mcp-go's log sent to ours (internal/zslog). It knows nothing of the bridge's
 // state machine, which reaches it only through the connector the wiring gives it.
 package remote
 

@@ -1,7 +1,9 @@
 // Package session is the bridge's seam to one MCP server: a Session is one initialized
-// connection (stdio process, HTTP, or an in-process mcp-go server) with the requests the
-// bridge makes and a done signal that says why it ended. The server state machine knows
-// only this interface, so its tests run against in-process sessions on a fake clock.
+// connection (a stdio process, a server in this process behind the same stdio framing
+// over a pipe, HTTP, or an in-process mcp-go server) with the requests the bridge makes,
+// all through one wrapper, and a done signal that says why it ended. The server state
+// machine knows only this interface, so its tests run against in-process sessions on a
+// fake clock.
 //
 // Every implementation is built on mcp-go's client and transports; nothing here speaks
 // JSON-RPC by hand. Cancelling a request's context is how a request is cancelled: mcp-go
