@@ -3,8 +3,8 @@
 // failures classified and worded as session.Error kinds), OAuth (the credential store,
 // refresh, the login's steps), and the HTTP layer under them: the RoundTripper that adds
 // configured headers and notes what the server answered, the sniffer that spots a legacy
-// SSE server, and mcp-go's log sent to ours (internal/zslog). It knows nothing of the bridge's
-// state machine, which reaches it only through the connector the wiring gives it.
+// SSE server, and mcp-go's log sent to ours (internal/zslog). It knows nothing of the
+// bridge's state machine, which reaches it only through the connector the wiring gives it.
 package remote
 
 import (

@@ -161,8 +161,9 @@ func plainName(name string) bool {
 }
 
 // parseCallResult is mcp.ParseCallToolResult with its first pass (is there content, or a
-// request for input?) read by goccy/go-json, which is the hot path's JSON library. A result that pass finds wanting, or that does not decode, goes through
-// mcp.ParseCallToolResult itself, for its verdict and its error.
+// request for input?) read by goccy/go-json, the hot path's JSON library. A result that
+// pass finds wanting, or that does not decode, goes through mcp.ParseCallToolResult
+// itself, for its verdict and its error.
 func parseCallResult(result json.RawMessage) (*mcp.CallToolResult, error) {
 	var probe struct {
 		Content    json.RawMessage `json:"content"`
