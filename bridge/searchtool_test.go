@@ -201,3 +201,47 @@ func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
 		t.Fatalf("left processes: %v", left)
 	}
 }
+
+// TestSearchNamesEachNeed: the answer to a whole task heads each group of
+// tools with the need it answers, in the request's own words; a plain
+// request's answer has no headings; a long request is not echoed whole.
+func TestSearchNamesEachNeed(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name       string
+		gen        extension.Generation
+		add, echo  string // how the answer lists the tools
+		afterHeadg string // what follows a heading
+	}{
+		{"direct", extension.GenNew, "__add:", "__echo:", "\n- mcp__"},
+		{"proxy", extension.GenLegacy, `tool="add"`, `tool="echo"`, "\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, b := loadedBridge(t, c.gen, nil)
+			task := "We are checking a small calculator server by hand today before the release goes out. " +
+				"Add the two numbers seven and five for me, and then echo the text hello back so I can compare."
+			text := textOf(t, runSearch(t, b, map[string]any{"query": task}))
+			for _, g := range []struct{ heading, tool string }{
+				{`For the need "Add the two numbers seven and five for":`, c.add},
+				{`For the need "and then echo the text hello back so":`, c.echo},
+			} {
+				at := strings.Index(text, g.heading+c.afterHeadg)
+				if at < 0 {
+					t.Errorf("answer lacks %q:\n%s", g.heading, text)
+					continue
+				}
+				group, _, _ := strings.Cut(text[at+len(g.heading):], "\nFor the")
+				if !strings.Contains(group, g.tool) {
+					t.Errorf("no %s under %q:\n%s", g.tool, g.heading, text)
+				}
+			}
+			if strings.Contains(text, "so I can compare.\"") {
+				t.Errorf("the long request is echoed whole:\n%s", text)
+			}
+			if plain := textOf(t, runSearch(t, b, map[string]any{"query": "add two numbers"})); strings.Contains(plain, "For the") {
+				t.Errorf("a plain request's answer has headings:\n%s", plain)
+			}
+		})
+	}
+}
