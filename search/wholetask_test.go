@@ -2,6 +2,8 @@ package search
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -54,6 +56,27 @@ func TestWholeTaskCoversEveryNeed(t *testing.T) {
 	for _, h := range ix.Search("post a message to the team channel", DefaultLimit) {
 		if h.Need != "" {
 			t.Errorf("a short request's hit names need %q", h.Need)
+		}
+	}
+}
+
+// TestPastedDataSkipped: a screenshot pasted as a data URL or bare base64
+// changes nothing in a request's ranking.
+func TestPastedDataSkipped(t *testing.T) {
+	ix := New(loadCatalog(t))
+	blob := strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg", 40)
+	for _, q := range []string{
+		"Our checkout page shows an error since this morning's deploy. Find the matching errors in the error tracker, and open an issue for the on-call engineer.",
+		"list open pull requests",
+	} {
+		want := ix.Search(q, DefaultLimit)
+		for _, pasted := range []string{
+			q + " data:image/png;base64," + blob,
+			q + " " + blob,
+		} {
+			if got := ix.Search(pasted, DefaultLimit); !slices.Equal(got, want) {
+				t.Errorf("%.40q with pasted data ranks %v, without %v", q, got, want)
+			}
 		}
 	}
 }
