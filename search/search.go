@@ -34,7 +34,10 @@
 // protect_branch and unprotect_branch) trade places by what sets their
 // names apart: the words one has and the other lacks, whether the query
 // asks for them, the number the query uses, and whether it asks to reverse
-// something (sibling.go).
+// something (sibling.go). A whole task (a request of several sentences or
+// clauses) is read as the needs it states (package needs): each is ranked
+// on its own and the page is merged from the rankings so that it covers
+// every need rather than the siblings of one, each hit naming its need.
 //
 // The ranker is split by seam: package token splits text into words (for
 // documents and queries alike), package words holds the word tables both
