@@ -191,20 +191,19 @@ func echoRequest(q string) string {
 }
 
 // groupByNeed orders the tools of a whole task's answer by the need each
-// answers (needs[i], in the order the needs first appear; "" last), so the
-// answer can say which need each group serves. A plain request's tools
-// (every need "") keep their order.
+// answers (needs[i]; "" is the request as a whole), the groups in the order
+// of their best tool, so the answer can say which need each group serves. A
+// plain request's tools (every need "") keep their order.
 func groupByNeed(shown []*catalog.Tool, needs []string) ([]*catalog.Tool, []string) {
 	var order []string
 	for _, n := range needs {
-		if n != "" && !slices.Contains(order, n) {
+		if !slices.Contains(order, n) {
 			order = append(order, n)
 		}
 	}
-	if len(order) == 0 {
+	if len(order) < 2 && (len(order) == 0 || order[0] == "") {
 		return shown, needs
 	}
-	order = append(order, "")
 	outS, outN := make([]*catalog.Tool, 0, len(shown)), make([]string, 0, len(needs))
 	for _, n := range order {
 		for i, e := range shown {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/startup"
@@ -243,5 +245,38 @@ func TestSearchNamesEachNeed(t *testing.T) {
 				t.Errorf("a plain request's answer has headings:\n%s", plain)
 			}
 		})
+	}
+}
+
+// TestGroupByNeed: a whole task's tools are grouped by need, the groups in
+// the order of their best tool; a plain request's order is kept.
+func TestGroupByNeed(t *testing.T) {
+	t.Parallel()
+	tool := func(name string) *catalog.Tool { return &catalog.Tool{Name: name} }
+	for _, c := range []struct {
+		name      string
+		needs     []string
+		wantOrder string
+	}{
+		{"plain", []string{"", "", ""}, "a b c"},
+		{"two needs", []string{"x", "y", "x"}, "a c b"},
+		{"whole first", []string{"", "x", "", "x"}, "a c b d"},
+	} {
+		names := []string{"a", "b", "c", "d"}[:len(c.needs)]
+		var shown []*catalog.Tool
+		for _, n := range names {
+			shown = append(shown, tool(n))
+		}
+		got, gotNeeds := groupByNeed(shown, c.needs)
+		var order []string
+		for i, e := range got {
+			order = append(order, e.Name)
+			if i > 0 && gotNeeds[i] != gotNeeds[i-1] && slices.Contains(gotNeeds[:i], gotNeeds[i]) {
+				t.Errorf("%s: need %q split in two groups: %v", c.name, gotNeeds[i], gotNeeds)
+			}
+		}
+		if strings.Join(order, " ") != c.wantOrder {
+			t.Errorf("%s: order %v, want %s", c.name, order, c.wantOrder)
+		}
 	}
 }
