@@ -29,13 +29,17 @@ const callToolDescription = "Call a tool of one of the user's MCP servers. First
 var callSchema = json.RawMessage(`{"type":"object","properties":{"server":{"type":"string","description":"MCP server name, as given by mcp__search_tools."},"tool":{"type":"string","description":"MCP tool name on that server, as given by mcp__search_tools."},"arguments":{"type":"object","description":"Arguments for the tool, following its input schema."}},"required":["server","tool"],"additionalProperties":false}`)
 
 // proxySearchAnswer lists tools with what the model needs to call them through
-// mcp__call_tool: server, tool, purpose, a compact schema and an example.
-func (b *Bridge) proxySearchAnswer(q string, shown []*catalog.Tool) extension.ToolResult {
+// mcp__call_tool: server, tool, purpose, a compact schema and an example; the tools of
+// a whole task come in groups headed by the need they answer (see needHeading).
+func (b *Bridge) proxySearchAnswer(asked string, shown []*catalog.Tool, needs []string) extension.ToolResult {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Found %s for %q. Call one with mcp__call_tool {\"server\": ..., \"tool\": ..., \"arguments\": {...}}:\n", words.Count(len(shown), "MCP tool"), q)
+	fmt.Fprintf(&sb, "Found %s for %s. Call one with mcp__call_tool {\"server\": ..., \"tool\": ..., \"arguments\": {...}}:\n", words.Count(len(shown), "MCP tool"), asked)
 	for i, e := range shown {
 		var item strings.Builder
 		t := e.CacheTool()
+		if h := needHeading(needs, i); h != "" {
+			item.WriteString("\n" + h)
+		}
 		fmt.Fprintf(&item, "\n%d. server=%q tool=%q", i+1, e.Server, t.Name)
 		if h := catalog.Hints(t.Annotations); len(h) > 0 {
 			item.WriteString(" [" + strings.Join(h, ", ") + "]")

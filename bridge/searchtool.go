@@ -3,12 +3,16 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"github.com/zot-mcp/mcp-bridge/internal/words"
+	reqneeds "github.com/zot-mcp/mcp-bridge/search/needs"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 	"github.com/zot-mcp/mcp-bridge/toolview"
 )
@@ -117,6 +121,7 @@ func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.T
 	// Ask for extra hits so filtering out unregistered tools still fills the page.
 	hits := cat.SearchIndex().Search(q, limit+8)
 	var shown []*catalog.Tool
+	var needs []string       // per shown tool: the need of a whole task it answers
 	hidden, tooLarge := 0, 0 // found after startup (/reload-ext registers them) | never registrable
 	for _, h := range hits {
 		e := &cat.Entries[h.Doc]
@@ -130,10 +135,13 @@ func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.T
 		}
 		if len(shown) < limit {
 			shown = append(shown, e)
+			needs = append(needs, h.Need)
 		}
 	}
+	shown, needs = groupByNeed(shown, needs)
+	asked := echoRequest(q)
 	if len(shown) == 0 {
-		msg := fmt.Sprintf("No MCP tools matched %q. Try other task words or a server name (servers: %s).", q, strings.Join(b.names, ", "))
+		msg := fmt.Sprintf("No MCP tools matched %s. Try other task words or a server name (servers: %s).", asked, strings.Join(b.names, ", "))
 		if hidden > 0 {
 			msg += fmt.Sprintf(" %d matching tools were found after startup; the user must run /reload-ext before they can be loaded.", hidden)
 		}
@@ -141,7 +149,7 @@ func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.T
 		return toolresult.Text(msg + b.pendingHint()), nil
 	}
 	if b.mode == ModeProxy {
-		r := b.proxySearchAnswer(q, shown)
+		r := b.proxySearchAnswer(asked, shown, needs)
 		if in := b.searchInstructions(shown); in != "" {
 			r.Content[0].Text += in
 		}
@@ -149,9 +157,12 @@ func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.T
 	}
 	var sb strings.Builder
 	names := make([]string, len(shown))
-	fmt.Fprintf(&sb, "Loaded %s for %q — call them directly by name:\n", words.Count(len(shown), "MCP tool"), q)
+	fmt.Fprintf(&sb, "Loaded %s for %s — call them directly by name:\n", words.Count(len(shown), "MCP tool"), asked)
 	for i, e := range shown {
 		names[i] = e.Name
+		if h := needHeading(needs, i); h != "" {
+			sb.WriteString(h + "\n")
+		}
 		sb.WriteString(toolview.ResultLine(e))
 	}
 	if len(hits) > len(shown)+hidden {
@@ -165,6 +176,57 @@ func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.T
 	sb.WriteString(b.tooLargeHint(tooLarge))
 	sb.WriteString(b.searchInstructions(shown))
 	return extension.ToolResult{Content: []extension.Content{{Type: "text", Text: sb.String()}}, ActivateTools: names}, shown
+}
+
+// maxEcho is the longest request an answer quotes whole: a whole task with
+// a pasted log or screenshot would come back to the model at full length.
+const maxEcho = 160
+
+// echoRequest quotes the request q for an answer, cut to maxEcho bytes.
+func echoRequest(q string) string {
+	if len(q) <= maxEcho {
+		return fmt.Sprintf("%q", q)
+	}
+	return fmt.Sprintf("%q (%d characters)", textcut.Truncate(strings.Join(strings.Fields(reqneeds.Clean(q)), " "), maxEcho), utf8.RuneCountInString(q))
+}
+
+// groupByNeed orders the tools of a whole task's answer by the need each
+// answers (needs[i]; "" is the request as a whole), the groups in the order
+// of their best tool, so the answer can say which need each group serves. A
+// plain request's tools (every need "") keep their order.
+func groupByNeed(shown []*catalog.Tool, needs []string) ([]*catalog.Tool, []string) {
+	var order []string
+	for _, n := range needs {
+		if !slices.Contains(order, n) {
+			order = append(order, n)
+		}
+	}
+	if len(order) < 2 && (len(order) == 0 || order[0] == "") {
+		return shown, needs
+	}
+	outS, outN := make([]*catalog.Tool, 0, len(shown)), make([]string, 0, len(needs))
+	for _, n := range order {
+		for i, e := range shown {
+			if needs[i] == n {
+				outS, outN = append(outS, e), append(outN, n)
+			}
+		}
+	}
+	return outS, outN
+}
+
+// needHeading is the line that opens the group of the i-th tool when it is
+// the first of its need ("" inside a group, or for a plain request). The
+// label is the request's own words (letters and digits only, see package
+// search/needs).
+func needHeading(needs []string, i int) string {
+	if i > 0 && needs[i] == needs[i-1] || !slices.ContainsFunc(needs, func(n string) bool { return n != "" }) {
+		return ""
+	}
+	if needs[i] == "" {
+		return "For the request as a whole:"
+	}
+	return fmt.Sprintf("For the need %q:", needs[i])
 }
 
 // tooLargeHint says that n matching tools cannot be loaded at all ("" when n is 0).

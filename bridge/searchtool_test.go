@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
+	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/startup"
@@ -199,5 +201,82 @@ func TestListChangedUpdatesCacheAndNotifiesOnce(t *testing.T) {
 	}
 	if left := testutil.WaitNoProcs(ctx, e.marker); len(left) > 0 {
 		t.Fatalf("left processes: %v", left)
+	}
+}
+
+// TestSearchNamesEachNeed: the answer to a whole task heads each group of
+// tools with the need it answers, in the request's own words; a plain
+// request's answer has no headings; a long request is not echoed whole.
+func TestSearchNamesEachNeed(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name       string
+		gen        extension.Generation
+		add, echo  string // how the answer lists the tools
+		afterHeadg string // what follows a heading
+	}{
+		{"direct", extension.GenNew, "__add:", "__echo:", "\n- mcp__"},
+		{"proxy", extension.GenLegacy, `tool="add"`, `tool="echo"`, "\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, b := loadedBridge(t, c.gen, nil)
+			task := "We are checking a small calculator server by hand today before the release goes out. " +
+				"Add the two numbers seven and five for me, and then echo the text hello back so I can compare."
+			text := textOf(t, runSearch(t, b, map[string]any{"query": task}))
+			for _, g := range []struct{ heading, tool string }{
+				{`For the need "Add the two numbers seven and five for":`, c.add},
+				{`For the need "and then echo the text hello back so":`, c.echo},
+			} {
+				at := strings.Index(text, g.heading+c.afterHeadg)
+				if at < 0 {
+					t.Errorf("answer lacks %q:\n%s", g.heading, text)
+					continue
+				}
+				group, _, _ := strings.Cut(text[at+len(g.heading):], "\nFor the")
+				if !strings.Contains(group, g.tool) {
+					t.Errorf("no %s under %q:\n%s", g.tool, g.heading, text)
+				}
+			}
+			if strings.Contains(text, "so I can compare.\"") {
+				t.Errorf("the long request is echoed whole:\n%s", text)
+			}
+			if plain := textOf(t, runSearch(t, b, map[string]any{"query": "add two numbers"})); strings.Contains(plain, "For the") {
+				t.Errorf("a plain request's answer has headings:\n%s", plain)
+			}
+		})
+	}
+}
+
+// TestGroupByNeed: a whole task's tools are grouped by need, the groups in
+// the order of their best tool; a plain request's order is kept.
+func TestGroupByNeed(t *testing.T) {
+	t.Parallel()
+	tool := func(name string) *catalog.Tool { return &catalog.Tool{Name: name} }
+	for _, c := range []struct {
+		name      string
+		needs     []string
+		wantOrder string
+	}{
+		{"plain", []string{"", "", ""}, "a b c"},
+		{"two needs", []string{"x", "y", "x"}, "a c b"},
+		{"whole first", []string{"", "x", "", "x"}, "a c b d"},
+	} {
+		names := []string{"a", "b", "c", "d"}[:len(c.needs)]
+		var shown []*catalog.Tool
+		for _, n := range names {
+			shown = append(shown, tool(n))
+		}
+		got, gotNeeds := groupByNeed(shown, c.needs)
+		var order []string
+		for i, e := range got {
+			order = append(order, e.Name)
+			if i > 0 && gotNeeds[i] != gotNeeds[i-1] && slices.Contains(gotNeeds[:i], gotNeeds[i]) {
+				t.Errorf("%s: need %q split in two groups: %v", c.name, gotNeeds[i], gotNeeds)
+			}
+		}
+		if strings.Join(order, " ") != c.wantOrder {
+			t.Errorf("%s: order %v, want %s", c.name, order, c.wantOrder)
+		}
 	}
 }

@@ -34,7 +34,10 @@
 // protect_branch and unprotect_branch) trade places by what sets their
 // names apart: the words one has and the other lacks, whether the query
 // asks for them, the number the query uses, and whether it asks to reverse
-// something (sibling.go).
+// something (sibling.go). A whole task (a request of several sentences or
+// clauses) is read as the needs it states (package needs): each is ranked
+// on its own and the page is merged from the rankings so that it covers
+// every need rather than the siblings of one, each hit naming its need.
 //
 // The ranker is split by seam: package token splits text into words (for
 // documents and queries alike), package words holds the word tables both
@@ -53,6 +56,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/zot-mcp/mcp-bridge/search/needs"
 	"github.com/zot-mcp/mcp-bridge/search/query"
 )
 
@@ -79,6 +83,10 @@ type Hit struct {
 	Doc   int     // index into the docs given to New
 	Score float64 // higher is better; exact hits score above every ranked hit
 	Exact bool    // selected by name (select: or an exact ID / tool name)
+	// Need names the need of a whole task (a request of several clauses)
+	// the hit answers, in the request's own words ("" for a request of one
+	// need). See package needs.
+	Need string
 }
 
 // DefaultLimit is the number of hits Search returns when limit <= 0.
@@ -291,8 +299,44 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 		sc = ix.newScratch()
 	}
 	defer ix.scratch.Put(sc)
-	return ix.rankIn(sc, q, limit, exclude)
+	q = needs.Clean(q)
+	ns := needs.Split(q)
+	if ns == nil {
+		return ix.rankIn(sc, q, limit, exclude)
+	}
+	// A whole task: each need is ranked on its own and the rankings merged
+	// so that the page covers every need (package needs).
+	whole := ix.rankIn(sc, q, limit+needDepth, exclude)
+	if len(whole) == 0 {
+		return nil
+	}
+	cands := func(hits []Hit) []needs.Cand {
+		c := make([]needs.Cand, len(hits))
+		for i, h := range hits {
+			c[i] = needs.Cand{Doc: int32(h.Doc), Score: h.Score}
+		}
+		return c
+	}
+	lists := make([][]needs.Cand, len(ns))
+	for i, n := range ns {
+		lists[i] = cands(ix.rankIn(sc, n.Text, needDepth, exclude))
+	}
+	picks := needs.Merge(cands(whole), lists, limit, func(a, b int32) bool {
+		x, y := &ix.docs[a], &ix.docs[b]
+		return x.server == y.server && x.verbTerm == y.verbTerm && x.verbTerm >= 0
+	})
+	out := make([]Hit, len(picks))
+	for i, p := range picks {
+		out[i] = Hit{Doc: int(p.Doc), Score: p.Score * whole[0].Score}
+		if p.Need >= 0 {
+			out[i].Need = ns[p.Need].Label
+		}
+	}
+	return out
 }
+
+// needDepth is how many candidates each need of a whole task contributes.
+const needDepth = 8
 
 func (ix *Index) newScratch() *scratch {
 	return &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
