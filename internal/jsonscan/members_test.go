@@ -164,3 +164,14 @@ func TestArgs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkObject: the members of a tool's input schema, read whole.
+func BenchmarkObject(b *testing.B) {
+	src := []byte(`{"type":"object","properties":{"path":{"type":"string","description":"The file to read, \"relative\" to the root"},"limit":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		for m := range NewObject(src).All() {
+			_ = m
+		}
+	}
+}
