@@ -68,34 +68,254 @@ func Unquote(b []byte) (string, bool) {
 	return s, true
 }
 
-// Object reads, one at a time and without decoding them, the top-level members of the
-// JSON object a text starts with. The text may be cut off anywhere (the start of a line
-// too long to keep): a member is returned only when it is whole, and CutKey names the one
-// the text ends inside. Nested values are skipped by counting brackets outside strings;
-// what is inside them is not checked, and reading stops at the first byte the member
-// grammar does not allow. A caller that must know the text is valid JSON checks it first.
+// Members follows the top-level members of the JSON object a text starts with, fed to
+// it piece by piece: the text may be a buffer (Object reads one through it) or a stream
+// far larger than anyone keeps (the reply limiter's). Step reads a piece up to the next
+// place where a member's key or value starts or ends and says which (an Event); the
+// caller keeps what it needs of the bytes between. Nested values are skipped by counting
+// brackets outside strings; what is inside them is not checked, and reading stops at
+// the first byte the member grammar does not allow. Only the first JSON value of the
+// text is read. The zero value is ready for the text's start.
 //
-// It is the one member walker of the tree: schema normalising (cache), parameter
-// extraction (search), the host frame head (extension) and the message head of the reply
-// cap (session) read members through it.
-type Object struct {
-	src    []byte
-	i      int
-	state  objState
-	object bool
-	cut    []byte
-	m      Member
+// It is the one member scanner of the tree: schema normalising (cache), parameter
+// extraction (search), the host frame head (extension), and the reply limiter's message
+// head and its reply ids as they stream past (session) read members through it.
+type Members struct {
+	st    memberState
+	depth int  // stNested: brackets open
+	str   bool // stNested: inside a string
+	esc   bool // inside a string, the next byte is escaped
 }
 
-type objState uint8
+type memberState uint8
 
 const (
-	objStart   objState = iota // before the opening brace
-	objFirst                   // after the opening brace
-	objNext                    // after a member
-	objClosed                  // the closing brace was read
-	objStopped                 // the text ended or broke the grammar
+	stStart   memberState = iota // before the opening brace
+	stFirst                      // after the opening brace: a key or the closing brace
+	stNext                       // after a comma: a key
+	stKeyAt                      // KeyStart was told: the next byte is a key's opening quote
+	stKey                        // inside a key
+	stColon                      // after a key
+	stValue                      // after a colon
+	stValueAt                    // ValueStart was told: the next byte is a value's first
+	stScalar                     // inside a number or literal
+	stString                     // inside a string value
+	stNested                     // inside an object or array value
+	stAfter                      // after a value: a comma or the closing brace
+	stDone                       // the object closed, or the grammar broke
 )
+
+// Event is what Step came to.
+type Event uint8
+
+// The events. Between a KeyStart and its KeyEnd the bytes Step reads are the key as
+// written, with its quotes; between a ValueStart and its ValueEnd, the value as written.
+const (
+	// More: the piece was read to its end, and there is nothing to tell.
+	More Event = iota
+	// KeyStart: the byte after those read is a member key's opening quote.
+	KeyStart
+	// KeyEnd: the last byte read is the key's closing quote.
+	KeyEnd
+	// ValueStart: the byte after those read is the member value's first.
+	ValueStart
+	// ValueEnd: the value ended with the last byte read (a number or literal ends before
+	// the byte after it, which is not read yet).
+	ValueEnd
+	// Closed: the last byte read is the object's closing brace; every member was seen.
+	Closed
+	// Stopped: the text is no object, or the byte after those read breaks the member
+	// grammar.
+	Stopped
+)
+
+// Step reads p, the text's next bytes, up to the next event; it returns how many bytes it
+// read (the rest is for the next Step) and the event. Once the object closed or reading
+// stopped, the rest of the text is read with More.
+func (s *Members) Step(p []byte) (int, Event) {
+	i := 0
+	for {
+		switch s.st {
+		case stStart, stFirst, stNext, stColon, stValue, stAfter:
+			i = skipSpace(p, i)
+			if i == len(p) {
+				return i, More
+			}
+			c := p[i]
+			switch s.st {
+			case stStart:
+				if c != '{' {
+					return s.stop(i)
+				}
+				s.st = stFirst
+				i++
+				continue
+			case stFirst, stNext:
+				if c == '}' && s.st == stFirst {
+					s.st = stDone
+					return i + 1, Closed
+				}
+				if c != '"' {
+					return s.stop(i)
+				}
+				s.st = stKeyAt
+				return i, KeyStart
+			case stColon:
+				if c != ':' {
+					return s.stop(i)
+				}
+				s.st = stValue
+				i++
+				continue
+			case stValue:
+				if c == ',' || c == '}' || c == ']' || c == ':' {
+					return s.stop(i)
+				}
+				s.st = stValueAt
+				return i, ValueStart
+			default: // stAfter
+				switch c {
+				case ',':
+					s.st = stNext
+					i++
+					continue
+				case '}':
+					s.st = stDone
+					return i + 1, Closed
+				}
+				return s.stop(i)
+			}
+		case stKeyAt:
+			if i == len(p) {
+				return i, More
+			}
+			s.st = stKey
+			i++
+		case stKey, stString:
+			end, ok := s.inString(p, i)
+			if !ok {
+				return end, More
+			}
+			if s.st == stKey {
+				s.st = stColon
+				return end, KeyEnd
+			}
+			s.st = stAfter
+			return end, ValueEnd
+		case stValueAt:
+			if i == len(p) {
+				return i, More
+			}
+			switch p[i] {
+			case '"':
+				s.st = stString
+				i++
+			case '{', '[':
+				s.st, s.depth, s.str = stNested, 1, false
+				i++
+			default:
+				s.st = stScalar
+			}
+		case stScalar:
+			for i < len(p) && !scalarStop[p[i]] {
+				i++
+			}
+			if i == len(p) {
+				return i, More
+			}
+			s.st = stAfter
+			return i, ValueEnd
+		case stNested:
+			for i < len(p) {
+				if s.str {
+					end, ok := s.inString(p, i)
+					if i = end; !ok {
+						return i, More
+					}
+					s.str = false
+					continue
+				}
+				for i < len(p) && !structural[p[i]] {
+					i++
+				}
+				if i == len(p) {
+					break
+				}
+				switch p[i] {
+				case '"':
+					s.str = true
+				case '{', '[':
+					s.depth++
+				default: // '}', ']'
+					if s.depth--; s.depth == 0 {
+						s.st = stAfter
+						return i + 1, ValueEnd
+					}
+				}
+				i++
+			}
+			return i, More
+		default: // stDone
+			return len(p), More
+		}
+	}
+}
+
+func (s *Members) stop(i int) (int, Event) {
+	s.st = stDone
+	return i, Stopped
+}
+
+// inString reads p from i inside a string up to and including its closing quote; false
+// when p ends first. A backslash escapes the byte after it, which may be in the next
+// piece.
+func (s *Members) inString(p []byte, i int) (int, bool) {
+	if s.esc {
+		if i == len(p) {
+			return i, false
+		}
+		s.esc = false
+		i++
+	}
+	for {
+		end := len(p)
+		q := bytes.IndexByte(p[i:], '"')
+		if q >= 0 {
+			end = i + q
+		}
+		for {
+			b := bytes.IndexByte(p[i:end], '\\')
+			if b < 0 {
+				break
+			}
+			if i += b + 2; i > end {
+				break
+			}
+		}
+		switch {
+		case i > len(p): // p ends with a backslash
+			s.esc = true
+			return len(p), false
+		case i > end: // the quote is escaped
+			continue
+		case q < 0:
+			return len(p), false
+		}
+		return end + 1, true
+	}
+}
+
+// Object reads, one at a time and without decoding them, the top-level members of the
+// JSON object a buffer starts with, through Members. The text may be cut off anywhere
+// (the start of a line too long to keep): a member is returned only when it is whole. A
+// caller that must know the text is valid JSON checks it first.
+type Object struct {
+	src  []byte
+	i    int
+	scan Members
+	done bool
+	m    Member
+}
 
 // NewObject starts reading the members of the object src starts with (white space may
 // come first).
@@ -104,79 +324,25 @@ func NewObject(src []byte) *Object { return &Object{src: src} }
 // Next reads the next whole member; false when there is none: the object closed, the
 // text ended, or it broke the grammar.
 func (o *Object) Next() bool {
-	src := o.src
-	switch o.state {
-	case objClosed, objStopped:
-		return false
-	case objStart:
-		o.i = skipSpace(src, 0)
-		if o.i >= len(src) || src[o.i] != '{' {
-			o.state = objStopped
-			return false
+	var key []byte
+	var at, valueAt int
+	for !o.done {
+		n, ev := o.scan.Step(o.src[o.i:])
+		o.i += n
+		switch ev {
+		case KeyStart:
+			at = o.i
+		case KeyEnd:
+			key = o.src[at:o.i]
+		case ValueStart:
+			valueAt = o.i
+		case ValueEnd:
+			o.m = Member{Key: key, Value: o.src[valueAt:o.i], At: at, ValueAt: valueAt}
+			return true
+		case More, Stopped, Closed: // the text ended, broke the grammar, or the object closed
+			o.done = true
 		}
-		o.object = true
-		o.i++
-		o.state = objFirst
 	}
-	i := skipSpace(src, o.i)
-	if i < len(src) && src[i] == '}' {
-		o.i, o.state = i+1, objClosed
-		return false
-	}
-	if o.state == objNext {
-		if i >= len(src) || src[i] != ',' {
-			return o.stop(nil)
-		}
-		i = skipSpace(src, i+1)
-	}
-	if i >= len(src) || src[i] != '"' {
-		return o.stop(nil)
-	}
-	at := i
-	keyEnd, ok := stringEnd(src, i)
-	if !ok {
-		return o.stop(nil)
-	}
-	key := src[at:keyEnd]
-	i = skipSpace(src, keyEnd)
-	if i >= len(src) {
-		return o.stop(key)
-	}
-	if src[i] != ':' {
-		return o.stop(nil)
-	}
-	i = skipSpace(src, i+1)
-	if i >= len(src) {
-		return o.stop(key)
-	}
-	valAt := i
-	var end int
-	switch src[i] {
-	case '"':
-		end, ok = stringEnd(src, i)
-	case '{', '[':
-		end, ok = bracketEnd(src, i)
-	case ',', '}', ']', ':':
-		return o.stop(nil)
-	default:
-		// A number or literal ends at the byte after it: one that reaches the text's end
-		// may go on past it (4242 cut to 42).
-		end = i
-		for end < len(src) && !scalarStop[src[end]] {
-			end++
-		}
-		ok = end < len(src)
-	}
-	if !ok {
-		return o.stop(key)
-	}
-	o.m = Member{Key: key, Value: src[valAt:end], At: at, ValueAt: valAt}
-	o.i, o.state = end, objNext
-	return true
-}
-
-func (o *Object) stop(cut []byte) bool {
-	o.state, o.cut = objStopped, cut
 	return false
 }
 
@@ -194,23 +360,17 @@ func (o *Object) All() iter.Seq[Member] {
 	}
 }
 
-// IsObject says whether the text starts with an object (known once Next was called).
-func (o *Object) IsObject() bool { return o.object }
-
-// Closed says whether the object's closing brace was read: every member was seen.
-func (o *Object) Closed() bool { return o.state == objClosed }
-
-// End is the offset in the text just past the closing brace, once Closed.
-func (o *Object) End() int { return o.i }
-
-// CutKey is the key (with its quotes, as written) of the member the text ends inside,
-// once Next returned false; nil when it ended between members, inside a key, or did not
-// end at all (the object closed, or the grammar broke).
-func (o *Object) CutKey() []byte { return o.cut }
-
 // scalarStop holds the bytes that end a number or literal.
 var scalarStop = func() (t [256]bool) {
 	for _, c := range []byte(",}] \t\r\n{[\":") {
+		t[c] = true
+	}
+	return t
+}()
+
+// structural holds the bytes that matter inside a nested value, outside its strings.
+var structural = func() (t [256]bool) {
+	for _, c := range []byte(`"{}[]`) {
 		t[c] = true
 	}
 	return t
@@ -227,51 +387,6 @@ func skipSpace(src []byte, i int) int {
 		}
 	}
 	return i
-}
-
-// stringEnd is the offset just past the string that starts at src[i]; false when its
-// closing quote is not in src.
-func stringEnd(src []byte, i int) (int, bool) {
-	for i++; i < len(src); i++ {
-		for i < len(src) && plainInString[src[i]] {
-			i++
-		}
-		if i >= len(src) {
-			break
-		}
-		switch src[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, true
-		}
-	}
-	return len(src), false
-}
-
-// bracketEnd is the offset just past the object or array that starts at src[i]; false
-// when its closing bracket is not in src.
-func bracketEnd(src []byte, i int) (int, bool) {
-	depth := 0
-	for i < len(src) {
-		switch src[i] {
-		case '"':
-			end, ok := stringEnd(src, i)
-			if !ok {
-				return len(src), false
-			}
-			i = end
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth--; depth == 0 {
-				return i + 1, true
-			}
-		}
-		i++
-	}
-	return len(src), false
 }
 
 // Args is the arguments of a tool call as they are passed on: raw without the white
