@@ -1,8 +1,8 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -58,10 +58,9 @@ type idScanner struct {
 	requests bool // the reader takes messages with a method for requests (an event stream)
 
 	scan   jsonscan.Members
-	inKey  bool // the bytes being read are a top-level key's
-	inID   bool // ... or a top-level "id"'s value
-	isID   bool // the value to be read is a top-level "id"'s
+	isID   bool // the value being read is a top-level "id"'s
 	isMeth bool // ... a member's whose key is "method" in any letter case
+	begun  bool // the value being read has begun
 
 	key     []byte // the top-level key being read, as written (at most maxKeyRaw bytes inside its quotes)
 	keyLong bool
@@ -93,31 +92,29 @@ func (s *idScanner) reset() {
 func (s *idScanner) foreign(b []byte, want json.RawMessage) bool {
 	for len(b) > 0 {
 		n, ev := s.scan.Step(b)
-		switch {
-		case s.inKey:
-			s.key, s.keyLong = keep(s.key, s.keyLong, b[:n], maxKeyRaw+2)
-		case s.inID:
-			s.val, s.valLong = keep(s.val, s.valLong, b[:n], maxIDRaw)
+		switch part, what := s.scan.Part(b[:n]); what {
+		case jsonscan.InKey:
+			s.key, s.keyLong = keep(s.key, s.keyLong, part, maxKeyRaw+2)
+		case jsonscan.InValue:
+			if !s.begun {
+				s.begun = true
+				if s.isMeth && part[0] != '"' && part[0] != 'n' {
+					s.badMethod = true
+				}
+			}
+			if s.isID {
+				s.val, s.valLong = keep(s.val, s.valLong, part, maxIDRaw)
+			}
 		}
 		b = b[n:]
 		switch ev {
-		case jsonscan.KeyStart:
-			s.inKey, s.key, s.keyLong = true, s.key[:0], false
 		case jsonscan.KeyEnd:
-			s.inKey = false
 			s.keyEnded()
-		case jsonscan.ValueStart:
-			if s.isMeth && b[0] != '"' && b[0] != 'n' {
-				s.badMethod = true
-			}
-			if s.isID {
-				s.inID, s.val, s.valLong = true, s.val[:0], false
-			}
 		case jsonscan.ValueEnd:
-			if s.inID {
+			if s.isID {
 				s.id, s.idLong = append(s.id[:0], s.val...), s.valLong
-				s.inID = false
 			}
+			s.isID, s.isMeth = false, false
 		case jsonscan.Closed:
 			return s.verdict(want)
 		}
@@ -153,15 +150,21 @@ func (s *idScanner) verdict(want json.RawMessage) bool {
 
 // keyEnded reads the top-level key just read, as encoding/json does (escapes decoded).
 func (s *idScanner) keyEnded() {
-	s.isID, s.isMeth = false, false
-	if s.keyLong {
+	k, long := s.key, s.keyLong
+	s.key, s.keyLong, s.begun = s.key[:0], false, false
+	s.val, s.valLong = s.val[:0], false
+	if long || len(k) < 2 {
 		return
 	}
-	k, ok := jsonscan.Unquote(s.key)
-	if !ok {
-		return
+	name := k[1 : len(k)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		d, ok := jsonscan.Unquote(k)
+		if !ok {
+			return
+		}
+		name = []byte(d)
 	}
-	s.method = s.method || k == "method"
-	s.isMeth = strings.EqualFold(k, "method")
-	s.isID = strings.EqualFold(k, "id")
+	s.method = s.method || string(name) == "method"
+	s.isMeth = bytes.EqualFold(name, []byte("method"))
+	s.isID = bytes.EqualFold(name, []byte("id"))
 }

@@ -70,57 +70,57 @@ func Unquote(b []byte) (string, bool) {
 
 // Members follows the top-level members of the JSON object a text starts with, fed to
 // it piece by piece: the text may be a buffer (Object reads one through it) or a stream
-// far larger than anyone keeps (the reply limiter's). Step reads a piece up to the next
-// place where a member's key or value starts or ends and says which (an Event); the
-// caller keeps what it needs of the bytes between. Nested values are skipped by counting
-// brackets outside strings; what is inside them is not checked, and reading stops at
-// the first byte the member grammar does not allow. Only the first JSON value of the
-// text is read. The zero value is ready for the text's start.
+// far larger than anyone keeps (the reply limiter's). Step reads a piece up to the end
+// of the next member's key or value and says which (an Event), with where the member's
+// key and value start in the text; Part picks, out of the bytes a Step read, those of
+// the key or value being read, for a caller that keeps them as they stream past. Nested
+// values are skipped by counting brackets outside strings; what is inside them is not
+// checked, and reading stops at the first byte the member grammar does not allow. Only
+// the first JSON value of the text is read. The zero value is ready for the text's start.
 //
 // It is the one member scanner of the tree: schema normalising (cache), parameter
-// extraction (search), the host frame head (extension), and the reply limiter's message
-// head and its reply ids as they stream past (session) read members through it.
+// extraction (search), the host frame head (extension), and the reply limiter's reply
+// ids as they stream past (session) read members through it.
 type Members struct {
 	st    memberState
+	part  Part // what the last byte read is of
 	depth int  // stNested: brackets open
 	str   bool // stNested: inside a string
 	esc   bool // inside a string, the next byte is escaped
+
+	read          int // bytes of the text read so far
+	keyAt, keyEnd int // the current member's key, as offsets in the text
+	valueAt       int // ... its value's first byte
 }
 
 type memberState uint8
 
 const (
-	stStart   memberState = iota // before the opening brace
-	stFirst                      // after the opening brace: a key or the closing brace
-	stNext                       // after a comma: a key
-	stKeyAt                      // KeyStart was told: the next byte is a key's opening quote
-	stKey                        // inside a key
-	stColon                      // after a key
-	stValue                      // after a colon
-	stValueAt                    // ValueStart was told: the next byte is a value's first
-	stScalar                     // inside a number or literal
-	stString                     // inside a string value
-	stNested                     // inside an object or array value
-	stAfter                      // after a value: a comma or the closing brace
-	stDone                       // the object closed, or the grammar broke
+	stStart  memberState = iota // before the opening brace
+	stFirst                     // after the opening brace: a key or the closing brace
+	stNext                      // after a comma: a key
+	stKey                       // inside a key
+	stColon                     // after a key
+	stValue                     // after a colon
+	stScalar                    // inside a number or literal
+	stString                    // inside a string value
+	stNested                    // inside an object or array value
+	stAfter                     // after a value: a comma or the closing brace
+	stDone                      // the object closed, or the grammar broke
 )
 
 // Event is what Step came to.
 type Event uint8
 
-// The events. Between a KeyStart and its KeyEnd the bytes Step reads are the key as
-// written, with its quotes; between a ValueStart and its ValueEnd, the value as written.
+// The events.
 const (
 	// More: the piece was read to its end, and there is nothing to tell.
 	More Event = iota
-	// KeyStart: the byte after those read is a member key's opening quote.
-	KeyStart
-	// KeyEnd: the last byte read is the key's closing quote.
+	// KeyEnd: the last byte read is a member key's closing quote: the key is
+	// text[KeyAt():KeyEnd()].
 	KeyEnd
-	// ValueStart: the byte after those read is the member value's first.
-	ValueStart
-	// ValueEnd: the value ended with the last byte read (a number or literal ends before
-	// the byte after it, which is not read yet).
+	// ValueEnd: the member's value, from ValueAt(), ended with the last byte read (a
+	// number or literal ends before the byte after it, which is not read yet).
 	ValueEnd
 	// Closed: the last byte read is the object's closing brace; every member was seen.
 	Closed
@@ -129,11 +129,53 @@ const (
 	Stopped
 )
 
+// Part is what the bytes a Step read are of.
+type Part uint8
+
+// The parts.
+const (
+	// Between: no member's key or value (the brackets, colons, commas, white space).
+	Between Part = iota
+	// InKey: the bytes end in a key, or with it.
+	InKey
+	// InValue: the bytes end in a value, or with it.
+	InValue
+)
+
 // Step reads p, the text's next bytes, up to the next event; it returns how many bytes it
 // read (the rest is for the next Step) and the event. Once the object closed or reading
 // stopped, the rest of the text is read with More.
 func (s *Members) Step(p []byte) (int, Event) {
+	n, ev := s.step(p)
+	s.read += n
+	return n, ev
+}
+
+// Part is, out of read (the bytes the last Step read), those of the key or value it
+// ended in or with, and which (Between: none, nil). A key is read with its quotes, a
+// value as written: the parts of the Steps from its first byte to its end, joined, are it.
+func (s *Members) Part(read []byte) ([]byte, Part) {
+	at := s.keyAt
+	switch s.part {
+	case Between:
+		return nil, Between
+	case InValue:
+		at = s.valueAt
+	}
+	return read[max(0, at-(s.read-len(read))):], s.part
+}
+
+// KeyAt and KeyEnd are where, in the text, the key of the member being read starts (its
+// opening quote) and ends (past its closing quote), once KeyEnd was told.
+func (s *Members) KeyAt() int  { return s.keyAt }
+func (s *Members) KeyEnd() int { return s.keyEnd }
+
+// ValueAt is where, in the text, the value of the member being read starts, once it has.
+func (s *Members) ValueAt() int { return s.valueAt }
+
+func (s *Members) step(p []byte) (int, Event) {
 	i := 0
+	s.part = Between
 	for {
 		switch s.st {
 		case stStart, stFirst, stNext, stColon, stValue, stAfter:
@@ -148,8 +190,6 @@ func (s *Members) Step(p []byte) (int, Event) {
 					return s.stop(i)
 				}
 				s.st = stFirst
-				i++
-				continue
 			case stFirst, stNext:
 				if c == '}' && s.st == stFirst {
 					s.st = stDone
@@ -158,65 +198,53 @@ func (s *Members) Step(p []byte) (int, Event) {
 				if c != '"' {
 					return s.stop(i)
 				}
-				s.st = stKeyAt
-				return i, KeyStart
+				s.st, s.keyAt = stKey, s.read+i
 			case stColon:
 				if c != ':' {
 					return s.stop(i)
 				}
 				s.st = stValue
-				i++
-				continue
 			case stValue:
-				if c == ',' || c == '}' || c == ']' || c == ':' {
+				s.valueAt = s.read + i
+				switch c {
+				case '"':
+					s.st = stString
+				case '{', '[':
+					s.st, s.depth, s.str = stNested, 1, false
+				case ',', '}', ']', ':':
 					return s.stop(i)
+				default:
+					s.st = stScalar
+					continue
 				}
-				s.st = stValueAt
-				return i, ValueStart
 			default: // stAfter
 				switch c {
 				case ',':
 					s.st = stNext
-					i++
-					continue
 				case '}':
 					s.st = stDone
 					return i + 1, Closed
+				default:
+					return s.stop(i)
 				}
-				return s.stop(i)
 			}
-		case stKeyAt:
-			if i == len(p) {
-				return i, More
-			}
-			s.st = stKey
 			i++
 		case stKey, stString:
 			end, ok := s.inString(p, i)
+			if s.part = InValue; s.st == stKey {
+				s.part = InKey
+			}
 			if !ok {
 				return end, More
 			}
 			if s.st == stKey {
-				s.st = stColon
+				s.st, s.keyEnd = stColon, s.read+end
 				return end, KeyEnd
 			}
 			s.st = stAfter
 			return end, ValueEnd
-		case stValueAt:
-			if i == len(p) {
-				return i, More
-			}
-			switch p[i] {
-			case '"':
-				s.st = stString
-				i++
-			case '{', '[':
-				s.st, s.depth, s.str = stNested, 1, false
-				i++
-			default:
-				s.st = stScalar
-			}
 		case stScalar:
+			s.part = InValue
 			for i < len(p) && !scalarStop[p[i]] {
 				i++
 			}
@@ -226,6 +254,7 @@ func (s *Members) Step(p []byte) (int, Event) {
 			s.st = stAfter
 			return i, ValueEnd
 		case stNested:
+			s.part = InValue
 			for i < len(p) {
 				if s.str {
 					end, ok := s.inString(p, i)
@@ -268,7 +297,8 @@ func (s *Members) stop(i int) (int, Event) {
 
 // inString reads p from i inside a string up to and including its closing quote; false
 // when p ends first. A backslash escapes the byte after it, which may be in the next
-// piece.
+// piece. Most strings (keys, short values) end within a few bytes, read one at a time; a
+// long one's end is searched for (longString).
 func (s *Members) inString(p []byte, i int) (int, bool) {
 	if s.esc {
 		if i == len(p) {
@@ -277,6 +307,31 @@ func (s *Members) inString(p []byte, i int) (int, bool) {
 		s.esc = false
 		i++
 	}
+	for short := min(len(p), i+shortString); i < short; {
+		switch p[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
+			if i += 2; i > len(p) {
+				s.esc = true
+				return len(p), false
+			}
+		default:
+			i++
+		}
+	}
+	if i >= len(p) {
+		return len(p), false
+	}
+	return s.longString(p, i)
+}
+
+// shortString is how many bytes of a string inString reads one at a time.
+const shortString = 32
+
+// longString is inString past a string's first bytes, from i (not escaped): it searches
+// for the next quote and for the backslashes before it.
+func (s *Members) longString(p []byte, i int) (int, bool) {
 	for {
 		end := len(p)
 		q := bytes.IndexByte(p[i:], '"')
@@ -324,25 +379,21 @@ func NewObject(src []byte) *Object { return &Object{src: src} }
 // Next reads the next whole member; false when there is none: the object closed, the
 // text ended, or it broke the grammar.
 func (o *Object) Next() bool {
-	var key []byte
-	var at, valueAt int
+	src, i := o.src, o.i
 	for !o.done {
-		n, ev := o.scan.Step(o.src[o.i:])
-		o.i += n
+		n, ev := o.scan.Step(src[i:])
+		i += n
 		switch ev {
-		case KeyStart:
-			at = o.i
 		case KeyEnd:
-			key = o.src[at:o.i]
-		case ValueStart:
-			valueAt = o.i
 		case ValueEnd:
-			o.m = Member{Key: key, Value: o.src[valueAt:o.i], At: at, ValueAt: valueAt}
+			sc := &o.scan
+			o.i, o.m = i, Member{Key: src[sc.keyAt:sc.keyEnd], Value: src[sc.valueAt:i], At: sc.keyAt, ValueAt: sc.valueAt}
 			return true
-		case More, Stopped, Closed: // the text ended, broke the grammar, or the object closed
+		default: // the text ended, broke the grammar, or the object closed
 			o.done = true
 		}
 	}
+	o.i = i
 	return false
 }
 

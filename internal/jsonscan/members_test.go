@@ -29,34 +29,36 @@ func readAll(src string) readOut {
 }
 
 // streamed reads src's members with Members, fed in pieces of chunk bytes, keeping the
-// bytes between the events as a streaming caller does.
+// parts of keys and values as a streaming caller does.
 func streamed(src string, chunk int) readOut {
 	var s Members
 	var out readOut
 	var key, value []byte
-	var inKey, inValue bool
+	name := ""
 	for p := []byte(src); ; {
 		piece := p[:min(chunk, len(p))]
 		p = p[len(piece):]
 		for {
 			n, ev := s.Step(piece)
-			if inKey {
-				key = append(key, piece[:n]...)
-			}
-			if inValue {
-				value = append(value, piece[:n]...)
+			switch part, what := s.Part(piece[:n]); what {
+			case InKey:
+				key = append(key, part...)
+			case InValue:
+				value = append(value, part...)
 			}
 			piece = piece[n:]
 			switch ev {
-			case KeyStart:
-				inKey, key = true, key[:0]
 			case KeyEnd:
-				inKey = false
-			case ValueStart:
-				inValue, value = true, value[:0]
+				if src[s.KeyAt():s.KeyEnd()] != string(key) {
+					panic("the key's offsets do not locate it")
+				}
+				name, key = Member{Key: key}.Name(), key[:0]
 			case ValueEnd:
-				inValue = false
-				out.members = append(out.members, Member{Key: key}.Name()+"="+string(value))
+				if src[s.ValueAt():s.ValueAt()+len(value)] != string(value) {
+					panic("the value's offset does not locate it")
+				}
+				out.members = append(out.members, name+"="+string(value))
+				value = value[:0]
 			case Closed, Stopped:
 				out.closed = ev == Closed
 				// Told once: the rest of the text is read with More.
@@ -79,6 +81,7 @@ func streamed(src string, chunk int) readOut {
 // cut off inside is not, and reading stops where the member grammar breaks; fed in pieces
 // of any size, Members tells the same members.
 func TestObject(t *testing.T) {
+	long := strings.Repeat("ab", 20) + `\"\\` + strings.Repeat("c", 40) + `\\\"x\\`
 	tests := []struct {
 		name string
 		in   string
@@ -107,6 +110,8 @@ func TestObject(t *testing.T) {
 		{"missing colon", `{"a" 1}`, readOut{nil, false}},
 		{"a comma before the end", `{"a":1,}`, readOut{[]string{"a=1"}, false}},
 		{"only the first value", `{"a":1} {"b":2}`, readOut{[]string{"a=1"}, true}},
+		{"long strings with escapes", `{"s":"` + long + `","` + long + `":[1,"` + long + `"]}`,
+			readOut{[]string{`s="` + long + `"`, strings.ReplaceAll(strings.ReplaceAll(long, `\\`, `\`), `\"`, `"`) + `=[1,"` + long + `"]`}, true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
