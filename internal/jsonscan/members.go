@@ -88,7 +88,9 @@ type Members struct {
 	str   bool // stNested: inside a string
 	esc   bool // inside a string, the next byte is escaped
 
-	read          int // bytes of the text read so far
+	read int // bytes of the text read so far
+	// whole: the caller reads a buffer and needs no stop at a key's end (Object).
+	whole         bool
 	keyAt, keyEnd int // the current member's key, as offsets in the text
 	valueAt       int // ... its value's first byte
 }
@@ -239,7 +241,11 @@ func (s *Members) step(p []byte) (int, Event) {
 			}
 			if s.st == stKey {
 				s.st, s.keyEnd = stColon, s.read+end
-				return end, KeyEnd
+				if !s.whole {
+					return end, KeyEnd
+				}
+				i, s.part = end, Between
+				continue
 			}
 			s.st = stAfter
 			return end, ValueEnd
@@ -255,35 +261,41 @@ func (s *Members) step(p []byte) (int, Event) {
 			return i, ValueEnd
 		case stNested:
 			s.part = InValue
-			for i < len(p) {
-				if s.str {
-					end, ok := s.inString(p, i)
-					if i = end; !ok {
-						return i, More
-					}
-					s.str = false
-					continue
+			if s.str {
+				end, ok := s.inString(p, i)
+				if !ok {
+					return end, More
 				}
-				for i < len(p) && !structural[p[i]] {
-					i++
+				i, s.str = end, false
+			}
+			for depth := s.depth; ; {
+				q := p[i:]
+				j := 0
+				for j < len(q) && !structural[q[j]] {
+					j++
 				}
-				if i == len(p) {
-					break
-				}
-				switch p[i] {
-				case '"':
-					s.str = true
-				case '{', '[':
-					s.depth++
-				default: // '}', ']'
-					if s.depth--; s.depth == 0 {
-						s.st = stAfter
-						return i + 1, ValueEnd
-					}
+				if i += j; j == len(q) {
+					s.depth = depth
+					return i, More
 				}
 				i++
+				switch q[j] {
+				case '"':
+					end, ok := s.inString(p, i)
+					if !ok {
+						s.depth, s.str = depth, true
+						return end, More
+					}
+					i = end
+				case '{', '[':
+					depth++
+				default: // '}', ']'
+					if depth--; depth == 0 {
+						s.st, s.depth = stAfter, 0
+						return i, ValueEnd
+					}
+				}
 			}
-			return i, More
 		default: // stDone
 			return len(p), More
 		}
@@ -308,16 +320,20 @@ func (s *Members) inString(p []byte, i int) (int, bool) {
 		i++
 	}
 	for short := min(len(p), i+shortString); i < short; {
-		switch p[i] {
-		case '"':
+		q := p[i:short]
+		j := 0
+		for j < len(q) && !stringStop[q[j]] {
+			j++
+		}
+		if i += j; j == len(q) {
+			break
+		}
+		if p[i] == '"' {
 			return i + 1, true
-		case '\\':
-			if i += 2; i > len(p) {
-				s.esc = true
-				return len(p), false
-			}
-		default:
-			i++
+		}
+		if i += 2; i > len(p) { // a backslash ends p
+			s.esc = true
+			return len(p), false
 		}
 	}
 	if i >= len(p) {
@@ -374,7 +390,7 @@ type Object struct {
 
 // NewObject starts reading the members of the object src starts with (white space may
 // come first).
-func NewObject(src []byte) *Object { return &Object{src: src} }
+func NewObject(src []byte) *Object { return &Object{src: src, scan: Members{whole: true}} }
 
 // Next reads the next whole member; false when there is none: the object closed, the
 // text ended, or it broke the grammar.
@@ -384,7 +400,6 @@ func (o *Object) Next() bool {
 		n, ev := o.scan.Step(src[i:])
 		i += n
 		switch ev {
-		case KeyEnd:
 		case ValueEnd:
 			sc := &o.scan
 			o.i, o.m = i, Member{Key: src[sc.keyAt:sc.keyEnd], Value: src[sc.valueAt:i], At: sc.keyAt, ValueAt: sc.valueAt}
@@ -416,6 +431,12 @@ var scalarStop = func() (t [256]bool) {
 	for _, c := range []byte(",}] \t\r\n{[\":") {
 		t[c] = true
 	}
+	return t
+}()
+
+// stringStop holds the bytes that matter inside a string.
+var stringStop = func() (t [256]bool) {
+	t['"'], t['\\'] = true, true
 	return t
 }()
 
