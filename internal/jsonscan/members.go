@@ -71,9 +71,9 @@ func Unquote(b []byte) (string, bool) {
 // Members follows the top-level members of the JSON object a text starts with, fed to
 // it piece by piece: the text may be a buffer (Object reads one through it) or a stream
 // far larger than anyone keeps (the reply limiter's). Step reads a piece up to the end
-// of the next member's key or value and says which (an Event), with where the member's
-// key and value start in the text; Part picks, out of the bytes a Step read, those of
-// the key or value being read, for a caller that keeps them as they stream past. Nested
+// of the next member's key or value and says which (an Event); Part picks, out of the
+// bytes a Step read, those of the key or value being read, for a caller that keeps them
+// as they stream past. Nested
 // values are skipped by counting brackets outside strings; what is inside them is not
 // checked, and reading stops at the first byte the member grammar does not allow. Only
 // the first JSON value of the text is read. The zero value is ready for the text's start.
@@ -118,11 +118,10 @@ type Event uint8
 const (
 	// More: the piece was read to its end, and there is nothing to tell.
 	More Event = iota
-	// KeyEnd: the last byte read is a member key's closing quote: the key is
-	// text[KeyAt():KeyEnd()].
+	// KeyEnd: the last byte read is a member key's closing quote.
 	KeyEnd
-	// ValueEnd: the member's value, from ValueAt(), ended with the last byte read (a
-	// number or literal ends before the byte after it, which is not read yet).
+	// ValueEnd: the member's value ended with the last byte read (a number or literal
+	// ends before the byte after it, which is not read yet).
 	ValueEnd
 	// Closed: the last byte read is the object's closing brace; every member was seen.
 	Closed
@@ -166,14 +165,6 @@ func (s *Members) Part(read []byte) ([]byte, Part) {
 	}
 	return read[max(0, at-(s.read-len(read))):], s.part
 }
-
-// KeyAt and KeyEnd are where, in the text, the key of the member being read starts (its
-// opening quote) and ends (past its closing quote), once KeyEnd was told.
-func (s *Members) KeyAt() int  { return s.keyAt }
-func (s *Members) KeyEnd() int { return s.keyEnd }
-
-// ValueAt is where, in the text, the value of the member being read starts, once it has.
-func (s *Members) ValueAt() int { return s.valueAt }
 
 func (s *Members) step(p []byte) (int, Event) {
 	i := 0

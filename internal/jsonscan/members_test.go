@@ -49,14 +49,8 @@ func streamed(src string, chunk int) readOut {
 			piece = piece[n:]
 			switch ev {
 			case KeyEnd:
-				if src[s.KeyAt():s.KeyEnd()] != string(key) {
-					panic("the key's offsets do not locate it")
-				}
 				name, key = Member{Key: key}.Name(), key[:0]
 			case ValueEnd:
-				if src[s.ValueAt():s.ValueAt()+len(value)] != string(value) {
-					panic("the value's offset does not locate it")
-				}
 				out.members = append(out.members, name+"="+string(value))
 				value = value[:0]
 			case Closed, Stopped:
