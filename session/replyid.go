@@ -3,10 +3,10 @@ package session
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
 	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 )
 
@@ -44,29 +44,27 @@ func matchID(id, want json.RawMessage) (named, same bool) {
 	return true, a.String() == b.String()
 }
 
-// idScanner follows the top-level members of one JSON message as it streams past,
-// keeping only a few bytes of it, to say when its top-level object closes whether it is
-// a reply that names another id than the one expected. A reply's id is what
-// encoding/json (mcp-go's decoder) reads: the last top-level member whose key is "id" in
-// any letter case. On an event stream (requests) mcp-go takes a message for the server's
-// own request or notification, whatever its id, when it has a top-level "method" member
-// (that exact key) and decodes as a request: every member whose key is "method" in any
-// letter case holds a string or null. A body it takes for the answer whatever it holds.
-// Only the first JSON value of the stream fed is judged, as mcp-go reads only that one.
-// An invalid message may get any verdict: mcp-go cannot decode it.
+// idScanner follows the top-level members of one JSON message as it streams past
+// (jsonscan.Members), keeping only a few bytes of it, to say when its top-level object
+// closes whether it is a reply that names another id than the one expected. A reply's id
+// is what encoding/json (mcp-go's decoder) reads: the last top-level member whose key is
+// "id" in any letter case. On an event stream (requests) mcp-go takes a message for the
+// server's own request or notification, whatever its id, when it has a top-level
+// "method" member (that exact key) and decodes as a request: every member whose key is
+// "method" in any letter case holds a string or null. A body it takes for the answer
+// whatever it holds. Only the first JSON value of the stream fed is judged, as mcp-go
+// reads only that one. An invalid message may get any verdict: mcp-go cannot decode it.
 type idScanner struct {
 	requests bool // the reader takes messages with a method for requests (an event stream)
 
-	st    scanState
-	depth int  // nesting inside a member's value (0: among the top-level members)
-	str   bool // inside a string (a key, or any value)
-	esc   bool // inside a string, the next byte is escaped
+	scan   jsonscan.Members
+	isID   bool // the value being read is a top-level "id"'s
+	isMeth bool // ... a member's whose key is "method" in any letter case
+	begun  bool // the value being read has begun
 
-	key     []byte // the top-level key being read, raw (at most maxKeyRaw bytes)
+	key     []byte // the top-level key being read, as written (at most maxKeyRaw bytes inside its quotes)
 	keyLong bool
-	isID    bool   // the value being read is a top-level "id"'s
-	isMeth  bool   // ... or a member's whose key is "method" in any letter case
-	val     []byte // that value, raw (at most maxIDRaw bytes)
+	val     []byte // the id being read, as written (at most maxIDRaw bytes)
 	valLong bool
 
 	id        []byte // the last top-level id read (nil: none)
@@ -75,19 +73,6 @@ type idScanner struct {
 	badMethod bool   // a "method" member in some letter case holds neither a string nor null
 	ours      bool   // the message is a reply that names the expected id
 }
-
-type scanState uint8
-
-const (
-	scanStart  scanState = iota // before the message's first byte that is no space
-	scanKey                     // among the top-level members, before a key or the end
-	scanColon                   // after a key, before its colon
-	scanValue                   // after a colon, before the value
-	scanScalar                  // inside a top-level member's number or literal
-	scanNested                  // inside a top-level member's string, object or array
-	scanAfter                   // after a top-level member's value
-	scanDone                    // the first value ended, or it is no object
-)
 
 // A key longer than maxKeyRaw (raw, with its escapes) cannot be "id" or "method"; an id
 // longer than maxIDRaw is taken for another request's (a reply written that way is no
@@ -105,88 +90,47 @@ func (s *idScanner) reset() {
 // foreign feeds b, the next bytes of the message, and says whether its top-level object
 // closed in b as a reply naming another id than want.
 func (s *idScanner) foreign(b []byte, want json.RawMessage) bool {
-	for i := 0; i < len(b); {
-		if s.st == scanDone {
-			return false
-		}
-		if s.str {
-			i = s.inString(b, i)
-			continue
-		}
-		c := b[i]
-		i++
-		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-			if s.st == scanScalar {
-				s.valueEnded()
-			}
-			continue
-		}
-		switch s.st {
-		case scanStart:
-			s.st = scanDone
-			if c == '{' {
-				s.st = scanKey
-			}
-		case scanKey:
-			switch c {
-			case '"':
-				s.str, s.key, s.keyLong = true, s.key[:0], false
-			case '}':
-				s.st = scanDone
-				return s.verdict(want)
-			case ',':
-			default:
-				s.st = scanDone
-			}
-		case scanColon:
-			s.st = scanDone
-			if c == ':' {
-				s.st = scanValue
-			}
-		case scanValue:
-			s.val, s.valLong = s.val[:0], false
-			if s.isMeth && c != '"' && c != 'n' {
-				s.badMethod = true
-			}
-			switch c {
-			case '"':
-				s.st, s.str = scanNested, true
-			case '{', '[':
-				s.st, s.depth = scanNested, 1
-			default:
-				s.st = scanScalar
-			}
-			s.keep(c)
-		case scanScalar:
-			if c == ',' || c == '}' {
-				s.valueEnded()
-				i-- // the delimiter is read again among the members
-				continue
-			}
-			s.keep(c)
-		case scanNested:
-			s.keep(c)
-			switch c {
-			case '"':
-				s.str = true
-			case '{', '[':
-				s.depth++
-			case '}', ']':
-				if s.depth--; s.depth == 0 {
-					s.valueEnded()
+	for len(b) > 0 {
+		n, ev := s.scan.Step(b)
+		switch part, what := s.scan.Part(b[:n]); what {
+		case jsonscan.InKey:
+			s.key, s.keyLong = keep(s.key, s.keyLong, part, maxKeyRaw+2)
+		case jsonscan.InValue:
+			if !s.begun {
+				s.begun = true
+				if s.isMeth && part[0] != '"' && part[0] != 'n' {
+					s.badMethod = true
 				}
 			}
-		case scanAfter:
-			s.st = scanDone
-			switch c {
-			case ',':
-				s.st = scanKey
-			case '}':
-				return s.verdict(want)
+			if s.isID {
+				s.val, s.valLong = keep(s.val, s.valLong, part, maxIDRaw)
 			}
+		}
+		b = b[n:]
+		switch ev {
+		case jsonscan.KeyEnd:
+			s.keyEnded()
+		case jsonscan.ValueEnd:
+			if s.isID {
+				s.id, s.idLong = append(s.id[:0], s.val...), s.valLong
+			}
+			s.isID, s.isMeth = false, false
+		case jsonscan.Closed:
+			return s.verdict(want)
 		}
 	}
 	return false
+}
+
+// keep appends b to buf up to most bytes; long once b did not fit.
+func keep(buf []byte, long bool, b []byte, most int) ([]byte, bool) {
+	if long {
+		return buf, true
+	}
+	if room := most - len(buf); len(b) > room {
+		return append(buf, b[:room]...), true
+	}
+	return append(buf, b...), false
 }
 
 // verdict is, at the close of the top-level object, whether it is a reply that names
@@ -204,99 +148,23 @@ func (s *idScanner) verdict(want json.RawMessage) bool {
 	return named && !same
 }
 
-// inString reads b from i inside a string (a key or a value) up to its closing quote, or
-// all of b; it returns where it stopped.
-func (s *idScanner) inString(b []byte, i int) int {
-	for i < len(b) {
-		if s.esc {
-			s.esc = false
-			s.keepStr(b[i : i+1])
-			i++
-			continue
-		}
-		rest := b[i:]
-		end := bytes.IndexByte(rest, '"')
-		if end < 0 {
-			end = len(rest)
-		}
-		if bs := bytes.IndexByte(rest[:end], '\\'); bs >= 0 {
-			s.keepStr(rest[:bs+1])
-			s.esc = true
-			i += bs + 1
-			continue
-		}
-		s.keepStr(rest[:end])
-		if end == len(rest) {
-			return len(b)
-		}
-		// The closing quote.
-		s.str = false
-		switch {
-		case s.st == scanKey:
-			s.keyEnded()
-		case s.depth == 0: // a top-level member's string value
-			s.keep('"')
-			s.valueEnded()
-		default:
-			s.keep('"')
-		}
-		return i + end + 1
-	}
-	return i
-}
-
-// keepStr keeps the bytes of a string being read when they are a top-level key's or id's.
-func (s *idScanner) keepStr(b []byte) {
-	switch {
-	case s.st == scanKey && !s.keyLong:
-		if len(s.key)+len(b) > maxKeyRaw {
-			s.keyLong = true
-			return
-		}
-		s.key = append(s.key, b...)
-	case s.st != scanKey && s.isID && !s.valLong:
-		if len(s.val)+len(b) > maxIDRaw {
-			s.valLong = true
-			return
-		}
-		s.val = append(s.val, b...)
-	}
-}
-
-// keep keeps a byte of the top-level id being read.
-func (s *idScanner) keep(c byte) {
-	if !s.isID || s.valLong {
-		return
-	}
-	if len(s.val) == maxIDRaw {
-		s.valLong = true
-		return
-	}
-	s.val = append(s.val, c)
-}
-
 // keyEnded reads the top-level key just read, as encoding/json does (escapes decoded).
 func (s *idScanner) keyEnded() {
-	s.st, s.isID, s.isMeth = scanColon, false, false
-	if s.keyLong {
+	k, long := s.key, s.keyLong
+	s.key, s.keyLong, s.begun = s.key[:0], false, false
+	s.val, s.valLong = s.val[:0], false
+	if long || len(k) < 2 {
 		return
 	}
-	k := string(s.key)
-	if strings.IndexByte(k, '\\') >= 0 {
-		if json.Unmarshal([]byte(`"`+k+`"`), &k) != nil {
+	name := k[1 : len(k)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		d, ok := jsonscan.Unquote(k)
+		if !ok {
 			return
 		}
+		name = []byte(d)
 	}
-	s.method = s.method || k == "method"
-	s.isMeth = strings.EqualFold(k, "method")
-	s.isID = strings.EqualFold(k, "id")
-}
-
-// valueEnded ends a top-level member's value.
-func (s *idScanner) valueEnded() {
-	s.st = scanAfter
-	if s.isID {
-		s.id, s.idLong = append(s.id[:0], s.val...), s.valLong
-		s.isID = false
-	}
+	s.method = s.method || string(name) == "method"
+	s.isMeth = bytes.EqualFold(name, []byte("method"))
+	s.isID = bytes.EqualFold(name, []byte("id"))
 }

@@ -15,8 +15,9 @@ import (
 // last one), is dropped and reported, and the stream goes on; the server's own requests
 // and notifications pass, but only when mcp-go reads them as such on an event stream; the
 // answer ends the stream; a stream that ends after a dropped reply and no answer answers
-// with why. A body with another id fails with *ForeignReplyError. Before, every reply was
-// handed on, and the first became the answer.
+// with why. A body with another id fails with *ForeignReplyError, which shows the start
+// of an id too long to keep. Before, every reply was handed on, and the first became the
+// answer.
 func TestOneAnswer(t *testing.T) {
 	t.Parallel()
 	const (
@@ -24,6 +25,7 @@ func TestOneAnswer(t *testing.T) {
 		note    = `{"jsonrpc":"2.0","method":"notifications/message","params":{}}`
 		request = `{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{}}`
 	)
+	long := strings.Repeat("x", maxIDRaw)
 	ev := func(data ...string) string {
 		var b strings.Builder
 		for _, d := range data {
@@ -70,6 +72,8 @@ func TestOneAnswer(t *testing.T) {
 		{name: "a body with the answer", framing: FrameBody, in: ours, want: []string{ours}},
 		{name: "a body with another id", framing: FrameBody, in: `{"jsonrpc":"2.0","result":{"x":"}"},"id":7}`, refused: []string{"7"}, err: true},
 		{name: "a body with a request's shape is still taken for the answer", framing: FrameBody, in: request, refused: []string{"3"}, err: true},
+		{name: "an id too long to be ours is shown by its start", framing: FrameBody, in: `{"jsonrpc":"2.0","id":"` + long + `","result":{}}`,
+			refused: []string{idText([]byte(`"` + long))}, err: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

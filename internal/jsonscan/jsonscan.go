@@ -1,10 +1,12 @@
 // Package jsonscan reads JSON text without decoding it, in one pass over text that may be
 // cut off or come in pieces. It does two jobs:
 //
-//   - Object reads the top-level members of an object (each member's key and value as
-//     written, with their offsets), so a caller can find or rewrite a few members of a large
-//     text, or of the start of one, without decoding the rest. It is the tree's one member
-//     walker.
+//   - Members follows the top-level members of an object, fed whole or piece by piece: it
+//     says where each member's key and value start and end, and the caller keeps what it
+//     needs (a reply's id as the reply streams past). Object is a loop over it on a buffer
+//     (each member's key and value as written, with their offsets), so a caller can find or
+//     rewrite a few members of a large text, or of the start of one, without decoding the
+//     rest. It is the tree's one member scanner.
 //   - Scanner finds the two faults for which the standard decoders (encoding/json,
 //     goccy/go-json) reject a message whatever the rest of it says: a raw control character
 //     (a byte below 0x20 inside a string, or between tokens where it is not whitespace) and

@@ -68,115 +68,338 @@ func Unquote(b []byte) (string, bool) {
 	return s, true
 }
 
-// Object reads, one at a time and without decoding them, the top-level members of the
-// JSON object a text starts with. The text may be cut off anywhere (the start of a line
-// too long to keep): a member is returned only when it is whole, and CutKey names the one
-// the text ends inside. Nested values are skipped by counting brackets outside strings;
-// what is inside them is not checked, and reading stops at the first byte the member
-// grammar does not allow. A caller that must know the text is valid JSON checks it first.
+// Members follows the top-level members of the JSON object a text starts with, fed to
+// it piece by piece: the text may be a buffer (Object reads one through it) or a stream
+// far larger than anyone keeps (the reply limiter's). Step reads a piece up to the end
+// of the next member's key or value and says which (an Event); Part picks, out of the
+// bytes a Step read, those of the key or value being read, for a caller that keeps them
+// as they stream past. Nested
+// values are skipped by counting brackets outside strings; what is inside them is not
+// checked, and reading stops at the first byte the member grammar does not allow. Only
+// the first JSON value of the text is read. The zero value is ready for the text's start.
 //
-// It is the one member walker of the tree: schema normalising (cache), parameter
-// extraction (search), the host frame head (extension) and the message head of the reply
-// cap (session) read members through it.
-type Object struct {
-	src    []byte
-	i      int
-	state  objState
-	object bool
-	cut    []byte
-	m      Member
+// It is the one member scanner of the tree: schema normalising (cache), parameter
+// extraction (search), the host frame head (extension), and the reply limiter's reply
+// ids as they stream past (session) read members through it.
+type Members struct {
+	st    memberState
+	part  Part // what the last byte read is of
+	depth int  // stNested: brackets open
+	str   bool // stNested: inside a string
+	esc   bool // inside a string, the next byte is escaped
+
+	read int // bytes of the text read so far
+	// whole: the caller reads a buffer and needs no stop at a key's end (Object).
+	whole         bool
+	keyAt, keyEnd int // the current member's key, as offsets in the text
+	valueAt       int // ... its value's first byte
 }
 
-type objState uint8
+type memberState uint8
 
 const (
-	objStart   objState = iota // before the opening brace
-	objFirst                   // after the opening brace
-	objNext                    // after a member
-	objClosed                  // the closing brace was read
-	objStopped                 // the text ended or broke the grammar
+	stStart  memberState = iota // before the opening brace
+	stFirst                     // after the opening brace: a key or the closing brace
+	stNext                      // after a comma: a key
+	stKey                       // inside a key
+	stColon                     // after a key
+	stValue                     // after a colon
+	stScalar                    // inside a number or literal
+	stString                    // inside a string value
+	stNested                    // inside an object or array value
+	stAfter                     // after a value: a comma or the closing brace
+	stDone                      // the object closed, or the grammar broke
 )
+
+// Event is what Step came to.
+type Event uint8
+
+// The events.
+const (
+	// More: the piece was read to its end, and there is nothing to tell.
+	More Event = iota
+	// KeyEnd: the last byte read is a member key's closing quote.
+	KeyEnd
+	// ValueEnd: the member's value ended with the last byte read (a number or literal
+	// ends before the byte after it, which is not read yet).
+	ValueEnd
+	// Closed: the last byte read is the object's closing brace; every member was seen.
+	Closed
+	// Stopped: the text is no object, or the byte after those read breaks the member
+	// grammar.
+	Stopped
+)
+
+// Part is what the bytes a Step read are of.
+type Part uint8
+
+// The parts.
+const (
+	// Between: no member's key or value (the brackets, colons, commas, white space).
+	Between Part = iota
+	// InKey: the bytes end in a key, or with it.
+	InKey
+	// InValue: the bytes end in a value, or with it.
+	InValue
+)
+
+// Step reads p, the text's next bytes, up to the next event; it returns how many bytes it
+// read (the rest is for the next Step) and the event. Once the object closed or reading
+// stopped, the rest of the text is read with More.
+func (s *Members) Step(p []byte) (int, Event) {
+	n, ev := s.step(p)
+	s.read += n
+	return n, ev
+}
+
+// Part is, out of read (the bytes the last Step read), those of the key or value it
+// ended in or with, and which (Between: none, nil). A key is read with its quotes, a
+// value as written: the parts of the Steps from its first byte to its end, joined, are it.
+func (s *Members) Part(read []byte) ([]byte, Part) {
+	at := s.keyAt
+	switch s.part {
+	case Between:
+		return nil, Between
+	case InValue:
+		at = s.valueAt
+	}
+	return read[max(0, at-(s.read-len(read))):], s.part
+}
+
+func (s *Members) step(p []byte) (int, Event) {
+	i := 0
+	s.part = Between
+	for {
+		switch s.st {
+		case stStart, stFirst, stNext, stColon, stValue, stAfter:
+			i = skipSpace(p, i)
+			if i == len(p) {
+				return i, More
+			}
+			c := p[i]
+			switch s.st {
+			case stStart:
+				if c != '{' {
+					return s.stop(i)
+				}
+				s.st = stFirst
+			case stFirst, stNext:
+				if c == '}' && s.st == stFirst {
+					s.st = stDone
+					return i + 1, Closed
+				}
+				if c != '"' {
+					return s.stop(i)
+				}
+				s.st, s.keyAt = stKey, s.read+i
+			case stColon:
+				if c != ':' {
+					return s.stop(i)
+				}
+				s.st = stValue
+			case stValue:
+				s.valueAt = s.read + i
+				switch c {
+				case '"':
+					s.st = stString
+				case '{', '[':
+					s.st, s.depth, s.str = stNested, 1, false
+				case ',', '}', ']', ':':
+					return s.stop(i)
+				default:
+					s.st = stScalar
+					continue
+				}
+			default: // stAfter
+				switch c {
+				case ',':
+					s.st = stNext
+				case '}':
+					s.st = stDone
+					return i + 1, Closed
+				default:
+					return s.stop(i)
+				}
+			}
+			i++
+		case stKey, stString:
+			end, ok := s.inString(p, i)
+			if s.part = InValue; s.st == stKey {
+				s.part = InKey
+			}
+			if !ok {
+				return end, More
+			}
+			if s.st == stKey {
+				s.st, s.keyEnd = stColon, s.read+end
+				if !s.whole {
+					return end, KeyEnd
+				}
+				i, s.part = end, Between
+				continue
+			}
+			s.st = stAfter
+			return end, ValueEnd
+		case stScalar:
+			s.part = InValue
+			for i < len(p) && !scalarStop[p[i]] {
+				i++
+			}
+			if i == len(p) {
+				return i, More
+			}
+			s.st = stAfter
+			return i, ValueEnd
+		case stNested:
+			s.part = InValue
+			if s.str {
+				end, ok := s.inString(p, i)
+				if !ok {
+					return end, More
+				}
+				i, s.str = end, false
+			}
+			for depth := s.depth; ; {
+				q := p[i:]
+				j := 0
+				for j < len(q) && !structural[q[j]] {
+					j++
+				}
+				if i += j; j == len(q) {
+					s.depth = depth
+					return i, More
+				}
+				i++
+				switch q[j] {
+				case '"':
+					end, ok := s.inString(p, i)
+					if !ok {
+						s.depth, s.str = depth, true
+						return end, More
+					}
+					i = end
+				case '{', '[':
+					depth++
+				default: // '}', ']'
+					if depth--; depth == 0 {
+						s.st, s.depth = stAfter, 0
+						return i, ValueEnd
+					}
+				}
+			}
+		default: // stDone
+			return len(p), More
+		}
+	}
+}
+
+func (s *Members) stop(i int) (int, Event) {
+	s.st = stDone
+	return i, Stopped
+}
+
+// inString reads p from i inside a string up to and including its closing quote; false
+// when p ends first. A backslash escapes the byte after it, which may be in the next
+// piece. Most strings (keys, short values) end within a few bytes, read one at a time; a
+// long one's end is searched for (longString).
+func (s *Members) inString(p []byte, i int) (int, bool) {
+	if s.esc {
+		if i == len(p) {
+			return i, false
+		}
+		s.esc = false
+		i++
+	}
+	for short := min(len(p), i+shortString); i < short; {
+		q := p[i:short]
+		j := 0
+		for j < len(q) && !stringStop[q[j]] {
+			j++
+		}
+		if i += j; j == len(q) {
+			break
+		}
+		if p[i] == '"' {
+			return i + 1, true
+		}
+		if i += 2; i > len(p) { // a backslash ends p
+			s.esc = true
+			return len(p), false
+		}
+	}
+	if i >= len(p) {
+		return len(p), false
+	}
+	return s.longString(p, i)
+}
+
+// shortString is how many bytes of a string inString reads one at a time.
+const shortString = 32
+
+// longString is inString past a string's first bytes, from i (not escaped): it searches
+// for the next quote and for the backslashes before it.
+func (s *Members) longString(p []byte, i int) (int, bool) {
+	for {
+		end := len(p)
+		q := bytes.IndexByte(p[i:], '"')
+		if q >= 0 {
+			end = i + q
+		}
+		for {
+			b := bytes.IndexByte(p[i:end], '\\')
+			if b < 0 {
+				break
+			}
+			if i += b + 2; i > end {
+				break
+			}
+		}
+		switch {
+		case i > len(p): // p ends with a backslash
+			s.esc = true
+			return len(p), false
+		case i > end: // the quote is escaped
+			continue
+		case q < 0:
+			return len(p), false
+		}
+		return end + 1, true
+	}
+}
+
+// Object reads, one at a time and without decoding them, the top-level members of the
+// JSON object a buffer starts with, through Members. The text may be cut off anywhere
+// (the start of a line too long to keep): a member is returned only when it is whole. A
+// caller that must know the text is valid JSON checks it first.
+type Object struct {
+	src  []byte
+	i    int
+	scan Members
+	done bool
+	m    Member
+}
 
 // NewObject starts reading the members of the object src starts with (white space may
 // come first).
-func NewObject(src []byte) *Object { return &Object{src: src} }
+func NewObject(src []byte) *Object { return &Object{src: src, scan: Members{whole: true}} }
 
 // Next reads the next whole member; false when there is none: the object closed, the
 // text ended, or it broke the grammar.
 func (o *Object) Next() bool {
-	src := o.src
-	switch o.state {
-	case objClosed, objStopped:
-		return false
-	case objStart:
-		o.i = skipSpace(src, 0)
-		if o.i >= len(src) || src[o.i] != '{' {
-			o.state = objStopped
-			return false
+	src, i := o.src, o.i
+	for !o.done {
+		n, ev := o.scan.Step(src[i:])
+		i += n
+		switch ev {
+		case ValueEnd:
+			sc := &o.scan
+			o.i, o.m = i, Member{Key: src[sc.keyAt:sc.keyEnd], Value: src[sc.valueAt:i], At: sc.keyAt, ValueAt: sc.valueAt}
+			return true
+		default: // the text ended, broke the grammar, or the object closed
+			o.done = true
 		}
-		o.object = true
-		o.i++
-		o.state = objFirst
 	}
-	i := skipSpace(src, o.i)
-	if i < len(src) && src[i] == '}' {
-		o.i, o.state = i+1, objClosed
-		return false
-	}
-	if o.state == objNext {
-		if i >= len(src) || src[i] != ',' {
-			return o.stop(nil)
-		}
-		i = skipSpace(src, i+1)
-	}
-	if i >= len(src) || src[i] != '"' {
-		return o.stop(nil)
-	}
-	at := i
-	keyEnd, ok := stringEnd(src, i)
-	if !ok {
-		return o.stop(nil)
-	}
-	key := src[at:keyEnd]
-	i = skipSpace(src, keyEnd)
-	if i >= len(src) {
-		return o.stop(key)
-	}
-	if src[i] != ':' {
-		return o.stop(nil)
-	}
-	i = skipSpace(src, i+1)
-	if i >= len(src) {
-		return o.stop(key)
-	}
-	valAt := i
-	var end int
-	switch src[i] {
-	case '"':
-		end, ok = stringEnd(src, i)
-	case '{', '[':
-		end, ok = bracketEnd(src, i)
-	case ',', '}', ']', ':':
-		return o.stop(nil)
-	default:
-		// A number or literal ends at the byte after it: one that reaches the text's end
-		// may go on past it (4242 cut to 42).
-		end = i
-		for end < len(src) && !scalarStop[src[end]] {
-			end++
-		}
-		ok = end < len(src)
-	}
-	if !ok {
-		return o.stop(key)
-	}
-	o.m = Member{Key: key, Value: src[valAt:end], At: at, ValueAt: valAt}
-	o.i, o.state = end, objNext
-	return true
-}
-
-func (o *Object) stop(cut []byte) bool {
-	o.state, o.cut = objStopped, cut
+	o.i = i
 	return false
 }
 
@@ -194,23 +417,23 @@ func (o *Object) All() iter.Seq[Member] {
 	}
 }
 
-// IsObject says whether the text starts with an object (known once Next was called).
-func (o *Object) IsObject() bool { return o.object }
-
-// Closed says whether the object's closing brace was read: every member was seen.
-func (o *Object) Closed() bool { return o.state == objClosed }
-
-// End is the offset in the text just past the closing brace, once Closed.
-func (o *Object) End() int { return o.i }
-
-// CutKey is the key (with its quotes, as written) of the member the text ends inside,
-// once Next returned false; nil when it ended between members, inside a key, or did not
-// end at all (the object closed, or the grammar broke).
-func (o *Object) CutKey() []byte { return o.cut }
-
 // scalarStop holds the bytes that end a number or literal.
 var scalarStop = func() (t [256]bool) {
 	for _, c := range []byte(",}] \t\r\n{[\":") {
+		t[c] = true
+	}
+	return t
+}()
+
+// stringStop holds the bytes that matter inside a string.
+var stringStop = func() (t [256]bool) {
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// structural holds the bytes that matter inside a nested value, outside its strings.
+var structural = func() (t [256]bool) {
+	for _, c := range []byte(`"{}[]`) {
 		t[c] = true
 	}
 	return t
@@ -227,51 +450,6 @@ func skipSpace(src []byte, i int) int {
 		}
 	}
 	return i
-}
-
-// stringEnd is the offset just past the string that starts at src[i]; false when its
-// closing quote is not in src.
-func stringEnd(src []byte, i int) (int, bool) {
-	for i++; i < len(src); i++ {
-		for i < len(src) && plainInString[src[i]] {
-			i++
-		}
-		if i >= len(src) {
-			break
-		}
-		switch src[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, true
-		}
-	}
-	return len(src), false
-}
-
-// bracketEnd is the offset just past the object or array that starts at src[i]; false
-// when its closing bracket is not in src.
-func bracketEnd(src []byte, i int) (int, bool) {
-	depth := 0
-	for i < len(src) {
-		switch src[i] {
-		case '"':
-			end, ok := stringEnd(src, i)
-			if !ok {
-				return len(src), false
-			}
-			i = end
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth--; depth == 0 {
-				return i + 1, true
-			}
-		}
-		i++
-	}
-	return len(src), false
 }
 
 // Args is the arguments of a tool call as they are passed on: raw without the white

@@ -9,12 +9,12 @@ import (
 )
 
 type readOut struct {
-	members  []string // name=value
-	isObject bool
-	closed   bool
-	cut      string
+	members []string // name=value
+	closed  bool
 }
 
+// readAll reads src's members with Object, and whether the object closed as Members
+// tells it.
 func readAll(src string) readOut {
 	o := NewObject([]byte(src))
 	var out readOut
@@ -24,43 +24,99 @@ func readAll(src string) readOut {
 		}
 		out.members = append(out.members, m.Name()+"="+string(m.Value))
 	}
-	out.isObject, out.closed, out.cut = o.IsObject(), o.Closed(), string(o.CutKey())
+	out.closed = streamed(src, len(src)+1).closed
 	return out
 }
 
-// TestObject: whole members are read in order with their offsets, a text cut off inside a
-// member names it, and reading stops where the member grammar breaks.
+// streamed reads src's members with Members, fed in pieces of chunk bytes, keeping the
+// parts of keys and values as a streaming caller does.
+func streamed(src string, chunk int) readOut {
+	var s Members
+	var out readOut
+	var key, value []byte
+	name := ""
+	for p := []byte(src); ; {
+		piece := p[:min(chunk, len(p))]
+		p = p[len(piece):]
+		for {
+			n, ev := s.Step(piece)
+			switch part, what := s.Part(piece[:n]); what {
+			case InKey:
+				key = append(key, part...)
+			case InValue:
+				value = append(value, part...)
+			}
+			piece = piece[n:]
+			switch ev {
+			case KeyEnd:
+				name, key = Member{Key: key}.Name(), key[:0]
+			case ValueEnd:
+				out.members = append(out.members, name+"="+string(value))
+				value = value[:0]
+			case Closed, Stopped:
+				out.closed = ev == Closed
+				// Told once: the rest of the text is read with More.
+				if n, ev := s.Step(piece); n != len(piece) || ev != More {
+					panic("Step went on after the end")
+				}
+				piece = nil
+			}
+			if ev == More {
+				break
+			}
+		}
+		if len(p) == 0 {
+			return out
+		}
+	}
+}
+
+// TestObject: whole members are read in order with their offsets, a member the text is
+// cut off inside is not, and reading stops where the member grammar breaks; fed in pieces
+// of any size, Members tells the same members.
 func TestObject(t *testing.T) {
+	long := strings.Repeat("ab", 20) + `\"\\` + strings.Repeat("c", 40) + `\\\"x\\`
 	tests := []struct {
 		name string
 		in   string
 		want readOut
 	}{
 		{"compact", `{"a":1,"b":"x","c":[1,{"d":"}"}],"e":{"f":null}}`,
-			readOut{[]string{"a=1", `b="x"`, `c=[1,{"d":"}"}]`, `e={"f":null}`}, true, true, ""}},
+			readOut{[]string{"a=1", `b="x"`, `c=[1,{"d":"}"}]`, `e={"f":null}`}, true}},
 		{"white space", " {\n \"a\" : true ,\t\"b\":\"\\\"]\" } ",
-			readOut{[]string{"a=true", `b="\"]"`}, true, true, ""}},
-		{"empty", `{}`, readOut{nil, true, true, ""}},
-		{"escaped key", `{"\u0061b":1}`, readOut{[]string{"ab=1"}, true, true, ""}},
-		{"not an object", `[1,2]`, readOut{nil, false, false, ""}},
-		{"empty text", ``, readOut{nil, false, false, ""}},
-		{"cut in a number", `{"id":42,"n":42`, readOut{[]string{"id=42"}, true, false, `"n"`}},
-		{"cut after a number", `{"id":42,"n":42 `, readOut{[]string{"id=42", "n=42"}, true, false, ""}},
-		{"cut in a string", `{"id":1,"s":"ab`, readOut{[]string{"id=1"}, true, false, `"s"`}},
-		{"string closed at the end", `{"id":1,"s":"ab"`, readOut{[]string{"id=1", `s="ab"`}, true, false, ""}},
-		{"cut in a nested value", `{"t":"x","a":{"b":[1,2`, readOut{[]string{`t="x"`}, true, false, `"a"`}},
-		{"cut after the colon", `{"t":"x","a": `, readOut{[]string{`t="x"`}, true, false, `"a"`}},
-		{"cut in a key", `{"t":"x","ab`, readOut{[]string{`t="x"`}, true, false, ""}},
-		{"missing comma", `{"a":1 "b":2}`, readOut{[]string{"a=1"}, true, false, ""}},
-		{"key not a string", `{a:1}`, readOut{nil, true, false, ""}},
-		{"missing value", `{"a":,"b":1}`, readOut{nil, true, false, ""}},
+			readOut{[]string{"a=true", `b="\"]"`}, true}},
+		{"empty", `{}`, readOut{nil, true}},
+		{"escaped key", `{"\u0061b":1}`, readOut{[]string{"ab=1"}, true}},
+		{"escapes before a quote", `{"a\\":"\\\"\\","b":["\\\\"]}`, readOut{[]string{`a\="\\\"\\"`, `b=["\\\\"]`}, true}},
+		{"not an object", `[1,2]`, readOut{nil, false}},
+		{"empty text", ``, readOut{nil, false}},
+		{"cut in a number", `{"id":42,"n":42`, readOut{[]string{"id=42"}, false}},
+		{"cut after a number", `{"id":42,"n":42 `, readOut{[]string{"id=42", "n=42"}, false}},
+		{"cut in a string", `{"id":1,"s":"ab`, readOut{[]string{"id=1"}, false}},
+		{"cut after a backslash", `{"id":1,"s":"ab\`, readOut{[]string{"id=1"}, false}},
+		{"string closed at the end", `{"id":1,"s":"ab"`, readOut{[]string{"id=1", `s="ab"`}, false}},
+		{"cut in a nested value", `{"t":"x","a":{"b":[1,2`, readOut{[]string{`t="x"`}, false}},
+		{"cut after the colon", `{"t":"x","a": `, readOut{[]string{`t="x"`}, false}},
+		{"cut in a key", `{"t":"x","ab`, readOut{[]string{`t="x"`}, false}},
+		{"missing comma", `{"a":1 "b":2}`, readOut{[]string{"a=1"}, false}},
+		{"key not a string", `{a:1}`, readOut{nil, false}},
+		{"missing value", `{"a":,"b":1}`, readOut{nil, false}},
+		{"missing colon", `{"a" 1}`, readOut{nil, false}},
+		{"a comma before the end", `{"a":1,}`, readOut{[]string{"a=1"}, false}},
+		{"only the first value", `{"a":1} {"b":2}`, readOut{[]string{"a=1"}, true}},
+		{"long strings with escapes", `{"s":"` + long + `","` + long + `":[1,"` + long + `"]}`,
+			readOut{[]string{`s="` + long + `"`, strings.ReplaceAll(strings.ReplaceAll(long, `\\`, `\`), `\"`, `"`) + `=[1,"` + long + `"]`}, true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := readAll(tc.in)
-			if !slices.Equal(got.members, tc.want.members) || got.isObject != tc.want.isObject ||
-				got.closed != tc.want.closed || got.cut != tc.want.cut {
+			if !slices.Equal(got.members, tc.want.members) || got.closed != tc.want.closed {
 				t.Fatalf("read %q:\n got %+v\nwant %+v", tc.in, got, tc.want)
+			}
+			for chunk := 1; chunk <= len(tc.in); chunk++ {
+				if s := streamed(tc.in, chunk); !slices.Equal(s.members, got.members) || s.closed != got.closed {
+					t.Fatalf("fed in pieces of %d: %+v; whole: %+v", chunk, s, got)
+				}
 			}
 		})
 	}
@@ -110,8 +166,8 @@ func decodedMembers(t *testing.T, src []byte) []string {
 	return out
 }
 
-// FuzzObject: on a valid object the members are those encoding/json reads; on every
-// start of it the whole members are a prefix of them, and the cut key is the next one's.
+// FuzzObject: on a valid object the members are those encoding/json reads, whole and fed
+// in pieces; on every start of it the whole members are a prefix of them.
 func FuzzObject(f *testing.F) {
 	for _, s := range []string{`{"a":1,"b":"x"}`, `{"id":42,"r":{"c":[1,"]"]}}`, ` { "k\"" : null , "e":[] } `, `{"\u00e9":-1.5e3}`} {
 		f.Add(s, 5)
@@ -132,6 +188,10 @@ func FuzzObject(f *testing.F) {
 		if !slices.Equal(got.members, want) || !got.closed {
 			t.Fatalf("members of %q: %q (closed %v), encoding/json: %q", in, got.members, got.closed, want)
 		}
+		chunk := 1 + (cut&0xff)%16
+		if s := streamed(in, chunk); !slices.Equal(s.members, want) || !s.closed {
+			t.Fatalf("members of %q fed in pieces of %d: %q (closed %v), encoding/json: %q", in, chunk, s.members, s.closed, want)
+		}
 		if cut < 0 || cut > len(in) {
 			return
 		}
@@ -139,12 +199,8 @@ func FuzzObject(f *testing.F) {
 		if len(part.members) > len(want) || !slices.Equal(part.members, want[:len(part.members)]) {
 			t.Fatalf("cut at %d: %q, not a prefix of %q", cut, part.members, want)
 		}
-		if part.cut != "" && len(part.members) < len(want) {
-			name := NewObject([]byte(`{` + part.cut + `:0}`))
-			name.Next()
-			if next, _, _ := strings.Cut(want[len(part.members)], "="); name.Member().Name() != next {
-				t.Fatalf("cut at %d names %s, the next member is %s", cut, part.cut, next)
-			}
+		if s := streamed(in[:cut], chunk); !slices.Equal(s.members, part.members) {
+			t.Fatalf("cut at %d, fed in pieces of %d: %q; whole: %q", cut, chunk, s.members, part.members)
 		}
 	})
 }
@@ -161,6 +217,17 @@ func TestArgs(t *testing.T) {
 	} {
 		if got := Args([]byte(in)); string(got) != want {
 			t.Errorf("Args(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// BenchmarkObject: the members of a tool's input schema, read whole.
+func BenchmarkObject(b *testing.B) {
+	src := []byte(`{"type":"object","properties":{"path":{"type":"string","description":"The file to read, \"relative\" to the root"},"limit":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		for m := range NewObject(src).All() {
+			_ = m
 		}
 	}
 }
