@@ -83,12 +83,6 @@ type searchArgs struct {
 	Limit *int   `json:"limit"`
 }
 
-// searchTool answers mcp__search_tools.
-func (b *Bridge) searchTool(raw json.RawMessage) extension.ToolResult {
-	r, _ := b.search(raw)
-	return r
-}
-
 // search answers mcp__search_tools and returns the entries the answer shows.
 func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.Tool) {
 	var a searchArgs
