@@ -741,7 +741,7 @@ func (b *Bridge) RefreshEach(ctx context.Context, names []string, each func(Refr
 			r := result{RefreshResult: RefreshResult{Name: name, Tools: len(tools), Err: err}}
 			r.Elapsed = b.opts.Clock.Now().Sub(began)
 			if err == nil {
-				r.entry = cacheEntry(srv, tools)
+				r.entry = cacheServer(srv, tools)
 				r.entry.Project, r.private = b.privateTo(srv)
 				o := srv.ListOffers(ctx)
 				resources.Fill(r.entry, o.Resources, o.Templates, o.Prompts)
@@ -850,8 +850,8 @@ func (b *Bridge) privateTo(s *lifecycle.Server) (project string, unwritten bool)
 // default, which would otherwise wake every modern server at every start.
 const minRefreshAfter = time.Hour
 
-// cacheEntry converts a live tool list into a cache entry.
-func cacheEntry(s *lifecycle.Server, tools []mcp.Tool) *cache.Server {
+// cacheServer is what the cache keeps of a server from its live tool list.
+func cacheServer(s *lifecycle.Server, tools []mcp.Tool) *cache.Server {
 	info := s.Info()
 	e := &cache.Server{Fingerprint: s.Config().Fingerprint(), ServerName: info.ServerName, Instructions: info.Instructions,
 		UpdatedAt: s.Clock().Now().UTC()}
