@@ -66,7 +66,7 @@ var lives = []life{
 			{"extension", "The call arrives as any tool call does (the life of a tool call, step 1).",
 				[]string{"extension.runner.dispatch"}},
 			{"bridge", "`CallTool` sends the search tool's name to the search: its arguments are checked (a query, a limit within bounds); a search while servers are still being listed, or with no server or no tool, is answered in words.",
-				[]string{"bridge.Bridge.CallTool", "bridge.Bridge.searchTool", "bridge.Bridge.search"}},
+				[]string{"bridge.Bridge.CallTool", "bridge.Bridge.search"}},
 			{"catalog", "The current catalog's index is built on first use from every tool's name, description and parameters (the bridge starts the build in the background right after ready, so a search usually finds it built).",
 				[]string{"catalog.Catalog.SearchIndex", "search.New"}},
 			{"search", "The index answers exact names and `select:` first; otherwise the request is read into weighted terms and its verb (`search/query`: the words, the lexicon's intents, expansions, the thesaurus) and the tools are ranked for them over their fields, with the ranking signals.",
