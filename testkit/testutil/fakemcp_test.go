@@ -377,21 +377,38 @@ func TestStdioJunkAndBanner(t *testing.T) {
 // linger) and returns its stdout, stderr and exit code.
 func rawRun(t *testing.T, input string, linger time.Duration, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return rawRunUntil(t, input, linger, "", args...)
+}
+
+// rawRunUntil is rawRun closing stdin only once stdout holds seen (after linger), so
+// that the server's answers, not the machine's speed, decide when its input ends.
+func rawRunUntil(t *testing.T, input string, linger time.Duration, seen string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(testutil.FakeServer(t), args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	out := &watchedBuffer{want: seen, seen: make(chan struct{})}
+	if seen == "" {
+		close(out.seen)
+	}
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	exited := make(chan struct{})
+	defer close(exited)
 	go func() {
 		_, _ = io.WriteString(stdin, input)
 		time.Sleep(linger)
+		select {
+		case <-out.seen:
+		case <-exited:
+		}
 		_ = stdin.Close()
 	}()
 	select {
@@ -410,6 +427,31 @@ func rawRun(t *testing.T, input string, linger time.Duration, args ...string) (s
 	return out.String(), errb.String(), code
 }
 
+// watchedBuffer is a process's stdout that closes seen once it holds want.
+type watchedBuffer struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *watchedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if w.want != "" && strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return n, err
+}
+
+func (w *watchedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
 const (
 	rawInit        = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n"
 	rawInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
@@ -422,7 +464,8 @@ func rawCall(id int, tool string) string {
 func TestStdioRawOutput(t *testing.T) {
 	t.Run("junk never corrupts JSON", func(t *testing.T) {
 		in := rawInit + rawInitialized + rawCall(2, "echo") + rawCall(3, "echo") + rawCall(4, "pid")
-		out, _, code := rawRun(t, in, 500*time.Millisecond, "-junk", "-banner")
+		// stdin ends once the last call is answered: the server stops reading at its end.
+		out, _, code := rawRunUntil(t, in, 0, `"id":4`, "-junk", "-banner")
 		if code != 0 {
 			t.Errorf("exit code %d", code)
 		}
