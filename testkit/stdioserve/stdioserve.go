@@ -6,6 +6,10 @@
 // variable, which every StdioServer of a process shares (its notifications and its
 // writer), so two servers in one process (parallel tests) would answer each other's
 // client. Here every Serve has a session of its own.
+//
+// What it leaves out: the server cannot ask the client anything (its session offers no
+// elicitation, sampling or roots), so a server under test that does so gets mcp-go's
+// not-supported error here where a process would reach the client.
 package stdioserve
 
 import (
@@ -110,6 +114,12 @@ loop:
 			}
 			if m.ID == nil { // a notification: no answer, and it waits for none
 				handle(ctx, srv, w, nil, line)
+				continue
+			}
+			if m.Method == "" {
+				// A client's answer to a request of the server's: this session sends
+				// none, so it answers none (an error under the client's id could meet
+				// one of the client's own requests).
 				continue
 			}
 			running.Add(1)

@@ -85,3 +85,38 @@ func TestServesApart(t *testing.T) {
 		}
 	}
 }
+
+// TestClientAnswersGetNoReply: a client's answer (an id, no method) is not a request, so
+// it gets no error back under the client's id; the next output answers the next request.
+func TestClientAnswersGetNoReply(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, never a measurement
+	defer cancel()
+	srv := server.NewMCPServer("s", "1")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, srv, inR, outW, Options{}); _ = outW.Close() }()
+	out := bufio.NewScanner(outR)
+	// Each step's request is answered before the next is sent: requests run on
+	// goroutines of their own, so answers to requests sent together may come in any order.
+	for _, step := range []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`}, `"id":1`},
+		{[]string{`{"jsonrpc":"2.0","id":7,"result":{}}`, `{"jsonrpc":"2.0","id":8,"method":"ping"}`}, `"id":8`},
+	} {
+		for _, line := range step.lines {
+			if _, err := io.WriteString(inW, line+"\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !out.Scan() || !strings.Contains(out.Text(), step.want) {
+			t.Fatalf("next output %q, want the answer with %s", out.Text(), step.want)
+		}
+	}
+	_ = inW.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+}
