@@ -116,12 +116,6 @@ loop:
 				handle(ctx, srv, w, nil, line)
 				continue
 			}
-			if m.Method == "" {
-				// A client's answer to a request of the server's: this session sends
-				// none, so it answers none (an error under the client's id could meet
-				// one of the client's own requests).
-				continue
-			}
 			running.Add(1)
 			go func() {
 				defer running.Done()

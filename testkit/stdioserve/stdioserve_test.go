@@ -86,8 +86,9 @@ func TestServesApart(t *testing.T) {
 	}
 }
 
-// TestClientAnswersGetNoReply: a client's answer (an id, no method) is not a request, so
-// it gets no error back under the client's id; the next output answers the next request.
+// TestClientAnswersGetNoReply: a client's answer (an id, no method) is not a request: mcp-go
+// takes it as the answer to a request of the server's and writes nothing back, so no error
+// can come under the client's id; the next output answers the next request.
 func TestClientAnswersGetNoReply(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, never a measurement
 	defer cancel()
