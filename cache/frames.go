@@ -198,6 +198,32 @@ func writeFrameServer(b *bytes.Buffer, kind, key, n string, s *FrameServer) erro
 	return nil
 }
 
+// restampStartup carries the startup file at path over from the cache version from to
+// the version to, for a rewrite of the cache that changed nothing the payload section is
+// made from (SetProtocol): the payload section is kept byte for byte (its own checksum
+// with it) under a header for to, so the next start builds its frames from it instead of
+// decoding the whole cache. The sent section goes: its key is over the cache version, so
+// no start could use it. A file that was not made from from (missing, stale, damaged) is
+// left as it is. The caller holds the cache's lock, so from is the version just replaced.
+func restampStartup(path string, from, to Stamp) error {
+	f, h, _, err := readHead(path, from)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	off := h.sentOff + h.sentLen
+	payloads := make([]byte, h.size-off)
+	if _, err := f.ReadAt(payloads, off); err != nil {
+		return fmt.Errorf("startup file: reading the payload section: %w", err)
+	}
+	if !bytes.HasPrefix(payloads, []byte("P\t")) {
+		return errors.New("startup file: damaged payload section header")
+	}
+	head := fmt.Appendf(nil, "%s %d %d\nX\t%s\t%s\t0\t%08x\n", framesMagic, to.Size, to.ModTime,
+		noSentKey, strconv.Quote(""), crc32.Checksum(nil, crcTable))
+	return writeAtomic(path, append(head, payloads...))
+}
+
 // validKey reports whether k is a non-empty run of ASCII letters and digits.
 func validKey(k string) bool {
 	if k == "" {
