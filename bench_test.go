@@ -672,7 +672,7 @@ func idleRSSKB(pid int) (float64, error) {
 }
 
 // waitIdle waits until process pid is idle: at least rssSettle, then until it used no
-// CPU for idleStep, at most idleMax.
+// CPU for idleStep and none of its threads waits on I/O, at most idleMax.
 func waitIdle(pid int) error {
 	time.Sleep(rssSettle)
 	deadline := time.Now().Add(idleMax)
@@ -686,11 +686,24 @@ func waitIdle(pid int) error {
 		if err != nil {
 			return err
 		}
-		if now == last || time.Now().After(deadline) {
+		if now == last && !inIO(pid) || time.Now().After(deadline) {
 			return nil
 		}
 		last = now
 	}
+}
+
+// inIO reports whether a thread of process pid waits in the kernel uninterruptibly (state
+// D: a write or an fsync of the startup file), which uses no CPU but is not idle.
+func inIO(pid int) bool {
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/stat")
+	for _, p := range tasks {
+		data, err := os.ReadFile(p)
+		if i := bytes.LastIndexByte(data, ')'); err == nil && i >= 0 && i+2 < len(data) && data[i+2] == 'D' {
+			return true
+		}
+	}
+	return false
 }
 
 // cpuTicks is the CPU time process pid has used (user + system, in clock ticks).
