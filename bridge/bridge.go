@@ -559,6 +559,9 @@ func (b *Bridge) afterReady() {
 	}
 	// Approvals stored before tools were pinned: pin the cached tools they ran with.
 	b.pinFirst(b.bgCtx, nil)
+	// The frames are built and the catalog is published: nothing reads the set's
+	// payloads any more.
+	b.startup.Release()
 	b.startup = nil
 	// Written and flushed before ready.
 	b.boot.Release()

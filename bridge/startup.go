@@ -3,6 +3,8 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
@@ -28,25 +30,77 @@ func (b *Bridge) usableConfigs() []*config.Server {
 // the host takes it (toolPayload), in its server's namespace and deferred as asked unless
 // look makes it visible (hostfeatures.go). A tool whose frame cannot be added is recorded
 // in the set with the reason (Set.NotRegistered), so that the catalog never offers it to
-// the model as a tool it could load.
+// the model as a tool it could load. A large set's second half is built on another
+// goroutine while the first half is built and handed to the writer: building the frames
+// is most of a large start's work before ready.
 func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferred bool, look *toolLook) {
 	// Sized whole, namespace included: growing a buffer of every frame copies it.
-	n := 0
-	for _, t := range s.Tools {
-		n += extension.PayloadFrameSize(len(t.Name), t.Payload) + len(look.ns[t.Ref.Server])
-	}
-	regs.Grow(n)
-	server, ns := "", extension.NamespaceFields(nil)
+	size := make([]int, len(s.Tools)+1) // size[i]: the bytes of the frames before tool i
 	for i, t := range s.Tools {
+		size[i+1] = size[i] + extension.PayloadFrameSize(len(t.Name), t.Payload) + len(look.ns[t.Ref.Server])
+	}
+	total := size[len(s.Tools)]
+	mid := len(s.Tools)
+	if total >= parallelFramesFrom && runtime.GOMAXPROCS(0) > 1 {
+		mid, _ = slices.BinarySearch(size, total/2)
+	}
+	var (
+		second   extension.Registrations
+		failed2  []frameFailure
+		panicked any
+		done     = make(chan struct{})
+	)
+	if mid < len(s.Tools) {
+		go func() {
+			defer close(done)
+			// Re-raised on the Setup goroutine, whose caller turns it into an error.
+			defer func() { panicked = recover() }()
+			second.Grow(total - size[mid])
+			failed2 = b.addToolRange(&second, s, mid, len(s.Tools), deferred, look)
+		}()
+	} else {
+		close(done)
+	}
+	regs.Grow(size[mid])
+	failed := b.addToolRange(regs, s, 0, mid, deferred, look)
+	<-done
+	if panicked != nil {
+		panic(panicked)
+	}
+	regs.Append(&second)
+	for _, f := range append(failed, failed2...) {
+		b.opts.Log.Warn().Err(f.err).Str("server", f.ref.Server).Str("tool", f.ref.Tool).Msg("tool not registered")
+		s.NotRegistered(f.ref, notRegisteredWhy(f.err))
+	}
+}
+
+// parallelFramesFrom is the frame bytes from which addTools builds them on two
+// goroutines: below it, starting one costs more than it saves.
+const parallelFramesFrom = 4 << 20
+
+// frameFailure is a tool whose frame could not be added, and why.
+type frameFailure struct {
+	ref catalog.ToolRef
+	err error
+}
+
+// addToolRange adds the frames of the set's tools from to to (addTools) and returns
+// the tools whose frame could not be added. It reads the set and the bridge only, so
+// two ranges may be built at once.
+func (b *Bridge) addToolRange(regs *extension.Registrations, s *startup.Set, from, to int, deferred bool, look *toolLook) []frameFailure {
+	var failed []frameFailure
+	server, ns := "", extension.NamespaceFields(nil)
+	for i := from; i < to; i++ {
+		t := &s.Tools[i]
 		p, interactive := b.toolPayload(t.Ref, t.Payload)
 		if t.Ref.Server != server {
 			server, ns = t.Ref.Server, look.ns[t.Ref.Server]
 		}
 		if err := regs.AddPayloadIn(t.Name, p, ns, deferred && !look.isVisible(i), interactive); err != nil {
-			b.opts.Log.Warn().Err(err).Str("server", t.Ref.Server).Str("tool", t.Ref.Tool).Msg("tool not registered")
-			s.NotRegistered(t.Ref, notRegisteredWhy(err))
+			failed = append(failed, frameFailure{ref: t.Ref, err: err})
 		}
 	}
+	return failed
 }
 
 // notRegisteredWhy words why the host could not be told of a tool, for /mcp <server>.

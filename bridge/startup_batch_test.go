@@ -3,6 +3,7 @@ package bridge
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,8 +13,8 @@ import (
 
 // TestStartupRegistersMoreThanOneLine: the cached tools go to the host as one batch, and
 // a catalog whose frames together exceed the host's line limit (each frame well under it)
-// is still registered whole, from the decoded cache and from the startup file, with every
-// optional startup setting.
+// is still registered whole and in order (its frames are built in two parts at once),
+// from the decoded cache and from the startup file, with every optional startup setting.
 func TestStartupRegistersMoreThanOneLine(t *testing.T) {
 	const n = 2500
 	desc := strings.Repeat("Reads and writes the things this tool is about. ", 40)
@@ -33,11 +34,18 @@ func TestStartupRegistersMoreThanOneLine(t *testing.T) {
 			check := func(how string, frames []string) {
 				t.Helper()
 				total, got := 0, map[string]bool{}
+				var order []string // the tools' names as they came
 				for _, f := range frames {
 					total += len(f) + 1
 					if strings.Contains(f, `"deferred":true`) {
-						got[f[len(`{"type":"register_tool","name":"`):strings.Index(f, `","description"`)]] = true
+						name := f[len(`{"type":"register_tool","name":"`):strings.Index(f, `","description"`)]
+						got[name] = true
+						order = append(order, name)
 					}
+				}
+				// Built in parts (on two goroutines), they still come in name order.
+				if !slices.IsSorted(order) {
+					t.Fatalf("%s: tools not registered in name order", how)
 				}
 				if total <= extension.MaxLine {
 					t.Fatalf("%s: %d bytes of frames do not exceed one line (%d); the test proves nothing", how, total, extension.MaxLine)

@@ -312,3 +312,40 @@ func TestSentSectionFollowsRawInputs(t *testing.T) {
 		t.Fatalf("a sent section for another state was kept: %v", err)
 	}
 }
+
+// TestStartAfterProtocolLearnedUsesPayloads: remembering a server's MCP revision
+// (ProtocolLearned → cache.SetProtocol) rewrites the cache file under the startup file,
+// but changes nothing a registration is made from: the next start builds its frames from
+// the startup file's payloads instead of decoding the whole cache, and they are the ones
+// a start that decodes the cache sends.
+func TestStartAfterProtocolLearnedUsesPayloads(t *testing.T) {
+	e := newTestEnv(t)
+	e.write(map[string]any{"s": e.server("-name", "s")}, nil)
+	c := config.Load(config.Options{ZotHome: e.home, ProjectDir: e.project, LookupEnv: e.lookup})
+	srv, _ := c.Server("s")
+	cachePath := cache.DefaultPath(e.home)
+	if _, err := cache.Update(ctxGuard(t), cachePath, map[string]*cache.Server{"s": {Fingerprint: srv.Fingerprint(), Tools: []cache.Tool{
+		{Name: "echo", Description: "Echoes.", InputSchema: []byte(`{"type":"object"}`)},
+	}}}, nil, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	ack := exttest.Ack{Cwd: e.project, Capabilities: []string{"call_tool"}}
+	decoded, how := oneStart(t, e, ack)
+	if how != pathDecoded {
+		t.Fatalf("first start: %s, want %s", how, pathDecoded)
+	}
+	waitSent(t, cachePath)
+	b := e.bridge(extension.GenNew)
+	bridgeHost{b}.ProtocolLearned(e.srv(b, "s"), "2025-06-18")
+	b.Close(ctxGuard(t)) // waits for the write
+	if f, err := cache.Read(cachePath); err != nil || f.Servers["s"].Protocol != "2025-06-18" {
+		t.Fatalf("the revision was not written to the cache: %v", err)
+	}
+	frames, how := oneStart(t, e, ack)
+	if how != pathPayloads {
+		t.Fatalf("start after the revision was written: %s, want %s", how, pathPayloads)
+	}
+	if strings.Join(frames, "\n") != strings.Join(decoded, "\n") {
+		t.Fatalf("registrations differ from the decoded cache's:\n%s\n\nwant:\n%s", strings.Join(frames, "\n"), strings.Join(decoded, "\n"))
+	}
+}

@@ -198,6 +198,32 @@ func writeFrameServer(b *bytes.Buffer, kind, key, n string, s *FrameServer) erro
 	return nil
 }
 
+// restampStartup carries the startup file at path over from the cache version from to
+// the version to, for a rewrite of the cache that changed nothing the payload section is
+// made from (SetProtocol): the payload section is kept byte for byte (its own checksum
+// with it) under a header for to, so the next start builds its frames from it instead of
+// decoding the whole cache. The sent section goes: its key is over the cache version, so
+// no start could use it. A file that was not made from from (missing, stale, damaged) is
+// left as it is. The caller holds the cache's lock, so from is the version just replaced.
+func restampStartup(path string, from, to Stamp) error {
+	f, h, _, err := readHead(path, from)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	off := h.sentOff + h.sentLen
+	payloads := make([]byte, h.size-off)
+	if _, err := f.ReadAt(payloads, off); err != nil {
+		return fmt.Errorf("startup file: reading the payload section: %w", err)
+	}
+	if !bytes.HasPrefix(payloads, []byte("P\t")) {
+		return errors.New("startup file: damaged payload section header")
+	}
+	head := fmt.Appendf(nil, "%s %d %d\nX\t%s\t%s\t0\t%08x\n", framesMagic, to.Size, to.ModTime,
+		noSentKey, strconv.Quote(""), crc32.Checksum(nil, crcTable))
+	return writeAtomic(path, append(head, payloads...))
+}
+
 // validKey reports whether k is a non-empty run of ASCII letters and digits.
 func validKey(k string) bool {
 	if k == "" {
@@ -350,16 +376,45 @@ func readAtSection(f *os.File, off, n int64) ([]byte, func(), error) {
 // error that says what; the startup file is derived data, so the caller discards a
 // damaged one and rebuilds it.
 func ReadFrames(path string, stamp Stamp) (map[string]*FrameServer, error) {
+	servers, _, err := readFrames(path, stamp, readAtSection)
+	return servers, err
+}
+
+// MapFrames is ReadFrames with the payload section mapped (where the system can; else
+// read), as ReadSent maps the sent section: a start that builds its frames from the
+// payloads reads each of them once, and a fresh process touching new memory for a copy
+// costs more than the bytes. The payloads point into the mapping, which stays valid
+// until release (the file is replaced, never rewritten in place): nothing of them may be
+// used after release, so whoever keeps any of it past that copies it. A mapping counts in
+// the process's resident memory until it is released.
+func MapFrames(path string, stamp Stamp) (servers map[string]*FrameServer, release func(), err error) {
+	return readFrames(path, stamp, readSection)
+}
+
+// readFrames reads the payload section with read (readAtSection or readSection) and
+// parses it; release gives the section's bytes back (nil on error).
+func readFrames(path string, stamp Stamp, read func(f *os.File, off, n int64) ([]byte, func(), error)) (map[string]*FrameServer, func(), error) {
 	f, h, _, err := readHead(path, stamp)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	off := h.sentOff + h.sentLen
-	data := make([]byte, h.size-off)
-	if _, err := f.ReadAt(data, off); err != nil {
-		return nil, fmt.Errorf("startup file: reading the payload section: %w", err)
+	data, release, err := read(f, off, h.size-off)
+	if err != nil {
+		return nil, nil, fmt.Errorf("startup file: reading the payload section: %w", err)
 	}
+	servers, err := parseSection(data)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return servers, release, nil
+}
+
+// parseSection checks the payload section data (its header line, then the body) and
+// parses it.
+func parseSection(data []byte) (map[string]*FrameServer, error) {
 	line, rest, ok := bytes.Cut(data, []byte{'\n'})
 	fl := bytes.Split(line, []byte{'\t'})
 	if !ok || len(fl) != 3 || string(fl[0]) != "P" || len(fl[2]) != 8 {

@@ -183,3 +183,58 @@ func TestSentSection(t *testing.T) {
 		}
 	}
 }
+
+// TestMapFramesReadsAsReadFrames: the mapped payload section gives the payloads
+// ReadFrames gives, and the same errors for a stale or damaged file (with nothing left
+// mapped).
+func TestMapFramesReadsAsReadFrames(t *testing.T) {
+	dir := t.TempDir()
+	cachePath := filepath.Join(dir, FileName)
+	if err := os.WriteFile(cachePath, []byte(`{"version":1,"servers":{}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stamp, err := StampOf(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := FramesPath(cachePath)
+	in := map[string]*FrameServer{"s": {Fingerprint: "f", Tools: []FrameTool{{Name: "a", Payload: []byte(`"description":"x"`), Pin: "p1"}, {Name: "b", Payload: []byte(`"p":2`)}}}}
+	if err := WriteStartup(path, stamp, &Sent{Key: "k", Frames: []byte("sent\n")}, in); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadFrames(path, stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, release, err := MapFrames(path, stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got["s"].Fingerprint, len(got["s"].Tools)) != fmt.Sprint(want["s"].Fingerprint, len(want["s"].Tools)) {
+		t.Fatalf("mapped %+v, read %+v", got["s"], want["s"])
+	}
+	for i, tl := range want["s"].Tools {
+		if g := got["s"].Tools[i]; g.Name != tl.Name || string(g.Payload) != string(tl.Payload) || g.Pin != tl.Pin {
+			t.Fatalf("tool %d: mapped %+v, read %+v", i, g, tl)
+		}
+	}
+	release()
+
+	other := stamp
+	other.ModTime++
+	if _, release, err := MapFrames(path, other); !errors.Is(err, ErrFramesStale) || release != nil {
+		t.Fatalf("stale: %v (release %v)", err, release != nil)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-3] ^= 1 // inside the last payload: the checksum no longer matches
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, readErr := ReadFrames(path, stamp)
+	if _, release, err := MapFrames(path, stamp); err == nil || readErr == nil || err.Error() != readErr.Error() || release != nil {
+		t.Fatalf("damaged: mapped %v, read %v", err, readErr)
+	}
+}

@@ -34,10 +34,21 @@ func SetProtocol(ctx context.Context, path, project, name, protocol, key string)
 	if e == nil || (e.Protocol == protocol && e.ProtocolKey == key) {
 		return nil
 	}
+	// The version read, under the lock: the one the startup file may have been made from.
+	before, stampErr := StampOf(path)
 	e.Protocol, e.ProtocolKey = protocol, key
 	data, err := encodeFile(cur)
 	if err != nil {
 		return fmt.Errorf("tool cache: encoding %s: %w", path, err)
 	}
-	return writeAtomic(path, data)
+	if err := writeAtomic(path, data); err != nil {
+		return err
+	}
+	// Nothing the startup file's payloads are made from changed: it follows the cache to
+	// its new version, so the next start does not decode the whole cache. It is derived
+	// data: when this fails, the next start decodes the cache and rewrites it.
+	if after, err := StampOf(path); err == nil && stampErr == nil {
+		_ = restampStartup(FramesPath(path), before, after)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -42,5 +43,70 @@ func TestProtocolRemembered(t *testing.T) {
 	}
 	if f.Servers["missing"] != nil {
 		t.Errorf("SetProtocol made an entry for a server without one")
+	}
+}
+
+// TestSetProtocolCarriesTheStartupFile: remembering a revision rewrites the cache but
+// changes nothing the startup file's payloads are made from, so a startup file made from
+// the version it replaced follows it to the new version (the next start builds its frames
+// from it instead of decoding the cache), without its sent section (keyed by the cache
+// version). A startup file made from another version stays stale, and none is made where
+// there was none.
+func TestSetProtocolCarriesTheStartupFile(t *testing.T) {
+	payloads := map[string]*FrameServer{"a": {Fingerprint: "f", Instructions: "use it", Tools: []FrameTool{{Name: "t", Payload: []byte(`"description":"d"`), Pin: "ab12"}}}}
+	tests := []struct {
+		name    string
+		startup string // "current": made from the version replaced; "other": from another; "": none
+		carried bool
+	}{
+		{"made from the version replaced", "current", true},
+		{"made from another version", "other", false},
+		{"none", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), FileName)
+			if _, err := Update(t.Context(), path, map[string]*Server{"a": sampleEntry("a")}, nil, time.Now); err != nil {
+				t.Fatal(err)
+			}
+			stamp, err := StampOf(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			framesPath := FramesPath(path)
+			if tt.startup == "other" {
+				stamp.ModTime++
+			}
+			if tt.startup != "" {
+				if err := WriteStartup(framesPath, stamp, &Sent{Key: "k1", Meta: "m", Frames: []byte("frames\n")}, payloads); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := SetProtocol(t.Context(), path, "", "a", "2026-07-28", "k2"); err != nil {
+				t.Fatal(err)
+			}
+			now, err := StampOf(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadFrames(framesPath, now)
+			if !tt.carried {
+				if err == nil {
+					t.Fatalf("startup file usable for the new cache version: %+v", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("startup file after SetProtocol: %v", err)
+			}
+			a := got["a"]
+			if len(got) != 1 || a == nil || a.Fingerprint != "f" || a.Instructions != "use it" || len(a.Tools) != 1 ||
+				a.Tools[0].Name != "t" || string(a.Tools[0].Payload) != `"description":"d"` || a.Tools[0].Pin != "ab12" {
+				t.Fatalf("payloads after SetProtocol: %+v", got)
+			}
+			if _, err := ReadSent(framesPath, now); !errors.Is(err, ErrNoSent) {
+				t.Fatalf("sent section after SetProtocol: %v; want ErrNoSent", err)
+			}
+		})
 	}
 }

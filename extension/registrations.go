@@ -229,6 +229,36 @@ func (r *Registrations) add(frame []byte) {
 	r.handOver()
 }
 
+// Append adds o's frames after r's, so that frames built apart (on another goroutine)
+// go out in order. When r streams (StreamTo), r's frames so far and then o's buffer are
+// handed over as they are, without a copy. o must not be used afterwards.
+func (r *Registrations) Append(o *Registrations) {
+	if o.err != nil && r.err == nil {
+		r.err = o.err
+	}
+	if o.n == 0 {
+		return
+	}
+	if r.to == nil {
+		r.buf = append(r.buf, o.buf...)
+		r.n += o.n
+		return
+	}
+	if r.n > 0 {
+		chunk := r.chunk
+		r.chunk = 0
+		r.handOver()
+		r.chunk = chunk
+	}
+	if r.err != nil {
+		return
+	}
+	// The writer ends a batch with '\n'.
+	if !r.to.w.send(outFrame{b: o.buf[:len(o.buf)-1], batch: true}) {
+		r.err = ErrClosed
+	}
+}
+
 // Len is the number of frames in r: added, and not handed over (StreamTo).
 func (r *Registrations) Len() int { return r.n }
 

@@ -252,3 +252,60 @@ func TestRegisterStreamed(t *testing.T) {
 		t.Fatalf("streamed %d registrations differ from %d registered whole", len(streamed), len(whole))
 	}
 }
+
+// TestRegisterAppended: frames built apart and appended (Append) reach the host after the
+// ones built before them and before the ones added later, in order, whether the
+// registrations stream to the session (StreamTo) or are registered whole.
+func TestRegisterAppended(t *testing.T) {
+	const n = 600
+	p := EncodeToolPayload(Tool{Description: strings.Repeat("describes the tool. ", 20), Schema: json.RawMessage(`{"type":"object"}`)})
+	add := func(r *Registrations, from, to int) {
+		for i := from; i < to; i++ {
+			if err := r.AddPayload(fmt.Sprintf("mcp__srv__tool_%04d", i), p, true, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	build := func(s *Session, parts bool) *Registrations {
+		var r Registrations
+		if s != nil {
+			r.StreamTo(s, 64<<10)
+		}
+		if !parts {
+			add(&r, 0, n)
+		} else {
+			var second Registrations
+			add(&second, n/2, n)
+			add(&r, 0, n/2)
+			r.Append(&second)
+			r.Append(&Registrations{}) // nothing to add
+		}
+		if err := r.AddCommand("mcp", "MCP servers"); err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	whole, _, err := registrationsOf(t, func(s *Session) error { return s.Register(build(nil, false)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole) != n+1 {
+		t.Fatalf("%d registrations, want %d", len(whole), n+1)
+	}
+	for _, streamed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streamed=%v", streamed), func(t *testing.T) {
+			got, _, err := registrationsOf(t, func(s *Session) error {
+				if streamed {
+					return s.Register(build(s, true))
+				}
+				return s.Register(build(nil, true))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, "\n") != strings.Join(whole, "\n") {
+				t.Fatalf("%d registrations built in parts differ from %d built in one", len(got), len(whole))
+			}
+		})
+	}
+}

@@ -303,7 +303,8 @@ func (b *Boot) spareProcs(size int) {
 }
 
 // LoadFile builds the startup set from the startup file when it was made from the
-// current cache file, without decoding the cache, with the stale servers it records. It
+// current cache file, without decoding the cache, with the stale servers it records. Its
+// payloads point into the file's mapped payload section until the set's Release. It
 // reports false when the file is missing, damaged or stale; the caller then decodes the
 // cache.
 func (b *Boot) LoadFile() (set *Set, stale []string, ok bool) {
@@ -312,17 +313,18 @@ func (b *Boot) LoadFile() (set *Set, stale []string, ok bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	servers, err := cache.ReadFrames(cache.FramesPath(cachePath), stamp)
+	servers, release, err := cache.MapFrames(cache.FramesPath(cachePath), stamp)
 	if err != nil {
 		b.DiscardDamaged(err)
 		return nil, nil, false
 	}
 	set, stale, ok = SetFrom(servers, b.host.Usable(), b.host.Project(), b.host.Pins, b.host.Namer())
 	if !ok {
+		release()
 		b.DiscardDamaged(errors.New("startup file: a payload is not a run of JSON members"))
 		return nil, nil, false
 	}
-	set.Fast = true
+	set.Fast, set.release = true, release
 	return set, stale, true
 }
 

@@ -67,7 +67,19 @@ type Set struct {
 	// and activation skip them and /mcp <server> names them.
 	Unregistered map[catalog.ToolRef]string
 
-	dir []toolview.DirEntry // Directory of Tools, when SetFrom built it
+	dir     []toolview.DirEntry // Directory of Tools, when SetFrom built it
+	release func()              // unmaps the startup file's payloads Tools point into (LoadFile)
+}
+
+// Release gives back the startup file's payloads the set's tools point into when they
+// were mapped (Boot.LoadFile): nothing of the set's payloads may be used afterwards. It is
+// for after ready, once the frames are built and the catalog no longer needs them.
+func (s *Set) Release() {
+	if s != nil && s.release != nil {
+		s.release()
+		s.release = nil
+		s.Tools = nil
+	}
 }
 
 // Directory is the search tool's directory of the set's tools (toolview.Directory).
