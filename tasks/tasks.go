@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
 	"slices"
 	"strings"
 	"sync"
@@ -109,12 +110,17 @@ func (tb *Board) Cancel(ctx context.Context, t *lifecycle.Task) {
 	}
 }
 
+// maxStatusText bounds a task's status message as the model reads it.
+const maxStatusText = 200
+
 // StillRunning is the result of a call that ran out of time while its task works on;
 // fetch is the call that gets the result, as the model writes it on this host.
 func StillRunning(t *lifecycle.Task, last *mcp.Task, fetch string) *mcp.CallToolResult {
+	// The status is the server's text: made safe and cut short before it reaches the
+	// model. The id stays as the server gave it: the model hands it back to fetch.
 	status := ""
 	if last != nil && last.StatusMessage != "" {
-		status = " (" + last.StatusMessage + ")"
+		status = " (" + textcut.Truncate(safetext.Sanitize(last.StatusMessage), maxStatusText) + ")"
 	}
 	text := fmt.Sprintf("MCP server %q is still running %s as task %s%s. Nothing is lost: get the result with %s; it waits up to the call's time limit and can be called again while the task runs.",
 		t.Server, t.Tool, t.ID, status, fetch)

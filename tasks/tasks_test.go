@@ -1,6 +1,9 @@
 package tasks
 
 import (
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/zot-mcp/mcp-bridge/internal/textcut"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,5 +26,17 @@ func TestTasksText(t *testing.T) {
 		if got != want {
 			t.Errorf("Text =\n%q, want\n%q", got, want)
 		}
+	}
+}
+
+// TestStillRunningStatusIsSafe: a task's status message is the server's text: it reaches
+// the model without terminal controls and cut to a bound.
+func TestStillRunningStatusIsSafe(t *testing.T) {
+	task := lifecycle.NewTask("s", "research", "t-1", time.Unix(1000, 0), nil, zerolog.Nop(), func() {})
+	msg := "\x1b]52;c;eA==\x07working " + strings.Repeat("x", 5000)
+	res := StillRunning(task, &mcp.Task{StatusMessage: msg}, "fetch")
+	text := res.Content[0].(mcp.TextContent).Text
+	if strings.ContainsAny(text, "\x1b\x07") || len(text) > 1000 || !strings.Contains(text, "working") {
+		t.Fatalf("still-running text (%d bytes): %q", len(text), textcut.Truncate(text, 120))
 	}
 }
