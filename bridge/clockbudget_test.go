@@ -79,6 +79,9 @@ func TestCommandContextOnInjectedClock(t *testing.T) {
 	b := e.bridge()
 	ctx, cancel := cmdHost{b}.CommandContext(context.Background())
 	defer cancel()
+	if err := ctx.Err(); err != nil {
+		t.Fatalf("the command context ended before the clock moved: %v", err)
+	}
 	if err := e.clock.AdvanceWhenSet(ctxGuard(t), commandBudget); err != nil {
 		t.Fatal(err)
 	}
