@@ -315,9 +315,13 @@ func (v val) show(r results) string {
 
 // row is one figure: ours next to its reference, the ratio of their medians, and a target.
 type row struct {
-	figure     string
-	ours, ref  val
-	ratio      string                  // "ours/ref" (default), "ref/ours", "saved" (1-ours/ref as %), "diff" (ours-ref), "" for none
+	figure    string
+	ours, ref val
+	ratio     string // "ours/ref" (default), "ref/ours", "saved" (1-ours/ref as %), "diff" (ours-ref), "" for none
+	// perRun, when it names a figure, is the ratio instead: a metric the benchmark computes
+	// within each run (ours/ref of paired measurements), shown as its median over the runs.
+	// Dividing the medians would discard that pairing. met then judges it as met(ratio, 1).
+	perRun     val
 	target     string                  // shown text
 	met        func(o, r float64) bool // nil: no target
 	ratioLabel string
@@ -358,15 +362,27 @@ func (rw row) cells(r results) []string {
 			ratio = fmt.Sprintf("%+.3f", o.med-ref.med)
 		}
 	}
+	judged, base, okJ := o.med, ref.med, okO
+	if rw.perRun.bench != "" {
+		pr, ok := rw.perRun.stat(r)
+		ratio, judged, base, okJ = "—", pr.med, 1, ok
+		if ok {
+			ratio = num(pr.med, 2) + "×"
+			if lo, hi := num(pr.min, 2), num(pr.max, 2); pr.n > 1 && lo != hi {
+				ratio += fmt.Sprintf(" (%s–%s)", lo, hi)
+			}
+			ratio += " per run"
+		}
+	}
 	if rw.ratioLabel != "" && ratio != "—" {
 		ratio += " " + rw.ratioLabel
 	}
 	met := "—"
 	if rw.met != nil {
 		switch {
-		case !okO:
+		case !okJ:
 			met = "n/a"
-		case rw.met(o.med, ref.med):
+		case rw.met(judged, base):
 			met = "✅ yes"
 		default:
 			met = "❌ no"
@@ -391,7 +407,7 @@ func header(root string, count int, cmds []string, start time.Time, took time.Du
 	fmt.Fprintf(&b, "- **Go:** %s\n", goVersion(root))
 	fmt.Fprintf(&b, "- **Date:** %s (the suite took %s)\n", start.UTC().Format("2006-01-02 15:04 MST"), took.Round(time.Second))
 	fmt.Fprintf(&b, "- **Runs:** every figure is the median of %d runs (`-count %d`), with the range (min–max) in parentheses; "+
-		"ratios are of medians. Within a run, per-call and per-startup figures (ms/ready, p50, p99, wall times) are themselves the "+
+		"ratios are of medians, except those marked \"per run\": the median of a ratio the benchmark computes within each run. Within a run, per-call and per-startup figures (ms/ready, p50, p99, wall times) are themselves the "+
 		"median or percentile of that run's iterations. References are measured in the same run, most in the same loop.\n", count, count)
 	b.WriteString("- **Commands** (in the module root):\n\n```sh\n")
 	for _, c := range cmds {

@@ -5,17 +5,20 @@ It drives the built mcp-bridge binary the way zot does (hello -> hello_ack ->
 registrations -> ready, then tool_call -> tool_result over NDJSON on the child's stdin
 and stdout) and, in the same run, calls the same MCP server directly (newline-delimited
 JSON-RPC over its stdin and stdout) and through testkit/relay (a process that passes
-the bytes on unchanged). The three ways are interleaved in blocks, rotating which goes
-first, so each sees the same machine state. Python 3 standard library only.
+the bytes on unchanged), and with --base and --nullext two more extensions: five ways,
+interleaved in blocks, rotating which goes first, so each sees the same machine state.
+Python 3 standard library only.
 
     hostsim.py --bridge BIN --relay BIN [--tool echo --args '{"message":"hi"}'] -- SERVER [ARGS...]
 
 It prints one JSON object on stdout: per way, p50/p90/p99 in microseconds and the calls
 made; per process in the middle (bridge, relay, nullext), CPU time per call from
-/proc/<pid>/stat (utime+stime, clock ticks) and from the threads' schedstat (nanoseconds),
-and context switches per call. --base BIN times a second bridge build as a fourth way (A/B
-on the same machine state); --nullext BIN times an extension that answers at once
-(testkit/bench/nullext), the zot side of a call alone.
+/proc/<pid>/stat (utime+stime, clock ticks: coarse) and from the threads' schedstat
+(nanoseconds), and context switches per call. --base BIN times another extension as a way
+(base): another bridge build (A/B on the same machine state) or testkit/bench/mcpfloor, a
+minimal forwarder through mcp-go (reference), which is told the tool in MCP_FLOOR_TOOL;
+--nullext BIN times an extension that answers at once (testkit/bench/nullext), the zot side
+of a call alone.
 
 Why a second host: the repository's Go benchmark times the bridge through one Go client
 (exttest) and the direct and relay references through another (mcp-go's stdio client), both
@@ -195,12 +198,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bridge", required=True, help="the mcp-bridge binary")
     ap.add_argument("--relay", required=True, help="the testkit/relay binary")
-    ap.add_argument("--base", help="another build of the bridge, timed as a fourth way (base)")
+    ap.add_argument("--base", help="another extension (a bridge build, or testkit/bench/mcpfloor: a minimal forwarder "
+                    "through mcp-go, reference), timed as a way (base)")
     ap.add_argument("--nullext", help="an extension answering every call at once (testkit/bench/nullext), timed as a way (nullext)")
     ap.add_argument("--bridge-env", action="append", default=[], metavar="K=V",
                     help="an environment variable for the bridge (repeatable)")
     ap.add_argument("--base-env", action="append", default=[], metavar="K=V",
-                    help="an environment variable for the base build (repeatable)")
+                    help="an environment variable for the base way (repeatable); MCP_FLOOR_TOOL is --tool unless given")
     ap.add_argument("--tool", default="echo", help="the server's tool to call")
     ap.add_argument("--args", default='{"message":"hello"}', help="its arguments (JSON)")
     ap.add_argument("--protocol", default="2025-11-25", help="the direct client's protocol version")
@@ -236,7 +240,9 @@ def main():
         callers = {}
         pids = {}
         name = "mcp__srv__" + o.tool
-        for w, binary, extra in (("bridge", o.bridge, o.bridge_env), ("base", o.base, o.base_env),
+        # mcpfloor forwards the tool MCP_FLOOR_TOOL names; a bridge build ignores it.
+        base_env = ["MCP_FLOOR_TOOL=" + o.tool] + o.base_env
+        for w, binary, extra in (("bridge", o.bridge, o.bridge_env), ("base", o.base, base_env),
                                  ("nullext", o.nullext, ())):
             if w not in ways:
                 continue

@@ -1,10 +1,11 @@
-// Command mcpfloor is the least a zot extension can do to forward a call to an MCP server
-// through mcp-go, as the bridge must: the bridge's own extension package on one side,
+// Command mcpfloor is a minimal forwarder through mcp-go (reference): a zot extension that
+// forwards a call to an MCP server with the bridge's own extension package on one side,
 // mcp-go's stdio transport on the other, and nothing between them but one pre-encoded
-// tools/call and a decode of the result's text. testkit/bench/hostsim times it beside the bridge
-// (as its --base way) to show how much of the bridge's cost over a byte relay those two
-// layers alone already take. The server's argv comes as a JSON array in MCP_FLOOR_SERVER;
-// it registers mcp__srv__echo, which calls the server's echo tool.
+// tools/call and a decode of the result's text. testkit/bench/hostsim times it beside the
+// bridge (as its --base way) to show how much of the bridge's cost over a byte relay those
+// two layers take on their own. It is a reference, not a floor: the bridge can be faster.
+// The server's argv comes as a JSON array in MCP_FLOOR_SERVER, the tool to call in
+// MCP_FLOOR_TOOL (echo when unset); it registers mcp__srv__<tool>.
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -25,8 +27,9 @@ import (
 )
 
 type handler struct {
-	tr  *transport.Stdio
-	ids atomic.Int64
+	tr     *transport.Stdio
+	ids    atomic.Int64
+	params []byte // the tools/call params up to the arguments
 }
 
 func (h *handler) Setup(ctx context.Context, s *extension.Session) error {
@@ -46,14 +49,23 @@ func (h *handler) Setup(ctx context.Context, s *extension.Session) error {
 		return err
 	}
 	h.ids.Store(1 << 20) // past the client's own ids
+	tool := os.Getenv("MCP_FLOOR_TOOL")
+	if tool == "" {
+		tool = "echo"
+	}
+	name, err := json.Marshal(tool)
+	if err != nil {
+		return err
+	}
+	h.params = append(append([]byte(`{"name":`), name...), `,"arguments":`...)
 	var r extension.Registrations
-	if err := r.AddTool(extension.Tool{Name: "mcp__srv__echo", Description: "Calls the server's echo tool."}); err != nil {
+	if err := r.AddTool(extension.Tool{Name: "mcp__srv__" + tool, Description: "Calls the server's " + tool + " tool."}); err != nil {
 		return err
 	}
 	return s.Register(&r)
 }
 
-// result is the part of a tools/call result this floor reads.
+// result is the part of a tools/call result the forwarder reads.
 type result struct {
 	Content []struct {
 		Type string `json:"type"`
@@ -63,7 +75,7 @@ type result struct {
 }
 
 func (h *handler) CallTool(ctx context.Context, call extension.ToolCall) extension.ToolResult {
-	params := append(append([]byte(`{"name":"echo","arguments":`), call.Args...), '}')
+	params := append(append(slices.Clip(h.params), call.Args...), '}')
 	resp, err := h.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
 		ID: mcp.NewRequestId("f" + strconv.FormatInt(h.ids.Add(1), 10)), Method: "tools/call", Params: json.RawMessage(params)})
 	if err == nil && resp.Error != nil {
