@@ -20,8 +20,9 @@ import (
 )
 
 const (
-	// maxToken is the longest ASCII chunk without white space read as text:
-	// longer ones are pasted data (a blob, a minified line), not words.
+	// maxToken is the longest ASCII chunk without white space read as text
+	// whatever its shape: a longer one dense with code punctuation, or
+	// without word boundaries, is pasted data (a minified line), not words.
 	maxToken = 100
 	// minBlob is the shortest chunk tested for the shape of base64 or hex.
 	minBlob = 32
@@ -43,8 +44,8 @@ const (
 )
 
 // Clean returns q with its pasted data blanked out: every white-space
-// separated chunk that is a data: URL, longer than maxToken bytes, or shaped
-// like base64 or hex becomes one space. A request without such chunks is
+// separated chunk that is a data: URL or shaped like base64, hex or a
+// minified line becomes one space. A request without such chunks is
 // returned as it is.
 func Clean(q string) string {
 	if !hasBlob(q) {
@@ -90,35 +91,60 @@ func forChunks(q string, f func(i, j int)) {
 	}
 }
 
-// blob reports whether chunk is pasted data rather than words.
+// blob reports whether chunk is pasted data rather than words: a data:
+// URL, or a chunk shaped like base64, hex or a minified line. A URL, a path
+// or a long identifier (snake_case, camelCase) is words, however long.
 func blob(chunk string) bool {
-	if len(chunk) > maxToken && ascii(chunk) {
-		// Text in a script written without spaces is one long chunk.
-		return true
-	}
 	if i := strings.Index(chunk, "data:"); i >= 0 && strings.Contains(chunk[i:], ";base64,") {
 		return true
 	}
-	if len(chunk) < minBlob {
+	if len(chunk) < minBlob || strings.Contains(chunk, "://") {
 		return false
 	}
-	// base64 and hex: one run of their alphabet mixing digits with letters
-	// (a long identifier or a path has separators or no digits).
-	var digits, upper, lower int
+	var digits, upper, lower, seps, pad, code, bounds int
 	for i := 0; i < len(chunk); i++ {
 		switch c := chunk[i]; {
+		case c >= utf8.RuneSelf:
+			// Text in a script written without spaces is one long chunk.
+			return false
 		case c >= '0' && c <= '9':
 			digits++
 		case c >= 'A' && c <= 'Z':
 			upper++
+			if i > 0 && chunk[i-1] >= 'a' && chunk[i-1] <= 'z' {
+				bounds++
+			}
 		case c >= 'a' && c <= 'z':
 			lower++
-		case c == '+' || c == '/' || c == '=':
+		case c == '/' || c == '.' || c == '-' || c == '_':
+			seps++
+		case c == '+' || c == '=':
+			pad++
 		default:
-			return false
+			code++
 		}
 	}
-	return digits > 0 && (upper > 0 && lower > 0 || upper+lower > 0 && hexOnly(chunk))
+	n := len(chunk)
+	if code > 0 {
+		// Code punctuation: a minified line or a JSON dump when dense.
+		return n > maxToken && code*16 >= n
+	}
+	if seps*16 > n || digits == 0 {
+		// Separators every few characters make a path or an identifier;
+		// base64 and hex mix digits into their letters.
+		return false
+	}
+	switch {
+	case hexOnly(chunk):
+		return upper+lower > 0
+	case pad > 0:
+		return upper+lower > 0
+	case upper > 0 && lower > 0:
+		// camelCase is mostly lower case, base64 is not.
+		return lower*10 < (upper+lower+digits)*7
+	}
+	// A long run of letters and digits without word boundaries.
+	return n > maxToken && bounds == 0
 }
 
 func ascii(s string) bool {

@@ -6,6 +6,11 @@ import (
 	"testing"
 )
 
+const (
+	longURL  = "https://github.com/zot-mcp/mcp-bridge/pull/1234/files#diff-abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789"
+	longPath = "/home/dev/src/github.com/zot-mcp/mcp-bridge/search/needs/testdata/requests/long_request_with_pasted_log_01.txt"
+)
+
 func TestClean(t *testing.T) {
 	blob := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\x89PNG\r\n\x1a\n screenshot bytes ", 20)))
 	han := strings.Repeat("帮我查一下明天上午从深圳飞杭州的航班", 4) // one chunk of 200+ bytes
@@ -18,6 +23,9 @@ func TestClean(t *testing.T) {
 		{"url stays", "open https://github.com/zot-mcp/mcp-bridge/pull/26 now", "open https://github.com/zot-mcp/mcp-bridge/pull/26 now"},
 		{"identifier stays", "call mcp__github__create_pull_request_review", "call mcp__github__create_pull_request_review"},
 		{"camel stays", "find getFutureWeatherByAirportCodeAndDate", "find getFutureWeatherByAirportCodeAndDate"},
+		{"camel with digit stays", "run createOAuth2ApplicationCredentials please", "run createOAuth2ApplicationCredentials please"},
+		{"long url stays", "summarize " + longURL, "summarize " + longURL},
+		{"long path stays", "read " + longPath, "read " + longPath},
 		{"han text stays", han, han},
 		{"short request", "list open pull requests", "list open pull requests"},
 	} {
