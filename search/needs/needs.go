@@ -211,16 +211,21 @@ func Split(q string) []Need {
 	var out []Need
 	seen := map[string]bool{}
 	for _, p := range parts {
-		label, key := labelOf(p)
-		// The lines of a pasted log differ in their numbers only.
-		if key == "" || seen[key] {
+		if dataLine(p) {
 			continue
 		}
-		seen[key] = true
-		out = append(out, Need{Text: strings.TrimSpace(p), Label: label})
-		if len(out) == MaxNeeds {
-			break
+		label, key := labelOf(p)
+		// The lines of a pasted log differ in their numbers, addresses and
+		// paths only.
+		if key == "" || seen[key] || seen["\x00"+label] {
+			continue
 		}
+		seen[key], seen["\x00"+label] = true, true
+		out = append(out, Need{Text: strings.TrimSpace(p), Label: label})
+	}
+	if len(out) > MaxNeeds {
+		// The ask usually closes a request that pastes something first.
+		out = append(out[:MaxNeeds-1], out[len(out)-1])
 	}
 	if len(out) < 2 {
 		return nil
@@ -229,8 +234,8 @@ func Split(q string) []Need {
 }
 
 // clauses cuts q at sentence ends, line ends, semicolons and clause commas.
-// A full stop ends a sentence only before white space or the end ("v1.2",
-// "app.ts" and "e.g." inside a sentence stay whole); the ideographic comma
+// A full stop ends a sentence only before white space or the end ("v1.2"
+// and "app.ts" stay whole), and not after an abbreviation ("e.g."); the ideographic comma
 // cuts a clause only after kana (Japanese "…して、"): after Han it lists
 // items ("客户名称、负责人").
 func clauses(q string) []string {
@@ -249,7 +254,7 @@ func clauses(q string) []string {
 		case '\n', ';', '!', '?', '。', '！', '？', '；', '，':
 			cut(i, i+size)
 		case '.', ',':
-			if i+1 == len(q) || q[i+1] == ' ' || q[i+1] == '\n' || q[i+1] == '\t' {
+			if (i+1 == len(q) || q[i+1] == ' ' || q[i+1] == '\n' || q[i+1] == '\t') && !(r == '.' && abbreviation(q[start:i])) {
 				cut(i, i+size)
 			}
 		case '、':
@@ -261,6 +266,18 @@ func clauses(q string) []string {
 	}
 	cut(len(q), len(q))
 	return out
+}
+
+// abbreviation reports whether the full stop that follows s closes an
+// abbreviation ("e.g.", "i.e.", "U.S.", an initial) rather than a sentence:
+// the word before it holds a dot, or is one letter.
+func abbreviation(s string) bool {
+	w := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]
+	if strings.Contains(w, ".") {
+		return true
+	}
+	r, size := utf8.DecodeRuneInString(w)
+	return size == len(w) && unicode.IsLetter(r)
 }
 
 // weigh is the number of words of s, a Han, Kana or Hangul character
@@ -287,20 +304,27 @@ func weigh(s string) float64 {
 
 // labelOf returns the label of clause s (its first words, letters and
 // digits only) and the key that identifies it among the request's clauses
-// (its letters, without digits).
+// (its letters, without the words shaped like numbers, hex or paths).
 func labelOf(s string) (label, key string) {
 	var kb strings.Builder
+	for _, f := range strings.Fields(s) {
+		if dataWord(f) {
+			continue
+		}
+		for _, r := range f {
+			if unicode.IsLetter(r) {
+				kb.WriteRune(unicode.ToLower(r))
+			} else if !unicode.IsDigit(r) {
+				kb.WriteByte(' ')
+			}
+		}
+		kb.WriteByte(' ')
+	}
 	var words []string
 	for w := range strings.FieldsFuncSeq(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		if len(words) < maxLabelWords {
 			words = append(words, w)
 		}
-		for _, r := range w {
-			if unicode.IsLetter(r) {
-				kb.WriteRune(unicode.ToLower(r))
-			}
-		}
-		kb.WriteByte(' ')
 	}
 	label = strings.Join(words, " ")
 	if len(label) > maxLabel {
@@ -309,5 +333,25 @@ func labelOf(s string) (label, key string) {
 			label = label[:i]
 		}
 	}
-	return label, strings.TrimSpace(kb.String())
+	return label, strings.Join(strings.Fields(kb.String()), " ")
+}
+
+// dataWord reports whether the white-space separated word w is a number,
+// an address, an offset or a path (a log line's varying part) rather than
+// a word: it holds a digit or a path separator.
+func dataWord(w string) bool {
+	return strings.ContainsAny(w, "0123456789/\\")
+}
+
+// dataLine reports whether clause s is mostly numbers, hex and paths (a
+// stack frame, a line of a dump), stating no need.
+func dataLine(s string) bool {
+	n, data := 0, 0
+	for _, f := range strings.Fields(s) {
+		n++
+		if dataWord(f) {
+			data++
+		}
+	}
+	return data*2 > n
 }

@@ -54,6 +54,9 @@ func TestSplit(t *testing.T) {
 		{"log lines differ in numbers only",
 			"Find why the payments service fails.\nERROR 02:01 ledger request failed (retry 1/3)\nERROR 02:07 ledger request failed (retry 2/3)\nOpen an issue for the on-call engineer.",
 			[]string{"Find why the payments service fails", "ERROR 02 01 ledger request failed retry 1", "Open an issue for the on call engineer"}},
+		{"abbreviations do not end a sentence",
+			"Pick a cheap airline, e.g. one of the budget carriers in the U.S. and book the flight for me. Then email the receipt to my manager right away.",
+			[]string{"Pick a cheap airline", "e g one of the budget carriers in", "Then email the receipt to my manager right"}},
 		{"japanese te-form comma", "大阪から札幌への来週月曜日のフライトを探して、到着空港の天気予報も教えてください。ホテルも予約してください。",
 			[]string{"大阪から札幌への来週月曜日のフライトを探", "到着空港の天気予報も教えてください", "ホテルも予約してください"}},
 		{"chinese enumeration comma stays", "在飞书多维表格里建一张客户跟进表，字段包括客户名称、负责人和下次联系时间，再把我们昨天拜访的三个客户录进去。",
@@ -115,5 +118,46 @@ func TestMergeCoversEveryNeed(t *testing.T) {
 		if picks[i].Score > picks[i-1].Score {
 			t.Errorf("scores rise at %d: %v", i, picks)
 		}
+	}
+}
+
+// TestSplitKeepsTheAskAfterALog: a pasted log's lines (frames that differ
+// in their addresses and offsets only) do not take every need, and the ask
+// that closes the request is among the needs.
+func TestSplitKeepsTheAskAfterALog(t *testing.T) {
+	log := `panic: runtime error: invalid memory address or nil pointer dereference
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x4a2b3c]
+goroutine 42 [running]:
+main.(*Server).handle(0xc000123456, 0xc0001a2b3c)
+	/home/dev/src/app/server.go:123 +0x29
+main.(*Server).serve(0xc000123456)
+	/home/dev/src/app/server.go:88 +0x8e
+net/http.HandlerFunc.ServeHTTP(0xc0000b4010, {0x7a1b20, 0xc0001c4000}, 0xc0001d2000)
+	/usr/local/go/src/net/http/server.go:2136 +0x29
+created by net/http.(*Server).Serve in goroutine 1
+`
+	ask := "Please open an incident in PagerDuty and post a summary to the engineering Slack channel"
+	var ns []Need
+	for _, q := range []string{log + ask, strings.Repeat("the checkout service crashed again in production last night\n", 1) + log + log + ask} {
+		ns = Split(Clean(q))
+		found := false
+		for _, n := range ns {
+			found = found || strings.Contains(n.Text, "PagerDuty")
+		}
+		if !found || len(ns) > MaxNeeds {
+			t.Errorf("Split = %q, want the ask among at most %d needs", ns, MaxNeeds)
+		}
+	}
+}
+
+// TestSplitCapKeepsTheLast: over the cap, the last clause stays.
+func TestSplitCapKeepsTheLast(t *testing.T) {
+	var q []string
+	for _, w := range strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet") {
+		q = append(q, "please check the "+w+" service status for me")
+	}
+	ns := Split(strings.Join(q, ". "))
+	if len(ns) != MaxNeeds || !strings.Contains(ns[len(ns)-1].Text, "juliet") {
+		t.Errorf("Split = %q, want %d needs ending with the juliet one", ns, MaxNeeds)
 	}
 }
