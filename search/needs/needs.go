@@ -338,9 +338,10 @@ func labelOf(s string) (label, key string) {
 
 // dataWord reports whether the white-space separated word w is a number,
 // an address, an offset or a path (a log line's varying part) rather than
-// a word: it holds a digit or a path separator.
+// a word: it holds a digit or a path separator, and is ASCII (a clause in a
+// script written without spaces is one word, digits or not).
 func dataWord(w string) bool {
-	return strings.ContainsAny(w, "0123456789/\\")
+	return strings.ContainsAny(w, "0123456789/\\") && ascii(w)
 }
 
 // dataLine reports whether clause s is mostly numbers, hex and paths (a

@@ -161,3 +161,12 @@ func TestSplitCapKeepsTheLast(t *testing.T) {
 		t.Errorf("Split = %q, want %d needs ending with the juliet one", ns, MaxNeeds)
 	}
 }
+
+// TestSplitKeepsUnspacedClausesWithDigits: a clause of a script written
+// without spaces is one word; its digits do not make it a log line.
+func TestSplitKeepsUnspacedClausesWithDigits(t *testing.T) {
+	ns := Split("帮我查一下2025年第三季度各渠道的销售额汇总。再按月份画一张折线图给老板看趋势。最后把结果发到飞书群里通知大家。")
+	if len(ns) != 3 {
+		t.Errorf("Split = %q, want 3 needs", ns)
+	}
+}
