@@ -176,8 +176,8 @@ type Need struct {
 	Label string
 }
 
-// Split returns the needs q states, at most MaxNeeds, or nil when it
-// states one (a search-box request, one sentence without clause commas). q
+// Split returns the needs q states, at most MaxNeeds (the first ones and
+// the last), or nil when it states one (a search-box request, one sentence without clause commas). q
 // should be Clean already.
 func Split(q string) []Need {
 	var parts []string
