@@ -11,6 +11,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/textdist"
 	"github.com/zot-mcp/mcp-bridge/resources"
+	reqneeds "github.com/zot-mcp/mcp-bridge/search/needs"
 	"github.com/zot-mcp/mcp-bridge/toolresult"
 	"github.com/zot-mcp/mcp-bridge/toolview"
 )
@@ -59,12 +60,15 @@ func (b *Bridge) searchWithResources(raw json.RawMessage) extension.ToolResult {
 	if decodeArgs(raw, &a) != nil {
 		return res
 	}
-	found := b.searchResources(strings.TrimSpace(a.Query), resources.SearchLimit)
+	// Pasted data carries no words a resource is described by, and the
+	// answer quotes a long request cut, as the tool part does.
+	q := strings.TrimSpace(a.Query)
+	found := b.searchResources(reqneeds.Clean(q), resources.SearchLimit)
 	if len(found) == 0 {
 		return res
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "MCP resources matching %q — read one with %s:\n", a.Query, b.itemShape(resources.ReadResourceToolName, "uri"))
+	fmt.Fprintf(&sb, "MCP resources matching %s — read one with %s:\n", echoRequest(q), b.itemShape(resources.ReadResourceToolName, "uri"))
 	for _, d := range found {
 		sb.WriteString(resources.Line(d, toolview.PurposeLen))
 	}

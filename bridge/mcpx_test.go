@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -63,6 +64,13 @@ func TestResourcesOfWithdrawnServersAreHidden(t *testing.T) {
 	}
 }
 
+// pastedBlob is a screenshot pasted into a request (base64 of a PNG's bytes).
+var pastedBlob = base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\x89PNG\r\n\x1a\n IHDR screenshot pixels ", 12)))
+
+// longTask is a whole task that pastes a screenshot.
+var longTask = "Our on-call team keeps asking the same questions about escalation, so find the team handbook for me " +
+	"and show me its section on paging rules. Here is the screenshot they sent: " + pastedBlob
+
 // TestSearchShowsResourcesBesideTools: a search's matching resources follow the tools it
 // found, and are the whole answer when no tool matched (whatever that answer's words).
 func TestSearchShowsResourcesBesideTools(t *testing.T) {
@@ -84,9 +92,15 @@ func TestSearchShowsResourcesBesideTools(t *testing.T) {
 	}{
 		{"weather forecast", 2, "mcp__docs__forecast"},
 		{"team handbook", 1, `MCP resources matching "team handbook"`},
+		// A whole task with a paste: the paste is not searched nor quoted back,
+		// the request is quoted cut as the tools part quotes it.
+		{longTask, 1, `MCP resources matching "Our on-call team keeps`},
 	} {
 		raw, _ := json.Marshal(map[string]any{"query": tt.query})
 		res := b.searchWithResources(raw)
+		if strings.Contains(res.Content[0].Text, pastedBlob) || tt.query == longTask && !strings.Contains(res.Content[0].Text, " characters)") {
+			t.Errorf("search %q quotes the request whole: %s", tt.query, res.Content[0].Text)
+		}
 		if res.IsError || len(res.Content) != tt.texts || !strings.Contains(res.Content[0].Text, tt.first) ||
 			!strings.Contains(res.Content[len(res.Content)-1].Text, `uri="docs://handbook"`) {
 			t.Errorf("search %q: %+v", tt.query, res.Content)

@@ -280,3 +280,36 @@ func TestGroupByNeed(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchToolsNamesEachNeed: the CLI's search --json ranks a whole task
+// as mcp__search_tools does: each hit says the need it answers, and the
+// hits of one need are together.
+func TestSearchToolsNamesEachNeed(t *testing.T) {
+	t.Parallel()
+	_, b := loadedBridge(t, extension.GenNew, nil)
+	task := "We are checking a small calculator server by hand today before the release goes out. " +
+		"Add the two numbers seven and five for me, and then echo the text hello back so I can compare."
+	hits, why := b.SearchTools(task, 8)
+	if why != "" || len(hits) == 0 {
+		t.Fatalf("SearchTools = %v, %q", hits, why)
+	}
+	want := map[string]string{"add": "Add the two numbers seven and five for", "echo": "and then echo the text hello back so"}
+	got := map[string]string{}
+	var order []string
+	for _, h := range hits {
+		if _, ok := got[h.Tool]; !ok {
+			got[h.Tool] = h.Need
+		}
+		if len(order) == 0 || order[len(order)-1] != h.Need {
+			if slices.Contains(order, h.Need) {
+				t.Errorf("the hits of need %q are not together: %+v", h.Need, hits)
+			}
+			order = append(order, h.Need)
+		}
+	}
+	for tool, need := range want {
+		if got[tool] != need {
+			t.Errorf("%s answers need %q, want %q (hits %+v)", tool, got[tool], need, hits)
+		}
+	}
+}

@@ -27,10 +27,13 @@ type SearchHit struct {
 	Description string          `json:"description"`
 	Hints       []string        `json:"hints,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	// Need is the need of a whole task the tool answers, in the request's
+	// words ("" for a plain request, or a tool for the request as a whole).
+	Need string `json:"need,omitempty"`
 }
 
-// SearchTools ranks the cached tools for query as mcp__search_tools does, for the CLI's
-// search --json. The second result is the text that explains an empty answer (no tools
+// SearchTools ranks the cached tools for query as mcp__search_tools does (a whole
+// task's tools grouped by the need each answers), for the CLI's search --json. The second result is the text that explains an empty answer (no tools
 // cached, being fetched...), "" when tools are known.
 func (b *Bridge) SearchTools(query string, limit int) ([]SearchHit, string) {
 	cat := b.catalog()
@@ -40,13 +43,18 @@ func (b *Bridge) SearchTools(query string, limit int) ([]SearchHit, string) {
 		}
 		return nil, b.noToolsText()
 	}
-	var out []SearchHit
+	var shown []*catalog.Tool
+	var needs []string
 	for _, h := range cat.SearchIndex().Search(strings.TrimSpace(query), limit) {
-		e := &cat.Entries[h.Doc]
+		shown, needs = append(shown, &cat.Entries[h.Doc]), append(needs, h.Need)
+	}
+	shown, needs = groupByNeed(shown, needs)
+	var out []SearchHit
+	for i, e := range shown {
 		t := e.CacheTool()
 		out = append(out, SearchHit{Name: e.Name, Server: e.Server, Tool: t.Name,
 			Description: textcut.FirstLine(toolview.FirstNonEmpty(t.Description, t.Title), toolview.PurposeLen*2),
-			Hints:       catalog.Hints(t.Annotations), InputSchema: t.InputSchema})
+			Hints:       catalog.Hints(t.Annotations), InputSchema: t.InputSchema, Need: needs[i]})
 	}
 	return out, ""
 }

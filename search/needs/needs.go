@@ -20,8 +20,9 @@ import (
 )
 
 const (
-	// maxToken is the longest ASCII chunk without white space read as text:
-	// longer ones are pasted data (a blob, a minified line), not words.
+	// maxToken is the longest ASCII chunk without white space read as text
+	// whatever its shape: a longer one dense with code punctuation, or
+	// without word boundaries, is pasted data (a minified line), not words.
 	maxToken = 100
 	// minBlob is the shortest chunk tested for the shape of base64 or hex.
 	minBlob = 32
@@ -43,8 +44,8 @@ const (
 )
 
 // Clean returns q with its pasted data blanked out: every white-space
-// separated chunk that is a data: URL, longer than maxToken bytes, or shaped
-// like base64 or hex becomes one space. A request without such chunks is
+// separated chunk that is a data: URL or shaped like base64, hex or a
+// minified line becomes one space. A request without such chunks is
 // returned as it is.
 func Clean(q string) string {
 	if !hasBlob(q) {
@@ -90,35 +91,60 @@ func forChunks(q string, f func(i, j int)) {
 	}
 }
 
-// blob reports whether chunk is pasted data rather than words.
+// blob reports whether chunk is pasted data rather than words: a data:
+// URL, or a chunk shaped like base64, hex or a minified line. A URL, a path
+// or a long identifier (snake_case, camelCase) is words, however long.
 func blob(chunk string) bool {
-	if len(chunk) > maxToken && ascii(chunk) {
-		// Text in a script written without spaces is one long chunk.
-		return true
-	}
 	if i := strings.Index(chunk, "data:"); i >= 0 && strings.Contains(chunk[i:], ";base64,") {
 		return true
 	}
-	if len(chunk) < minBlob {
+	if len(chunk) < minBlob || strings.Contains(chunk, "://") {
 		return false
 	}
-	// base64 and hex: one run of their alphabet mixing digits with letters
-	// (a long identifier or a path has separators or no digits).
-	var digits, upper, lower int
+	var digits, upper, lower, seps, pad, code, bounds int
 	for i := 0; i < len(chunk); i++ {
 		switch c := chunk[i]; {
+		case c >= utf8.RuneSelf:
+			// Text in a script written without spaces is one long chunk.
+			return false
 		case c >= '0' && c <= '9':
 			digits++
 		case c >= 'A' && c <= 'Z':
 			upper++
+			if i > 0 && chunk[i-1] >= 'a' && chunk[i-1] <= 'z' {
+				bounds++
+			}
 		case c >= 'a' && c <= 'z':
 			lower++
-		case c == '+' || c == '/' || c == '=':
+		case c == '/' || c == '.' || c == '-' || c == '_':
+			seps++
+		case c == '+' || c == '=':
+			pad++
 		default:
-			return false
+			code++
 		}
 	}
-	return digits > 0 && (upper > 0 && lower > 0 || upper+lower > 0 && hexOnly(chunk))
+	n := len(chunk)
+	if code > 0 {
+		// Code punctuation: a minified line or a JSON dump when dense.
+		return n > maxToken && code*16 >= n
+	}
+	if seps*16 > n || digits == 0 {
+		// Separators every few characters make a path or an identifier;
+		// base64 and hex mix digits into their letters.
+		return false
+	}
+	switch {
+	case hexOnly(chunk):
+		return upper+lower > 0
+	case pad > 0:
+		return upper+lower > 0
+	case upper > 0 && lower > 0:
+		// camelCase is mostly lower case, base64 is not.
+		return lower*10 < (upper+lower+digits)*7
+	}
+	// A long run of letters and digits without word boundaries.
+	return n > maxToken && bounds == 0
 }
 
 func ascii(s string) bool {
@@ -150,8 +176,8 @@ type Need struct {
 	Label string
 }
 
-// Split returns the needs q states, at most MaxNeeds, or nil when it
-// states one (a search-box request, one sentence without clause commas). q
+// Split returns the needs q states, at most MaxNeeds (the first ones and
+// the last), or nil when it states one (a search-box request, one sentence without clause commas). q
 // should be Clean already.
 func Split(q string) []Need {
 	var parts []string
@@ -185,16 +211,21 @@ func Split(q string) []Need {
 	var out []Need
 	seen := map[string]bool{}
 	for _, p := range parts {
-		label, key := labelOf(p)
-		// The lines of a pasted log differ in their numbers only.
-		if key == "" || seen[key] {
+		if dataLine(p) {
 			continue
 		}
-		seen[key] = true
-		out = append(out, Need{Text: strings.TrimSpace(p), Label: label})
-		if len(out) == MaxNeeds {
-			break
+		label, key := labelOf(p)
+		// The lines of a pasted log differ in their numbers, addresses and
+		// paths only.
+		if key == "" || seen[key] || seen["\x00"+label] {
+			continue
 		}
+		seen[key], seen["\x00"+label] = true, true
+		out = append(out, Need{Text: strings.TrimSpace(p), Label: label})
+	}
+	if len(out) > MaxNeeds {
+		// The ask usually closes a request that pastes something first.
+		out = append(out[:MaxNeeds-1], out[len(out)-1])
 	}
 	if len(out) < 2 {
 		return nil
@@ -203,8 +234,8 @@ func Split(q string) []Need {
 }
 
 // clauses cuts q at sentence ends, line ends, semicolons and clause commas.
-// A full stop ends a sentence only before white space or the end ("v1.2",
-// "app.ts" and "e.g." inside a sentence stay whole); the ideographic comma
+// A full stop ends a sentence only before white space or the end ("v1.2"
+// and "app.ts" stay whole), and not after an abbreviation ("e.g."); the ideographic comma
 // cuts a clause only after kana (Japanese "…して、"): after Han it lists
 // items ("客户名称、负责人").
 func clauses(q string) []string {
@@ -223,7 +254,7 @@ func clauses(q string) []string {
 		case '\n', ';', '!', '?', '。', '！', '？', '；', '，':
 			cut(i, i+size)
 		case '.', ',':
-			if i+1 == len(q) || q[i+1] == ' ' || q[i+1] == '\n' || q[i+1] == '\t' {
+			if (i+1 == len(q) || q[i+1] == ' ' || q[i+1] == '\n' || q[i+1] == '\t') && !(r == '.' && abbreviation(q[start:i])) {
 				cut(i, i+size)
 			}
 		case '、':
@@ -235,6 +266,18 @@ func clauses(q string) []string {
 	}
 	cut(len(q), len(q))
 	return out
+}
+
+// abbreviation reports whether the full stop that follows s closes an
+// abbreviation ("e.g.", "i.e.", "U.S.", an initial) rather than a sentence:
+// the word before it holds a dot, or is one letter.
+func abbreviation(s string) bool {
+	w := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]
+	if strings.Contains(w, ".") {
+		return true
+	}
+	r, size := utf8.DecodeRuneInString(w)
+	return size == len(w) && unicode.IsLetter(r)
 }
 
 // weigh is the number of words of s, a Han, Kana or Hangul character
@@ -261,20 +304,27 @@ func weigh(s string) float64 {
 
 // labelOf returns the label of clause s (its first words, letters and
 // digits only) and the key that identifies it among the request's clauses
-// (its letters, without digits).
+// (its letters, without the words shaped like numbers, hex or paths).
 func labelOf(s string) (label, key string) {
 	var kb strings.Builder
+	for _, f := range strings.Fields(s) {
+		if dataWord(f) {
+			continue
+		}
+		for _, r := range f {
+			if unicode.IsLetter(r) {
+				kb.WriteRune(unicode.ToLower(r))
+			} else if !unicode.IsDigit(r) {
+				kb.WriteByte(' ')
+			}
+		}
+		kb.WriteByte(' ')
+	}
 	var words []string
 	for w := range strings.FieldsFuncSeq(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		if len(words) < maxLabelWords {
 			words = append(words, w)
 		}
-		for _, r := range w {
-			if unicode.IsLetter(r) {
-				kb.WriteRune(unicode.ToLower(r))
-			}
-		}
-		kb.WriteByte(' ')
 	}
 	label = strings.Join(words, " ")
 	if len(label) > maxLabel {
@@ -283,5 +333,26 @@ func labelOf(s string) (label, key string) {
 			label = label[:i]
 		}
 	}
-	return label, strings.TrimSpace(kb.String())
+	return label, strings.Join(strings.Fields(kb.String()), " ")
+}
+
+// dataWord reports whether the white-space separated word w is a number,
+// an address, an offset or a path (a log line's varying part) rather than
+// a word: it holds a digit or a path separator, and is ASCII (a clause in a
+// script written without spaces is one word, digits or not).
+func dataWord(w string) bool {
+	return strings.ContainsAny(w, "0123456789/\\") && ascii(w)
+}
+
+// dataLine reports whether clause s is mostly numbers, hex and paths (a
+// stack frame, a line of a dump), stating no need.
+func dataLine(s string) bool {
+	n, data := 0, 0
+	for _, f := range strings.Fields(s) {
+		n++
+		if dataWord(f) {
+			data++
+		}
+	}
+	return data*2 > n
 }
