@@ -291,11 +291,6 @@ func (c *Client) request(ctx context.Context, method string, do func(context.Con
 		run = func(ctx context.Context) error { return c.link.Around(ctx, method, do) }
 	}
 	err := run(rctx)
-	if err == nil && rctx.Err() != nil {
-		// Answered after the request's context ended (its deadline, or the session's
-		// end): an in-process transport does, where a real client would have given up.
-		err = rctx.Err()
-	}
 	if err == nil {
 		return nil
 	}
