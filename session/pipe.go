@@ -24,7 +24,7 @@ type Pipe struct {
 	// MaxReply bounds one message read from the server (0: DefaultMaxReply).
 	MaxReply int
 	Log      zerolog.Logger
-	Clock    clock.Clock // for the stderr log's rate and the stop grace (nil: the system clock)
+	Clock    clock.Clock // for the stderr log's rate and the stop and reap graces (nil: the system clock)
 	// Tail receives the server's stderr lines; nil: a new one.
 	Tail *Ring
 }
@@ -49,7 +49,7 @@ func openPipe(ctx context.Context, o Pipe, h Handlers, replaced func()) (Session
 		p := startPipe(o, tail)
 		return p, p.outR, p.inW, nil
 	}
-	return openFramed(ctx, framing{name: o.Name, maxReply: o.MaxReply, log: o.Log, replaced: replaced}, start, h)
+	return openFramed(ctx, framing{name: o.Name, maxReply: o.MaxReply, log: o.Log, replaced: replaced, clock: o.Clock}, start, h)
 }
 
 // pipeServer is o.Serve running on its goroutine: the peer of a pipe session.

@@ -241,3 +241,43 @@ func TestPipeSessionCloseBoundedByGrace(t *testing.T) {
 		t.Fatalf("end cause %v, want closed", c)
 	}
 }
+
+// TestPipeStdoutClosedServerRunning: a server that closes its stdout but keeps running
+// fails a request without a deadline once reapGrace has passed on the session's clock,
+// as a plain failure of the lost transport. Before, the request waited for an end that
+// never came.
+func TestPipeStdoutClosedServerRunning(t *testing.T) {
+	guard, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, never a measurement
+	defer cancel()
+	release := make(chan struct{})
+	defer close(release)
+	inner := lineServer(func(out, _ io.Writer, _ json.RawMessage, _ string) (bool, error) {
+		_ = out.(io.Closer).Close()
+		<-release // running on, its stdout gone
+		return false, nil
+	})
+	clk := clock.NewFake()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	sess, err := OpenPipe(guard, Pipe{Name: "mute", Serve: inner, Log: zerolog.Nop(), Clock: clk}, Handlers{Init: init})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		go func() { _ = clk.AdvanceWhenSet(guard, pipeStopGrace) }()
+		_ = sess.Close(guard)
+	}()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := sess.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "x"}})
+		errc <- err
+	}()
+	if err := clk.AdvanceWhenSet(guard, reapGrace); err != nil {
+		t.Fatalf("no reap grace on the session's clock: %v", err)
+	}
+	err = <-errc
+	var ended *EndedError
+	if !TransportLost(err) || errors.As(err, &ended) {
+		t.Fatalf("call after stdout closed: %v; want the lost transport's failure", err)
+	}
+}
