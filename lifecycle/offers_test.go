@@ -75,3 +75,44 @@ func TestListOffers(t *testing.T) {
 		})
 	}
 }
+
+// TestListOffersBoundedByRequestTimeout: a list the server never answers ends once
+// requestTimeout has passed on the injected clock, even under a context that never ends
+// (the background refresh's), and the other lists are still made. Before, ListOffers
+// waited for it forever.
+func TestListOffersBoundedByRequestTimeout(t *testing.T) {
+	t.Parallel()
+	hooks := &server.Hooks{}
+	hooks.AddBeforeListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest) { <-ctx.Done() })
+	srv := server.NewMCPServer("offers", "1.0", server.WithHooks(hooks))
+	srv.AddResource(mcp.NewResource("docs://handbook", "handbook"),
+		func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) { return nil, nil })
+	srv.AddPrompt(mcp.NewPrompt("summarize"), func(context.Context, mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	home := t.TempDir()
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"docs": map[string]any{"command": "in-process", "requestTimeout": 420}}})
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	all := config.Load(config.Options{ZotHome: home, ProjectDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
+	cfg := &all.Servers[0]
+	clk := clock.NewFake()
+	connect := func(ctx context.Context, _ *config.Server, h session.Handlers) (session.Session, error) {
+		return session.OpenInProcess(ctx, srv, h)
+	}
+	s := New(cfg, &Deps{Clock: clk, Log: zerolog.New(testutil.Log(t)), Connector: ConnectFunc(connect).For, Surface: zotSurface{}})
+	t.Cleanup(func() { s.Stop(context.Background()) })
+	done := make(chan Offers, 1)
+	go func() { done <- s.ListOffers(context.Background()) }()
+	if err := clk.AdvanceWhenSet(ctxGuard(t), cfg.RequestTimeout); err != nil {
+		t.Fatalf("no requestTimeout on the injected clock: %v", err)
+	}
+	// The in-process server answers the list once its hook returns; the answer after the
+	// deadline is the in-process session's to fail, so only the return and the prompts
+	// listed after it are checked.
+	o := <-done
+	if len(o.Prompts) != 1 {
+		t.Fatalf("listed %+v; want the prompt listed after the bounded list", o)
+	}
+}
