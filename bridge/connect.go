@@ -26,9 +26,18 @@ func (b *Bridge) connector(cfg *config.Server) lifecycle.Connector {
 				Supervisor: b.opts.Supervisor, MaxReply: b.opts.MaxReplyBytes, Log: b.opts.Log, Clock: b.opts.Clock, Redact: redact.New(cfg)}
 		}}
 	case config.TransportStreamableHTTP, config.TransportSSE:
-		return b.remotes[cfg.Name]
+		if r, ok := b.remotes[cfg.Name]; ok {
+			return r
+		}
+		// A typed nil *remote.Server would panic on Open.
+		return failing(cfg, "no remote connection was wired for server \""+cfg.Name+"\" (a bug: please report it)")
 	}
+	return failing(cfg, "unknown transport \""+string(cfg.Transport)+"\"")
+}
+
+// failing is a connector whose every Open fails with msg.
+func failing(cfg *config.Server, msg string) lifecycle.Connector {
 	return lifecycle.ConnectFunc(func(context.Context, *config.Server, session.Handlers) (session.Session, error) {
-		return nil, &session.Error{Kind: session.KindStart, Msg: "unknown transport \"" + string(cfg.Transport) + "\""}
+		return nil, &session.Error{Kind: session.KindStart, Msg: msg}
 	}).For(cfg)
 }

@@ -81,16 +81,23 @@ func (s *Server) ListOffers(ctx context.Context) Offers {
 			s.d.Log.Warn().Str("server", s.cfg.Name).Err(err).Msg("listing " + what + " failed")
 		}
 	}
+	// Each list is bounded by requestTimeout, as every other request: the refresh that
+	// asks runs under a context that never ends.
+	bounded := func(list func(context.Context) error) error {
+		lctx, cancel := clock.WithTimeout(ctx, s.d.Clock, s.cfg.RequestTimeout)
+		defer cancel()
+		return list(lctx)
+	}
 	caps := c.sess.Info().Capabilities
 	if caps.Resources != nil {
-		o.Resources, err = c.sess.ListResources(ctx)
-		warn("resources", err)
-		o.Templates, err = c.sess.ListResourceTemplates(ctx)
-		warn("resource templates", err)
+		warn("resources", bounded(func(ctx context.Context) (err error) { o.Resources, err = c.sess.ListResources(ctx); return err }))
+		warn("resource templates", bounded(func(ctx context.Context) (err error) {
+			o.Templates, err = c.sess.ListResourceTemplates(ctx)
+			return err
+		}))
 	}
 	if caps.Prompts != nil {
-		o.Prompts, err = c.sess.ListPrompts(ctx)
-		warn("prompts", err)
+		warn("prompts", bounded(func(ctx context.Context) (err error) { o.Prompts, err = c.sess.ListPrompts(ctx); return err }))
 	}
 	return o
 }

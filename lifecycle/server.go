@@ -743,6 +743,9 @@ func (s *Server) connectOnce(ctx context.Context, h session.Handlers) (*conn, []
 	tools, err := s.listTools(ctx, sess)
 	if err != nil {
 		_ = sess.Close(context.Background())
+		if e := s.listEndedErr(err); e != nil {
+			return nil, nil, e
+		}
 		err = s.SessionErr(err)
 		var e *Error
 		if errors.As(err, &e) {
@@ -843,6 +846,9 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	defer s.release()
 	tools, err := s.listTools(ctx, c.sess)
 	if err != nil {
+		if e := s.listEndedErr(err); e != nil {
+			return nil, e
+		}
 		err = s.SessionErr(err)
 		var e *Error
 		if errors.As(err, &e) {
@@ -857,6 +863,22 @@ func (s *Server) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	}
 	s.mu.Unlock()
 	return tools, nil
+}
+
+// listEndedErr words a tool listing that failed because its session ended (nil when err
+// is another failure): of the ended kind, as a call's, never a call failure.
+func (s *Server) listEndedErr(err error) *Error {
+	var ended *session.EndedError
+	if !errors.As(err, &ended) {
+		return nil
+	}
+	switch ended.End.Cause {
+	case session.CauseExited:
+		return s.withStderrText(s.Errorf(session.KindEnded, err, "list tools: the server process %s. The next use starts it again", ended.End.Status), ended.End.Stderr)
+	case session.CauseClosed:
+		return s.Errorf(KindStopped, err, "list tools: connection closed (server stopped)")
+	}
+	return s.Errorf(session.KindEnded, err, "list tools: %s; the next use reconnects", lostText(ended.End))
 }
 
 // Call runs one tools/call with the original MCP tool name. budget bounds the whole call

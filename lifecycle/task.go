@@ -110,14 +110,16 @@ func (s *Server) callTask(ctx, cctx context.Context, c *conn, req mcp.CallToolRe
 func (s *Server) taskCreateErr(ctx, cctx context.Context, tool string, err error, safeRepeat bool) error {
 	var ended *session.EndedError
 	switch {
+	case errors.As(err, &ended):
+		// As a plain call's (callErr): an exit brings its stderr and "the next call
+		// starts it again", a lost transport that the next call reconnects.
+		return s.endedErr(ended.End, err, tool, safeRepeat)
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return s.Errorf(session.KindTimeout, err, "%s did not even start as a task before the host's deadline%s", tool, repeatWarning(safeRepeat))
 	case ctx.Err() != nil:
 		return s.Errorf(session.KindCanceled, err, "call to %s cancelled", tool)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return s.Errorf(session.KindTimeout, err, "%s did not start as a task within requestTimeout (%s)%s", tool, s.cfg.RequestTimeout, repeatWarning(safeRepeat))
-	case errors.As(err, &ended) && ended.End.Cause == session.CauseClosed:
-		return s.Errorf(KindStopped, err, "connection closed during the call to %s (server stopped)%s", tool, repeatWarning(safeRepeat))
 	}
 	return s.Errorf(session.KindCall, err, "%s failed: %v", tool, err)
 }

@@ -336,6 +336,9 @@ func (hs *httpSession) around(ctx context.Context, method string, do func(contex
 	var f *session.Error
 	var end *session.EndedError
 	switch {
+	case ended(hs):
+		// The session's end cancels ctx too; it explains better than a cancellation.
+		return &session.EndedError{End: hs.End(), Err: err}
 	case ctx.Err() != nil:
 		return ctxError(ctx, "listing tools")
 	case errors.Is(lctx.Err(), context.DeadlineExceeded):

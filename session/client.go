@@ -10,12 +10,14 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/zot-mcp/mcp-bridge/config"
+	"github.com/zot-mcp/mcp-bridge/internal/clock"
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 )
 
@@ -63,9 +65,11 @@ type Client struct {
 // (Finish) before its requests fail (in-process).
 type Link struct {
 	// Lost reports whether err means the transport is gone (a closed pipe): the request
-	// then waits for the end signal (Done), within its ctx, and fails with an
-	// *EndedError. nil: only an end already signalled counts.
+	// then waits for the end signal (Done), within its ctx and reapGrace on Clock, and
+	// fails with an *EndedError. nil: only an end already signalled counts.
 	Lost func(err error) bool
+	// Clock bounds the wait after a loss (nil: the system clock).
+	Clock clock.Clock
 	// Around runs each request (method names it, as the Session method does), for what a
 	// transport does around one: HTTP re-initializes a session the server forgot and
 	// classifies failures (*Error). nil: the request runs as it is.
@@ -291,11 +295,6 @@ func (c *Client) request(ctx context.Context, method string, do func(context.Con
 		run = func(ctx context.Context) error { return c.link.Around(ctx, method, do) }
 	}
 	err := run(rctx)
-	if err == nil && rctx.Err() != nil {
-		// Answered after the request's context ended (its deadline, or the session's
-		// end): an in-process transport does, where a real client would have given up.
-		err = rctx.Err()
-	}
 	if err == nil {
 		return nil
 	}
@@ -309,22 +308,44 @@ func (c *Client) request(ctx context.Context, method string, do func(context.Con
 		return ended
 	case errors.As(err, &classified):
 		return err // the connector said what it was (an unreachable server ends the session too)
-	case c.ended():
-		// The end may already be known when ctx ended too; it explains better than a
-		// timeout.
-		return &EndedError{End: c.End(), Err: err}
-	case ctx.Err() != nil || c.link.Lost == nil || !c.link.Lost(err):
-		return err
 	}
-	// The transport notices a dead server (stdout EOF) before the process is reaped:
-	// wait for whichever comes, the end signal or the end of ctx (a server that closed
-	// stdout but keeps running is a plain failure).
+	if e := c.awaitEnd(ctx, err); e != nil {
+		return e
+	}
+	return err
+}
+
+// reapGrace bounds how long a request (or the handshake) that found the transport gone
+// waits for the session's end: a server that closed its stdout is reaped soon after, and
+// one that keeps running without it must not hold a request that has no deadline.
+const reapGrace = time.Second
+
+// awaitEnd decides, from events only, whether a request or the handshake failed with err
+// because the session ended: an *EndedError if so, nil when err is a plain failure. The
+// end may already be known (it explains better than a timeout). The transport notices a
+// dead server (stdout EOF) before the process is reaped, so when err says the transport
+// is gone (Link.Lost) it waits for whichever comes: the end signal, the end of ctx, or
+// reapGrace (a server that closed stdout but keeps running is a plain failure).
+func (c *Client) awaitEnd(ctx context.Context, err error) *EndedError {
+	if c.ended() {
+		return &EndedError{End: c.End(), Err: err}
+	}
+	if ctx.Err() != nil || c.link.Lost == nil || !c.link.Lost(err) {
+		return nil
+	}
+	clk := c.link.Clock
+	if clk == nil {
+		clk = clock.System{}
+	}
+	grace, t := clock.After(clk, reapGrace)
+	defer t.Stop()
 	select {
 	case <-c.done:
 		return &EndedError{End: c.End(), Err: err}
 	case <-ctx.Done():
-		return err
+	case <-grace:
 	}
+	return nil
 }
 
 // ListTools lists every tool (toollist.go).

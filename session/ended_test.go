@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -207,34 +208,120 @@ func TestEndedSessionFailsEveryRequest(t *testing.T) {
 }
 
 // TestEndFailsRequestsInFlight: a request waiting for its answer when the session ends
-// fails with an *EndedError at once, whichever request it is. Before, only the
-// in-process session's CallTool, Ping and ListTools were cut short; a ReadResource
-// waited for an answer that could not come.
+// fails with an *EndedError at once, whichever request it is, on every transport. Before,
+// only the in-process session's CallTool, Ping and ListTools were cut short; a
+// ReadResource waited for an answer that could not come; and over HTTP a tools/list in
+// flight failed as "cancelled while listing tools".
 func TestEndFailsRequestsInFlight(t *testing.T) {
 	t.Parallel()
-	started := make(chan struct{}, 1)
-	srv := echoServer()
-	srv.AddResource(mcp.NewResource("test://r", "r"), func(ctx context.Context, _ mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		started <- struct{}{}
-		<-ctx.Done()
-		return nil, ctx.Err()
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := session.OpenInProcess(ctx, srv, testInit())
-	if err != nil {
-		t.Fatal(err)
+	// blocking is echoServer with a resource read and a tool listing that wait, once
+	// started says so, until their request ends or release closes.
+	blocking := func(started chan<- struct{}, release <-chan struct{}) *server.MCPServer {
+		hooks := &server.Hooks{}
+		hooks.AddBeforeListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest) {
+			started <- struct{}{}
+			select {
+			case <-ctx.Done():
+			case <-release:
+			}
+		})
+		srv := server.NewMCPServer("ended", "1.0", server.WithToolCapabilities(true), server.WithResourceCapabilities(false, false), server.WithHooks(hooks))
+		srv.AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(req.GetString("text", "")), nil
+		})
+		srv.AddResource(mcp.NewResource("test://r", "r"), func(ctx context.Context, _ mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			started <- struct{}{}
+			select {
+			case <-ctx.Done():
+			case <-release:
+			}
+			return nil, errors.New("released")
+		})
+		return srv
 	}
-	errc := make(chan error, 1)
-	go func() {
+	readResource := func(ctx context.Context, s session.Session) error {
 		_, err := s.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "test://r"}})
-		errc <- err
-	}()
-	<-started
-	s.Exit("exited: signal: killed", "")
-	err = <-errc
-	var ended *session.EndedError
-	if !errors.As(err, &ended) || ended.End.Cause != session.CauseExited || ctx.Err() != nil {
-		t.Fatalf("read in flight when the session ended: %v; want an *EndedError of the exit", err)
+		return err
+	}
+	listTools := func(ctx context.Context, s session.Session) error { _, _, err := s.ListTools(ctx); return err }
+	tests := []struct {
+		name    string
+		want    session.Cause
+		request func(context.Context, session.Session) error
+		// open opens a session on srv; end ends it while a request is in flight.
+		open func(t *testing.T, ctx context.Context, srv *server.MCPServer, exit <-chan struct{}) session.Session
+		end  func(ctx context.Context, s session.Session, exit chan<- struct{})
+	}{
+		{"in-process exited", session.CauseExited, readResource,
+			func(t *testing.T, ctx context.Context, srv *server.MCPServer, _ <-chan struct{}) session.Session {
+				s, err := session.OpenInProcess(ctx, srv, testInit())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			},
+			func(_ context.Context, s session.Session, _ chan<- struct{}) {
+				s.(*session.InProcess).Exit("exited: signal: killed", "")
+			}},
+		{"pipe exited", session.CauseExited, readResource,
+			func(t *testing.T, ctx context.Context, srv *server.MCPServer, exit <-chan struct{}) session.Session {
+				serve := func(ctx context.Context, in io.Reader, out, _ io.Writer) error {
+					ctx, cancel := context.WithCancel(ctx)
+					defer cancel()
+					go func() { _ = server.NewStdioServer(srv).Listen(ctx, in, out) }()
+					select {
+					case <-exit:
+						return errors.New("signal: killed")
+					case <-ctx.Done():
+						return nil
+					}
+				}
+				s, err := session.OpenPipe(ctx, session.Pipe{Name: "piped", Serve: serve, Log: zerolog.Nop()}, testInit())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			},
+			func(_ context.Context, _ session.Session, exit chan<- struct{}) { close(exit) }},
+		{"streamable HTTP closed", session.CauseClosed, listTools,
+			func(t *testing.T, ctx context.Context, srv *server.MCPServer, _ <-chan struct{}) session.Session {
+				hs := httptest.NewServer(server.NewStreamableHTTPServer(srv))
+				t.Cleanup(hs.Close)
+				cfg := &config.Server{Name: "h", Source: "mcp.json", URL: hs.URL + "/mcp", Transport: config.TransportStreamableHTTP,
+					ConnectTimeout: time.Minute, RequestTimeout: time.Minute}
+				d := &remote.Deps{Log: zerolog.Nop(), Clock: clock.System{}, ClientName: "test", Cmd: func(sub string, args ...string) string { return sub }}
+				s, err := remote.NewServer(cfg, d).Open(ctx, testInit())
+				if err != nil {
+					t.Fatalf("open http: %v", err)
+				}
+				return s
+			},
+			func(ctx context.Context, s session.Session, _ chan<- struct{}) { _ = s.Close(ctx) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, never a measurement
+			defer cancel()
+			started := make(chan struct{}, 4)
+			release := make(chan struct{})
+			exit := make(chan struct{})
+			s := tt.open(t, ctx, blocking(started, release), exit)
+			t.Cleanup(func() { close(release) }) // before the HTTP server's Close, which waits for its handlers
+			t.Cleanup(func() { _ = s.Close(context.Background()) })
+			errc := make(chan error, 1)
+			go func() { errc <- tt.request(ctx, s) }()
+			select {
+			case <-started:
+			case <-ctx.Done():
+				t.Fatal("the request never reached the server")
+			}
+			tt.end(ctx, s, exit)
+			err := <-errc
+			var ended *session.EndedError
+			if !errors.As(err, &ended) || ended.End.Cause != tt.want || session.KindOf(err) != session.KindEnded || ctx.Err() != nil {
+				t.Fatalf("request in flight when the session ended: %v (%T, kind %d); want an *EndedError of cause %d", err, err, session.KindOf(err), tt.want)
+			}
+		})
 	}
 }

@@ -29,11 +29,24 @@ type InProcess struct {
 // as stdio (Info.Transport) since the bridge treats it like a local server.
 func OpenInProcess(ctx context.Context, srv *server.MCPServer, h Handlers) (*InProcess, error) {
 	s := &InProcess{Client: NewClient(apart{transport.NewInProcessTransport(srv)}, config.TransportStdio, h)}
+	s.SetLink(Link{Around: inProcessAround})
 	if err := s.Initialize(ctx, h); err != nil {
 		_ = s.Close(context.Background())
 		return nil, err
 	}
 	return s, nil
+}
+
+// inProcessAround fails a request answered after its context ended (its deadline, or
+// the session's end): the in-process transport runs the handler to its end and answers,
+// where a real client would have given up. Over a real transport a reply that arrived is
+// kept, even when the deadline fires just after.
+func inProcessAround(ctx context.Context, _ string, do func(context.Context) error) error {
+	err := do(ctx)
+	if err == nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
 }
 
 // apart hands the in-process server a request's cancellation and deadline only, never

@@ -24,7 +24,7 @@ type Pipe struct {
 	// MaxReply bounds one message read from the server (0: DefaultMaxReply).
 	MaxReply int
 	Log      zerolog.Logger
-	Clock    clock.Clock // for the stderr log's rate (nil: the system clock)
+	Clock    clock.Clock // for the stderr log's rate and the stop and reap graces (nil: the system clock)
 	// Tail receives the server's stderr lines; nil: a new one.
 	Tail *Ring
 }
@@ -49,7 +49,7 @@ func openPipe(ctx context.Context, o Pipe, h Handlers, replaced func()) (Session
 		p := startPipe(o, tail)
 		return p, p.outR, p.inW, nil
 	}
-	return openFramed(ctx, framing{name: o.Name, maxReply: o.MaxReply, log: o.Log, replaced: replaced}, start, h)
+	return openFramed(ctx, framing{name: o.Name, maxReply: o.MaxReply, log: o.Log, replaced: replaced, clock: o.Clock}, start, h)
 }
 
 // pipeServer is o.Serve running on its goroutine: the peer of a pipe session.
@@ -60,14 +60,20 @@ type pipeServer struct {
 	done   chan struct{}
 	err    error // Serve's return, valid once done is closed
 	tail   *Ring
+	clock  clock.Clock
 }
+
+// pipeStopGrace bounds how long stop waits for a Serve that ignores both its stdin and
+// its context: as long as a process gets before its SIGKILL has been sent and waited on.
+// A goroutine cannot be killed, so it is left running; the session is ended anyway.
+const pipeStopGrace = stdinGrace + sigtermGrace + killGrace
 
 func startPipe(o Pipe, tail *Ring) *pipeServer {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	errR, errW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &pipeServer{inW: inW, outR: outR, cancel: cancel, done: make(chan struct{}), tail: tail}
+	p := &pipeServer{inW: inW, outR: outR, cancel: cancel, done: make(chan struct{}), tail: tail, clock: o.Clock}
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
@@ -102,15 +108,19 @@ func (p *pipeServer) exitEnd() End {
 }
 
 // stop closes the server's stdin and cancels its context (what SIGTERM is to a process),
-// and waits within ctx for Serve to return. Its stdout is closed too: nobody reads it any
-// more, and a server blocked writing to it would never return (a process's writes would
-// fail on the closed pipe, or fill the kernel's buffer and be killed).
+// and waits within ctx and pipeStopGrace for Serve to return. Its stdout is closed too:
+// nobody reads it any more, and a server blocked writing to it would never return (a
+// process's writes would fail on the closed pipe, or fill the kernel's buffer and be
+// killed).
 func (p *pipeServer) stop(ctx context.Context) {
 	_ = p.inW.Close()
 	p.cancel()
 	_ = p.outR.CloseWithError(syscall.EPIPE)
+	grace, t := clock.After(p.clock, pipeStopGrace)
+	defer t.Stop()
 	select {
 	case <-p.done:
+	case <-grace:
 	case <-ctx.Done():
 	}
 }

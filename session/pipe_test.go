@@ -205,3 +205,79 @@ func TestPipeSessionCloseUnblocksAWriter(t *testing.T) {
 		t.Fatal("Close did not return before the guard")
 	}
 }
+
+// TestPipeSessionCloseBoundedByGrace: Close returns once pipeStopGrace has passed on the
+// session's clock even when Serve ignores both its stdin and its context (a goroutine
+// cannot be killed as a process is). Before, Close waited for it forever.
+func TestPipeSessionCloseBoundedByGrace(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, never a measurement
+	defer cancel()
+	release := make(chan struct{})
+	defer close(release)
+	inner := lineServer(func(io.Writer, io.Writer, json.RawMessage, string) (bool, error) { return true, nil })
+	serve := func(ctx context.Context, in io.Reader, out, stderr io.Writer) error {
+		_ = inner(ctx, in, out, stderr)
+		<-release // deaf to its stdin's end and to ctx
+		return nil
+	}
+	clk := clock.NewFake()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	sess, err := OpenPipe(ctx, Pipe{Name: "deaf", Serve: serve, Log: zerolog.Nop(), Clock: clk}, Handlers{Init: init})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- sess.Close(context.Background()) }()
+	if err := clk.AdvanceWhenSet(ctx, pipeStopGrace); err != nil {
+		t.Fatalf("no stop grace on the session's clock: %v", err)
+	}
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Close did not return after the grace")
+	}
+	if c := sess.End().Cause; c != CauseClosed {
+		t.Fatalf("end cause %v, want closed", c)
+	}
+}
+
+// TestPipeStdoutClosedServerRunning: a server that closes its stdout but keeps running
+// fails a request without a deadline once reapGrace has passed on the session's clock,
+// as a plain failure of the lost transport. Before, the request waited for an end that
+// never came.
+func TestPipeStdoutClosedServerRunning(t *testing.T) {
+	guard, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, never a measurement
+	defer cancel()
+	release := make(chan struct{})
+	defer close(release)
+	inner := lineServer(func(out, _ io.Writer, _ json.RawMessage, _ string) (bool, error) {
+		_ = out.(io.Closer).Close()
+		<-release // running on, its stdout gone
+		return false, nil
+	})
+	clk := clock.NewFake()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	sess, err := OpenPipe(guard, Pipe{Name: "mute", Serve: inner, Log: zerolog.Nop(), Clock: clk}, Handlers{Init: init})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		go func() { _ = clk.AdvanceWhenSet(guard, pipeStopGrace) }()
+		_ = sess.Close(guard)
+	}()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := sess.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "x"}})
+		errc <- err
+	}()
+	if err := clk.AdvanceWhenSet(guard, reapGrace); err != nil {
+		t.Fatalf("no reap grace on the session's clock: %v", err)
+	}
+	err = <-errc
+	var ended *EndedError
+	if !TransportLost(err) || errors.As(err, &ended) {
+		t.Fatalf("call after stdout closed: %v; want the lost transport's failure", err)
+	}
+}

@@ -62,6 +62,7 @@ type framing struct {
 	redact   func(string) string
 	// replaced is the reply limiter's Replaced (nil: give a dropped reply's memory back).
 	replaced func()
+	clock    clock.Clock // bounds the wait for the end after a loss (nil: the system clock)
 }
 
 // startFunc starts the server once more, for one connection attempt: its end signal,
@@ -84,7 +85,7 @@ func OpenStdio(ctx context.Context, o Stdio, h Handlers) (Session, error) {
 		// The pipes every call crosses are read and written with raw system calls (rawio).
 		return p, rawio.Reader(p.stdout), rawio.WriteCloser(p.stdin), nil
 	}
-	return openFramed(ctx, framing{name: o.Config.Name, maxReply: o.MaxReply, log: o.Log, redact: o.Redact}, start, h)
+	return openFramed(ctx, framing{name: o.Config.Name, maxReply: o.MaxReply, log: o.Log, redact: o.Redact, clock: o.Clock}, start, h)
 }
 
 // openFramed starts the server and initializes a session over its stream within ctx.
@@ -111,10 +112,10 @@ func openFramed(ctx context.Context, f framing, start startFunc, h Handlers) (Se
 		return withTypedReplies(tr)
 	}
 	s := &stdioSession{Client: NewClient(newIOTransport(lim, w, f.log.With().Str("server", f.name).Logger(), f.redact), config.TransportStdio, hw), srv: srv, lim: lim}
-	s.SetLink(Link{Lost: TransportLost})
+	s.SetLink(Link{Lost: TransportLost, Clock: f.clock})
 	go s.watch()
 	if err := s.Initialize(ctx, h); err != nil {
-		lost := s.lost(ctx, err)
+		lost := s.awaitEnd(ctx, err)
 		_ = s.Close(context.Background())
 		if s.probeEnded() && ctx.Err() == nil {
 			// The server exited on server/discover: a legacy server that cannot take an
@@ -163,28 +164,6 @@ func (s *stdioSession) Close(ctx context.Context) error {
 	go func() { done <- s.cl.Close() }()
 	s.srv.stop(ctx)
 	return <-done
-}
-
-// lost decides, from events only, whether the handshake failed with err because the
-// session ended (a request's failure is the wrapper's to decide: Client.request). The
-// transport notices a dead server (stdout EOF) before the process is reaped, so when the pipe is gone it waits for whichever comes: the exit, our own close, or the
-// end of ctx (a server that closed stdout but keeps running is a plain failure).
-func (s *stdioSession) lost(ctx context.Context, err error) *EndedError {
-	if err == nil {
-		return nil
-	}
-	if !TransportLost(err) || ctx.Err() != nil {
-		if s.ended() { // the end may already be known; it explains better than a timeout
-			return &EndedError{End: s.End(), Err: err}
-		}
-		return nil
-	}
-	select {
-	case <-s.done:
-		return &EndedError{End: s.End(), Err: err}
-	case <-ctx.Done():
-		return nil
-	}
 }
 
 // TransportLost reports whether err means the pipe to the server is gone rather than

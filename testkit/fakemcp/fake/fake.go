@@ -586,8 +586,18 @@ func ListenHTTP(args []string, env Env, stderr io.Writer) (url string, stop func
 		})
 	}
 	o.stderr, o.env = stderr, env
-	o.exit = func(int) { go stop() } // not on the handler's goroutine: Close waits for none, but the handler should return
+	// An exit while the server is being built (a setup failure) has no server to stop
+	// yet: it is noted, and the listen fails as the process would exit.
+	setupExit := 0
+	o.exit = func(code int) { setupExit = code }
 	srv, url = newHTTPServer(o, rec, "http://"+ln.Addr().String())
+	if setupExit != 0 {
+		_ = ln.Close()
+		_ = rec.Close()
+		return "", nil, &ExitError{Code: setupExit}
+	}
+	// Set before Serve: the handlers' goroutines see it.
+	o.exit = func(int) { go stop() } // not on the handler's goroutine: Close waits for none, but the handler should return
 	go func() { _ = srv.Serve(ln) }()
 	return url, stop, nil
 }

@@ -71,3 +71,30 @@ func TestServeStdioExits(t *testing.T) {
 		})
 	}
 }
+
+// TestListenHTTPSetupFailure: a setup failure while the HTTP server is being built fails
+// the listen with the setup exit, as the process would exit. Before, the exit stopped a
+// server not assigned yet (a nil dereference on another goroutine) and the listen
+// succeeded.
+func TestListenHTTPSetupFailure(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"streamable HTTP", []string{"-http", "127.0.0.1:0", "-list-hints", "bogus"}},
+		{"SSE", []string{"-sse", "127.0.0.1:0", "-list-hints", "bogus"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr strings.Builder
+			url, stop, err := ListenHTTP(tt.args, Env{}, &stderr)
+			if stop != nil {
+				defer stop()
+			}
+			var exit *ExitError
+			if !errors.As(err, &exit) || exit.Code != exitSetup || !strings.Contains(stderr.String(), "-list-hints") {
+				t.Fatalf("listen with a bad -list-hints: url %q, err %v, stderr %q; want exit status %d", url, err, stderr.String(), exitSetup)
+			}
+		})
+	}
+}
