@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,36 +18,14 @@ import (
 )
 
 // capServer answers initialize and tools/call read from stdin on stdout (capCall), as a
-// stdio server's process would. It ends when stdin does.
+// stdio server's process would (lineServer). It ends when stdin does.
 func capServer(stdin io.Reader, stdout io.Writer) {
 	var held []json.RawMessage
-	in := bufio.NewScanner(stdin)
-	in.Buffer(make([]byte, 64<<10), 1<<20)
-	out := bufio.NewWriter(stdout)
-	for in.Scan() {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				ProtocolVersion string `json:"protocolVersion"`
-				Name            string `json:"name"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
-			continue
-		}
-		switch req.Method {
-		case "initialize":
-			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"cap","version":"1"}}}`+"\n", req.ID, req.Params.ProtocolVersion)
-		case "tools/call":
-			held = capCall(out, req.ID, req.Params.Name, held)
-		default:
-			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", req.ID)
-		}
-		if out.Flush() != nil {
-			return
-		}
-	}
+	serve := lineServer(func(out, _ io.Writer, id json.RawMessage, name string) (bool, error) {
+		held = capCall(out, id, name, held)
+		return true, nil
+	})
+	_ = serve(context.Background(), stdin, stdout, io.Discard)
 }
 
 // capCall answers capServer's tools/call named name with id; held are the "hold" calls
@@ -57,7 +34,7 @@ func capServer(stdin io.Reader, stdout io.Writer) {
 // 2 MiB, its id written after its result and before its "jsonrpc" member, and then the
 // held calls are answered "ok". Any other call is answered "ok" behind a notification of
 // 2 MiB that names its method between its params and its "jsonrpc" member.
-func capCall(out *bufio.Writer, id json.RawMessage, name string, held []json.RawMessage) []json.RawMessage {
+func capCall(out io.Writer, id json.RawMessage, name string, held []json.RawMessage) []json.RawMessage {
 	okReply := func(id json.RawMessage) {
 		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`+"\n", id)
 	}
@@ -66,20 +43,20 @@ func capCall(out *bufio.Writer, id json.RawMessage, name string, held []json.Raw
 		fmt.Fprintf(out, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\x00b\"}]}}\n", id)
 		return held
 	case "deep": // a structured result nested as deep as the decoders read, inside the reply
-		out.WriteString(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[],"structuredContent":{"a":` +
-			strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}}}` + "\n")
+		io.WriteString(out, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[],"structuredContent":{"a":`+
+			strings.Repeat("[", 10000)+strings.Repeat("]", 10000)+`}}}`+"\n")
 		return held
 	case "hold":
-		out.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"held"}}` + "\n")
+		io.WriteString(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"held"}}`+"\n")
 		return append(held, id)
 	case "late":
-		out.WriteString(`{"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]},"id":` + string(id) + `,"jsonrpc":"2.0"}` + "\n")
+		io.WriteString(out, `{"result":{"content":[{"type":"text","text":"`+strings.Repeat("x", 2<<20)+`"}]},"id":`+string(id)+`,"jsonrpc":"2.0"}`+"\n")
 		for _, h := range held {
 			okReply(h)
 		}
 		return nil
 	}
-	out.WriteString(`{"params":{"level":"info","data":"` + strings.Repeat("x", 2<<20) + `"},"method":"notifications/message","jsonrpc":"2.0"}` + "\n")
+	io.WriteString(out, `{"params":{"level":"info","data":"`+strings.Repeat("x", 2<<20)+`"},"method":"notifications/message","jsonrpc":"2.0"}`+"\n")
 	okReply(id)
 	return held
 }
