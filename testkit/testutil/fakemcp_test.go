@@ -429,27 +429,18 @@ func rawRunUntil(t *testing.T, input string, linger time.Duration, seen string, 
 
 // watchedBuffer is a process's stdout that closes seen once it holds want.
 type watchedBuffer struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
+	testutil.SyncBuffer
 	want string
 	seen chan struct{}
 	once sync.Once
 }
 
 func (w *watchedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n, err := w.buf.Write(p)
-	if w.want != "" && strings.Contains(w.buf.String(), w.want) {
+	n, err := w.SyncBuffer.Write(p)
+	if w.want != "" && strings.Contains(w.String(), w.want) {
 		w.once.Do(func() { close(w.seen) })
 	}
 	return n, err
-}
-
-func (w *watchedBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
 }
 
 const (
