@@ -71,13 +71,16 @@ func (sc *Screen) columns() int {
 	return max(c, MinColumns)
 }
 
-// textWidth is how many columns a line tagged "[tag] " has, for every tag given.
+// textWidth is how many columns a line tagged "[tag] " has, for every tag given. The
+// last column is left empty: a row that fills it looks the same as one the terminal cut
+// at its edge, and a terminal that wraps when the last column is written moves the next
+// row down by one.
 func (sc *Screen) textWidth(tags ...string) int {
 	n := 0
 	for _, t := range tags {
 		n = max(n, len("["+t+"] "))
 	}
-	return sc.columns() - n
+	return sc.columns() - n - 1
 }
 
 func (sc *Screen) clock() clock.Clock {

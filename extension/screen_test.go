@@ -192,12 +192,12 @@ func TestScreenDisplayRedraw(t *testing.T) {
 func TestScreenWidth(t *testing.T) {
 	long := strings.Repeat("word ", 40) + "end"
 	for _, tc := range []struct {
-		cols, want int // want: the columns of text behind "[mcp-bridge] "
+		cols, want int // want: the columns of text behind "[mcp-bridge] ", the last one left empty
 	}{
-		{100, 100 - 13},
-		{60, 60 - 13},
-		{0, DefaultColumns - 13},
-		{10, MinColumns - 13},
+		{100, 100 - 13 - 1},
+		{60, 60 - 13 - 1},
+		{0, DefaultColumns - 13 - 1},
+		{10, MinColumns - 13 - 1},
 	} {
 		widths := make(chan int, 1)
 		h := &testHandler{
