@@ -5,8 +5,8 @@ It drives the built mcp-bridge binary the way zot does (hello -> hello_ack ->
 registrations -> ready, then tool_call -> tool_result over NDJSON on the child's stdin
 and stdout) and, in the same run, calls the same MCP server directly (newline-delimited
 JSON-RPC over its stdin and stdout) and through testkit/relay (a process that passes
-the bytes on unchanged), and with --base and --nullext two more extensions: five ways,
-interleaved in blocks, rotating which goes first, so each sees the same machine state.
+the bytes on unchanged), and with --base, --lone and --nullext three more extensions: six
+ways, interleaved in blocks, rotating which goes first, so each sees the same machine state.
 Python 3 standard library only.
 
     hostsim.py --bridge BIN --relay BIN [--tool echo --args '{"message":"hi"}'] -- SERVER [ARGS...]
@@ -18,7 +18,12 @@ made; per process in the middle (bridge, relay, nullext), CPU time per call from
 (base): another bridge build (A/B on the same machine state) or testkit/bench/mcpfloor, a
 minimal forwarder through mcp-go (reference), which is told the tool in MCP_FLOOR_TOOL;
 --nullext BIN times an extension that answers at once (testkit/bench/nullext), the zot side
-of a call alone.
+of a call alone; --lone BIN times testkit/bench/lone, a translator on one goroutine with
+no extension package, no mcp-go and no bookkeeping, the least a process that decodes and
+encodes both sides can do (it is given the --base-env variables too). Per process it also
+counts the threads' migrations between CPUs per call (se.nr_migrations, where the kernel
+has it). --pin CPU runs this host and everything it starts on that one CPU, so no wake-up
+crosses CPUs and the ways differ only by the work they do.
 
 Why a second host: the repository's Go benchmark times the bridge through one Go client
 (exttest) and the direct and relay references through another (mcp-go's stdio client), both
@@ -171,7 +176,7 @@ def proc_cpu(pid):
         stat = f.read()
     fields = stat[stat.rindex(")") + 2:].split()
     ticks = int(fields[11]) + int(fields[12])  # utime, stime
-    ns, switches = 0, 0
+    ns, switches, migrations = 0, 0, 0
     task_dir = "/proc/%d/task" % pid
     for t in os.listdir(task_dir):
         try:
@@ -181,9 +186,22 @@ def proc_cpu(pid):
                 for line in f:
                     if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
                         switches += int(line.split(":")[1])
+            migrations += thread_migrations("%s/%s/sched" % (task_dir, t))
         except FileNotFoundError:
             continue  # the thread ended
-    return ticks, ns, switches
+    return ticks, ns, switches, migrations
+
+
+def thread_migrations(path):
+    """How often the kernel moved one thread to another CPU (0 where it does not say)."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("se.nr_migrations"):
+                    return int(line.split(":")[1])
+    except (FileNotFoundError, PermissionError, ValueError):
+        pass
+    return 0
 
 
 def quantile(xs, q):
@@ -201,6 +219,8 @@ def main():
     ap.add_argument("--base", help="another extension (a bridge build, or testkit/bench/mcpfloor: a minimal forwarder "
                     "through mcp-go, reference), timed as a way (base)")
     ap.add_argument("--nullext", help="an extension answering every call at once (testkit/bench/nullext), timed as a way (nullext)")
+    ap.add_argument("--lone", help="a translator on one goroutine (testkit/bench/lone), timed as a way (lone); given the --base-env variables")
+    ap.add_argument("--pin", type=int, metavar="CPU", help="run this host and every process it starts on this one CPU")
     ap.add_argument("--bridge-env", action="append", default=[], metavar="K=V",
                     help="an environment variable for the bridge (repeatable)")
     ap.add_argument("--base-env", action="append", default=[], metavar="K=V",
@@ -222,6 +242,10 @@ def main():
         ways.append("base")
     if o.nullext and "nullext" not in ways:
         ways.append("nullext")
+    if o.lone and "lone" not in ways:
+        ways.append("lone")
+    if o.pin is not None:
+        os.sched_setaffinity(0, {o.pin})  # inherited by every child started below
 
     home = tempfile.mkdtemp(prefix="hostsim-home-")
     project = tempfile.mkdtemp(prefix="hostsim-project-")
@@ -243,7 +267,7 @@ def main():
         # mcpfloor forwards the tool MCP_FLOOR_TOOL names; a bridge build ignores it.
         base_env = ["MCP_FLOOR_TOOL=" + o.tool] + o.base_env
         for w, binary, extra in (("bridge", o.bridge, o.bridge_env), ("base", o.base, base_env),
-                                 ("nullext", o.nullext, ())):
+                                 ("nullext", o.nullext, ()), ("lone", o.lone, base_env)):
             if w not in ways:
                 continue
             br = Bridge(binary, home, project, stderr, extra)
@@ -276,7 +300,7 @@ def main():
                     raise RuntimeError("the bridge did not start profiling (built with -tags benchprof?)")
                 time.sleep(0.01)
         times = {w: [] for w in ways}
-        cpu = {w: {"ticks": 0, "ns": 0, "switches": 0} for w in pids}
+        cpu = {w: {"ticks": 0, "ns": 0, "switches": 0, "migrations": 0} for w in pids}
         clock = time.perf_counter_ns
         t_start = time.monotonic()
         for b in range(o.blocks):
@@ -296,6 +320,7 @@ def main():
                     c["ticks"] += after[0] - before[0]
                     c["ns"] += after[1] - before[1]
                     c["switches"] += after[2] - before[2]
+                    c["migrations"] += after[3] - before[3]
             if time.monotonic() - t_start > 10 * GUARD_S:
                 raise RuntimeError("the run took longer than its guard")
         if prof and "bridge" in pids:
@@ -311,6 +336,7 @@ def main():
                 r["cpu_stat_us_per_call"] = c["ticks"] * 1e6 / tick / len(xs)
                 r["cpu_sched_us_per_call"] = c["ns"] / 1000.0 / len(xs)
                 r["switches_per_call"] = c["switches"] / len(xs)
+                r["migrations_per_call"] = c["migrations"] / len(xs)
             out["ways"][w] = r
         ws = out["ways"]
         if "bridge" in ws and "relay" in ws:
@@ -318,6 +344,10 @@ def main():
             out["bridge_relay_p90_ratio"] = ws["bridge"]["p90_us"] / ws["relay"]["p90_us"]
         if "bridge" in ws and "base" in ws:
             out["bridge_base_p50_ratio"] = ws["bridge"]["p50_us"] / ws["base"]["p50_us"]
+        if "lone" in ws and "relay" in ws:
+            out["lone_relay_p50_ratio"] = ws["lone"]["p50_us"] / ws["relay"]["p50_us"]
+        if "bridge" in ws and "lone" in ws:
+            out["bridge_lone_p50_ratio"] = ws["bridge"]["p50_us"] / ws["lone"]["p50_us"]
         if "nullext" in ws and "relay" in ws:
             out["nullext_relay_p50_ratio"] = ws["nullext"]["p50_us"] / ws["relay"]["p50_us"]
         if "relay" in ws and "direct" in ws:
