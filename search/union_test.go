@@ -410,13 +410,79 @@ func (s *unionScore) add(hits []search.Hit, docs []search.Doc, want map[string]b
 	s.needs8 += float64(covered) / float64(len(needs))
 }
 
-// TestUnionQuality measures our ranking and plain BM25 on both halves over
-// the first catalog, the second and both together, and logs the figures
-// as Markdown table rows (go test -run TestUnionQuality -v). It asserts
-// only that every half has requests each catalog can answer: quality floors
-// are for the tuning work to set.
-func TestUnionQuality(t *testing.T) {
-	t.Parallel()
+// unionGroup is a group of requests a table row measures: every request of
+// one shape, or those of one language, script, answer script or kind.
+type unionGroup struct {
+	shape string // "short" or "task"
+	by    string // "all", "lang", "script", "answers" or "kind"
+	value string // the language, script, answer script or kind; "" for all
+}
+
+// unionGroupsBy is the order of a table's groups after the shape.
+var unionGroupsBy = []string{"all", "lang", "script", "answers", "kind"}
+
+// label is the group as TestUnionQuality's table shows it.
+func (g unionGroup) label() string {
+	rest := "all"
+	switch g.by {
+	case "lang":
+		rest = g.value + " (" + unionLangScript[g.value] + ")"
+	case "script":
+		rest = "script " + g.value
+	case "answers":
+		rest = "answers in " + g.value
+	case "kind":
+		rest = "kind " + g.value
+	}
+	return g.shape + " | " + rest
+}
+
+// benchName is the group as BenchmarkUnionQuality names it: a name of
+// sub-benchmarks testkit/benchreport reads back, so it must stay stable
+// and hold no space or slash.
+func (g unionGroup) benchName() string {
+	name := "shape=" + g.shape + "/group=" + g.by
+	if g.value != "" {
+		name += "-" + strings.ReplaceAll(g.value, "/", "+")
+	}
+	return name
+}
+
+// before orders groups: by shape, by unionGroupsBy, English first among
+// languages, then by value.
+func (g unionGroup) before(o unionGroup) bool {
+	if g.shape != o.shape {
+		return g.shape == "short"
+	}
+	if a, b := slices.Index(unionGroupsBy, g.by), slices.Index(unionGroupsBy, o.by); a != b {
+		return a < b
+	}
+	if g.by == "lang" && (g.value == "en") != (o.value == "en") {
+		return g.value == "en"
+	}
+	return g.value < o.value
+}
+
+// unionRankers are the rankings measured, ours first.
+var unionRankers = []string{"ours", "BM25"}
+
+// unionCell is the measurement of every ranker on one group of one half's
+// requests over one catalog.
+type unionCell struct {
+	catalog string // "first", "second" or "union"
+	tools   int    // tools in the catalog
+	half    string // "tuning" or "report"
+	group   unionGroup
+	score   map[string]*unionScore // by ranker name
+}
+
+// measureUnion ranks every request of both halves with our ranking and
+// plain BM25 over the first catalog, the second and both together, and
+// scores them per group, in table order. A request counts over a catalog
+// when one of its answers is there, with only the answers there. It fails
+// t when a half has no request a catalog can answer.
+func measureUnion(t testing.TB) []unionCell {
+	t.Helper()
 	first, second, union := unionCatalogs(t)
 	catalogs := []struct {
 		name string
@@ -427,21 +493,17 @@ func TestUnionQuality(t *testing.T) {
 		halves[f] = loadUnionQueries(t, f)
 	}
 
-	var rows []string
+	var cells []unionCell
 	for _, c := range catalogs {
 		keys := docKeys(c.cat.docs)
 		ix := search.New(c.cat.docs)
 		bm := newBM25(c.cat.docs)
-		rankers := []struct {
-			name string
-			rank rankFunc
-		}{{"ours", ix.Search}, {"BM25", bm.search}}
+		rank := map[string]rankFunc{"ours": ix.Search, "BM25": bm.search}
 		for _, f := range unionSets {
 			half := strings.TrimSuffix(strings.TrimPrefix(f, "union-"), ".json")
-			// group key -> ranker -> score
-			groups := map[string]map[string]*unionScore{}
-			var order []string
-			addTo := func(g, ranker string, hits []search.Hit, want map[string]bool, needs []map[string]bool) {
+			groups := map[unionGroup]map[string]*unionScore{}
+			var order []unionGroup
+			addTo := func(g unionGroup, ranker string, hits []search.Hit, want map[string]bool, needs []map[string]bool) {
 				if groups[g] == nil {
 					groups[g] = map[string]*unionScore{}
 					order = append(order, g)
@@ -479,57 +541,88 @@ func TestUnionQuality(t *testing.T) {
 						needs = append(needs, m)
 					}
 				}
-				for _, r := range rankers {
-					hits := r.rank(q.Q, unionDepth)
-					for _, g := range []string{
-						q.Shape + " | all",
-						q.Shape + " | " + q.Lang + " (" + unionLangScript[q.Lang] + ")",
-						q.Shape + " | answers in " + answerScript,
-						q.Shape + " | kind " + q.Kind,
+				for _, r := range unionRankers {
+					hits := rank[r](q.Q, unionDepth)
+					for _, g := range []unionGroup{
+						{q.Shape, "all", ""},
+						{q.Shape, "lang", q.Lang},
+						{q.Shape, "script", unionLangScript[q.Lang]},
+						{q.Shape, "answers", answerScript},
+						{q.Shape, "kind", q.Kind},
 					} {
-						addTo(g, r.name, hits, want, needs)
+						addTo(g, r, hits, want, needs)
 					}
 				}
 			}
 			if answerable == 0 {
 				t.Errorf("%s catalog: no request of %s has an answer in it", c.name, f)
 			}
-			sort.SliceStable(order, func(a, b int) bool { return groupRank(order[a]) < groupRank(order[b]) })
+			sort.SliceStable(order, func(a, b int) bool { return order[a].before(order[b]) })
 			for _, g := range order {
-				for _, r := range rankers {
-					rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s %s", c.name, half, g, r.name, groups[g][r.name].row()))
-				}
+				cells = append(cells, unionCell{catalog: c.name, tools: len(c.cat.docs), half: half, group: g, score: groups[g]})
 			}
 		}
-		t.Logf("%s catalog: %d tools", c.name, len(c.cat.docs))
+	}
+	return cells
+}
+
+// TestUnionQuality measures our ranking and plain BM25 on both halves over
+// the first catalog, the second and both together, and logs the figures
+// as Markdown table rows (go test -run TestUnionQuality -v). It asserts
+// only that every half has requests each catalog can answer (measureUnion
+// does): quality floors are for the tuning work to set. BENCHMARKS.md shows
+// the same figures through BenchmarkUnionQuality.
+func TestUnionQuality(t *testing.T) {
+	t.Parallel()
+	var rows []string
+	tools := map[string]int{}
+	var catalogs []string
+	for _, c := range measureUnion(t) {
+		if _, ok := tools[c.catalog]; !ok {
+			catalogs = append(catalogs, c.catalog)
+		}
+		tools[c.catalog] = c.tools
+		for _, r := range unionRankers {
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s %s", c.catalog, c.half, c.group.label(), r, c.score[r].row()))
+		}
+	}
+	for _, c := range catalogs {
+		t.Logf("%s catalog: %d tools", c, tools[c])
 	}
 	t.Log("| catalog | half | shape | group | ranker | n | recall@1 | recall@5 | recall@8 | MRR@10 | needs@8 |\n" +
 		"|---|---|---|---|---|---:|---:|---:|---:|---:|---:|\n" + strings.Join(rows, "\n"))
 }
 
-// groupRank orders the groups of a table: by shape, then overall, then by
-// language, answer script and kind.
-func groupRank(g string) string {
-	shape, rest, _ := strings.Cut(g, " | ")
-	var p string
-	switch {
-	case rest == "all":
-		p = "0"
-	case strings.HasPrefix(rest, "answers"):
-		p = "2"
-	case strings.HasPrefix(rest, "kind"):
-		p = "4"
-	default:
-		p = "1"
-		if strings.HasPrefix(rest, "en ") {
-			p = "1a"
-		}
+// BenchmarkUnionQuality reports TestUnionQuality's figures for
+// testkit/benchreport, one sub-benchmark per catalog, half and group
+// (catalog=union/half=report/shape=task/group=lang-zh): recall@1, recall@5,
+// recall@8, MRR (cut at 10) and, for whole tasks, needs@8, of our ranking,
+// the same with a bm25- prefix for plain BM25, the requests measured and
+// the catalog's tools. The measuring is done once, before the
+// sub-benchmarks, which time nothing: run it with -benchtime 1x.
+func BenchmarkUnionQuality(b *testing.B) {
+	for _, c := range measureUnion(b) {
+		name := "catalog=" + c.catalog + "/half=" + c.half + "/" + c.group.benchName()
+		b.Run(name, func(b *testing.B) {
+			for _, r := range unionRankers {
+				prefix := ""
+				if r != "ours" {
+					prefix = strings.ToLower(r) + "-"
+				}
+				s := c.score[r]
+				n := float64(s.n)
+				b.ReportMetric(s.r1/n, prefix+"recall@1")
+				b.ReportMetric(s.r5/n, prefix+"recall@5")
+				b.ReportMetric(s.r8/n, prefix+"recall@8")
+				b.ReportMetric(s.mrr/n, prefix+"MRR")
+				if s.tasks > 0 {
+					b.ReportMetric(s.needs8/float64(s.tasks), prefix+"needs@8")
+				}
+			}
+			b.ReportMetric(float64(c.score["ours"].n), "requests")
+			b.ReportMetric(float64(c.tools), "tools")
+		})
 	}
-	s := "1"
-	if shape == "task" {
-		s = "2"
-	}
-	return s + p + rest
 }
 
 // bm25 is plain Okapi BM25 over one bag of words per tool (name, title,
