@@ -43,6 +43,8 @@ var runs = []run{
 	{`^BenchmarkCallRoundTrip$`, "2s", ""},
 	{`^BenchmarkCallOutsideHost$`, "1x", ""},
 	{`^Benchmark(Search|IndexBuild|SearchQuality)$`, "1s", ""},
+	{`^BenchmarkUnionQuality$`, "1x", "./search"},
+	{`^BenchmarkUnionSearch$`, "1s", "./search"},
 	{`^BenchmarkFirstSearch$`, "20x", "./bridge"},
 	{`^BenchmarkFirstStart$`, "5x", ""},
 	{`^BenchmarkFirstCallEra$`, "10x", ""},
@@ -328,10 +330,13 @@ type row struct {
 }
 
 type section struct {
-	title  string
-	intro  string
-	rows   []row
-	limits func(r results) string
+	title string
+	intro string
+	rows  []row
+	// rowsFor, when set, adds rows after rows that depend on what was measured (one per
+	// group a benchmark reported).
+	rowsFor func(r results) []row
+	limits  func(r results) string
 }
 
 func le(limit float64) func(o, _ float64) bool { return func(o, _ float64) bool { return o <= limit } }
@@ -464,7 +469,11 @@ func render(r results, head, raw string) string {
 			b.WriteString(s.intro + "\n\n")
 		}
 		b.WriteString("| Figure | Ours | Reference | Ratio | Target | Met? |\n|---|---|---|---|---|---|\n")
-		for _, rw := range s.rows {
+		rows := s.rows
+		if s.rowsFor != nil {
+			rows = append(slices.Clip(rows), s.rowsFor(r)...)
+		}
+		for _, rw := range rows {
 			c := rw.cells(r)
 			b.WriteString("| " + strings.Join(c, " | ") + " |\n")
 			if c[5] == "❌ no" {
