@@ -120,7 +120,7 @@ func unionQualitySection() section {
 		title: "Search quality beyond our own catalog",
 		intro: "Labelled requests over two catalogs (issue 26), measured by `BenchmarkUnionQuality` in ./search (the figures of " +
 			"`go test ./search -run TestUnionQuality -v`, from the same code). Catalogs: the **first** is the real catalog above (48 servers); the " +
-			"**second** is tool definitions dumped from more public MCP servers installed from npm (`search/testdata/mcp-catalog2`, whose README " +
+			"**second** is tool definitions dumped from more public MCP servers installed from npm (`testdata/mcp-catalog2`, whose README " +
 			"names each package and version), some described in Chinese or Japanese; the **union** is both together, a server name the first " +
 			"already uses taking its npm scope. Requests (`search/testdata/union-tuning.json`, the half a ranking change may be tuned on, and " +
 			"`union-report.json`, the half it is judged on) were written from the tool definitions before any ranking was run on them, in " +
