@@ -146,6 +146,13 @@ type shard struct {
 	buf      []byte
 	names    shardNames
 	phrases  shardPhrases
+
+	// The bilingual lexicon's English words for foreign words (addConcepts).
+	concepts   *query.Concepts
+	conceptOf  [][]int32 // local id → the local ids of its English words
+	conceptSet []bool    // local id → conceptOf is filled in
+	pairs      []int32   // the CJK character pairs read last, in order, that run on
+	key        []byte
 }
 
 func newShard(docs int) *shard {
@@ -155,6 +162,7 @@ func newShard(docs int) *shard {
 		entries:  make([]entry, 0, docs*44),
 		docStart: make([]int32, 0, docs),
 		buf:      make([]byte, 0, 64),
+		concepts: query.BilingualConcepts(),
 	}
 }
 
@@ -169,6 +177,8 @@ func (sh *shard) termID(w []byte) int32 {
 	sh.terms = append(sh.terms, t)
 	sh.seenDoc = append(sh.seenDoc, 0)
 	sh.slot = append(sh.slot, 0)
+	sh.conceptOf = append(sh.conceptOf, nil)
+	sh.conceptSet = append(sh.conceptSet, false)
 	return id
 }
 
@@ -209,11 +219,60 @@ func (sh *shard) addText(d, f int, s string, maxBytes int, fieldLen *[numFields]
 	if maxBytes > 0 && len(s) > maxBytes {
 		s = s[:wordCut(s, maxBytes)]
 	}
+	sh.pairs = sh.pairs[:0]
 	token.ForEachWord(s, sh.buf, func(w []byte, _ bool) {
 		if id := sh.rawTerm(w); id >= 0 {
 			sh.add(d, f, id, fieldLen)
+			sh.addConcepts(d, id, fieldLen)
 		}
 	})
+}
+
+// addConcepts indexes in fConcept of document d the English words the
+// bilingual lexicon gives the word with local id, and those of the CJK words
+// of several character pairs that end with it, so that an English request
+// reaches a description written in another language.
+func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
+	if !sh.conceptSet[id] {
+		var ids []int32
+		for _, to := range sh.concepts.Word(sh.terms[id]) {
+			ids = append(ids, sh.termID([]byte(to)))
+		}
+		sh.conceptOf[id], sh.conceptSet[id] = ids, true
+	}
+	for _, c := range sh.conceptOf[id] {
+		sh.add(d, fConcept, c, fieldLen)
+	}
+	t := sh.terms[id]
+	first, size := utf8.DecodeRuneInString(t)
+	if size == len(t) || !token.IsCJK(first) {
+		// Not a character pair: no CJK word runs on across it.
+		sh.pairs = sh.pairs[:0]
+		return
+	}
+	if n := len(sh.pairs); n > 0 {
+		prev := sh.terms[sh.pairs[n-1]]
+		if last, _ := utf8.DecodeLastRuneInString(prev); last != first {
+			sh.pairs = sh.pairs[:0]
+		}
+	}
+	if len(sh.pairs) == sh.concepts.MaxWords() {
+		sh.pairs = append(sh.pairs[:0], sh.pairs[1:]...)
+	}
+	sh.pairs = append(sh.pairs, id)
+	for k := 2; k <= len(sh.pairs); k++ {
+		key := sh.key[:0]
+		for i, p := range sh.pairs[len(sh.pairs)-k:] {
+			if i > 0 {
+				key = append(key, ' ')
+			}
+			key = append(key, sh.terms[p]...)
+		}
+		sh.key = key
+		for _, to := range sh.concepts.Phrase(key) {
+			sh.add(d, fConcept, sh.termID([]byte(to)), fieldLen)
+		}
+	}
 }
 
 // doc tokenises document d (the lo-th of the shard's first document) into the

@@ -3,6 +3,7 @@ package query
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/search/token"
 	"github.com/zot-mcp/mcp-bridge/search/words"
@@ -65,6 +66,7 @@ type Analyser struct {
 func (s *Analyser) Analyse(q string, vocab map[string]int32, idf []float64) ([]Term, uint16) {
 	s.reset(vocab, idf)
 	s.readChunks(token.Normalized(q))
+	s.addConceptKeys()
 	s.weighAsking()
 	s.findVerb()
 	s.findLead()
@@ -394,7 +396,13 @@ func (s *Analyser) addIntents() {
 		key = key[:0]
 		var bits uint64
 		w := 1.0
-		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
+		// Only the bilingual lexicon's CJK words run longer than the
+		// English phrases.
+		span := maxIntentWords
+		if raw[i][0] >= utf8.RuneSelf {
+			span = s.tables.maxWords
+		}
+		for j := i; j < len(sing) && j < i+span; j++ {
 			if j > i {
 				key = append(key, ' ')
 			}
