@@ -245,7 +245,7 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 	}
 	t := sh.terms[id]
 	first, size := utf8.DecodeRuneInString(t)
-	if size == len(t) || !token.IsCJK(first) {
+	if size == len(t) || !token.IsCJK(first) || sh.concepts.MaxWords() < 2 {
 		// Not a character pair: no CJK word runs on across it.
 		sh.pairs = sh.pairs[:0]
 		return
@@ -256,7 +256,7 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 			sh.pairs = sh.pairs[:0]
 		}
 	}
-	if len(sh.pairs) == sh.concepts.MaxWords() {
+	if len(sh.pairs) >= sh.concepts.MaxWords() {
 		sh.pairs = append(sh.pairs[:0], sh.pairs[1:]...)
 	}
 	sh.pairs = append(sh.pairs, id)

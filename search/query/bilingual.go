@@ -107,6 +107,10 @@ func buildConcepts() *Concepts {
 			key := strings.Join(ws, " ")
 			c.exact[key] = union(c.exact[key], to)
 			c.maxWords = max(c.maxWords, len(ws))
+			if alt := umlautSpelling.Replace(k); alt != k {
+				// German written without umlauts: "loeschen".
+				c.exact[alt] = union(c.exact[alt], to)
+			}
 		}
 	}
 	return c
@@ -200,6 +204,10 @@ func foldLatin(w string) string {
 	}
 	return b.String()
 }
+
+// umlautSpelling writes German umlauts and ß out, as keyboards without them
+// do.
+var umlautSpelling = strings.NewReplacer("ä", "ae", "ö", "oe", "ü", "ue", "ß", "ss")
 
 // latinFolds are the lower-case accented letters of the lexicon's Latin
 // languages (German, Spanish) and their neighbours, with their plain forms.
