@@ -149,8 +149,8 @@ type shard struct {
 
 	// The bilingual lexicon's English words for foreign words (addConcepts).
 	concepts   *query.Concepts
-	conceptOf  [][]int32 // local id → the local ids of its English words
-	conceptSet []bool    // local id → conceptOf is filled in
+	conceptOf map[int32][]int32 // local id → the local ids of its English words, for the few words that have some
+	termKind  []uint8           // local id → what addConcepts knows of the term (kind… flags), 0 before it looked
 	pairs      []int32   // the CJK character pairs read last, in order, that run on
 	key        []byte
 }
@@ -177,8 +177,7 @@ func (sh *shard) termID(w []byte) int32 {
 	sh.terms = append(sh.terms, t)
 	sh.seenDoc = append(sh.seenDoc, 0)
 	sh.slot = append(sh.slot, 0)
-	sh.conceptOf = append(sh.conceptOf, nil)
-	sh.conceptSet = append(sh.conceptSet, false)
+	sh.termKind = append(sh.termKind, 0)
 	return id
 }
 
@@ -228,31 +227,53 @@ func (sh *shard) addText(d, f int, s string, maxBytes int, fieldLen *[numFields]
 	})
 }
 
+// What addConcepts knows of a term (shard.termKind).
+const (
+	kindSeen     = 1 << iota // looked at
+	kindConcepts             // has English words (shard.conceptOf)
+	kindPair                 // a CJK character pair, which can be part of a longer word
+)
+
 // addConcepts indexes in fConcept of document d the English words the
 // bilingual lexicon gives the word with local id, and those of the CJK words
 // of several character pairs that end with it, so that an English request
 // reaches a description written in another language.
 func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
-	if !sh.conceptSet[id] {
-		var ids []int32
-		for _, to := range sh.concepts.Word(sh.terms[id]) {
-			ids = append(ids, sh.termID([]byte(to)))
+	kind := sh.termKind[id]
+	if kind == 0 {
+		kind = kindSeen
+		t := sh.terms[id]
+		if to := sh.concepts.Word(t); to != nil {
+			ids := make([]int32, len(to))
+			for i, w := range to {
+				ids[i] = sh.termID([]byte(w))
+			}
+			if sh.conceptOf == nil {
+				sh.conceptOf = map[int32][]int32{}
+			}
+			sh.conceptOf[id] = ids
+			kind |= kindConcepts
 		}
-		sh.conceptOf[id], sh.conceptSet[id] = ids, true
+		if first, size := utf8.DecodeRuneInString(t); size < len(t) && token.IsCJK(first) && sh.concepts.MaxWords() > 1 {
+			kind |= kindPair
+		}
+		sh.termKind[id] = kind
 	}
-	for _, c := range sh.conceptOf[id] {
-		sh.add(d, fConcept, c, fieldLen)
+	if kind&kindConcepts != 0 {
+		for _, c := range sh.conceptOf[id] {
+			sh.add(d, fConcept, c, fieldLen)
+		}
 	}
-	t := sh.terms[id]
-	first, size := utf8.DecodeRuneInString(t)
-	if size == len(t) || !token.IsCJK(first) || sh.concepts.MaxWords() < 2 {
+	if kind&kindPair == 0 {
 		// Not a character pair: no CJK word runs on across it.
 		sh.pairs = sh.pairs[:0]
 		return
 	}
 	if n := len(sh.pairs); n > 0 {
-		prev := sh.terms[sh.pairs[n-1]]
-		if last, _ := utf8.DecodeLastRuneInString(prev); last != first {
+		// Pairs of one run overlap by a character; pairs that do not
+		// come from different runs.
+		first, _ := utf8.DecodeRuneInString(sh.terms[id])
+		if last, _ := utf8.DecodeLastRuneInString(sh.terms[sh.pairs[n-1]]); last != first {
 			sh.pairs = sh.pairs[:0]
 		}
 	}
