@@ -148,11 +148,11 @@ type shard struct {
 	phrases  shardPhrases
 
 	// The bilingual lexicon's English words for foreign words (addConcepts).
-	concepts   *query.Concepts
+	concepts  *query.Concepts
 	conceptOf map[int32][]int32 // local id → the local ids of its English words, for the few words that have some
 	termKind  []uint8           // local id → what addConcepts knows of the term (kind… flags), 0 before it looked
-	pairs      []int32   // the CJK character pairs read last, in order, that run on
-	key        []byte
+	pairs     []int32           // the CJK character pairs read last, in order, that run on
+	key       []byte
 }
 
 func newShard(docs int) *shard {
