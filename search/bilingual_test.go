@@ -117,9 +117,10 @@ func TestEnglishRequestReachesForeignTool(t *testing.T) {
 }
 
 // TestUnmappedWordsAddNothing: words the bilingual lexicon does not know
-// give a request no English words and a description no indexed ones; and a
+// give a request no English words and a description no indexed ones; a
 // German- or Spanish-looking word in an English request is not read as
-// German or Spanish.
+// German or Spanish; and a word inside a longer CJK word the lexicon knows
+// (장소 in 저장소) gives nothing of its own.
 func TestUnmappedWordsAddNothing(t *testing.T) {
 	t.Parallel()
 	docs := []Doc{
@@ -159,6 +160,11 @@ func TestUnmappedWordsAddNothing(t *testing.T) {
 		{"картинку", []string{"map"}, []string{"image"}},
 		{"карту", nil, []string{"map"}},
 		{"удаленность", []string{"delete"}, nil},
+		// A CJK word inside a longer one does not speak for itself.
+		{"저장소 목록", []string{"place"}, []string{"repository", "list"}},
+		{"ログインする", []string{"log"}, []string{"login"}},
+		{"メモリ使用量", []string{"note"}, []string{"memory"}},
+		{"数据库", nil, []string{"database"}},
 	}
 	for _, tt := range tests {
 		terms := ix.analyse(tt.query)

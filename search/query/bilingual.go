@@ -13,6 +13,13 @@ import (
 // tools' English words), and Concepts gives the index the same table, so that
 // a description's foreign words are indexed with their English words too.
 
+// isCJKPair reports whether the analysed word w is a pair of CJK characters,
+// as the tokeniser cuts CJK runs.
+func isCJKPair(w string) bool {
+	r, size := utf8.DecodeRuneInString(w)
+	return size < len(w) && token.IsCJK(r)
+}
+
 // maxStemTail is how many letters a word may carry past a bilingual stem
 // ("удал*" reaches удалить, удалите, удаление): about the longest of the
 // common endings, and short enough that a stem does not reach words built on
