@@ -146,6 +146,13 @@ type shard struct {
 	buf      []byte
 	names    shardNames
 	phrases  shardPhrases
+
+	// The bilingual lexicon's English words for foreign words (addConcepts).
+	concepts  *query.Concepts
+	conceptOf map[int32][]int32 // local id → the local ids of its English words, for the few words that have some
+	termKind  []uint8           // local id → what addConcepts knows of the term (kind… flags), 0 before it looked
+	pairs     []int32           // the CJK character pairs read last, in order, that run on
+	key       []byte
 }
 
 func newShard(docs int) *shard {
@@ -155,6 +162,7 @@ func newShard(docs int) *shard {
 		entries:  make([]entry, 0, docs*44),
 		docStart: make([]int32, 0, docs),
 		buf:      make([]byte, 0, 64),
+		concepts: query.BilingualConcepts(),
 	}
 }
 
@@ -169,6 +177,7 @@ func (sh *shard) termID(w []byte) int32 {
 	sh.terms = append(sh.terms, t)
 	sh.seenDoc = append(sh.seenDoc, 0)
 	sh.slot = append(sh.slot, 0)
+	sh.termKind = append(sh.termKind, 0)
 	return id
 }
 
@@ -209,11 +218,82 @@ func (sh *shard) addText(d, f int, s string, maxBytes int, fieldLen *[numFields]
 	if maxBytes > 0 && len(s) > maxBytes {
 		s = s[:wordCut(s, maxBytes)]
 	}
+	sh.pairs = sh.pairs[:0]
 	token.ForEachWord(s, sh.buf, func(w []byte, _ bool) {
 		if id := sh.rawTerm(w); id >= 0 {
 			sh.add(d, f, id, fieldLen)
+			sh.addConcepts(d, id, fieldLen)
 		}
 	})
+}
+
+// What addConcepts knows of a term (shard.termKind).
+const (
+	kindSeen     = 1 << iota // looked at
+	kindConcepts             // has English words (shard.conceptOf)
+	kindPair                 // a CJK character pair, which can be part of a longer word
+)
+
+// addConcepts indexes in fConcept of document d the English words the
+// bilingual lexicon gives the word with local id, and those of the CJK words
+// of several character pairs that end with it, so that an English request
+// reaches a description written in another language.
+func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
+	kind := sh.termKind[id]
+	if kind == 0 {
+		kind = kindSeen
+		t := sh.terms[id]
+		if to := sh.concepts.Word(t); to != nil {
+			ids := make([]int32, len(to))
+			for i, w := range to {
+				ids[i] = sh.termID([]byte(w))
+			}
+			if sh.conceptOf == nil {
+				sh.conceptOf = map[int32][]int32{}
+			}
+			sh.conceptOf[id] = ids
+			kind |= kindConcepts
+		}
+		if first, size := utf8.DecodeRuneInString(t); size < len(t) && token.IsCJK(first) && sh.concepts.MaxWords() > 1 {
+			kind |= kindPair
+		}
+		sh.termKind[id] = kind
+	}
+	if kind&kindConcepts != 0 {
+		for _, c := range sh.conceptOf[id] {
+			sh.add(d, fConcept, c, fieldLen)
+		}
+	}
+	if kind&kindPair == 0 {
+		// Not a character pair: no CJK word runs on across it.
+		sh.pairs = sh.pairs[:0]
+		return
+	}
+	if n := len(sh.pairs); n > 0 {
+		// Pairs of one run overlap by a character; pairs that do not
+		// come from different runs.
+		first, _ := utf8.DecodeRuneInString(sh.terms[id])
+		if last, _ := utf8.DecodeLastRuneInString(sh.terms[sh.pairs[n-1]]); last != first {
+			sh.pairs = sh.pairs[:0]
+		}
+	}
+	if len(sh.pairs) >= sh.concepts.MaxWords() {
+		sh.pairs = append(sh.pairs[:0], sh.pairs[1:]...)
+	}
+	sh.pairs = append(sh.pairs, id)
+	for k := 2; k <= len(sh.pairs); k++ {
+		key := sh.key[:0]
+		for i, p := range sh.pairs[len(sh.pairs)-k:] {
+			if i > 0 {
+				key = append(key, ' ')
+			}
+			key = append(key, sh.terms[p]...)
+		}
+		sh.key = key
+		for _, to := range sh.concepts.Phrase(key) {
+			sh.add(d, fConcept, sh.termID([]byte(to)), fieldLen)
+		}
+	}
 }
 
 // doc tokenises document d (the lo-th of the shard's first document) into the

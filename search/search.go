@@ -102,6 +102,7 @@ const (
 	fParamDesc
 	fEnum    // parameter enum values
 	fPurpose // the description's first sentence, which says what the tool is for
+	fConcept // the English words of the foreign words of the fields above (bilingual lexicon)
 	numFields
 )
 
@@ -131,10 +132,12 @@ const (
 )
 
 // fieldWeight and fieldB are the BM25F weights and length normalisation of
-// each field.
+// each field. fConcept weighs little: a word translated by the bilingual
+// lexicon is evidence in one of its senses only, and a tool's own English
+// words say more than another tool's translated ones.
 var (
-	fieldWeight = [numFields]float64{1.5, 1.5, 1.2, 1.0, 0.8, 0.25, 0.5, 1.0}
-	fieldB      = [numFields]float64{0.4, 0.4, 0.2, 0.75, 0.75, 0.75, 0.5, 0.5}
+	fieldWeight = [numFields]float64{1.5, 1.5, 1.2, 1.0, 0.8, 0.25, 0.5, 1.0, 0.3}
+	fieldB      = [numFields]float64{0.4, 0.4, 0.2, 0.75, 0.75, 0.75, 0.5, 0.5, 0.75}
 )
 
 // posting is one (term, document) pair: the saturated BM25F term frequency

@@ -3,6 +3,7 @@ package query
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/search/token"
 	"github.com/zot-mcp/mcp-bridge/search/words"
@@ -30,6 +31,7 @@ type Analyser struct {
 	sing                []string           // per raw word: its singular, or the base form lemmaOf gives it
 	rawWeight           []float64          // weight of each raw word's chunk
 	rawBits             []uint64           // coverage bit of each raw word's singular
+	longest             []int              // per raw word: see findLongest
 	key, joined, folded []byte
 	word                []byte // token.ForEachWord's buffer
 	terms               []Term
@@ -65,6 +67,7 @@ type Analyser struct {
 func (s *Analyser) Analyse(q string, vocab map[string]int32, idf []float64) ([]Term, uint16) {
 	s.reset(vocab, idf)
 	s.readChunks(token.Normalized(q))
+	s.addConceptKeys()
 	s.weighAsking()
 	s.findVerb()
 	s.findLead()
@@ -387,6 +390,7 @@ func (s *Analyser) addIntents() {
 			sing[i] = l
 		}
 	}
+	s.findLongest()
 	key := s.key // a lookup by string(key) does not allocate
 	for i := range sing {
 		// An asking word's own intents are skipped; its phrases count.
@@ -394,7 +398,13 @@ func (s *Analyser) addIntents() {
 		key = key[:0]
 		var bits uint64
 		w := 1.0
-		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
+		// Only the bilingual lexicon's CJK words run longer than the
+		// English phrases.
+		span := maxIntentWords
+		if raw[i][0] >= utf8.RuneSelf {
+			span = s.tables.maxWords
+		}
+		for j := i; j < len(sing) && j < i+span; j++ {
 			if j > i {
 				key = append(key, ' ')
 			}
@@ -405,12 +415,56 @@ func (s *Analyser) addIntents() {
 			if asking && j == i {
 				continue
 			}
-			for _, to := range s.tables.intents[string(key)] {
-				s.put(to, intentWeight*w, false)
+			to := s.tables.intents[string(key)]
+			if to != nil && s.insideLonger(i, j+1) {
+				continue
+			}
+			for _, t := range to {
+				s.put(t, intentWeight*w, false)
 			}
 		}
 	}
 	s.key = key
+}
+
+// findLongest sets s.longest: per raw word that is a CJK character pair,
+// the end of the longest bilingual word that starts with it (the index
+// after its last pair), or the word's own index when none does.
+func (s *Analyser) findLongest() {
+	s.longest = slices.Grow(s.longest[:0], len(s.raw))[:len(s.raw)]
+	key := s.key
+	for i, w := range s.raw {
+		s.longest[i] = i
+		if !isCJKPair(w) {
+			continue
+		}
+		key = key[:0]
+		for j := i; j < len(s.raw) && j < i+s.tables.maxWords && isCJKPair(s.raw[j]); j++ {
+			if j > i {
+				key = append(key, ' ')
+			}
+			key = append(key, s.sing[j]...)
+			if s.tables.concepts.exact[string(key)] != nil {
+				s.longest[i] = j + 1
+			}
+		}
+	}
+	s.key = key
+}
+
+// insideLonger reports whether the CJK word of raw words [i, end) lies
+// inside a longer bilingual word of the request: 장소 (a place) inside 저장소
+// (a repository) does not speak for itself.
+func (s *Analyser) insideLonger(i, end int) bool {
+	if !isCJKPair(s.raw[i]) {
+		return false
+	}
+	for a := max(0, i-s.tables.maxWords+1); a <= i; a++ {
+		if e := s.longest[a]; e >= end && e-a > end-i {
+			return true
+		}
+	}
+	return false
 }
 
 // addJoins puts adjacent words that the index knows as one word.

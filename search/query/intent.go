@@ -51,5 +51,6 @@ func buildIntentTable() map[string][]string {
 	return m
 }
 
-// maxIntentWords is the longest intent key, in words.
+// maxIntentWords is the longest key of the English lexicon, in words; the
+// bilingual lexicon's CJK keys can be longer (queryTables.maxWords).
 const maxIntentWords = 3

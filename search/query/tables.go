@@ -14,12 +14,29 @@ import (
 type queryTables struct {
 	intents    map[string][]string          // lexicon keys in analysed form → the tools' words
 	expansions map[string][]words.Expansion // synonyms and abbreviations
+	concepts   *Concepts                    // the bilingual lexicon, also inside intents
+	maxWords   int                          // the longest intent key, in words
 }
 
 // lexiconTables returns the query tables, building them on the first call;
 // they are only read afterwards.
 var lexiconTables = sync.OnceValue(func() *queryTables {
-	return &queryTables{intents: buildIntentTable(), expansions: words.Expansions()}
+	tb := &queryTables{intents: buildIntentTable(), expansions: words.Expansions(), concepts: buildConcepts()}
+	tb.maxWords = max(maxIntentWords, tb.concepts.maxWords)
+	// The bilingual words join the intents: a request's foreign word stands
+	// for the tools' English words as an everyday English word does. Words
+	// in Latin script and stems are marked (see latinMark), which no
+	// analysed word is: addConceptKeys decides when a word reaches them.
+	for k, to := range tb.concepts.exact {
+		if isLatinKey(k) {
+			k = latinMark + k
+		}
+		tb.intents[k] = union(tb.intents[k], to)
+	}
+	for k, to := range tb.concepts.stems {
+		tb.intents[k+stemMark] = to
+	}
+	return tb
 })
 
 // Prepare builds the tables every analysis reads, so that the first query

@@ -1,0 +1,209 @@
+package search
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/zot-mcp/mcp-bridge/search/query"
+	"github.com/zot-mcp/mcp-bridge/search/token"
+)
+
+// englishTools are tools described in English only, one per concept.
+var englishTools = []Doc{
+	{ID: "weather", Server: "weather", Tool: "get_forecast", Description: "Get the weather forecast for a city."},
+	{ID: "read_file", Server: "fs", Tool: "read_file", Description: "Read the contents of a file from disk."},
+	{ID: "delete_file", Server: "fs", Tool: "delete_file", Description: "Delete a file."},
+	{ID: "list_dir", Server: "fs", Tool: "list_directory", Description: "List the entries of a directory."},
+	{ID: "screenshot", Server: "browser", Tool: "take_screenshot", Description: "Take a screenshot of the current page."},
+	{ID: "send_email", Server: "mail", Tool: "send_email", Description: "Send an email message to a recipient."},
+	{ID: "stock", Server: "market", Tool: "get_stock_price", Description: "Get the latest stock price for a ticker symbol."},
+	{ID: "translate", Server: "translator", Tool: "translate_text", Description: "Translate text between languages."},
+	{ID: "directions", Server: "maps", Tool: "get_directions", Description: "Driving directions and the route between two places."},
+	{ID: "event", Server: "calendar", Tool: "create_event", Description: "Create an event in the calendar."},
+	{ID: "sql", Server: "db", Tool: "run_query", Description: "Run a SQL query against the database."},
+	{ID: "news", Server: "news", Tool: "top_headlines", Description: "The latest news headlines."},
+	{ID: "commit", Server: "git", Tool: "commit", Description: "Record staged changes in the repository."},
+	{ID: "order", Server: "shop", Tool: "create_order", Description: "Place an order for a product and take the payment."},
+}
+
+// TestForeignRequestReachesEnglishTool: a request in each language of the
+// bilingual lexicon finds the English-described tool for it first.
+func TestForeignRequestReachesEnglishTool(t *testing.T) {
+	t.Parallel()
+	ix := New(englishTools)
+	tests := []struct{ lang, query, want string }{
+		{"zh", "天气预报", "weather"},
+		{"zh", "删除文件", "delete_file"},
+		{"zh", "网页截图", "screenshot"},
+		{"zh", "发送邮件给客户", "send_email"},
+		{"zh", "查一下股票价格", "stock"},
+		{"zh", "驾车路线", "directions"},
+		{"ja", "天気予報を調べる", "weather"},
+		{"ja", "ファイルを読み込む", "read_file"},
+		{"ja", "スクリーンショットを撮る", "screenshot"},
+		{"ja", "メールを送信する", "send_email"},
+		{"ja", "テキストを翻訳して", "translate"},
+		{"ko", "날씨 예보", "weather"},
+		{"ko", "파일 삭제", "delete_file"},
+		{"ko", "주가 조회", "stock"},
+		{"ko", "이메일 보내기", "send_email"},
+		{"ko", "캘린더에 일정 추가", "event"},
+		{"ru", "прогноз погоды", "weather"},
+		{"ru", "удалить файл", "delete_file"},
+		{"ru", "отправить письмо", "send_email"},
+		{"ru", "перевести текст", "translate"},
+		{"ru", "последние новости", "news"},
+		{"de", "Wettervorhersage für Berlin", "weather"},
+		{"de", "Datei löschen", "delete_file"},
+		{"de", "Eintrag loeschen", "delete_file"}, // the umlaut written out
+		{"de", "Aktienkurs abrufen", "stock"},
+		{"de", "Verzeichnis auflisten", "list_dir"},
+		{"es", "pronóstico del tiempo", "weather"},
+		{"es", "pronostico para mañana", "weather"}, // written without the accent
+		{"es", "borrar el archivo", "delete_file"},
+		{"es", "enviar un correo", "send_email"},
+		{"es", "crear un pedido y pagar", "order"},
+	}
+	for _, tt := range tests {
+		hits := ix.Search(tt.query, 3)
+		if len(hits) == 0 || englishTools[hits[0].Doc].ID != tt.want {
+			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, hitIDs(englishTools, hits), tt.want)
+		}
+	}
+}
+
+// TestEnglishRequestReachesForeignTool: an English request finds a tool
+// described only in another language (its name says nothing), among tools
+// described in the other languages and English tools of other kinds.
+func TestEnglishRequestReachesForeignTool(t *testing.T) {
+	t.Parallel()
+	docs := []Doc{
+		{ID: "zh_weather", Server: "s1", Tool: "x1", Description: "查询城市的天气预报。"},
+		{ID: "zh_screenshot", Server: "s1", Tool: "x2", Description: "截取当前网页的截图。"},
+		{ID: "ja_read", Server: "s2", Tool: "x3", Description: "指定したファイルを読み込みます。"},
+		{ID: "ja_mail", Server: "s2", Tool: "x4", Description: "メールを送信します。"},
+		{ID: "ko_stock", Server: "s3", Tool: "x5", Description: "주식 시세를 조회합니다."},
+		{ID: "ko_translate", Server: "s3", Tool: "x6", Description: "텍스트를 번역합니다."},
+		{ID: "ru_delete", Server: "s4", Tool: "x7", Description: "Удаляет файл с диска."},
+		{ID: "ru_calendar", Server: "s4", Tool: "x8", Description: "Создаёт событие в календаре."},
+		{ID: "de_news", Server: "s5", Tool: "x9", Description: "Aktuelle Nachrichten und Schlagzeilen."},
+		{ID: "de_order", Server: "s5", Tool: "x10", Description: "Eine Bestellung anlegen und bezahlen."},
+		{ID: "es_restaurant", Server: "s6", Tool: "x11", Description: "Busca restaurantes cerca de una dirección."},
+		{ID: "es_sql", Server: "s6", Tool: "x12", Description: "Ejecuta una consulta en la base de datos."},
+		{ID: "en_repos", Server: "github", Tool: "list_repositories", Description: "List the repositories of a user."},
+		{ID: "en_channels", Server: "slack", Tool: "list_channels", Description: "List the channels of a workspace."},
+	}
+	ix := New(docs)
+	tests := []struct{ lang, query, want string }{
+		{"zh", "weather forecast", "zh_weather"},
+		{"zh", "take a screenshot of the page", "zh_screenshot"},
+		{"ja", "read a file", "ja_read"},
+		{"ja", "send an email", "ja_mail"},
+		{"ko", "stock quote", "ko_stock"},
+		{"ko", "translate text", "ko_translate"},
+		{"ru", "delete a file", "ru_delete"},
+		{"ru", "create a calendar event", "ru_calendar"},
+		{"de", "latest news headlines", "de_news"},
+		{"de", "place an order", "de_order"},
+		{"es", "restaurants nearby", "es_restaurant"},
+		{"es", "database query", "es_sql"},
+	}
+	for _, tt := range tests {
+		hits := ix.Search(tt.query, 3)
+		if len(hits) == 0 || docs[hits[0].Doc].ID != tt.want {
+			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, hitIDs(docs, hits), tt.want)
+		}
+	}
+}
+
+// TestUnmappedWordsAddNothing: words the bilingual lexicon does not know
+// give a request no English words and a description no indexed ones; a
+// German- or Spanish-looking word in an English request is not read as
+// German or Spanish; and a word inside a longer CJK word the lexicon knows
+// (장소 in 저장소) gives nothing of its own.
+func TestUnmappedWordsAddNothing(t *testing.T) {
+	t.Parallel()
+	docs := []Doc{
+		{ID: "zh", Server: "a", Tool: "x1", Description: "吃饭睡觉"},
+		{ID: "ru", Server: "a", Tool: "x2", Description: "Собака лает громко."},
+		{ID: "de", Server: "a", Tool: "x3", Description: "Der Hund bellt laut."},
+		{ID: "es", Server: "a", Tool: "x4", Description: "El perro ladra fuerte."},
+	}
+	ix := New(docs)
+	own := map[string]bool{}
+	for _, d := range docs {
+		for _, s := range []string{d.Server, d.Tool, d.Description, firstSentence(d.Description)} {
+			token.ForEachToken(s, nil, func(w []byte, _ bool) { own[string(w)] = true })
+		}
+	}
+	for term := range ix.vocab {
+		if !own[term] {
+			t.Errorf("index holds %q, which no description says", term)
+		}
+	}
+
+	tests := []struct {
+		query string
+		not   []string // English words the request must not stand for
+		want  []string // and those it must
+	}{
+		{"собака", []string{"dog"}, nil},
+		{"吃饭", nil, nil},
+		{"perro ladra", nil, nil},
+		// An English request: "Rama" and "nota" are names here.
+		{"show the release notes of Rama", []string{"branch"}, nil},
+		{"what is the nota field for", []string{"note"}, nil},
+		// The same words in a Spanish request are Spanish.
+		{"crear una rama", nil, []string{"branch", "create"}},
+		// A stem reaches its inflections, the longest stem wins, and a
+		// word that runs on far past a stem is another word.
+		{"картинку", []string{"map"}, []string{"image"}},
+		{"карту", nil, []string{"map"}},
+		{"удаленность", []string{"delete"}, nil},
+		// A CJK word inside a longer one does not speak for itself.
+		{"저장소 목록", []string{"place"}, []string{"repository", "list"}},
+		{"ログインする", []string{"log"}, []string{"login"}},
+		{"メモリ使用量", []string{"note"}, []string{"memory"}},
+		{"数据库", nil, []string{"database"}},
+	}
+	for _, tt := range tests {
+		terms := ix.analyse(tt.query)
+		for _, w := range tt.not {
+			if slices.Contains(terms, w) {
+				t.Errorf("analysis of %q = %v: holds %q", tt.query, terms, w)
+			}
+		}
+		for _, w := range tt.want {
+			if !slices.Contains(terms, w) {
+				t.Errorf("analysis of %q = %v: lacks %q", tt.query, terms, w)
+			}
+		}
+		if tt.not == nil && tt.want == nil {
+			own := map[string]bool{}
+			token.ForEachToken(tt.query, nil, func(w []byte, _ bool) { own[string(w)] = true })
+			for _, term := range terms {
+				if !own[term] {
+					t.Errorf("analysis of %q = %v: %q is none of its words", tt.query, terms, term)
+				}
+			}
+		}
+	}
+}
+
+// analyse returns the terms the index searches for q.
+func (ix *Index) analyse(q string) []string {
+	terms, _ := new(query.Analyser).Analyse(q, ix.vocab, ix.idf)
+	out := make([]string, len(terms))
+	for i, t := range terms {
+		out[i] = t.Text
+	}
+	return out
+}
+
+func hitIDs(docs []Doc, hits []Hit) []string {
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, docs[h.Doc].ID)
+	}
+	return ids
+}

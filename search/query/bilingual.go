@@ -1,0 +1,228 @@
+package query
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/zot-mcp/mcp-bridge/search/lexicon"
+	"github.com/zot-mcp/mcp-bridge/search/token"
+)
+
+// The bilingual lexicon (lexicon.Bilingual) read for both sides of a search:
+// its keys join the query's intents (a request's foreign words stand for the
+// tools' English words), and Concepts gives the index the same table, so that
+// a description's foreign words are indexed with their English words too.
+
+// isCJKPair reports whether the analysed word w is a pair of CJK characters,
+// as the tokeniser cuts CJK runs.
+func isCJKPair(w string) bool {
+	r, size := utf8.DecodeRuneInString(w)
+	return size < len(w) && token.IsCJK(r)
+}
+
+// maxStemTail is how many letters a word may carry past a bilingual stem
+// ("удал*" reaches удалить, удалите, удаление): about the longest of the
+// common endings, and short enough that a stem does not reach words built on
+// it that mean something else.
+const maxStemTail = 4
+
+// Concepts is the bilingual lexicon in analysed form, as the index reads it.
+type Concepts struct {
+	exact    map[string][]string // word, or words joined by one space → English words
+	stems    map[string][]string // stem → English words
+	maxWords int                 // the longest exact key, in words
+}
+
+// latinMark marks, in the query's intents, a bilingual word in Latin script
+// (German, Spanish), and stemMark a stem: such keys are reached only through
+// conceptKey, never by a word as it stands.
+const (
+	latinMark = "="
+	stemMark  = "*"
+)
+
+// isLatinKey reports whether the analysed key k is written in Latin script,
+// where a word of another language can look like an English one.
+func isLatinKey(k string) bool {
+	r, _ := utf8.DecodeRuneInString(k)
+	return r < 0x250 // ASCII, Latin-1 and Latin Extended
+}
+
+// BilingualConcepts returns the bilingual table the index reads, built once
+// with the query tables.
+func BilingualConcepts() *Concepts { return lexiconTables().concepts }
+
+// MaxWords is the longest key, in analysed words (a CJK key of n characters
+// is n-1 character pairs).
+func (c *Concepts) MaxWords() int { return c.maxWords }
+
+// Phrase returns the English words of key, analysed words joined by one
+// space (folded, see foldLatin), or nil.
+func (c *Concepts) Phrase(key []byte) []string { return c.exact[string(key)] }
+
+// Word returns the English words of the analysed word w: its own entry, or
+// that of the longest stem it begins with, or nil.
+func (c *Concepts) Word(w string) []string {
+	w = foldLatin(w)
+	if to := c.exact[w]; to != nil {
+		return to
+	}
+	if k := c.stemKey(w); k != "" {
+		return c.stems[k]
+	}
+	return nil
+}
+
+// stemKey returns the longest stem w (folded) begins with, leaving at most
+// maxStemTail letters, or "".
+func (c *Concepts) stemKey(w string) string {
+	if len(c.stems) == 0 || len(w) < 2 {
+		return ""
+	}
+	end, tail := len(w), 0
+	for end > 0 && tail <= maxStemTail {
+		if _, ok := c.stems[w[:end]]; ok {
+			return w[:end]
+		}
+		_, size := utf8.DecodeLastRuneInString(w[:end])
+		end -= size
+		tail++
+	}
+	return ""
+}
+
+// buildConcepts reads the bilingual lexicon into analysed form: each key's
+// words as queries and documents split them (CJK as character pairs), plural
+// folded, accents folded. A stem stays one word and keeps its "*" in intents,
+// where no analysed word can collide with it.
+func buildConcepts() *Concepts {
+	c := &Concepts{exact: map[string][]string{}, stems: map[string][]string{}}
+	for k, to := range lexicon.Bilingual() {
+		stem := strings.HasSuffix(k, "*")
+		var ws []string
+		token.ForEachWord(strings.TrimSuffix(k, "*"), nil, func(w []byte, whole bool) {
+			if !whole {
+				ws = append(ws, foldLatin(token.Singular(string(w))))
+			}
+		})
+		switch {
+		case len(ws) == 0:
+			continue
+		case stem && len(ws) == 1:
+			c.stems[ws[0]] = union(c.stems[ws[0]], to)
+		case !stem:
+			key := strings.Join(ws, " ")
+			c.exact[key] = union(c.exact[key], to)
+			c.maxWords = max(c.maxWords, len(ws))
+			if alt := umlautSpelling.Replace(k); alt != k {
+				// German written without umlauts: "loeschen".
+				c.exact[alt] = union(c.exact[alt], to)
+			}
+		}
+	}
+	return c
+}
+
+// union returns to with the words of add it lacks appended, each singular.
+func union(to, add []string) []string {
+	for _, w := range add {
+		w = token.Singular(w)
+		found := false
+		for _, t := range to {
+			found = found || t == w
+		}
+		if !found {
+			to = append(to, w)
+		}
+	}
+	return to
+}
+
+// conceptKey returns the intent key an original query word reaches through
+// the bilingual lexicon when its own form has none: a word in Latin script
+// (accents folded, "löschen" → loschen) marked latinMark, when latin allows
+// it, or the stem the word begins with, marked stemMark; or "".
+func (tb *queryTables) conceptKey(w string, latin bool) string {
+	f := foldLatin(w)
+	if latin && isLatinKey(f) && tb.concepts.exact[f] != nil {
+		return latinMark + f
+	}
+	if k := tb.concepts.stemKey(f); k != "" {
+		return k + stemMark
+	}
+	return ""
+}
+
+// englishMarkers are words only an English sentence uses. A request holding
+// one is English, and a word in it that looks German or Spanish ("Rama",
+// "nota") is a name or a borrowed word, not the request's language.
+var englishMarkers = map[string]bool{
+	"the": true, "and": true, "of": true, "to": true, "for": true, "with": true,
+	"my": true, "is": true, "are": true, "this": true, "that": true, "what": true,
+	"how": true, "from": true, "please": true, "you": true, "your": true,
+	"it": true, "i": true, "can": true, "which": true, "our": true, "we": true,
+}
+
+// addConceptKeys reads the original words that have no intents of their own
+// through the bilingual lexicon (conceptKey), as lemmas: the steps after it
+// take the key's English words as the word's intents and verb. Latin-script
+// words are read so only in a request that is not English.
+func (s *Analyser) addConceptKeys() {
+	latin := true
+	for _, w := range s.raw {
+		if englishMarkers[w] {
+			latin = false
+			break
+		}
+	}
+	for _, p := range s.orig {
+		if _, ok := s.lemmaOf[p]; ok || s.tables.intents[p] != nil {
+			continue
+		}
+		if k := s.tables.conceptKey(p, latin); k != "" {
+			s.lemmaOf[p] = k
+		}
+	}
+}
+
+// foldLatin folds the accented Latin letters of w (lower case) onto their
+// plain letters, so that a request written with or without accents meets
+// the lexicon's word; w itself when it has none (plain ASCII never has).
+func foldLatin(w string) string {
+	i := 0
+	for i < len(w) && w[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(w) {
+		return w
+	}
+	var b strings.Builder
+	changed := false
+	for _, r := range w {
+		if f, ok := latinFolds[r]; ok {
+			b.WriteString(f)
+			changed = true
+			continue
+		}
+		b.WriteRune(r)
+	}
+	if !changed {
+		return w
+	}
+	return b.String()
+}
+
+// umlautSpelling writes German umlauts and ß out, as keyboards without them
+// do.
+var umlautSpelling = strings.NewReplacer("ä", "ae", "ö", "oe", "ü", "ue", "ß", "ss")
+
+// latinFolds are the lower-case accented letters of the lexicon's Latin
+// languages (German, Spanish) and their neighbours, with their plain forms.
+var latinFolds = map[rune]string{
+	'á': "a", 'à': "a", 'â': "a", 'ä': "a", 'ã': "a", 'å': "a",
+	'é': "e", 'è': "e", 'ê': "e", 'ë': "e",
+	'í': "i", 'ì': "i", 'î': "i", 'ï': "i",
+	'ó': "o", 'ò': "o", 'ô': "o", 'ö': "o", 'õ': "o",
+	'ú': "u", 'ù': "u", 'û': "u", 'ü': "u",
+	'ñ': "n", 'ç': "c", 'ß': "ss",
+}
