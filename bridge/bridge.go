@@ -155,6 +155,9 @@ type Bridge struct {
 	// decoded is the cache file a start without a usable startup file decoded before
 	// ready, which the catalog is built from after ready (finishStartup); nil otherwise.
 	decoded *cache.File
+	// listings is the cache file a start without a usable startup file read by its lines
+	// instead (cache.ReadListings), decoded after ready (finishStartup); nil otherwise.
+	listings *cache.Listings
 	// The startup glue: the sent section, the startup file, the raw inputs loaded.
 	boot     *startup.Boot
 	setupErr error // a panic recovered in Setup, reported after ready
@@ -468,6 +471,10 @@ func (b *Bridge) loadLocal(dir string) {
 	} else if set, stale, ok := b.boot.LoadFile(); ok {
 		b.startup, b.stale = set, stale
 		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the startup file")
+	} else if l, set, stale, ok := b.fromListings(); ok {
+		// The catalog is built after ready, from the file decoded then.
+		b.startup, b.stale, b.listings = set, stale, l
+		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the tool cache's listings")
 	} else if file, err := cache.Read(b.opts.CachePath); err != nil {
 		b.catalogFromFile(file, err, nil, nil)
 		b.startup = startup.FromCatalog(b.cats.Loaded(), file.View(b.projectKey))
@@ -511,7 +518,7 @@ func (b *Bridge) recoverSetup(err error) {
 	}
 	// A sent section that went out stays: the writer may still be sending it (afterReady
 	// releases it), and register must not send the registrations twice.
-	b.startup, b.decoded = nil, nil
+	b.startup, b.decoded, b.listings = nil, nil, nil
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.publishCatalog(nil, nil, nil)
 	}

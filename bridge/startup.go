@@ -103,6 +103,22 @@ func (b *Bridge) addToolRange(regs *extension.Registrations, s *startup.Set, fro
 	return failed
 }
 
+// fromListings builds the startup set from the cache file's listings, read by its lines
+// without decoding it (cache.ReadListings): the start without a usable startup file. It
+// reports false when the file is not laid out as the bridge writes it (or cannot be
+// read): the caller then decodes it.
+func (b *Bridge) fromListings() (*cache.Listings, *startup.Set, []string, bool) {
+	l, err := cache.ReadListings(b.opts.CachePath)
+	if err != nil {
+		return nil, nil, nil, false
+	}
+	set, stale, ok := startup.FromFile(l.File, b.usableConfigs(), b.projectKey, b.pins.pinsOf, b.cats.Namer())
+	if !ok {
+		return nil, nil, nil, false
+	}
+	return l, set, stale, true
+}
+
 // notRegisteredWhy words why the host could not be told of a tool, for /mcp <server>.
 func notRegisteredWhy(err error) string {
 	var tooLarge *extension.FrameTooLargeError
@@ -134,10 +150,14 @@ func (b *Bridge) finishStartup() {
 		b.opts.StageHook("finish")
 	}
 	file, err := b.decoded, error(nil)
-	b.decoded = nil
-	if file == nil {
+	switch {
+	case file != nil:
+	case b.listings != nil:
+		file, err = b.listings.Decode()
+	default:
 		file, err = cache.Read(b.opts.CachePath)
 	}
+	b.decoded, b.listings = nil, nil
 	if err != nil {
 		b.cacheErr = err
 		b.catalogFromStartup()

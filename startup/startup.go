@@ -101,7 +101,20 @@ func (s *Set) NotRegistered(ref catalog.ToolRef, why string) {
 // PayloadFor encodes a tool's description and schema as they follow the name in its
 // register_tool frame.
 func PayloadFor(server string, t *cache.Tool) extension.ToolPayload {
-	return extension.EncodeToolPayload(extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+	return extension.ToolPayload(appendPayload(nil, server, t))
+}
+
+// appendPayload appends PayloadFor(server, t) to dst.
+func appendPayload(dst []byte, server string, t *cache.Tool) []byte {
+	return extension.AppendToolPayload(dst, extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+}
+
+// payloadRoom is about the room a tool's payload takes in a buffer while it is encoded
+// (the frame's head comes first and is moved out), a little over when its text needs no
+// escapes, so that a listing's payloads encode into one buffer.
+func payloadRoom(t *cache.Tool) int {
+	n := len(t.Description) + len(t.Title) + len(t.InputSchema) + len(t.OutputSchema)
+	return n + n/16 + 160
 }
 
 // Pins gives a server's pinned tools (tool name → trust.ToolFingerprint), nil when its
@@ -342,8 +355,17 @@ func payloadsEach(jobs []payloadJob) {
 func payloadsOf(j *payloadJob) *cache.FrameServer {
 	e := j.e
 	fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
+	// The payloads share buffers, each sized for the tools still to encode when the last
+	// one ran out: growing one would copy the payloads before.
+	var buf []byte
+	left := 0 // payloadRoom of the tools after i
+	for i := range e.Tools {
+		left += payloadRoom(&e.Tools[i])
+	}
 	for i := range e.Tools {
 		t := &e.Tools[i]
+		room := payloadRoom(t)
+		left -= room
 		if !catalog.NameOffered(t.Name) {
 			continue
 		}
@@ -352,7 +374,12 @@ func payloadsOf(j *payloadJob) *cache.FrameServer {
 				continue
 			}
 		}
-		ft := cache.FrameTool{Name: t.Name, Payload: PayloadFor(j.name, catalog.CleanTool(t))}
+		if cap(buf)-len(buf) < room {
+			buf = make([]byte, 0, room+left)
+		}
+		at := len(buf)
+		buf = appendPayload(buf, j.name, catalog.CleanTool(t))
+		ft := cache.FrameTool{Name: t.Name, Payload: extension.ToolPayload(buf[at:len(buf):len(buf)])}
 		if j.pins {
 			ft.Pin = trust.ToolFingerprint(t)
 		}

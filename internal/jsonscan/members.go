@@ -61,11 +61,53 @@ func Unquote(b []byte) (string, bool) {
 	if plain && utf8.Valid(inner) {
 		return string(inner), true
 	}
+	if s, ok := unquoteShort(inner); ok {
+		return s, true
+	}
 	var s string
 	if json.Unmarshal(b, &s) != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// unquoteShort decodes the inside of a JSON string whose escapes are all of one
+// character (\n, \", ...), that is valid UTF-8 and holds no control character: what a
+// description with line breaks or quotes is. It says false for anything else (a \u
+// escape, a bad one), which encoding/json decodes or refuses instead.
+func unquoteShort(inner []byte) (string, bool) {
+	out := make([]byte, 0, len(inner))
+	for i := 0; i < len(inner); i++ {
+		c := inner[i]
+		if plainInString[c] {
+			out = append(out, c)
+			continue
+		}
+		if c != '\\' || i+1 == len(inner) {
+			return "", false // a control character or a quote: not a valid string
+		}
+		i++
+		switch inner[i] {
+		case '"', '\\', '/':
+			out = append(out, inner[i])
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case 'r':
+			out = append(out, '\r')
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		default:
+			return "", false
+		}
+	}
+	if !utf8.Valid(out) {
+		return "", false
+	}
+	return string(out), true
 }
 
 // Members follows the top-level members of the JSON object a text starts with, fed to
