@@ -112,8 +112,9 @@ func (b *Bridge) fromListings() (*cache.Listings, *startup.Set, []string, bool) 
 	if err != nil {
 		return nil, nil, nil, false
 	}
-	set, stale, ok := startup.FromFile(l.File, b.usableConfigs(), b.projectKey, b.pins.pinsOf, b.cats.Namer())
+	set, stale, ok := startup.FromListings(l, b.usableConfigs(), b.projectKey, b.pins.pinsOf, b.cats.Namer())
 	if !ok {
+		l.Release()
 		return nil, nil, nil, false
 	}
 	return l, set, stale, true
@@ -154,6 +155,7 @@ func (b *Bridge) finishStartup() {
 	case file != nil:
 	case b.listings != nil:
 		file, err = b.listings.Decode()
+		b.listings.Release()
 	default:
 		file, err = cache.Read(b.opts.CachePath)
 	}

@@ -18,44 +18,103 @@ import (
 // such a file is read with Read.
 var ErrNotLaidOut = errors.New("tool cache: not laid out as the bridge writes it")
 
-// Listings is a cache file read by its lines (ReadListings): what a start registers
-// from, and the file's bytes for the whole decode after ready.
+// Listings is a cache file read by its lines (ReadListings): each entry's lines, read
+// when it is asked for (Listing.Read), and the file's bytes for the whole decode after
+// ready.
 type Listings struct {
-	// File holds per entry (shared and private) its Fingerprint, Instructions and Tools,
-	// every other field zero; schemas point into the file's bytes.
-	*File
-	path string
-	data []byte
+	path     string
+	data     []byte
+	writable func() error // makes data writable, for the decoder (decodeSplit)
+	release  func()
+	servers  map[string]Listing
+	projects map[string]map[string]Listing
 }
 
-// ReadListings reads what a start registers from the cache file at path without decoding
-// the file (Listings.File). It reads the file line by line as encodeFile lays it out, one
-// member per line, and gives ErrNotLaidOut for a file laid out otherwise (the caller then
-// uses Read, which decodes anything valid). The members it reads are checked as the
-// decoder checks them (strings unquoted, annotations decoded); the values of the members
-// it skips (times, resources, prompts) and the schemas are not, so only Decode says that
-// the whole file is valid JSON: what a start sends of a schema is compacted by the
-// extension, which checks it. A missing file gives an empty File, as Read.
+// Listing is one entry of a cache file's Listings, not read yet.
+type Listing struct {
+	lines   []byte // the entry's member lines, newlines included
+	pad     string // their indentation
+	project string // the project of a private listing; "" for a shared one
+}
+
+// ReadListings reads the cache file at path for a start that registers from it without
+// decoding it: it finds each entry's lines (every entry on lines of its own, one member
+// a line, as encodeFile lays the file out), and Listing.Read reads an entry's fields
+// that a start registers from. It gives ErrNotLaidOut for a file laid out otherwise
+// (the caller then uses Read, which decodes anything valid). What it reads is checked
+// as the decoder checks it (strings unquoted, annotations decoded); the values it skips
+// (times, resources, prompts) and the schemas are not, so only Decode says that the
+// whole file is valid JSON: what a start sends of a schema is compacted by the
+// extension, which checks it. A missing file has no entries, as Read gives none.
+//
+// The file is mapped where it can be (a private copy: nothing reaches the file) until
+// Release; entries read from it point into it until then.
 func ReadListings(path string) (*Listings, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return &Listings{File: newFile(), path: path}, nil
+			return &Listings{path: path, servers: map[string]Listing{}}, nil
 		}
 		return nil, err
 	}
-	f, err := readListings(data)
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	return &Listings{File: f, path: path, data: data}, nil
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("tool cache %s is not a file", path)
+	}
+	data, writable, release, err := readPrivate(f, info.Size())
+	if err != nil {
+		return nil, err
+	}
+	l, err := readListings(data)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	l.path, l.writable, l.release = path, writable, release
+	return l, nil
+}
+
+// Release gives back the file's bytes: neither the listings nor anything read from
+// them (Listing.Read's schemas) may be used afterwards.
+func (l *Listings) Release() {
+	if l != nil && l.release != nil {
+		l.release()
+		l.release, l.writable, l.data, l.servers, l.projects = nil, nil, nil, nil, nil
+	}
+}
+
+// View is the entries a session in project sees, by server name, as File.View gives
+// them: the shared ones, with project's private listings in their place.
+func (l *Listings) View(project string) map[string]Listing {
+	own := l.projects[project]
+	if project == "" || len(own) == 0 {
+		return l.servers
+	}
+	out := make(map[string]Listing, len(l.servers)+len(own))
+	for name, e := range l.servers {
+		out[name] = e
+	}
+	for name, e := range own {
+		out[name] = e
+	}
+	return out
 }
 
 // Decode is the whole file the listings were read from, decoded as Read decodes it (the
-// same bytes: a change of the file since is not seen).
+// same bytes: a change of the file since is not seen), before Release. Nothing it gives
+// points into the file's bytes.
 func (l *Listings) Decode() (*File, error) {
 	if l.data == nil {
 		return newFile(), nil // it was missing
+	}
+	if l.writable != nil {
+		if err := l.writable(); err != nil {
+			return Read(l.path)
+		}
 	}
 	f, err := decodeFile(l.data)
 	if err != nil {
@@ -64,34 +123,46 @@ func (l *Listings) Decode() (*File, error) {
 	return f, nil
 }
 
+// Read reads what a start registers from of the entry: its Fingerprint, Instructions
+// and Tools (schemas pointing into the file's bytes) and Project, every other field left
+// zero. ErrNotLaidOut: the entry is not laid out as the bridge writes it (Read the file
+// then). Entries may be read at once on several goroutines.
+func (e Listing) Read() (*Server, error) {
+	r := lines{data: e.lines}
+	s, ok := r.entry(e.pad)
+	if !ok || r.at != len(r.data) {
+		return nil, ErrNotLaidOut
+	}
+	s.Project = e.project
+	return s, nil
+}
+
 // readListings is ReadListings of the file's bytes.
-func readListings(data []byte) (*File, error) {
+func readListings(data []byte) (*Listings, error) {
 	r := lines{data: data}
 	if !r.is("{") || !r.member("  ", "version") || string(r.value) != strconv.Itoa(Version) || !r.comma {
 		return nil, ErrNotLaidOut
 	}
-	f := newFile()
-	if !r.member("  ", "servers") || !r.entries("  ", f.Servers, "") {
+	l := &Listings{data: data, servers: map[string]Listing{}}
+	if !r.member("  ", "servers") || !r.entries("  ", l.servers, "") {
 		return nil, ErrNotLaidOut
 	}
 	if r.comma {
 		if !r.member("  ", "projects") || string(r.value) != "{" {
 			return nil, ErrNotLaidOut
 		}
-		f.Projects = map[string]map[string]*Server{}
+		l.projects = map[string]map[string]Listing{}
 		for more := true; more; {
 			// "    \"<project>\": {" then its entries, closed at the project's indentation.
 			if !r.member("    ", "") {
 				return nil, ErrNotLaidOut
 			}
 			project, ok := jsonscan.Unquote(r.key)
-			m := map[string]*Server{}
-			if !ok || project == "" || f.Projects[project] != nil || !r.entries("    ", m, project) {
+			m := map[string]Listing{}
+			if _, dup := l.projects[project]; !ok || project == "" || dup || !r.entries("    ", m, project) {
 				return nil, ErrNotLaidOut
 			}
-			if len(m) > 0 {
-				f.Projects[project] = m
-			}
+			l.projects[project] = m
 			more = r.comma
 		}
 		if !r.is("  }") {
@@ -101,10 +172,7 @@ func readListings(data []byte) (*File, error) {
 	if !r.is("}") || r.at != len(data) {
 		return nil, ErrNotLaidOut
 	}
-	if len(f.Projects) == 0 {
-		f.Projects = nil
-	}
-	return f, nil
+	return l, nil
 }
 
 // lines reads a file laid out by encodeFile, one line at a time.
@@ -182,10 +250,11 @@ func (r *lines) parse(line []byte, pad, key string) bool {
 	return true
 }
 
-// entries reads the object of server entries whose key line was just read (its value
-// "{", or "{}" for none) into m, for project ("" for the shared ones); the object's
-// closing brace is at pad. Afterwards comma says whether another member follows it.
-func (r *lines) entries(pad string, m map[string]*Server, project string) bool {
+// entries finds the entries of the object of server entries whose key line was just
+// read (its value "{", or "{}" for none) and puts their lines in m, for project ("" for
+// the shared ones); the object's closing brace is at pad. Afterwards comma says whether
+// another member follows it.
+func (r *lines) entries(pad string, m map[string]Listing, project string) bool {
 	switch string(r.value) {
 	case "{}":
 		return true
@@ -194,6 +263,9 @@ func (r *lines) entries(pad string, m map[string]*Server, project string) bool {
 		return false
 	}
 	in := pad + "  "
+	// An entry's members are indented further: the first line at in that starts with
+	// its brace closes it.
+	closing := []byte("\n" + in + "}")
 	for {
 		if !r.member(in, "") || string(r.value) != "{" {
 			return false
@@ -205,12 +277,12 @@ func (r *lines) entries(pad string, m map[string]*Server, project string) bool {
 		if _, dup := m[name]; dup {
 			return false // the decoder keeps the last: Read says what it is
 		}
-		e, ok := r.entry(in + "  ")
-		if !ok {
+		end := bytes.Index(r.data[r.at-1:], closing)
+		if end < 0 {
 			return false
 		}
-		e.Project = project
-		m[name] = e
+		m[name] = Listing{lines: r.data[r.at : r.at+end], pad: in + "  ", project: project}
+		r.at += end
 		// The entry's closing brace, a comma when another follows; then the object's.
 		if !r.closes(in + "}") {
 			return false

@@ -13,6 +13,43 @@ import (
 	"time"
 )
 
+// readAll is every entry of the listings read (Listing.Read), as a File.
+func readAll(l *Listings) (*File, error) {
+	f := newFile()
+	for name, e := range l.servers {
+		s, err := e.Read()
+		if err != nil {
+			return nil, err
+		}
+		f.Servers[name] = s
+	}
+	for project, m := range l.projects {
+		for name, e := range m {
+			s, err := e.Read()
+			if err != nil {
+				return nil, err
+			}
+			if f.Projects == nil {
+				f.Projects = map[string]map[string]*Server{}
+			}
+			if f.Projects[project] == nil {
+				f.Projects[project] = map[string]*Server{}
+			}
+			f.Projects[project][name] = s
+		}
+	}
+	return f, nil
+}
+
+// readListingsAll is readListings with every entry read.
+func readListingsAll(data []byte) (*File, error) {
+	l, err := readListings(data)
+	if err != nil {
+		return nil, err
+	}
+	return readAll(l)
+}
+
 // listingsOf is what ReadListings keeps of a decoded file: per entry its fingerprint,
 // instructions, tools and project.
 func listingsOf(f *File) *File {
@@ -98,11 +135,25 @@ func TestReadListingsIsRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := readListings(data)
+			got, err := readListingsAll(data)
 			if err != nil {
 				t.Fatalf("readListings: %v", err)
 			}
 			sameListings(t, got, want)
+			// Each project's view, as File.View gives it.
+			l, _ := readListings(data)
+			for _, project := range append(slices.Collect(maps.Keys(f.Projects)), "", "/elsewhere") {
+				view, wantView := l.View(project), want.View(project)
+				if !slices.Equal(slices.Sorted(maps.Keys(view)), slices.Sorted(maps.Keys(wantView))) {
+					t.Fatalf("view of %q: %v, want %v", project, slices.Sorted(maps.Keys(view)), slices.Sorted(maps.Keys(wantView)))
+				}
+				for name, e := range view {
+					s, err := e.Read()
+					if err != nil || s.Project != wantView[name].Project || s.Fingerprint != wantView[name].Fingerprint {
+						t.Fatalf("view of %q: %s: %+v, %v; want project %q", project, name, s, err, wantView[name].Project)
+					}
+				}
+			}
 		})
 	}
 	// Through the file, as Update writes it.
@@ -113,7 +164,11 @@ func TestReadListingsIsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := mustRead(t, path)
-	sameListings(t, l.File, want)
+	got, err := readAll(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameListings(t, got, want)
 	// Updated since: Decode is of the bytes read.
 	mustUpdate(t, path, map[string]*Server{"new": sampleEntry("n")}, nil)
 	if whole, err := l.Decode(); err != nil || !reflect.DeepEqual(whole, want) {
@@ -169,7 +224,7 @@ func TestReadListingsRefusesOtherLayouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := readListings(bytes.Clone(tt.data)); !errors.Is(err, ErrNotLaidOut) {
+			if _, err := readListingsAll(bytes.Clone(tt.data)); !errors.Is(err, ErrNotLaidOut) {
 				t.Fatalf("readListings: %v, want ErrNotLaidOut", err)
 			}
 			if _, err := decodeFile(bytes.Clone(tt.data)); (err == nil) != tt.read {
@@ -177,7 +232,7 @@ func TestReadListingsRefusesOtherLayouts(t *testing.T) {
 			}
 		})
 	}
-	if _, err := readListings(ours); err != nil {
+	if _, err := readListingsAll(ours); err != nil {
 		t.Fatalf("the file as written: %v", err)
 	}
 }
@@ -187,7 +242,7 @@ func TestReadListingsRefusesOtherLayouts(t *testing.T) {
 func TestReadListingsMissing(t *testing.T) {
 	dir := t.TempDir()
 	l, err := ReadListings(filepath.Join(dir, "none.json"))
-	if err != nil || len(l.Servers) != 0 || l.Projects != nil {
+	if err != nil || len(l.View("")) != 0 || len(l.View("/p")) != 0 {
 		t.Fatalf("missing file: %+v, %v", l, err)
 	}
 	if f, err := l.Decode(); err != nil || len(f.Servers) != 0 {

@@ -29,12 +29,8 @@ func EncodeToolPayload(t Tool) ToolPayload {
 // AppendToolPayload appends t's payload (EncodeToolPayload) to dst: many payloads encode
 // into one buffer grown once.
 func AppendToolPayload(dst []byte, t Tool) []byte {
-	t.Name, t.Deferred, t.Interactive, t.Namespace = "", false, false, Namespace{}
-	start := len(dst)
-	dst = AppendToolFrame(dst, t)
-	// {"type":"register_tool","name":"",<payload>}
-	n := copy(dst[start:], dst[start+len(framePrefix)+len(`"",`):len(dst)-1])
-	return dst[:start+n]
+	t.Deferred, t.Interactive, t.Namespace = false, false, Namespace{}
+	return appendToolMembers(dst, t)
 }
 
 // Valid reports whether p has the shape EncodeToolPayload gives: JSON object members that

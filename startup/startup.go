@@ -109,12 +109,11 @@ func appendPayload(dst []byte, server string, t *cache.Tool) []byte {
 	return extension.AppendToolPayload(dst, extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
 }
 
-// payloadRoom is about the room a tool's payload takes in a buffer while it is encoded
-// (the frame's head comes first and is moved out), a little over when its text needs no
-// escapes, so that a listing's payloads encode into one buffer.
+// payloadRoom is about the room a tool's payload takes in a buffer, a little over when
+// its text needs no escapes, so that a listing's payloads encode into one buffer.
 func payloadRoom(t *cache.Tool) int {
 	n := len(t.Description) + len(t.Title) + len(t.InputSchema) + len(t.OutputSchema)
-	return n + n/16 + 160
+	return n + n/16 + 128
 }
 
 // Pins gives a server's pinned tools (tool name → trust.ToolFingerprint), nil when its
@@ -313,6 +312,36 @@ func FromFile(file *cache.File, usable []*config.Server, project string, pins Pi
 	return set, stale, ok
 }
 
+// FromListings is FromFile for a cache file read by its lines (cache.ReadListings): each
+// usable server's entry is read on the goroutine that encodes its payloads, so the
+// entries are read in parallel, and only those of the usable servers. ok is false when
+// an entry is not laid out as the bridge writes it or a payload is damaged: the caller
+// then decodes the file.
+func FromListings(l *cache.Listings, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
+	view := l.View(project)
+	var jobs []payloadJob
+	for _, s := range usable {
+		if e, found := view[s.Name]; found {
+			jobs = append(jobs, payloadJob{name: s.Name, listing: e, fingerprint: s.Fingerprint(), pins: pins.of(s.Name) != nil, allowed: s.ToolAllowed})
+		}
+	}
+	payloadsEach(jobs)
+	servers := make(map[string]*cache.FrameServer, len(jobs))
+	for i := range jobs {
+		if jobs[i].err != nil {
+			return nil, nil, false
+		}
+		if jobs[i].out != nil {
+			servers[jobs[i].name] = jobs[i].out
+		}
+	}
+	set, stale, ok = SetFrom(servers, usable, "", pins, namer)
+	if ok {
+		set.Fast = true
+	}
+	return set, stale, ok
+}
+
 // payloadJob is one listing to encode: server name's entry e (of project, "" for the
 // shared one), with each tool's pin when pins, leaving out the tools allowed refuses (nil:
 // none); out is the result.
@@ -323,6 +352,11 @@ type payloadJob struct {
 	project string
 	allowed func(tool string) (bool, string)
 	out     *cache.FrameServer
+	// An entry not read yet (FromListings): e is read from it, and out stays nil unless
+	// it has fingerprint; err is what reading it gave.
+	listing     cache.Listing
+	fingerprint string
+	err         error
 }
 
 // payloadsEach encodes every job's listing, on up to GOMAXPROCS goroutines, each taking
@@ -354,6 +388,11 @@ func payloadsEach(jobs []payloadJob) {
 // payloadsOf is the payloads of job j's listing.
 func payloadsOf(j *payloadJob) *cache.FrameServer {
 	e := j.e
+	if e == nil {
+		if e, j.err = j.listing.Read(); j.err != nil || e.Fingerprint != j.fingerprint {
+			return nil
+		}
+	}
 	fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
 	// The payloads share buffers, each sized for the tools still to encode when the last
 	// one ran out: growing one would copy the payloads before.
