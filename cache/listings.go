@@ -307,13 +307,14 @@ func (r *lines) entry(pad string) (*Server, bool) {
 		if !r.member(pad, "") {
 			return nil, false
 		}
-		name := string(r.key[1 : len(r.key)-1])
-		for k < len(entryKeys) && entryKeys[k] != name {
+		key := r.key[1 : len(r.key)-1]
+		for k < len(entryKeys) && entryKeys[k] != string(key) {
 			k++
 		}
 		if k == len(entryKeys) {
 			return nil, false // unknown, repeated or out of order
 		}
+		name := entryKeys[k]
 		k++
 		more = r.comma
 		switch name {
@@ -366,13 +367,14 @@ func (r *lines) tools(pad string, e *Server) bool {
 			if !r.member(in, "") {
 				return false
 			}
-			name := string(r.key[1 : len(r.key)-1])
-			for k < len(toolKeys) && toolKeys[k] != name {
+			key := r.key[1 : len(r.key)-1]
+			for k < len(toolKeys) && toolKeys[k] != string(key) {
 				k++
 			}
 			if k == len(toolKeys) {
 				return false
 			}
+			name := toolKeys[k]
 			k++
 			more = r.comma
 			var ok bool

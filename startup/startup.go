@@ -136,6 +136,13 @@ func (p Pins) of(server string) map[string]string {
 // order. stale lists the usable servers without such an entry. ok is false when a payload
 // is damaged.
 func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
+	return setFrom(servers, usable, project, pins, namer, true)
+}
+
+// setFrom is SetFrom; check says whether the payloads are checked (Valid): those read
+// from the startup file are, those PayloadFor just made need not be (the frames are
+// checked again as they are added, Registrations.AddPayloadIn).
+func setFrom(servers map[string]*cache.FrameServer, usable []*config.Server, project string, pins Pins, namer *catalog.Namer, check bool) (set *Set, stale []string, ok bool) {
 	var refs []catalog.ToolRef
 	var payloads []extension.ToolPayload // of refs
 	for _, s := range usable {
@@ -165,7 +172,7 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 				continue
 			}
 			p := extension.ToolPayload(t.Payload)
-			if !p.Valid() {
+			if check && !p.Valid() {
 				return nil, nil, false
 			}
 			last = len(refs)
@@ -305,7 +312,7 @@ func FromFile(file *cache.File, usable []*config.Server, project string, pins Pi
 		servers[jobs[i].name] = jobs[i].out
 	}
 	// The view is the project's already: "" picks each listing as it is.
-	set, stale, ok = SetFrom(servers, usable, "", pins, namer)
+	set, stale, ok = setFrom(servers, usable, "", pins, namer, false)
 	if ok {
 		set.Fast = true
 	}
@@ -315,8 +322,7 @@ func FromFile(file *cache.File, usable []*config.Server, project string, pins Pi
 // FromListings is FromFile for a cache file read by its lines (cache.ReadListings): each
 // usable server's entry is read on the goroutine that encodes its payloads, so the
 // entries are read in parallel, and only those of the usable servers. ok is false when
-// an entry is not laid out as the bridge writes it or a payload is damaged: the caller
-// then decodes the file.
+// an entry is not laid out as the bridge writes it: the caller then decodes the file.
 func FromListings(l *cache.Listings, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
 	view := l.View(project)
 	var jobs []payloadJob
@@ -335,7 +341,7 @@ func FromListings(l *cache.Listings, usable []*config.Server, project string, pi
 			servers[jobs[i].name] = jobs[i].out
 		}
 	}
-	set, stale, ok = SetFrom(servers, usable, "", pins, namer)
+	set, stale, ok = setFrom(servers, usable, "", pins, namer, false)
 	if ok {
 		set.Fast = true
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"iter"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -76,11 +77,20 @@ func Unquote(b []byte) (string, bool) {
 // description with line breaks or quotes is. It says false for anything else (a \u
 // escape, a bad one), which encoding/json decodes or refuses instead.
 func unquoteShort(inner []byte) (string, bool) {
-	out := make([]byte, 0, len(inner))
+	if !utf8.Valid(inner) {
+		return "", false // escapes are ASCII: the text is valid as decoded if it is as written
+	}
+	var out strings.Builder
+	out.Grow(len(inner))
 	for i := 0; i < len(inner); i++ {
 		c := inner[i]
 		if plainInString[c] {
-			out = append(out, c)
+			j := i + 1
+			for j < len(inner) && plainInString[inner[j]] {
+				j++
+			}
+			out.Write(inner[i:j])
+			i = j - 1
 			continue
 		}
 		if c != '\\' || i+1 == len(inner) {
@@ -89,25 +99,22 @@ func unquoteShort(inner []byte) (string, bool) {
 		i++
 		switch inner[i] {
 		case '"', '\\', '/':
-			out = append(out, inner[i])
+			out.WriteByte(inner[i])
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		default:
 			return "", false
 		}
 	}
-	if !utf8.Valid(out) {
-		return "", false
-	}
-	return string(out), true
+	return out.String(), true
 }
 
 // Members follows the top-level members of the JSON object a text starts with, fed to
