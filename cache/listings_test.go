@@ -75,10 +75,10 @@ func listingsOf(f *File) *File {
 }
 
 // sameListings reports whether ReadListings' file got holds want's listings (schemas byte
-// for byte, a nil and an empty one alike).
+// for byte; a nil and an empty schema or list of tools alike).
 func sameListings(t *testing.T, got, want *File) {
 	t.Helper()
-	w := listingsOf(want)
+	got, w := listingsOf(got), listingsOf(want)
 	for _, f := range []*File{got, w} {
 		for _, m := range append([]map[string]*Server{f.Servers}, slices.Collect(maps.Values(f.Projects))...) {
 			for _, e := range m {
@@ -254,4 +254,34 @@ func TestReadListingsMissing(t *testing.T) {
 	if _, err := ReadListings(filepath.Join(dir, "d")); err == nil {
 		t.Fatal("a directory read as a cache")
 	}
+}
+
+// FuzzReadListings: no cache file, however damaged, makes the line reader panic, and a
+// file it reads that the decoder reads too gives the decoder's listings.
+func FuzzReadListings(f *testing.F) {
+	odd := sampleEntry("x")
+	odd.Instructions = "say \"hi\"\n"
+	odd.Resources = []Resource{{URI: "file:///r", Name: "r"}}
+	for _, file := range []*File{
+		newFile(),
+		{Version: Version, Servers: map[string]*Server{"a": sampleEntry("a"), "b\"q": odd}},
+		{Version: Version, Servers: map[string]*Server{"a": odd}, Projects: map[string]map[string]*Server{"/p": {"a": sampleEntry("p")}}},
+	} {
+		data, err := encodeFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := readListingsAll(bytes.Clone(data))
+		if err != nil {
+			return
+		}
+		want, err := decodeFile(bytes.Clone(data))
+		if err != nil {
+			return // a value the line reader skips is damaged: Decode says so after ready
+		}
+		sameListings(t, got, want)
+	})
 }
