@@ -165,7 +165,10 @@ type Bridge struct {
 	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
 	// built from the startup file's own data (the registered tools keep working).
 	cacheFallback bool
-	stale         []string // usable servers whose cache entry is missing or stale
+	// cacheListed: the tools registered at startup were read from the cache by its lines
+	// (listings), so no startup file backs them when it cannot be decoded.
+	cacheListed bool
+	stale       []string // usable servers whose cache entry is missing or stale
 
 	sess  atomic.Pointer[extension.Session]
 	bgCtx context.Context
@@ -598,8 +601,12 @@ func (b *Bridge) afterReady() {
 	if b.cacheErr != nil {
 		log.Warn().Err(b.cacheErr).Msg("tool cache ignored")
 		if b.cacheFallback {
-			lines = append(lines, fmt.Sprintf("MCP: make the tool cache readable (chmod 600 %s) or delete it, then run /mcp refresh: %v. The tools registered at startup keep working from %s.",
-				b.opts.CachePath, b.cacheErr, cache.FramesPath(b.opts.CachePath)))
+			keep := "from " + cache.FramesPath(b.opts.CachePath)
+			if b.cacheListed {
+				keep = "for this session, as they were read at startup"
+			}
+			lines = append(lines, fmt.Sprintf("MCP: make the tool cache readable (chmod 600 %s) or delete it, then run /mcp refresh: %v. The tools registered at startup keep working %s.",
+				b.opts.CachePath, b.cacheErr, keep))
 		}
 	}
 	for _, p := range b.cfg.Problems {

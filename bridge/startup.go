@@ -156,6 +156,7 @@ func (b *Bridge) finishStartup() {
 	case b.listings != nil:
 		file, err = b.listings.Decode()
 		b.listings.Release()
+		b.cacheListed = true
 	default:
 		file, err = cache.Read(b.opts.CachePath)
 	}
