@@ -355,6 +355,13 @@ func TestFromFile(t *testing.T) {
 					if g.Ref != w.Ref || g.Name != w.Name || !bytes.Equal(g.Payload, w.Payload) {
 						t.Errorf("%s: tool %d: %v %s %s, want %v %s %s", from.name, i, g.Ref, g.Name, g.Payload, w.Ref, w.Name, w.Payload)
 					}
+					// Each payload is the one PayloadFor makes of the tool alone, whichever
+					// buffer it was encoded into.
+					for _, ct := range file.View(tc.project)[g.Ref.Server].Tools {
+						if ct.Name == g.Ref.Tool && !bytes.Equal(g.Payload, PayloadFor(g.Ref.Server, catalog.CleanTool(&ct))) {
+							t.Errorf("%s: tool %d: payload %s, want %s", from.name, i, g.Payload, PayloadFor(g.Ref.Server, catalog.CleanTool(&ct)))
+						}
+					}
 				}
 				if !maps.Equal(got.Instructions, want.Instructions) {
 					t.Errorf("%s: instructions %v, want %v", from.name, got.Instructions, want.Instructions)
