@@ -155,6 +155,9 @@ type Bridge struct {
 	// decoded is the cache file a start without a usable startup file decoded before
 	// ready, which the catalog is built from after ready (finishStartup); nil otherwise.
 	decoded *cache.File
+	// listings is the cache file a start without a usable startup file read by its lines
+	// instead (cache.ReadListings), decoded after ready (finishStartup); nil otherwise.
+	listings *cache.Listings
 	// The startup glue: the sent section, the startup file, the raw inputs loaded.
 	boot     *startup.Boot
 	setupErr error // a panic recovered in Setup, reported after ready
@@ -162,7 +165,10 @@ type Bridge struct {
 	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
 	// built from the startup file's own data (the registered tools keep working).
 	cacheFallback bool
-	stale         []string // usable servers whose cache entry is missing or stale
+	// cacheListed: the tools registered at startup were read from the cache by its lines
+	// (listings), so no startup file backs them when it cannot be decoded.
+	cacheListed bool
+	stale       []string // usable servers whose cache entry is missing or stale
 
 	sess  atomic.Pointer[extension.Session]
 	bgCtx context.Context
@@ -468,6 +474,10 @@ func (b *Bridge) loadLocal(dir string) {
 	} else if set, stale, ok := b.boot.LoadFile(); ok {
 		b.startup, b.stale = set, stale
 		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the startup file")
+	} else if l, set, stale, ok := b.fromListings(); ok {
+		// The catalog is built after ready, from the file decoded then.
+		b.startup, b.stale, b.listings = set, stale, l
+		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the tool cache's listings")
 	} else if file, err := cache.Read(b.opts.CachePath); err != nil {
 		b.catalogFromFile(file, err, nil, nil)
 		b.startup = startup.FromCatalog(b.cats.Loaded(), file.View(b.projectKey))
@@ -511,7 +521,8 @@ func (b *Bridge) recoverSetup(err error) {
 	}
 	// A sent section that went out stays: the writer may still be sending it (afterReady
 	// releases it), and register must not send the registrations twice.
-	b.startup, b.decoded = nil, nil
+	b.listings.Release()
+	b.startup, b.decoded, b.listings = nil, nil, nil
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.publishCatalog(nil, nil, nil)
 	}
@@ -590,8 +601,12 @@ func (b *Bridge) afterReady() {
 	if b.cacheErr != nil {
 		log.Warn().Err(b.cacheErr).Msg("tool cache ignored")
 		if b.cacheFallback {
-			lines = append(lines, fmt.Sprintf("MCP: make the tool cache readable (chmod 600 %s) or delete it, then run /mcp refresh: %v. The tools registered at startup keep working from %s.",
-				b.opts.CachePath, b.cacheErr, cache.FramesPath(b.opts.CachePath)))
+			keep := "from " + cache.FramesPath(b.opts.CachePath)
+			if b.cacheListed {
+				keep = "for this session, as they were read at startup"
+			}
+			lines = append(lines, fmt.Sprintf("MCP: make the tool cache readable (chmod 600 %s) or delete it, then run /mcp refresh: %v. The tools registered at startup keep working %s.",
+				b.opts.CachePath, b.cacheErr, keep))
 		}
 	}
 	for _, p := range b.cfg.Problems {

@@ -92,7 +92,7 @@ func (b *Bridge) alwaysLoaded(set *startup.Set, ns map[string]extension.Namespac
 		if c == nil || !c.AlwaysLoaded(t.Ref.Tool) {
 			continue
 		}
-		n := extension.PayloadFrameSize(len(t.Name), t.Payload) + len(ns[t.Ref.Server])
+		n := extension.PayloadFrameSize(len(t.Name), set.Payload(i)) + len(ns[t.Ref.Server])
 		if use.Bytes+n > AlwaysLoadBudget {
 			use.Over = append(use.Over, t.Name)
 			continue
@@ -118,7 +118,7 @@ func (b *Bridge) addVisible(regs *extension.Registrations, s *startup.Set, look 
 		if !look.visible[i] {
 			continue
 		}
-		p, interactive := b.toolPayload(t.Ref, t.Payload)
+		p, interactive := b.toolPayload(t.Ref, s.Payload(i))
 		if err := regs.AddPayloadIn(t.Name, p, look.ns[t.Ref.Server], false, interactive); err != nil {
 			b.opts.Log.Warn().Err(err).Str("server", t.Ref.Server).Str("tool", t.Ref.Tool).Msg("tool not registered")
 		}

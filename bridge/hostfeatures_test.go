@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 	"github.com/zot-mcp/mcp-bridge/toolresult/spill"
@@ -192,6 +193,20 @@ func TestAlwaysLoadBudget(t *testing.T) {
 		if f, ok := frames[name]; !ok || !f.Deferred {
 			t.Errorf("%s is reported over the budget but was registered visible", name)
 		}
+	}
+	// Without the startup file the payloads are made as the frames are built, but for the
+	// budget's: the same frames.
+	framesPath := cache.FramesPath(pre.opts.CachePath)
+	waitFile(t, framesPath)
+	if err := os.Remove(framesPath); err != nil {
+		t.Fatal(err)
+	}
+	again, _, logs := startSessionAck(t, e, newestZot(e), nil)
+	if !strings.Contains(logs.String(), "registering from the tool cache's listings") {
+		t.Fatalf("did not register from the cache's lines: %s", logs.String())
+	}
+	if strings.Join(again, "\n") != strings.Join(raw, "\n") {
+		t.Fatal("the start from the cache's lines registered other frames than the start from the startup file")
 	}
 }
 

@@ -37,7 +37,7 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 	// Sized whole, namespace included: growing a buffer of every frame copies it.
 	size := make([]int, len(s.Tools)+1) // size[i]: the bytes of the frames before tool i
 	for i, t := range s.Tools {
-		size[i+1] = size[i] + extension.PayloadFrameSize(len(t.Name), t.Payload) + len(look.ns[t.Ref.Server])
+		size[i+1] = size[i] + extension.PayloadFrameSize(len(t.Name), nil) + t.PayloadSize() + len(look.ns[t.Ref.Server])
 	}
 	total := size[len(s.Tools)]
 	mid := len(s.Tools)
@@ -90,9 +90,15 @@ type frameFailure struct {
 func (b *Bridge) addToolRange(regs *extension.Registrations, s *startup.Set, from, to int, deferred bool, look *toolLook) []frameFailure {
 	var failed []frameFailure
 	server, ns := "", extension.NamespaceFields(nil)
+	var made []byte // the payload of a tool whose payload is made here, reused
 	for i := from; i < to; i++ {
 		t := &s.Tools[i]
-		p, interactive := b.toolPayload(t.Ref, t.Payload)
+		payload := t.Payload
+		if payload == nil {
+			made = t.AppendPayload(made[:0])
+			payload = made
+		}
+		p, interactive := b.toolPayload(t.Ref, payload)
 		if t.Ref.Server != server {
 			server, ns = t.Ref.Server, look.ns[t.Ref.Server]
 		}
@@ -101,6 +107,23 @@ func (b *Bridge) addToolRange(regs *extension.Registrations, s *startup.Set, fro
 		}
 	}
 	return failed
+}
+
+// fromListings builds the startup set from the cache file's listings, read by its lines
+// without decoding it (cache.ReadListings): the start without a usable startup file. It
+// reports false when the file is not laid out as the bridge writes it (or cannot be
+// read): the caller then decodes it.
+func (b *Bridge) fromListings() (*cache.Listings, *startup.Set, []string, bool) {
+	l, err := cache.ReadListings(b.opts.CachePath)
+	if err != nil {
+		return nil, nil, nil, false
+	}
+	set, stale, ok := startup.FromListings(l, b.usableConfigs(), b.projectKey, b.pins.pinsOf, b.cats.Namer())
+	if !ok {
+		l.Release()
+		return nil, nil, nil, false
+	}
+	return l, set, stale, true
 }
 
 // notRegisteredWhy words why the host could not be told of a tool, for /mcp <server>.
@@ -134,10 +157,16 @@ func (b *Bridge) finishStartup() {
 		b.opts.StageHook("finish")
 	}
 	file, err := b.decoded, error(nil)
-	b.decoded = nil
-	if file == nil {
+	switch {
+	case file != nil:
+	case b.listings != nil:
+		// The set's tools point into the listings until the set is released.
+		file, err = b.listings.Decode()
+		b.cacheListed = true
+	default:
 		file, err = cache.Read(b.opts.CachePath)
 	}
+	b.decoded, b.listings = nil, nil
 	if err != nil {
 		b.cacheErr = err
 		b.catalogFromStartup()
@@ -160,8 +189,8 @@ func (b *Bridge) catalogFromStartup() {
 		b.boot.FillSent(b.startup)
 	}
 	tools := map[string][]cache.Tool{}
-	for _, t := range b.startup.Tools {
-		tools[t.Ref.Server] = append(tools[t.Ref.Server], startup.ToolFromPayload(t.Ref.Tool, t.Payload))
+	for i, t := range b.startup.Tools {
+		tools[t.Ref.Server] = append(tools[t.Ref.Server], startup.ToolFromPayload(t.Ref.Tool, b.startup.Payload(i)))
 	}
 	b.publishCatalog(tools, b.startup.Registered(), b.startup.Unregistered)
 }

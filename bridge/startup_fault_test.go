@@ -134,6 +134,47 @@ func TestUnreadableCacheAfterFastStart(t *testing.T) {
 	}
 }
 
+// TestDamagedCacheReadByItsLines: a cache laid out as the bridge writes it but damaged in
+// a value the line reader skips (an entry's time) cannot be decoded, yet its tools were
+// registered from its lines at startup: they keep working from what was read, and a note
+// names the cache file and the fix without pointing at a startup file there is none of.
+func TestDamagedCacheReadByItsLines(t *testing.T) {
+	t.Parallel()
+	e, cachePath := primedEnv(t)
+	waitFile(t, cache.FramesPath(cachePath))
+	if err := os.Remove(cache.FramesPath(cachePath)); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(raw, []byte(`"updatedAt": "`))
+	if at < 0 {
+		t.Fatalf("no updatedAt in the cache:\n%s", raw)
+	}
+	at += len(`"updatedAt": "`)
+	raw = append(raw[:at:at], append([]byte("not a time"), raw[at+bytes.IndexByte(raw[at:], '"'):]...)...)
+	if err := os.WriteFile(cachePath, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cache.Read(cachePath); err == nil {
+		t.Fatal("the damaged cache still decodes")
+	}
+	_, h, logs := startSession(t, e)
+	if !strings.Contains(logs.String(), "registering from the tool cache's listings") {
+		t.Fatalf("did not register from the cache's lines: %s", logs.String())
+	}
+	r, err := h.CallTool(ctxGuard(t), "1", "mcp__alpha__echo", map[string]any{"text": "routed"})
+	if err != nil || r.IsError || r.Text() != "routed" {
+		t.Fatalf("call with a damaged cache: %v %q", err, r.Text())
+	}
+	n, err := h.WaitNotify(ctxGuard(t), cachePath)
+	if err != nil || !strings.Contains(n.Message, "/mcp refresh") || strings.Contains(n.Message, cache.FramesPath(cachePath)) {
+		t.Fatalf("note about the damaged cache: %v %+v", err, n)
+	}
+}
+
 // TestFinishStartupPanicStillRoutes: a panic while decoding the cache after a fast start
 // (in the background, after ready) used to crash the process, or with a recover leave
 // every call waiting for a catalog that never came. Now the registered tools are routed

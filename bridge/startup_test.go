@@ -1,7 +1,9 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -91,18 +93,48 @@ func TestStartupFileMatchesDecodedCache(t *testing.T) {
 		}
 	}
 
-	// Without the startup file the cache is decoded: the same frames, byte for byte.
-	if err := os.Remove(framesPath); err != nil {
+	// Without the startup file the cache is read by its lines (cache.ReadListings), or
+	// decoded when it is laid out otherwise (here: indented by encoding/json): the same
+	// frames, byte for byte, and calls and searches work once the catalog is built.
+	raw, err := os.ReadFile(pre.opts.CachePath)
+	if err != nil {
 		t.Fatal(err)
 	}
-	slow, _, slowLogs := startSession(t, e)
-	if strings.Contains(slowLogs.String(), "registering from the startup file") {
-		t.Fatal("used a startup file that was deleted")
+	var relaid bytes.Buffer
+	if err := json.Indent(&relaid, raw, "", "\t"); err != nil {
+		t.Fatal(err)
 	}
-	if strings.Join(slow, "\n") != strings.Join(fast, "\n") {
-		t.Fatalf("fast and decoded startups differ:\nfast:\n%s\n\nslow:\n%s", strings.Join(fast, "\n"), strings.Join(slow, "\n"))
+	for _, c := range []struct {
+		name  string
+		cache []byte
+		log   string
+	}{
+		{"listings", raw, "registering from the tool cache's listings"},
+		{"decoded", relaid.Bytes(), "registering from the decoded tool cache"},
+	} {
+		if err := os.WriteFile(pre.opts.CachePath, c.cache, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(framesPath); err != nil {
+			t.Fatal(err)
+		}
+		slow, sh, slowLogs := startSession(t, e)
+		if !strings.Contains(slowLogs.String(), c.log) {
+			t.Fatalf("%s: did not log %q: %s", c.name, c.log, slowLogs.String())
+		}
+		if strings.Join(slow, "\n") != strings.Join(fast, "\n") {
+			t.Fatalf("fast and %s startups differ:\nfast:\n%s\n\nslow:\n%s", c.name, strings.Join(fast, "\n"), strings.Join(slow, "\n"))
+		}
+		r, err := sh.CallTool(ctxGuard(t), "1", "mcp__search_tools", map[string]any{"query": "add two numbers in beta"})
+		if err != nil || len(r.ActivateTools) == 0 || r.ActivateTools[0] != "mcp__beta__add" {
+			t.Fatalf("%s: search: %v %v %q", c.name, err, r.ActivateTools, r.Text())
+		}
+		r, err = sh.CallTool(ctxGuard(t), "2", "mcp__alpha__echo", map[string]any{"text": c.name})
+		if err != nil || r.Text() != c.name {
+			t.Fatalf("%s: call: %v %q", c.name, err, r.Text())
+		}
+		waitFile(t, framesPath)
 	}
-	waitFile(t, framesPath)
 
 	// A cache file changed behind its back makes the startup file stale: fall back.
 	if _, err := cache.Update(ctxGuard(t), pre.opts.CachePath, map[string]*cache.Server{"other-project": {Fingerprint: "x", Tools: []cache.Tool{{Name: "t"}}}}, nil, time.Now); err != nil {

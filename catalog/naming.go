@@ -179,6 +179,11 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 		}
 	}
 	n.given = slices.Grow(n.given, len(fresh))
+	if len(n.taken) == 0 && len(fresh) > 0 {
+		// The first assignment (a start's whole set) sizes the map once instead of
+		// growing it step by step.
+		n.taken = make(map[string]int32, len(fresh))
+	}
 	// Plain names first, so a suffixed name never takes the plain name of a later tool.
 	var late []ToolRef
 	for _, f := range fresh {

@@ -32,7 +32,13 @@ const emptyObjectSchema = `{"type":"object","properties":{}}`
 func AppendToolFrame(dst []byte, t Tool) []byte {
 	dst = append(dst, `{"type":"register_tool","name":`...)
 	dst = appendJSONString(dst, t.Name)
-	dst = append(dst, `,"description":`...)
+	return append(appendToolMembers(append(dst, ','), t), '}')
+}
+
+// appendToolMembers appends the members of t's frame after its name (AppendToolFrame),
+// without the braces.
+func appendToolMembers(dst []byte, t Tool) []byte {
+	dst = append(dst, `"description":`...)
 	dst = appendJSONString(dst, t.Description)
 	dst = append(dst, `,"schema":`...)
 	dst = appendCompactJSON(dst, t.Schema, emptyObjectSchema)
@@ -46,8 +52,7 @@ func AppendToolFrame(dst []byte, t Tool) []byte {
 		dst = append(dst, `,"output_schema":`...)
 		dst = appendCompactJSON(dst, t.OutputSchema, "{}")
 	}
-	dst = appendNamespace(dst, t.Namespace)
-	return append(dst, '}')
+	return appendNamespace(dst, t.Namespace)
 }
 
 // appendNamespace appends ns's non-empty fields as members of a register_tool frame, each

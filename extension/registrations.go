@@ -23,10 +23,14 @@ const framePrefix = `{"type":"register_tool","name":`
 // Deferred, Interactive and Namespace are not part of a payload). Schemas are treated as
 // AppendToolFrame treats them.
 func EncodeToolPayload(t Tool) ToolPayload {
-	t.Name, t.Deferred, t.Interactive, t.Namespace = "", false, false, Namespace{}
-	frame := AppendToolFrame(nil, t)
-	// {"type":"register_tool","name":"",<payload>}
-	return ToolPayload(frame[len(framePrefix)+len(`"",`) : len(frame)-1])
+	return ToolPayload(AppendToolPayload(nil, t))
+}
+
+// AppendToolPayload appends t's payload (EncodeToolPayload) to dst: many payloads encode
+// into one buffer grown once.
+func AppendToolPayload(dst []byte, t Tool) []byte {
+	t.Deferred, t.Interactive, t.Namespace = false, false, Namespace{}
+	return appendToolMembers(dst, t)
 }
 
 // Valid reports whether p has the shape EncodeToolPayload gives: JSON object members that

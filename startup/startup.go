@@ -49,6 +49,27 @@ type Tool struct {
 	Ref     catalog.ToolRef
 	Name    string
 	Payload extension.ToolPayload
+	// src is the cleaned cached tool the payload is made from while Payload is nil
+	// (FromListings: made as the frames are built, AppendPayload).
+	src *cache.Tool
+}
+
+// AppendPayload appends the tool's payload to dst: Payload, or the one made from its
+// cached tool.
+func (t *Tool) AppendPayload(dst []byte) []byte {
+	if t.Payload == nil && t.src != nil {
+		return appendPayload(dst, t.Ref.Server, t.src)
+	}
+	return append(dst, t.Payload...)
+}
+
+// PayloadSize is the size of the tool's payload, or a little over it while it is not made
+// (unless its text needs many escapes): what buffers are sized by.
+func (t *Tool) PayloadSize() int {
+	if t.Payload == nil && t.src != nil {
+		return payloadRoom(t.src)
+	}
+	return len(t.Payload)
 }
 
 // Set is what the bridge's Setup registers: the tools of every usable server whose cache
@@ -82,6 +103,17 @@ func (s *Set) Release() {
 	}
 }
 
+// Payload is the payload of the set's tool i, made and kept if it was not yet (for what
+// needs it whole before the frames are built, or after: the few tools alwaysLoad makes
+// visible, the catalog built from the set).
+func (s *Set) Payload(i int) extension.ToolPayload {
+	t := &s.Tools[i]
+	if t.Payload == nil && t.src != nil {
+		t.Payload, t.src = PayloadFor(t.Ref.Server, t.src), nil
+	}
+	return t.Payload
+}
+
 // Directory is the search tool's directory of the set's tools (toolview.Directory).
 func (s *Set) Directory() []toolview.DirEntry {
 	if s.dir == nil || len(s.Tools) == 0 {
@@ -101,7 +133,19 @@ func (s *Set) NotRegistered(ref catalog.ToolRef, why string) {
 // PayloadFor encodes a tool's description and schema as they follow the name in its
 // register_tool frame.
 func PayloadFor(server string, t *cache.Tool) extension.ToolPayload {
-	return extension.EncodeToolPayload(extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+	return extension.ToolPayload(appendPayload(nil, server, t))
+}
+
+// appendPayload appends PayloadFor(server, t) to dst.
+func appendPayload(dst []byte, server string, t *cache.Tool) []byte {
+	return extension.AppendToolPayload(dst, extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+}
+
+// payloadRoom is about the room a tool's payload takes in a buffer, a little over when
+// its text needs no escapes, so that a listing's payloads encode into one buffer.
+func payloadRoom(t *cache.Tool) int {
+	n := len(t.Description) + len(t.Title) + len(t.InputSchema) + len(t.OutputSchema)
+	return n + n/16 + 128
 }
 
 // Pins gives a server's pinned tools (tool name → trust.ToolFingerprint), nil when its
@@ -124,8 +168,18 @@ func (p Pins) of(server string) map[string]string {
 // order. stale lists the usable servers without such an entry. ok is false when a payload
 // is damaged.
 func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
+	return setFrom(servers, usable, project, pins, namer, true, nil)
+}
+
+// setFrom is SetFrom; check says whether the payloads are checked (Valid): those read
+// from the startup file are, those PayloadFor just made need not be (the frames are
+// checked again as they are added, Registrations.AddPayloadIn). srcs, when not nil, are
+// per server the cleaned cached tools of its FrameServer's tools (by index), whose
+// payloads are not made yet.
+func setFrom(servers map[string]*cache.FrameServer, usable []*config.Server, project string, pins Pins, namer *catalog.Namer, check bool, srcs map[string][]*cache.Tool) (set *Set, stale []string, ok bool) {
 	var refs []catalog.ToolRef
 	var payloads []extension.ToolPayload // of refs
+	var sources []*cache.Tool            // of refs, with srcs
 	for _, s := range usable {
 		name := s.Name
 		fs := servers[name].In(project)
@@ -140,7 +194,7 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 			seen = map[string]bool{}
 		}
 		last := -1 // refs' index of the server's last tool taken
-		for _, t := range fs.Tools {
+		for k, t := range fs.Tools {
 			if allowed, _ := s.ToolAllowed(t.Name); !allowed || trust.Held(pinned, t.Name, t.Pin) {
 				continue
 			}
@@ -153,12 +207,15 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 				continue
 			}
 			p := extension.ToolPayload(t.Payload)
-			if !p.Valid() {
+			if check && !p.Valid() {
 				return nil, nil, false
 			}
 			last = len(refs)
 			refs = append(refs, catalog.ToolRef{Server: name, Tool: t.Name})
 			payloads = append(payloads, p)
+			if srcs != nil {
+				sources = append(sources, srcs[name][k])
+			}
 		}
 	}
 	// The search tool's directory is made of the same tools: built meanwhile.
@@ -176,6 +233,9 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 	}
 	for i, ref := range refs {
 		set.Tools = append(set.Tools, Tool{Ref: ref, Name: names[ref], Payload: payloads[i]})
+		if sources != nil {
+			set.Tools[i].src = sources[i]
+		}
 	}
 	// Nearly always sorted already (servers and their tools come in name order).
 	byName := func(a, b Tool) int { return strings.Compare(a.Name, b.Name) }
@@ -293,9 +353,42 @@ func FromFile(file *cache.File, usable []*config.Server, project string, pins Pi
 		servers[jobs[i].name] = jobs[i].out
 	}
 	// The view is the project's already: "" picks each listing as it is.
-	set, stale, ok = SetFrom(servers, usable, "", pins, namer)
+	set, stale, ok = setFrom(servers, usable, "", pins, namer, false, nil)
 	if ok {
 		set.Fast = true
+	}
+	return set, stale, ok
+}
+
+// FromListings is FromFile for a cache file read by its lines (cache.ReadListings): each
+// usable server's entry is read on a parallel goroutine, and only those of the usable
+// servers. The payloads are not made here but as the frames are built (Tool.AppendPayload:
+// no buffer of every payload before the frames), from tools that point into the listings'
+// file: the set keeps the listings until its Release, which releases them. ok is false
+// when an entry is not laid out as the bridge writes it: the caller then decodes the file
+// (and releases the listings).
+func FromListings(l *cache.Listings, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
+	view := l.View(project)
+	var jobs []payloadJob
+	for _, s := range usable {
+		if e, found := view[s.Name]; found {
+			jobs = append(jobs, payloadJob{name: s.Name, listing: e, fingerprint: s.Fingerprint(), pins: pins.of(s.Name) != nil, allowed: s.ToolAllowed, lazy: true})
+		}
+	}
+	payloadsEach(jobs)
+	servers := make(map[string]*cache.FrameServer, len(jobs))
+	srcs := make(map[string][]*cache.Tool, len(jobs))
+	for i := range jobs {
+		if jobs[i].err != nil {
+			return nil, nil, false
+		}
+		if jobs[i].out != nil {
+			servers[jobs[i].name], srcs[jobs[i].name] = jobs[i].out, jobs[i].srcs
+		}
+	}
+	set, stale, ok = setFrom(servers, usable, "", pins, namer, false, srcs)
+	if ok {
+		set.Fast, set.release = true, l.Release
 	}
 	return set, stale, ok
 }
@@ -310,6 +403,15 @@ type payloadJob struct {
 	project string
 	allowed func(tool string) (bool, string)
 	out     *cache.FrameServer
+	// An entry not read yet (FromListings): e is read from it, and out stays nil unless
+	// it has fingerprint; err is what reading it gave.
+	listing     cache.Listing
+	fingerprint string
+	err         error
+	// lazy: out's payloads are left to be made (nil); srcs are its tools, cleaned, by
+	// index.
+	lazy bool
+	srcs []*cache.Tool
 }
 
 // payloadsEach encodes every job's listing, on up to GOMAXPROCS goroutines, each taking
@@ -341,9 +443,44 @@ func payloadsEach(jobs []payloadJob) {
 // payloadsOf is the payloads of job j's listing.
 func payloadsOf(j *payloadJob) *cache.FrameServer {
 	e := j.e
+	if e == nil {
+		if e, j.err = j.listing.Read(); j.err != nil || e.Fingerprint != j.fingerprint {
+			return nil
+		}
+	}
 	fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
+	if j.lazy {
+		j.srcs = make([]*cache.Tool, 0, len(e.Tools))
+		for i := range e.Tools {
+			t := &e.Tools[i]
+			if !catalog.NameOffered(t.Name) {
+				continue
+			}
+			if j.allowed != nil {
+				if ok, _ := j.allowed(t.Name); !ok {
+					continue
+				}
+			}
+			ft := cache.FrameTool{Name: t.Name}
+			if j.pins {
+				ft.Pin = trust.ToolFingerprint(t)
+			}
+			fs.Tools = append(fs.Tools, ft)
+			j.srcs = append(j.srcs, catalog.CleanTool(t))
+		}
+		return fs
+	}
+	// The payloads share buffers, each sized for the tools still to encode when the last
+	// one ran out: growing one would copy the payloads before.
+	var buf []byte
+	left := 0 // payloadRoom of the tools after i
+	for i := range e.Tools {
+		left += payloadRoom(&e.Tools[i])
+	}
 	for i := range e.Tools {
 		t := &e.Tools[i]
+		room := payloadRoom(t)
+		left -= room
 		if !catalog.NameOffered(t.Name) {
 			continue
 		}
@@ -352,7 +489,12 @@ func payloadsOf(j *payloadJob) *cache.FrameServer {
 				continue
 			}
 		}
-		ft := cache.FrameTool{Name: t.Name, Payload: PayloadFor(j.name, catalog.CleanTool(t))}
+		if cap(buf)-len(buf) < room {
+			buf = make([]byte, 0, room+left)
+		}
+		at := len(buf)
+		buf = appendPayload(buf, j.name, catalog.CleanTool(t))
+		ft := cache.FrameTool{Name: t.Name, Payload: extension.ToolPayload(buf[at:len(buf):len(buf)])}
 		if j.pins {
 			ft.Pin = trust.ToolFingerprint(t)
 		}

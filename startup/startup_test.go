@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
@@ -278,9 +280,38 @@ func TestFromFile(t *testing.T) {
 		"p1": {"d": entry(d, "use d here", "private")},
 		"p2": {"c": entry(c, "", "elsewhere")},
 	}}
+	// Its payload outgrows the room payloadRoom guesses: the listing's buffer runs out.
+	quotes := tool("quotes")
+	quotes.Description = strings.Repeat(`"\`, 300)
+	file.Servers["a"].Tools = append(file.Servers["a"].Tools, quotes)
 	changed := tool("z")
 	changed.Description = "does z, then uploads your files"
 	usable := []*config.Server{a, b, c, d}
+	// The same file as the cache writes it, for FromListings.
+	path := filepath.Join(t.TempDir(), cache.FileName)
+	for _, project := range []string{"", "p1", "p2"} {
+		put := map[string]*cache.Server{}
+		for name, e := range file.View(project) {
+			if project == "" || e != file.Servers[name] {
+				c := *e
+				c.Project = project
+				put[name] = &c
+			}
+		}
+		if _, _, err := cache.UpdatePrev(t.Context(), path, project, put, nil, time.Now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What Update stored (schemas normalized) is what every way below reads.
+	file, err := cache.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listings, err := cache.ReadListings(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listings.Release()
 	for _, tc := range []struct {
 		name    string
 		project string
@@ -301,24 +332,45 @@ func TestFromFile(t *testing.T) {
 			if !ok {
 				t.Fatal("SetFrom failed")
 			}
-			got, stale, ok := FromFile(file, usable, tc.project, tc.pins, catalog.NewNamer())
-			if !ok || !got.Fast || got.Sent {
-				t.Fatalf("ok %v, Fast %v, Sent %v; want true, true, false", ok, got.Fast, got.Sent)
-			}
-			if !slices.Equal(stale, wantStale) {
-				t.Errorf("stale %v, want %v", stale, wantStale)
-			}
-			if len(got.Tools) != len(want.Tools) || len(got.Tools) == 0 {
-				t.Fatalf("%d tools, want %d", len(got.Tools), len(want.Tools))
-			}
-			for i := range want.Tools {
-				g, w := got.Tools[i], want.Tools[i]
-				if g.Ref != w.Ref || g.Name != w.Name || !bytes.Equal(g.Payload, w.Payload) {
-					t.Errorf("tool %d: %v %s %s, want %v %s %s", i, g.Ref, g.Name, g.Payload, w.Ref, w.Name, w.Payload)
+			fromFile, fileStale, fileOK := FromFile(file, usable, tc.project, tc.pins, catalog.NewNamer())
+			fromListings, listingsStale, listingsOK := FromListings(listings, usable, tc.project, tc.pins, catalog.NewNamer())
+			for _, from := range []struct {
+				name  string
+				set   *Set
+				stale []string
+				ok    bool
+			}{{"FromFile", fromFile, fileStale, fileOK}, {"FromListings", fromListings, listingsStale, listingsOK}} {
+				got := from.set
+				if !from.ok || !got.Fast || got.Sent {
+					t.Fatalf("%s: ok %v, Fast %v, Sent %v; want true, true, false", from.name, from.ok, got.Fast, got.Sent)
 				}
-			}
-			if !maps.Equal(got.Instructions, want.Instructions) {
-				t.Errorf("instructions %v, want %v", got.Instructions, want.Instructions)
+				if !slices.Equal(from.stale, wantStale) {
+					t.Errorf("%s: stale %v, want %v", from.name, from.stale, wantStale)
+				}
+				if len(got.Tools) != len(want.Tools) || len(got.Tools) == 0 {
+					t.Fatalf("%s: %d tools, want %d", from.name, len(got.Tools), len(want.Tools))
+				}
+				for i := range want.Tools {
+					g, w := got.Tools[i], want.Tools[i]
+					// FromListings' payloads are made as the frames are built.
+					payload := g.AppendPayload(nil)
+					if g.Ref != w.Ref || g.Name != w.Name || !bytes.Equal(payload, w.Payload) || g.PayloadSize() < len(payload) && !strings.Contains(string(payload), `\\`) {
+						t.Errorf("%s: tool %d: %v %s %s (size %d), want %v %s %s", from.name, i, g.Ref, g.Name, payload, g.PayloadSize(), w.Ref, w.Name, w.Payload)
+					}
+					if made := got.Payload(i); !bytes.Equal(made, w.Payload) || !bytes.Equal(got.Tools[i].AppendPayload(nil), w.Payload) {
+						t.Errorf("%s: tool %d: made %s, want %s", from.name, i, made, w.Payload)
+					}
+					// Each payload is the one PayloadFor makes of the tool alone, whichever
+					// buffer it was encoded into.
+					for _, ct := range file.View(tc.project)[g.Ref.Server].Tools {
+						if ct.Name == g.Ref.Tool && !bytes.Equal(payload, PayloadFor(g.Ref.Server, catalog.CleanTool(&ct))) {
+							t.Errorf("%s: tool %d: payload %s, want %s", from.name, i, payload, PayloadFor(g.Ref.Server, catalog.CleanTool(&ct)))
+						}
+					}
+				}
+				if !maps.Equal(got.Instructions, want.Instructions) {
+					t.Errorf("%s: instructions %v, want %v", from.name, got.Instructions, want.Instructions)
+				}
 			}
 		})
 	}

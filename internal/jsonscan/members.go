@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"iter"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -61,11 +62,59 @@ func Unquote(b []byte) (string, bool) {
 	if plain && utf8.Valid(inner) {
 		return string(inner), true
 	}
+	if s, ok := unquoteShort(inner); ok {
+		return s, true
+	}
 	var s string
 	if json.Unmarshal(b, &s) != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// unquoteShort decodes the inside of a JSON string whose escapes are all of one
+// character (\n, \", ...), that is valid UTF-8 and holds no control character: what a
+// description with line breaks or quotes is. It says false for anything else (a \u
+// escape, a bad one), which encoding/json decodes or refuses instead.
+func unquoteShort(inner []byte) (string, bool) {
+	if !utf8.Valid(inner) {
+		return "", false // escapes are ASCII: the text is valid as decoded if it is as written
+	}
+	var out strings.Builder
+	out.Grow(len(inner))
+	for i := 0; i < len(inner); i++ {
+		c := inner[i]
+		if plainInString[c] {
+			j := i + 1
+			for j < len(inner) && plainInString[inner[j]] {
+				j++
+			}
+			out.Write(inner[i:j])
+			i = j - 1
+			continue
+		}
+		if c != '\\' || i+1 == len(inner) {
+			return "", false // a control character or a quote: not a valid string
+		}
+		i++
+		switch inner[i] {
+		case '"', '\\', '/':
+			out.WriteByte(inner[i])
+		case 'n':
+			out.WriteByte('\n')
+		case 't':
+			out.WriteByte('\t')
+		case 'r':
+			out.WriteByte('\r')
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		default:
+			return "", false
+		}
+	}
+	return out.String(), true
 }
 
 // Members follows the top-level members of the JSON object a text starts with, fed to

@@ -1,0 +1,428 @@
+package cache
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
+)
+
+// ErrNotLaidOut is ReadListings' answer for a cache file that is not laid out line by
+// line as this package writes it (edited by hand, written by another version, damaged):
+// such a file is read with Read.
+var ErrNotLaidOut = errors.New("tool cache: not laid out as the bridge writes it")
+
+// Listings is a cache file read by its lines (ReadListings): each entry's lines, read
+// when it is asked for (Listing.Read), and the file's bytes for the whole decode after
+// ready.
+type Listings struct {
+	path     string
+	data     []byte
+	writable func() error // makes data writable, for the decoder (decodeSplit)
+	release  func()
+	servers  map[string]Listing
+	projects map[string]map[string]Listing
+}
+
+// Listing is one entry of a cache file's Listings, not read yet.
+type Listing struct {
+	lines   []byte // the entry's member lines, newlines included
+	pad     string // their indentation
+	project string // the project of a private listing; "" for a shared one
+}
+
+// ReadListings reads the cache file at path for a start that registers from it without
+// decoding it: it finds each entry's lines (every entry on lines of its own, one member
+// a line, as encodeFile lays the file out), and Listing.Read reads an entry's fields
+// that a start registers from. It gives ErrNotLaidOut for a file laid out otherwise
+// (the caller then uses Read, which decodes anything valid). What it reads is checked
+// as the decoder checks it (strings unquoted, annotations decoded); the values it skips
+// (times, resources, prompts) and the schemas are not, so only Decode says that the
+// whole file is valid JSON: what a start sends of a schema is compacted by the
+// extension, which checks it. A missing file has no entries, as Read gives none.
+//
+// The file is mapped where it can be (a private copy: nothing reaches the file) until
+// Release; entries read from it point into it until then.
+func ReadListings(path string) (*Listings, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &Listings{path: path, servers: map[string]Listing{}}, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("tool cache %s is not a file", path)
+	}
+	data, writable, release, err := readPrivate(f, info.Size())
+	if err != nil {
+		return nil, err
+	}
+	l, err := readListings(data)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	l.path, l.writable, l.release = path, writable, release
+	return l, nil
+}
+
+// Release gives back the file's bytes: neither the listings nor anything read from
+// them (Listing.Read's schemas) may be used afterwards.
+func (l *Listings) Release() {
+	if l != nil && l.release != nil {
+		l.release()
+		l.release, l.writable, l.data, l.servers, l.projects = nil, nil, nil, nil, nil
+	}
+}
+
+// View is the entries a session in project sees, by server name, as File.View gives
+// them: the shared ones, with project's private listings in their place.
+func (l *Listings) View(project string) map[string]Listing {
+	own := l.projects[project]
+	if project == "" || len(own) == 0 {
+		return l.servers
+	}
+	out := make(map[string]Listing, len(l.servers)+len(own))
+	for name, e := range l.servers {
+		out[name] = e
+	}
+	for name, e := range own {
+		out[name] = e
+	}
+	return out
+}
+
+// Decode is the whole file the listings were read from, decoded as Read decodes it (the
+// same bytes: a change of the file since is not seen), before Release. Nothing it gives
+// points into the file's bytes.
+func (l *Listings) Decode() (*File, error) {
+	if l.data == nil {
+		return newFile(), nil // it was missing
+	}
+	if l.writable != nil {
+		if err := l.writable(); err != nil {
+			return Read(l.path)
+		}
+	}
+	f, err := decodeFile(l.data)
+	if err != nil {
+		return newFile(), ignoredError(l.path, err)
+	}
+	return f, nil
+}
+
+// Read reads what a start registers from of the entry: its Fingerprint, Instructions
+// and Tools (schemas pointing into the file's bytes) and Project, every other field left
+// zero. ErrNotLaidOut: the entry is not laid out as the bridge writes it (Read the file
+// then). Entries may be read at once on several goroutines.
+func (e Listing) Read() (*Server, error) {
+	r := lines{data: e.lines}
+	s, ok := r.entry(e.pad)
+	if !ok || r.at != len(r.data) {
+		return nil, ErrNotLaidOut
+	}
+	s.Project = e.project
+	return s, nil
+}
+
+// readListings is ReadListings of the file's bytes.
+func readListings(data []byte) (*Listings, error) {
+	r := lines{data: data}
+	if !r.is("{") || !r.member("  ", "version") || string(r.value) != strconv.Itoa(Version) || !r.comma {
+		return nil, ErrNotLaidOut
+	}
+	l := &Listings{data: data, servers: map[string]Listing{}}
+	if !r.member("  ", "servers") || !r.entries("  ", l.servers, "") {
+		return nil, ErrNotLaidOut
+	}
+	if r.comma {
+		if !r.member("  ", "projects") || string(r.value) != "{" {
+			return nil, ErrNotLaidOut
+		}
+		l.projects = map[string]map[string]Listing{}
+		for more := true; more; {
+			// "    \"<project>\": {" then its entries, closed at the project's indentation.
+			if !r.member("    ", "") {
+				return nil, ErrNotLaidOut
+			}
+			project, ok := jsonscan.Unquote(r.key)
+			m := map[string]Listing{}
+			if _, dup := l.projects[project]; !ok || project == "" || dup || !r.entries("    ", m, project) {
+				return nil, ErrNotLaidOut
+			}
+			l.projects[project] = m
+			more = r.comma
+		}
+		if !r.is("  }") {
+			return nil, ErrNotLaidOut
+		}
+	}
+	if !r.is("}") || r.at != len(data) {
+		return nil, ErrNotLaidOut
+	}
+	return l, nil
+}
+
+// lines reads a file laid out by encodeFile, one line at a time.
+type lines struct {
+	data []byte
+	at   int // start of the next line
+	// The last member read (member): its key with quotes, its value and whether a comma
+	// ended the line.
+	key, value []byte
+	comma      bool
+}
+
+// next returns the next line without its newline (it shares the file's bytes); nil past
+// the end.
+func (r *lines) next() []byte {
+	if r.at >= len(r.data) {
+		return nil
+	}
+	line := r.data[r.at:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+		r.at += i + 1
+	} else {
+		r.at = len(r.data)
+	}
+	return line
+}
+
+// is reads the next line and reports whether it is want.
+func (r *lines) is(want string) bool { return string(r.next()) == want }
+
+// closes reads the next line as the closing line of an object or array, close at its
+// indentation, setting comma to whether another member follows it.
+func (r *lines) closes(close string) bool {
+	line := r.next()
+	rest, ok := bytes.CutPrefix(line, []byte(close))
+	if !ok || len(rest) > 1 || len(rest) == 1 && rest[0] != ',' {
+		return false
+	}
+	r.comma = len(rest) == 1
+	return true
+}
+
+// member reads the next line as a member `<pad>"<key>": <value>[,]` of the given key ("":
+// any key, escapes as written), setting key, value and comma.
+func (r *lines) member(pad, key string) bool {
+	return r.parse(r.next(), pad, key)
+}
+
+// parse is member of line.
+func (r *lines) parse(line []byte, pad, key string) bool {
+	rest, ok := bytes.CutPrefix(line, []byte(pad))
+	if !ok || len(rest) < 2 || rest[0] != '"' {
+		return false
+	}
+	end := bytes.Index(rest[1:], []byte(`": `))
+	if end < 0 {
+		return false
+	}
+	// The first `": ` ends the key unless an escaped quote precedes it: the caller's
+	// Unquote refuses such a key, and the file is left to Read.
+	k := rest[:end+2]
+	if key != "" && string(k[1:len(k)-1]) != key {
+		return false
+	}
+	v := rest[end+4:]
+	r.comma = len(v) > 0 && v[len(v)-1] == ','
+	if r.comma {
+		v = v[:len(v)-1]
+	}
+	if len(v) == 0 {
+		return false
+	}
+	r.key, r.value = k, v
+	return true
+}
+
+// entries finds the entries of the object of server entries whose key line was just
+// read (its value "{", or "{}" for none) and puts their lines in m, for project ("" for
+// the shared ones); the object's closing brace is at pad. Afterwards comma says whether
+// another member follows it.
+func (r *lines) entries(pad string, m map[string]Listing, project string) bool {
+	switch string(r.value) {
+	case "{}":
+		return true
+	case "{":
+	default:
+		return false
+	}
+	in := pad + "  "
+	// An entry's members are indented further: the first line at in that starts with
+	// its brace closes it.
+	closing := []byte("\n" + in + "}")
+	for {
+		if !r.member(in, "") || string(r.value) != "{" {
+			return false
+		}
+		name, ok := jsonscan.Unquote(r.key)
+		if !ok {
+			return false
+		}
+		if _, dup := m[name]; dup {
+			return false // the decoder keeps the last: Read says what it is
+		}
+		end := bytes.Index(r.data[r.at-1:], closing)
+		if end < 0 {
+			return false
+		}
+		m[name] = Listing{lines: r.data[r.at : r.at+end], pad: in + "  ", project: project}
+		r.at += end
+		// The entry's closing brace, a comma when another follows; then the object's.
+		if !r.closes(in + "}") {
+			return false
+		}
+		if !r.comma {
+			return r.closes(pad + "}")
+		}
+	}
+}
+
+// entryKeys are the members encodeEntry writes, in its order; tools is where the tools'
+// lines start.
+var entryKeys = [...]string{"fingerprint", "transport", "protocol", "protocolKey", "serverName", "instructions",
+	"updatedAt", "refreshDue", "tools", "resources", "resourceTemplates", "prompts"}
+
+// entry reads one server entry's members at pad, up to (not including) its closing line.
+func (r *lines) entry(pad string) (*Server, bool) {
+	e := &Server{}
+	fingerprint := false
+	k := 0 // entryKeys[k:] may come next
+	for more := true; more; {
+		if !r.member(pad, "") {
+			return nil, false
+		}
+		key := r.key[1 : len(r.key)-1]
+		for k < len(entryKeys) && entryKeys[k] != string(key) {
+			k++
+		}
+		if k == len(entryKeys) {
+			return nil, false // unknown, repeated or out of order
+		}
+		name := entryKeys[k]
+		k++
+		more = r.comma
+		switch name {
+		case "fingerprint", "instructions":
+			s, ok := jsonscan.Unquote(r.value)
+			if !ok {
+				return nil, false
+			}
+			if name == "fingerprint" {
+				e.Fingerprint, fingerprint = s, true
+			} else {
+				e.Instructions = s
+			}
+		case "tools":
+			if !r.tools(pad, e) {
+				return nil, false
+			}
+			more = r.comma
+		}
+	}
+	if !fingerprint {
+		return nil, false // always written
+	}
+	return e, true
+}
+
+// toolKeys are the members encodeTool writes, in its order.
+var toolKeys = [...]string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
+
+// tools reads an entry's tools array, whose key line was just read, to its closing line
+// at pad; comma then says whether another member of the entry follows.
+func (r *lines) tools(pad string, e *Server) bool {
+	switch string(r.value) {
+	case "[]":
+		e.Tools = []Tool{}
+		return true
+	case "[":
+	default:
+		return false
+	}
+	open, in := pad+"  {", pad+"    "
+	for {
+		if !r.is(open) {
+			return false
+		}
+		var t Tool
+		named := false
+		k := 0
+		for more := true; more; {
+			if !r.member(in, "") {
+				return false
+			}
+			key := r.key[1 : len(r.key)-1]
+			for k < len(toolKeys) && toolKeys[k] != string(key) {
+				k++
+			}
+			if k == len(toolKeys) {
+				return false
+			}
+			name := toolKeys[k]
+			k++
+			more = r.comma
+			var ok bool
+			switch name {
+			case "name":
+				t.Name, ok = jsonscan.Unquote(r.value)
+				named = ok
+			case "title":
+				t.Title, ok = jsonscan.Unquote(r.value)
+			case "description":
+				t.Description, ok = jsonscan.Unquote(r.value)
+			case "inputSchema", "outputSchema":
+				// An object, as Update writes it; anything else is Read's to judge.
+				v := r.value[:len(r.value):len(r.value)]
+				if ok = v[0] == '{'; name == "inputSchema" {
+					t.InputSchema = v
+				} else {
+					t.OutputSchema = v
+				}
+			case "annotations":
+				if ok = r.value[0] == '{'; ok {
+					t.Annotations = new(Annotations)
+					ok = decodeAnnotations(r.value, t.Annotations) == nil
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		if !named || t.InputSchema == nil {
+			return false // both always written
+		}
+		e.Tools = append(e.Tools, t)
+		if !r.closes(pad + "  }") {
+			return false
+		}
+		if !r.comma {
+			return r.closes(pad + "]")
+		}
+	}
+}
+
+// decodeAnnotations decodes a tool's annotations as Read does.
+func decodeAnnotations(raw []byte, a *Annotations) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("decoding failed: %v", p)
+		}
+	}()
+	return gojson.Unmarshal(raw, a)
+}

@@ -1,0 +1,287 @@
+package cache
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// readAll is every entry of the listings read (Listing.Read), as a File.
+func readAll(l *Listings) (*File, error) {
+	f := newFile()
+	for name, e := range l.servers {
+		s, err := e.Read()
+		if err != nil {
+			return nil, err
+		}
+		f.Servers[name] = s
+	}
+	for project, m := range l.projects {
+		for name, e := range m {
+			s, err := e.Read()
+			if err != nil {
+				return nil, err
+			}
+			if f.Projects == nil {
+				f.Projects = map[string]map[string]*Server{}
+			}
+			if f.Projects[project] == nil {
+				f.Projects[project] = map[string]*Server{}
+			}
+			f.Projects[project][name] = s
+		}
+	}
+	return f, nil
+}
+
+// readListingsAll is readListings with every entry read.
+func readListingsAll(data []byte) (*File, error) {
+	l, err := readListings(data)
+	if err != nil {
+		return nil, err
+	}
+	return readAll(l)
+}
+
+// listingsOf is what ReadListings keeps of a decoded file: per entry its fingerprint,
+// instructions, tools and project.
+func listingsOf(f *File) *File {
+	keep := func(m map[string]*Server) map[string]*Server {
+		out := make(map[string]*Server, len(m))
+		for name, e := range m {
+			tools := e.Tools
+			if tools == nil {
+				tools = []Tool{}
+			}
+			out[name] = &Server{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: tools, Project: e.Project}
+		}
+		return out
+	}
+	out := &File{Version: f.Version, Servers: keep(f.Servers)}
+	for project, m := range f.Projects {
+		if out.Projects == nil {
+			out.Projects = map[string]map[string]*Server{}
+		}
+		out.Projects[project] = keep(m)
+	}
+	return out
+}
+
+// sameListings reports whether ReadListings' file got holds want's listings (schemas byte
+// for byte; a nil and an empty schema or list of tools alike).
+func sameListings(t *testing.T, got, want *File) {
+	t.Helper()
+	got, w := listingsOf(got), listingsOf(want)
+	for _, f := range []*File{got, w} {
+		for _, m := range append([]map[string]*Server{f.Servers}, slices.Collect(maps.Values(f.Projects))...) {
+			for _, e := range m {
+				for i := range e.Tools {
+					tl := &e.Tools[i]
+					if len(tl.OutputSchema) == 0 {
+						tl.OutputSchema = nil
+					}
+				}
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, w) {
+		g, _ := json.Marshal(got)
+		x, _ := json.Marshal(w)
+		t.Fatalf("listings differ from the decoded file's:\n got %s\nwant %s", g, x)
+	}
+}
+
+// TestReadListingsIsRead: every file the cache writes reads by its lines as the decoder
+// reads it (the fields a start registers from), whatever its text holds: escapes, other
+// scripts, control characters, titles, annotations, output schemas, extras, private
+// listings, servers without tools, no servers at all.
+func TestReadListingsIsRead(t *testing.T) {
+	big, _ := catalogCache(t, 800)
+	odd := &Server{Fingerprint: "f\"\\\u00e9", Instructions: "Use it.\n\tThen \"this\" \u2028 \x01 <b>&</b>", Transport: "http",
+		Protocol: "2025-11-25", ProtocolKey: "k", ServerName: "odd", UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
+		RefreshDue: time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC),
+		Tools: []Tool{
+			{Name: "a \"q\"", Title: "T\u200b", Description: "line\nline2 \u65e5\u672c\u8a9e \U0001F600 \\ / \x7f",
+				InputSchema:  json.RawMessage(`{"type":"object","properties":{"x":{"type":"string","description":"a\nb \"c\" \u00e9"}}}`),
+				OutputSchema: json.RawMessage(`{"type":"object"}`),
+				Annotations:  &Annotations{Title: "ann", ReadOnlyHint: boolp(true), DestructiveHint: boolp(false)}},
+			{Name: "b", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &Annotations{}},
+		},
+		Resources: []Resource{{URI: "file:///x", Name: "x"}},
+		Prompts:   []Prompt{{Name: "p", Description: "d"}},
+	}
+	files := map[string]*File{
+		"empty":   newFile(),
+		"catalog": big,
+		"odd":     {Version: Version, Servers: map[string]*Server{"odd": odd, "none": {Fingerprint: "n", Tools: nil}, "z\u00e9": {Fingerprint: "z", Tools: []Tool{}}}},
+		"projects": {Version: Version, Servers: map[string]*Server{"shared": odd},
+			Projects: map[string]map[string]*Server{"/p/one": {"shared": {Fingerprint: "own", Tools: odd.Tools}, "mine": {Fingerprint: "m"}}, "/p/\"two\"": {"x": odd}}},
+		"projects only": {Version: Version, Servers: map[string]*Server{}, Projects: map[string]map[string]*Server{"/p": {"x": odd}}},
+	}
+	for name, f := range files {
+		t.Run(name, func(t *testing.T) {
+			data, err := encodeFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := decodeFile(bytes.Clone(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readListingsAll(data)
+			if err != nil {
+				t.Fatalf("readListings: %v", err)
+			}
+			sameListings(t, got, want)
+			// Each project's view, as File.View gives it.
+			l, _ := readListings(data)
+			for _, project := range append(slices.Collect(maps.Keys(f.Projects)), "", "/elsewhere") {
+				view, wantView := l.View(project), want.View(project)
+				if !slices.Equal(slices.Sorted(maps.Keys(view)), slices.Sorted(maps.Keys(wantView))) {
+					t.Fatalf("view of %q: %v, want %v", project, slices.Sorted(maps.Keys(view)), slices.Sorted(maps.Keys(wantView)))
+				}
+				for name, e := range view {
+					s, err := e.Read()
+					if err != nil || s.Project != wantView[name].Project || s.Fingerprint != wantView[name].Fingerprint {
+						t.Fatalf("view of %q: %s: %+v, %v; want project %q", project, name, s, err, wantView[name].Project)
+					}
+				}
+			}
+		})
+	}
+	// Through the file, as Update writes it.
+	path := filepath.Join(t.TempDir(), FileName)
+	mustUpdate(t, path, map[string]*Server{"odd": odd, "s": sampleEntry("x")}, nil)
+	l, err := ReadListings(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mustRead(t, path)
+	got, err := readAll(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameListings(t, got, want)
+	// Updated since: Decode is of the bytes read.
+	mustUpdate(t, path, map[string]*Server{"new": sampleEntry("n")}, nil)
+	if whole, err := l.Decode(); err != nil || !reflect.DeepEqual(whole, want) {
+		t.Fatalf("Decode: %v, or not the file read", err)
+	}
+}
+
+// TestReadListingsRefusesOtherLayouts: a file laid out otherwise than the cache writes it
+// (another indentation, members moved, added or repeated, a value that is not what the
+// writer puts there, cut off) is left to Read, even where Read decodes it.
+func TestReadListingsRefusesOtherLayouts(t *testing.T) {
+	f := &File{Version: Version, Servers: map[string]*Server{"a": sampleEntry("a"), "b": sampleEntry("b")}}
+	ours, err := encodeFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	indented, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace := func(old, new string) []byte {
+		t.Helper()
+		if !bytes.Contains(ours, []byte(old)) {
+			t.Fatalf("%q not in the file", old)
+		}
+		return bytes.Replace(ours, []byte(old), []byte(new), 1)
+	}
+	tests := []struct {
+		name string
+		data []byte
+		read bool // Read decodes it
+	}{
+		{"indented by encoding/json", indented, true},
+		{"one line", compact, true},
+		{"another version", replace(`"version": 1`, `"version": 2`), false},
+		{"member repeated", replace(`"fingerprint": "fp-a",`, `"fingerprint": "fp-a",`+"\n      \"fingerprint\": \"late\","), true},
+		{"members out of order", replace(`"fingerprint": "fp-a",`+"\n      \"transport\": \"stdio\",", `"transport": "stdio",`+"\n      \"fingerprint\": \"fp-a\","), true},
+		{"unknown member", replace(`"fingerprint": "fp-a",`, `"fingerprint": "fp-a",`+"\n      \"new\": 1,"), true},
+		{"tool member repeated", replace(`"name": "a_tool",`, `"name": "a_tool",`+"\n          \"name\": \"other\","), true},
+		{"server given twice", replace("\n    \"b\": {", "\n    \"a\": {\"fingerprint\": \"x\", \"tools\": []},\n    \"b\": {"), true},
+		{"schema over lines", replace(`{"type":"object","properties":{}}`, "{\"type\":\"object\",\n\"properties\":{}}"), true},
+		{"schema not an object", replace(`{"type":"object","properties":{}}`, `null`), true},
+		{"annotations null", replace(`"annotations": {"title":"First","readOnlyHint":true,"openWorldHint":false}`, `"annotations": null`), true},
+		{"escaped key", replace(`"description": "first a"`, `"descr\u0069ption": "first a"`), true},
+		{"string not a string", replace(`"name": "a_tool"`, `"name": 7`), false},
+		{"bad escape", replace(`"description": "first a"`, `"description": "first \x"`), false},
+		{"cut off", ours[:len(ours)/2], false},
+		{"trailing bytes", append(bytes.Clone(ours), "{}\n"...), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := readListingsAll(bytes.Clone(tt.data)); !errors.Is(err, ErrNotLaidOut) {
+				t.Fatalf("readListings: %v, want ErrNotLaidOut", err)
+			}
+			if _, err := decodeFile(bytes.Clone(tt.data)); (err == nil) != tt.read {
+				t.Fatalf("decodeFile: %v; the case assumes it decodes: %v", err, tt.read)
+			}
+		})
+	}
+	if _, err := readListingsAll(ours); err != nil {
+		t.Fatalf("the file as written: %v", err)
+	}
+}
+
+// TestReadListingsMissing: a missing file has no listings, as Read; an unreadable one is
+// an error.
+func TestReadListingsMissing(t *testing.T) {
+	dir := t.TempDir()
+	l, err := ReadListings(filepath.Join(dir, "none.json"))
+	if err != nil || len(l.View("")) != 0 || len(l.View("/p")) != 0 {
+		t.Fatalf("missing file: %+v, %v", l, err)
+	}
+	if f, err := l.Decode(); err != nil || len(f.Servers) != 0 {
+		t.Fatalf("missing file decoded: %+v, %v", f, err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadListings(filepath.Join(dir, "d")); err == nil {
+		t.Fatal("a directory read as a cache")
+	}
+}
+
+// FuzzReadListings: no cache file, however damaged, makes the line reader panic, and a
+// file it reads that the decoder reads too gives the decoder's listings.
+func FuzzReadListings(f *testing.F) {
+	odd := sampleEntry("x")
+	odd.Instructions = "say \"hi\"\n"
+	odd.Resources = []Resource{{URI: "file:///r", Name: "r"}}
+	for _, file := range []*File{
+		newFile(),
+		{Version: Version, Servers: map[string]*Server{"a": sampleEntry("a"), "b\"q": odd}},
+		{Version: Version, Servers: map[string]*Server{"a": odd}, Projects: map[string]map[string]*Server{"/p": {"a": sampleEntry("p")}}},
+	} {
+		data, err := encodeFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := readListingsAll(bytes.Clone(data))
+		if err != nil {
+			return
+		}
+		want, err := decodeFile(bytes.Clone(data))
+		if err != nil {
+			return // a value the line reader skips is damaged: Decode says so after ready
+		}
+		sameListings(t, got, want)
+	})
+}
