@@ -123,3 +123,26 @@ func TestWordInsidePhraseGivesNothingOfItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownCJKWordWeighsAsOneWord: the character pairs of a CJK word the
+// bilingual lexicon knows weigh as about one word together, so a tool
+// described in the request's script does not win on the length of one
+// word over a tool that says the request in English.
+func TestKnownCJKWordWeighsAsOneWord(t *testing.T) {
+	t.Parallel()
+	docs := []Doc{
+		{ID: "ja_post", Server: "chat", Tool: "post_room_message", Description: "ルームのメッセージ一覧。"},
+		{ID: "broadcast", Server: "bot", Tool: "broadcast_message", Description: "Broadcast a message to all followers."},
+	}
+	docs = append(docs, englishTools...)
+	ix := New(docs)
+	tests := []struct{ query, want string }{
+		{"メッセージを一斉送信", "broadcast"},
+	}
+	for _, tt := range tests {
+		hits := ix.Search(tt.query, 3)
+		if len(hits) == 0 || docs[hits[0].Doc].ID != tt.want {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, hitIDs(docs, hits), tt.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -395,6 +396,7 @@ func (s *Analyser) addIntents() {
 		}
 	}
 	s.findLongest()
+	s.weighKnownWords()
 	key := s.key // a lookup by string(key) does not allocate
 	for i := range sing {
 		// An asking word's own intents are skipped; its phrases count.
@@ -460,6 +462,30 @@ func (s *Analyser) findLongest() {
 		}
 	}
 	s.key = key
+}
+
+// weighKnownWords makes the character pairs of a CJK word of several
+// pairs that the bilingual lexicon knows weigh less each, so that the word
+// counts for little more than one word of the request rather than as many
+// words as it has pairs (メッセージ is one message, not four): otherwise a
+// tool described in the request's script outweighs, by the length of the
+// word alone, a tool that says the same in English.
+func (s *Analyser) weighKnownWords() {
+	for i := 0; i < len(s.raw); {
+		n := s.longest[i] - i
+		if n < 2 || !isCJKPair(s.raw[i]) {
+			i++
+			continue
+		}
+		f := math.Pow(float64(n), -knownWordPairExponent)
+		for j := i; j < i+n; j++ {
+			if t, ok := s.weights[s.sing[j]]; ok {
+				t.Weight *= f
+				s.weights[s.sing[j]] = t
+			}
+		}
+		i += n
+	}
 }
 
 // insideLonger reports whether the lexicon key of raw words [i, end),
