@@ -46,6 +46,7 @@ func TestEverydayWordsReachTools(t *testing.T) {
 		{ID: "add_card", Server: "board", Tool: "add_card_to_list", Description: "Add a new card to a list on a board."},
 		{ID: "create_board", Server: "board", Tool: "create_board", Description: "Create a new board."},
 		{ID: "map", Server: "geo", Tool: "show_map", Description: "Show a map of a place."},
+		{ID: "ja_accept", Server: "chat", Tool: "x1", Description: "自分へのコンタクト承認依頼を承認します。"},
 	}
 	// The tools of other kinds give the words their usual rarity.
 	for _, d := range englishTools {
@@ -61,6 +62,8 @@ func TestEverydayWordsReachTools(t *testing.T) {
 		{"en", "most common problems in the project", "top_items"},
 		{"de", "neue Karte auf dem Board anlegen", "add_card"},
 		{"de", "Karte von Berlin zeigen", "map"},
+		{"ja", "accept a contact request", "ja_accept"},
+		{"ja", "approve the contact request", "ja_accept"},
 	}
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
