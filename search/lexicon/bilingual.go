@@ -195,7 +195,6 @@ var bilingual = map[string][]string{
 	"食谱":  {"recipe"},
 	"菜谱":  {"recipe"},
 	"食材":  {"ingredient", "recipe"},
-	"步骤":  {"step"},
 	"做菜":  {"cook", "recipe"},
 	// Media.
 	"图片":  {"image"},
