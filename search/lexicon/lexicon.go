@@ -311,7 +311,6 @@ var intents = map[string][]string{
 	"say":          {"echo", "message"},
 	"repeat":       {"echo"},
 	"step by step": {"sequential", "thinking"},
-	"step":         {"sequential", "thinking", "funnel"},
 	"reason":       {"thinking", "sequential"},
 	"think":        {"thinking", "sequential"},
 	"form":         {"elicitation", "fill", "form"},
