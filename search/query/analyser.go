@@ -70,7 +70,7 @@ type Analyser struct {
 func (s *Analyser) Analyse(q string, vocab map[string]int32, idf []float64) ([]Term, uint16) {
 	s.reset(vocab, idf)
 	q = token.Normalized(q)
-	s.toolTalk = speaksOfTools(q)
+	s.toolTalk = speaksOfTools(q, s.word)
 	s.readChunks(q)
 	s.addConceptKeys()
 	s.weighAsking()

@@ -103,10 +103,14 @@ var metaWords = map[string]bool{
 // an action.
 var toolTalkWords = map[string]bool{"accept": true}
 
-// speaksOfTools reports whether q names tools or their inputs.
-func speaksOfTools(q string) bool {
+// speaksOfTools reports whether q names tools or their inputs; buf is
+// token.ForEachToken's buffer.
+func speaksOfTools(q string, buf []byte) bool {
+	if !strings.Contains(q, "ccept") && !strings.Contains(q, "CCEPT") {
+		return false // no tool-talk word to read otherwise: skip the pass
+	}
 	found := false
-	token.ForEachToken(q, nil, func(w []byte, _ bool) {
+	token.ForEachToken(q, buf, func(w []byte, _ bool) {
 		t := token.SingularBytes(w)
 		found = found || metaWords[string(t)] || string(t) == "tool"
 	})
