@@ -311,7 +311,6 @@ var intents = map[string][]string{
 	"say":          {"echo", "message"},
 	"repeat":       {"echo"},
 	"step by step": {"sequential", "thinking"},
-	"step":         {"sequential", "thinking", "funnel"},
 	"reason":       {"thinking", "sequential"},
 	"think":        {"thinking", "sequential"},
 	"form":         {"elicitation", "fill", "form"},
@@ -395,6 +394,27 @@ var intents = map[string][]string{
 	"cache":              {"key", "value", "redis"},
 	"cached":             {"key", "value", "redis"},
 	"endpoint":           {"api", "schema", "url"},
+
+	// Markets: what a share or a stock is worth, and where it trades.
+	"share price": {"stock", "quote", "price"},
+	"stock price": {"stock", "quote", "price"},
+	"hong kong":   {"hk"},
+	// A directory of people is their contacts, not a folder.
+	"company directory":  {"contact", "user", "member"},
+	"staff directory":    {"contact", "user", "member"},
+	"employee directory": {"contact", "user", "member"},
+	// Articles of research are papers, not web pages to scrape.
+	"research article":   {"paper", "research", "publication"},
+	"scientific article": {"paper", "research", "publication"},
+	"journal article":    {"paper", "research", "publication"},
+	"medical article":    {"paper", "research", "publication"},
+	// Cooking: what a dish is made of is in its recipe.
+	"ingredient": {"recipe", "cook"},
+	"dish":       {"recipe", "cook"},
+	// What happens most is at the top of a ranking.
+	"most frequent": {"top", "count"},
+	"most common":   {"top", "count"},
+	"frequent":      {"top", "count"},
 }
 
 // fieldIntents widens intents by whole semantic fields of everyday English:

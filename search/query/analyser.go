@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -33,6 +34,7 @@ type Analyser struct {
 	rawBits             []uint64           // coverage bit of each raw word's singular
 	longest             []int              // per raw word: see findLongest
 	key, joined, folded []byte
+	phrase              []byte // phraseKey's buffer
 	word                []byte // token.ForEachWord's buffer
 	terms               []Term
 	// idf is the index's idf by term id, as given to Analyse; nil takes
@@ -55,6 +57,7 @@ type Analyser struct {
 	asking    map[string]bool // the asking words, as terms
 	verbs     uint16
 	question  bool
+	toolTalk  bool // the request speaks of tools (speaksOfTools)
 }
 
 // Analyse returns the weighted terms of q, sorted by term so that score
@@ -66,7 +69,9 @@ type Analyser struct {
 // The steps run in this order, each reading what the ones before found.
 func (s *Analyser) Analyse(q string, vocab map[string]int32, idf []float64) ([]Term, uint16) {
 	s.reset(vocab, idf)
-	s.readChunks(token.Normalized(q))
+	q = token.Normalized(q)
+	s.toolTalk = speaksOfTools(q, s.word)
+	s.readChunks(q)
 	s.addConceptKeys()
 	s.weighAsking()
 	s.findVerb()
@@ -199,7 +204,7 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 		}
 		t := string(token.SingularBytes(w))
 		switch {
-		case token.IsStop(t), metaWords[t]:
+		case token.IsStop(t), metaWords[t], s.toolTalk && toolTalkWords[t]:
 		case !whole:
 			parts = append(parts, t)
 		case s.inVocab(t):
@@ -391,6 +396,7 @@ func (s *Analyser) addIntents() {
 		}
 	}
 	s.findLongest()
+	s.weighKnownWords()
 	key := s.key // a lookup by string(key) does not allocate
 	for i := range sing {
 		// An asking word's own intents are skipped; its phrases count.
@@ -416,7 +422,7 @@ func (s *Analyser) addIntents() {
 				continue
 			}
 			to := s.tables.intents[string(key)]
-			if to != nil && s.insideLonger(i, j+1) {
+			if to != nil && s.insideLonger(i, j+1, to) {
 				continue
 			}
 			for _, t := range to {
@@ -427,24 +433,30 @@ func (s *Analyser) addIntents() {
 	s.key = key
 }
 
-// findLongest sets s.longest: per raw word that is a CJK character pair,
-// the end of the longest bilingual word that starts with it (the index
-// after its last pair), or the word's own index when none does.
+// findLongest sets s.longest: per raw word, the end of the longest lexicon
+// key that starts with it (the index after its last word), or the word's
+// own index when none runs past it: for a CJK character pair the longest
+// bilingual word, for other words the longest English phrase.
 func (s *Analyser) findLongest() {
 	s.longest = slices.Grow(s.longest[:0], len(s.raw))[:len(s.raw)]
 	key := s.key
 	for i, w := range s.raw {
 		s.longest[i] = i
-		if !isCJKPair(w) {
-			continue
+		cjk := isCJKPair(w)
+		span := maxIntentWords
+		if cjk {
+			span = s.tables.maxWords
 		}
 		key = key[:0]
-		for j := i; j < len(s.raw) && j < i+s.tables.maxWords && isCJKPair(s.raw[j]); j++ {
+		for j := i; j < len(s.raw) && j < i+span && isCJKPair(s.raw[j]) == cjk; j++ {
 			if j > i {
 				key = append(key, ' ')
 			}
 			key = append(key, s.sing[j]...)
-			if s.tables.concepts.exact[string(key)] != nil {
+			if j == i {
+				continue
+			}
+			if cjk && s.tables.concepts.exact[string(key)] != nil || !cjk && s.tables.intents[string(key)] != nil {
 				s.longest[i] = j + 1
 			}
 		}
@@ -452,15 +464,72 @@ func (s *Analyser) findLongest() {
 	s.key = key
 }
 
-// insideLonger reports whether the CJK word of raw words [i, end) lies
-// inside a longer bilingual word of the request: 장소 (a place) inside 저장소
-// (a repository) does not speak for itself.
-func (s *Analyser) insideLonger(i, end int) bool {
-	if !isCJKPair(s.raw[i]) {
-		return false
+// weighKnownWords makes the character pairs of a CJK word of several
+// pairs that the bilingual lexicon knows weigh less each, so that the word
+// counts for little more than one word of the request rather than as many
+// words as it has pairs (メッセージ is one message, not four): otherwise a
+// tool described in the request's script outweighs, by the length of the
+// word alone, a tool that says the same in English.
+func (s *Analyser) weighKnownWords() {
+	for i := 0; i < len(s.raw); {
+		n := s.longest[i] - i
+		if n < 2 || !isCJKPair(s.raw[i]) {
+			i++
+			continue
+		}
+		f := math.Pow(float64(n), -knownWordPairExponent)
+		for j := i; j < i+n; j++ {
+			if t, ok := s.weights[s.sing[j]]; ok {
+				t.Weight *= f
+				s.weights[s.sing[j]] = t
+			}
+		}
+		i += n
 	}
-	for a := max(0, i-s.tables.maxWords+1); a <= i; a++ {
-		if e := s.longest[a]; e >= end && e-a > end-i {
+}
+
+// insideLonger reports whether the lexicon key of raw words [i, end),
+// which stands for to, lies inside a longer lexicon key of the request
+// that speaks of another sense: 장소 (a place) inside 저장소 (a
+// repository), "share" (of a pie chart) inside "share price". An English
+// phrase that shares a word with to ("you remember" and "remember" both
+// say memory) speaks of the same sense, and the words add up.
+func (s *Analyser) insideLonger(i, end int, to []string) bool {
+	cjk := isCJKPair(s.raw[i])
+	span := maxIntentWords
+	if cjk {
+		span = s.tables.maxWords
+	}
+	for a := max(0, i-span+1); a <= i; a++ {
+		e := s.longest[a]
+		if e < end || e-a <= end-i {
+			continue
+		}
+		if cjk || !shareWord(s.tables.intents[string(s.phraseKey(a, e))], to) {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseKey is the lexicon key of raw words [a, e): their singulars joined
+// by one space, in s.phrase (a lookup by string(key) does not allocate).
+func (s *Analyser) phraseKey(a, e int) []byte {
+	k := s.phrase[:0]
+	for j := a; j < e; j++ {
+		if j > a {
+			k = append(k, ' ')
+		}
+		k = append(k, s.sing[j]...)
+	}
+	s.phrase = k
+	return k
+}
+
+// shareWord reports whether a and b have a word in common.
+func shareWord(a, b []string) bool {
+	for _, w := range a {
+		if slices.Contains(b, w) {
 			return true
 		}
 	}

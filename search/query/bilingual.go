@@ -91,6 +91,45 @@ func (c *Concepts) stemKey(w string) string {
 	return ""
 }
 
+// inflections are the endings German and Spanish words of tool requests
+// take and lose against the lexicon's form: plurals and infinitives
+// (Karten, Dateien, zeigen against Karte, Datei, zeig), imperatives against
+// infinitives (lösche, erstelle against löschen, erstellen; busca, escribe
+// against buscar, escribir). Each is tried as a suffix to cut and one to
+// put in its place.
+var inflections = []struct{ cut, put string }{
+	{"en", ""}, {"n", ""}, {"e", ""}, {"er", ""}, {"es", ""},
+	{"", "n"}, {"", "en"}, {"", "e"},
+	{"", "r"}, {"e", "ir"}, {"e", "er"}, {"a", "ar"},
+}
+
+// knownWordPairExponent sets how much each character pair of a known CJK
+// word of n pairs weighs: n^-knownWordPairExponent of a word, so the word
+// as a whole weighs n^(1-knownWordPairExponent) words (weighKnownWords).
+// Below one, a longer word still says a little more than a shorter one.
+// Tuned on the tuning halves of the labelled sets.
+const knownWordPairExponent = 0.7
+
+// minInflectedKey is the shortest lexicon word an inflection may reach:
+// shorter words meet too many unrelated ones by a letter or two.
+const minInflectedKey = 4
+
+// inflected returns the exact Latin-script key the folded word f reaches
+// by one of the inflections, the first that does, or "".
+func (c *Concepts) inflected(f string) string {
+	for _, in := range inflections {
+		base, ok := strings.CutSuffix(f, in.cut)
+		if !ok {
+			continue
+		}
+		k := base + in.put
+		if len(k) >= minInflectedKey && k != f && c.exact[k] != nil {
+			return k
+		}
+	}
+	return ""
+}
+
 // buildConcepts reads the bilingual lexicon into analysed form: each key's
 // words as queries and documents split them (CJK as character pairs), plural
 // folded, accents folded. A stem stays one word and keeps its "*" in intents,
@@ -144,8 +183,13 @@ func union(to, add []string) []string {
 // it, or the stem the word begins with, marked stemMark; or "".
 func (tb *queryTables) conceptKey(w string, latin bool) string {
 	f := foldLatin(w)
-	if latin && isLatinKey(f) && tb.concepts.exact[f] != nil {
-		return latinMark + f
+	if latin && isLatinKey(f) {
+		if tb.concepts.exact[f] != nil {
+			return latinMark + f
+		}
+		if k := tb.concepts.inflected(f); k != "" {
+			return latinMark + k
+		}
 	}
 	if k := tb.concepts.stemKey(f); k != "" {
 		return k + stemMark

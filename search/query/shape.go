@@ -94,7 +94,27 @@ var implicitReadStarts = map[string]bool{
 // query they only match the few tools whose own text says "tool".
 var metaWords = map[string]bool{
 	"parameter": true, "param": true, "argument": true,
-	"arg": true, "accept": true,
+	"arg": true,
+}
+
+// toolTalkWords are words that speak about tools only in a request that
+// speaks about tools (one with a meta word or "tool"): "which tool accepts
+// a path" asks for a tool's input, "accept a pending invitation" asks for
+// an action.
+var toolTalkWords = map[string]bool{"accept": true}
+
+// speaksOfTools reports whether q names tools or their inputs; buf is
+// token.ForEachToken's buffer.
+func speaksOfTools(q string, buf []byte) bool {
+	if !strings.Contains(q, "ccept") && !strings.Contains(q, "CCEPT") {
+		return false // no tool-talk word to read otherwise: skip the pass
+	}
+	found := false
+	token.ForEachToken(q, buf, func(w []byte, _ bool) {
+		t := token.SingularBytes(w)
+		found = found || metaWords[string(t)] || string(t) == "tool"
+	})
+	return found
 }
 
 // lightWords say little by themselves, so they and their synonyms weigh
