@@ -207,3 +207,41 @@ func hitIDs(docs []Doc, hits []Hit) []string {
 	}
 	return ids
 }
+
+// TestMarkerlessEnglishIsNotReadAsGermanOrSpanish: an English request
+// without any of the English marker words is still English. Its words are
+// not inflected into German or Spanish keys (date → daten → data, formula →
+// formular → form, sub → sube → upload, client → cliente → customer) nor
+// read as German or Spanish at all: it is analysed and ranked exactly as
+// the same request with an English marker, which no Latin key reaches.
+func TestMarkerlessEnglishIsNotReadAsGermanOrSpanish(t *testing.T) {
+	t.Parallel()
+	docs := append(slices.Clone(englishTools),
+		Doc{ID: "chart", Server: "charts", Tool: "histogram", Description: "Draw a histogram chart of data."},
+		Doc{ID: "form", Server: "browser", Tool: "browser_fill_form", Description: "Fill in a form on the page."},
+		Doc{ID: "upload", Server: "storage", Tool: "upload_file", Description: "Upload a file."},
+		Doc{ID: "customer", Server: "crm", Tool: "find_customer", Description: "Find a customer record."},
+		Doc{ID: "load", Server: "db", Tool: "load_table", Description: "Load rows into a table."},
+		Doc{ID: "sheet", Server: "sheets", Tool: "set_cell_formula", Description: "Set a spreadsheet cell formula for a date."},
+	)
+	ix := New(docs)
+	queries := []string{
+		"date range", "excel formula", "sub reddit top posts", "client list",
+		"lad names", "laden", "client secrets rotate", "calendar date picker",
+		"formula bar", "sub folders", "dates between events", "clients by region",
+		// ordinary English words that look like German or Spanish inflections
+		"note taking app", "rate limit status", "post a tweet", "site map",
+		"data table", "tag list", "mode toggle", "lose weight plan",
+		"plan trip", "cart total", "base image tags",
+	}
+	for _, q := range queries {
+		got, want := ix.analyse(q), ix.analyse("the "+q)
+		if !slices.Equal(got, want) {
+			t.Errorf("analysis of %q = %v, want %v (as with an English marker)", q, got, want)
+		}
+		gh, wh := hitIDs(docs, ix.Search(q, 8)), hitIDs(docs, ix.Search("the "+q, 8))
+		if !slices.Equal(gh, wh) {
+			t.Errorf("Search(%q) = %v, want %v (as with an English marker)", q, gh, wh)
+		}
+	}
+}

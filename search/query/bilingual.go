@@ -180,12 +180,16 @@ func union(to, add []string) []string {
 // conceptKey returns the intent key an original query word reaches through
 // the bilingual lexicon when its own form has none: a word in Latin script
 // (accents folded, "löschen" → loschen) marked latinMark, when latin allows
-// it, or the stem the word begins with, marked stemMark; or "".
-func (tb *queryTables) conceptKey(w string, latin bool) string {
+// it, or the stem the word begins with, marked stemMark; or "". inflect
+// allows a Latin word to reach a key by an inflection (Concepts.inflected).
+func (tb *queryTables) conceptKey(w string, latin, inflect bool) string {
 	f := foldLatin(w)
 	if latin && isLatinKey(f) {
 		if tb.concepts.exact[f] != nil {
 			return latinMark + f
+		}
+		if !inflect {
+			return ""
 		}
 		if k := tb.concepts.inflected(f); k != "" {
 			return latinMark + k
@@ -207,23 +211,79 @@ var englishMarkers = map[string]bool{
 	"it": true, "i": true, "can": true, "which": true, "our": true, "we": true,
 }
 
+// foreignMarkers are words German and Spanish sentences use and English
+// ones do not (articles, prepositions, pronouns): one is evidence that a
+// request is written in one of them. Words English also spells ("die",
+// "was", "den", "in", "me") are left out.
+var foreignMarkers = map[string]bool{
+	// German.
+	"der": true, "das": true, "dem": true, "des": true, "ein": true, "eine": true,
+	"einen": true, "einem": true, "einer": true, "und": true, "oder": true,
+	"mit": true, "von": true, "fur": true, "für": true, "auf": true, "aus": true,
+	"nach": true, "zum": true, "zur": true, "ist": true, "sind": true,
+	"nicht": true, "alle": true, "meine": true, "meinen": true, "mein": true,
+	"bitte": true, "wie": true, "welche": true, "ich": true, "mir": true, "mich": true,
+	"uns": true, "unsere": true, "heute": true, "morgen": true,
+	// Spanish.
+	"el": true, "los": true, "las": true, "del": true, "una": true, "unos": true,
+	"unas": true, "para": true, "por": true, "con": true, "mi": true, "mis": true,
+	"que": true, "qué": true, "como": true, "cómo": true, "esta": true, "este": true,
+	"estos": true, "hoy": true, "todos": true, "todas": true, "sus": true,
+	"nuestro": true, "nuestra": true, "cual": true, "cuál": true, "dónde": true,
+	"donde": true, "cuando": true, "cuándo": true, "ayer": true,
+}
+
+// readsLatin reports whether the request's Latin-script words may be read
+// as German or Spanish: it holds none of the English markers, and it shows
+// one of the languages itself, by a letter English does not write (ä, ñ,
+// é…), by one of their function words, or by a word the bilingual lexicon
+// lists as it stands that is no English word the ranker knows. A request
+// of plain English words ("date range", "excel formula") shows none, and
+// the absence of a few English words is no evidence of another language.
+func (s *Analyser) readsLatin() bool {
+	evidence := false
+	for _, w := range s.raw {
+		if englishMarkers[w] {
+			return false
+		}
+		if evidence {
+			continue
+		}
+		switch {
+		case foreignMarkers[w]:
+			evidence = true
+		case !isLatinKey(w):
+		case foldLatin(w) != w:
+			evidence = true
+		default:
+			f := token.Singular(w)
+			evidence = s.tables.concepts.exact[f] != nil && !s.englishWord(f)
+		}
+	}
+	return evidence
+}
+
+// englishWord reports whether the ranker knows the analysed word w as an
+// English word of its own lexicon or thesaurus.
+func (s *Analyser) englishWord(w string) bool {
+	return s.tables.intents[w] != nil || s.tables.expansions[w] != nil
+}
+
 // addConceptKeys reads the original words that have no intents of their own
 // through the bilingual lexicon (conceptKey), as lemmas: the steps after it
 // take the key's English words as the word's intents and verb. Latin-script
-// words are read so only in a request that is not English.
+// words are read so only in a request that shows German or Spanish
+// (readsLatin); and a word the ranker knows as English, or that the tools'
+// own text uses as it stands, is never inflected into a German or Spanish
+// one (date is no daten, client no cliente).
 func (s *Analyser) addConceptKeys() {
-	latin := true
-	for _, w := range s.raw {
-		if englishMarkers[w] {
-			latin = false
-			break
-		}
-	}
+	latin := s.readsLatin()
 	for _, p := range s.orig {
 		if _, ok := s.lemmaOf[p]; ok || s.tables.intents[p] != nil {
 			continue
 		}
-		if k := s.tables.conceptKey(p, latin); k != "" {
+		english := s.englishWord(p)
+		if k := s.tables.conceptKey(p, latin && !english, !s.inVocab(p)); k != "" {
 			s.lemmaOf[p] = k
 		}
 	}
