@@ -245,3 +245,49 @@ func TestMarkerlessEnglishIsNotReadAsGermanOrSpanish(t *testing.T) {
 		}
 	}
 }
+
+// TestRussianStemKeepsToItsWord: a Russian stem reaches its own word's
+// forms, not the common words of another family that begin with its
+// letters (удалось "it managed" is no delete, почти "almost" no mail), and
+// a stem read inside a longer phrase of stems stands for the phrase
+// (виртуальную машину is a virtual machine, no car).
+func TestRussianStemKeepsToItsWord(t *testing.T) {
+	t.Parallel()
+	ix := New(englishTools)
+	tests := []struct {
+		query     string
+		not, want []string
+	}{
+		{"не удалось подключиться к серверу", []string{"delete"}, nil},
+		{"удаленно", []string{"delete"}, nil},
+		{"удалите файл", nil, []string{"delete", "file"}},
+		{"удаление записи", nil, []string{"delete"}},
+		{"создать виртуальную машину", []string{"car", "driving"}, []string{"vm", "virtual"}},
+		{"арендовать машину", nil, []string{"car"}},
+		{"почти готово", []string{"email", "mail"}, nil},
+		{"проверить почту", nil, []string{"email"}},
+		{"поясни этот код", []string{"timezone", "zone"}, nil},
+		{"часовой пояс москвы", nil, []string{"timezone"}},
+		{"загрузить логотип", []string{"log"}, nil},
+		{"показать логи сервера", nil, []string{"log"}},
+		{"стать лучше", []string{"article", "post"}, nil},
+		{"найти статью", nil, []string{"article"}},
+		{"датчик температуры", []string{"date"}, nil},
+		{"дата встречи", nil, []string{"date"}},
+		{"переместить курсор", []string{"rate", "exchange"}, nil},
+		{"курс доллара", nil, []string{"rate"}},
+	}
+	for _, tt := range tests {
+		terms := ix.analyse(tt.query)
+		for _, w := range tt.not {
+			if slices.Contains(terms, w) {
+				t.Errorf("analysis of %q = %v: holds %q", tt.query, terms, w)
+			}
+		}
+		for _, w := range tt.want {
+			if !slices.Contains(terms, w) {
+				t.Errorf("analysis of %q = %v: lacks %q", tt.query, terms, w)
+			}
+		}
+	}
+}

@@ -890,9 +890,12 @@ var bilingual = map[string][]string{
 	"корзин*":      {"cart"},
 	"объедин*":     {"merge"},
 	"машин*":       {"car", "driving"},
-	"гугл*":        {"google"},
-	"яндекс*":      {"yandex"},
-	"телеграм*":    {"telegram"},
+	"виртуальн*":   {"virtual"},
+	// A phrase of stems: each word begins with its stem.
+	"виртуальн* машин*": {"vm", "virtual", "machine"},
+	"гугл*":             {"google"},
+	"яндекс*":           {"yandex"},
+	"телеграм*":         {"telegram"},
 
 	// ---- German ----
 	"datei":            {"file"},
@@ -1312,4 +1315,24 @@ var bilingual = map[string][]string{
 	"fusionar":      {"merge"},
 	"coche":         {"car", "driving"},
 	"carro":         {"car", "driving"},
+}
+
+// BilingualStemExceptions returns, for the Russian stems of Bilingual that
+// begin other common words, the beginnings of those words (with ё written
+// е): a word that begins with one is not the stem's word. An entry that
+// starts with "=" is one whole word only. The map is a copy.
+func BilingualStemExceptions() map[string][]string { return maps.Clone(stemExceptions) }
+
+// stemExceptions were written by hand from the words a stem's letters
+// begin that belong to another word family: удалось (it managed) is no
+// удалить (delete), почти (almost) no почта (mail).
+var stemExceptions = map[string][]string{
+	"удал*":  {"удалос", "удался", "удалас", "удались", "удаленно", "удаленност", "удалец", "удалы", "удаль"},
+	"почт*":  {"почти", "почтен", "почтит"},
+	"пояс*":  {"поясн"},
+	"лог*":   {"логот", "логик", "логич", "логар"},
+	"стать*": {"=стать"},
+	"дат*":   {"датч", "датск", "датас"},
+	"курс*":  {"курсор", "курсив"},
+	"машин*": {"машинал"},
 }

@@ -30,6 +30,8 @@ const maxStemTail = 4
 type Concepts struct {
 	exact    map[string][]string // word, or words joined by one space → English words
 	stems    map[string][]string // stem → English words
+	phrases  map[string][]string // stems joined by one space, each marked stemMark → English words
+	notStem  map[string][]string // stem → beginnings of words that are not its word (lexicon.BilingualStemExceptions)
 	maxWords int                 // the longest exact key, in words
 }
 
@@ -82,6 +84,9 @@ func (c *Concepts) stemKey(w string) string {
 	end, tail := len(w), 0
 	for end > 0 && tail <= maxStemTail {
 		if _, ok := c.stems[w[:end]]; ok {
+			if c.otherWord(w[:end], w) {
+				return ""
+			}
 			return w[:end]
 		}
 		_, size := utf8.DecodeLastRuneInString(w[:end])
@@ -89,6 +94,22 @@ func (c *Concepts) stemKey(w string) string {
 		tail++
 	}
 	return ""
+}
+
+// otherWord reports whether w, which begins with stem, is another word
+// than the stem's: it begins with one of the stem's exceptions ("удалось"
+// for удал), or is the exception's one whole word ("=стать").
+func (c *Concepts) otherWord(stem, w string) bool {
+	for _, x := range c.notStem[stem] {
+		if whole, ok := strings.CutPrefix(x, "="); ok {
+			if w == whole {
+				return true
+			}
+		} else if strings.HasPrefix(w, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // inflections are the endings German and Spanish words of tool requests
@@ -135,11 +156,32 @@ func (c *Concepts) inflected(f string) string {
 // folded, accents folded. A stem stays one word and keeps its "*" in intents,
 // where no analysed word can collide with it.
 func buildConcepts() *Concepts {
-	c := &Concepts{exact: map[string][]string{}, stems: map[string][]string{}}
+	c := &Concepts{exact: map[string][]string{}, stems: map[string][]string{}, phrases: map[string][]string{}, notStem: map[string][]string{}}
+	for k, not := range lexicon.BilingualStemExceptions() {
+		var stem string
+		token.ForEachWord(strings.TrimSuffix(k, "*"), nil, func(w []byte, whole bool) {
+			if !whole {
+				stem = string(w)
+			}
+		})
+		for _, x := range not {
+			// Written as the tokeniser writes words (ё as е).
+			whole := strings.HasPrefix(x, "=")
+			token.ForEachWord(strings.TrimPrefix(x, "="), nil, func(w []byte, part bool) {
+				if !part {
+					if whole {
+						c.notStem[stem] = append(c.notStem[stem], "="+string(w))
+					} else {
+						c.notStem[stem] = append(c.notStem[stem], string(w))
+					}
+				}
+			})
+		}
+	}
 	for k, to := range lexicon.Bilingual() {
 		stem := strings.HasSuffix(k, "*")
 		var ws []string
-		token.ForEachWord(strings.TrimSuffix(k, "*"), nil, func(w []byte, whole bool) {
+		token.ForEachWord(strings.ReplaceAll(k, "*", ""), nil, func(w []byte, whole bool) {
 			if !whole {
 				ws = append(ws, foldLatin(token.Singular(string(w))))
 			}
@@ -149,6 +191,11 @@ func buildConcepts() *Concepts {
 			continue
 		case stem && len(ws) == 1:
 			c.stems[ws[0]] = union(c.stems[ws[0]], to)
+		case stem:
+			// A phrase of stems ("виртуальн* машин*"), as the query
+			// reads its words' lemmas.
+			key := strings.Join(ws, stemMark+" ") + stemMark
+			c.phrases[key] = union(c.phrases[key], to)
 		case !stem:
 			key := strings.Join(ws, " ")
 			c.exact[key] = union(c.exact[key], to)

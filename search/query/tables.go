@@ -36,6 +36,9 @@ var lexiconTables = sync.OnceValue(func() *queryTables {
 	for k, to := range tb.concepts.stems {
 		tb.intents[k+stemMark] = to
 	}
+	for k, to := range tb.concepts.phrases {
+		tb.intents[k] = to
+	}
 	return tb
 })
 
