@@ -291,3 +291,46 @@ func TestRussianStemKeepsToItsWord(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldedKeyIsNoOtherWord: a German or Spanish key is met without its
+// accents, except where its plain spelling is another word: andere
+// (other) is no ändere (change), Wahrung no Währung.
+func TestFoldedKeyIsNoOtherWord(t *testing.T) {
+	t.Parallel()
+	docs := append(slices.Clone(englishTools),
+		Doc{ID: "edit_file", Server: "fs", Tool: "edit_file", Description: "Edit or change a file."},
+		Doc{ID: "currency", Server: "fx", Tool: "convert_currency", Description: "Convert an amount between currencies."},
+	)
+	ix := New(docs)
+	tests := []struct {
+		query     string
+		not, want []string
+		first     string
+	}{
+		{"andere Dateien löschen", []string{"change", "edit"}, []string{"delete"}, "delete_file"},
+		{"alle anderen Dateien löschen", []string{"change", "edit"}, []string{"delete"}, "delete_file"},
+		{"ändere die Datei", nil, []string{"edit"}, "edit_file"},
+		{"aendere die Datei", nil, []string{"edit"}, "edit_file"},
+		{"Wahrung der Rechte", []string{"currency"}, nil, ""},
+		{"Währung umrechnen", nil, []string{"currency"}, "currency"},
+		{"Datei loschen", nil, []string{"delete"}, "delete_file"},
+	}
+	for _, tt := range tests {
+		terms := ix.analyse(tt.query)
+		for _, w := range tt.not {
+			if slices.Contains(terms, w) {
+				t.Errorf("analysis of %q = %v: holds %q", tt.query, terms, w)
+			}
+		}
+		for _, w := range tt.want {
+			if !slices.Contains(terms, w) {
+				t.Errorf("analysis of %q = %v: lacks %q", tt.query, terms, w)
+			}
+		}
+		if tt.first != "" {
+			if hits := ix.Search(tt.query, 3); len(hits) == 0 || docs[hits[0].Doc].ID != tt.first {
+				t.Errorf("Search(%q) = %v, want %s first", tt.query, hitIDs(docs, hits), tt.first)
+			}
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package lexicon
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // Bilingual returns the bilingual table: everyday words of tool requests and
 // tool descriptions in Chinese (simplified), Japanese, Korean, Russian, German
@@ -1335,4 +1338,15 @@ var stemExceptions = map[string][]string{
 	"дат*":   {"датч", "датск", "датас"},
 	"курс*":  {"курсор", "курсив"},
 	"машин*": {"машинал"},
+}
+
+// FoldedHomographs returns the German and Spanish words that a key of
+// Bilingual written without its accents or umlauts would spell, though they
+// are other words: andere (other) is no ändere (change), Wahrung
+// (preservation) no Währung (currency). Such a key is met only as it is
+// written, with its accents or its umlauts written out (aendere).
+func FoldedHomographs() []string { return slices.Clone(foldedHomographs) }
+
+var foldedHomographs = []string{
+	"andere", "andern", "fuge", "fuhre", "ausfuhren", "wahrung", "zusammenfuhren",
 }

@@ -65,6 +65,9 @@ func (c *Concepts) Phrase(key []byte) []string { return c.exact[string(key)] }
 // Word returns the English words of the analysed word w: its own entry, or
 // that of the longest stem it begins with, or nil.
 func (c *Concepts) Word(w string) []string {
+	if to := c.exact[w]; to != nil {
+		return to
+	}
 	w = foldLatin(w)
 	if to := c.exact[w]; to != nil {
 		return to
@@ -178,12 +181,17 @@ func buildConcepts() *Concepts {
 			})
 		}
 	}
+	homographs := map[string]bool{}
+	for _, w := range lexicon.FoldedHomographs() {
+		homographs[w] = true
+	}
 	for k, to := range lexicon.Bilingual() {
 		stem := strings.HasSuffix(k, "*")
-		var ws []string
+		var ws, written []string
 		token.ForEachWord(strings.ReplaceAll(k, "*", ""), nil, func(w []byte, whole bool) {
 			if !whole {
-				ws = append(ws, foldLatin(token.Singular(string(w))))
+				written = append(written, token.Singular(string(w)))
+				ws = append(ws, foldLatin(written[len(written)-1]))
 			}
 		})
 		switch {
@@ -198,6 +206,14 @@ func buildConcepts() *Concepts {
 			c.phrases[key] = union(c.phrases[key], to)
 		case !stem:
 			key := strings.Join(ws, " ")
+			if as := strings.Join(written, " "); as != key {
+				// Met as written; folded only where the plain spelling
+				// is no other word.
+				c.exact[as] = union(c.exact[as], to)
+				if homographs[key] {
+					key = as
+				}
+			}
 			c.exact[key] = union(c.exact[key], to)
 			c.maxWords = max(c.maxWords, len(ws))
 			if alt := umlautSpelling.Replace(k); alt != k {
@@ -232,6 +248,9 @@ func union(to, add []string) []string {
 func (tb *queryTables) conceptKey(w string, latin, inflect bool) string {
 	f := foldLatin(w)
 	if latin && isLatinKey(f) {
+		if f != w && tb.concepts.exact[w] != nil {
+			return latinMark + w
+		}
 		if tb.concepts.exact[f] != nil {
 			return latinMark + f
 		}
