@@ -334,3 +334,79 @@ func TestFoldedKeyIsNoOtherWord(t *testing.T) {
 		}
 	}
 }
+
+// TestCJKWordsCoverTheRunOnce: in a run of CJK text, the words the
+// bilingual lexicon knows count as a cover of the run, longest first and
+// none overlapping another: a word across two (行情 in 运行情况) or inside
+// a longer one (ログ in プログラム, 客户 in 客户端) says nothing, in a request
+// as in a description; and a description's first sentence gives its
+// English words once.
+func TestCJKWordsCoverTheRunOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text      string
+		not, want []string
+	}{
+		{"运行情况", []string{"quote", "market"}, []string{"run"}},
+		{"查看任务执行情况", []string{"quote", "market"}, []string{"execute"}},
+		{"股票行情", nil, []string{"quote"}},
+		{"地図を表示する", []string{"diagram"}, []string{"map"}},
+		{"意図を説明する", []string{"diagram"}, nil},
+		{"プログラムを実行する", []string{"log"}, []string{"program"}},
+		{"カタログを検索", []string{"log"}, []string{"catalog"}},
+		{"ダイアログを閉じる", []string{"log"}, []string{"dialog"}},
+		{"프로그램 실행", []string{"log"}, []string{"program"}},
+		{"카탈로그", []string{"log"}, []string{"catalog"}},
+		{"로그인", []string{"log"}, []string{"login"}},
+		{"로그 보기", nil, []string{"log"}},
+		{"客户端配置", []string{"customer"}, []string{"client"}},
+		{"客户名单", nil, []string{"customer"}},
+		{"저장소 목록을 가져옵니다", []string{"save", "place"}, []string{"repository", "list"}},
+	}
+	ix := New(englishTools)
+	for _, tt := range tests {
+		terms := ix.analyse(tt.text)
+		concepts := indexedConcepts(tt.text)
+		for side, got := range map[string]map[string]int{"request": counts(terms), "description": concepts} {
+			for _, w := range tt.not {
+				if got[w] > 0 {
+					t.Errorf("%s %q: %v holds %q", side, tt.text, got, w)
+				}
+			}
+			for _, w := range tt.want {
+				if got[w] == 0 {
+					t.Errorf("%s %q: %v lacks %q", side, tt.text, got, w)
+				}
+			}
+		}
+		for _, w := range tt.want {
+			if concepts[w] != 1 {
+				t.Errorf("description %q: %q indexed %d times in the concept field, want once", tt.text, w, concepts[w])
+			}
+		}
+	}
+}
+
+func counts(terms []string) map[string]int {
+	m := map[string]int{}
+	for _, t := range terms {
+		m[t]++
+	}
+	return m
+}
+
+// indexedConcepts returns how often each English word is indexed in the
+// concept field of one tool described by desc.
+func indexedConcepts(desc string) map[string]int {
+	sh := newShard(1)
+	fl := make([][numFields]float32, 1)
+	var meta docMeta
+	sh.doc(0, 0, &Doc{ID: "x", Server: "s", Tool: "x", Description: desc}, &meta, nil, fl)
+	m := map[string]int{}
+	for _, e := range sh.entries {
+		if n := e.tf[fConcept]; n > 0 {
+			m[sh.terms[e.term]] += int(n)
+		}
+	}
+	return m
+}

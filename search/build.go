@@ -152,6 +152,7 @@ type shard struct {
 	conceptOf map[int32][]int32 // local id → the local ids of its English words, for the few words that have some
 	termKind  []uint8           // local id → what addConcepts knows of the term (kind… flags), 0 before it looked
 	pairs     []int32           // the CJK character pairs read last, in order, that run on
+	runWords  []query.RunWord   // addRunConcepts' buffer
 	key       []byte
 }
 
@@ -213,8 +214,10 @@ func (sh *shard) add(d int, f int, id int32, fieldLen *[numFields]float32) *entr
 }
 
 // addText indexes the words of s, cut to at most maxBytes at a word boundary
-// (0: no cap), into field f of document d.
-func (sh *shard) addText(d, f int, s string, maxBytes int, fieldLen *[numFields]float32) {
+// (0: no cap), into field f of document d, and their English words into
+// fConcept when concepts says so (a text another field holds too, such as
+// the description's first sentence, gives them once).
+func (sh *shard) addText(d, f int, s string, maxBytes int, concepts bool, fieldLen *[numFields]float32) {
 	if maxBytes > 0 && len(s) > maxBytes {
 		s = s[:wordCut(s, maxBytes)]
 	}
@@ -222,9 +225,12 @@ func (sh *shard) addText(d, f int, s string, maxBytes int, fieldLen *[numFields]
 	token.ForEachWord(s, sh.buf, func(w []byte, _ bool) {
 		if id := sh.rawTerm(w); id >= 0 {
 			sh.add(d, f, id, fieldLen)
-			sh.addConcepts(d, id, fieldLen)
+			if concepts {
+				sh.addConcepts(d, id, fieldLen)
+			}
 		}
 	})
+	sh.addRunConcepts(d, fieldLen)
 }
 
 // What addConcepts knows of a term (shard.termKind).
@@ -235,9 +241,10 @@ const (
 )
 
 // addConcepts indexes in fConcept of document d the English words the
-// bilingual lexicon gives the word with local id, and those of the CJK words
-// of several character pairs that end with it, so that an English request
-// reaches a description written in another language.
+// bilingual lexicon gives the word with local id. A CJK character pair is
+// kept with the pairs of its run instead (addRunConcepts reads them when the
+// run ends), so that an English request reaches a description written in
+// another language.
 func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 	kind := sh.termKind[id]
 	if kind == 0 {
@@ -254,19 +261,19 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 			sh.conceptOf[id] = ids
 			kind |= kindConcepts
 		}
-		if first, size := utf8.DecodeRuneInString(t); size < len(t) && token.IsCJK(first) && sh.concepts.MaxWords() > 1 {
+		if first, size := utf8.DecodeRuneInString(t); size < len(t) && token.IsCJK(first) {
 			kind |= kindPair
 		}
 		sh.termKind[id] = kind
 	}
-	if kind&kindConcepts != 0 {
-		for _, c := range sh.conceptOf[id] {
-			sh.add(d, fConcept, c, fieldLen)
-		}
-	}
 	if kind&kindPair == 0 {
-		// Not a character pair: no CJK word runs on across it.
-		sh.pairs = sh.pairs[:0]
+		// Not a character pair: the run of pairs before it has ended.
+		sh.addRunConcepts(d, fieldLen)
+		if kind&kindConcepts != 0 {
+			for _, c := range sh.conceptOf[id] {
+				sh.add(d, fConcept, c, fieldLen)
+			}
+		}
 		return
 	}
 	if n := len(sh.pairs); n > 0 {
@@ -274,26 +281,43 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 		// come from different runs.
 		first, _ := utf8.DecodeRuneInString(sh.terms[id])
 		if last, _ := utf8.DecodeLastRuneInString(sh.terms[sh.pairs[n-1]]); last != first {
-			sh.pairs = sh.pairs[:0]
+			sh.addRunConcepts(d, fieldLen)
 		}
-	}
-	if len(sh.pairs) >= sh.concepts.MaxWords() {
-		sh.pairs = append(sh.pairs[:0], sh.pairs[1:]...)
 	}
 	sh.pairs = append(sh.pairs, id)
-	for k := 2; k <= len(sh.pairs); k++ {
-		key := sh.key[:0]
-		for i, p := range sh.pairs[len(sh.pairs)-k:] {
-			if i > 0 {
-				key = append(key, ' ')
-			}
-			key = append(key, sh.terms[p]...)
-		}
-		sh.key = key
-		for _, to := range sh.concepts.Phrase(key) {
+}
+
+// addRunConcepts indexes the English words of the CJK words of the run of
+// character pairs read last (sh.pairs), and empties it. The words are chosen
+// as the query chooses them (query.CoverRun): longest first, none sharing a
+// character with one chosen before, so that a word inside a longer one
+// (장소 in 저장소) or across two (行情 in 运行情况) says nothing.
+func (sh *shard) addRunConcepts(d int, fieldLen *[numFields]float32) {
+	if len(sh.pairs) == 0 {
+		return
+	}
+	sh.runWords = query.CoverRun(sh.runWords[:0], len(sh.pairs), sh.concepts.MaxWords(), func(i, n int) bool {
+		return sh.concepts.Phrase(sh.runKey(i, n)) != nil
+	})
+	for _, w := range sh.runWords {
+		for _, to := range sh.concepts.Phrase(sh.runKey(w.I, w.N)) {
 			sh.add(d, fConcept, sh.termID([]byte(to)), fieldLen)
 		}
 	}
+	sh.pairs = sh.pairs[:0]
+}
+
+// runKey is the lexicon key of the n pairs of the run from the i-th, in sh.key.
+func (sh *shard) runKey(i, n int) []byte {
+	key := sh.key[:0]
+	for j, p := range sh.pairs[i : i+n] {
+		if j > 0 {
+			key = append(key, ' ')
+		}
+		key = append(key, sh.terms[p]...)
+	}
+	sh.key = key
+	return key
 }
 
 // doc tokenises document d (the lo-th of the shard's first document) into the
@@ -336,17 +360,17 @@ func (sh *shard) doc(d, lo int, doc *Doc, meta *docMeta, serverWords []string, f
 	}
 	sh.recordName(doc.Tool, parts[core:])
 	sh.recordPhrase(parts, firstSentence(doc.Description))
-	sh.addText(d, fTitle, doc.Title, 0, fieldLen)
+	sh.addText(d, fTitle, doc.Title, 0, true, fieldLen)
 	for _, w := range serverWords {
 		sh.add(d, fServer, sh.termID([]byte(w)), fieldLen)
 	}
-	sh.addText(d, fDesc, doc.Description, maxDescBytes, fieldLen)
-	sh.addText(d, fPurpose, firstSentence(doc.Description), 0, fieldLen)
+	sh.addText(d, fDesc, doc.Description, maxDescBytes, true, fieldLen)
+	sh.addText(d, fPurpose, firstSentence(doc.Description), 0, false, fieldLen)
 	for _, p := range doc.Params {
-		sh.addText(d, fParamName, p.Name, 0, fieldLen)
-		sh.addText(d, fParamDesc, p.Description, maxParamDescBytes, fieldLen)
+		sh.addText(d, fParamName, p.Name, 0, true, fieldLen)
+		sh.addText(d, fParamDesc, p.Description, maxParamDescBytes, true, fieldLen)
 		for _, e := range p.Enum {
-			sh.addText(d, fEnum, e, maxParamDescBytes, fieldLen)
+			sh.addText(d, fEnum, e, maxParamDescBytes, true, fieldLen)
 		}
 	}
 }

@@ -33,6 +33,7 @@ type Analyser struct {
 	rawWeight           []float64          // weight of each raw word's chunk
 	rawBits             []uint64           // coverage bit of each raw word's singular
 	longest             []int              // per raw word: see findLongest
+	cover               []RunWord          // findLongest's buffer
 	key, joined, folded []byte
 	phrase              []byte // phraseKey's buffer
 	word                []byte // token.ForEachWord's buffer
@@ -435,33 +436,101 @@ func (s *Analyser) addIntents() {
 
 // findLongest sets s.longest: per raw word, the end of the longest lexicon
 // key that starts with it (the index after its last word), or the word's
-// own index when none runs past it: for a CJK character pair the longest
-// bilingual word, for other words the longest English phrase.
+// own index when none runs past it: for other words than CJK character
+// pairs the longest English phrase; for a run of character pairs, the end
+// of the bilingual word chosen to start there by CoverRun, or the pair's
+// own index when none is.
 func (s *Analyser) findLongest() {
 	s.longest = slices.Grow(s.longest[:0], len(s.raw))[:len(s.raw)]
 	key := s.key
 	for i, w := range s.raw {
 		s.longest[i] = i
-		cjk := isCJKPair(w)
-		span := maxIntentWords
-		if cjk {
-			span = s.tables.maxWords
+		if isCJKPair(w) {
+			continue
 		}
 		key = key[:0]
-		for j := i; j < len(s.raw) && j < i+span && isCJKPair(s.raw[j]) == cjk; j++ {
+		for j := i; j < len(s.raw) && j < i+maxIntentWords && !isCJKPair(s.raw[j]); j++ {
 			if j > i {
 				key = append(key, ' ')
 			}
 			key = append(key, s.sing[j]...)
-			if j == i {
-				continue
-			}
-			if cjk && s.tables.concepts.exact[string(key)] != nil || !cjk && s.tables.intents[string(key)] != nil {
+			if j > i && s.tables.intents[string(key)] != nil {
 				s.longest[i] = j + 1
 			}
 		}
 	}
 	s.key = key
+	for i := 0; i < len(s.raw); {
+		if !isCJKPair(s.raw[i]) {
+			i++
+			continue
+		}
+		end := i + 1
+		for end < len(s.raw) && isCJKPair(s.raw[end]) && sameRun(s.raw[end-1], s.raw[end]) {
+			end++
+		}
+		s.cover = CoverRun(s.cover[:0], end-i, s.tables.concepts.maxWords, func(a, n int) bool {
+			return s.tables.concepts.exact[string(s.phraseKey(i+a, i+a+n))] != nil
+		})
+		for _, c := range s.cover {
+			s.longest[i+c.I] = i + c.I + c.N
+		}
+		i = end
+	}
+}
+
+// sameRun reports whether the character pair b follows the pair a in one
+// run of CJK text: pairs of a run overlap by a character.
+func sameRun(a, b string) bool {
+	last, _ := utf8.DecodeLastRuneInString(a)
+	first, _ := utf8.DecodeRuneInString(b)
+	return last == first
+}
+
+// RunWord is a known word of a run of CJK character pairs: the N pairs
+// from the I-th (N+1 characters).
+type RunWord struct{ I, N int }
+
+// CoverRun appends to dst the known words of a run of n character pairs
+// that a request or a description means, in order: known(i, k) reports
+// whether the k pairs from the i-th are a word the lexicon knows (at most
+// maxWords pairs). The words are chosen longest first, the leftmost of
+// equal length first, and none shares a character with one chosen before:
+// a word inside a longer one (장소 in 저장소, ログ in プログラム) or across
+// two (行情 in 运行情况) is not what the text says.
+func CoverRun(dst []RunWord, n, maxWords int, known func(i, k int) bool) []RunWord {
+	start := len(dst)
+	for i := range n {
+		for k := 1; k <= maxWords && i+k <= n; k++ {
+			if known(i, k) {
+				dst = append(dst, RunWord{i, k})
+			}
+		}
+	}
+	cands := dst[start:]
+	slices.SortStableFunc(cands, func(a, b RunWord) int {
+		if a.N != b.N {
+			return b.N - a.N
+		}
+		return a.I - b.I
+	})
+	out := start
+	for _, c := range cands {
+		free := true
+		for _, t := range dst[start:out] {
+			if c.I <= t.I+t.N && t.I <= c.I+c.N {
+				free = false
+				break
+			}
+		}
+		if free {
+			dst[out] = c
+			out++
+		}
+	}
+	dst = dst[:out]
+	slices.SortFunc(dst[start:], func(a, b RunWord) int { return a.I - b.I })
+	return dst
 }
 
 // weighKnownWords makes the character pairs of a CJK word of several
@@ -495,17 +564,16 @@ func (s *Analyser) weighKnownWords() {
 // phrase that shares a word with to ("you remember" and "remember" both
 // say memory) speaks of the same sense, and the words add up.
 func (s *Analyser) insideLonger(i, end int, to []string) bool {
-	cjk := isCJKPair(s.raw[i])
-	span := maxIntentWords
-	if cjk {
-		span = s.tables.maxWords
+	if isCJKPair(s.raw[i]) {
+		// A CJK word counts only where the run's cover chose it.
+		return s.longest[i] != end
 	}
-	for a := max(0, i-span+1); a <= i; a++ {
+	for a := max(0, i-maxIntentWords+1); a <= i; a++ {
 		e := s.longest[a]
 		if e < end || e-a <= end-i {
 			continue
 		}
-		if cjk || !shareWord(s.tables.intents[string(s.phraseKey(a, e))], to) {
+		if !shareWord(s.tables.intents[string(s.phraseKey(a, e))], to) {
 			return true
 		}
 	}
