@@ -410,3 +410,43 @@ func indexedConcepts(desc string) map[string]int {
 	}
 	return m
 }
+
+// TestBilingualSenses: a word of the bilingual lexicon stands for its
+// ordinary senses, each of them, and not for a sense one request once
+// needed (未来 is the future, not a forecast; 얼마나 asks how much or how
+// long, not a price).
+func TestBilingualSenses(t *testing.T) {
+	t.Parallel()
+	ix := New(englishTools)
+	tests := []struct {
+		query     string
+		not, want []string
+	}{
+		{"reservar una cita con el médico", nil, []string{"appointment"}},
+		{"añadir una cita al artículo", nil, []string{"citation"}},
+		{"ejecutar una acción", []string{"stock"}, []string{"action"}},
+		{"crear una cuenta", nil, []string{"account"}},
+		{"la cuenta de palabras", nil, []string{"count"}},
+		{"仓库列表", nil, []string{"repository", "warehouse"}},
+		{"얼마나 걸려요", []string{"price"}, nil},
+		{"얼마예요", nil, []string{"price"}},
+		{"未来の予定", []string{"forecast"}, []string{"future"}},
+		{"未対応の問い合わせ", []string{"open"}, nil},
+		{"一斉に始める", []string{"broadcast"}, nil},
+		{"メッセージを一斉送信", nil, []string{"broadcast"}},
+		{"写真を撮る", []string{"take"}, []string{"photo"}},
+	}
+	for _, tt := range tests {
+		terms := ix.analyse(tt.query)
+		for _, w := range tt.not {
+			if slices.Contains(terms, w) {
+				t.Errorf("analysis of %q = %v: holds %q", tt.query, terms, w)
+			}
+		}
+		for _, w := range tt.want {
+			if !slices.Contains(terms, w) {
+				t.Errorf("analysis of %q = %v: lacks %q", tt.query, terms, w)
+			}
+		}
+	}
+}
