@@ -278,6 +278,18 @@ func TestRussianStemKeepsToItsWord(t *testing.T) {
 		{"курс доллара", nil, []string{"rate"}},
 	}
 	for _, tt := range tests {
+		// A description says the same as a request.
+		concepts := indexedConcepts(tt.query)
+		for _, w := range tt.not {
+			if concepts[w] > 0 {
+				t.Errorf("description %q: concepts %v hold %q", tt.query, concepts, w)
+			}
+		}
+		for _, w := range tt.want {
+			if concepts[w] == 0 {
+				t.Errorf("description %q: concepts %v lack %q", tt.query, concepts, w)
+			}
+		}
 		terms := ix.analyse(tt.query)
 		for _, w := range tt.not {
 			if slices.Contains(terms, w) {

@@ -153,6 +153,7 @@ type shard struct {
 	termKind  []uint8           // local id → what addConcepts knows of the term (kind… flags), 0 before it looked
 	pairs     []int32           // the CJK character pairs read last, in order, that run on
 	runWords  []query.RunWord   // addRunConcepts' buffer
+	prevWord  int32             // the word before, as addConcepts reads a text (-1: none, or a character pair)
 	key       []byte
 }
 
@@ -221,7 +222,7 @@ func (sh *shard) addText(d, f int, s string, maxBytes int, concepts bool, fieldL
 	if maxBytes > 0 && len(s) > maxBytes {
 		s = s[:wordCut(s, maxBytes)]
 	}
-	sh.pairs = sh.pairs[:0]
+	sh.pairs, sh.prevWord = sh.pairs[:0], -1
 	token.ForEachWord(s, sh.buf, func(w []byte, _ bool) {
 		if id := sh.rawTerm(w); id >= 0 {
 			sh.add(d, f, id, fieldLen)
@@ -235,9 +236,11 @@ func (sh *shard) addText(d, f int, s string, maxBytes int, concepts bool, fieldL
 
 // What addConcepts knows of a term (shard.termKind).
 const (
-	kindSeen     = 1 << iota // looked at
-	kindConcepts             // has English words (shard.conceptOf)
-	kindPair                 // a CJK character pair, which can be part of a longer word
+	kindSeen       = 1 << iota // looked at
+	kindConcepts               // has English words (shard.conceptOf)
+	kindPair                   // a CJK character pair, which can be part of a longer word
+	kindPhraseHead             // begins with a stem that opens a phrase of stems
+	kindPhraseTail             // begins with a stem that ends a phrase of stems
 )
 
 // addConcepts indexes in fConcept of document d the English words the
@@ -260,6 +263,13 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 			}
 			sh.conceptOf[id] = ids
 			kind |= kindConcepts
+			head, tail := sh.concepts.InStemPhrase(t)
+			if head {
+				kind |= kindPhraseHead
+			}
+			if tail {
+				kind |= kindPhraseTail
+			}
 		}
 		if first, size := utf8.DecodeRuneInString(t); size < len(t) && token.IsCJK(first) {
 			kind |= kindPair
@@ -269,6 +279,17 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 	if kind&kindPair == 0 {
 		// Not a character pair: the run of pairs before it has ended.
 		sh.addRunConcepts(d, fieldLen)
+		prev := sh.prevWord
+		sh.prevWord = id
+		if kind&kindPhraseTail != 0 && prev >= 0 && sh.termKind[prev]&kindPhraseHead != 0 {
+			if to := sh.concepts.StemPhrase(sh.terms[prev], sh.terms[id]); to != nil {
+				// The phrase's sense stands for the word's own.
+				for _, w := range to {
+					sh.add(d, fConcept, sh.termID([]byte(w)), fieldLen)
+				}
+				return
+			}
+		}
 		if kind&kindConcepts != 0 {
 			for _, c := range sh.conceptOf[id] {
 				sh.add(d, fConcept, c, fieldLen)
@@ -276,6 +297,7 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 		}
 		return
 	}
+	sh.prevWord = -1
 	if n := len(sh.pairs); n > 0 {
 		// Pairs of one run overlap by a character; pairs that do not
 		// come from different runs.
