@@ -14,6 +14,7 @@ import (
 	"maps"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -234,6 +235,9 @@ func New(opts Options) *Bridge {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, afterReadyDone: make(chan struct{}), listPending: map[string]bool{},
 		cats: catalog.NewOwner(opts.Log)}
+	// The packed tool bodies go beside the cache (whose disk holds their source already),
+	// off the heap of an idle bridge.
+	b.cats.KeepBodiesIn(filepath.Dir(opts.CachePath))
 	b.boot = startup.NewBoot(bootHost{b})
 	b.x = newMCPX(b)
 	b.spill = spill.New(opts.ZotHome, opts.Clock)
