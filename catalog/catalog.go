@@ -43,8 +43,9 @@ type Head struct {
 func (e *Tool) Ref() ToolRef { return ToolRef{Server: e.Server, Tool: e.Tool.Name} }
 
 // CacheTool returns the whole cache.Tool of the entry, unpacking its body. A body that cannot
-// be unpacked (only a bug can damage memory the bridge wrote itself) gives the tool
-// without description or schema: the server still checks the arguments of a call.
+// be unpacked (a bug, or the bridge's own removed file of bodies failing to read back)
+// gives the tool without description or schema: the server still checks the arguments
+// of a call.
 func (e *Tool) CacheTool() cache.Tool {
 	t, _ := e.body.load()
 	t.Name, t.Annotations = e.Tool.Name, e.Tool.Annotations
@@ -100,6 +101,8 @@ type Owner struct {
 	ready chan struct{} // closed once cur holds the first catalog
 	once  sync.Once
 	log   zerolog.Logger
+	// bodies is where packed tool bodies are kept (bodyfile.go).
+	bodies bodyFile
 }
 
 // NewOwner returns an Owner with no catalog yet; log hears of name collisions and of
@@ -107,6 +110,11 @@ type Owner struct {
 func NewOwner(log zerolog.Logger) *Owner {
 	return &Owner{namer: NewNamer(), ready: make(chan struct{}), log: log}
 }
+
+// KeepBodiesIn has the owner keep the packed tool bodies of later changes in a file it
+// makes in dir (and removes at once, so it goes with the process) rather than on the
+// heap. Where that file cannot be made or written, they stay on the heap.
+func (o *Owner) KeepBodiesIn(dir string) { o.bodies.setDir(dir) }
 
 // Namer is the process's Namer, which every catalog takes its names from.
 func (o *Owner) Namer() *Namer { return o.namer }
@@ -165,7 +173,7 @@ func (o *Owner) Change(ch Change) (*Catalog, []Collision) {
 		cat.catIndex = old.catIndex
 	}
 	if !ch.PackLater {
-		if err := pack(cat.Entries); err != nil {
+		if err := pack(cat.Entries, &o.bodies); err != nil {
 			o.log.Warn().Err(err).Msg("tool descriptions not packed; they stay in memory as they are")
 		}
 	}

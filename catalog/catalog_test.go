@@ -145,7 +145,7 @@ func TestPackCatalog(t *testing.T) {
 // entry.CacheTool() falls back to the names only.
 func TestBodyDamage(t *testing.T) {
 	es := []Tool{{Name: "mcp__a__t", Server: "a", Tool: Head{Name: "t"}, body: toolBody{raw: &cache.Tool{Name: "t", Description: "d"}}}}
-	if err := pack(es); err != nil {
+	if err := pack(es, nil); err != nil {
 		t.Fatal(err)
 	}
 	es[0].body.n = 2

@@ -35,9 +35,11 @@ type toolBody struct {
 	sum    uint64 // schemaSum of the input schema (set when packed)
 }
 
-// bodyBlock is one compressed block, shared by every catalog that holds its tools.
+// bodyBlock is one compressed block, shared by every catalog that holds its tools: in
+// packed, or (packed nil) at span in the owner's file (bodyfile.go).
 type bodyBlock struct {
 	packed []byte
+	span   blockSpan
 	mu     sync.Mutex
 	plain  weak.Pointer[plainBlock]
 }
@@ -95,7 +97,14 @@ func (k *bodyBlock) open() ([]byte, error) {
 	if p := k.plain.Value(); p != nil {
 		return p.b, nil
 	}
-	r := flate.NewReader(bytes.NewReader(k.packed))
+	packed := k.packed
+	if packed == nil {
+		var err error
+		if packed, err = k.span.read(); err != nil {
+			return nil, err
+		}
+	}
+	r := flate.NewReader(bytes.NewReader(packed))
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("unpacking a block of tool descriptions: %w", err)
@@ -136,8 +145,9 @@ func decodeBody(src []byte) (cache.Tool, error) {
 	return t, nil
 }
 
-// packer packs the raw bodies of entries into blocks.
+// packer packs the raw bodies of entries into blocks, kept in file where it can.
 type packer struct {
+	file    *bodyFile
 	fw      *flate.Writer
 	out     bytes.Buffer
 	plain   []byte
@@ -145,9 +155,10 @@ type packer struct {
 }
 
 // pack packs every raw body of entries, in order, so the tools of one server share
-// blocks. Bodies already packed stay where they are.
-func pack(entries []Tool) error {
-	var p packer
+// blocks, into file where it can (nil: on the heap). Bodies already packed stay where
+// they are.
+func pack(entries []Tool, file *bodyFile) error {
+	p := packer{file: file}
 	for i := range entries {
 		b := &entries[i].body
 		if b.raw == nil {
@@ -188,7 +199,10 @@ func (p *packer) flush() error {
 	if err := p.fw.Close(); err != nil {
 		return err
 	}
-	blk := &bodyBlock{packed: bytes.Clone(p.out.Bytes())}
+	blk, inFile := p.file.block(p.out.Bytes())
+	if !inFile {
+		p.file = nil // the rest of this pack stays on the heap too
+	}
 	for _, b := range p.pending {
 		b.blk, b.raw = blk, nil
 	}

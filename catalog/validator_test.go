@@ -16,7 +16,7 @@ func TestValidatorFollowsSchemaChanges(t *testing.T) {
 		es := []Tool{{Name: "mcp__a__t", Server: "a", Tool: Head{Name: "t"},
 			body: toolBody{raw: &cache.Tool{Name: "t", InputSchema: []byte(`{"type":"object","properties":{"m":{"enum":["` + enum + `"]}}}`)}}}}
 		if packed {
-			if err := pack(es); err != nil {
+			if err := pack(es, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
