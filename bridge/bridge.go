@@ -35,7 +35,6 @@ import (
 	"github.com/zot-mcp/mcp-bridge/extension"
 	"github.com/zot-mcp/mcp-bridge/interact"
 	"github.com/zot-mcp/mcp-bridge/internal/clock"
-	"github.com/zot-mcp/mcp-bridge/internal/resident"
 	"github.com/zot-mcp/mcp-bridge/internal/safetext"
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
@@ -593,11 +592,6 @@ func (b *Bridge) afterReady() {
 		// Building the index churns through several times its own size; return that to the
 		// OS now rather than when the scavenger gets to it, so the idle bridge stays small.
 		debug.FreeOSMemory()
-		// Starting ran through most of the program once; what an idle bridge and its calls
-		// use of it comes back from the page cache as it is touched.
-		if _, err := resident.DropProgram(); err != nil {
-			log.Debug().Err(err).Msg("the program's pages stay resident")
-		}
 	})
 	log.Info().Int("servers", len(b.names)).Int("tools", len(cat.Entries)).Str("mode", string(b.mode)).Str("project", b.projectDir).Msg("registered")
 	// One line per problem, each starting with what to do about it (the host cuts a line
