@@ -172,7 +172,8 @@ func TestAlwaysLoadBudget(t *testing.T) {
 	if _, errs := pre.Refresh(ctxGuard(t), []string{"many"}); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	raw, _, _ := startSessionAck(t, e, newestZot(e), nil)
+	var first *Bridge
+	raw, _, _ := startSessionAck(t, e, newestZot(e), func(b *Bridge) { first = b })
 	frames := mcpToolFrames(t, raw)
 	shown, bytes := 0, 0
 	for _, line := range raw {
@@ -197,6 +198,9 @@ func TestAlwaysLoadBudget(t *testing.T) {
 	// Without the startup file the payloads are made as the frames are built, but for the
 	// budget's: the same frames.
 	framesPath := cache.FramesPath(pre.opts.CachePath)
+	// The first start writes what it sent into the startup file after ready: removed
+	// before that, the file would be back for the second start.
+	awaitAfterReady(t, first)
 	waitFile(t, framesPath)
 	if err := os.Remove(framesPath); err != nil {
 		t.Fatal(err)

@@ -75,7 +75,8 @@ func TestStartupFileMatchesDecodedCache(t *testing.T) {
 		t.Fatalf("refresh did not write the startup file: %v", err)
 	}
 
-	fast, h, logs := startSession(t, e)
+	var first *Bridge
+	fast, h, logs := startSessionWith(t, e, func(b *Bridge) { first = b })
 	if !strings.Contains(logs.String(), "registering from the startup file") || len(fast) < 2*13 {
 		t.Fatalf("did not register from the startup file (%d frames): %s", len(fast), logs.String())
 	}
@@ -92,6 +93,9 @@ func TestStartupFileMatchesDecodedCache(t *testing.T) {
 			t.Fatal("a disabled tool was registered from the startup file")
 		}
 	}
+	// The fast start writes what it sent into the startup file after ready: removed before
+	// that, the file would be back for the next start.
+	awaitAfterReady(t, first)
 
 	// Without the startup file the cache is read by its lines (cache.ReadListings), or
 	// decoded when it is laid out otherwise (here: indented by encoding/json): the same
@@ -152,6 +156,16 @@ func TestStartupFileMatchesDecodedCache(t *testing.T) {
 		_, err := cache.ReadFrames(framesPath, stamp)
 		return err == nil
 	})
+}
+
+// awaitAfterReady waits until b's work after ready has ended.
+func awaitAfterReady(t *testing.T, b *Bridge) {
+	t.Helper()
+	select {
+	case <-b.afterReadyDone:
+	case <-ctxGuard(t).Done():
+		t.Fatal("the work after ready never ended")
+	}
 }
 
 func waitFile(t *testing.T, path string) {
