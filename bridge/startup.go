@@ -185,6 +185,16 @@ func (b *Bridge) finishStartup() {
 	if err != nil {
 		b.cacheErr = err
 		b.catalogFromStartup()
+		if b.cacheListed {
+			// The bytes registered from are damaged where the lines were not read: as
+			// after a start that decoded them, every server is listed again, which
+			// rewrites the cache (and what the lines did not give: annotations, when a
+			// listing is due, the protocol and transport remembered).
+			b.stale = b.stale[:0]
+			for _, s := range b.usableConfigs() {
+				b.stale = append(b.stale, s.Name)
+			}
+		}
 		return
 	}
 	registered := b.startup.Registered()
