@@ -24,7 +24,6 @@ var ErrNotLaidOut = errors.New("tool cache: not laid out as the bridge writes it
 type Listings struct {
 	path     string
 	data     []byte
-	writable func() error // makes data writable, for the decoder (decodeSplit)
 	release  func()
 	servers  map[string]Listing
 	projects map[string]map[string]Listing
@@ -50,8 +49,9 @@ type Listing struct {
 // (what a start sends of a schema is compacted by the extension, which checks it). A
 // missing file has no entries, as Read gives none.
 //
-// The file is mapped where it can be (a private copy: nothing reaches the file) until
-// Release; entries read from it point into it until then.
+// The file is read into memory, not mapped: a mapping dies (SIGBUS, which no recover
+// catches) when the file is cut short in place while it is held, and it is held until the
+// catalog is built after ready. Entries read from it point into it until Release.
 func ReadListings(path string) (*Listings, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -68,7 +68,7 @@ func ReadListings(path string) (*Listings, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("tool cache %s is not a file", path)
 	}
-	data, writable, release, err := readPrivate(f, info.Size())
+	data, release, err := readAtSection(f, 0, info.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func ReadListings(path string) (*Listings, error) {
 		release()
 		return nil, err
 	}
-	l.path, l.writable, l.release = path, writable, release
+	l.path, l.release = path, release
 	return l, nil
 }
 
@@ -86,7 +86,7 @@ func ReadListings(path string) (*Listings, error) {
 func (l *Listings) Release() {
 	if l != nil && l.release != nil {
 		l.release()
-		l.release, l.writable, l.data, l.servers, l.projects = nil, nil, nil, nil, nil
+		l.release, l.data, l.servers, l.projects = nil, nil, nil, nil
 	}
 }
 
@@ -136,11 +136,6 @@ func (l *Listings) Others(project string, read func(name string) bool) []Listing
 func (l *Listings) Decode() (*File, error) {
 	if l.data == nil {
 		return newFile(), nil // it was missing
-	}
-	if l.writable != nil {
-		if err := l.writable(); err != nil {
-			return Read(l.path)
-		}
 	}
 	f, err := decodeFile(l.data)
 	if err != nil {

@@ -269,6 +269,45 @@ func TestReadListingsRefusesOtherLayouts(t *testing.T) {
 	}
 }
 
+// TestReadListingsCutInPlace: a cache file cut short in place (an editor rewriting it)
+// while its listings are held, as they are from startup until the catalog is built after
+// ready, changes nothing of what they read and decode: they are the bytes read. (A
+// mapping of the file would die on it, SIGBUS, which no recover catches.)
+func TestReadListingsCutInPlace(t *testing.T) {
+	f := &File{Version: Version, Servers: map[string]*Server{"a": sampleEntry("a"), "b": sampleEntry("b")}}
+	data, err := encodeFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := ReadListings(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	got := newFile()
+	for name, e := range l.View("") {
+		if got.Servers[name], err = e.Read(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := decodeFile(bytes.Clone(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameListings(t, got, want)
+	decoded, err := l.Decode()
+	if err != nil || !reflect.DeepEqual(decoded, want) {
+		t.Fatalf("decoded after the cut: %v", err)
+	}
+}
+
 // TestReadListingsMissing: a missing file has no listings, as Read; an unreadable one is
 // an error.
 func TestReadListingsMissing(t *testing.T) {
