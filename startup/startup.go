@@ -362,7 +362,8 @@ func FromFile(file *cache.File, usable []*config.Server, project string, pins Pi
 
 // FromListings is FromFile for a cache file read by its lines (cache.ReadListings): each
 // usable server's entry is read on a parallel goroutine, and only those of the usable
-// servers. The payloads are not made here but as the frames are built (Tool.AppendPayload:
+// servers (every other entry is only checked to be the lines the reader found for it,
+// cache.Listing.Check). The payloads are not made here but as the frames are built (Tool.AppendPayload:
 // no buffer of every payload before the frames), from tools that point into the listings'
 // file: the set keeps the listings until its Release, which releases them. ok is false
 // when an entry is not laid out as the bridge writes it: the caller then decodes the file
