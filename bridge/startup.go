@@ -190,7 +190,7 @@ func (b *Bridge) finishStartup() {
 			// after a start that decoded them, every server is listed again, which
 			// rewrites the cache (and what the lines did not give: annotations, when a
 			// listing is due, the protocol and transport remembered).
-			b.stale = b.stale[:0]
+			b.stale = nil
 			for _, s := range b.usableConfigs() {
 				b.stale = append(b.stale, s.Name)
 			}
