@@ -107,8 +107,9 @@ func (l *Listings) View(project string) map[string]Listing {
 	return out
 }
 
-// Others is every entry of the file but those View(project) gives for the names read
-// says a start reads: the entries it never reads (Listing.Read), which it Checks instead.
+// Others is every entry of the file that a start in project never reads (Listing.Read):
+// all but those View(project) gives under a name read reports true for. The start
+// Checks them instead.
 func (l *Listings) Others(project string, read func(name string) bool) []Listing {
 	own := l.projects[project]
 	if project == "" {
