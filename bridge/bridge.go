@@ -604,13 +604,14 @@ func (b *Bridge) afterReady() {
 	}
 	if b.cacheErr != nil {
 		log.Warn().Err(b.cacheErr).Msg("tool cache ignored")
-		if b.cacheFallback {
-			keep := "from " + cache.FramesPath(b.opts.CachePath)
-			if b.cacheListed {
-				keep = "for this session, as they were read at startup"
-			}
-			lines = append(lines, fmt.Sprintf("MCP: make the tool cache readable (chmod 600 %s) or delete it, then run /mcp refresh: %v. The tools registered at startup keep working %s.",
-				b.opts.CachePath, b.cacheErr, keep))
+		switch {
+		case b.cacheFallback && b.cacheListed:
+			// Read at startup, so readable: damaged, and rewritten by the refresh below.
+			lines = append(lines, fmt.Sprintf("MCP: if this comes back at the next start, delete the tool cache %s and run /mcp refresh: %v. Every server is listed again now; the tools registered at startup keep working meanwhile.",
+				b.opts.CachePath, b.cacheErr))
+		case b.cacheFallback:
+			lines = append(lines, fmt.Sprintf("MCP: make the tool cache readable (chmod 600 %s) or delete it, then run /mcp refresh: %v. The tools registered at startup keep working from %s.",
+				b.opts.CachePath, b.cacheErr, cache.FramesPath(b.opts.CachePath)))
 		}
 	}
 	for _, p := range b.cfg.Problems {

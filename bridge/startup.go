@@ -45,32 +45,47 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 		mid, _ = slices.BinarySearch(size, total/2)
 	}
 	var (
-		second   extension.Registrations
-		failed2  []frameFailure
-		panicked any
-		done     = make(chan struct{})
+		second  extension.Registrations
+		failed  []frameFailure
+		failed2 []frameFailure
 	)
+	first := func() {
+		regs.Grow(size[mid])
+		failed = b.addToolRange(regs, s, 0, mid, deferred, look)
+	}
 	if mid < len(s.Tools) {
-		go func() {
-			defer close(done)
-			// Re-raised on the Setup goroutine, whose caller turns it into an error.
-			defer func() { panicked = recover() }()
+		inHalves(first, func() {
 			second.Grow(total - size[mid])
 			failed2 = b.addToolRange(&second, s, mid, len(s.Tools), deferred, look)
-		}()
+		})
 	} else {
-		close(done)
-	}
-	regs.Grow(size[mid])
-	failed := b.addToolRange(regs, s, 0, mid, deferred, look)
-	<-done
-	if panicked != nil {
-		panic(panicked)
+		first()
 	}
 	regs.Append(&second)
 	for _, f := range append(failed, failed2...) {
 		b.opts.Log.Warn().Err(f.err).Str("server", f.ref.Server).Str("tool", f.ref.Tool).Msg("tool not registered")
 		s.NotRegistered(f.ref, notRegisteredWhy(f.err))
+	}
+}
+
+// inHalves runs second on another goroutine while first runs on this one, and returns
+// once both ended, however first ends: second reads what the caller may release as soon
+// as this returns (the set, and the listings its tools point into), a panic of first
+// included. A panic of second is raised again here (Setup's caller turns it into an
+// error).
+func inHalves(first, second func()) {
+	var panicked any
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		second()
+	}()
+	defer func() { <-done }()
+	first()
+	<-done
+	if panicked != nil {
+		panic(panicked)
 	}
 }
 
@@ -170,6 +185,16 @@ func (b *Bridge) finishStartup() {
 	if err != nil {
 		b.cacheErr = err
 		b.catalogFromStartup()
+		if b.cacheListed {
+			// The bytes registered from are damaged where the lines were not read: as
+			// after a start that decoded them, every server is listed again, which
+			// rewrites the cache (and what the lines did not give: annotations, when a
+			// listing is due, the protocol and transport remembered).
+			b.stale = nil
+			for _, s := range b.usableConfigs() {
+				b.stale = append(b.stale, s.Name)
+			}
+		}
 		return
 	}
 	registered := b.startup.Registered()

@@ -136,8 +136,10 @@ func TestUnreadableCacheAfterFastStart(t *testing.T) {
 
 // TestDamagedCacheReadByItsLines: a cache laid out as the bridge writes it but damaged in
 // a value the line reader skips (an entry's time) cannot be decoded, yet its tools were
-// registered from its lines at startup: they keep working from what was read, and a note
-// names the cache file and the fix without pointing at a startup file there is none of.
+// registered from its lines at startup: they keep working from what was read, a note
+// names the cache file and the fix without pointing at a startup file there is none of
+// (nor at its permissions: it was just read), and every server is listed again, which
+// rewrites the cache, as after a start that decoded it.
 func TestDamagedCacheReadByItsLines(t *testing.T) {
 	t.Parallel()
 	e, cachePath := primedEnv(t)
@@ -161,7 +163,8 @@ func TestDamagedCacheReadByItsLines(t *testing.T) {
 	if _, err := cache.Read(cachePath); err == nil {
 		t.Fatal("the damaged cache still decodes")
 	}
-	_, h, logs := startSession(t, e)
+	var b *Bridge
+	_, h, logs := startSessionWith(t, e, func(br *Bridge) { b = br })
 	if !strings.Contains(logs.String(), "registering from the tool cache's listings") {
 		t.Fatalf("did not register from the cache's lines: %s", logs.String())
 	}
@@ -170,8 +173,17 @@ func TestDamagedCacheReadByItsLines(t *testing.T) {
 		t.Fatalf("call with a damaged cache: %v %q", err, r.Text())
 	}
 	n, err := h.WaitNotify(ctxGuard(t), cachePath)
-	if err != nil || !strings.Contains(n.Message, "/mcp refresh") || strings.Contains(n.Message, cache.FramesPath(cachePath)) {
+	if err != nil || !strings.Contains(n.Message, "/mcp refresh") || strings.Contains(n.Message, cache.FramesPath(cachePath)) ||
+		strings.Contains(n.Message, "chmod") {
 		t.Fatalf("note about the damaged cache: %v %+v", err, n)
+	}
+	select {
+	case <-b.afterReadyDone:
+	case <-ctxGuard(t).Done():
+		t.Fatal("the work after ready did not end")
+	}
+	if f, err := cache.Read(cachePath); err != nil || f.Servers["alpha"] == nil {
+		t.Fatalf("the damaged cache was not rewritten by a refresh: %v", err)
 	}
 }
 

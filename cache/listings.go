@@ -24,7 +24,6 @@ var ErrNotLaidOut = errors.New("tool cache: not laid out as the bridge writes it
 type Listings struct {
 	path     string
 	data     []byte
-	writable func() error // makes data writable, for the decoder (decodeSplit)
 	release  func()
 	servers  map[string]Listing
 	projects map[string]map[string]Listing
@@ -42,13 +41,17 @@ type Listing struct {
 // a line, as encodeFile lays the file out), and Listing.Read reads an entry's fields
 // that a start registers from. It gives ErrNotLaidOut for a file laid out otherwise
 // (the caller then uses Read, which decodes anything valid). What it reads is checked
-// as the decoder checks it (strings unquoted, annotations decoded); the values it skips
-// (times, resources, prompts) and the schemas are not, so only Decode says that the
-// whole file is valid JSON: what a start sends of a schema is compacted by the
-// extension, which checks it. A missing file has no entries, as Read gives none.
+// as the decoder checks it (strings unquoted, annotations decoded); every value it skips
+// (times, resources, prompts) or keeps as written (schemas), and every entry a start
+// does not read (Listing.Check), is checked to be framed as the decoder frames it, so
+// that valid JSON is never read otherwise than the decoder reads it. What is inside
+// those values is not checked: only Decode says that the whole file is valid JSON
+// (what a start sends of a schema is compacted by the extension, which checks it). A
+// missing file has no entries, as Read gives none.
 //
-// The file is mapped where it can be (a private copy: nothing reaches the file) until
-// Release; entries read from it point into it until then.
+// The file is read into memory, not mapped: a mapping dies (SIGBUS, which no recover
+// catches) when the file is cut short in place while it is held, and it is held until the
+// catalog is built after ready. Entries read from it point into it until Release.
 func ReadListings(path string) (*Listings, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -65,7 +68,7 @@ func ReadListings(path string) (*Listings, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("tool cache %s is not a file", path)
 	}
-	data, writable, release, err := readPrivate(f, info.Size())
+	data, release, err := readAtSection(f, 0, info.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +77,7 @@ func ReadListings(path string) (*Listings, error) {
 		release()
 		return nil, err
 	}
-	l.path, l.writable, l.release = path, writable, release
+	l.path, l.release = path, release
 	return l, nil
 }
 
@@ -83,7 +86,7 @@ func ReadListings(path string) (*Listings, error) {
 func (l *Listings) Release() {
 	if l != nil && l.release != nil {
 		l.release()
-		l.release, l.writable, l.data, l.servers, l.projects = nil, nil, nil, nil, nil
+		l.release, l.data, l.servers, l.projects = nil, nil, nil, nil
 	}
 }
 
@@ -104,17 +107,36 @@ func (l *Listings) View(project string) map[string]Listing {
 	return out
 }
 
+// Others is every entry of the file that a start in project never reads (Listing.Read):
+// all but those View(project) gives under a name read reports true for. The start
+// Checks them instead.
+func (l *Listings) Others(project string, read func(name string) bool) []Listing {
+	own := l.projects[project]
+	if project == "" {
+		own = nil
+	}
+	var out []Listing
+	for name, e := range l.servers {
+		if _, mine := own[name]; mine || !read(name) {
+			out = append(out, e)
+		}
+	}
+	for p, m := range l.projects {
+		for name, e := range m {
+			if project == "" || p != project || !read(name) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
 // Decode is the whole file the listings were read from, decoded as Read decodes it (the
 // same bytes: a change of the file since is not seen), before Release. Nothing it gives
 // points into the file's bytes.
 func (l *Listings) Decode() (*File, error) {
 	if l.data == nil {
 		return newFile(), nil // it was missing
-	}
-	if l.writable != nil {
-		if err := l.writable(); err != nil {
-			return Read(l.path)
-		}
 	}
 	f, err := decodeFile(l.data)
 	if err != nil {
@@ -135,6 +157,17 @@ func (e Listing) Read() (*Server, error) {
 	}
 	s.Project = e.project
 	return s, nil
+}
+
+// Check says whether the decoder reads the entry, one not read (Others), as the lines
+// ReadListings found for it: lines that close it early (`"fingerprint": "x"}, "a": {`)
+// would have the decoder read entries the reader never found. ErrNotLaidOut: it does not
+// (Read the file then). What the entry holds is the decoder's to check, after ready.
+func (e Listing) Check() error {
+	if _, ok := framed([]byte("{"), e.lines); !ok {
+		return ErrNotLaidOut
+	}
+	return nil
 }
 
 // readListings is ReadListings of the file's bytes.
@@ -333,6 +366,11 @@ func (r *lines) entry(pad string) (*Server, bool) {
 				return nil, false
 			}
 			more = r.comma
+		default:
+			// Skipped, but the decoder must read the line as this member alone.
+			if !oneValue(r.value) {
+				return nil, false
+			}
 		}
 	}
 	if !fingerprint {
@@ -389,13 +427,13 @@ func (r *lines) tools(pad string, e *Server) bool {
 			case "inputSchema", "outputSchema":
 				// An object, as Update writes it; anything else is Read's to judge.
 				v := r.value[:len(r.value):len(r.value)]
-				if ok = v[0] == '{'; name == "inputSchema" {
+				if ok = v[0] == '{' && oneValue(v); name == "inputSchema" {
 					t.InputSchema = v
 				} else {
 					t.OutputSchema = v
 				}
 			case "annotations":
-				if ok = r.value[0] == '{'; ok {
+				if ok = r.value[0] == '{' && oneValue(r.value); ok {
 					t.Annotations = new(Annotations)
 					ok = decodeAnnotations(r.value, t.Annotations) == nil
 				}
@@ -425,4 +463,37 @@ func decodeAnnotations(raw []byte, a *Annotations) (err error) {
 		}
 	}()
 	return gojson.Unmarshal(raw, a)
+}
+
+// oneValue says whether v is exactly one JSON value, framed as the decoder frames it
+// (jsonscan.Members): a value the reader skips or keeps as written that ends before the
+// line does (`"a", "fingerprint": "b"`) would have the decoder read members the reader
+// never saw. What is inside a nested value is not checked: a file invalid there fails
+// the decode after ready (Decode), which says so.
+func oneValue(v []byte) bool {
+	members, ok := framed([]byte(`{"":`), v)
+	return ok && members == 1
+}
+
+// framed feeds head, then body, then a closing brace to a member scanner, and says
+// whether the object head opens closes exactly at that brace, and how many members it
+// had.
+func framed(head, body []byte) (members int, ok bool) {
+	var s jsonscan.Members
+	pieces := [...][]byte{head, body, []byte("}")}
+	for i, p := range pieces {
+		for len(p) > 0 {
+			n, ev := s.Step(p)
+			p = p[n:]
+			switch ev {
+			case jsonscan.ValueEnd:
+				members++
+			case jsonscan.Closed:
+				return members, i == len(pieces)-1 && len(p) == 0
+			case jsonscan.Stopped:
+				return members, false
+			}
+		}
+	}
+	return members, false
 }

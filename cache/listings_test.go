@@ -50,6 +50,30 @@ func readListingsAll(data []byte) (*File, error) {
 	return readAll(l)
 }
 
+// readListingsAs is readListings as a start in project reads it: only the entries of
+// names that project sees are read, every other one is checked (Others, Check). The
+// file holds the entries read, under Servers.
+func readListingsAs(data []byte, project string, names ...string) (*File, error) {
+	l, err := readListings(data)
+	if err != nil {
+		return nil, err
+	}
+	f, view := newFile(), l.View(project)
+	for _, name := range names {
+		if e, ok := view[name]; ok {
+			if f.Servers[name], err = e.Read(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, e := range l.Others(project, func(name string) bool { return slices.Contains(names, name) }) {
+		if err := e.Check(); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
 // listingsOf is what ReadListings keeps of a decoded file: per entry its fingerprint,
 // instructions, tools and project.
 func listingsOf(f *File) *File {
@@ -221,11 +245,19 @@ func TestReadListingsRefusesOtherLayouts(t *testing.T) {
 		{"bad escape", replace(`"description": "first a"`, `"description": "first \x"`), false},
 		{"cut off", ours[:len(ours)/2], false},
 		{"trailing bytes", append(bytes.Clone(ours), "{}\n"...), false},
+		// Valid JSON the decoder reads otherwise than the lines say, on a line of a
+		// value the reader skips, of a schema, of an entry it does not read.
+		{"member after a skipped value", seedAfterSkipped(ours), true},
+		{"member after a schema", seedAfterSchema(ours), true},
+		{"entries in an unread entry's line", seedInUnread(ours), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if _, err := readListingsAll(bytes.Clone(tt.data)); !errors.Is(err, ErrNotLaidOut) {
 				t.Fatalf("readListings: %v, want ErrNotLaidOut", err)
+			}
+			if _, err := readListingsAs(bytes.Clone(tt.data), "", "a"); !errors.Is(err, ErrNotLaidOut) {
+				t.Fatalf("readListings of a only: %v, want ErrNotLaidOut", err)
 			}
 			if _, err := decodeFile(bytes.Clone(tt.data)); (err == nil) != tt.read {
 				t.Fatalf("decodeFile: %v; the case assumes it decodes: %v", err, tt.read)
@@ -234,6 +266,45 @@ func TestReadListingsRefusesOtherLayouts(t *testing.T) {
 	}
 	if _, err := readListingsAll(ours); err != nil {
 		t.Fatalf("the file as written: %v", err)
+	}
+}
+
+// TestReadListingsCutInPlace: a cache file cut short in place (an editor rewriting it)
+// while its listings are held, as they are from startup until the catalog is built after
+// ready, changes nothing of what they read and decode: they are the bytes read. (A
+// mapping of the file would die on it, SIGBUS, which no recover catches.)
+func TestReadListingsCutInPlace(t *testing.T) {
+	f := &File{Version: Version, Servers: map[string]*Server{"a": sampleEntry("a"), "b": sampleEntry("b")}}
+	data, err := encodeFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := ReadListings(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	got := newFile()
+	for name, e := range l.View("") {
+		if got.Servers[name], err = e.Read(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := decodeFile(bytes.Clone(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameListings(t, got, want)
+	decoded, err := l.Decode()
+	if err != nil || !reflect.DeepEqual(decoded, want) {
+		t.Fatalf("decoded after the cut: %v", err)
 	}
 }
 
@@ -256,6 +327,33 @@ func TestReadListingsMissing(t *testing.T) {
 	}
 }
 
+// replaceIn is data with old replaced by new once; nil when old is not in it.
+func replaceIn(data []byte, old, new string) []byte {
+	if !bytes.Contains(data, []byte(old)) {
+		return nil
+	}
+	return bytes.Replace(data, []byte(old), []byte(new), 1)
+}
+
+// seedAfterSkipped, seedAfterSchema and seedInUnread are valid JSON that the line
+// reader once read otherwise than the decoder, made from a file of entries a and b as
+// encodeFile writes them: a member after a skipped value (the decoder keeps the last
+// fingerprint), after a schema (the decoder names the tool evil), and entries inside the
+// first line of b, which a start that reads only a never reads (the decoder's a is
+// another).
+func seedAfterSkipped(data []byte) []byte {
+	return replaceIn(data, `"serverName": "srv-a",`, `"serverName": "srv-a", "fingerprint": "evil",`)
+}
+
+func seedAfterSchema(data []byte) []byte {
+	return replaceIn(data, `"inputSchema": {"type":"object","properties":{}},`, `"inputSchema": {"type":"object","properties":{}}, "name": "evil",`)
+}
+
+func seedInUnread(data []byte) []byte {
+	return replaceIn(data, `"fingerprint": "fp-b",`,
+		`"fingerprint": "fp-b"}, "a": {"fingerprint": "fp-a", "tools": [{"name": "evil", "inputSchema": {}}]}, "c": {"fingerprint": "c",`)
+}
+
 // FuzzReadListings: no cache file, however damaged, makes the line reader panic, and a
 // file it reads that the decoder reads too gives the decoder's listings.
 func FuzzReadListings(f *testing.F) {
@@ -273,15 +371,41 @@ func FuzzReadListings(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	two, err := encodeFile(&File{Version: Version, Servers: map[string]*Server{"a": sampleEntry("a"), "b": sampleEntry("b")}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range [][]byte{seedAfterSkipped(two), seedAfterSchema(two), seedInUnread(two)} {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := readListingsAll(bytes.Clone(data))
-		if err != nil {
-			return
-		}
 		want, err := decodeFile(bytes.Clone(data))
 		if err != nil {
 			return // a value the line reader skips is damaged: Decode says so after ready
 		}
-		sameListings(t, got, want)
+		if got, err := readListingsAll(bytes.Clone(data)); err == nil {
+			sameListings(t, got, want)
+		}
+		// As a start reads it: a's entry only, as each project sees it.
+		for _, project := range []string{"", "/p"} {
+			got, err := readListingsAs(bytes.Clone(data), project, "a")
+			if err != nil {
+				continue
+			}
+			view := want.View(project)
+			w := newFile()
+			if e := view["a"]; e != nil {
+				w.Servers["a"] = e
+			}
+			for _, e := range got.Servers {
+				e.Project = "" // which listing it is, not what it holds
+			}
+			for _, e := range w.Servers {
+				c := *e
+				c.Project = ""
+				w.Servers["a"] = &c
+			}
+			sameListings(t, got, w)
+		}
 	})
 }

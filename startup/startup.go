@@ -362,7 +362,8 @@ func FromFile(file *cache.File, usable []*config.Server, project string, pins Pi
 
 // FromListings is FromFile for a cache file read by its lines (cache.ReadListings): each
 // usable server's entry is read on a parallel goroutine, and only those of the usable
-// servers. The payloads are not made here but as the frames are built (Tool.AppendPayload:
+// servers (every other entry is only checked to be the lines the reader found for it,
+// cache.Listing.Check). The payloads are not made here but as the frames are built (Tool.AppendPayload:
 // no buffer of every payload before the frames), from tools that point into the listings'
 // file: the set keeps the listings until its Release, which releases them. ok is false
 // when an entry is not laid out as the bridge writes it: the caller then decodes the file
@@ -370,10 +371,17 @@ func FromFile(file *cache.File, usable []*config.Server, project string, pins Pi
 func FromListings(l *cache.Listings, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
 	view := l.View(project)
 	var jobs []payloadJob
+	read := make(map[string]bool, len(usable))
 	for _, s := range usable {
 		if e, found := view[s.Name]; found {
 			jobs = append(jobs, payloadJob{name: s.Name, listing: e, fingerprint: s.Fingerprint(), pins: pins.of(s.Name) != nil, allowed: s.ToolAllowed, lazy: true})
+			read[s.Name] = true
 		}
+	}
+	// The entries not read are checked to be what the reader found: else the decoder
+	// may read the file otherwise, read entries included.
+	for _, e := range l.Others(project, func(name string) bool { return read[name] }) {
+		jobs = append(jobs, payloadJob{listing: e, check: true})
 	}
 	payloadsEach(jobs)
 	servers := make(map[string]*cache.FrameServer, len(jobs))
@@ -408,6 +416,8 @@ type payloadJob struct {
 	listing     cache.Listing
 	fingerprint string
 	err         error
+	// check: the listing is not read, only checked (cache.Listing.Check).
+	check bool
 	// lazy: out's payloads are left to be made (nil); srcs are its tools, cleaned, by
 	// index.
 	lazy bool
@@ -442,6 +452,10 @@ func payloadsEach(jobs []payloadJob) {
 
 // payloadsOf is the payloads of job j's listing.
 func payloadsOf(j *payloadJob) *cache.FrameServer {
+	if j.check {
+		j.err = j.listing.Check()
+		return nil
+	}
 	e := j.e
 	if e == nil {
 		if e, j.err = j.listing.Read(); j.err != nil || e.Fingerprint != j.fingerprint {

@@ -375,3 +375,74 @@ func TestFromFile(t *testing.T) {
 		})
 	}
 }
+
+// TestFromListingsChecksUnread: an entry a start does not read (no usable server of its
+// name, another project's private listing) is still checked to be the lines the reader
+// found: lines of it that the decoder reads as other entries (here a replacement for a,
+// which is read) make FromListings refuse the file, so the start decodes it.
+func TestFromListingsChecksUnread(t *testing.T) {
+	a := server("a", "run-a")
+	path := filepath.Join(t.TempDir(), cache.FileName)
+	for _, project := range []string{"", "p1"} {
+		put := map[string]*cache.Server{
+			"a":      {Fingerprint: a.Fingerprint(), Tools: []cache.Tool{tool("y")}, Project: project},
+			"unused": {Fingerprint: "fp-unused", Tools: []cache.Tool{tool("q")}, Project: project},
+		}
+		if project != "" {
+			delete(put, "a")
+		}
+		if _, _, err := cache.UpdatePrev(t.Context(), path, project, put, nil, time.Now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	written, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := `"fingerprint": "fp-unused"}, "a": {"fingerprint": "` + a.Fingerprint() + `", "tools": [{"name": "evil", "inputSchema": {}}]}, "c": {"fingerprint": "c",`
+	for _, tc := range []struct {
+		name    string
+		project string
+		at      int // which "fp-unused" line is damaged (0: none)
+		wantOK  bool
+	}{
+		{name: "as written", wantOK: true},
+		{name: "an unused server's entry", at: 1},
+		{name: "another project's private listing", project: "p2", at: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := written
+			if tc.at > 0 {
+				old := []byte(`"fingerprint": "fp-unused",`)
+				parts := bytes.SplitN(written, old, 3)
+				if len(parts) != 3 {
+					t.Fatalf("two unused entries expected:\n%s", written)
+				}
+				if tc.at == 1 {
+					data = slices.Concat(parts[0], []byte(evil), parts[1], old, parts[2])
+				} else {
+					data = slices.Concat(parts[0], old, parts[1], []byte(evil), parts[2])
+				}
+			}
+			p := filepath.Join(t.TempDir(), cache.FileName)
+			if err := os.WriteFile(p, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cache.Read(p); err != nil {
+				t.Fatalf("the damaged file does not decode: %v", err)
+			}
+			l, err := cache.ReadListings(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Release()
+			set, _, ok := FromListings(l, []*config.Server{a}, tc.project, nil, catalog.NewNamer())
+			if ok != tc.wantOK {
+				t.Fatalf("ok = %v, want %v", ok, tc.wantOK)
+			}
+			if ok && (len(set.Tools) != 1 || set.Tools[0].Ref.Tool != "y") {
+				t.Fatalf("tools %+v, want a's y", set.Tools)
+			}
+		})
+	}
+}
