@@ -525,7 +525,6 @@ func (b *Bridge) recoverSetup(err error) {
 	}
 	// A sent section that went out stays: the writer may still be sending it (afterReady
 	// releases it), and register must not send the registrations twice.
-	b.listings.Release()
 	b.startup, b.decoded, b.listings = nil, nil, nil
 	if b.safely("decoding the tool cache", func() { b.loadCatalog(nil) }) != nil {
 		b.publishCatalog(nil, nil, nil)

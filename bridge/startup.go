@@ -70,8 +70,8 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 
 // inHalves runs second on another goroutine while first runs on this one, and returns
 // once both ended, however first ends: second reads what the caller may release as soon
-// as this returns (the set, and the listings its tools point into), a panic of first
-// included. A panic of second is raised again here (Setup's caller turns it into an
+// as this returns (the set, whose tools may point into the startup file's mapping), a
+// panic of first included. A panic of second is raised again here (Setup's caller turns it into an
 // error).
 func inHalves(first, second func()) {
 	var panicked any
@@ -135,7 +135,6 @@ func (b *Bridge) fromListings() (*cache.Listings, *startup.Set, []string, bool) 
 	}
 	set, stale, ok := startup.FromListings(l, b.usableConfigs(), b.projectKey, b.pins.pinsOf, b.cats.Namer())
 	if !ok {
-		l.Release()
 		return nil, nil, nil, false
 	}
 	return l, set, stale, true
@@ -175,7 +174,6 @@ func (b *Bridge) finishStartup() {
 	switch {
 	case file != nil:
 	case b.listings != nil:
-		// The set's tools point into the listings until the set is released.
 		file, err = b.listings.Decode()
 		b.cacheListed = true
 	default:

@@ -24,7 +24,6 @@ var ErrNotLaidOut = errors.New("tool cache: not laid out as the bridge writes it
 type Listings struct {
 	path     string
 	data     []byte
-	release  func()
 	servers  map[string]Listing
 	projects map[string]map[string]Listing
 }
@@ -51,43 +50,21 @@ type Listing struct {
 //
 // The file is read into memory, not mapped: a mapping dies (SIGBUS, which no recover
 // catches) when the file is cut short in place while it is held, and it is held until the
-// catalog is built after ready. Entries read from it point into it until Release.
+// catalog is built after ready. Entries read from it point into those bytes.
 func ReadListings(path string) (*Listings, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &Listings{path: path, servers: map[string]Listing{}}, nil
 		}
 		return nil, err
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("tool cache %s is not a file", path)
-	}
-	data, release, err := readAtSection(f, 0, info.Size())
-	if err != nil {
-		return nil, err
-	}
 	l, err := readListings(data)
 	if err != nil {
-		release()
 		return nil, err
 	}
-	l.path, l.release = path, release
+	l.path = path
 	return l, nil
-}
-
-// Release gives back the file's bytes: neither the listings nor anything read from
-// them (Listing.Read's schemas) may be used afterwards.
-func (l *Listings) Release() {
-	if l != nil && l.release != nil {
-		l.release()
-		l.release, l.data, l.servers, l.projects = nil, nil, nil, nil
-	}
 }
 
 // View is the entries a session in project sees, by server name, as File.View gives
@@ -132,8 +109,8 @@ func (l *Listings) Others(project string, read func(name string) bool) []Listing
 }
 
 // Decode is the whole file the listings were read from, decoded as Read decodes it (the
-// same bytes: a change of the file since is not seen), before Release. Nothing it gives
-// points into the file's bytes.
+// same bytes: a change of the file since is not seen). Nothing it gives points into the
+// file's bytes.
 func (l *Listings) Decode() (*File, error) {
 	if l.data == nil {
 		return newFile(), nil // it was missing

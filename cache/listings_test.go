@@ -287,7 +287,6 @@ func TestReadListingsCutInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Release()
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -365,9 +365,8 @@ func FromFile(file *cache.File, usable []*config.Server, project string, pins Pi
 // servers (every other entry is only checked to be the lines the reader found for it,
 // cache.Listing.Check). The payloads are not made here but as the frames are built (Tool.AppendPayload:
 // no buffer of every payload before the frames), from tools that point into the listings'
-// file: the set keeps the listings until its Release, which releases them. ok is false
-// when an entry is not laid out as the bridge writes it: the caller then decodes the file
-// (and releases the listings).
+// file bytes. ok is false when an entry is not laid out as the bridge writes it: the
+// caller then decodes the file.
 func FromListings(l *cache.Listings, usable []*config.Server, project string, pins Pins, namer *catalog.Namer) (set *Set, stale []string, ok bool) {
 	view := l.View(project)
 	var jobs []payloadJob
@@ -396,7 +395,7 @@ func FromListings(l *cache.Listings, usable []*config.Server, project string, pi
 	}
 	set, stale, ok = setFrom(servers, usable, "", pins, namer, false, srcs)
 	if ok {
-		set.Fast, set.release = true, l.Release
+		set.Fast = true
 	}
 	return set, stale, ok
 }

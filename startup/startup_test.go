@@ -311,7 +311,6 @@ func TestFromFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer listings.Release()
 	for _, tc := range []struct {
 		name    string
 		project string
@@ -435,7 +434,6 @@ func TestFromListingsChecksUnread(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer l.Release()
 			set, _, ok := FromListings(l, []*config.Server{a}, tc.project, nil, catalog.NewNamer())
 			if ok != tc.wantOK {
 				t.Fatalf("ok = %v, want %v", ok, tc.wantOK)
