@@ -482,7 +482,7 @@ func (b *Bridge) loadLocal(dir string) {
 		// The catalog is built after ready, from the file decoded then.
 		b.startup, b.stale, b.listings = set, stale, l
 		b.opts.Log.Debug().Int("tools", len(b.startup.Tools)).Msg("registering from the tool cache's listings")
-	} else if file, err := cache.Read(b.opts.CachePath); err != nil {
+	} else if file, err := b.decodeCache(l); err != nil {
 		b.catalogFromFile(file, err, nil, nil)
 		b.startup = startup.FromCatalog(b.cats.Loaded(), file.View(b.projectKey))
 	} else if set, stale, ok := startup.FromFile(file, b.usableConfigs(), b.projectKey, b.pins.pinsOf, b.cats.Namer()); ok {

@@ -127,17 +127,24 @@ func (b *Bridge) addToolRange(regs *extension.Registrations, s *startup.Set, fro
 // fromListings builds the startup set from the cache file's listings, read by its lines
 // without decoding it (cache.ReadListings): the start without a usable startup file. It
 // reports false when the file is not laid out as the bridge writes it (or cannot be
-// read): the caller then decodes it.
-func (b *Bridge) fromListings() (*cache.Listings, *startup.Set, []string, bool) {
+// read): the caller then decodes it, from the listings' bytes when it was read (l is
+// nil when it was not).
+func (b *Bridge) fromListings() (l *cache.Listings, set *startup.Set, stale []string, ok bool) {
 	l, err := cache.ReadListings(b.opts.CachePath)
 	if err != nil {
-		return nil, nil, nil, false
+		return l, nil, nil, false
 	}
-	set, stale, ok := startup.FromListings(l, b.usableConfigs(), b.projectKey, b.pins.pinsOf, b.cats.Namer())
-	if !ok {
-		return nil, nil, nil, false
+	set, stale, ok = startup.FromListings(l, b.usableConfigs(), b.projectKey, b.pins.pinsOf, b.cats.Namer())
+	return l, set, stale, ok
+}
+
+// decodeCache decodes the cache file: the bytes of l when fromListings read them, else
+// the file read now.
+func (b *Bridge) decodeCache(l *cache.Listings) (*cache.File, error) {
+	if l != nil {
+		return l.Decode()
 	}
-	return l, set, stale, true
+	return cache.Read(b.opts.CachePath)
 }
 
 // notRegisteredWhy words why the host could not be told of a tool, for /mcp <server>.

@@ -15,7 +15,7 @@ import (
 
 // ErrNotLaidOut is ReadListings' answer for a cache file that is not laid out line by
 // line as this package writes it (edited by hand, written by another version, damaged):
-// such a file is read with Read.
+// such a file is decoded instead (Listings.Decode).
 var ErrNotLaidOut = errors.New("tool cache: not laid out as the bridge writes it")
 
 // Listings is a cache file read by its lines (ReadListings): each entry's lines, read
@@ -38,8 +38,9 @@ type Listing struct {
 // ReadListings reads the cache file at path for a start that registers from it without
 // decoding it: it finds each entry's lines (every entry on lines of its own, one member
 // a line, as encodeFile lays the file out), and Listing.Read reads an entry's fields
-// that a start registers from. It gives ErrNotLaidOut for a file laid out otherwise
-// (the caller then uses Read, which decodes anything valid). What it reads is checked
+// that a start registers from. It gives ErrNotLaidOut for a file laid out otherwise,
+// with listings that hold no entries, only the file's bytes for Decode (which decodes
+// anything valid, as Read does); any other error is the file's reading. What it reads is checked
 // as the decoder checks it (strings unquoted, annotations decoded); every value it skips
 // (times, resources, prompts) or keeps as written (schemas), and every entry a start
 // does not read (Listing.Check), is checked to be framed as the decoder frames it, so
@@ -61,7 +62,8 @@ func ReadListings(path string) (*Listings, error) {
 	}
 	l, err := readListings(data)
 	if err != nil {
-		return nil, err
+		// Kept for Decode: the caller decodes the file without reading it again.
+		return &Listings{path: path, data: data}, err
 	}
 	l.path = path
 	return l, nil

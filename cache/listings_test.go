@@ -326,6 +326,53 @@ func TestReadListingsMissing(t *testing.T) {
 	}
 }
 
+// TestReadListingsNotLaidOutDecodes: a file the line reader refuses keeps its bytes, so
+// that the start decodes them (Decode) without reading the file again: what Decode gives
+// is the file as it was read, also after it changed, and a damaged file's error is
+// Read's.
+func TestReadListingsNotLaidOutDecodes(t *testing.T) {
+	f := &File{Version: Version, Servers: map[string]*Server{"a": sampleEntry("a")}}
+	laid, err := encodeFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, laid); err != nil {
+		t.Fatal(err)
+	}
+	damaged := []byte(`{"version": 1, "servers": {`)
+	for _, tc := range []struct {
+		name    string
+		data    []byte
+		wantErr bool
+	}{
+		{"valid", compact.Bytes(), false},
+		{"damaged", damaged, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), FileName)
+			if err := os.WriteFile(path, tc.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := Read(path)
+			l, err := ReadListings(path)
+			if !errors.Is(err, ErrNotLaidOut) || l == nil {
+				t.Fatalf("ReadListings: %v, %v; want ErrNotLaidOut with the bytes", l, err)
+			}
+			if err := os.Truncate(path, 0); err != nil {
+				t.Fatal(err)
+			}
+			got, err := l.Decode()
+			if (err != nil) != tc.wantErr || (err != nil && err.Error() != wantErr.Error()) {
+				t.Fatalf("Decode error %v, Read's %v", err, wantErr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("Decode gave %+v, Read %+v", got, want)
+			}
+		})
+	}
+}
+
 // replaceIn is data with old replaced by new once; nil when old is not in it.
 func replaceIn(data []byte, old, new string) []byte {
 	if !bytes.Contains(data, []byte(old)) {
