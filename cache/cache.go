@@ -20,6 +20,7 @@ package cache
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"time"
 )
@@ -121,17 +122,19 @@ type File struct {
 // with project's private listings in their place. It is f.Servers itself when project
 // has none; the caller must not modify it.
 func (f *File) View(project string) map[string]*Server {
-	own := f.Projects[project]
+	return view(f.Servers, f.Projects, project)
+}
+
+// view is the entries of shared a session in project sees, with project's private ones
+// of projects in their place: shared itself when project has none.
+func view[E any](shared map[string]E, projects map[string]map[string]E, project string) map[string]E {
+	own := projects[project]
 	if project == "" || len(own) == 0 {
-		return f.Servers
+		return shared
 	}
-	out := make(map[string]*Server, len(f.Servers)+len(own))
-	for name, e := range f.Servers {
-		out[name] = e
-	}
-	for name, e := range own {
-		out[name] = e
-	}
+	out := make(map[string]E, len(shared)+len(own))
+	maps.Copy(out, shared)
+	maps.Copy(out, own)
 	return out
 }
 

@@ -72,18 +72,7 @@ func ReadListings(path string) (*Listings, error) {
 // View is the entries a session in project sees, by server name, as File.View gives
 // them: the shared ones, with project's private listings in their place.
 func (l *Listings) View(project string) map[string]Listing {
-	own := l.projects[project]
-	if project == "" || len(own) == 0 {
-		return l.servers
-	}
-	out := make(map[string]Listing, len(l.servers)+len(own))
-	for name, e := range l.servers {
-		out[name] = e
-	}
-	for name, e := range own {
-		out[name] = e
-	}
-	return out
+	return view(l.servers, l.projects, project)
 }
 
 // Others is every entry of the file that a start in project never reads (Listing.Read):
