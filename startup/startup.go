@@ -373,7 +373,7 @@ func FromListings(l *cache.Listings, usable []*config.Server, project string, pi
 	read := make(map[string]bool, len(usable))
 	for _, s := range usable {
 		if e, found := view[s.Name]; found {
-			jobs = append(jobs, payloadJob{name: s.Name, listing: e, fingerprint: s.Fingerprint(), pins: pins.of(s.Name) != nil, allowed: s.ToolAllowed, lazy: true})
+			jobs = append(jobs, payloadJob{name: s.Name, listing: e, fingerprint: s.Fingerprint(), pins: pins.of(s.Name) != nil, allowed: s.ToolAllowed})
 			read[s.Name] = true
 		}
 	}
@@ -417,9 +417,8 @@ type payloadJob struct {
 	err         error
 	// check: the listing is not read, only checked (cache.Listing.Check).
 	check bool
-	// lazy: out's payloads are left to be made (nil); srcs are its tools, cleaned, by
-	// index.
-	lazy bool
+	// srcs are, for a listing read (e nil), its tools cleaned, by index: out's payloads
+	// are left to be made (nil).
 	srcs []*cache.Tool
 }
 
@@ -455,45 +454,30 @@ func payloadsOf(j *payloadJob) *cache.FrameServer {
 		j.err = j.listing.Check()
 		return nil
 	}
-	e := j.e
-	if e == nil {
+	e, lazy := j.e, j.e == nil
+	if lazy {
 		if e, j.err = j.listing.Read(); j.err != nil || e.Fingerprint != j.fingerprint {
 			return nil
 		}
+		j.srcs = make([]*cache.Tool, 0, len(e.Tools))
 	}
 	fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
-	if j.lazy {
-		j.srcs = make([]*cache.Tool, 0, len(e.Tools))
-		for i := range e.Tools {
-			t := &e.Tools[i]
-			if !catalog.NameOffered(t.Name) {
-				continue
-			}
-			if j.allowed != nil {
-				if ok, _ := j.allowed(t.Name); !ok {
-					continue
-				}
-			}
-			ft := cache.FrameTool{Name: t.Name}
-			if j.pins {
-				ft.Pin = trust.ToolFingerprint(t)
-			}
-			fs.Tools = append(fs.Tools, ft)
-			j.srcs = append(j.srcs, catalog.CleanTool(t))
-		}
-		return fs
-	}
 	// The payloads share buffers, each sized for the tools still to encode when the last
 	// one ran out: growing one would copy the payloads before.
 	var buf []byte
 	left := 0 // payloadRoom of the tools after i
-	for i := range e.Tools {
-		left += payloadRoom(&e.Tools[i])
+	if !lazy {
+		for i := range e.Tools {
+			left += payloadRoom(&e.Tools[i])
+		}
 	}
 	for i := range e.Tools {
 		t := &e.Tools[i]
-		room := payloadRoom(t)
-		left -= room
+		room := 0
+		if !lazy {
+			room = payloadRoom(t)
+			left -= room
+		}
 		if !catalog.NameOffered(t.Name) {
 			continue
 		}
@@ -502,14 +486,19 @@ func payloadsOf(j *payloadJob) *cache.FrameServer {
 				continue
 			}
 		}
-		if cap(buf)-len(buf) < room {
-			buf = make([]byte, 0, room+left)
-		}
-		at := len(buf)
-		buf = appendPayload(buf, j.name, catalog.CleanTool(t))
-		ft := cache.FrameTool{Name: t.Name, Payload: extension.ToolPayload(buf[at:len(buf):len(buf)])}
+		ft := cache.FrameTool{Name: t.Name}
 		if j.pins {
 			ft.Pin = trust.ToolFingerprint(t)
+		}
+		if lazy {
+			j.srcs = append(j.srcs, catalog.CleanTool(t))
+		} else {
+			if cap(buf)-len(buf) < room {
+				buf = make([]byte, 0, room+left)
+			}
+			at := len(buf)
+			buf = appendPayload(buf, j.name, catalog.CleanTool(t))
+			ft.Payload = extension.ToolPayload(buf[at:len(buf):len(buf)])
 		}
 		fs.Tools = append(fs.Tools, ft)
 	}
