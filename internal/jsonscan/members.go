@@ -52,18 +52,19 @@ func Unquote(b []byte) (string, bool) {
 		return "", false
 	}
 	inner := b[1 : len(b)-1]
-	plain := true
-	for _, c := range inner {
-		if !plainInString[c] {
-			plain = false
-			break
+	stop := 0 // the first byte that is not plain
+	for stop < len(inner) && plainInString[inner[stop]] {
+		stop++
+	}
+	// Escapes are ASCII: the text is valid UTF-8 as decoded if it is as written, and
+	// encoding/json replaces what is not.
+	if utf8.Valid(inner) {
+		if stop == len(inner) {
+			return string(inner), true
 		}
-	}
-	if plain && utf8.Valid(inner) {
-		return string(inner), true
-	}
-	if s, ok := unquoteShort(inner); ok {
-		return s, true
+		if s, ok := unquoteShort(inner, stop); ok {
+			return s, true
+		}
 	}
 	var s string
 	if json.Unmarshal(b, &s) != nil {
@@ -73,16 +74,15 @@ func Unquote(b []byte) (string, bool) {
 }
 
 // unquoteShort decodes the inside of a JSON string whose escapes are all of one
-// character (\n, \", ...), that is valid UTF-8 and holds no control character: what a
-// description with line breaks or quotes is. It says false for anything else (a \u
-// escape, a bad one), which encoding/json decodes or refuses instead.
-func unquoteShort(inner []byte) (string, bool) {
-	if !utf8.Valid(inner) {
-		return "", false // escapes are ASCII: the text is valid as decoded if it is as written
-	}
+// character (\n, \", ...), valid UTF-8 (the caller checked) holding no control
+// character, whose bytes before from are plain: what a description with line breaks or
+// quotes is. It says false for anything else (a \u escape, a bad one), which
+// encoding/json decodes or refuses instead.
+func unquoteShort(inner []byte, from int) (string, bool) {
 	var out strings.Builder
 	out.Grow(len(inner))
-	for i := 0; i < len(inner); i++ {
+	out.Write(inner[:from])
+	for i := from; i < len(inner); i++ {
 		c := inner[i]
 		if plainInString[c] {
 			j := i + 1
