@@ -166,8 +166,8 @@ type Bridge struct {
 	// cacheFallback: the cache could not be decoded after a fast start, so the catalog was
 	// built from the startup file's own data (the registered tools keep working).
 	cacheFallback bool
-	// cacheListed: the tools registered at startup were read from the cache by its lines
-	// (listings), so no startup file backs them when it cannot be decoded.
+	// cacheListed: with cacheFallback, the tools registered at startup were read from the
+	// cache by its lines (listings) whose decode failed, so no startup file backs them.
 	cacheListed bool
 	stale       []string // usable servers whose cache entry is missing or stale
 

@@ -178,19 +178,20 @@ func (b *Bridge) finishStartup() {
 		b.opts.StageHook("finish")
 	}
 	file, err := b.decoded, error(nil)
+	listed := false
 	switch {
 	case file != nil:
 	case b.listings != nil:
 		file, err = b.listings.Decode()
-		b.cacheListed = true
+		listed = true
 	default:
 		file, err = cache.Read(b.opts.CachePath)
 	}
 	b.decoded, b.listings = nil, nil
 	if err != nil {
-		b.cacheErr = err
+		b.cacheErr, b.cacheListed = err, listed
 		b.catalogFromStartup()
-		if b.cacheListed {
+		if listed {
 			// The bytes registered from are damaged where the lines were not read: as
 			// after a start that decoded them, every server is listed again, which
 			// rewrites the cache (and what the lines did not give: annotations, when a

@@ -26,7 +26,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 type bodyFile struct {
 	dir    string
 	mu     sync.Mutex // held while a block is appended
-	f      *os.File   // nil until the first block, and after a failure
+	f      *os.File   // nil until the first block's file is made; kept after a failed write, as earlier blocks read from it
 	end    int64
 	failed bool // the file could not be made or written: keep blocks on the heap
 }
