@@ -500,37 +500,26 @@ type RunWord struct{ I, N int }
 // two (行情 in 运行情况) is not what the text says.
 func CoverRun(dst []RunWord, n, maxWords int, known func(i, k int) bool) []RunWord {
 	start := len(dst)
-	for i := range n {
-		for k := 1; k <= maxWords && i+k <= n; k++ {
-			if known(i, k) {
+	for k := min(maxWords, n); k >= 1; k-- {
+		for i := 0; i+k <= n; i++ {
+			if runFree(dst[start:], i, k) && known(i, k) {
 				dst = append(dst, RunWord{i, k})
 			}
 		}
 	}
-	cands := dst[start:]
-	slices.SortStableFunc(cands, func(a, b RunWord) int {
-		if a.N != b.N {
-			return b.N - a.N
-		}
-		return a.I - b.I
-	})
-	out := start
-	for _, c := range cands {
-		free := true
-		for _, t := range dst[start:out] {
-			if c.I <= t.I+t.N && t.I <= c.I+c.N {
-				free = false
-				break
-			}
-		}
-		if free {
-			dst[out] = c
-			out++
-		}
-	}
-	dst = dst[:out]
 	slices.SortFunc(dst[start:], func(a, b RunWord) int { return a.I - b.I })
 	return dst
+}
+
+// runFree reports whether the k pairs from the i-th share no character
+// with a word of chosen.
+func runFree(chosen []RunWord, i, k int) bool {
+	for _, t := range chosen {
+		if i <= t.I+t.N && t.I <= i+k {
+			return false
+		}
+	}
+	return true
 }
 
 // weighKnownWords makes the character pairs of a CJK word of several
