@@ -271,7 +271,7 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 				kind |= kindPhraseTail
 			}
 		}
-		if first, size := utf8.DecodeRuneInString(t); size < len(t) && token.IsCJK(first) {
+		if query.IsCJKPair(t) {
 			kind |= kindPair
 		}
 		sh.termKind[id] = kind
@@ -301,8 +301,7 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 	if n := len(sh.pairs); n > 0 {
 		// Pairs of one run overlap by a character; pairs that do not
 		// come from different runs.
-		first, _ := utf8.DecodeRuneInString(sh.terms[id])
-		if last, _ := utf8.DecodeLastRuneInString(sh.terms[sh.pairs[n-1]]); last != first {
+		if !query.SameRun(sh.terms[sh.pairs[n-1]], sh.terms[id]) {
 			sh.addRunConcepts(d, fieldLen)
 		}
 	}
@@ -331,15 +330,8 @@ func (sh *shard) addRunConcepts(d int, fieldLen *[numFields]float32) {
 
 // runKey is the lexicon key of the n pairs of the run from the i-th, in sh.key.
 func (sh *shard) runKey(i, n int) []byte {
-	key := sh.key[:0]
-	for j, p := range sh.pairs[i : i+n] {
-		if j > 0 {
-			key = append(key, ' ')
-		}
-		key = append(key, sh.terms[p]...)
-	}
-	sh.key = key
-	return key
+	sh.key = query.AppendKey(sh.key[:0], sh.pairs[i:i+n], func(p int32) string { return sh.terms[p] })
+	return sh.key
 }
 
 // doc tokenises document d (the lo-th of the shard's first document) into the

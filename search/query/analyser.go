@@ -445,11 +445,11 @@ func (s *Analyser) findLongest() {
 	key := s.key
 	for i, w := range s.raw {
 		s.longest[i] = i
-		if isCJKPair(w) {
+		if IsCJKPair(w) {
 			continue
 		}
 		key = key[:0]
-		for j := i; j < len(s.raw) && j < i+maxIntentWords && !isCJKPair(s.raw[j]); j++ {
+		for j := i; j < len(s.raw) && j < i+maxIntentWords && !IsCJKPair(s.raw[j]); j++ {
 			if j > i {
 				key = append(key, ' ')
 			}
@@ -461,12 +461,12 @@ func (s *Analyser) findLongest() {
 	}
 	s.key = key
 	for i := 0; i < len(s.raw); {
-		if !isCJKPair(s.raw[i]) {
+		if !IsCJKPair(s.raw[i]) {
 			i++
 			continue
 		}
 		end := i + 1
-		for end < len(s.raw) && isCJKPair(s.raw[end]) && sameRun(s.raw[end-1], s.raw[end]) {
+		for end < len(s.raw) && IsCJKPair(s.raw[end]) && SameRun(s.raw[end-1], s.raw[end]) {
 			end++
 		}
 		s.cover = CoverRun(s.cover[:0], end-i, s.tables.concepts.maxWords, func(a, n int) bool {
@@ -479,9 +479,9 @@ func (s *Analyser) findLongest() {
 	}
 }
 
-// sameRun reports whether the character pair b follows the pair a in one
+// SameRun reports whether the character pair b follows the pair a in one
 // run of CJK text: pairs of a run overlap by a character.
-func sameRun(a, b string) bool {
+func SameRun(a, b string) bool {
 	last, _ := utf8.DecodeLastRuneInString(a)
 	first, _ := utf8.DecodeRuneInString(b)
 	return last == first
@@ -531,7 +531,7 @@ func runFree(chosen []RunWord, i, k int) bool {
 func (s *Analyser) weighKnownWords() {
 	for i := 0; i < len(s.raw); {
 		n := s.longest[i] - i
-		if n < 2 || !isCJKPair(s.raw[i]) {
+		if n < 2 || !IsCJKPair(s.raw[i]) {
 			i++
 			continue
 		}
@@ -553,7 +553,7 @@ func (s *Analyser) weighKnownWords() {
 // phrase that shares a word with to ("you remember" and "remember" both
 // say memory) speaks of the same sense, and the words add up.
 func (s *Analyser) insideLonger(i, end int, to []string) bool {
-	if isCJKPair(s.raw[i]) {
+	if IsCJKPair(s.raw[i]) {
 		// A CJK word counts only where the run's cover chose it.
 		return s.longest[i] != end
 	}
@@ -572,15 +572,8 @@ func (s *Analyser) insideLonger(i, end int, to []string) bool {
 // phraseKey is the lexicon key of raw words [a, e): their singulars joined
 // by one space, in s.phrase (a lookup by string(key) does not allocate).
 func (s *Analyser) phraseKey(a, e int) []byte {
-	k := s.phrase[:0]
-	for j := a; j < e; j++ {
-		if j > a {
-			k = append(k, ' ')
-		}
-		k = append(k, s.sing[j]...)
-	}
-	s.phrase = k
-	return k
+	s.phrase = AppendKey(s.phrase[:0], s.sing[a:e], func(w string) string { return w })
+	return s.phrase
 }
 
 // shareWord reports whether a and b have a word in common.

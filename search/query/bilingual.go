@@ -13,11 +13,24 @@ import (
 // tools' English words), and Concepts gives the index the same table, so that
 // a description's foreign words are indexed with their English words too.
 
-// isCJKPair reports whether the analysed word w is a pair of CJK characters,
+// IsCJKPair reports whether the analysed word w is a pair of CJK characters,
 // as the tokeniser cuts CJK runs.
-func isCJKPair(w string) bool {
+func IsCJKPair(w string) bool {
 	r, size := utf8.DecodeRuneInString(w)
 	return size < len(w) && token.IsCJK(r)
+}
+
+// AppendKey appends to dst the lexicon key of words: the text of each, as
+// text gives it, joined by one space (the form of the bilingual lexicon's
+// and the intents' keys).
+func AppendKey[E any](dst []byte, words []E, text func(E) string) []byte {
+	for j, w := range words {
+		if j > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, text(w)...)
+	}
+	return dst
 }
 
 // maxStemTail is how many letters a word may carry past a bilingual stem
