@@ -402,16 +402,14 @@ func (s *Analyser) addIntents() {
 	for i := range sing {
 		// An asking word's own intents are skipped; its phrases count.
 		asking := s.askingAt[i]
+		if IsCJKPair(raw[i]) {
+			s.addRunWordIntents(i, asking)
+			continue
+		}
 		key = key[:0]
 		var bits uint64
 		w := 1.0
-		// Only the bilingual lexicon's CJK words run longer than the
-		// English phrases.
-		span := maxIntentWords
-		if raw[i][0] >= utf8.RuneSelf {
-			span = s.tables.maxWords
-		}
-		for j := i; j < len(sing) && j < i+span; j++ {
+		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
 			if j > i {
 				key = append(key, ' ')
 			}
@@ -432,6 +430,27 @@ func (s *Analyser) addIntents() {
 		}
 	}
 	s.key = key
+}
+
+// addRunWordIntents puts the tool words of the bilingual word that starts
+// at the CJK character pair raw[i]: the one the run's cover chose there
+// (s.longest[i]), if any; a word inside a longer one or across two says
+// nothing. An asking word of one pair puts nothing.
+func (s *Analyser) addRunWordIntents(i int, asking bool) {
+	e := s.longest[i]
+	if e == i || asking && e == i+1 {
+		return
+	}
+	var bits uint64
+	w := 1.0
+	for j := i; j < e; j++ {
+		bits |= s.rawBits[j]
+		w = min(w, s.rawWeight[j])
+	}
+	s.origin = bits
+	for _, t := range s.tables.intents[string(s.phraseKey(i, e))] {
+		s.put(t, intentWeight*w, false)
+	}
 }
 
 // findLongest sets s.longest: per raw word, the end of the longest lexicon
@@ -548,15 +567,12 @@ func (s *Analyser) weighKnownWords() {
 
 // insideLonger reports whether the lexicon key of raw words [i, end),
 // which stands for to, lies inside a longer lexicon key of the request
-// that speaks of another sense: 장소 (a place) inside 저장소 (a
-// repository), "share" (of a pie chart) inside "share price". An English
+// that speaks of another sense: "share" (of a pie chart) inside "share
+// price" (a CJK word inside a longer one is left out by the run's cover,
+// CoverRun). An English
 // phrase that shares a word with to ("you remember" and "remember" both
 // say memory) speaks of the same sense, and the words add up.
 func (s *Analyser) insideLonger(i, end int, to []string) bool {
-	if IsCJKPair(s.raw[i]) {
-		// A CJK word counts only where the run's cover chose it.
-		return s.longest[i] != end
-	}
 	for a := max(0, i-maxIntentWords+1); a <= i; a++ {
 		e := s.longest[a]
 		if e < end || e-a <= end-i {
