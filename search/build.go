@@ -150,6 +150,7 @@ type shard struct {
 	// The bilingual lexicon's English words for foreign words (addConcepts).
 	concepts  *query.Concepts
 	conceptOf map[int32][]int32 // local id → the local ids of its English words, for the few words that have some
+	stemOf    map[int32]string  // local id → the key of the stem it begins with (Concepts.StemKey), for the few words that have one
 	termKind  []uint8           // local id → what addConcepts knows of the term (kind… flags), 0 before it looked
 	pairs     []int32           // the CJK character pairs read last, in order, that run on
 	runWords  []query.RunWord   // addRunConcepts' buffer
@@ -236,11 +237,10 @@ func (sh *shard) addText(d, f int, s string, maxBytes int, concepts bool, fieldL
 
 // What addConcepts knows of a term (shard.termKind).
 const (
-	kindSeen       = 1 << iota // looked at
-	kindConcepts               // has English words (shard.conceptOf)
-	kindPair                   // a CJK character pair, which can be part of a longer word
-	kindPhraseHead             // begins with a stem that opens a phrase of stems
-	kindPhraseTail             // begins with a stem that ends a phrase of stems
+	kindSeen     = 1 << iota // looked at
+	kindConcepts             // has English words (shard.conceptOf)
+	kindPair                 // a CJK character pair, which can be part of a longer word
+	kindStem                 // begins with a stem (shard.stemOf), which can be part of a phrase of stems
 )
 
 // addConcepts indexes in fConcept of document d the English words the
@@ -263,12 +263,12 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 			}
 			sh.conceptOf[id] = ids
 			kind |= kindConcepts
-			head, tail := sh.concepts.InStemPhrase(t)
-			if head {
-				kind |= kindPhraseHead
-			}
-			if tail {
-				kind |= kindPhraseTail
+			if k := sh.concepts.StemKey(t); k != "" {
+				if sh.stemOf == nil {
+					sh.stemOf = map[int32]string{}
+				}
+				sh.stemOf[id] = k
+				kind |= kindStem
 			}
 		}
 		if query.IsCJKPair(t) {
@@ -281,8 +281,9 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 		sh.addRunConcepts(d, fieldLen)
 		prev := sh.prevWord
 		sh.prevWord = id
-		if kind&kindPhraseTail != 0 && prev >= 0 && sh.termKind[prev]&kindPhraseHead != 0 {
-			if to := sh.concepts.StemPhrase(sh.terms[prev], sh.terms[id]); to != nil {
+		if kind&kindStem != 0 && prev >= 0 && sh.termKind[prev]&kindStem != 0 {
+			sh.key = append(append(append(sh.key[:0], sh.stemOf[prev]...), ' '), sh.stemOf[id]...)
+			if to := sh.concepts.StemPhrase(sh.key); to != nil {
 				// The phrase's sense stands for the word's own.
 				for _, w := range to {
 					sh.add(d, fConcept, sh.termID([]byte(w)), fieldLen)

@@ -41,13 +41,11 @@ const maxStemTail = 4
 
 // Concepts is the bilingual lexicon in analysed form, as the index reads it.
 type Concepts struct {
-	exact   map[string][]string // word, or words joined by one space → English words
-	stems   map[string][]string // stem → English words
-	phrases map[string][]string // stems joined by one space, each marked stemMark → English words
-	notStem map[string][]string // stem → beginnings of words that are not its word (lexicon.BilingualStemExceptions)
-	// The stems that open and that end a phrase of stems.
-	phraseHeads, phraseTails map[string]bool
-	maxWords                 int // the longest exact key, in words
+	exact    map[string][]string // word, or words joined by one space → English words
+	stems    map[string][]string // stem → English words
+	phrases  map[string][]string // stems joined by one space, each marked stemMark → English words
+	notStem  map[string][]string // stem → beginnings of words that are not its word (lexicon.BilingualStemExceptions)
+	maxWords int                 // the longest exact key, in words
 }
 
 // latinMark marks, in the query's intents, a bilingual word in Latin script
@@ -93,30 +91,18 @@ func (c *Concepts) Word(w string) []string {
 	return nil
 }
 
-// StemPhrase returns the English words of the phrase of stems (such as
-// "виртуальн* машин*") that the analysed words a and b, in this order,
-// begin with, or nil: the phrase's sense, which its second word's own
-// words give way to.
-func (c *Concepts) StemPhrase(a, b string) []string {
-	if len(c.phrases) == 0 {
-		return nil
+// StemKey returns the key of the stem the analysed word w begins with, as
+// a phrase of stems writes it ("виртуальн*" for виртуальной), or "".
+func (c *Concepts) StemKey(w string) string {
+	if k := c.stemKey(foldLatin(w)); k != "" {
+		return k + stemMark
 	}
-	sa, sb := c.stemKey(foldLatin(a)), c.stemKey(foldLatin(b))
-	if sa == "" || sb == "" {
-		return nil
-	}
-	return c.phrases[sa+stemMark+" "+sb+stemMark]
+	return ""
 }
 
-// InStemPhrase reports whether the analysed word w begins with a stem that
-// opens a phrase of stems (head) and one that ends one (tail).
-func (c *Concepts) InStemPhrase(w string) (head, tail bool) {
-	k := c.stemKey(foldLatin(w))
-	if k == "" {
-		return false, false
-	}
-	return c.phraseHeads[k], c.phraseTails[k]
-}
+// StemPhrase returns the English words of the phrase of stems key (StemKeys
+// joined by one space, "виртуальн* машин*"), or nil.
+func (c *Concepts) StemPhrase(key []byte) []string { return c.phrases[string(key)] }
 
 // stemKey returns the longest stem w (folded) begins with, leaving at most
 // maxStemTail letters, or "".
@@ -199,8 +185,7 @@ func (c *Concepts) inflected(f string) string {
 // folded, accents folded. A stem stays one word and keeps its "*" in intents,
 // where no analysed word can collide with it.
 func buildConcepts() *Concepts {
-	c := &Concepts{exact: map[string][]string{}, stems: map[string][]string{}, phrases: map[string][]string{}, notStem: map[string][]string{},
-		phraseHeads: map[string]bool{}, phraseTails: map[string]bool{}}
+	c := &Concepts{exact: map[string][]string{}, stems: map[string][]string{}, phrases: map[string][]string{}, notStem: map[string][]string{}}
 	for k, not := range lexicon.BilingualStemExceptions() {
 		var stem string
 		token.ForEachWord(strings.TrimSuffix(k, "*"), nil, func(w []byte, whole bool) {
@@ -245,7 +230,6 @@ func buildConcepts() *Concepts {
 			// reads its words' lemmas.
 			key := strings.Join(ws, stemMark+" ") + stemMark
 			c.phrases[key] = union(c.phrases[key], to)
-			c.phraseHeads[ws[0]], c.phraseTails[ws[len(ws)-1]] = true, true
 		case !stem:
 			key := strings.Join(ws, " ")
 			if as := strings.Join(written, " "); as != key {
