@@ -154,6 +154,7 @@ type shard struct {
 	termKind  []uint8           // local id → what addConcepts knows of the term (kind… flags), 0 before it looked
 	pairs     []int32           // the CJK character pairs read last, in order, that run on
 	runWords  []query.RunWord   // addRunConcepts' buffer
+	runHits   []runHit          // addRunConcepts' buffer: the known words CoverRun looked up
 	prevWord  int32             // the word before, as addConcepts reads a text (-1: none, or a character pair)
 	key       []byte
 }
@@ -318,15 +319,32 @@ func (sh *shard) addRunConcepts(d int, fieldLen *[numFields]float32) {
 	if len(sh.pairs) == 0 {
 		return
 	}
+	sh.runHits = sh.runHits[:0]
 	sh.runWords = query.CoverRun(sh.runWords[:0], len(sh.pairs), sh.concepts.MaxWords(), func(i, n int) bool {
-		return sh.concepts.Phrase(sh.runKey(i, n)) != nil
+		to := sh.concepts.Phrase(sh.runKey(i, n))
+		if to != nil {
+			sh.runHits = append(sh.runHits, runHit{query.RunWord{I: i, N: n}, to})
+		}
+		return to != nil
 	})
 	for _, w := range sh.runWords {
-		for _, to := range sh.concepts.Phrase(sh.runKey(w.I, w.N)) {
-			sh.add(d, fConcept, sh.termID([]byte(to)), fieldLen)
+		for _, h := range sh.runHits {
+			if h.word != w {
+				continue
+			}
+			for _, to := range h.to {
+				sh.add(d, fConcept, sh.termID([]byte(to)), fieldLen)
+			}
+			break
 		}
 	}
 	sh.pairs = sh.pairs[:0]
+}
+
+// runHit is a known word of a run of character pairs and its English words.
+type runHit struct {
+	word query.RunWord
+	to   []string
 }
 
 // runKey is the lexicon key of the n pairs of the run from the i-th, in sh.key.

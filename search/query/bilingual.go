@@ -78,17 +78,39 @@ func (c *Concepts) Phrase(key []byte) []string { return c.exact[string(key)] }
 // Word returns the English words of the analysed word w: its own entry, or
 // that of the longest stem it begins with, or nil.
 func (c *Concepts) Word(w string) []string {
-	if to := c.exact[w]; to != nil {
-		return to
-	}
-	w = foldLatin(w)
-	if to := c.exact[w]; to != nil {
-		return to
-	}
-	if k := c.stemKey(w); k != "" {
+	switch k, stem := c.lookup(w, true, false); {
+	case k == "":
+		return nil
+	case stem:
 		return c.stems[k]
+	default:
+		return c.exact[k]
 	}
-	return nil
+}
+
+// lookup returns the key the analysed word w reaches in the lexicon: when
+// exact, its own exact key, or that of its folded form (foldLatin), or, when
+// inflect too, that of one of its inflections (Concepts.inflected); else
+// the longest stem its folded form begins with (stem set); or "".
+func (c *Concepts) lookup(w string, exact, inflect bool) (key string, stem bool) {
+	f := foldLatin(w)
+	if exact {
+		if c.exact[w] != nil {
+			return w, false
+		}
+		if c.exact[f] != nil {
+			return f, false
+		}
+		if inflect {
+			if k := c.inflected(f); k != "" {
+				return k, false
+			}
+		}
+	}
+	if k := c.stemKey(f); k != "" {
+		return k, true
+	}
+	return "", false
 }
 
 // StemKey returns the key of the stem the analysed word w begins with, as
@@ -195,14 +217,14 @@ func buildConcepts() *Concepts {
 		})
 		for _, x := range not {
 			// Written as the tokeniser writes words (ё as е).
-			whole := strings.HasPrefix(x, "=")
-			token.ForEachWord(strings.TrimPrefix(x, "="), nil, func(w []byte, part bool) {
+			rest, whole := strings.CutPrefix(x, "=")
+			prefix := ""
+			if whole {
+				prefix = "="
+			}
+			token.ForEachWord(rest, nil, func(w []byte, part bool) {
 				if !part {
-					if whole {
-						c.notStem[stem] = append(c.notStem[stem], "="+string(w))
-					} else {
-						c.notStem[stem] = append(c.notStem[stem], string(w))
-					}
+					c.notStem[stem] = append(c.notStem[stem], prefix+string(w))
 				}
 			})
 		}
@@ -272,25 +294,16 @@ func union(to, add []string) []string {
 // it, or the stem the word begins with, marked stemMark; or "". inflect
 // allows a Latin word to reach a key by an inflection (Concepts.inflected).
 func (tb *queryTables) conceptKey(w string, latin, inflect bool) string {
-	f := foldLatin(w)
-	if latin && isLatinKey(f) {
-		if f != w && tb.concepts.exact[w] != nil {
-			return latinMark + w
-		}
-		if tb.concepts.exact[f] != nil {
-			return latinMark + f
-		}
-		if !inflect {
-			return ""
-		}
-		if k := tb.concepts.inflected(f); k != "" {
-			return latinMark + k
-		}
-	}
-	if k := tb.concepts.stemKey(f); k != "" {
+	latin = latin && isLatinKey(foldLatin(w))
+	switch k, stem := tb.concepts.lookup(w, latin, inflect); {
+	case k == "", stem && latin && !inflect:
+		// A Latin word reaches a stem only where it may be inflected.
+		return ""
+	case stem:
 		return k + stemMark
+	default:
+		return latinMark + k
 	}
-	return ""
 }
 
 // englishMarkers are words only an English sentence uses. A request holding
