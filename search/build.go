@@ -150,9 +150,11 @@ type shard struct {
 	// The bilingual lexicon's English words for foreign words (addConcepts).
 	concepts  *query.Concepts
 	conceptOf map[int32][]int32 // local id → the local ids of its English words, for the few words that have some
+	stemOf    map[int32]string  // local id → the key of the stem it begins with (Concepts.StemKey), for the few words that have one
 	termKind  []uint8           // local id → what addConcepts knows of the term (kind… flags), 0 before it looked
 	pairs     []int32           // the CJK character pairs read last, in order, that run on
 	runWords  []query.RunWord   // addRunConcepts' buffer
+	runHits   []runHit          // addRunConcepts' buffer: the known words CoverRun looked up
 	prevWord  int32             // the word before, as addConcepts reads a text (-1: none, or a character pair)
 	key       []byte
 }
@@ -236,11 +238,10 @@ func (sh *shard) addText(d, f int, s string, maxBytes int, concepts bool, fieldL
 
 // What addConcepts knows of a term (shard.termKind).
 const (
-	kindSeen       = 1 << iota // looked at
-	kindConcepts               // has English words (shard.conceptOf)
-	kindPair                   // a CJK character pair, which can be part of a longer word
-	kindPhraseHead             // begins with a stem that opens a phrase of stems
-	kindPhraseTail             // begins with a stem that ends a phrase of stems
+	kindSeen     = 1 << iota // looked at
+	kindConcepts             // has English words (shard.conceptOf)
+	kindPair                 // a CJK character pair, which can be part of a longer word
+	kindStem                 // begins with a stem (shard.stemOf), which can be part of a phrase of stems
 )
 
 // addConcepts indexes in fConcept of document d the English words the
@@ -263,15 +264,15 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 			}
 			sh.conceptOf[id] = ids
 			kind |= kindConcepts
-			head, tail := sh.concepts.InStemPhrase(t)
-			if head {
-				kind |= kindPhraseHead
-			}
-			if tail {
-				kind |= kindPhraseTail
+			if k := sh.concepts.StemKey(t); k != "" {
+				if sh.stemOf == nil {
+					sh.stemOf = map[int32]string{}
+				}
+				sh.stemOf[id] = k
+				kind |= kindStem
 			}
 		}
-		if first, size := utf8.DecodeRuneInString(t); size < len(t) && token.IsCJK(first) {
+		if query.IsCJKPair(t) {
 			kind |= kindPair
 		}
 		sh.termKind[id] = kind
@@ -281,8 +282,9 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 		sh.addRunConcepts(d, fieldLen)
 		prev := sh.prevWord
 		sh.prevWord = id
-		if kind&kindPhraseTail != 0 && prev >= 0 && sh.termKind[prev]&kindPhraseHead != 0 {
-			if to := sh.concepts.StemPhrase(sh.terms[prev], sh.terms[id]); to != nil {
+		if kind&kindStem != 0 && prev >= 0 && sh.termKind[prev]&kindStem != 0 {
+			sh.key = append(append(append(sh.key[:0], sh.stemOf[prev]...), ' '), sh.stemOf[id]...)
+			if to := sh.concepts.StemPhrase(sh.key); to != nil {
 				// The phrase's sense stands for the word's own.
 				for _, w := range to {
 					sh.add(d, fConcept, sh.termID([]byte(w)), fieldLen)
@@ -301,8 +303,7 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 	if n := len(sh.pairs); n > 0 {
 		// Pairs of one run overlap by a character; pairs that do not
 		// come from different runs.
-		first, _ := utf8.DecodeRuneInString(sh.terms[id])
-		if last, _ := utf8.DecodeLastRuneInString(sh.terms[sh.pairs[n-1]]); last != first {
+		if !query.SameRun(sh.terms[sh.pairs[n-1]], sh.terms[id]) {
 			sh.addRunConcepts(d, fieldLen)
 		}
 	}
@@ -318,28 +319,38 @@ func (sh *shard) addRunConcepts(d int, fieldLen *[numFields]float32) {
 	if len(sh.pairs) == 0 {
 		return
 	}
+	sh.runHits = sh.runHits[:0]
 	sh.runWords = query.CoverRun(sh.runWords[:0], len(sh.pairs), sh.concepts.MaxWords(), func(i, n int) bool {
-		return sh.concepts.Phrase(sh.runKey(i, n)) != nil
+		to := sh.concepts.Phrase(sh.runKey(i, n))
+		if to != nil {
+			sh.runHits = append(sh.runHits, runHit{query.RunWord{I: i, N: n}, to})
+		}
+		return to != nil
 	})
 	for _, w := range sh.runWords {
-		for _, to := range sh.concepts.Phrase(sh.runKey(w.I, w.N)) {
-			sh.add(d, fConcept, sh.termID([]byte(to)), fieldLen)
+		for _, h := range sh.runHits {
+			if h.word != w {
+				continue
+			}
+			for _, to := range h.to {
+				sh.add(d, fConcept, sh.termID([]byte(to)), fieldLen)
+			}
+			break
 		}
 	}
 	sh.pairs = sh.pairs[:0]
 }
 
+// runHit is a known word of a run of character pairs and its English words.
+type runHit struct {
+	word query.RunWord
+	to   []string
+}
+
 // runKey is the lexicon key of the n pairs of the run from the i-th, in sh.key.
 func (sh *shard) runKey(i, n int) []byte {
-	key := sh.key[:0]
-	for j, p := range sh.pairs[i : i+n] {
-		if j > 0 {
-			key = append(key, ' ')
-		}
-		key = append(key, sh.terms[p]...)
-	}
-	sh.key = key
-	return key
+	sh.key = query.AppendKey(sh.key[:0], sh.pairs[i:i+n], func(p int32) string { return sh.terms[p] })
+	return sh.key
 }
 
 // doc tokenises document d (the lo-th of the shard's first document) into the

@@ -402,16 +402,14 @@ func (s *Analyser) addIntents() {
 	for i := range sing {
 		// An asking word's own intents are skipped; its phrases count.
 		asking := s.askingAt[i]
+		if IsCJKPair(raw[i]) {
+			s.addRunWordIntents(i, asking)
+			continue
+		}
 		key = key[:0]
 		var bits uint64
 		w := 1.0
-		// Only the bilingual lexicon's CJK words run longer than the
-		// English phrases.
-		span := maxIntentWords
-		if raw[i][0] >= utf8.RuneSelf {
-			span = s.tables.maxWords
-		}
-		for j := i; j < len(sing) && j < i+span; j++ {
+		for j := i; j < len(sing) && j < i+maxIntentWords; j++ {
 			if j > i {
 				key = append(key, ' ')
 			}
@@ -434,6 +432,27 @@ func (s *Analyser) addIntents() {
 	s.key = key
 }
 
+// addRunWordIntents puts the tool words of the bilingual word that starts
+// at the CJK character pair raw[i]: the one the run's cover chose there
+// (s.longest[i]), if any; a word inside a longer one or across two says
+// nothing. An asking word of one pair puts nothing.
+func (s *Analyser) addRunWordIntents(i int, asking bool) {
+	e := s.longest[i]
+	if e == i || asking && e == i+1 {
+		return
+	}
+	var bits uint64
+	w := 1.0
+	for j := i; j < e; j++ {
+		bits |= s.rawBits[j]
+		w = min(w, s.rawWeight[j])
+	}
+	s.origin = bits
+	for _, t := range s.tables.intents[string(s.phraseKey(i, e))] {
+		s.put(t, intentWeight*w, false)
+	}
+}
+
 // findLongest sets s.longest: per raw word, the end of the longest lexicon
 // key that starts with it (the index after its last word), or the word's
 // own index when none runs past it: for other words than CJK character
@@ -445,11 +464,11 @@ func (s *Analyser) findLongest() {
 	key := s.key
 	for i, w := range s.raw {
 		s.longest[i] = i
-		if isCJKPair(w) {
+		if IsCJKPair(w) {
 			continue
 		}
 		key = key[:0]
-		for j := i; j < len(s.raw) && j < i+maxIntentWords && !isCJKPair(s.raw[j]); j++ {
+		for j := i; j < len(s.raw) && j < i+maxIntentWords && !IsCJKPair(s.raw[j]); j++ {
 			if j > i {
 				key = append(key, ' ')
 			}
@@ -461,12 +480,12 @@ func (s *Analyser) findLongest() {
 	}
 	s.key = key
 	for i := 0; i < len(s.raw); {
-		if !isCJKPair(s.raw[i]) {
+		if !IsCJKPair(s.raw[i]) {
 			i++
 			continue
 		}
 		end := i + 1
-		for end < len(s.raw) && isCJKPair(s.raw[end]) && sameRun(s.raw[end-1], s.raw[end]) {
+		for end < len(s.raw) && IsCJKPair(s.raw[end]) && SameRun(s.raw[end-1], s.raw[end]) {
 			end++
 		}
 		s.cover = CoverRun(s.cover[:0], end-i, s.tables.concepts.maxWords, func(a, n int) bool {
@@ -479,9 +498,9 @@ func (s *Analyser) findLongest() {
 	}
 }
 
-// sameRun reports whether the character pair b follows the pair a in one
+// SameRun reports whether the character pair b follows the pair a in one
 // run of CJK text: pairs of a run overlap by a character.
-func sameRun(a, b string) bool {
+func SameRun(a, b string) bool {
 	last, _ := utf8.DecodeLastRuneInString(a)
 	first, _ := utf8.DecodeRuneInString(b)
 	return last == first
@@ -500,37 +519,26 @@ type RunWord struct{ I, N int }
 // two (行情 in 运行情况) is not what the text says.
 func CoverRun(dst []RunWord, n, maxWords int, known func(i, k int) bool) []RunWord {
 	start := len(dst)
-	for i := range n {
-		for k := 1; k <= maxWords && i+k <= n; k++ {
-			if known(i, k) {
+	for k := min(maxWords, n); k >= 1; k-- {
+		for i := 0; i+k <= n; i++ {
+			if runFree(dst[start:], i, k) && known(i, k) {
 				dst = append(dst, RunWord{i, k})
 			}
 		}
 	}
-	cands := dst[start:]
-	slices.SortStableFunc(cands, func(a, b RunWord) int {
-		if a.N != b.N {
-			return b.N - a.N
-		}
-		return a.I - b.I
-	})
-	out := start
-	for _, c := range cands {
-		free := true
-		for _, t := range dst[start:out] {
-			if c.I <= t.I+t.N && t.I <= c.I+c.N {
-				free = false
-				break
-			}
-		}
-		if free {
-			dst[out] = c
-			out++
-		}
-	}
-	dst = dst[:out]
 	slices.SortFunc(dst[start:], func(a, b RunWord) int { return a.I - b.I })
 	return dst
+}
+
+// runFree reports whether the k pairs from the i-th share no character
+// with a word of chosen.
+func runFree(chosen []RunWord, i, k int) bool {
+	for _, t := range chosen {
+		if i <= t.I+t.N && t.I <= i+k {
+			return false
+		}
+	}
+	return true
 }
 
 // weighKnownWords makes the character pairs of a CJK word of several
@@ -542,7 +550,7 @@ func CoverRun(dst []RunWord, n, maxWords int, known func(i, k int) bool) []RunWo
 func (s *Analyser) weighKnownWords() {
 	for i := 0; i < len(s.raw); {
 		n := s.longest[i] - i
-		if n < 2 || !isCJKPair(s.raw[i]) {
+		if n < 2 || !IsCJKPair(s.raw[i]) {
 			i++
 			continue
 		}
@@ -559,15 +567,12 @@ func (s *Analyser) weighKnownWords() {
 
 // insideLonger reports whether the lexicon key of raw words [i, end),
 // which stands for to, lies inside a longer lexicon key of the request
-// that speaks of another sense: 장소 (a place) inside 저장소 (a
-// repository), "share" (of a pie chart) inside "share price". An English
+// that speaks of another sense: "share" (of a pie chart) inside "share
+// price" (a CJK word inside a longer one is left out by the run's cover,
+// CoverRun). An English
 // phrase that shares a word with to ("you remember" and "remember" both
 // say memory) speaks of the same sense, and the words add up.
 func (s *Analyser) insideLonger(i, end int, to []string) bool {
-	if isCJKPair(s.raw[i]) {
-		// A CJK word counts only where the run's cover chose it.
-		return s.longest[i] != end
-	}
 	for a := max(0, i-maxIntentWords+1); a <= i; a++ {
 		e := s.longest[a]
 		if e < end || e-a <= end-i {
@@ -583,15 +588,8 @@ func (s *Analyser) insideLonger(i, end int, to []string) bool {
 // phraseKey is the lexicon key of raw words [a, e): their singulars joined
 // by one space, in s.phrase (a lookup by string(key) does not allocate).
 func (s *Analyser) phraseKey(a, e int) []byte {
-	k := s.phrase[:0]
-	for j := a; j < e; j++ {
-		if j > a {
-			k = append(k, ' ')
-		}
-		k = append(k, s.sing[j]...)
-	}
-	s.phrase = k
-	return k
+	s.phrase = AppendKey(s.phrase[:0], s.sing[a:e], func(w string) string { return w })
+	return s.phrase
 }
 
 // shareWord reports whether a and b have a word in common.

@@ -13,11 +13,24 @@ import (
 // tools' English words), and Concepts gives the index the same table, so that
 // a description's foreign words are indexed with their English words too.
 
-// isCJKPair reports whether the analysed word w is a pair of CJK characters,
+// IsCJKPair reports whether the analysed word w is a pair of CJK characters,
 // as the tokeniser cuts CJK runs.
-func isCJKPair(w string) bool {
+func IsCJKPair(w string) bool {
 	r, size := utf8.DecodeRuneInString(w)
 	return size < len(w) && token.IsCJK(r)
+}
+
+// AppendKey appends to dst the lexicon key of words: the text of each, as
+// text gives it, joined by one space (the form of the bilingual lexicon's
+// and the intents' keys).
+func AppendKey[E any](dst []byte, words []E, text func(E) string) []byte {
+	for j, w := range words {
+		if j > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, text(w)...)
+	}
+	return dst
 }
 
 // maxStemTail is how many letters a word may carry past a bilingual stem
@@ -28,13 +41,11 @@ const maxStemTail = 4
 
 // Concepts is the bilingual lexicon in analysed form, as the index reads it.
 type Concepts struct {
-	exact   map[string][]string // word, or words joined by one space → English words
-	stems   map[string][]string // stem → English words
-	phrases map[string][]string // stems joined by one space, each marked stemMark → English words
-	notStem map[string][]string // stem → beginnings of words that are not its word (lexicon.BilingualStemExceptions)
-	// The stems that open and that end a phrase of stems.
-	phraseHeads, phraseTails map[string]bool
-	maxWords                 int // the longest exact key, in words
+	exact    map[string][]string // word, or words joined by one space → English words
+	stems    map[string][]string // stem → English words
+	phrases  map[string][]string // stems joined by one space, each marked stemMark → English words
+	notStem  map[string][]string // stem → beginnings of words that are not its word (lexicon.BilingualStemExceptions)
+	maxWords int                 // the longest exact key, in words
 }
 
 // latinMark marks, in the query's intents, a bilingual word in Latin script
@@ -67,43 +78,53 @@ func (c *Concepts) Phrase(key []byte) []string { return c.exact[string(key)] }
 // Word returns the English words of the analysed word w: its own entry, or
 // that of the longest stem it begins with, or nil.
 func (c *Concepts) Word(w string) []string {
-	if to := c.exact[w]; to != nil {
-		return to
-	}
-	w = foldLatin(w)
-	if to := c.exact[w]; to != nil {
-		return to
-	}
-	if k := c.stemKey(w); k != "" {
+	switch k, stem := c.lookup(w, true, false); {
+	case k == "":
+		return nil
+	case stem:
 		return c.stems[k]
+	default:
+		return c.exact[k]
 	}
-	return nil
 }
 
-// StemPhrase returns the English words of the phrase of stems (such as
-// "виртуальн* машин*") that the analysed words a and b, in this order,
-// begin with, or nil: the phrase's sense, which its second word's own
-// words give way to.
-func (c *Concepts) StemPhrase(a, b string) []string {
-	if len(c.phrases) == 0 {
-		return nil
+// lookup returns the key the analysed word w reaches in the lexicon: when
+// exact, its own exact key, or that of its folded form (foldLatin), or, when
+// inflect too, that of one of its inflections (Concepts.inflected); else
+// the longest stem its folded form begins with (stem set); or "".
+func (c *Concepts) lookup(w string, exact, inflect bool) (key string, stem bool) {
+	f := foldLatin(w)
+	if exact {
+		if c.exact[w] != nil {
+			return w, false
+		}
+		if c.exact[f] != nil {
+			return f, false
+		}
+		if inflect {
+			if k := c.inflected(f); k != "" {
+				return k, false
+			}
+		}
 	}
-	sa, sb := c.stemKey(foldLatin(a)), c.stemKey(foldLatin(b))
-	if sa == "" || sb == "" {
-		return nil
+	if k := c.stemKey(f); k != "" {
+		return k, true
 	}
-	return c.phrases[sa+stemMark+" "+sb+stemMark]
+	return "", false
 }
 
-// InStemPhrase reports whether the analysed word w begins with a stem that
-// opens a phrase of stems (head) and one that ends one (tail).
-func (c *Concepts) InStemPhrase(w string) (head, tail bool) {
-	k := c.stemKey(foldLatin(w))
-	if k == "" {
-		return false, false
+// StemKey returns the key of the stem the analysed word w begins with, as
+// a phrase of stems writes it ("виртуальн*" for виртуальной), or "".
+func (c *Concepts) StemKey(w string) string {
+	if k := c.stemKey(foldLatin(w)); k != "" {
+		return k + stemMark
 	}
-	return c.phraseHeads[k], c.phraseTails[k]
+	return ""
 }
+
+// StemPhrase returns the English words of the phrase of stems key (StemKeys
+// joined by one space, "виртуальн* машин*"), or nil.
+func (c *Concepts) StemPhrase(key []byte) []string { return c.phrases[string(key)] }
 
 // stemKey returns the longest stem w (folded) begins with, leaving at most
 // maxStemTail letters, or "".
@@ -186,8 +207,7 @@ func (c *Concepts) inflected(f string) string {
 // folded, accents folded. A stem stays one word and keeps its "*" in intents,
 // where no analysed word can collide with it.
 func buildConcepts() *Concepts {
-	c := &Concepts{exact: map[string][]string{}, stems: map[string][]string{}, phrases: map[string][]string{}, notStem: map[string][]string{},
-		phraseHeads: map[string]bool{}, phraseTails: map[string]bool{}}
+	c := &Concepts{exact: map[string][]string{}, stems: map[string][]string{}, phrases: map[string][]string{}, notStem: map[string][]string{}}
 	for k, not := range lexicon.BilingualStemExceptions() {
 		var stem string
 		token.ForEachWord(strings.TrimSuffix(k, "*"), nil, func(w []byte, whole bool) {
@@ -197,14 +217,14 @@ func buildConcepts() *Concepts {
 		})
 		for _, x := range not {
 			// Written as the tokeniser writes words (ё as е).
-			whole := strings.HasPrefix(x, "=")
-			token.ForEachWord(strings.TrimPrefix(x, "="), nil, func(w []byte, part bool) {
+			rest, whole := strings.CutPrefix(x, "=")
+			prefix := ""
+			if whole {
+				prefix = "="
+			}
+			token.ForEachWord(rest, nil, func(w []byte, part bool) {
 				if !part {
-					if whole {
-						c.notStem[stem] = append(c.notStem[stem], "="+string(w))
-					} else {
-						c.notStem[stem] = append(c.notStem[stem], string(w))
-					}
+					c.notStem[stem] = append(c.notStem[stem], prefix+string(w))
 				}
 			})
 		}
@@ -232,7 +252,6 @@ func buildConcepts() *Concepts {
 			// reads its words' lemmas.
 			key := strings.Join(ws, stemMark+" ") + stemMark
 			c.phrases[key] = union(c.phrases[key], to)
-			c.phraseHeads[ws[0]], c.phraseTails[ws[len(ws)-1]] = true, true
 		case !stem:
 			key := strings.Join(ws, " ")
 			if as := strings.Join(written, " "); as != key {
@@ -275,25 +294,16 @@ func union(to, add []string) []string {
 // it, or the stem the word begins with, marked stemMark; or "". inflect
 // allows a Latin word to reach a key by an inflection (Concepts.inflected).
 func (tb *queryTables) conceptKey(w string, latin, inflect bool) string {
-	f := foldLatin(w)
-	if latin && isLatinKey(f) {
-		if f != w && tb.concepts.exact[w] != nil {
-			return latinMark + w
-		}
-		if tb.concepts.exact[f] != nil {
-			return latinMark + f
-		}
-		if !inflect {
-			return ""
-		}
-		if k := tb.concepts.inflected(f); k != "" {
-			return latinMark + k
-		}
-	}
-	if k := tb.concepts.stemKey(f); k != "" {
+	latin = latin && isLatinKey(foldLatin(w))
+	switch k, stem := tb.concepts.lookup(w, latin, inflect); {
+	case k == "", stem && latin && !inflect:
+		// A Latin word reaches a stem only where it may be inflected.
+		return ""
+	case stem:
 		return k + stemMark
+	default:
+		return latinMark + k
 	}
-	return ""
 }
 
 // englishMarkers are words only an English sentence uses. A request holding

@@ -51,6 +51,8 @@ func buildIntentTable() map[string][]string {
 	return m
 }
 
-// maxIntentWords is the longest key of the English lexicon, in words; the
-// bilingual lexicon's CJK keys can be longer (queryTables.maxWords).
+// maxIntentWords is the longest key of the English lexicon, in words, and of
+// the bilingual lexicon's keys that begin with no CJK character pair; its
+// CJK keys can be longer (Concepts.maxWords), and are read by the run's
+// cover (CoverRun).
 const maxIntentWords = 3

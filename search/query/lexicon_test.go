@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/zot-mcp/mcp-bridge/search/words"
@@ -166,6 +167,19 @@ func TestQuantifierVerbs(t *testing.T) {
 	} {
 		if _, v := analyseQuery(tt.q, nil); v != tt.want {
 			t.Errorf("%q: verbs %b, want %b", tt.q, v, tt.want)
+		}
+	}
+}
+
+// TestIntentKeyLength checks what addIntents relies on: only keys that begin
+// with a CJK character pair (read through the run's cover) run longer than
+// maxIntentWords words, so no other key is missed.
+func TestIntentKeyLength(t *testing.T) {
+	t.Parallel()
+	for k := range lexiconTables().intents {
+		ws := strings.Fields(k)
+		if len(ws) > maxIntentWords && !IsCJKPair(ws[0]) {
+			t.Errorf("intent key %q has %d words, more than maxIntentWords (%d), and begins with no CJK character pair", k, len(ws), maxIntentWords)
 		}
 	}
 }

@@ -106,7 +106,7 @@ var toolTalkWords = map[string]bool{"accept": true}
 // speaksOfTools reports whether q names tools or their inputs; buf is
 // token.ForEachToken's buffer.
 func speaksOfTools(q string, buf []byte) bool {
-	if !strings.Contains(q, "ccept") && !strings.Contains(q, "CCEPT") {
+	if !mayHaveToolTalk(q) {
 		return false // no tool-talk word to read otherwise: skip the pass
 	}
 	found := false
@@ -115,6 +115,40 @@ func speaksOfTools(q string, buf []byte) bool {
 		found = found || metaWords[string(t)] || string(t) == "tool"
 	})
 	return found
+}
+
+// mayHaveToolTalk reports whether q holds a tool-talk word in any case,
+// perhaps inside a longer word ("accepts"): a cheap test before the token
+// pass.
+func mayHaveToolTalk(q string) bool {
+	for w := range toolTalkWords {
+		if containsFoldASCII(q, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFoldASCII reports whether s holds the lower-case ASCII word w,
+// ignoring the case of ASCII letters.
+func containsFoldASCII(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for j < len(w) {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[j] {
+				break
+			}
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // lightWords say little by themselves, so they and their synonyms weigh

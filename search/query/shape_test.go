@@ -30,3 +30,22 @@ func TestFullWidthQueryShape(t *testing.T) {
 	}
 	t.Errorf("analyseQuery(ｎｏｔｅｓ．ｍｄ) = %v, want the term file", terms)
 }
+
+// TestSpeaksOfTools checks that the cheap test before the token pass finds
+// a tool-talk word in any case.
+func TestSpeaksOfTools(t *testing.T) {
+	t.Parallel()
+	tests := map[string]bool{
+		"which tool accepts a path":      true,
+		"Which TOOL ACCEPTS a path":      true,
+		"which tool AcCePtS a parameter": true,
+		"accept a pending invitation":    false,
+		"which tool reads a path":        false,
+		"":                               false,
+	}
+	for in, want := range tests {
+		if got := speaksOfTools(in, make([]byte, 64)); got != want {
+			t.Errorf("speaksOfTools(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -15,14 +15,12 @@ type queryTables struct {
 	intents    map[string][]string          // lexicon keys in analysed form → the tools' words
 	expansions map[string][]words.Expansion // synonyms and abbreviations
 	concepts   *Concepts                    // the bilingual lexicon, also inside intents
-	maxWords   int                          // the longest intent key, in words
 }
 
 // lexiconTables returns the query tables, building them on the first call;
 // they are only read afterwards.
 var lexiconTables = sync.OnceValue(func() *queryTables {
 	tb := &queryTables{intents: buildIntentTable(), expansions: words.Expansions(), concepts: buildConcepts()}
-	tb.maxWords = max(maxIntentWords, tb.concepts.maxWords)
 	// The bilingual words join the intents: a request's foreign word stands
 	// for the tools' English words as an everyday English word does. Words
 	// in Latin script and stems are marked (see latinMark), which no
