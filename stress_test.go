@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
+	"github.com/zot-mcp/mcp-bridge/testkit/testutil"
 )
 
 // BenchmarkStressCalls hunts lost replies: it makes MCP_BRIDGE_STRESS_CALLS echo calls
@@ -133,11 +133,9 @@ func BenchmarkStressCalls(b *testing.B) {
 // every thread of the bridge and its children, then the bridge's goroutines (SIGQUIT).
 func stressDump(ctx context.Context, b *testing.B, dir string, host *exttest.Host, cmd *exec.Cmd, why error) {
 	stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
-	buf := make([]byte, 64<<20)
-	n := runtime.Stack(buf, true)
 	var s strings.Builder
 	fmt.Fprintf(&s, "%v\n\n", why)
-	s.Write(buf[:n])
+	s.WriteString(testutil.Stacks())
 	_ = os.WriteFile(filepath.Join(dir, "driver-"+stamp+".stacks"), []byte(s.String()), 0o600)
 	out, _ := exec.Command("sh", "-c", `tree() { echo $1; for c in $(pgrep -P $1); do tree $c; done; }
 for p in $(tree `+strconv.Itoa(cmd.Process.Pid)+`); do

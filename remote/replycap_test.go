@@ -221,7 +221,7 @@ func TestRemoteGetStreamOversizeMessage(t *testing.T) {
 				t.Fatal("the call never reached the server")
 			}
 			if err := c.Push(guard, tc.msg, id, 2<<20); err != nil {
-				t.Fatalf("push: %v", err)
+				t.Fatalf("push: %v (the client neither read the message nor closed the stream)\n%s", err, testutil.Stacks())
 			}
 
 			if !tc.lost {

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -32,5 +33,16 @@ func AdvanceWhenWaiting(ctx context.Context, t testing.TB, c *clock.Fake, d time
 	t.Helper()
 	if err := c.AdvanceWhenSet(ctx, d); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Stacks is every goroutine's stack, for a failure that waited too long: a hang seen once
+// under load can then be read from the log instead of guessed at.
+func Stacks() string {
+	for size := 1 << 20; ; size *= 2 {
+		buf := make([]byte, size)
+		if n := runtime.Stack(buf, true); n < size {
+			return string(buf[:n])
+		}
 	}
 }
