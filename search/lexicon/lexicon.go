@@ -177,6 +177,8 @@ var intents = map[string][]string{
 
 	// Web, research and documents.
 	"news":         {"news"},
+	"top story":    {"news", "headline"},
+	"breaking":     {"news", "headline"},
 	"summary":      {"summarizer", "summarize"},
 	"summarize":    {"summarizer", "summary"},
 	"article":      {"extract", "content", "readable", "scrape"},
@@ -208,6 +210,7 @@ var intents = map[string][]string{
 	"watercolor":   {"generate", "image"},
 	"artwork":      {"generate", "image"},
 	"logo":         {"image", "generate"},
+	"image of":     {"generate", "image"},
 	"example":      {"sample", "code", "documentation"},
 	"tutorial":     {"documentation", "guide"},
 	"how to":       {"documentation", "docs"},
@@ -217,6 +220,17 @@ var intents = map[string][]string{
 	"spec":         {"data", "design"},
 	"icon":         {"image", "download"},
 	"asset":        {"image", "download", "artifact"},
+
+	// Crypto: a coin's price is its ticker on an exchange.
+	"bitcoin":        {"btc", "crypto", "ticker"},
+	"btc":            {"bitcoin", "crypto", "ticker"},
+	"ethereum":       {"eth", "crypto", "ticker"},
+	"crypto":         {"cryptocurrency", "ticker", "exchange"},
+	"cryptocurrency": {"crypto", "ticker", "exchange"},
+
+	// The air.
+	"pollution": {"air", "quality"},
+	"smog":      {"air", "quality"},
 
 	// Operations, CI and monitoring.
 	"crash":         {"error", "issue", "logs"},

@@ -151,9 +151,38 @@ func (s *Analyser) readChunks(q string) {
 		ci++
 		weight, strong := s.readShape(chunk)
 		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !token.IsWordRune(r) }) {
+			if a, b, ok := s.splitTo(run); ok {
+				// pdf2text: "pdf to text".
+				s.readRun(a, false, weight, strong)
+				s.readRun(b, false, weight, strong)
+				continue
+			}
 			s.readRun(run, ci > 0 && titleCase(run), weight, strong)
 		}
 	}
+}
+
+// minToPart is the fewest letters on each side of the "2" of a name such
+// as pdf2text or html2md.
+const minToPart = 2
+
+// splitTo splits a run of letters, "2" and letters (pdf2text, json2csv,
+// html2md: a converter's name, "pdf to text") into the words on either
+// side, when the index does not know the run as one word.
+func (s *Analyser) splitTo(run string) (a, b string, ok bool) {
+	i := strings.IndexByte(run, '2')
+	if i < minToPart || len(run)-i-1 < minToPart {
+		return "", "", false
+	}
+	for j := 0; j < len(run); j++ {
+		if c := run[j] | 0x20; j != i && (c < 'a' || c > 'z') {
+			return "", "", false
+		}
+	}
+	if s.inVocab(strings.ToLower(run)) {
+		return "", "", false
+	}
+	return run[:i], run[i+1:], true
 }
 
 // readShape puts the terms the shape of chunk implies and returns the
