@@ -185,3 +185,19 @@ func TestFrenchPortugueseItalianRequestsReachTools(t *testing.T) {
 		}
 	}
 }
+
+// TestRussianWordTakesItsEnglishWordsIntents: a Russian word stands for
+// its English words and, a step further off, for what those stand for in
+// English: биткоин is bitcoin, and a bitcoin's rate is its ticker, as
+// "bitcoin price" finds it.
+func TestRussianWordTakesItsEnglishWordsIntents(t *testing.T) {
+	t.Parallel()
+	docs := append(slices.Clone(englishTools),
+		Doc{ID: "ticker", Server: "ccxt", Tool: "get_ticker", Description: "Get current ticker information for a trading pair."},
+		Doc{ID: "balance", Server: "ccxt", Tool: "account_balance", Description: "Get the crypto balance of an exchange account."})
+	ix := New(docs)
+	checkTerms(t, ix, "курс биткоина", []string{"bitcoin", "ticker"}, nil)
+	if hits := hitIDs(docs, ix.Search("курс биткоина", 2)); !slices.Contains(hits, "ticker") {
+		t.Errorf("Search(курс биткоина) = %v, want ticker in the top 2", hits)
+	}
+}

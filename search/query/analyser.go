@@ -456,10 +456,24 @@ func (s *Analyser) addIntents() {
 			for _, t := range to {
 				s.put(t, intentWeight*w, false)
 			}
+			if j == i && strings.HasSuffix(sing[i], stemMark) {
+				// A Russian word stands for its English words, and so for
+				// what they stand for in turn (биткоин → bitcoin →
+				// ticker), a step further off.
+				for _, t := range to {
+					for _, u := range s.tables.intents[t] {
+						s.put(u, intentWeight*chainWeight*w, false)
+					}
+				}
+			}
 		}
 	}
 	s.key = key
 }
+
+// chainWeight scales the English intents of a foreign word's English words
+// against the words themselves.
+const chainWeight = 0.5
 
 // addRunWordIntents puts the tool words of the bilingual word that starts
 // at the CJK character pair raw[i]: the one the run's cover chose there
