@@ -69,6 +69,11 @@ func TestVerbFormsReachTheirVerb(t *testing.T) {
 		{"de", "die Datei wurde gelöscht", "delete"},
 		{"fr", "envoyez le fichier", "send"},
 		{"it", "leggi il file della cartella", "read"},
+		// Irregular imperatives are listed, and take the rules too.
+		{"de", "lies die Datei", "read"},
+		{"es", "tráeme el archivo", "get"},
+		{"ru", "напиши письмо клиенту", "write"},
+		{"ru", "забронируй отель", "book"},
 	}
 	for _, tt := range tests {
 		if terms := ix.analyse(tt.query); !slices.Contains(terms, tt.want) {
