@@ -6,9 +6,9 @@ import (
 )
 
 // Bilingual returns the bilingual table: everyday words of tool requests and
-// tool descriptions in Chinese (simplified), Japanese, Korean, Russian, German
-// and Spanish, each mapped to the English words the tools and the ranker use
-// for the same thing. The map is a copy; the caller may keep or change it.
+// tool descriptions in Chinese (simplified), Japanese, Korean, Russian, German,
+// Spanish, French, Portuguese and Italian, each mapped to the English words
+// the tools and the ranker use for the same thing. The map is a copy; the caller may keep or change it.
 //
 // The ranker reads it both ways: a request's foreign words stand for their
 // English words (so "天气预报" reaches a weather tool described in English),

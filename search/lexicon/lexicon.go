@@ -1,7 +1,7 @@
 // Package lexicon is the everyday vocabulary the search ranker reads: English words and short
 // phrases people use, each mapped to the words the tools themselves use for the same thing, and
-// the words of tool use in Chinese, Japanese, Korean, Russian, German and Spanish mapped to those
-// English words (Bilingual). It is data, kept apart from the ranker's code (package search) so
+// the words of tool use in Chinese, Japanese, Korean, Russian, German, Spanish, French,
+// Portuguese and Italian mapped to those English words (Bilingual). It is data, kept apart from the ranker's code (package search) so
 // that the vocabulary can grow and be reviewed without touching how ranking works. Keys are lower
 // case, words separated by one space, the last word singular; phrases match adjacent query words.
 package lexicon
