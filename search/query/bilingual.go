@@ -570,6 +570,11 @@ func (s *Analyser) dropFunctionWords() {
 	s.orig = kept
 }
 
+// maxCompoundLen is the longest word readCompound reads, in bytes: longer
+// runs of letters are identifiers or pasted data, not compounds, and
+// reading them would cost a lookup per letter.
+const maxCompoundLen = 40
+
 // minCompoundPart is the shortest part of a compound readCompound reads: a
 // shorter one meets too many words by chance.
 const minCompoundPart = 4
@@ -588,7 +593,7 @@ var compoundLinks = []string{"", "s", "es", "n", "en"}
 // (minLoneHead), which alone says what the word is.
 func (s *Analyser) readCompound(p string) {
 	f := foldLatin(p)
-	if len(f) < 2*minCompoundPart || !isLatinKey(f) {
+	if len(f) < 2*minCompoundPart || len(f) > maxCompoundLen || !isLatinKey(f) {
 		return
 	}
 	part := func(w string) (key string, ok bool) {
