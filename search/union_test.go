@@ -254,9 +254,13 @@ func TestUnionQuerySets(t *testing.T) {
 			all = append(all, q)
 		}
 	}
+	// The tuning half started at about 0.40 and has since grown by short
+	// requests written before any ranking ran on them, so that fixes are
+	// made on enough requests to generalise; the report half is never
+	// reworded, so only an upper bound on the tuning share stays useful.
 	total := sizes[unionSets[0]] + sizes[unionSets[1]]
-	if share := float64(sizes[unionSets[0]]) / float64(total); share < 0.35 || share > 0.45 {
-		t.Errorf("tuning half holds %.2f of the requests, want about 0.40", share)
+	if share := float64(sizes[unionSets[0]]) / float64(total); share < 0.35 || share > 0.55 {
+		t.Errorf("tuning half holds %.2f of the requests, want between 0.35 and 0.55", share)
 	}
 
 	byShape := map[string][]unionQuery{}

@@ -1,7 +1,7 @@
 // Package lexicon is the everyday vocabulary the search ranker reads: English words and short
 // phrases people use, each mapped to the words the tools themselves use for the same thing, and
-// the words of tool use in Chinese, Japanese, Korean, Russian, German and Spanish mapped to those
-// English words (Bilingual). It is data, kept apart from the ranker's code (package search) so
+// the words of tool use in Chinese, Japanese, Korean, Russian, German, Spanish, French,
+// Portuguese and Italian mapped to those English words (Bilingual). It is data, kept apart from the ranker's code (package search) so
 // that the vocabulary can grow and be reviewed without touching how ranking works. Keys are lower
 // case, words separated by one space, the last word singular; phrases match adjacent query words.
 package lexicon
@@ -177,6 +177,8 @@ var intents = map[string][]string{
 
 	// Web, research and documents.
 	"news":         {"news"},
+	"top story":    {"news", "headline"},
+	"breaking":     {"news", "headline"},
 	"summary":      {"summarizer", "summarize"},
 	"summarize":    {"summarizer", "summary"},
 	"article":      {"extract", "content", "readable", "scrape"},
@@ -208,6 +210,7 @@ var intents = map[string][]string{
 	"watercolor":   {"generate", "image"},
 	"artwork":      {"generate", "image"},
 	"logo":         {"image", "generate"},
+	"image of":     {"generate", "image"},
 	"example":      {"sample", "code", "documentation"},
 	"tutorial":     {"documentation", "guide"},
 	"how to":       {"documentation", "docs"},
@@ -217,6 +220,17 @@ var intents = map[string][]string{
 	"spec":         {"data", "design"},
 	"icon":         {"image", "download"},
 	"asset":        {"image", "download", "artifact"},
+
+	// Crypto: a coin's price is its ticker on an exchange.
+	"bitcoin":        {"btc", "crypto", "ticker"},
+	"btc":            {"bitcoin", "crypto", "ticker"},
+	"ethereum":       {"eth", "crypto", "ticker"},
+	"crypto":         {"cryptocurrency", "ticker", "exchange"},
+	"cryptocurrency": {"crypto", "ticker", "exchange"},
+
+	// The air.
+	"pollution": {"air", "quality"},
+	"smog":      {"air", "quality"},
 
 	// Operations, CI and monitoring.
 	"crash":         {"error", "issue", "logs"},

@@ -151,9 +151,38 @@ func (s *Analyser) readChunks(q string) {
 		ci++
 		weight, strong := s.readShape(chunk)
 		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !token.IsWordRune(r) }) {
+			if a, b, ok := s.splitTo(run); ok {
+				// pdf2text: "pdf to text".
+				s.readRun(a, false, weight, strong)
+				s.readRun(b, false, weight, strong)
+				continue
+			}
 			s.readRun(run, ci > 0 && titleCase(run), weight, strong)
 		}
 	}
+}
+
+// minToPart is the fewest letters on each side of the "2" of a name such
+// as pdf2text or html2md.
+const minToPart = 2
+
+// splitTo splits a run of letters, "2" and letters (pdf2text, json2csv,
+// html2md: a converter's name, "pdf to text") into the words on either
+// side, when the index does not know the run as one word.
+func (s *Analyser) splitTo(run string) (a, b string, ok bool) {
+	i := strings.IndexByte(run, '2')
+	if i < minToPart || len(run)-i-1 < minToPart {
+		return "", "", false
+	}
+	for j := 0; j < len(run); j++ {
+		if c := run[j] | 0x20; j != i && (c < 'a' || c > 'z') {
+			return "", "", false
+		}
+	}
+	if s.inVocab(strings.ToLower(run)) {
+		return "", "", false
+	}
+	return run[:i], run[i+1:], true
 }
 
 // readShape puts the terms the shape of chunk implies and returns the
@@ -427,10 +456,24 @@ func (s *Analyser) addIntents() {
 			for _, t := range to {
 				s.put(t, intentWeight*w, false)
 			}
+			if j == i && strings.HasSuffix(sing[i], stemMark) {
+				// A Russian word stands for its English words, and so for
+				// what they stand for in turn (биткоин → bitcoin →
+				// ticker), a step further off.
+				for _, t := range to {
+					for _, u := range s.tables.intents[t] {
+						s.put(u, intentWeight*chainWeight*w, false)
+					}
+				}
+			}
 		}
 	}
 	s.key = key
 }
+
+// chainWeight scales the English intents of a foreign word's English words
+// against the words themselves.
+const chainWeight = 0.5
 
 // addRunWordIntents puts the tool words of the bilingual word that starts
 // at the CJK character pair raw[i]: the one the run's cover chose there

@@ -127,10 +127,53 @@ func (c *Concepts) StemKey(w string) string {
 func (c *Concepts) StemPhrase(key []byte) []string { return c.phrases[string(key)] }
 
 // stemKey returns the longest stem w (folded) begins with, leaving at most
-// maxStemTail letters, or "".
+// maxStemTail letters; else that of w without a Russian verb prefix
+// (aspectPrefixes); or "".
 func (c *Concepts) stemKey(w string) string {
+	if k := c.stemOf(w); k != "" {
+		return k
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	if r < 0x400 || r > 0x4ff {
+		return ""
+	}
+	for _, p := range aspectPrefixes {
+		if rest, ok := strings.CutPrefix(w, p); ok && utf8.RuneCountInString(rest) >= minPrefixedRest {
+			if k := c.stemOf(rest); k != "" {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// aspectPrefixes are the prefixes Russian puts on a verb to make its
+// perfective (закоммитить, сгенерировать, отредактировать against
+// коммитить, генерировать, редактировать), longest first: a word whose own
+// letters begin no stem is read without one.
+var aspectPrefixes = []string{"пере", "при", "про", "раз", "рас", "под", "над", "от", "вы", "за", "на", "по", "об", "до", "из", "ис", "с", "у", "о"}
+
+// minPrefixedRest is the fewest letters a word read without its prefix
+// keeps: fewer meet unrelated stems by chance.
+const minPrefixedRest = 5
+
+// verbEndings are the Russian infinitive and imperfective endings longer
+// than maxStemTail (генерировать, редактировать, показывать): a word that
+// is a stem and one of them is the stem's word.
+var verbEndings = []string{"овать", "ывать", "ивать", "евать"}
+
+// stemOf returns the longest stem w begins with, leaving at most
+// maxStemTail letters or one of the verbEndings, or "".
+func (c *Concepts) stemOf(w string) string {
 	if len(c.stems) == 0 || len(w) < 2 {
 		return ""
+	}
+	for _, e := range verbEndings {
+		if base, ok := strings.CutSuffix(w, e); ok {
+			if _, known := c.stems[base]; known && !c.otherWord(base, w) {
+				return base
+			}
+		}
 	}
 	end, tail := len(w), 0
 	for end > 0 && tail <= maxStemTail {
@@ -163,17 +206,43 @@ func (c *Concepts) otherWord(stem, w string) bool {
 	return false
 }
 
-// inflections are the endings German and Spanish words of tool requests
-// take and lose against the lexicon's form: plurals and infinitives
-// (Karten, Dateien, zeigen against Karte, Datei, zeig), imperatives against
-// infinitives (lösche, erstelle against löschen, erstellen; busca, escribe
-// against buscar, escribir). Each is tried as a suffix to cut and one to
-// put in its place.
+// inflections are the endings German, Spanish and their neighbours' words
+// of tool requests take and lose against the lexicon's form. Each is tried
+// as a suffix to cut and one to put in its place, in this order; the first
+// that reaches a key wins.
 var inflections = []struct{ cut, put string }{
+	// Plurals and infinitives (Karten, Dateien, zeigen against Karte,
+	// Datei, zeig), imperatives against infinitives (lösche, erstelle
+	// against löschen, erstellen; busca, escribe against buscar, escribir).
 	{"en", ""}, {"n", ""}, {"e", ""}, {"er", ""}, {"es", ""},
 	{"", "n"}, {"", "en"}, {"", "e"},
 	{"", "r"}, {"e", "ir"}, {"e", "er"}, {"a", "ar"},
+	// German present tense against the infinitive or the stem (sucht,
+	// zeigt, löscht against suchen, zeig, löschen).
+	{"t", "en"}, {"st", "en"}, {"t", ""}, {"st", ""},
+	// Spanish usted imperatives and subjunctives, with their spelling
+	// changes (busque, pague, traduzca, envíe, lea, escriba), first- and
+	// third-person preterites (busqué, leí, buscó, escribió), gerunds and
+	// participles (buscando, leyendo, guardado, subido).
+	{"que", "car"}, {"gue", "gar"}, {"zca", "cir"}, {"zca", "cer"}, {"ce", "zar"},
+	{"e", "ar"}, {"en", "ar"}, {"a", "er"}, {"a", "ir"}, {"an", "er"}, {"an", "ir"},
+	{"i", "er"}, {"i", "ir"}, {"o", "ar"}, {"io", "er"}, {"io", "ir"},
+	{"ando", "ar"}, {"iendo", "er"}, {"iendo", "ir"}, {"yendo", "er"},
+	{"ado", "ar"}, {"ada", "ar"}, {"ido", "er"}, {"ido", "ir"},
+	// French and Italian imperatives against infinitives (envoyez,
+	// cherchez; cerca, leggi, apri against cercare, leggere, aprire).
+	{"ez", "er"}, {"a", "are"}, {"e", "are"}, {"i", "ere"}, {"i", "ire"},
 }
+
+// enclitics are the pronouns a Spanish (and Italian) imperative carries
+// joined to its end (guárdalo, envíamelo, muéstrales; mandami), longest
+// first; the verb is read without them. Plural forms lose their s as every
+// query word does (los → lo).
+var enclitics = []string{"melo", "mela", "selo", "sela", "telo", "tela", "nos", "me", "te", "lo", "la", "le", "se", "mi", "ci", "gli"}
+
+// participlePrefix is the German past participle's prefix (gelöscht,
+// gespeichert): read without it, the rest is the present stem.
+const participlePrefix = "ge"
 
 // knownWordPairExponent sets how much each character pair of a known CJK
 // word of n pairs weighs: n^-knownWordPairExponent of a word, so the word
@@ -187,8 +256,31 @@ const knownWordPairExponent = 0.7
 const minInflectedKey = 4
 
 // inflected returns the exact Latin-script key the folded word f reaches
-// by one of the inflections, the first that does, or "".
+// by one of the inflections, the first that does; else by one after
+// dropping an enclitic pronoun or the participle prefix; or "".
 func (c *Concepts) inflected(f string) string {
+	if k := c.inflectedAs(f); k != "" {
+		return k
+	}
+	for _, e := range enclitics {
+		if base, ok := strings.CutSuffix(f, e); ok && len(base) >= minInflectedKey {
+			if c.exact[base] != nil {
+				return base
+			}
+			if k := c.inflectedAs(base); k != "" {
+				return k
+			}
+		}
+	}
+	if rest, ok := strings.CutPrefix(f, participlePrefix); ok && len(rest) > minInflectedKey {
+		return c.inflectedAs(rest)
+	}
+	return ""
+}
+
+// inflectedAs returns the exact key f reaches by one of the inflections,
+// or "".
+func (c *Concepts) inflectedAs(f string) string {
 	for _, in := range inflections {
 		base, ok := strings.CutSuffix(f, in.cut)
 		if !ok {
@@ -336,6 +428,70 @@ var foreignMarkers = map[string]bool{
 	"estos": true, "hoy": true, "todos": true, "todas": true, "sus": true,
 	"nuestro": true, "nuestra": true, "cual": true, "cuál": true, "dónde": true,
 	"donde": true, "cuando": true, "cuándo": true, "ayer": true,
+	// French.
+	"le": true, "les": true, "une": true, "du": true, "au": true, "aux": true,
+	"pour": true, "avec": true, "sur": true, "dans": true, "ce": true, "cette": true,
+	"ces": true, "mon": true, "mes": true, "sont": true, "quel": true, "quelle": true,
+	"aujourd": true, "demain": true,
+	// Portuguese.
+	"os": true, "um": true, "uma": true, "dos": true, "em": true,
+	"na": true, "nas": true, "nos": true, "meu": true, "minha": true, "isso": true,
+	"hoje": true, "amanhã": true, "amanha": true,
+	// Italian.
+	"il": true, "gli": true, "della": true, "dei": true, "delle": true, "di": true,
+	"nel": true, "nella": true, "mio": true, "mia": true, "questo": true, "questa": true,
+	"oggi": true, "domani": true,
+}
+
+// functionWords are the articles, prepositions, conjunctions and pronouns
+// of German, Spanish, French, Portuguese and Italian, some of which English
+// spells too ("die", "es", "de", "a"). In a request read as one of those
+// languages (readsLatin) they are dropped as English stop words are: "es"
+// in "qué hora es" is no ES module, "en" no English.
+var functionWords = map[string]bool{
+	// German.
+	"der": true, "die": true, "das": true, "dem": true, "den": true, "des": true,
+	"ein": true, "eine": true, "einen": true, "einem": true, "einer": true,
+	"und": true, "oder": true, "mit": true, "von": true, "vom": true, "fur": true,
+	"für": true, "auf": true, "aus": true, "nach": true, "zum": true, "zur": true,
+	"zu": true, "im": true, "ins": true, "am": true, "bei": true, "ist": true,
+	"sind": true, "es": true, "wie": true, "was": true, "wo": true, "ich": true,
+	"mir": true, "mich": true, "mein": true, "meine": true, "meinen": true,
+	"meiner": true, "uns": true, "unsere": true, "bitte": true, "nicht": true,
+	"dieser": true, "diese": true, "diesen": true, "dieses": true, "alle": true,
+	"wird": true, "werden": true, "kann": true, "soll": true, "muss": true,
+	"habe": true, "hat": true, "haben": true, "gibt": true,
+	// Spanish.
+	"el": true, "la": true, "lo": true, "los": true, "las": true, "un": true,
+	"una": true, "unos": true, "unas": true, "del": true, "al": true, "de": true,
+	"en": true, "y": true, "o": true, "para": true, "por": true, "con": true,
+	"mi": true, "mis": true, "tu": true, "su": true, "sus": true, "que": true,
+	"qué": true, "como": true, "cómo": true, "son": true, "esta": true,
+	"está": true, "este": true, "estos": true, "estas": true, "ese": true,
+	"esa": true, "me": true, "se": true, "le": true, "les": true, "nos": true,
+	// French.
+	"du": true, "au": true, "aux": true, "et": true, "ou": true, "pour": true,
+	"par": true, "avec": true, "sur": true, "dans": true, "ce": true, "cet": true,
+	"cette": true, "ces": true, "mon": true, "ma": true, "mes": true, "ton": true,
+	"sa": true, "ses": true, "est": true, "sont": true, "qui": true, "quel": true,
+	"quelle": true, "à": true, "une": true,
+	// Portuguese.
+	"os": true, "as": true, "um": true, "uma": true, "do": true, "da": true,
+	"dos": true, "no": true, "na": true, "nas": true,
+	"em": true, "e": true, "com": true, "meu": true, "minha": true, "meus": true,
+	"minhas": true, "seu": true, "sua": true, "é": true, "são": true, "isso": true,
+	"esse": true, "essa": true,
+	// Italian.
+	"il": true, "gli": true, "i": true, "uno": true, "della": true, "dello": true,
+	"dei": true, "delle": true, "di": true, "nel": true, "nella": true,
+	"mio": true, "mia": true, "è": true, "che": true, "questo": true, "questa": true,
+	"per": true,
+	// The light verbs "make" and "do" (haz una captura, mache einen
+	// Screenshot): the noun after them says what is made, as English
+	// "make" says nothing a tool's words do.
+	"mach": true, "mache": true, "machen": true, "haz": true, "hacer": true,
+	"hace": true, "haga": true, "fais": true, "faire": true, "faites": true,
+	"faça": true, "faz": true, "fazer": true, "fai": true, "fare": true,
 }
 
 // readsLatin reports whether the request's Latin-script words may be read
@@ -383,6 +539,9 @@ func (s *Analyser) englishWord(w string) bool {
 // one (date is no daten, client no cliente).
 func (s *Analyser) addConceptKeys() {
 	latin := s.readsLatin()
+	if latin {
+		s.dropFunctionWords()
+	}
 	for _, p := range s.orig {
 		if _, ok := s.lemmaOf[p]; ok || s.tables.intents[p] != nil {
 			continue
@@ -390,9 +549,102 @@ func (s *Analyser) addConceptKeys() {
 		english := s.englishWord(p)
 		if k := s.tables.conceptKey(p, latin && !english, !s.inVocab(p)); k != "" {
 			s.lemmaOf[p] = k
+		} else if latin && !english && !s.inVocab(p) {
+			s.readCompound(p)
 		}
 	}
 }
+
+// dropFunctionWords drops the original terms that are function words of
+// the request's language (functionWords), as the English ones never become
+// terms; their raw words stay, for phrases.
+func (s *Analyser) dropFunctionWords() {
+	kept := s.orig[:0]
+	for _, p := range s.orig {
+		if functionWords[p] {
+			delete(s.weights, p)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	s.orig = kept
+}
+
+// maxCompoundLen is the longest word readCompound reads, in bytes: longer
+// runs of letters are identifiers or pasted data, not compounds, and
+// reading them would cost a lookup per letter.
+const maxCompoundLen = 40
+
+// minCompoundPart is the shortest part of a compound readCompound reads: a
+// shorter one meets too many words by chance.
+const minCompoundPart = 4
+
+// compoundLinks are the letters German puts between the parts of a
+// compound (Zeitungsartikel, Wochentag): tried off the first part.
+var compoundLinks = []string{"", "s", "es", "n", "en"}
+
+// readCompound reads the unknown word p of a German (or Spanish) request as
+// a compound of two parts (Luftqualität, Bitcoinkurs, Datenbanktabelle),
+// the longest last part first: each part a bilingual word (exactly or
+// inflected) or a word the index knows, at least one of them bilingual.
+// The last part, the compound's head, becomes p's lemma when bilingual; the
+// other part's English words, or the part itself, are put at once. A first
+// part that is neither may stand before a long bilingual head
+// (minLoneHead), which alone says what the word is.
+func (s *Analyser) readCompound(p string) {
+	f := foldLatin(p)
+	if len(f) < 2*minCompoundPart || len(f) > maxCompoundLen || !isLatinKey(f) {
+		return
+	}
+	part := func(w string) (key string, ok bool) {
+		if k, stem := s.tables.concepts.lookup(w, true, true); k != "" && !stem {
+			return k, true
+		}
+		return "", s.inVocab(w) && !token.IsStop(w)
+	}
+	for cut := minCompoundPart; cut <= len(f)-minCompoundPart; cut++ {
+		head := token.Singular(f[cut:])
+		hk, hok := part(head)
+		if !hok && hk == "" {
+			continue
+		}
+		for _, link := range compoundLinks {
+			first, ok := strings.CutSuffix(f[:cut], link)
+			if !ok || len(first) < minCompoundPart {
+				continue
+			}
+			fk, fok := part(first)
+			switch {
+			case fk == "" && hk == "":
+				continue
+			case !fok && fk == "" && len(head) < minLoneHead:
+				// An unknown first part: the compound is read as its head
+				// (Architekturdiagramm, a diagram) only where the head is
+				// long enough not to end the word by chance.
+				continue
+			}
+			s.origin = s.bitOf(p)
+			w := s.origWeight[p]
+			if fk != "" {
+				for _, t := range s.tables.concepts.exact[fk] {
+					s.put(t, intentWeight*w, false)
+				}
+			} else if fok {
+				s.put(first, splitWeight*w, false)
+			}
+			if hk != "" {
+				s.lemmaOf[p] = latinMark + hk
+			} else {
+				s.put(head, splitWeight*w, false)
+			}
+			return
+		}
+	}
+}
+
+// minLoneHead is the shortest bilingual head a compound with an unknown
+// first part is read as.
+const minLoneHead = 6
 
 // foldLatin folds the accented Latin letters of w (lower case) onto their
 // plain letters, so that a request written with or without accents meets
