@@ -254,9 +254,12 @@ func TestUnionQuerySets(t *testing.T) {
 			all = append(all, q)
 		}
 	}
+	// The halves were split 40/60 when first written; later tuning rounds
+	// append requests (written before ranking) to the tuning half only, so
+	// the report half, which is never edited, may fall below 60%.
 	total := sizes[unionSets[0]] + sizes[unionSets[1]]
-	if share := float64(sizes[unionSets[0]]) / float64(total); share < 0.35 || share > 0.45 {
-		t.Errorf("tuning half holds %.2f of the requests, want about 0.40", share)
+	if share := float64(sizes[unionSets[0]]) / float64(total); share < 0.35 || share > 0.6 {
+		t.Errorf("tuning half holds %.2f of the requests, want 0.35 to 0.60", share)
 	}
 
 	byShape := map[string][]unionQuery{}
