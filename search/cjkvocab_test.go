@@ -22,6 +22,10 @@ var cjkVocabEnglishTools = []Doc{
 	{ID: "gitlab_issue", Server: "gitlab", Tool: "create_issue", Description: "Create a new issue in a project."},
 	{ID: "slack_post", Server: "slack", Tool: "slack_post_message", Description: "Post a new message to a channel."},
 	{ID: "discord_send", Server: "discord", Tool: "discord_send", Description: "Send a message to a channel."},
+	{ID: "hk_kline", Server: "market", Tool: "get_hk_kline", Description: "Daily candlestick history (kline) of Hong Kong shares."},
+	{ID: "fund_nav", Server: "market", Tool: "get_fund_nav", Description: "Net asset value (NAV) of mutual funds."},
+	{ID: "industries", Server: "market", Tool: "list_industries", Description: "Industry sectors with their latest moves."},
+	{ID: "walking", Server: "maps", Tool: "walking_directions", Description: "Walking directions between two places."},
 	{ID: "weather", Server: "weather", Tool: "get_forecast", Description: "Get the weather forecast for a city."},
 	{ID: "send_email", Server: "mail", Tool: "send_email", Description: "Send an email message to a recipient."},
 }
@@ -60,6 +64,12 @@ func TestCJKRequestReachesEnglishToolByConcept(t *testing.T) {
 		{"ja", "米国株の過去の値動き", "us_history"},
 		{"ko", "깃허브 이슈 만들기", "github_issue"},
 		{"ko", "슬랙으로 메시지 전송", "slack_post"},
+		{"ja", "香港株の日足", "hk_kline"},
+		{"ja", "投資信託の基準価額", "fund_nav"},
+		{"ja", "業種別のセクター", "industries"},
+		{"ja", "駅まで歩いて行く道", "walking"},
+		{"ja", "失敗したジョブをやり直す", "rerun"},
+		{"ko", "워크플로 재실행", "rerun"},
 	}
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
@@ -85,6 +95,8 @@ var cjkVocabForeignTools = []Doc{
 	{ID: "hosting", Server: "cloud", Tool: "manage_k", Description: "管理静态托管的文件。"},
 	{ID: "transit", Server: "map", Tool: "route_l", Description: "地铁公交路径规划。"},
 	{ID: "oauth", Server: "books", Tool: "start_m", Description: "OAuth認証を開始、初回のみ必要。"},
+	{ID: "my_status", Server: "chat", Tool: "status_n", Description: "自分の未読数、未完了タスク数を取得します。"},
+	{ID: "sectors", Server: "stock", Tool: "boards_o", Description: "获取行业板块列表：板块名称、涨跌幅、领涨股。"},
 }
 
 // TestEnglishRequestReachesCJKToolByConcept: an English request finds the
@@ -107,6 +119,8 @@ func TestEnglishRequestReachesCJKToolByConcept(t *testing.T) {
 		{"upload files to static hosting", "hosting"},
 		{"subway route planning", "transit"},
 		{"authenticate with OAuth", "oauth"},
+		{"unread count and pending tasks", "my_status"},
+		{"leading gainers by sector", "sectors"},
 	}
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
