@@ -26,6 +26,11 @@ var cjkVocabEnglishTools = []Doc{
 	{ID: "fund_nav", Server: "market", Tool: "get_fund_nav", Description: "Net asset value (NAV) of mutual funds."},
 	{ID: "industries", Server: "market", Tool: "list_industries", Description: "Industry sectors with their latest moves."},
 	{ID: "walking", Server: "maps", Tool: "walking_directions", Description: "Walking directions between two places."},
+	{ID: "now", Server: "clock", Tool: "current_time", Description: "Get the current date and time."},
+	{ID: "tts", Server: "voice", Tool: "text_to_audio", Description: "Convert text to speech audio."},
+	{ID: "card", Server: "boards", Tool: "add_card", Description: "Add a new card to a list."},
+	{ID: "image_gen", Server: "art", Tool: "generate_image", Description: "Generate images from a text prompt."},
+	{ID: "flow", Server: "diagrams", Tool: "generate_flow_diagram", Description: "Generate a flowchart from steps."},
 	{ID: "weather", Server: "weather", Tool: "get_forecast", Description: "Get the weather forecast for a city."},
 	{ID: "send_email", Server: "mail", Tool: "send_email", Description: "Send an email message to a recipient."},
 }
@@ -70,6 +75,15 @@ func TestCJKRequestReachesEnglishToolByConcept(t *testing.T) {
 		{"ja", "駅まで歩いて行く道", "walking"},
 		{"ja", "失敗したジョブをやり直す", "rerun"},
 		{"ko", "워크플로 재실행", "rerun"},
+		{"ja", "今何時", "now"},
+		{"ko", "지금 몇 시예요", "now"},
+		{"ja", "文章を音声にする", "tts"},
+		{"zh", "把文字转成语音", "tts"},
+		{"ja", "新しいカードを追加", "card"},
+		{"zh", "新建一张卡片", "card"},
+		{"ko", "강아지 그림 그려줘", "image_gen"},
+		{"ja", "犬のイラストを作って", "image_gen"},
+		{"ko", "순서도 그리기", "flow"},
 	}
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
@@ -97,6 +111,8 @@ var cjkVocabForeignTools = []Doc{
 	{ID: "oauth", Server: "books", Tool: "start_m", Description: "OAuth認証を開始、初回のみ必要。"},
 	{ID: "my_status", Server: "chat", Tool: "status_n", Description: "自分の未読数、未完了タスク数を取得します。"},
 	{ID: "sectors", Server: "stock", Tool: "boards_o", Description: "获取行业板块列表：板块名称、涨跌幅、领涨股。"},
+	{ID: "themes", Server: "fund", Tool: "funds_p", Description: "获取主题基金列表，按各阶段收益率排序。"},
+	{ID: "voice", Server: "media", Tool: "make_q", Description: "把文本转为语音。"},
 }
 
 // TestEnglishRequestReachesCJKToolByConcept: an English request finds the
@@ -121,6 +137,8 @@ func TestEnglishRequestReachesCJKToolByConcept(t *testing.T) {
 		{"authenticate with OAuth", "oauth"},
 		{"unread count and pending tasks", "my_status"},
 		{"leading gainers by sector", "sectors"},
+		{"theme funds ranked by yield", "themes"},
+		{"text to speech", "voice"},
 	}
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
