@@ -14,11 +14,13 @@ import (
 // 重新跑一下失败 the pairs of 帮我 and 一下 only ask. Such a pair would
 // otherwise count as a word of the request and meet the same grammar in any
 // description written in that language, whatever the description is about.
-// A pair that ends in grammar (株の, チャットに, 失败的) keeps its weight:
-// the particle follows its word, and the pair is the word's end as a
-// description writes it too. So a character pair whose first character is
-// grammar weighs grammarPairWeight of a word, unless it lies inside a word
-// the bilingual lexicon knows (友だち, 調べ keep their weight).
+// A pair that ends in a particle (株の, チャットに, 失败的) keeps its
+// weight: the particle follows its word, and the pair is the word's end as
+// a description writes it too; a pair that ends in a Japanese inflection
+// (成し of 生成して) is a verb's ending and does not. So a character pair
+// whose first character is grammar, or whose second is an inflection,
+// weighs grammarPairWeight of a word, unless it lies inside a word the
+// bilingual lexicon knows (友だち, 調べ keep their weight).
 
 // grammarPairWeight is the weight, in words, of a character pair that holds
 // a grammar character. Above zero, so that a request of grammar alone still
@@ -32,6 +34,16 @@ const grammarPairWeight = 0.1
 var hanGrammar = map[rune]bool{
 	'的': true, '了': true, '吗': true, '呢': true, '吧': true, '么': true,
 	'怎': true, '哪': true, '我': true, '你': true, '您': true, '把': true,
+}
+
+// hanAlone are the Chinese prepositions and postpositions that stand as a
+// run of one character between the Latin words of a request (在GitHub上,
+// 用Python, 从S3, 到Slack): alone they only place the word beside them. In a
+// longer run they begin words too (上海, 用户, 在线), so only alone.
+var hanAlone = map[rune]bool{
+	'在': true, '上': true, '里': true, '中': true, '用': true, '从': true,
+	'到': true, '给': true, '和': true, '与': true, '跟': true, '对': true,
+	'向': true, '将': true, '被': true,
 }
 
 // grammarWords are the words of Chinese, Japanese and Korean requests that
@@ -72,8 +84,8 @@ func grammarRune(r rune) bool {
 }
 
 // weighGrammarPairs makes the CJK character pairs of the request that
-// begin with a grammar character, and its one-character runs that are
-// grammar, weigh grammarPairWeight, unless the run's cover (s.longest) puts
+// begin with a grammar character or end in an inflection, and its
+// one-character runs that are grammar, weigh grammarPairWeight, unless the run's cover (s.longest) puts
 // the pair inside a known word or the same pair stands elsewhere in the
 // request as a word.
 func (s *Analyser) weighGrammarPairs() {
@@ -83,7 +95,7 @@ func (s *Analyser) weighGrammarPairs() {
 		r, size := utf8.DecodeRuneInString(s.raw[i])
 		if size == len(s.raw[i]) {
 			// A run of one character.
-			if token.IsCJK(r) && (grammarRune(r) || s.grammarWord([]rune(s.raw[i]))) {
+			if token.IsCJK(r) && (grammarRune(r) || hanAlone[r] || s.grammarWord([]rune(s.raw[i]))) {
 				light = append(light, s.sing[i])
 			}
 			i++
@@ -101,7 +113,9 @@ func (s *Analyser) weighGrammarPairs() {
 		covered := 0 // pairs from i below it lie inside a known word
 		for j := i; j < end; j++ {
 			covered = max(covered, s.longest[j])
-			if j < covered || !gram[j-i] {
+			_, size := utf8.DecodeRuneInString(s.raw[j])
+			second, _ := utf8.DecodeRuneInString(s.raw[j][size:])
+			if j < covered || !gram[j-i] && !inflection(second) {
 				keep[s.sing[j]] = true
 			} else {
 				light = append(light, s.sing[j])
@@ -182,4 +196,19 @@ func equalRunes(a, b []rune) bool {
 		}
 	}
 	return true
+}
+
+// caseParticles are the hiragana particles that follow a word as it
+// stands (チャットに, 株の, メッセージを): a pair ending in one is the end of
+// the word before it, as a description writes it too.
+var caseParticles = map[rune]bool{
+	'の': true, 'に': true, 'を': true, 'が': true, 'は': true, 'で': true,
+	'と': true, 'へ': true, 'も': true, 'や': true,
+}
+
+// inflection reports whether r, the second character of a pair, is hiragana
+// that inflects the character before it rather than follows a word: the
+// pair 成し of 生成して is a verb's ending, not a word of the request.
+func inflection(r rune) bool {
+	return unicode.Is(unicode.Hiragana, r) && !caseParticles[r]
 }
