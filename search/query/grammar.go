@@ -68,9 +68,8 @@ var grammarWords = []string{
 
 // koreanEndings are the particles and verb endings of two syllables a
 // Korean word of four syllables or more may end with ("서울에서",
-// "추가해줘"): the syllables of its ending are grammar. (An ending of one
-// syllable is the second character of the word's last pair, which keeps
-// its weight.)
+// "추가해줘"): the syllables of its ending are grammar. (Of the endings of
+// one syllable, only a verb's, koreanVerbEndings, weighs little.)
 var koreanEndings = []string{
 	"에서", "으로", "에게", "까지", "부터", "한테", "해줘", "하기", "해요", "하고",
 	"하는", "해서",
@@ -109,13 +108,11 @@ func (s *Analyser) weighGrammarPairs() {
 		for end < len(s.raw) && IsCJKPair(s.raw[end]) && SameRun(s.raw[end-1], s.raw[end]) {
 			end++
 		}
-		gram := s.runGrammar(i, end)
+		gram, infl := s.runGrammar(i, end)
 		covered := 0 // pairs from i below it lie inside a known word
 		for j := i; j < end; j++ {
 			covered = max(covered, s.longest[j])
-			_, size := utf8.DecodeRuneInString(s.raw[j])
-			second, _ := utf8.DecodeRuneInString(s.raw[j][size:])
-			if j < covered || !gram[j-i] && !inflection(second) {
+			if j < covered || !gram[j-i] && !infl[j-i+1] {
 				keep[s.sing[j]] = true
 			} else {
 				light = append(light, s.sing[j])
@@ -138,9 +135,14 @@ func (s *Analyser) weighGrammarPairs() {
 }
 
 // runGrammar returns, per character of the run of character pairs raw[a:e]
-// (e-a+1 characters), whether it is grammar: a grammarRune, a character of
-// one of grammarWords, or of a Korean word's ending (koreanEndings).
-func (s *Analyser) runGrammar(a, e int) []bool {
+// (e-a+1 characters), whether it is grammar (gram: a grammarRune, a
+// character of one of grammarWords or of a Korean word's two-syllable
+// ending, koreanEndings, or a postposition that opens the run right after a
+// word of another script, 上 of Sentry上) and whether it inflects the
+// character before it (infl: Japanese hiragana other than a case particle,
+// the last syllable of a Korean word of three or more that is a verb
+// ending, koreanVerbEndings).
+func (s *Analyser) runGrammar(a, e int) (gram, infl []bool) {
 	chars := make([]rune, 0, e-a+1)
 	for j := a; j < e; j++ {
 		r, _ := utf8.DecodeRuneInString(s.raw[j])
@@ -148,9 +150,13 @@ func (s *Analyser) runGrammar(a, e int) []bool {
 	}
 	last, _ := utf8.DecodeLastRuneInString(s.raw[e-1])
 	chars = append(chars, last)
-	gram := make([]bool, len(chars))
+	gram, infl = make([]bool, len(chars)), make([]bool, len(chars))
 	for k, r := range chars {
 		gram[k] = grammarRune(r)
+		infl[k] = k > 0 && unicode.Is(unicode.Hiragana, r) && !caseParticles[r]
+	}
+	if a > 0 && hanAlone[chars[0]] && !token.IsCJK(firstRune(s.raw[a-1])) {
+		gram[0] = true
 	}
 	for _, w := range grammarWords {
 		ws := []rune(w)
@@ -163,17 +169,25 @@ func (s *Analyser) runGrammar(a, e int) []bool {
 		}
 	}
 	if unicode.Is(unicode.Hangul, chars[0]) && len(chars) >= 3 {
+		n := len(chars)
+		infl[n-1] = koreanVerbEndings[chars[n-1]]
 		for _, w := range koreanEndings {
 			ws := []rune(w)
-			if len(chars)-len(ws) >= 2 && equalRunes(chars[len(chars)-len(ws):], ws) {
-				for m := len(chars) - len(ws); m < len(chars); m++ {
+			if n-len(ws) >= 2 && equalRunes(chars[n-len(ws):], ws) {
+				for m := n - len(ws); m < n; m++ {
 					gram[m] = true
 				}
 				break
 			}
 		}
 	}
-	return gram
+	return gram, infl
+}
+
+// firstRune returns the first rune of w.
+func firstRune(w string) rune {
+	r, _ := utf8.DecodeRuneInString(w)
+	return r
 }
 
 // grammarWord reports whether chars is one of grammarWords.
@@ -200,15 +214,18 @@ func equalRunes(a, b []rune) bool {
 
 // caseParticles are the hiragana particles that follow a word as it
 // stands (チャットに, 株の, メッセージを): a pair ending in one is the end of
-// the word before it, as a description writes it too.
+// the word before it, as a description writes it too. Other hiragana after
+// a character inflects it (成し of 生成して is a verb's ending).
 var caseParticles = map[rune]bool{
 	'の': true, 'に': true, 'を': true, 'が': true, 'は': true, 'で': true,
 	'と': true, 'へ': true, 'も': true, 'や': true,
 }
 
-// inflection reports whether r, the second character of a pair, is hiragana
-// that inflects the character before it rather than follows a word: the
-// pair 成し of 生成して is a verb's ending, not a word of the request.
-func inflection(r rune) bool {
-	return unicode.Is(unicode.Hiragana, r) && !caseParticles[r]
+// koreanVerbEndings are the syllables that end a Korean verb of a request
+// ("그려줘", "보내요", "만들다") and no common noun of three syllables
+// (사용자 and 카메라 end in others): the last pair of such a word is the
+// verb's ending. A case particle ("채널에", "파일을") is the word's end and
+// keeps its weight.
+var koreanVerbEndings = map[rune]bool{
+	'줘': true, '요': true, '다': true, '죠': true,
 }

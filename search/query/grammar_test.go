@@ -31,6 +31,10 @@ func TestGrammarPairsWeighLittle(t *testing.T) {
 		// Korean: asking words and endings of two syllables.
 		{"서울에서 날씨 알려줘", []string{"에서", "알려", "려줘"}, []string{"서울", "울에", "날씨"}},
 		{"일정을 추가해줘", []string{"해줘"}, []string{"일정", "정을", "추가", "가해"}},
+		{"고양이 그림 그려줘", []string{"려줘"}, []string{"고양", "양이", "그림", "그려"}},
+		// A postposition that opens a run after a Latin word.
+		{"Sentry上最新的报错", []string{"上最", "的报"}, []string{"最新", "新的", "报错"}},
+		{"GitHub上传文件", nil, []string{"上传", "文件"}},
 	}
 	for _, tt := range tests {
 		terms, _ := analyseQuery(tt.query, map[string]int32{})
