@@ -88,6 +88,9 @@ func grammarRune(r rune) bool {
 // the pair inside a known word or the same pair stands elsewhere in the
 // request as a word.
 func (s *Analyser) weighGrammarPairs() {
+	if !s.hasCJK() {
+		return
+	}
 	keep := map[string]bool{}
 	var light []string
 	for i := 0; i < len(s.raw); {
@@ -158,10 +161,9 @@ func (s *Analyser) runGrammar(a, e int) (gram, infl []bool) {
 	if a > 0 && hanAlone[chars[0]] && !token.IsCJK(firstRune(s.raw[a-1])) {
 		gram[0] = true
 	}
-	for _, w := range grammarWords {
-		ws := []rune(w)
-		for k := 0; k+len(ws) <= len(chars); k++ {
-			if equalRunes(chars[k:k+len(ws)], ws) {
+	for k, r := range chars {
+		for _, ws := range grammarWordsByFirst[r] {
+			if k+len(ws) <= len(chars) && equalRunes(chars[k:k+len(ws)], ws) {
 				for m := k; m < k+len(ws); m++ {
 					gram[m] = true
 				}
@@ -192,8 +194,29 @@ func firstRune(w string) rune {
 
 // grammarWord reports whether chars is one of grammarWords.
 func (s *Analyser) grammarWord(chars []rune) bool {
+	for _, ws := range grammarWordsByFirst[chars[0]] {
+		if equalRunes(ws, chars) {
+			return true
+		}
+	}
+	return false
+}
+
+// grammarWordsByFirst is grammarWords as runes, by their first rune; built
+// once and only read.
+var grammarWordsByFirst = func() map[rune][][]rune {
+	m := map[rune][][]rune{}
 	for _, w := range grammarWords {
-		if equalRunes([]rune(w), chars) {
+		ws := []rune(w)
+		m[ws[0]] = append(m[ws[0]], ws)
+	}
+	return m
+}()
+
+// hasCJK reports whether a raw word of the request is CJK.
+func (s *Analyser) hasCJK() bool {
+	for _, w := range s.raw {
+		if token.IsCJK(firstRune(w)) {
 			return true
 		}
 	}
