@@ -31,6 +31,8 @@ var cjkVocabEnglishTools = []Doc{
 	{ID: "card", Server: "boards", Tool: "add_card", Description: "Add a new card to a list."},
 	{ID: "image_gen", Server: "art", Tool: "generate_image", Description: "Generate images from a text prompt."},
 	{ID: "flow", Server: "diagrams", Tool: "generate_flow_diagram", Description: "Generate a flowchart from steps."},
+	{ID: "migrate", Server: "db", Tool: "apply_migration", Description: "Apply a schema migration to the database."},
+	{ID: "env_var", Server: "deploy", Tool: "set_env", Description: "Set an environment variable of the service."},
 	{ID: "weather", Server: "weather", Tool: "get_forecast", Description: "Get the weather forecast for a city."},
 	{ID: "send_email", Server: "mail", Tool: "send_email", Description: "Send an email message to a recipient."},
 }
@@ -84,6 +86,10 @@ func TestCJKRequestReachesEnglishToolByConcept(t *testing.T) {
 		{"ko", "강아지 그림 그려줘", "image_gen"},
 		{"ja", "犬のイラストを作って", "image_gen"},
 		{"ko", "순서도 그리기", "flow"},
+		{"ja", "スキーマの移行を適用", "migrate"},
+		{"ko", "마이그레이션 적용", "migrate"},
+		{"ja", "環境変数を設定", "env_var"},
+		{"ko", "환경 변수 설정", "env_var"},
 	}
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
