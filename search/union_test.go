@@ -27,6 +27,10 @@ import (
 // true of the sets and measures rankings on them; it sets no quality floor.
 var unionSets = []string{"union-tuning.json", "union-report.json"}
 
+// unionReportSize is how many requests the report half was written with; it is never
+// edited, so fewer means a request was lost.
+const unionReportSize = 213
+
 // unionQuery is one labelled request of a union set.
 type unionQuery struct {
 	Q     string     `json:"q"`
@@ -254,13 +258,16 @@ func TestUnionQuerySets(t *testing.T) {
 			all = append(all, q)
 		}
 	}
-	// The tuning half started at about 0.40 and has since grown by short
-	// requests written before any ranking ran on them, so that fixes are
-	// made on enough requests to generalise; the report half is never
-	// reworded, so only an upper bound on the tuning share stays useful.
+	// The halves were split 40/60 when first written. Tuning rounds since append
+	// requests (written before any ranking ran on them) to the tuning half only,
+	// so its share only grows; what must hold is that the report half, the one
+	// judged on, is never shrunk or left the smaller by accident.
+	if n := sizes[unionSets[1]]; n < unionReportSize {
+		t.Errorf("the report half holds %d requests, want the %d it was written with", n, unionReportSize)
+	}
 	total := sizes[unionSets[0]] + sizes[unionSets[1]]
-	if share := float64(sizes[unionSets[0]]) / float64(total); share < 0.35 || share > 0.55 {
-		t.Errorf("tuning half holds %.2f of the requests, want between 0.35 and 0.55", share)
+	if share := float64(sizes[unionSets[0]]) / float64(total); share < 0.35 || share > 0.75 {
+		t.Errorf("tuning half holds %.2f of the requests, want 0.35 to 0.75", share)
 	}
 
 	byShape := map[string][]unionQuery{}

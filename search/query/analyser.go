@@ -427,6 +427,7 @@ func (s *Analyser) addIntents() {
 	}
 	s.findLongest()
 	s.weighKnownWords()
+	s.weighGrammarPairs()
 	key := s.key // a lookup by string(key) does not allocate
 	for i := range sing {
 		// An asking word's own intents are skipped; its phrases count.

@@ -156,20 +156,25 @@ func scriptWord(seg string, class scriptClass, buf []byte, fn func(w []byte, who
 }
 
 // bigrams reports the overlapping pairs of characters of seg, a CJK run, or
-// its one character; combining marks inside it are skipped. It takes time and
-// space linear in seg.
+// its one character; combining marks inside it are skipped, and so is the
+// long-vowel mark that ends a katakana word (longVowelMark). It takes time
+// and space linear in seg.
 func bigrams(seg string, buf []byte, fn func(w []byte, whole bool)) []byte {
-	var prev rune
+	var prev, before rune
 	n := 0
-	for _, r := range seg {
+	for i, r := range seg {
 		if unicode.IsMark(r) {
+			continue
+		}
+		if r == longVowelMark && n >= 2 && isKatakana(prev) && isKatakana(before) && !katakanaAt(seg, i+len(string(longVowelMark))) {
+			// サーバー and サーバ, ユーザー and ユーザ are one word.
 			continue
 		}
 		if n > 0 {
 			buf = utf8.AppendRune(utf8.AppendRune(buf[:0], prev), r)
 			fn(buf, false)
 		}
-		prev = r
+		prev, before = r, prev
 		n++
 	}
 	if n == 1 {
@@ -177,6 +182,26 @@ func bigrams(seg string, buf []byte, fn func(w []byte, whole bool)) []byte {
 		fn(buf, false)
 	}
 	return buf[:0]
+}
+
+// longVowelMark is the katakana prolonged sound mark. Japanese writes the
+// long vowel at the end of a loanword of three sounds or more both with and
+// without it (サーバー and サーバ, ユーザー and ユーザ, フォルダー and フォルダ,
+// by the two spelling conventions in use), so it is dropped there, on both
+// the index's side and the query's; inside a word (データ) and after one
+// sound (バー) it stays.
+const longVowelMark = 'ー'
+
+// isKatakana reports whether r is a katakana letter or the long-vowel mark.
+func isKatakana(r rune) bool { return 0x30A1 <= r && r <= 0x30FC && r != 0x30FB }
+
+// katakanaAt reports whether seg holds a katakana letter at byte offset i.
+func katakanaAt(seg string, i int) bool {
+	if i >= len(seg) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(seg[i:])
+	return isKatakana(r)
 }
 
 // foldLetters folds, in place, the lower-case Greek and Cyrillic letters
