@@ -177,8 +177,6 @@ var intents = map[string][]string{
 
 	// Web, research and documents.
 	"news":         {"news"},
-	"top story":    {"news", "headline"},
-	"breaking":     {"news", "headline"},
 	"summary":      {"summarizer", "summarize"},
 	"summarize":    {"summarizer", "summary"},
 	"article":      {"extract", "content", "readable", "scrape"},
@@ -210,7 +208,6 @@ var intents = map[string][]string{
 	"watercolor":   {"generate", "image"},
 	"artwork":      {"generate", "image"},
 	"logo":         {"image", "generate"},
-	"image of":     {"generate", "image"},
 	"example":      {"sample", "code", "documentation"},
 	"tutorial":     {"documentation", "guide"},
 	"how to":       {"documentation", "docs"},
@@ -225,7 +222,7 @@ var intents = map[string][]string{
 	"bitcoin":        {"btc", "crypto", "ticker"},
 	"btc":            {"bitcoin", "crypto", "ticker"},
 	"ethereum":       {"eth", "crypto", "ticker"},
-	"crypto":         {"cryptocurrency", "ticker", "exchange"},
+	"crypto":         {"cryptocurrency", "exchange"},
 	"cryptocurrency": {"crypto", "ticker", "exchange"},
 
 	// The air.
