@@ -51,7 +51,7 @@ type Concepts struct {
 }
 
 // latinMark marks, in the query's intents, a bilingual word in Latin script
-// (German, Spanish), and stemMark a stem: such keys are reached only through
+// (German, Spanish, French, Portuguese, Italian), and stemMark a stem: such keys are reached only through
 // conceptKey, never by a word as it stands.
 const (
 	latinMark = "="
@@ -476,7 +476,7 @@ func (tb *queryTables) conceptKey(w string, latin bool, inflect latinLang, buf *
 }
 
 // englishMarkers are words only an English sentence uses. A request holding
-// one is English, and a word in it that looks German or Spanish ("Rama",
+// one is English, and a word in it that looks like a Latin language's ("Rama",
 // "nota") is a name or a borrowed word, not the request's language.
 var englishMarkers = map[string]bool{
 	"the": true, "and": true, "of": true, "to": true, "for": true, "with": true,
@@ -691,10 +691,11 @@ func (s *Analyser) englishWord(w string) bool {
 // addConceptKeys reads the original words that have no intents of their own
 // through the bilingual lexicon (conceptKey), as lemmas: the steps after it
 // take the key's English words as the word's intents and verb. Latin-script
-// words are read so only in a request that shows German or Spanish
-// (readsLatin); and a word the ranker knows as English, or that the tools'
-// own text uses as it stands, is never inflected into a German or Spanish
-// one (date is no daten, client no cliente).
+// words are read so only in a request that shows a Latin language
+// (readsLatin), by the inflections of the languages it shows; and a word
+// the ranker knows as English, or that the tools' own text uses as it
+// stands, is never inflected into a foreign one (date is no daten, client
+// no cliente). At most maxCompounds words are read as compounds.
 func (s *Analyser) addConceptKeys() {
 	latin, langs := s.readsLatin()
 	if latin {
@@ -752,11 +753,11 @@ const minCompoundPart = 4
 // compound (Zeitungsartikel, Wochentag): tried off the first part.
 var compoundLinks = []string{"", "s", "es", "n", "en"}
 
-// readCompound reads the unknown word p of a German (or Spanish) request,
-// whose languages are langs, as
-// a compound of two parts (Luftqualität, Bitcoinkurs, Datenbanktabelle),
-// the longest last part first: each part a bilingual word (exactly or
-// inflected) or a word the index knows, at least one of them bilingual.
+// readCompound reads the unknown word p of a request read as the Latin
+// languages langs (German above all) as a compound of two parts
+// (Luftqualität, Bitcoinkurs, Datenbanktabelle), the longest last part
+// first: each part a bilingual word (exactly or inflected by the rules of
+// langs) or a word the index knows, at least one of them bilingual.
 // The last part, the compound's head, becomes p's lemma when bilingual; the
 // other part's English words, or the part itself, are put at once. A first
 // part that is neither may stand before a long bilingual head
