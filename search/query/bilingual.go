@@ -577,15 +577,16 @@ var latinWords = func() map[string]latinWord {
 }()
 
 // englishHomographs are keys of the bilingual lexicon that are English
-// words too ("pasta", "lager", "costa", "gib"): such a key says nothing of
+// words too ("pasta", "lager", "costa", "gib"; singular, as the analyser
+// writes words: lie for lies): such a key says nothing of
 // a request's language, and is read only in a request that shows one by
 // other words.
 var englishHomographs = map[string]bool{}
 
 func init() {
-	for _, w := range strings.Fields(`pasta lager rota regen canal lie lies rappel gib ami costa nova
-		devise spiel pied dame plat retard boutique lien valor dossier tempo trae prix carte grand
-		tour mode menu data ciao hola fare gala salsa fiesta`) {
+	for _, w := range strings.Fields(`pasta lager rota regen canal lie rappel gib ami costa nova
+		devise spiel pied dame plat retard boutique lien valor dossier tempo trae prix carte
+		cola depot clique fuss`) {
 		englishHomographs[w] = true
 	}
 }
