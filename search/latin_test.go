@@ -169,7 +169,7 @@ func TestEverydayWordsOfCoins(t *testing.T) {
 // into a foreign one nor read as a compound; a Russian word reaches a stem
 // without its prefix only where that is a verb's; a name with a "2" in it
 // stays one word; and English phrases that hold a news or picture word
-// are not news or pictures to generate.
+// are not news or pictures to generate, while top stories stay news.
 func TestEnglishRequestsStayEnglish(t *testing.T) {
 	t.Parallel()
 	ix := New(englishTools)
@@ -225,6 +225,7 @@ func TestEnglishRequestsStayEnglish(t *testing.T) {
 		// English phrases of news and pictures.
 		{"list breaking changes", nil, []string{"news"}},
 		{"top story points in jira", nil, []string{"news"}},
+		{"top stories today", []string{"news"}, nil},
 		{"create a disk image of the server", nil, []string{"generate"}},
 	}
 	for _, tt := range tests {

@@ -177,6 +177,7 @@ var intents = map[string][]string{
 
 	// Web, research and documents.
 	"news":         {"news"},
+	"top story":    {"news", "headline"},
 	"summary":      {"summarizer", "summarize"},
 	"summarize":    {"summarizer", "summary"},
 	"article":      {"extract", "content", "readable", "scrape"},
@@ -217,6 +218,9 @@ var intents = map[string][]string{
 	"spec":         {"data", "design"},
 	"icon":         {"image", "download"},
 	"asset":        {"image", "download", "artifact"},
+
+	// Story points estimate work; they are no top stories.
+	"top story point": {"story", "point"},
 
 	// Crypto: a coin's price is its ticker on an exchange.
 	"bitcoin":        {"btc", "crypto", "ticker"},
