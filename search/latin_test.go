@@ -150,22 +150,86 @@ func TestConverterNameSplitsAtTwo(t *testing.T) {
 	}
 }
 
-// TestEverydayWordsOfCoinsNewsAndPictures: a coin's price is its ticker;
-// top stories are news, not a story for the model to write; an image of
-// something is one to generate.
-func TestEverydayWordsOfCoinsNewsAndPictures(t *testing.T) {
+// TestEverydayWordsOfCoins: a coin's price is its ticker; crypto alone
+// (a crypto library) is no price.
+func TestEverydayWordsOfCoins(t *testing.T) {
 	t.Parallel()
 	docs := append(slices.Clone(englishTools),
-		Doc{ID: "ticker", Server: "ccxt", Tool: "get_ticker", Description: "Get current ticker information for a trading pair."},
-		Doc{ID: "sampling", Server: "everything", Tool: "sample_llm", Description: "Ask the LLM to write a story."},
-		Doc{ID: "gen", Server: "art", Tool: "generate_image", Description: "Generate images from a prompt."},
-		Doc{ID: "disk", Server: "cloud", Tool: "create_image", Description: "Create a disk image of a server."})
+		Doc{ID: "ticker", Server: "ccxt", Tool: "get_ticker", Description: "Get current ticker information for a trading pair."})
 	ix := New(docs)
 	checkTerms(t, ix, "bitcoin price", []string{"ticker", "crypto"}, nil)
-	checkTerms(t, ix, "top stories today", []string{"news"}, []string{"sampling", "llm"})
-	checkTerms(t, ix, "make an image of a cat in space", []string{"generate"}, nil)
-	if hits := ix.Search("top stories today", 3); len(hits) == 0 || docs[hits[0].Doc].ID != "news" {
-		t.Errorf("Search(top stories today) = %v, want news first", hitIDs(docs, hits))
+	checkTerms(t, ix, "crypto library for hashing", nil, []string{"ticker"})
+}
+
+// TestEnglishRequestsStayEnglish: English requests whose words a Latin
+// language or Russian spells too, or that look like a converter's name,
+// keep their English reading: a marker English spells ("os", "con",
+// "pour") or a lexicon word English spells ("pasta", "costa") is no
+// evidence alone and is not dropped; an English word is neither inflected
+// into a foreign one nor read as a compound; a Russian word reaches a stem
+// without its prefix only where that is a verb's; a name with a "2" in it
+// stays one word; and English phrases that hold a news or picture word
+// are not news or pictures to generate, while top stories stay news.
+func TestEnglishRequestsStayEnglish(t *testing.T) {
+	t.Parallel()
+	ix := New(englishTools)
+	tests := []struct {
+		query    string
+		has, not []string
+	}{
+		// Markers English spells.
+		{"os environment variables", []string{"os", "environment"}, nil},
+		{"du disk usage", []string{"du"}, nil},
+		{"nas backup status", []string{"nas"}, nil},
+		{"mit license check", []string{"mit"}, nil},
+		{"des encryption key", []string{"des"}, nil},
+		{"con artist", []string{"con"}, nil},
+		{"pour water", []string{"pour"}, nil},
+		{"el capitan macos", []string{"el"}, nil},
+		{"les paul guitar price", []string{"les"}, nil},
+		{"São Paulo weather", []string{"são"}, nil},
+		// Lexicon keys English spells.
+		{"pasta recipe", nil, []string{"folder"}},
+		{"lager beer", nil, []string{"inventory"}},
+		{"rota schedule", nil, []string{"route"}},
+		{"regen docs", nil, []string{"rain"}},
+		{"costa rica weather", nil, []string{"cost"}},
+		{"nova scotia weather", nil, []string{"create"}},
+		{"gib", nil, []string{"get", "show"}},
+		// English words are not inflected nor split into foreign ones.
+		{"café velocity", nil, []string{"city", "bicycle"}},
+		{"Pokémon cart total", nil, []string{"card"}},
+		{"Zürich rotate keys", nil, []string{"route"}},
+		{"os model info", nil, []string{"template"}},
+		// Rules keep to their language.
+		{"alle Geräte anzeigen", []string{"show"}, []string{"generate"}},
+		{"Gespräch mit dem Kunden planen", []string{"customer"}, []string{"language"}},
+		{"die Datei wurde gespeichert", []string{"save"}, []string{"storage"}},
+		{"mostra i file della cartella", []string{"folder", "show"}, nil},
+		{"elimina i messaggi vecchi", []string{"delete"}, nil},
+		// Russian prefixes and verb endings reach verbs only; a word
+		// stands for its own English words only.
+		{"выключить уведомления", []string{"notification"}, []string{"key"}},
+		{"подождите", nil, []string{"rain"}},
+		{"исключить папку из поиска", nil, []string{"key"}},
+		{"переключить вкладку", nil, []string{"key"}},
+		{"голосовать", nil, []string{"voice"}},
+		{"скопировать ссылку", []string{"copy"}, []string{"clone", "fork"}},
+		{"загрузить файл", []string{"upload"}, []string{"attachment"}},
+		// Names with a "2".
+		{"describe ec2Instance", nil, []string{"ec"}},
+		{"http2Server settings", nil, []string{"http"}},
+		{"oauth2Client config", nil, []string{"oauth"}},
+		{"gpt2Tokenizer", nil, []string{"gpt"}},
+		{"word2vec", []string{"word2vec"}, []string{"vec"}},
+		// English phrases of news and pictures.
+		{"list breaking changes", nil, []string{"news"}},
+		{"top story points in jira", nil, []string{"news"}},
+		{"top stories today", []string{"news"}, nil},
+		{"create a disk image of the server", nil, []string{"generate"}},
+	}
+	for _, tt := range tests {
+		checkTerms(t, ix, tt.query, tt.has, tt.not)
 	}
 }
 
@@ -191,11 +255,9 @@ func TestFrenchPortugueseItalianRequestsReachTools(t *testing.T) {
 	}
 }
 
-// TestRussianWordTakesItsEnglishWordsIntents: a Russian word stands for
-// its English words and, a step further off, for what those stand for in
-// English: биткоин is bitcoin, and a bitcoin's rate is its ticker, as
-// "bitcoin price" finds it.
-func TestRussianWordTakesItsEnglishWordsIntents(t *testing.T) {
+// TestRussianCoinIsItsTicker: биткоин is bitcoin, and a bitcoin's rate is
+// its ticker, as "bitcoin price" finds it.
+func TestRussianCoinIsItsTicker(t *testing.T) {
 	t.Parallel()
 	docs := append(slices.Clone(englishTools),
 		Doc{ID: "ticker", Server: "ccxt", Tool: "get_ticker", Description: "Get current ticker information for a trading pair."},

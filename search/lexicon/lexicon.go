@@ -178,7 +178,6 @@ var intents = map[string][]string{
 	// Web, research and documents.
 	"news":         {"news"},
 	"top story":    {"news", "headline"},
-	"breaking":     {"news", "headline"},
 	"summary":      {"summarizer", "summarize"},
 	"summarize":    {"summarizer", "summary"},
 	"article":      {"extract", "content", "readable", "scrape"},
@@ -210,7 +209,6 @@ var intents = map[string][]string{
 	"watercolor":   {"generate", "image"},
 	"artwork":      {"generate", "image"},
 	"logo":         {"image", "generate"},
-	"image of":     {"generate", "image"},
 	"example":      {"sample", "code", "documentation"},
 	"tutorial":     {"documentation", "guide"},
 	"how to":       {"documentation", "docs"},
@@ -221,11 +219,14 @@ var intents = map[string][]string{
 	"icon":         {"image", "download"},
 	"asset":        {"image", "download", "artifact"},
 
+	// Story points estimate work; they are no top stories.
+	"top story point": {"story", "point"},
+
 	// Crypto: a coin's price is its ticker on an exchange.
 	"bitcoin":        {"btc", "crypto", "ticker"},
 	"btc":            {"bitcoin", "crypto", "ticker"},
 	"ethereum":       {"eth", "crypto", "ticker"},
-	"crypto":         {"cryptocurrency", "ticker", "exchange"},
+	"crypto":         {"cryptocurrency", "exchange"},
 	"cryptocurrency": {"crypto", "ticker", "exchange"},
 
 	// The air.

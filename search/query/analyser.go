@@ -35,6 +35,7 @@ type Analyser struct {
 	longest             []int              // per raw word: see findLongest
 	cover               []RunWord          // findLongest's buffer
 	key, joined, folded []byte
+	inflection          []byte // Concepts.inflected's buffer
 	phrase              []byte // phraseKey's buffer
 	word                []byte // token.ForEachWord's buffer
 	terms               []Term
@@ -59,6 +60,7 @@ type Analyser struct {
 	verbs     uint16
 	question  bool
 	toolTalk  bool // the request speaks of tools (speaksOfTools)
+	compounds int  // the words readCompound has read
 }
 
 // Analyse returns the weighted terms of q, sorted by term so that score
@@ -166,23 +168,26 @@ func (s *Analyser) readChunks(q string) {
 // as pdf2text or html2md.
 const minToPart = 2
 
-// splitTo splits a run of letters, "2" and letters (pdf2text, json2csv,
-// html2md: a converter's name, "pdf to text") into the words on either
-// side, when the index does not know the run as one word.
+// splitTo splits a run of lower-case letters, "2" and letters (pdf2text,
+// json2csv, html2md: a converter's name, "pdf to text") into the words on
+// either side, when the index knows both and knows neither the run nor its
+// first part with the "2" as one word: ec2Instance, http2Server and
+// word2vec are names, not conversions.
 func (s *Analyser) splitTo(run string) (a, b string, ok bool) {
 	i := strings.IndexByte(run, '2')
 	if i < minToPart || len(run)-i-1 < minToPart {
 		return "", "", false
 	}
 	for j := 0; j < len(run); j++ {
-		if c := run[j] | 0x20; j != i && (c < 'a' || c > 'z') {
+		if c := run[j]; j != i && (c < 'a' || c > 'z') {
 			return "", "", false
 		}
 	}
-	if s.inVocab(strings.ToLower(run)) {
+	a, b = run[:i], run[i+1:]
+	if s.inVocab(run) || s.inVocab(run[:i+1]) || !s.inVocab(a) || !s.inVocab(token.Singular(b)) {
 		return "", "", false
 	}
-	return run[:i], run[i+1:], true
+	return a, b, true
 }
 
 // readShape puts the terms the shape of chunk implies and returns the
@@ -457,24 +462,10 @@ func (s *Analyser) addIntents() {
 			for _, t := range to {
 				s.put(t, intentWeight*w, false)
 			}
-			if j == i && strings.HasSuffix(sing[i], stemMark) {
-				// A Russian word stands for its English words, and so for
-				// what they stand for in turn (биткоин → bitcoin →
-				// ticker), a step further off.
-				for _, t := range to {
-					for _, u := range s.tables.intents[t] {
-						s.put(u, intentWeight*chainWeight*w, false)
-					}
-				}
-			}
 		}
 	}
 	s.key = key
 }
-
-// chainWeight scales the English intents of a foreign word's English words
-// against the words themselves.
-const chainWeight = 0.5
 
 // addRunWordIntents puts the tool words of the bilingual word that starts
 // at the CJK character pair raw[i]: the one the run's cover chose there

@@ -5,7 +5,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/search/lexicon"
+	"github.com/zot-mcp/mcp-bridge/search/thesaurus"
 	"github.com/zot-mcp/mcp-bridge/search/token"
+	"github.com/zot-mcp/mcp-bridge/search/words"
 )
 
 // The bilingual lexicon (lexicon.Bilingual) read for both sides of a search:
@@ -49,7 +51,7 @@ type Concepts struct {
 }
 
 // latinMark marks, in the query's intents, a bilingual word in Latin script
-// (German, Spanish), and stemMark a stem: such keys are reached only through
+// (German, Spanish, French, Portuguese, Italian), and stemMark a stem: such keys are reached only through
 // conceptKey, never by a word as it stands.
 const (
 	latinMark = "="
@@ -78,7 +80,7 @@ func (c *Concepts) Phrase(key []byte) []string { return c.exact[string(key)] }
 // Word returns the English words of the analysed word w: its own entry, or
 // that of the longest stem it begins with, or nil.
 func (c *Concepts) Word(w string) []string {
-	switch k, stem := c.lookup(w, true, false); {
+	switch k, stem := c.lookup(w, true, 0, nil); {
 	case k == "":
 		return nil
 	case stem:
@@ -89,10 +91,11 @@ func (c *Concepts) Word(w string) []string {
 }
 
 // lookup returns the key the analysed word w reaches in the lexicon: when
-// exact, its own exact key, or that of its folded form (foldLatin), or, when
-// inflect too, that of one of its inflections (Concepts.inflected); else
-// the longest stem its folded form begins with (stem set); or "".
-func (c *Concepts) lookup(w string, exact, inflect bool) (key string, stem bool) {
+// exact, its own exact key, or that of its folded form (foldLatin), or
+// that of one of its inflections in the languages inflect (Concepts.inflected,
+// buf its buffer); else the longest stem its folded form begins with (stem
+// set); or "".
+func (c *Concepts) lookup(w string, exact bool, inflect latinLang, buf *[]byte) (key string, stem bool) {
 	f := foldLatin(w)
 	if exact {
 		if c.exact[w] != nil {
@@ -101,8 +104,8 @@ func (c *Concepts) lookup(w string, exact, inflect bool) (key string, stem bool)
 		if c.exact[f] != nil {
 			return f, false
 		}
-		if inflect {
-			if k := c.inflected(f); k != "" {
+		if inflect != 0 {
+			if k := c.inflected(f, inflect, buf); k != "" {
 				return k, false
 			}
 		}
@@ -138,13 +141,55 @@ func (c *Concepts) stemKey(w string) string {
 		return ""
 	}
 	for _, p := range aspectPrefixes {
-		if rest, ok := strings.CutPrefix(w, p); ok && utf8.RuneCountInString(rest) >= minPrefixedRest {
-			if k := c.stemOf(rest); k != "" {
+		if rest, ok := strings.CutPrefix(w, p); ok && utf8.RuneCountInString(rest) >= minPrefixedRest && russianVerbForm(rest) {
+			if k := c.stemOf(rest); k != "" && c.verbStem(k) {
 				return k
 			}
 		}
 	}
 	return ""
+}
+
+// verbStem reports whether the stem k stands for an English verb: only a
+// verb takes an aspect prefix or a verb ending (подождать is to wait, not
+// rain; выключить to switch off, not a key; голосовать to vote, not a
+// voice).
+func (c *Concepts) verbStem(k string) bool {
+	for _, w := range c.stems[k] {
+		if words.VerbClass(w) != 0 || englishVerbs[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// englishVerbs are the English words of bilingual stems that are verbs,
+// beyond the tool verbs words.VerbClass knows.
+var englishVerbs = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`accept analyze approve assign attach back broadcast book buy
+		calculate click comment commit compare compress connect convert cook copy count crop
+		decline delay deploy disable draw enable estimate explain export extract fill filter
+		import invite login monitor move order pay play purchase quote reboot register remember
+		report restart restore review rotate schedule scroll select share sort test translate
+		type upload write save send print publish close pin edit`) {
+		englishVerbs[w] = true
+	}
+}
+
+// russianVerbEndings are the endings of the Russian verb forms requests
+// use: infinitives, imperatives, present and past forms.
+var russianVerbEndings = []string{"ть", "ти", "чь", "те", "й", "и", "ю", "ет", "ит", "ут", "ют", "ат", "ят", "л", "ла", "ли", "ло", "ся", "сь"}
+
+// russianVerbForm reports whether w ends as a Russian verb form does.
+func russianVerbForm(w string) bool {
+	for _, e := range russianVerbEndings {
+		if strings.HasSuffix(w, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // aspectPrefixes are the prefixes Russian puts on a verb to make its
@@ -170,7 +215,7 @@ func (c *Concepts) stemOf(w string) string {
 	}
 	for _, e := range verbEndings {
 		if base, ok := strings.CutSuffix(w, e); ok {
-			if _, known := c.stems[base]; known && !c.otherWord(base, w) {
+			if _, known := c.stems[base]; known && c.verbStem(base) && !c.otherWord(base, w) {
 				return base
 			}
 		}
@@ -206,32 +251,42 @@ func (c *Concepts) otherWord(stem, w string) bool {
 	return false
 }
 
-// inflections are the endings German, Spanish and their neighbours' words
-// of tool requests take and lose against the lexicon's form. Each is tried
-// as a suffix to cut and one to put in its place, in this order; the first
-// that reaches a key wins.
-var inflections = []struct{ cut, put string }{
-	// Plurals and infinitives (Karten, Dateien, zeigen against Karte,
-	// Datei, zeig), imperatives against infinitives (lösche, erstelle
-	// against löschen, erstellen; busca, escribe against buscar, escribir).
-	{"en", ""}, {"n", ""}, {"e", ""}, {"er", ""}, {"es", ""},
-	{"", "n"}, {"", "en"}, {"", "e"},
-	{"", "r"}, {"e", "ir"}, {"e", "er"}, {"a", "ar"},
+// inflections are the endings the Latin languages' words of tool
+// requests take and lose against the lexicon's form, each with the
+// languages it is theirs in: a rule is tried only in a request read as
+// one of them, so that a German word is not read by a Spanish rule, nor
+// an English one by a French rule. Each is tried as a suffix to cut and
+// one to put in its place, in this order; the first that reaches a key
+// wins.
+var inflections = []struct {
+	cut, put string
+	langs    latinLang
+}{
+	// German plurals and infinitives (Karten, Dateien, zeigen against
+	// Karte, Datei, zeig), imperatives against infinitives (lösche,
+	// erstelle against löschen, erstellen).
+	{"en", "", langDE}, {"n", "", langDE}, {"e", "", langDE}, {"er", "", langDE}, {"es", "", langDE},
+	{"", "n", langDE}, {"", "en", langDE}, {"", "e", langDE},
+	// Imperatives against infinitives (busca, escribe against buscar,
+	// escribir; supprime against supprimer).
+	{"", "r", langES | langPT | langFR}, {"e", "ir", langES | langPT}, {"e", "er", langES | langPT}, {"a", "ar", langES | langPT},
 	// German present tense against the infinitive or the stem (sucht,
-	// zeigt, löscht against suchen, zeig, löschen).
-	{"t", "en"}, {"st", "en"}, {"t", ""}, {"st", ""},
+	// zeigt, speichert, löscht against suchen, zeig, speichern, löschen).
+	{"t", "en", langDE}, {"st", "en", langDE}, {"t", "n", langDE}, {"t", "", langDE}, {"st", "", langDE},
 	// Spanish usted imperatives and subjunctives, with their spelling
 	// changes (busque, pague, traduzca, envíe, lea, escriba), first- and
 	// third-person preterites (busqué, leí, buscó, escribió), gerunds and
-	// participles (buscando, leyendo, guardado, subido).
-	{"que", "car"}, {"gue", "gar"}, {"zca", "cir"}, {"zca", "cer"}, {"ce", "zar"},
-	{"e", "ar"}, {"en", "ar"}, {"a", "er"}, {"a", "ir"}, {"an", "er"}, {"an", "ir"},
-	{"i", "er"}, {"i", "ir"}, {"o", "ar"}, {"io", "er"}, {"io", "ir"},
-	{"ando", "ar"}, {"iendo", "er"}, {"iendo", "ir"}, {"yendo", "er"},
-	{"ado", "ar"}, {"ada", "ar"}, {"ido", "er"}, {"ido", "ir"},
+	// participles (buscando, leyendo, guardado, subido); Portuguese forms
+	// alike.
+	{"que", "car", langES}, {"gue", "gar", langES}, {"zca", "cir", langES}, {"zca", "cer", langES}, {"ce", "zar", langES},
+	{"e", "ar", langES | langPT}, {"en", "ar", langES | langPT}, {"a", "er", langES | langPT}, {"a", "ir", langES | langPT},
+	{"an", "er", langES | langPT}, {"an", "ir", langES | langPT},
+	{"i", "er", langES}, {"i", "ir", langES}, {"o", "ar", langES}, {"io", "er", langES}, {"io", "ir", langES},
+	{"ando", "ar", langES | langPT}, {"iendo", "er", langES}, {"iendo", "ir", langES}, {"yendo", "er", langES},
+	{"ado", "ar", langES | langPT}, {"ada", "ar", langES | langPT}, {"ido", "er", langES | langPT}, {"ido", "ir", langES | langPT},
 	// French and Italian imperatives against infinitives (envoyez,
 	// cherchez; cerca, leggi, apri against cercare, leggere, aprire).
-	{"ez", "er"}, {"a", "are"}, {"e", "are"}, {"i", "ere"}, {"i", "ire"},
+	{"ez", "er", langFR}, {"a", "are", langIT}, {"e", "are", langIT}, {"i", "ere", langIT}, {"i", "ire", langIT},
 }
 
 // enclitics are the pronouns a Spanish (and Italian) imperative carries
@@ -240,9 +295,16 @@ var inflections = []struct{ cut, put string }{
 // query word does (los → lo).
 var enclitics = []string{"melo", "mela", "selo", "sela", "telo", "tela", "nos", "me", "te", "lo", "la", "le", "se", "mi", "ci", "gli"}
 
+// encliticLangs are the languages whose imperatives carry enclitics.
+const encliticLangs = langES | langIT
+
 // participlePrefix is the German past participle's prefix (gelöscht,
-// gespeichert): read without it, the rest is the present stem.
+// gespeichert): read without it, the rest is the present stem. A word
+// read so ends as a participle does (participleEndings): Gespräch is no
+// ge-participle.
 const participlePrefix = "ge"
+
+var participleEndings = []string{"t", "en"}
 
 // knownWordPairExponent sets how much each character pair of a known CJK
 // word of n pairs weighs: n^-knownWordPairExponent of a word, so the word
@@ -256,39 +318,50 @@ const knownWordPairExponent = 0.7
 const minInflectedKey = 4
 
 // inflected returns the exact Latin-script key the folded word f reaches
-// by one of the inflections, the first that does; else by one after
-// dropping an enclitic pronoun or the participle prefix; or "".
-func (c *Concepts) inflected(f string) string {
-	if k := c.inflectedAs(f); k != "" {
+// by one of the inflections of the languages langs, the first that does;
+// else by one after dropping an enclitic pronoun or the participle prefix;
+// or "". buf is a buffer for the forms tried, so that a miss allocates
+// nothing.
+func (c *Concepts) inflected(f string, langs latinLang, buf *[]byte) string {
+	if k := c.inflectedAs(f, langs, buf); k != "" {
 		return k
 	}
-	for _, e := range enclitics {
-		if base, ok := strings.CutSuffix(f, e); ok && len(base) >= minInflectedKey {
-			if c.exact[base] != nil {
-				return base
-			}
-			if k := c.inflectedAs(base); k != "" {
-				return k
+	if langs&encliticLangs != 0 {
+		for _, e := range enclitics {
+			if base, ok := strings.CutSuffix(f, e); ok && len(base) >= minInflectedKey {
+				if c.exact[base] != nil {
+					return base
+				}
+				if k := c.inflectedAs(base, langs, buf); k != "" {
+					return k
+				}
 			}
 		}
 	}
-	if rest, ok := strings.CutPrefix(f, participlePrefix); ok && len(rest) > minInflectedKey {
-		return c.inflectedAs(rest)
+	if rest, ok := strings.CutPrefix(f, participlePrefix); ok && langs&langDE != 0 && len(rest) > minInflectedKey {
+		for _, end := range participleEndings {
+			if strings.HasSuffix(rest, end) {
+				return c.inflectedAs(rest, langs, buf)
+			}
+		}
 	}
 	return ""
 }
 
-// inflectedAs returns the exact key f reaches by one of the inflections,
-// or "".
-func (c *Concepts) inflectedAs(f string) string {
+// inflectedAs returns the exact key f reaches by one of the inflections
+// of langs, or "".
+func (c *Concepts) inflectedAs(f string, langs latinLang, buf *[]byte) string {
 	for _, in := range inflections {
-		base, ok := strings.CutSuffix(f, in.cut)
-		if !ok {
+		if in.langs&langs == 0 {
 			continue
 		}
-		k := base + in.put
-		if len(k) >= minInflectedKey && k != f && c.exact[k] != nil {
-			return k
+		base, ok := strings.CutSuffix(f, in.cut)
+		if !ok || len(base)+len(in.put) < minInflectedKey || in.put == in.cut {
+			continue
+		}
+		*buf = append(append((*buf)[:0], base...), in.put...)
+		if c.exact[string(*buf)] != nil {
+			return string(*buf)
 		}
 	}
 	return ""
@@ -384,11 +457,15 @@ func union(to, add []string) []string {
 // the bilingual lexicon when its own form has none: a word in Latin script
 // (accents folded, "löschen" → loschen) marked latinMark, when latin allows
 // it, or the stem the word begins with, marked stemMark; or "". inflect
-// allows a Latin word to reach a key by an inflection (Concepts.inflected).
-func (tb *queryTables) conceptKey(w string, latin, inflect bool) string {
+// are the languages by whose inflections a Latin word may reach a key
+// (Concepts.inflected), buf their buffer.
+func (tb *queryTables) conceptKey(w string, latin bool, inflect latinLang, buf *[]byte) string {
 	latin = latin && isLatinKey(foldLatin(w))
-	switch k, stem := tb.concepts.lookup(w, latin, inflect); {
-	case k == "", stem && latin && !inflect:
+	if !latin {
+		inflect = 0
+	}
+	switch k, stem := tb.concepts.lookup(w, latin, inflect, buf); {
+	case k == "", stem && latin && inflect == 0:
 		// A Latin word reaches a stem only where it may be inflected.
 		return ""
 	case stem:
@@ -399,7 +476,7 @@ func (tb *queryTables) conceptKey(w string, latin, inflect bool) string {
 }
 
 // englishMarkers are words only an English sentence uses. A request holding
-// one is English, and a word in it that looks German or Spanish ("Rama",
+// one is English, and a word in it that looks like a Latin language's ("Rama",
 // "nota") is a name or a borrowed word, not the request's language.
 var englishMarkers = map[string]bool{
 	"the": true, "and": true, "of": true, "to": true, "for": true, "with": true,
@@ -408,120 +485,202 @@ var englishMarkers = map[string]bool{
 	"it": true, "i": true, "can": true, "which": true, "our": true, "we": true,
 }
 
-// foreignMarkers are words German and Spanish sentences use and English
-// ones do not (articles, prepositions, pronouns): one is evidence that a
-// request is written in one of them. Words English also spells ("die",
-// "was", "den", "in", "me") are left out.
-var foreignMarkers = map[string]bool{
-	// German.
-	"der": true, "das": true, "dem": true, "des": true, "ein": true, "eine": true,
-	"einen": true, "einem": true, "einer": true, "und": true, "oder": true,
-	"mit": true, "von": true, "fur": true, "für": true, "auf": true, "aus": true,
-	"nach": true, "zum": true, "zur": true, "ist": true, "sind": true,
-	"nicht": true, "alle": true, "meine": true, "meinen": true, "mein": true,
-	"bitte": true, "wie": true, "welche": true, "ich": true, "mir": true, "mich": true,
-	"uns": true, "unsere": true, "heute": true, "morgen": true,
-	// Spanish.
-	"el": true, "los": true, "las": true, "del": true, "una": true, "unos": true,
-	"unas": true, "para": true, "por": true, "con": true, "mi": true, "mis": true,
-	"que": true, "qué": true, "como": true, "cómo": true, "esta": true, "este": true,
-	"estos": true, "hoy": true, "todos": true, "todas": true, "sus": true,
-	"nuestro": true, "nuestra": true, "cual": true, "cuál": true, "dónde": true,
-	"donde": true, "cuando": true, "cuándo": true, "ayer": true,
-	// French.
-	"le": true, "les": true, "une": true, "du": true, "au": true, "aux": true,
-	"pour": true, "avec": true, "sur": true, "dans": true, "ce": true, "cette": true,
-	"ces": true, "mon": true, "mes": true, "sont": true, "quel": true, "quelle": true,
-	"aujourd": true, "demain": true,
-	// Portuguese.
-	"os": true, "um": true, "uma": true, "dos": true, "em": true,
-	"na": true, "nas": true, "nos": true, "meu": true, "minha": true, "isso": true,
-	"hoje": true, "amanhã": true, "amanha": true,
-	// Italian.
-	"il": true, "gli": true, "della": true, "dei": true, "delle": true, "di": true,
-	"nel": true, "nella": true, "mio": true, "mia": true, "questo": true, "questa": true,
-	"oggi": true, "domani": true,
+// latinLang is a set of the Latin-script languages the bilingual lexicon
+// reads beside English.
+type latinLang uint8
+
+const (
+	langDE latinLang = 1 << iota
+	langES
+	langFR
+	langPT
+	langIT
+
+	anyLatinLang = langDE | langES | langFR | langPT | langIT
+)
+
+// How much a word alone says that a request is written in one of the
+// Latin languages (readsLatin): a request needs wordStrong in all.
+const (
+	wordNone   = 0
+	wordWeak   = 1 // an English word too, or an accent on a function word
+	wordStrong = 2
+)
+
+// latinWord is what a word tells of the Latin languages: which of them
+// use it, how much it alone says of them, and whether it is a function
+// word, dropped from a request read as one of them (dropFunctionWords).
+type latinWord struct {
+	langs    latinLang
+	evidence int8
+	function bool
 }
 
-// functionWords are the articles, prepositions, conjunctions and pronouns
-// of German, Spanish, French, Portuguese and Italian, some of which English
-// spells too ("die", "es", "de", "a"). In a request read as one of those
-// languages (readsLatin) they are dropped as English stop words are: "es"
-// in "qué hora es" is no ES module, "en" no English.
-var functionWords = map[string]bool{
-	// German.
-	"der": true, "die": true, "das": true, "dem": true, "den": true, "des": true,
-	"ein": true, "eine": true, "einen": true, "einem": true, "einer": true,
-	"und": true, "oder": true, "mit": true, "von": true, "vom": true, "fur": true,
-	"für": true, "auf": true, "aus": true, "nach": true, "zum": true, "zur": true,
-	"zu": true, "im": true, "ins": true, "am": true, "bei": true, "ist": true,
-	"sind": true, "es": true, "wie": true, "was": true, "wo": true, "ich": true,
-	"mir": true, "mich": true, "mein": true, "meine": true, "meinen": true,
-	"meiner": true, "uns": true, "unsere": true, "bitte": true, "nicht": true,
-	"dieser": true, "diese": true, "diesen": true, "dieses": true, "alle": true,
-	"wird": true, "werden": true, "kann": true, "soll": true, "muss": true,
-	"habe": true, "hat": true, "haben": true, "gibt": true,
-	// Spanish.
-	"el": true, "la": true, "lo": true, "los": true, "las": true, "un": true,
-	"una": true, "unos": true, "unas": true, "del": true, "al": true, "de": true,
-	"en": true, "y": true, "o": true, "para": true, "por": true, "con": true,
-	"mi": true, "mis": true, "tu": true, "su": true, "sus": true, "que": true,
-	"qué": true, "como": true, "cómo": true, "son": true, "esta": true,
-	"está": true, "este": true, "estos": true, "estas": true, "ese": true,
-	"esa": true, "me": true, "se": true, "le": true, "les": true, "nos": true,
-	// French.
-	"du": true, "au": true, "aux": true, "et": true, "ou": true, "pour": true,
-	"par": true, "avec": true, "sur": true, "dans": true, "ce": true, "cet": true,
-	"cette": true, "ces": true, "mon": true, "ma": true, "mes": true, "ton": true,
-	"sa": true, "ses": true, "est": true, "sont": true, "qui": true, "quel": true,
-	"quelle": true, "à": true, "une": true,
-	// Portuguese.
-	"os": true, "as": true, "um": true, "uma": true, "do": true, "da": true,
-	"dos": true, "no": true, "na": true, "nas": true,
-	"em": true, "e": true, "com": true, "meu": true, "minha": true, "meus": true,
-	"minhas": true, "seu": true, "sua": true, "é": true, "são": true, "isso": true,
-	"esse": true, "essa": true,
-	// Italian.
-	"il": true, "gli": true, "i": true, "uno": true, "della": true, "dello": true,
-	"dei": true, "delle": true, "di": true, "nel": true, "nella": true,
-	"mio": true, "mia": true, "è": true, "che": true, "questo": true, "questa": true,
-	"per": true,
-	// The light verbs "make" and "do" (haz una captura, mache einen
-	// Screenshot): the noun after them says what is made, as English
-	// "make" says nothing a tool's words do.
-	"mach": true, "mache": true, "machen": true, "haz": true, "hacer": true,
-	"hace": true, "haga": true, "fais": true, "faire": true, "faites": true,
-	"faça": true, "faz": true, "fazer": true, "fai": true, "fare": true,
+// latinWordLists are, per language, its articles, prepositions,
+// conjunctions and pronouns, and the light verbs "make" and "do" (haz una
+// captura, mache einen Screenshot: the noun after them says what is made).
+// markers are function words English does not spell; englishSpelled
+// those it does ("mit", "con", "pour", "os", "el"), which say nothing
+// without another word of the language; function, those that say nothing
+// of the language ("die", "es", "de"); and keptMarkers, words that show
+// the language but stay search terms (heute, hoy).
+var latinWordLists = []struct {
+	lang                                           latinLang
+	markers, englishSpelled, function, keptMarkers string
+}{
+	{langDE,
+		"der das dem ein eine einen einem einer und oder von fur für auf aus nach zum zur ist sind nicht alle meine meinen mein bitte wie ich mir mich uns unsere",
+		"mit des",
+		"die den vom zu im ins am bei es was wo meiner dieser diese diesen dieses wird werden kann soll muss habe hat haben gibt mach mache machen",
+		"welche heute morgen"},
+	{langES,
+		"las del una unos unas para por mis que qué como cómo esta este estos sus",
+		"el con mi los",
+		"la lo un al de en y o tu su son está estas ese esa me se le les nos haz hacer hace haga",
+		"hoy todas nuestro nuestra cual cuál dónde donde cuando cuándo ayer"},
+	{langFR,
+		"une avec dans cette ces sont quel quelle",
+		"le les du au aux pour sur ce mon mes",
+		"et ou par cet ma ton sa ses est qui à fais faire faites",
+		"aujourd demain"},
+	{langPT,
+		"uma meu minha isso",
+		"os um dos em na nas nos",
+		"as do da no e com meus minhas seu sua é são esse essa faça faz fazer",
+		"hoje amanhã amanha"},
+	{langIT,
+		"gli della delle nel nella mio mia questo questa",
+		"il dei di",
+		"i uno dello è che per fai",
+		"oggi domani"},
+}
+
+// latinWords is latinWordLists by word.
+var latinWords = func() map[string]latinWord {
+	m := map[string]latinWord{}
+	add := func(words string, l latinLang, evidence int8, function bool) {
+		for _, w := range strings.Fields(words) {
+			cur := m[w]
+			cur.langs |= l
+			cur.evidence = max(cur.evidence, evidence)
+			cur.function = cur.function || function
+			m[w] = cur
+		}
+	}
+	for _, l := range latinWordLists {
+		add(l.markers, l.lang, wordStrong, true)
+		add(l.englishSpelled, l.lang, wordWeak, true)
+		add(l.function, l.lang, wordNone, true)
+		add(l.keptMarkers, l.lang, wordStrong, false)
+	}
+	return m
+}()
+
+// englishHomographs are keys of the bilingual lexicon that are English
+// words too ("pasta", "lager", "costa", "gib"; singular, as the analyser
+// writes words: lie for lies): such a key says nothing of
+// a request's language, and is read only in a request that shows one by
+// other words.
+var englishHomographs = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`pasta lager rota regen canal lie rappel gib ami costa nova
+		devise spiel pied dame plat retard boutique lien valor dossier tempo trae prix carte
+		cola depot clique fuss`) {
+		englishHomographs[w] = true
+	}
+}
+
+// accentLangs are the languages that write each accented letter.
+var accentLangs = map[rune]latinLang{
+	'ä': langDE, 'ö': langDE, 'ü': langDE, 'ß': langDE,
+	'ñ': langES, 'ã': langPT, 'õ': langPT, 'ç': langFR | langPT,
+	'è': langFR | langIT, 'à': langFR | langIT | langPT, 'ì': langIT, 'ò': langIT, 'ù': langIT | langFR,
+	'ê': langFR | langPT, 'â': langFR | langPT, 'î': langFR, 'ô': langFR | langPT, 'û': langFR,
+	'ë': langFR, 'ï': langFR,
+	'é': langES | langFR | langPT | langIT,
+	'á': langES | langPT, 'í': langES | langPT | langIT, 'ó': langES | langPT | langIT, 'ú': langES | langPT | langIT,
 }
 
 // readsLatin reports whether the request's Latin-script words may be read
-// as German or Spanish: it holds none of the English markers, and it shows
-// one of the languages itself, by a letter English does not write (ä, ñ,
-// é…), by one of their function words, or by a word the bilingual lexicon
-// lists as it stands that is no English word the ranker knows. A request
-// of plain English words ("date range", "excel formula") shows none, and
-// the absence of a few English words is no evidence of another language.
-func (s *Analyser) readsLatin() bool {
-	evidence := false
-	for _, w := range s.raw {
-		if englishMarkers[w] {
-			return false
+// as German, Spanish, French, Portuguese or Italian, and which of them:
+// it holds none of the English markers, and its words show one of the
+// languages by wordStrong in all (wordEvidence). A request of plain
+// English words ("date range", "excel formula") shows none, and the
+// absence of a few English words is no evidence of another language; nor
+// is one word English spells too ("os environment variables", "con
+// artist", "pasta recipe"). The languages are those the markers and
+// accents show, or all where only lexicon words show them.
+func (s *Analyser) readsLatin() (bool, latinLang) {
+	score := 0
+	var langs latinLang
+	for i, w := range s.raw {
+		if englishMarkers[w] && !s.italianI(i) {
+			return false, 0
 		}
-		if evidence {
-			continue
-		}
-		switch {
-		case foreignMarkers[w]:
-			evidence = true
-		case !isLatinKey(w):
-		case foldLatin(w) != w:
-			evidence = true
-		default:
-			f := token.Singular(w)
-			evidence = s.tables.concepts.exact[f] != nil && !s.englishWord(f)
+		e, l := s.wordEvidence(w)
+		score += e
+		langs |= l
+	}
+	if score < wordStrong {
+		return false, 0
+	}
+	if langs == 0 {
+		langs = anyLatinLang
+	}
+	return true, langs
+}
+
+// italianI reports whether raw word i is Italian "i" (the plural article)
+// rather than English "I": a word beside it shows a Latin language
+// strongly ("elimina i messaggi", "mostra i file").
+func (s *Analyser) italianI(i int) bool {
+	if s.raw[i] != "i" {
+		return false
+	}
+	for _, j := range [2]int{i - 1, i + 1} {
+		if j >= 0 && j < len(s.raw) && !englishMarkers[s.raw[j]] {
+			if e, _ := s.wordEvidence(s.raw[j]); e >= wordStrong {
+				return true
+			}
 		}
 	}
-	return evidence
+	return false
+}
+
+// wordEvidence returns how much the raw word w alone says that a request
+// is written in a Latin language, and which: a marker says what
+// latinWords gives; an accent English does not write says wordStrong
+// (wordWeak on a function word: "São Paulo"); a word the bilingual
+// lexicon lists as it stands says wordStrong unless the ranker knows it
+// as English or it is an English homograph.
+func (s *Analyser) wordEvidence(w string) (int, latinLang) {
+	lw, listed := latinWords[w]
+	if lw.evidence > wordNone {
+		return int(lw.evidence), lw.langs
+	}
+	switch f := foldLatin(w); {
+	case !isLatinKey(w):
+		return wordNone, 0
+	case f != w:
+		var l latinLang
+		for _, r := range w {
+			l |= accentLangs[r]
+		}
+		if listed {
+			return wordWeak, l
+		}
+		return wordStrong, l
+	case listed:
+		// A function word English spells too ("die", "es", "de").
+		return wordNone, 0
+	default:
+		f = token.Singular(w)
+		if s.tables.concepts.exact[f] != nil && !s.englishWord(f) && !englishHomographs[f] {
+			return wordStrong, 0
+		}
+		return wordNone, 0
+	}
 }
 
 // englishWord reports whether the ranker knows the analysed word w as an
@@ -533,35 +692,42 @@ func (s *Analyser) englishWord(w string) bool {
 // addConceptKeys reads the original words that have no intents of their own
 // through the bilingual lexicon (conceptKey), as lemmas: the steps after it
 // take the key's English words as the word's intents and verb. Latin-script
-// words are read so only in a request that shows German or Spanish
-// (readsLatin); and a word the ranker knows as English, or that the tools'
-// own text uses as it stands, is never inflected into a German or Spanish
-// one (date is no daten, client no cliente).
+// words are read so only in a request that shows a Latin language
+// (readsLatin), by the inflections of the languages it shows; and a word
+// the ranker knows as English, or that the tools' own text uses as it
+// stands, is never inflected into a foreign one (date is no daten, client
+// no cliente). At most maxCompounds words are read as compounds.
 func (s *Analyser) addConceptKeys() {
-	latin := s.readsLatin()
+	latin, langs := s.readsLatin()
 	if latin {
 		s.dropFunctionWords()
 	}
+	s.compounds = 0
 	for _, p := range s.orig {
 		if _, ok := s.lemmaOf[p]; ok || s.tables.intents[p] != nil {
 			continue
 		}
 		english := s.englishWord(p)
-		if k := s.tables.conceptKey(p, latin && !english, !s.inVocab(p)); k != "" {
+		inflect := langs
+		if s.inVocab(p) {
+			inflect = 0
+		}
+		if k := s.tables.conceptKey(p, latin && !english, inflect, &s.inflection); k != "" {
 			s.lemmaOf[p] = k
-		} else if latin && !english && !s.inVocab(p) {
-			s.readCompound(p)
+		} else if latin && !english && !s.inVocab(p) && s.compounds < maxCompounds {
+			s.compounds++
+			s.readCompound(p, langs)
 		}
 	}
 }
 
 // dropFunctionWords drops the original terms that are function words of
-// the request's language (functionWords), as the English ones never become
+// the request's language (latinWords), as the English ones never become
 // terms; their raw words stay, for phrases.
 func (s *Analyser) dropFunctionWords() {
 	kept := s.orig[:0]
 	for _, p := range s.orig {
-		if functionWords[p] {
+		if latinWords[p].function {
 			delete(s.weights, p)
 			continue
 		}
@@ -575,6 +741,11 @@ func (s *Analyser) dropFunctionWords() {
 // reading them would cost a lookup per letter.
 const maxCompoundLen = 40
 
+// maxCompounds is the most unknown words of one request readCompound
+// reads: a request of many (a pasted log) costs a bounded number of
+// lookups, and a short request has few.
+const maxCompounds = 8
+
 // minCompoundPart is the shortest part of a compound readCompound reads: a
 // shorter one meets too many words by chance.
 const minCompoundPart = 4
@@ -583,27 +754,36 @@ const minCompoundPart = 4
 // compound (Zeitungsartikel, Wochentag): tried off the first part.
 var compoundLinks = []string{"", "s", "es", "n", "en"}
 
-// readCompound reads the unknown word p of a German (or Spanish) request as
-// a compound of two parts (Luftqualität, Bitcoinkurs, Datenbanktabelle),
-// the longest last part first: each part a bilingual word (exactly or
-// inflected) or a word the index knows, at least one of them bilingual.
+// readCompound reads the unknown word p of a request read as the Latin
+// languages langs (German above all) as a compound of two parts
+// (Luftqualität, Bitcoinkurs, Datenbanktabelle), the longest last part
+// first: each part a bilingual word (exactly or inflected by the rules of
+// langs) or a word the index knows, at least one of them bilingual.
 // The last part, the compound's head, becomes p's lemma when bilingual; the
 // other part's English words, or the part itself, are put at once. A first
 // part that is neither may stand before a long bilingual head
-// (minLoneHead), which alone says what the word is.
-func (s *Analyser) readCompound(p string) {
+// (minLoneHead), which alone says what the word is. A part the ranker
+// knows as English stays English, and a word whose head is one is no
+// compound (velocity is no vélo and city).
+func (s *Analyser) readCompound(p string, langs latinLang) {
 	f := foldLatin(p)
 	if len(f) < 2*minCompoundPart || len(f) > maxCompoundLen || !isLatinKey(f) {
 		return
 	}
 	part := func(w string) (key string, ok bool) {
-		if k, stem := s.tables.concepts.lookup(w, true, true); k != "" && !stem {
+		if s.englishPart(w) {
+			return "", s.inVocab(w) && !token.IsStop(w)
+		}
+		if k, stem := s.tables.concepts.lookup(w, true, langs, &s.inflection); k != "" && !stem {
 			return k, true
 		}
 		return "", s.inVocab(w) && !token.IsStop(w)
 	}
 	for cut := minCompoundPart; cut <= len(f)-minCompoundPart; cut++ {
 		head := token.Singular(f[cut:])
+		if s.englishPart(head) {
+			continue
+		}
 		hk, hok := part(head)
 		if !hok && hk == "" {
 			continue
@@ -640,6 +820,17 @@ func (s *Analyser) readCompound(p string) {
 			return
 		}
 	}
+}
+
+// englishPart reports whether the part w of a word is an English word: one
+// the ranker knows, or one of the general-English thesaurus (the city of
+// velocity, the command of buildcommand).
+func (s *Analyser) englishPart(w string) bool {
+	if s.englishWord(w) {
+		return true
+	}
+	_, ok := thesaurus.Lookup(w)
+	return ok && thesaurus.PlainWord(w)
 }
 
 // minLoneHead is the shortest bilingual head a compound with an unknown
