@@ -1,0 +1,81 @@
+package search
+
+import (
+	"slices"
+	"testing"
+)
+
+// everydayTools are tools a person asks for by what they want, in
+// everyday words their descriptions do not use, beside tools that share
+// some of those words and answer something else.
+var everydayTools = append(slices.Clone(englishTools),
+	Doc{ID: "invoice", Server: "books", Tool: "create_invoice", Description: "Create an invoice for a contact."},
+	Doc{ID: "receivables", Server: "books", Tool: "list_aged_receivables", Description: "List aged receivables by contact: the amounts still outstanding."},
+	Doc{ID: "balance", Server: "cloud", Tool: "balance_get", Description: "Get the balance and billing information of the account."},
+	Doc{ID: "sizes", Server: "cloud", Tool: "size_list", Description: "List the available droplet sizes and their monthly price."},
+	Doc{ID: "members", Server: "team", Tool: "get_member", Description: "Get a member of the organisation by user ID."},
+	Doc{ID: "task", Server: "todo", Tool: "create_tasks", Description: "Create new tasks with a due date."},
+	Doc{ID: "tasks", Server: "todo", Tool: "get_tasks", Description: "Get the tasks of a project."},
+	Doc{ID: "completed", Server: "todo", Tool: "get_completed_tasks", Description: "Get completed tasks."},
+	Doc{ID: "body", Server: "fitness", Tool: "get_body_measurements", Description: "List dated body measurements."},
+	Doc{ID: "cloud", Server: "charts", Tool: "word_cloud", Description: "Word cloud chart: the size of a word shows its weight."},
+	Doc{ID: "archive", Server: "meteo", Tool: "weather_archive", Description: "Historical weather data for a date range."},
+	Doc{ID: "air", Server: "meteo", Tool: "air_quality", Description: "Air quality forecast: particulate matter, ozone, pollen and UV index."},
+	Doc{ID: "days", Server: "time", Tool: "days_in_month", Description: "Number of days in a month."},
+	Doc{ID: "search", Server: "web", Tool: "web_search", Description: "Search the web for pages about a topic."},
+	Doc{ID: "lookup", Server: "papers", Tool: "lookup_citation", Description: "Look up a citation and show it."},
+	Doc{ID: "scale", Server: "k8s", Tool: "kubectl_scale", Description: "Scale a Kubernetes deployment."},
+	Doc{ID: "app", Server: "apps", Tool: "create_application", Description: "Creates a new Argo CD application in the given namespace."},
+	Doc{ID: "estimate", Server: "devops", Tool: "list_estimated_efforts", Description: "List the estimated effort recorded on a work item."},
+	Doc{ID: "workitem", Server: "devops", Tool: "update_work_item", Description: "Update the fields of a work item."},
+	Doc{ID: "funds", Server: "stocks", Tool: "get_theme_list", Description: "List theme funds sorted by their return."},
+	Doc{ID: "media", Server: "browser", Tool: "emulate_media", Description: "Emulate a media type or a colour scheme on the page."},
+	Doc{ID: "meals", Server: "kitchen", Tool: "recommend_meals", Description: "Recommend a recipe for each meal of the week."},
+	Doc{ID: "week", Server: "time", Tool: "get_week_year", Description: "The week of the year of a date."},
+	Doc{ID: "available", Server: "domains", Tool: "check_domain_availability", Description: "Check the availability of a domain name."},
+	Doc{ID: "claim", Server: "domains", Tool: "claim_free_domain", Description: "Claim a free domain that comes with a hosting plan."},
+	Doc{ID: "write", Server: "fs", Tool: "write_file", Description: "Write content to a file."},
+)
+
+// TestEverydayWordsReachWhatTheyMean: money billed, owed and spent; things
+// to be reminded of and things done; weight, rain and pollen; the internet;
+// more copies of a service; hours a task is expected to take; kinds of
+// funds; meals; names still free; another language. Each request says what
+// it wants in words its tool's description lacks, and finds that tool
+// first. The last rows guard what the same words meant before.
+func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
+	t.Parallel()
+	ix := New(everydayTools)
+	tests := []struct{ query, want string }{
+		{"bill a client for the consulting work", "invoice"},
+		{"who still owes us money", "receivables"},
+		{"unpaid bills", "receivables"},
+		{"how much have I spent on the cloud this month", "balance"},
+		{"remind me to renew my passport", "task"},
+		{"what did I get done yesterday", "completed"},
+		{"am I losing weight", "body"},
+		{"do I need an umbrella tomorrow", "weather"},
+		{"did it rain in London last March", "archive"},
+		{"will my hay fever be bad today", "air"},
+		{"what does the internet say about it", "search"},
+		{"estimated hours on a work item", "estimate"},
+		{"theme funds ranked by return", "funds"},
+		{"what should I cook this week", "meals"},
+		{"ideas for dinner", "meals"},
+		{"is this domain name still free", "available"},
+		{"put this paragraph into French", "translate"},
+		{"say it in Spanish", "translate"},
+
+		{"dark theme for the page", "media"},
+		{"how many days in February", "days"},
+		{"claim a free domain", "claim"},
+	}
+	for _, tt := range tests {
+		if hits := ix.Search(tt.query, 3); len(hits) == 0 || everydayTools[hits[0].Doc].ID != tt.want {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, hitIDs(everydayTools, hits), tt.want)
+		}
+	}
+	// More copies of a service is scaling it (first over a catalog where
+	// creating things is common; here creating is rare, so only the term).
+	checkTerms(t, ix, "add more pods to the web app", []string{"scale"}, nil)
+}
