@@ -35,12 +35,21 @@ var everydayTools = append(slices.Clone(englishTools),
 	Doc{ID: "available", Server: "domains", Tool: "check_domain_availability", Description: "Check the availability of a domain name."},
 	Doc{ID: "claim", Server: "domains", Tool: "claim_free_domain", Description: "Claim a free domain that comes with a hosting plan."},
 	Doc{ID: "write", Server: "fs", Tool: "write_file", Description: "Write content to a file."},
+	Doc{ID: "ticker", Server: "exchange", Tool: "get_ticker", Description: "Get current ticker information for a trading pair."},
+	Doc{ID: "cost", Server: "db", Tool: "get_cost", Description: "Get the cost of creating a new project."},
+	Doc{ID: "flight", Server: "flights", Tool: "get_flight_status", Description: "Get the status of a flight: departure and arrival times."},
+	Doc{ID: "merges", Server: "gitlab", Tool: "list_merge_requests", Description: "List the merge requests of a project."},
+	Doc{ID: "buy_domain", Server: "hosting", Tool: "domains_purchaseNewDomain", Description: "Purchase and register a new domain name."},
+	Doc{ID: "local", Server: "search", Tool: "local_search", Description: "Search for local businesses and places."},
+	Doc{ID: "orientation", Server: "mobile", Tool: "set_orientation", Description: "Change the screen orientation of the device."},
+	Doc{ID: "place", Server: "maps", Tool: "place_details", Description: "Get the details of a place."},
 )
 
 // TestEverydayWordsReachWhatTheyMean: money billed, owed and spent; things
 // to be reminded of and things done; weight, rain and pollen; the internet;
 // more copies of a service; hours a task is expected to take; kinds of
-// funds; meals; names still free; another language. Each request says what
+// funds; meals; names still free; another language; coins; planes;
+// buying from a host; which way a screen is turned. Each request says what
 // it wants in words its tool's description lacks, and finds that tool
 // first. The last rows guard what the same words meant before.
 func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
@@ -65,6 +74,9 @@ func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 		{"is this domain name still free", "available"},
 		{"put this paragraph into French", "translate"},
 		{"say it in Spanish", "translate"},
+		{"when does my plane land", "flight"},
+		{"buy a domain for my bakery", "buy_domain"},
+		{"turn the phone sideways", "orientation"},
 
 		{"dark theme for the page", "media"},
 		{"how many days in February", "days"},
@@ -78,4 +90,7 @@ func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 	// More copies of a service is scaling it (first over a catalog where
 	// creating things is common; here creating is rare, so only the term).
 	checkTerms(t, ix, "add more pods to the web app", []string{"scale"}, nil)
+	// A coin's price is its ticker, as bitcoin's is (a stock's price
+	// tool, here the only other priced thing, may come first).
+	checkTerms(t, ix, "dogecoin price right now", []string{"ticker"}, nil)
 }

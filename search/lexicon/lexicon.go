@@ -430,6 +430,47 @@ var intents = map[string][]string{
 	"most common":   {"top", "count"},
 	"frequent":      {"top", "count"},
 
+	// Coins other than bitcoin and ether: their price is a ticker too.
+	"coin":       {"crypto", "ticker"},
+	"altcoin":    {"crypto", "ticker"},
+	"memecoin":   {"crypto", "ticker"},
+	"stablecoin": {"crypto", "ticker"},
+	"dogecoin":   {"crypto", "ticker"},
+	"doge":       {"crypto", "ticker"},
+	"solana":     {"crypto", "ticker"},
+	"litecoin":   {"crypto", "ticker"},
+	"ripple":     {"crypto", "ticker"},
+	"xrp":        {"crypto", "ticker"},
+	"cardano":    {"crypto", "ticker"},
+	"tether":     {"crypto", "ticker"},
+	"usdt":       {"crypto", "ticker"},
+	"usdc":       {"crypto", "ticker"},
+
+	// Planes are flights.
+	"plane":     {"flight", "aircraft"},
+	"airplane":  {"flight", "aircraft"},
+	"aeroplane": {"flight", "aircraft"},
+	"airliner":  {"flight", "aircraft"},
+
+	// Buying a name or a machine from a host.
+	"buy a domain":      {"purchase", "register", "domain"},
+	"buy domain":        {"purchase", "register", "domain"},
+	"register a domain": {"purchase", "register", "domain"},
+	"buy a server":      {"purchase", "order", "vps"},
+	"buy a vps":         {"purchase", "order", "vps"},
+
+	// Which way up a device's screen is, and where it says it is.
+	"sideways":          {"orientation", "landscape"},
+	"upside down":       {"orientation"},
+	"landscape mode":    {"orientation", "landscape"},
+	"portrait mode":     {"orientation", "portrait"},
+	"rotate the screen": {"orientation"},
+	"rotate the phone":  {"orientation"},
+	"fake location":     {"location", "override", "set"},
+	"fake gps":          {"location", "override", "set"},
+	"spoof":             {"location", "override", "emulate"},
+	"mock location":     {"location", "override", "set"},
+
 	// Money: what is billed, owed and spent on one's own accounts. What I
 	// or we spent is the bill of an account; what customers spent stays a
 	// business question.
