@@ -43,13 +43,22 @@ var everydayTools = append(slices.Clone(englishTools),
 	Doc{ID: "local", Server: "search", Tool: "local_search", Description: "Search for local businesses and places."},
 	Doc{ID: "orientation", Server: "mobile", Tool: "set_orientation", Description: "Change the screen orientation of the device."},
 	Doc{ID: "place", Server: "maps", Tool: "place_details", Description: "Get the details of a place."},
+	Doc{ID: "hardware", Server: "models", Tool: "list_hardware", Description: "List the hardware available for running a model."},
+	Doc{ID: "eval", Server: "ai", Tool: "model_eval_run", Description: "Run an evaluation of a model."},
+	Doc{ID: "notification", Server: "board", Tool: "create_notification", Description: "Send a notification to a user."},
+	Doc{ID: "monitor", Server: "crawl", Tool: "monitor_create", Description: "Create a monitor that re-crawls a page on a schedule."},
+	Doc{ID: "relation", Server: "stories", Tool: "add_relation", Description: "Add a relation between two stories."},
+	Doc{ID: "extlink", Server: "stories", Tool: "add_external_link", Description: "Add an external link to a story."},
+	Doc{ID: "transcript", Server: "youtube", Tool: "get_transcript", Description: "Get the transcript of a YouTube video."},
+	Doc{ID: "videos", Server: "search", Tool: "video_search", Description: "Search for videos."},
 )
 
 // TestEverydayWordsReachWhatTheyMean: money billed, owed and spent; things
 // to be reminded of and things done; weight, rain and pollen; the internet;
 // more copies of a service; hours a task is expected to take; kinds of
 // funds; meals; names still free; another language; coins; planes;
-// buying from a host; which way a screen is turned. Each request says what
+// buying from a host; which way a screen is turned; GPUs; notifying;
+// blocking; word for word. Each request says what
 // it wants in words its tool's description lacks, and finds that tool
 // first. The last rows guard what the same words meant before.
 func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
@@ -77,6 +86,10 @@ func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 		{"when does my plane land", "flight"},
 		{"buy a domain for my bakery", "buy_domain"},
 		{"turn the phone sideways", "orientation"},
+		{"what GPUs can I run models on", "hardware"},
+		{"notify a teammate", "notification"},
+		{"mark one story as blocking another", "relation"},
+		{"what the video says, word for word", "transcript"},
 
 		{"dark theme for the page", "media"},
 		{"how many days in February", "days"},

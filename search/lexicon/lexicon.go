@@ -187,7 +187,7 @@ var intents = map[string][]string{
 	"all page":     {"map", "url", "crawl"},
 	"sitemap":      {"map", "url"},
 	"whole site":   {"crawl"},
-	"notify":       {"monitor"},
+	"notify":       {"monitor", "notification"},
 	"watch":        {"monitor"},
 	"academic":     {"paper", "research"},
 	"scholarly":    {"paper", "research"},
@@ -429,6 +429,22 @@ var intents = map[string][]string{
 	"most frequent": {"top", "count"},
 	"most common":   {"top", "count"},
 	"frequent":      {"top", "count"},
+
+	// Hardware a model runs on.
+	"gpu":           {"hardware", "gpu"},
+	"gpus":          {"hardware", "gpu"},
+	"graphics card": {"hardware", "gpu"},
+	"accelerator":   {"hardware"},
+	"tpu":           {"hardware"},
+
+	// One piece of work holding up another is a relation between them.
+	"blocking":   {"relation", "dependency"},
+	"blocked by": {"relation", "dependency"},
+	"depends on": {"relation", "dependency"},
+
+	// What is said in a video, word for word, is its transcript.
+	"word for word": {"transcript"},
+	"verbatim":      {"transcript"},
 
 	// Coins other than bitcoin and ether: their price is a ticker too.
 	"coin":       {"crypto", "ticker"},
