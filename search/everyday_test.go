@@ -51,6 +51,11 @@ var everydayTools = append(slices.Clone(englishTools),
 	Doc{ID: "extlink", Server: "stories", Tool: "add_external_link", Description: "Add an external link to a story."},
 	Doc{ID: "transcript", Server: "youtube", Tool: "get_transcript", Description: "Get the transcript of a YouTube video."},
 	Doc{ID: "videos", Server: "search", Tool: "video_search", Description: "Search for videos."},
+	Doc{ID: "latest", Server: "science", Tool: "fetch_latest", Description: "Fetch the latest papers of a category."},
+	Doc{ID: "paper", Server: "science", Tool: "fetch_content", Description: "Fetch the content of a paper."},
+	Doc{ID: "workout", Server: "fitness", Tool: "create_workout", Description: "Create a workout with its exercises and sets."},
+	Doc{ID: "workouts", Server: "fitness", Tool: "get_workout", Description: "Get a workout with its exercises."},
+	Doc{ID: "gitlog", Server: "git", Tool: "git_log", Description: "Show the commit logs."},
 )
 
 // TestEverydayWordsReachWhatTheyMean: money billed, owed and spent; things
@@ -58,7 +63,7 @@ var everydayTools = append(slices.Clone(englishTools),
 // more copies of a service; hours a task is expected to take; kinds of
 // funds; meals; names still free; another language; coins; planes;
 // buying from a host; which way a screen is turned; GPUs; notifying;
-// blocking; word for word. Each request says what
+// blocking; word for word; the newest; logging what one did. Each request says what
 // it wants in words its tool's description lacks, and finds that tool
 // first. The last rows guard what the same words meant before.
 func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
@@ -90,6 +95,9 @@ func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 		{"notify a teammate", "notification"},
 		{"mark one story as blocking another", "relation"},
 		{"what the video says, word for word", "transcript"},
+		{"newest papers on LLMs", "latest"},
+		{"log today's gym workout", "workout"},
+		{"log my workout", "workout"},
 
 		{"dark theme for the page", "media"},
 		{"how many days in February", "days"},

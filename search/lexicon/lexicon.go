@@ -430,6 +430,18 @@ var intents = map[string][]string{
 	"most common":   {"top", "count"},
 	"frequent":      {"top", "count"},
 
+	// Newest is latest.
+	"newest": {"latest", "recent"},
+
+	// To log something done (a workout, hours, a meal) is to record it: the
+	// verb before its object, not the logs a program writes.
+	"log a":     {"record", "create", "add"},
+	"log my":    {"record", "create", "add"},
+	"log our":   {"record", "create", "add"},
+	"log the":   {"record", "create", "add"},
+	"log this":  {"record", "create", "add"},
+	"log today": {"record", "create", "add"},
+
 	// Hardware a model runs on.
 	"gpu":           {"hardware", "gpu"},
 	"gpus":          {"hardware", "gpu"},
