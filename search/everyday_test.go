@@ -56,6 +56,10 @@ var everydayTools = append(slices.Clone(englishTools),
 	Doc{ID: "workout", Server: "fitness", Tool: "create_workout", Description: "Create a workout with its exercises and sets."},
 	Doc{ID: "workouts", Server: "fitness", Tool: "get_workout", Description: "Get a workout with its exercises."},
 	Doc{ID: "gitlog", Server: "git", Tool: "git_log", Description: "Show the commit logs."},
+	Doc{ID: "subreddit", Server: "reddit", Tool: "browse_subreddit", Description: "Fetch posts from a subreddit sorted hot, new, top or rising."},
+	Doc{ID: "current", Server: "weather", Tool: "get_current_conditions", Description: "The most recent weather observation for a location."},
+	Doc{ID: "payroll", Server: "books", Tool: "list_payroll_employees", Description: "List all payroll employees."},
+	Doc{ID: "leave", Server: "books", Tool: "list_employee_leave", Description: "List the leave records of an employee in the payroll."},
 )
 
 // TestEverydayWordsReachWhatTheyMean: money billed, owed and spent; things
@@ -63,7 +67,8 @@ var everydayTools = append(slices.Clone(englishTools),
 // more copies of a service; hours a task is expected to take; kinds of
 // funds; meals; names still free; another language; coins; planes;
 // buying from a host; which way a screen is turned; GPUs; notifying;
-// blocking; word for word; the newest; logging what one did. Each request says what
+// blocking; word for word; the newest; logging what one did; trends;
+// humidity; pay and time off. Each request says what
 // it wants in words its tool's description lacks, and finds that tool
 // first. The last rows guard what the same words meant before.
 func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
@@ -98,6 +103,10 @@ func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 		{"newest papers on LLMs", "latest"},
 		{"log today's gym workout", "workout"},
 		{"log my workout", "workout"},
+		{"what's trending today", "subreddit"},
+		{"is it humid right now", "current"},
+		{"when do I get my salary", "payroll"},
+		{"how much time off has Anna taken", "leave"},
 
 		{"dark theme for the page", "media"},
 		{"how many days in February", "days"},

@@ -430,6 +430,30 @@ var intents = map[string][]string{
 	"most common":   {"top", "count"},
 	"frequent":      {"top", "count"},
 
+	// What many people look at right now.
+	"trending": {"hot", "top", "popular", "rising"},
+	"viral":    {"hot", "top", "popular", "rising"},
+
+	// More weather in everyday words.
+	"humid":        {"weather", "humidity"},
+	"humidity":     {"weather", "humidity"},
+	"freezing":     {"weather", "forecast", "temperature"},
+	"heatwave":     {"weather", "forecast", "temperature"},
+	"what to wear": {"weather", "forecast"},
+
+	// Pay and time off, as a payroll keeps them.
+	"salary":       {"payroll", "employee"},
+	"paycheck":     {"payroll", "employee"},
+	"payslip":      {"payroll", "employee"},
+	"wage":         {"payroll", "employee"},
+	"time off":     {"leave", "payroll"},
+	"day off":      {"leave", "payroll"},
+	"pto":          {"leave", "payroll"},
+	"sick leave":   {"leave", "payroll"},
+	"sick day":     {"leave", "payroll"},
+	"vacation day": {"leave", "payroll"},
+	"annual leave": {"leave", "payroll"},
+
 	// Newest is latest.
 	"newest": {"latest", "recent"},
 
