@@ -60,6 +60,8 @@ var everydayTools = append(slices.Clone(englishTools),
 	Doc{ID: "current", Server: "weather", Tool: "get_current_conditions", Description: "The most recent weather observation for a location."},
 	Doc{ID: "payroll", Server: "books", Tool: "list_payroll_employees", Description: "List all payroll employees."},
 	Doc{ID: "leave", Server: "books", Tool: "list_employee_leave", Description: "List the leave records of an employee in the payroll."},
+	Doc{ID: "attractions", Server: "travel", Tool: "search_attractions", Description: "Search for attractions and points of interest in a place."},
+	Doc{ID: "setloc", Server: "mobile", Tool: "set_location", Description: "Override the GPS location reported by the device."},
 )
 
 // TestEverydayWordsReachWhatTheyMean: money billed, owed and spent; things
@@ -68,7 +70,7 @@ var everydayTools = append(slices.Clone(englishTools),
 // funds; meals; names still free; another language; coins; planes;
 // buying from a host; which way a screen is turned; GPUs; notifying;
 // blocking; word for word; the newest; logging what one did; trends;
-// humidity; pay and time off. Each request says what
+// humidity; pay and time off; sightseeing; a faked location. Each request says what
 // it wants in words its tool's description lacks, and finds that tool
 // first. The last rows guard what the same words meant before.
 func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
@@ -107,6 +109,8 @@ func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 		{"is it humid right now", "current"},
 		{"when do I get my salary", "payroll"},
 		{"how much time off has Anna taken", "leave"},
+		{"sightseeing in Kyoto", "attractions"},
+		{"spoof where the phone is", "setloc"},
 
 		{"dark theme for the page", "media"},
 		{"how many days in February", "days"},
