@@ -186,7 +186,7 @@ var intents = map[string][]string{
 	"all page":     {"map", "url", "crawl"},
 	"sitemap":      {"map", "url"},
 	"whole site":   {"crawl"},
-	"notify":       {"monitor"},
+	"notify":       {"monitor", "notification"},
 	"watch":        {"monitor"},
 	"academic":     {"paper", "research"},
 	"scholarly":    {"paper", "research"},
@@ -430,6 +430,263 @@ var intents = map[string][]string{
 	"most frequent": {"top", "count"},
 	"most common":   {"top", "count"},
 	"frequent":      {"top", "count"},
+
+	// What many people look at right now.
+	"trending": {"hot", "top", "popular", "rising"},
+	"viral":    {"hot", "top", "popular", "rising"},
+
+	// More weather in everyday words.
+	"humid":        {"weather", "humidity"},
+	"humidity":     {"weather", "humidity"},
+	"freezing":     {"weather", "forecast", "temperature"},
+	"heatwave":     {"weather", "forecast", "temperature"},
+	"what to wear": {"weather", "forecast"},
+
+	// Pay and time off, as a payroll keeps them.
+	"salary":       {"payroll", "employee"},
+	"paycheck":     {"payroll", "employee"},
+	"payslip":      {"payroll", "employee"},
+	"wage":         {"payroll", "employee"},
+	"time off":     {"leave", "payroll"},
+	"day off":      {"leave", "payroll"},
+	"pto":          {"leave", "payroll"},
+	"sick leave":   {"leave", "payroll"},
+	"sick day":     {"leave", "payroll"},
+	"vacation day": {"leave", "payroll"},
+	"annual leave": {"leave", "payroll"},
+
+	// Newest is latest.
+	"newest": {"latest", "recent"},
+
+	// To log something done (a workout, hours, a meal) is to record it: the
+	// verb before its object, not the logs a program writes.
+	"log a":     {"record", "create", "add"},
+	"log my":    {"record", "create", "add"},
+	"log our":   {"record", "create", "add"},
+	"log the":   {"record", "create", "add"},
+	"log this":  {"record", "create", "add"},
+	"log today": {"record", "create", "add"},
+
+	// Hardware a model runs on.
+	"gpu":           {"hardware", "gpu"},
+	"gpus":          {"hardware", "gpu"},
+	"graphics card": {"hardware", "gpu"},
+	"accelerator":   {"hardware"},
+	"tpu":           {"hardware"},
+
+	// One piece of work holding up another is a relation between them.
+	"blocking":   {"relation", "dependency"},
+	"blocked by": {"relation", "dependency"},
+	"depends on": {"relation", "dependency"},
+
+	// What is said in a video, word for word, is its transcript.
+	"word for word": {"transcript"},
+	"verbatim":      {"transcript"},
+
+	// Coins other than bitcoin and ether: their price is a ticker too.
+	"coin":       {"crypto", "ticker"},
+	"altcoin":    {"crypto", "ticker"},
+	"memecoin":   {"crypto", "ticker"},
+	"stablecoin": {"crypto", "ticker"},
+	"dogecoin":   {"crypto", "ticker"},
+	"doge":       {"crypto", "ticker"},
+	"solana":     {"crypto", "ticker"},
+	"litecoin":   {"crypto", "ticker"},
+	"ripple":     {"crypto", "ticker"},
+	"xrp":        {"crypto", "ticker"},
+	"cardano":    {"crypto", "ticker"},
+	"tether":     {"crypto", "ticker"},
+	"usdt":       {"crypto", "ticker"},
+	"usdc":       {"crypto", "ticker"},
+
+	// Planes are flights.
+	"plane":     {"flight", "aircraft"},
+	"airplane":  {"flight", "aircraft"},
+	"aeroplane": {"flight", "aircraft"},
+	"airliner":  {"flight", "aircraft"},
+
+	// Buying a name or a machine from a host.
+	"buy a domain":      {"purchase", "register", "domain"},
+	"buy domain":        {"purchase", "register", "domain"},
+	"register a domain": {"purchase", "register", "domain"},
+	"buy a server":      {"purchase", "order", "vps"},
+	"buy a vps":         {"purchase", "order", "vps"},
+
+	// Which way up a device's screen is, and where it says it is.
+	"sideways":          {"orientation", "landscape"},
+	"upside down":       {"orientation"},
+	"landscape mode":    {"orientation", "landscape"},
+	"portrait mode":     {"orientation", "portrait"},
+	"rotate the screen": {"orientation"},
+	"rotate the phone":  {"orientation"},
+	"fake location":     {"location", "override", "set"},
+	"fake gps":          {"location", "override", "set"},
+	"spoof":             {"location", "override", "emulate"},
+	"mock location":     {"location", "override", "set"},
+
+	// Money: what is billed, owed and spent on one's own accounts. What I
+	// or we spent is the bill of an account; what customers spent stays a
+	// business question.
+	"bill":            {"invoice", "billing"},
+	"owe":             {"receivable", "payable", "invoice", "outstanding"},
+	"owing":           {"receivable", "payable", "invoice", "outstanding"},
+	"unpaid":          {"invoice", "receivable", "outstanding"},
+	"i spent":         {"billing", "balance", "invoice", "cost"},
+	"we spent":        {"billing", "balance", "invoice", "cost"},
+	"i spend":         {"billing", "balance", "invoice", "cost"},
+	"we spend":        {"billing", "balance", "invoice", "cost"},
+	"am i spending":   {"billing", "balance", "invoice", "cost"},
+	"are we spending": {"billing", "balance", "invoice", "cost"},
+	"my spending":     {"billing", "balance", "invoice", "cost"},
+	"our spending":    {"billing", "balance", "invoice", "cost"},
+
+	// Things to remember to do, and things done.
+	"remind":       {"task", "reminder", "due"},
+	"reminder":     {"task", "reminder", "due"},
+	"todo":         {"task", "todo"},
+	"chore":        {"task"},
+	"errand":       {"task"},
+	"get done":     {"completed", "complete"},
+	"got done":     {"completed", "complete"},
+	"i finished":   {"completed", "complete"},
+	"accomplished": {"completed", "complete"},
+
+	// The body: weight and measurements.
+	"lose weight":   {"body", "measurement", "weight"},
+	"losing weight": {"body", "measurement", "weight"},
+	"lost weight":   {"body", "measurement", "weight"},
+	"gain weight":   {"body", "measurement", "weight"},
+	"gained weight": {"body", "measurement", "weight"},
+	"body weight":   {"body", "measurement", "weight"},
+	"my weight":     {"body", "measurement", "weight"},
+	"weigh":         {"body", "measurement", "weight"},
+	"bmi":           {"body", "measurement"},
+	"body fat":      {"body", "measurement"},
+
+	// The weather in everyday words, what it was, and the air one breathes.
+	"umbrella":    {"weather", "forecast", "precipitation"},
+	"rain":        {"weather", "forecast", "precipitation"},
+	"rainy":       {"weather", "forecast", "precipitation"},
+	"snow":        {"weather", "forecast", "snowfall"},
+	"sunny":       {"weather", "forecast"},
+	"windy":       {"weather", "forecast", "wind"},
+	"stormy":      {"weather", "forecast"},
+	"did it rain": {"weather", "archive", "historical"},
+	"did it snow": {"weather", "archive", "historical"},
+	"rained":      {"weather", "archive", "historical"},
+	"snowed":      {"weather", "archive", "historical"},
+	"hay fever":   {"air", "quality", "pollen"},
+	"pollen":      {"air", "quality", "pollen"},
+	"sunburn":     {"uv", "air", "quality"},
+	"sunscreen":   {"uv", "air", "quality"},
+
+	// Looking something up on the web, in everyday words.
+	"internet":    {"web", "search"},
+	"google it":   {"web", "search"},
+	"google this": {"web", "search"},
+	"google for":  {"web", "search"},
+
+	// Scaling a service by how many copies it runs.
+	"more pod":       {"scale", "replica"},
+	"more replica":   {"scale", "replica"},
+	"more instance":  {"scale", "replica"},
+	"more worker":    {"scale", "replica"},
+	"fewer pod":      {"scale", "replica"},
+	"fewer replica":  {"scale", "replica"},
+	"fewer instance": {"scale", "replica"},
+	"scale up":       {"scale", "replica"},
+	"scale out":      {"scale", "replica"},
+	"scale down":     {"scale", "replica"},
+
+	// Time spent on work, and time it is expected to take.
+	"hour worked":    {"effort", "timesheet", "actual"},
+	"worked hour":    {"effort", "timesheet", "actual"},
+	"log hour":       {"effort", "timesheet"},
+	"log time":       {"effort", "timesheet"},
+	"time spent":     {"effort", "timesheet"},
+	"time tracking":  {"effort", "timesheet"},
+	"track time":     {"effort", "timesheet"},
+	"estimated hour": {"estimated", "effort", "estimate"},
+	"estimated time": {"estimated", "effort", "estimate"},
+	"time estimate":  {"estimated", "effort", "estimate"},
+
+	// Kinds of funds; a fund's theme is not a page's colour theme.
+	"theme fund":  {"theme", "fund"},
+	"sector fund": {"sector", "fund"},
+	"index fund":  {"index", "fund"},
+	"mutual fund": {"fund"},
+	"etf":         {"fund"},
+
+	// Cooking and meals.
+	"cook":      {"recipe", "meal"},
+	"meal":      {"recipe", "meal"},
+	"dinner":    {"recipe", "meal"},
+	"lunch":     {"recipe", "meal"},
+	"breakfast": {"recipe", "meal"},
+	"supper":    {"recipe", "meal"},
+
+	// Whether a name is still to be had.
+	"still free":      {"availability", "available", "check"},
+	"still available": {"availability", "available", "check"},
+	"up for grab":     {"availability", "available", "check"},
+
+	// Trips: what to see, and a plan for the days.
+	"sightseeing": {"attraction", "itinerary", "travel"},
+	"tourist":     {"attraction", "travel"},
+	"thing to do": {"attraction", "itinerary"},
+	"must see":    {"attraction"},
+	"itinerary":   {"itinerary", "travel"},
+	"plan a trip": {"itinerary", "travel"},
+	"trip plan":   {"itinerary", "travel"},
+	"day trip":    {"itinerary", "attraction", "travel"},
+
+	// Saying text in another language is translating it.
+	"into english":    {"translate", "language"},
+	"in english":      {"translate", "language"},
+	"into french":     {"translate", "language"},
+	"in french":       {"translate", "language"},
+	"into spanish":    {"translate", "language"},
+	"in spanish":      {"translate", "language"},
+	"into german":     {"translate", "language"},
+	"in german":       {"translate", "language"},
+	"into italian":    {"translate", "language"},
+	"in italian":      {"translate", "language"},
+	"into portuguese": {"translate", "language"},
+	"in portuguese":   {"translate", "language"},
+	"into chinese":    {"translate", "language"},
+	"in chinese":      {"translate", "language"},
+	"into japanese":   {"translate", "language"},
+	"in japanese":     {"translate", "language"},
+	"into korean":     {"translate", "language"},
+	"in korean":       {"translate", "language"},
+	"into russian":    {"translate", "language"},
+	"in russian":      {"translate", "language"},
+	"into arabic":     {"translate", "language"},
+	"in arabic":       {"translate", "language"},
+	"into hindi":      {"translate", "language"},
+	"in hindi":        {"translate", "language"},
+	"into dutch":      {"translate", "language"},
+	"in dutch":        {"translate", "language"},
+	"into polish":     {"translate", "language"},
+	"in polish":       {"translate", "language"},
+	"into turkish":    {"translate", "language"},
+	"in turkish":      {"translate", "language"},
+	"into swedish":    {"translate", "language"},
+	"in swedish":      {"translate", "language"},
+	"into greek":      {"translate", "language"},
+	"in greek":        {"translate", "language"},
+	"into vietnamese": {"translate", "language"},
+	"in vietnamese":   {"translate", "language"},
+	"into thai":       {"translate", "language"},
+	"in thai":         {"translate", "language"},
+	"into indonesian": {"translate", "language"},
+	"in indonesian":   {"translate", "language"},
+	"into hebrew":     {"translate", "language"},
+	"in hebrew":       {"translate", "language"},
+	"into ukrainian":  {"translate", "language"},
+	"in ukrainian":    {"translate", "language"},
+	"into czech":      {"translate", "language"},
+	"in czech":        {"translate", "language"},
 }
 
 // fieldIntents widens intents by whole semantic fields of everyday English:
