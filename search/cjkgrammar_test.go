@@ -89,6 +89,8 @@ var cjkSenseTools = []Doc{
 	{ID: "us_stocks", Server: "market", Tool: "us_history", Description: "Historical daily prices of stocks listed on the Nasdaq."},
 	{ID: "hk_stocks", Server: "market", Tool: "hk_history", Description: "Historical daily prices of stocks listed in Hong Kong."},
 	{ID: "walking", Server: "maps", Tool: "walking_directions", Description: "Walking directions between two places."},
+	{ID: "collections", Server: "db", Tool: "list_collections", Description: "List the collections of a database."},
+	{ID: "auction", Server: "market", Tool: "opening_auction", Description: "Call auction prices before the market opens."},
 }
 
 // TestCJKLexiconSenses: a request finds the tool its Chinese, Japanese or
@@ -106,6 +108,7 @@ func TestCJKLexiconSenses(t *testing.T) {
 		{"资金流入", "capital_flow", "mutual_funds"},
 		{"美股历史行情", "us_stocks", ""},
 		{"米国株の過去の値動き", "us_stocks", ""},
+		{"集合竞价", "auction", "collections"},
 		// A verb the lexicon knows in its dictionary form, in other forms.
 		{"駅まで歩いて行く", "walking", ""},
 		{"駅から歩きたい", "walking", ""},

@@ -405,6 +405,7 @@ var bilingual = map[string][]string{
 	"定时任务": {"scheduled", "cron", "job"},
 	"模板":   {"template"},
 	"集合":   {"collection"},
+	"集合竞价": {"auction"},
 	"索引":   {"index"},
 	"指数":   {"index"},
 	"分时":   {"intraday", "timeline"},
