@@ -153,8 +153,15 @@ const (
 type grammarScratch struct {
 	chars []rune
 	role  []uint8
+	at    []uint8 // per raw word: pairKept, pairLight or 0 (no CJK)
 	light map[string]bool
 }
+
+// What weighGrammarPairs found of a raw CJK word.
+const (
+	pairKept uint8 = iota + 1
+	pairLight
+)
 
 // runesOf returns words as runes, longest first, so that the first match
 // of a word at a place is the longest.
@@ -188,20 +195,22 @@ func (s *Analyser) weighGrammarPairs() {
 	}
 	light := g.light
 	clear(light)
-	// Pass one: the light pairs; pass two: a pair kept anywhere is kept.
+	at := slices.Grow(g.at[:0], len(s.raw))[:len(s.raw)]
+	clear(at)
+	g.at = at
 	s.eachGrammarPair(func(j int, isLight bool) {
+		at[j] = pairKept
 		if isLight {
+			at[j] = pairLight
 			light[s.sing[j]] = true
 		}
 	})
-	if len(light) == 0 {
-		return
-	}
-	s.eachGrammarPair(func(j int, isLight bool) {
-		if !isLight {
+	// A pair kept anywhere in the request is kept.
+	for j, a := range at {
+		if a == pairKept {
 			delete(light, s.sing[j])
 		}
-	})
+	}
 	for t := range light {
 		if qt, ok := s.weights[t]; ok {
 			qt.Weight = min(qt.Weight, grammarPairWeight)
@@ -257,10 +266,11 @@ func (s *Analyser) besideLatin(i int) bool {
 // pairs raw[a:e] (e-a+1 characters): roleGrammar for a Chinese grammar
 // character (hanGrammar), each character but the last of one of
 // hanGrammarWords, a Korean grammar word or the ending of a Korean word
-// (koreanEndings), the particles, endings and demonstratives of Japanese
-// (japaneseGrammar), and a postposition right after a Latin word
-// (hanPlaces); roleEnding for a Japanese ending and a Korean verb's last
-// syllable (koreanVerbEndings). The slice lives in s until the next call.
+// (koreanEndings), the particles, endings and demonstratives of Japanese and
+// the last character of okurigana that ends its word (japaneseGrammar), and
+// a postposition right after a Latin word (hanPlaces); roleEnding for a
+// Japanese ending and a Korean verb's last syllable (koreanVerbEndings).
+// The slice lives in s until the next call.
 func (s *Analyser) runGrammar(a, e int) []uint8 {
 	g := &s.gram
 	chars := g.chars[:0]
@@ -322,8 +332,8 @@ func koreanGrammar(chars []rune, role []uint8, whole bool) {
 	}
 }
 
-// runGrammarWord reports whether the raw words a..e-1, one run, are one
-// Korean grammar word or, as a run of one character, a Chinese one.
+// runGrammarWord reports whether the raw words a..e-1, one run (a pair each,
+// or one character alone), are one of koreanGrammarWords.
 func (s *Analyser) runGrammarWord(a, e int) bool {
 	r := firstRune(s.raw[a])
 	if !unicode.Is(unicode.Hangul, r) {
