@@ -32,6 +32,8 @@ type Analyser struct {
 	sing                []string           // per raw word: its singular, or the base form lemmaOf gives it
 	rawWeight           []float64          // weight of each raw word's chunk
 	rawBits             []uint64           // coverage bit of each raw word's singular
+	rawChunk            []int              // per raw word: its white-space separated chunk
+	gram                grammarScratch     // weighGrammarPairs' buffers
 	longest             []int              // per raw word: see findLongest
 	cover               []RunWord          // findLongest's buffer
 	key, joined, folded []byte
@@ -61,6 +63,7 @@ type Analyser struct {
 	question  bool
 	toolTalk  bool // the request speaks of tools (speaksOfTools)
 	compounds int  // the words readCompound has read
+	chunk     int  // the chunk readChunks is reading
 }
 
 // Analyse returns the weighted terms of q, sorted by term so that score
@@ -106,7 +109,7 @@ func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
 	clear(s.firstAt)
 	clear(s.rawAt)
 	clear(s.lemmaOf)
-	s.orig, s.raw, s.rawWeight = s.orig[:0], s.raw[:0], s.rawWeight[:0]
+	s.orig, s.raw, s.rawWeight, s.rawChunk = s.orig[:0], s.raw[:0], s.rawWeight[:0], s.rawChunk[:0]
 	s.vocab, s.idf, s.tables = vocab, idf, lexiconTables()
 	s.origin = 0
 	s.names, s.namesFile = nil, false
@@ -151,6 +154,7 @@ func (s *Analyser) readChunks(q string) {
 	ci := -1 // index of chunk among the query's white-space separated words
 	for chunk := range strings.FieldsSeq(q) {
 		ci++
+		s.chunk = ci
 		weight, strong := s.readShape(chunk)
 		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !token.IsWordRune(r) }) {
 			if a, b, ok := s.splitTo(run); ok {
@@ -236,6 +240,7 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 		if !whole {
 			s.raw = append(s.raw, string(w))
 			s.rawWeight = append(s.rawWeight, weight)
+			s.rawChunk = append(s.rawChunk, s.chunk)
 		}
 		t := string(token.SingularBytes(w))
 		switch {

@@ -1,7 +1,9 @@
 package query
 
 import (
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/search/lexicon"
@@ -435,7 +437,48 @@ func buildConcepts() *Concepts {
 			}
 		}
 	}
+	addVerbForms(c.exact)
 	return c
+}
+
+// verbForms are, per the last kana of a Japanese verb's dictionary form
+// (歩く, 送る, 消す), the kana its other forms end the same kanji with
+// (歩き, 歩いて, 歩かない, 送って, 消します): the lexicon writes a verb once,
+// and a request or a description uses any of its forms. Particles (の, に,
+// と, が, か) are left out: after a kanji they begin no verb's form but are
+// read as particles.
+var verbForms = map[rune][]rune{
+	'く': []rune("きけこい"), 'ぐ': []rune("ぎげごい"), 'す': []rune("さしせそ"),
+	'つ': []rune("たちてっ"), 'ぶ': []rune("ばびべぼん"), 'む': []rune("まみめん"),
+	'う': []rune("わいえおっ"), 'る': []rune("らりれろっ"),
+}
+
+// addVerbForms adds to exact, for each key that ends in a Japanese verb's
+// dictionary form (a kanji and the kana of verbForms), the same key ending
+// in each of the verb's other forms, where the lexicon has no such key.
+func addVerbForms(exact map[string][]string) {
+	keys := make([]string, 0, len(exact))
+	for k := range exact {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // two verbs of one kanji and form join their senses in one order
+	added := map[string]bool{}
+	for _, k := range keys {
+		last, size := utf8.DecodeLastRuneInString(k)
+		before, _ := utf8.DecodeLastRuneInString(k[:len(k)-size])
+		forms := verbForms[last]
+		if forms == nil || !unicode.Is(unicode.Han, before) {
+			continue
+		}
+		for _, f := range forms {
+			form := k[:len(k)-size] + string(f)
+			if _, ok := exact[form]; ok && !added[form] {
+				continue
+			}
+			added[form] = true
+			exact[form] = union(exact[form], exact[k])
+		}
+	}
 }
 
 // union returns to with the words of add it lacks appended, each singular.

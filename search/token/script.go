@@ -160,21 +160,27 @@ func scriptWord(seg string, class scriptClass, buf []byte, fn func(w []byte, who
 // long-vowel mark that ends a katakana word (longVowelMark). It takes time
 // and space linear in seg.
 func bigrams(seg string, buf []byte, fn func(w []byte, whole bool)) []byte {
-	var prev, before rune
-	n := 0
+	var prev rune
+	n, sounds := 0, 0 // sounds: of the katakana word that ends at prev
 	for i, r := range seg {
 		if unicode.IsMark(r) {
 			continue
 		}
-		if r == longVowelMark && n >= 2 && isKatakana(prev) && isKatakana(before) && !katakanaAt(seg, i+len(string(longVowelMark))) {
+		if r == longVowelMark && sounds >= minLongVowelSounds && !katakanaAt(seg, i+len(string(longVowelMark))) {
 			// サーバー and サーバ, ユーザー and ユーザ are one word.
 			continue
+		}
+		switch {
+		case !isKatakana(r):
+			sounds = 0
+		case !smallKana[r]:
+			sounds++
 		}
 		if n > 0 {
 			buf = utf8.AppendRune(utf8.AppendRune(buf[:0], prev), r)
 			fn(buf, false)
 		}
-		prev, before = r, prev
+		prev = r
 		n++
 	}
 	if n == 1 {
@@ -188,12 +194,27 @@ func bigrams(seg string, buf []byte, fn func(w []byte, whole bool)) []byte {
 // long vowel at the end of a loanword of three sounds or more both with and
 // without it (サーバー and サーバ, ユーザー and ユーザ, フォルダー and フォルダ,
 // by the two spelling conventions in use), so it is dropped there, on both
-// the index's side and the query's; inside a word (データ) and after one
-// sound (バー) it stays.
+// the index's side and the query's; inside a word (データ) and after fewer
+// sounds (バー, エラー, ショー) it stays: the word would keep one pair, the
+// first of longer words (エラ of エラスティック, ショ of ショップ).
 const longVowelMark = 'ー'
 
-// isKatakana reports whether r is a katakana letter or the long-vowel mark.
-func isKatakana(r rune) bool { return 0x30A1 <= r && r <= 0x30FC && r != 0x30FB }
+// minLongVowelSounds is the fewest sounds before a final long-vowel mark
+// that drop it: the mark and the other letters each one, a small kana
+// (ョ of ショー) none, since it joins the letter before it into one sound.
+const minLongVowelSounds = 3
+
+// smallKana are the small katakana that join the letter before them into
+// one sound (シ and ョ are the one sound ショ). The small ッ is a sound of its
+// own.
+var smallKana = map[rune]bool{
+	'ァ': true, 'ィ': true, 'ゥ': true, 'ェ': true, 'ォ': true,
+	'ャ': true, 'ュ': true, 'ョ': true, 'ヮ': true,
+}
+
+// isKatakana reports whether r is a katakana letter or the long-vowel mark
+// (which Unicode counts as common to both kana).
+func isKatakana(r rune) bool { return r == longVowelMark || unicode.Is(unicode.Katakana, r) }
 
 // katakanaAt reports whether seg holds a katakana letter at byte offset i.
 func katakanaAt(seg string, i int) bool {
