@@ -1,0 +1,93 @@
+package search
+
+import "testing"
+
+// mixVocabTools are tools described in English (and one in Chinese), each
+// named by a concept the bilingual lexicon's Chinese, Japanese, German and
+// Spanish words for processes, snapshots, scaling, apps, domains, the body,
+// lodging, warnings, renaming and progress carry.
+var mixVocabTools = []Doc{
+	{ID: "kill", Server: "shell", Tool: "kill_process", Description: "Terminate a running process by PID."},
+	{ID: "snapshot", Server: "cloud", Tool: "snapshot_server", Description: "Take a snapshot of a virtual server."},
+	{ID: "scale", Server: "k8s", Tool: "kubectl_scale", Description: "Scale a Kubernetes deployment to a number of replicas."},
+	{ID: "launch", Server: "phone", Tool: "launch_app", Description: "Launch an app on the mobile device."},
+	{ID: "domain", Server: "registrar", Tool: "check_domain_availability", Description: "Check availability of domain names."},
+	{ID: "body", Server: "fitness", Tool: "create_body_measurement", Description: "Record a body measurement (weight, body fat) for a date."},
+	{ID: "summary", Server: "fitness", Tool: "get_training_summary", Description: "Summarize workouts over the last weeks."},
+	{ID: "stay", Server: "rentals", Tool: "search_listings", Description: "Search for Airbnb listings in a location."},
+	{ID: "alerts", Server: "weather", Tool: "get_alerts", Description: "Get active weather alerts and warnings for a location."},
+	{ID: "rename", Server: "fs", Tool: "move_file", Description: "Move or rename files and directories."},
+	{ID: "channel", Server: "chat", Tool: "send_channel_message", Description: "Send a message to a channel."},
+	{ID: "forum", Server: "chat", Tool: "create_forum_post", Description: "Create a new post in a forum."},
+	{ID: "progress", Server: "devops", Tool: "get_test_plan_progress", Description: "获取测试计划用例执行进度统计"},
+	{ID: "read", Server: "fs", Tool: "read_file", Description: "Read the contents of a file."},
+	{ID: "open_url", Server: "phone", Tool: "open_url", Description: "Open a URL in the browser on the mobile device."},
+	{ID: "forecast", Server: "weather", Tool: "get_forecast", Description: "Get the weather forecast for a city."},
+	{ID: "domain_info", Server: "registrar", Tool: "get_domain", Description: "Get the details of a domain you own."},
+}
+
+// TestMixedScriptRequestReachesToolByConcept: a short request in Chinese,
+// Japanese, German or Spanish whose concept the lexicon carries finds the
+// tool described for it first.
+func TestMixedScriptRequestReachesToolByConcept(t *testing.T) {
+	t.Parallel()
+	ix := New(mixVocabTools)
+	tests := []struct{ lang, query, want string }{
+		{"zh", "强制结束这个进程", "kill"},
+		{"zh", "程序卡住了，把它杀死", "kill"},
+		{"ja", "応答なしのプロセスを強制終了", "kill"},
+		{"ja", "アプリがフリーズした", "kill"},
+		{"de", "Der Prozess hängt", "kill"},
+		{"es", "el proceso está congelado", "kill"},
+		{"es", "matar el proceso 4242", "kill"},
+		{"zh", "给云主机拍个快照", "snapshot"},
+		{"ja", "スナップショットを作成", "snapshot"},
+		{"de", "Schnappschuss der VM", "snapshot"},
+		{"es", "crear una instantánea", "snapshot"},
+		{"zh", "服务扩容到十个副本", "scale"},
+		{"zh", "缩容一下", "scale"},
+		{"ja", "レプリカを減らす", "scale"},
+		{"de", "Deployment skalieren", "scale"},
+		{"es", "escalar a dos réplicas", "scale"},
+		{"zh", "在手机上启动这个应用", "launch"},
+		{"ja", "スマホのアプリを起動", "launch"},
+		{"ja", "アプリを立ち上げて", "launch"},
+		{"zh", "这个域名被注册了吗", "domain"},
+		{"ja", "ドメインの空きを確認", "domain"},
+		{"de", "ist example.de verfügbar", "domain"},
+		{"es", "dominio disponible", "domain"},
+		{"zh", "记一下我的体重", "body"},
+		{"ja", "体脂肪率を記録", "body"},
+		{"de", "mein Gewicht eintragen", "body"},
+		{"es", "anota mi peso", "body"},
+		{"zh", "最近的健身情况", "summary"},
+		{"ja", "筋トレのまとめ", "summary"},
+		{"zh", "找个民宿", "stay"},
+		{"zh", "大阪住宿", "stay"},
+		{"ja", "大阪で泊まれるところ", "stay"},
+		{"ja", "民泊を探す", "stay"},
+		{"de", "Ferienwohnung an der Ostsee", "stay"},
+		{"es", "hospedaje en Cusco", "stay"},
+		{"zh", "台风预警", "alerts"},
+		{"zh", "有没有天气警报", "alerts"},
+		{"ja", "大雨警報は出てる？", "alerts"},
+		{"ja", "雷注意報", "alerts"},
+		{"zh", "给文件改名", "rename"},
+		{"zh", "把报告挪到归档目录", "rename"},
+		{"ja", "ファイル名を変更", "rename"},
+		{"ja", "ファイルをリネーム", "rename"},
+		{"es", "renombrar el archivo", "rename"},
+		{"ja", "チャンネルにメッセージを送る", "channel"},
+		{"ja", "テスト計画の進み具合", "progress"},
+	}
+	for _, tt := range tests {
+		hits := ix.Search(tt.query, 3)
+		if len(hits) == 0 || mixVocabTools[hits[0].Doc].ID != tt.want {
+			var got []string
+			for _, h := range hits {
+				got = append(got, mixVocabTools[h.Doc].ID)
+			}
+			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
+		}
+	}
+}
