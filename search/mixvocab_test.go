@@ -91,3 +91,25 @@ func TestMixedScriptRequestReachesToolByConcept(t *testing.T) {
 		}
 	}
 }
+
+// TestGermanSeparableVerbIsJoined: a German request that ends in the
+// particle of a separable verb reads its verb with the particle (benenne …
+// um → umbenennen, lade … hoch → hochladen), as the lexicon lists it; an
+// English request keeps its words.
+func TestGermanSeparableVerbIsJoined(t *testing.T) {
+	t.Parallel()
+	ix := New(englishTools)
+	tests := []struct {
+		query    string
+		has, not []string
+	}{
+		{"Benenne die Datei um", []string{"rename"}, nil},
+		{"Lade die Datei hoch", []string{"upload"}, nil},
+		{"Melde mich ab", []string{"logout"}, nil},
+		{"Lade die Berichte herunter", []string{"download"}, nil},
+		{"log in", nil, []string{"login", "logout"}},
+	}
+	for _, tt := range tests {
+		checkTerms(t, ix, tt.query, tt.has, tt.not)
+	}
+}

@@ -541,6 +541,7 @@ func (s *Analyser) addConceptKeys() {
 	latin := s.readsLatin()
 	if latin {
 		s.dropFunctionWords()
+		s.joinSeparableVerb()
 	}
 	for _, p := range s.orig {
 		if _, ok := s.lemmaOf[p]; ok || s.tables.intents[p] != nil {
@@ -551,6 +552,42 @@ func (s *Analyser) addConceptKeys() {
 			s.lemmaOf[p] = k
 		} else if latin && !english && !s.inVocab(p) {
 			s.readCompound(p)
+		}
+	}
+}
+
+// separableParticles are the particles a German separable verb leaves at
+// the end of its clause ("Lege einen Ordner an", "Benenne die Datei um",
+// "Zeig mir die Logs an"): the verb means what particle and verb say
+// together (anlegen, umbenennen, anzeigen), not what the verb alone does.
+var separableParticles = map[string]bool{
+	"an": true, "ab": true, "auf": true, "aus": true, "ein": true, "um": true,
+	"zu": true, "vor": true, "nach": true, "mit": true, "weg": true, "los": true,
+	"fest": true, "hoch": true, "her": true, "hin": true, "durch": true,
+	"zurück": true, "zuruck": true, "runter": true, "rein": true, "raus": true,
+	"hinzu": true, "herunter": true,
+}
+
+// joinSeparableVerb reads the verb of a German request that ends in a
+// separable particle as the particle's verb: the first original term that,
+// with the particle put before it, reaches an exact lexicon key (as it
+// stands or by an inflection: benenne → umbenennen) takes that key as its
+// lemma, in place of any the verb alone has.
+func (s *Analyser) joinSeparableVerb() {
+	if len(s.raw) < 2 {
+		return
+	}
+	particle := s.raw[len(s.raw)-1]
+	if !separableParticles[particle] {
+		return
+	}
+	for _, p := range s.orig {
+		if p == particle || len(p)+len(particle) > maxCompoundLen {
+			continue
+		}
+		if k := s.tables.conceptKey(particle+p, true, true); strings.HasPrefix(k, latinMark) {
+			s.lemmaOf[p] = k
+			return
 		}
 	}
 }
