@@ -113,3 +113,38 @@ func TestGermanSeparableVerbIsJoined(t *testing.T) {
 		checkTerms(t, ix, tt.query, tt.has, tt.not)
 	}
 }
+
+// timeClauseTools are a snapshot tool and tools whose words a clause of
+// time after the operation uses.
+var timeClauseTools = []Doc{
+	{ID: "snapshot", Server: "cloud", Tool: "snapshot_droplet", Description: "Take a snapshot of a droplet."},
+	{ID: "update_server", Server: "hosting", Tool: "update_server", Description: "Update the server: change, modify, edit or patch its settings."},
+	{ID: "update_item", Server: "tracker", Tool: "update_item", Description: "Update an item: change, edit or patch its fields."},
+	{ID: "update_mock", Server: "api", Tool: "update_mock", Description: "Update a mock server."},
+	{ID: "deploy", Server: "cloud", Tool: "deploy_app", Description: "Deploy the app to production."},
+}
+
+// TestTimeClauseWeighsLittle: in a German, Spanish, French or Italian
+// request, the words of a clause of time after the operation ("bevor ich
+// update", "antes de actualizar") say when, so the operation's tool ranks
+// first; the same words as the operation itself keep their weight.
+func TestTimeClauseWeighsLittle(t *testing.T) {
+	t.Parallel()
+	ix := New(timeClauseTools)
+	tests := []struct{ query, want string }{
+		{"Schnappschuss machen, bevor ich update", "snapshot"},
+		{"saca una instantánea del servidor antes de actualizar", "snapshot"},
+		{"crea una instantánea del servidor después de desplegar", "snapshot"},
+		{"actualiza el servidor antes de la demo", "update_server"},
+	}
+	for _, tt := range tests {
+		hits := ix.Search(tt.query, 3)
+		if len(hits) == 0 || timeClauseTools[hits[0].Doc].ID != tt.want {
+			var got []string
+			for _, h := range hits {
+				got = append(got, timeClauseTools[h.Doc].ID)
+			}
+			t.Errorf("%q: top %v, want %s first", tt.query, got, tt.want)
+		}
+	}
+}

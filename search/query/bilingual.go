@@ -592,6 +592,62 @@ func (s *Analyser) joinSeparableVerb() {
 	}
 }
 
+// timeClauseOpeners are the German, Spanish, French, Portuguese and
+// Italian words that open a clause of time after the request's operation
+// ("Schnappschuss machen, bevor ich update", "saca una instantánea antes de
+// actualizar"): the clause says when the operation is wanted, not which.
+// Italian prima is left out: it is also "first" (la prima pagina).
+var timeClauseOpeners = map[string]bool{
+	"bevor": true, "nachdem": true, "antes": true, "después": true, "despues": true,
+	"avant": true, "après": true, "apres": true, "dopo": true,
+	"depois": true,
+}
+
+// timeClauseWeight scales the words of a clause of time against the
+// request's own.
+const timeClauseWeight = lightWordWeight
+
+// weighTimeClause makes the words after a clause-of-time opener that
+// follows the request's first word (timeClauseOpeners) weigh as light
+// words, those the request does not use before it.
+func (s *Analyser) weighTimeClause() {
+	at := -1
+	for i, w := range s.raw {
+		if i > 0 && timeClauseOpeners[w] {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return
+	}
+	before := map[string]bool{}
+	for _, w := range s.raw[:at] {
+		before[token.Singular(w)] = true
+	}
+	for j := at + 1; j < len(s.raw); j++ {
+		s.rawWeight[j] *= timeClauseWeight
+		t := token.Singular(s.raw[j])
+		if before[t] {
+			continue
+		}
+		before[t] = true // lighten once
+		if w, ok := s.origWeight[t]; ok {
+			s.origWeight[t] = w * timeClauseWeight
+		}
+		if qt, ok := s.weights[t]; ok {
+			qt.Weight *= timeClauseWeight
+			s.weights[t] = qt
+		}
+		if l, ok := s.lemmaOf[t]; ok {
+			if qt, ok := s.weights[l]; ok {
+				qt.Weight *= timeClauseWeight
+				s.weights[l] = qt
+			}
+		}
+	}
+}
+
 // dropFunctionWords drops the original terms that are function words of
 // the request's language (functionWords), as the English ones never become
 // terms; their raw words stay, for phrases.
