@@ -148,3 +148,70 @@ func TestTimeClauseWeighsLittle(t *testing.T) {
 		}
 	}
 }
+
+// devVocabTools are tools described in English for the loanwords of
+// development tools (katakana, Chinese), charts, text recognition,
+// accounts and languages.
+var devVocabTools = []Doc{
+	{ID: "pull", Server: "git", Tool: "git_pull", Description: "Pull changes from a remote repository into the current branch."},
+	{ID: "exec", Server: "k8s", Tool: "exec_in_pod", Description: "Execute a command in a pod and return the output."},
+	{ID: "drain", Server: "k8s", Tool: "node_management", Description: "Manage nodes with cordon, drain and uncordon operations."},
+	{ID: "port_forward", Server: "k8s", Tool: "port_forward", Description: "Forward a local port to a port on a resource."},
+	{ID: "scatter", Server: "charts", Tool: "generate_scatter_chart", Description: "Generate a scatter chart of two variables."},
+	{ID: "radar", Server: "charts", Tool: "generate_radar_chart", Description: "Generate a radar chart of several dimensions."},
+	{ID: "ocr", Server: "vision", Tool: "extract_text_from_screenshot", Description: "Extract and recognize text from screenshots (OCR)."},
+	{ID: "screenshot", Server: "browser", Tool: "take_screenshot", Description: "Take a screenshot of the page."},
+	{ID: "pnl", Server: "books", Tool: "list_profit_and_loss", Description: "Profit and loss report: revenue, expenses and profit."},
+	{ID: "detect", Server: "translate", Tool: "detect_language", Description: "Detect the language of a text."},
+	{ID: "network", Server: "browser", Tool: "list_network_requests", Description: "List the network requests of the page."},
+	{ID: "subreddit", Server: "reddit", Tool: "browse_subreddit", Description: "Fetch hot or top posts from a subreddit."},
+	{ID: "video", Server: "media", Tool: "image_to_video", Description: "Generate a video from an image."},
+	{ID: "update", Server: "chat", Tool: "update_room", Description: "Update the name of a chat room."},
+	{ID: "chart", Server: "charts", Tool: "generate_bar_chart", Description: "Generate a bar chart."},
+	{ID: "session", Server: "auth", Tool: "list_sessions", Description: "List the active sessions and their tokens."},
+}
+
+// TestDevLoanwordsAndChartsReachTools: a short request in Japanese,
+// Chinese, German or Spanish that names a development thing by its
+// loanword (ポッド, ノード, リモート, 端口), a kind of chart, text
+// recognition, a profit and loss statement or a language finds the
+// tool described in English for it first.
+func TestDevLoanwordsAndChartsReachTools(t *testing.T) {
+	t.Parallel()
+	ix := New(devVocabTools)
+	tests := []struct{ lang, query, want string }{
+		{"ja", "リモートから変更を取り込む", "pull"},
+		{"zh", "从远程拉取最新代码", "pull"},
+		{"es", "trae los cambios del repositorio remoto", "pull"},
+		{"ja", "ポッドでコマンドを実行", "exec"},
+		{"ja", "ノードを退避させる", "drain"},
+		{"zh", "把节点设为不可调度", "drain"},
+		{"zh", "端口转发到本地", "port_forward"},
+		{"ja", "ポートフォワードしたい", "port_forward"},
+		{"ja", "散布図を描いて", "scatter"},
+		{"de", "ein Streudiagramm zeichnen", "scatter"},
+		{"es", "gráfico de dispersión", "scatter"},
+		{"zh", "做个雷达图", "radar"},
+		{"ja", "スクリーンショットの文字を読み取る", "ocr"},
+		{"ja", "文字認識をかけたい", "ocr"},
+		{"zh", "图片文字识别", "ocr"},
+		{"ja", "損益計算書を見せて", "pnl"},
+		{"ja", "このテキストは何語？", "detect"},
+		{"zh", "判断这段文本是什么语言", "detect"},
+		{"zh", "看看页面的网络请求", "network"},
+		{"ja", "ページのネットワークを確認", "network"},
+		{"ja", "サブレディットの人気投稿", "subreddit"},
+		{"es", "haz un vídeo con esta imagen", "video"},
+		{"ja", "セッションとトークンの一覧", "session"},
+	}
+	for _, tt := range tests {
+		hits := ix.Search(tt.query, 3)
+		if len(hits) == 0 || devVocabTools[hits[0].Doc].ID != tt.want {
+			var got []string
+			for _, h := range hits {
+				got = append(got, devVocabTools[h.Doc].ID)
+			}
+			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
+		}
+	}
+}
