@@ -215,3 +215,70 @@ func TestDevLoanwordsAndChartsReachTools(t *testing.T) {
 		}
 	}
 }
+
+// workVocabTools are tools described in English for everyday words of
+// work, media and the browser that Japanese writes as loanwords and
+// Chinese as its own words.
+var workVocabTools = []Doc{
+	{ID: "milestone", Server: "tracker", Tool: "create_milestone", Description: "Create a milestone in a project."},
+	{ID: "sprint", Server: "tracker", Tool: "list_sprints", Description: "List the sprints (iterations) of a team."},
+	{ID: "reaction", Server: "chat", Tool: "add_reaction", Description: "Add an emoji reaction to a message."},
+	{ID: "reply", Server: "chat", Tool: "reply_to_thread", Description: "Reply to a message thread."},
+	{ID: "webhook", Server: "chat", Tool: "create_webhook", Description: "Create a webhook for a channel."},
+	{ID: "restore", Server: "cloud", Tool: "restore_backup", Description: "Restore a server from a backup."},
+	{ID: "recording", Server: "phone", Tool: "start_screen_recording", Description: "Start a screen recording on the device."},
+	{ID: "heap", Server: "devtools", Tool: "take_heap_snapshot", Description: "Capture a heap snapshot of the page."},
+	{ID: "trace", Server: "devtools", Tool: "performance_trace", Description: "Record a performance trace of the page."},
+	{ID: "console", Server: "devtools", Tool: "console_messages", Description: "List the console messages of the page."},
+	{ID: "tabs", Server: "browser", Tool: "browser_tabs", Description: "List, open or close browser tabs."},
+	{ID: "mindmap", Server: "charts", Tool: "generate_mind_map", Description: "Generate a mind map."},
+	{ID: "uninstall", Server: "phone", Tool: "uninstall_app", Description: "Uninstall an app from the device."},
+	{ID: "draft", Server: "mail", Tool: "create_draft", Description: "Create an email draft."},
+	{ID: "routine", Server: "fitness", Tool: "create_routine", Description: "Create a workout routine."},
+	{ID: "docs", Server: "ui", Tool: "get_component_docs", Description: "Get the docs of a UI component."},
+}
+
+// TestEverydayLoanwordsReachTools: a short Japanese request naming a thing
+// by its katakana loanword, or a Chinese one by its own word, finds the tool
+// described in English for it first.
+func TestEverydayLoanwordsReachTools(t *testing.T) {
+	t.Parallel()
+	ix := New(workVocabTools)
+	tests := []struct{ lang, query, want string }{
+		{"ja", "マイルストーンを追加", "milestone"},
+		{"zh", "新建一个里程碑", "milestone"},
+		{"ja", "今のスプリントの一覧", "sprint"},
+		{"zh", "这个迭代有哪些", "sprint"},
+		{"ja", "メッセージにリアクションを付ける", "reaction"},
+		{"zh", "给消息加个表情", "reaction"},
+		{"ja", "ウェブフックを作成", "webhook"},
+		{"ja", "バックアップからリストア", "restore"},
+		{"zh", "从备份还原服务器", "restore"},
+		{"ja", "画面のレコーディングを開始", "recording"},
+		{"zh", "开始录屏", "recording"},
+		{"ja", "ヒープを取る", "heap"},
+		{"ja", "パフォーマンスのトレース", "trace"},
+		{"zh", "分析页面性能", "trace"},
+		{"ja", "コンソールのログを見る", "console"},
+		{"zh", "看一下控制台输出", "console"},
+		{"ja", "開いているタブの一覧", "tabs"},
+		{"ja", "マインドマップを作って", "mindmap"},
+		{"zh", "画个思维导图", "mindmap"},
+		{"ja", "アプリをアンインストール", "uninstall"},
+		{"zh", "卸载这个应用", "uninstall"},
+		{"ja", "メールの下書きを作る", "draft"},
+		{"zh", "存一份邮件草稿", "draft"},
+		{"ja", "筋トレのルーティンを作成", "routine"},
+		{"ja", "コンポーネントのドキュメント", "docs"},
+	}
+	for _, tt := range tests {
+		hits := ix.Search(tt.query, 3)
+		if len(hits) == 0 || workVocabTools[hits[0].Doc].ID != tt.want {
+			var got []string
+			for _, h := range hits {
+				got = append(got, workVocabTools[h.Doc].ID)
+			}
+			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
+		}
+	}
+}
