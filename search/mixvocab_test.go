@@ -282,3 +282,44 @@ func TestEverydayLoanwordsReachTools(t *testing.T) {
 		}
 	}
 }
+
+// pageVocabTools are browser tools for moving about a page.
+var pageVocabTools = []Doc{
+	{ID: "back", Server: "browser", Tool: "browser_navigate_back", Description: "Go back to the previous page in the history."},
+	{ID: "hover", Server: "browser", Tool: "browser_hover", Description: "Hover over an element on the page."},
+	{ID: "scroll", Server: "browser", Tool: "browser_scroll", Description: "Scroll the page."},
+	{ID: "click", Server: "browser", Tool: "browser_click", Description: "Click an element on the page."},
+	{ID: "press", Server: "phone", Tool: "press_button", Description: "Press a button on the device."},
+	{ID: "comment", Server: "tracker", Tool: "create_comment", Description: "Create a comment on an issue."},
+	{ID: "issue", Server: "tracker", Tool: "get_issue", Description: "Get an issue."},
+}
+
+// TestPageMovesReachBrowserTools: going back, hovering and scrolling, asked
+// in Chinese, Japanese, German or Spanish, find the browser tool for them.
+func TestPageMovesReachBrowserTools(t *testing.T) {
+	t.Parallel()
+	ix := New(pageVocabTools)
+	tests := []struct{ lang, query, want string }{
+		{"zh", "浏览器后退一页", "back"},
+		{"zh", "回到上一页", "back"},
+		{"ja", "前のページに戻って", "back"},
+		{"de", "zurück zur vorherigen Seite", "back"},
+		{"es", "regresar a la página anterior", "back"},
+		{"zh", "把鼠标悬停在菜单上", "hover"},
+		{"ja", "メニューにマウスオーバー", "hover"},
+		{"ja", "リンクにホバーする", "hover"},
+		{"zh", "页面滚到底部", "scroll"},
+		{"zh", "往下滑一点", "scroll"},
+		{"zh", "在这个问题下留言", "comment"},
+	}
+	for _, tt := range tests {
+		hits := ix.Search(tt.query, 3)
+		if len(hits) == 0 || pageVocabTools[hits[0].Doc].ID != tt.want {
+			var got []string
+			for _, h := range hits {
+				got = append(got, pageVocabTools[h.Doc].ID)
+			}
+			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
+		}
+	}
+}

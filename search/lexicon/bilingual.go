@@ -588,6 +588,16 @@ var bilingual = map[string][]string{
 	"排行":   {"ranking", "top"},
 	"思维导图": {"mind", "map"},
 	"热力图":  {"heatmap"},
+	// Chinese: moving about a page (back, hover, scroll) and words of lists
+	// and comments.
+	"后退":  {"back", "navigate"},
+	"上一页": {"back", "previous"},
+	"悬停":  {"hover"},
+	"鼠标":  {"mouse", "hover", "click"},
+	"滚到":  {"scroll"},
+	"滑到":  {"scroll"},
+	"往下滑": {"scroll"},
+	"留言":  {"comment"},
 	// ---- Japanese ----
 	"ファイル":    {"file"},
 	"フォルダ":    {"folder", "directory"},
@@ -1080,6 +1090,14 @@ var bilingual = map[string][]string{
 	"フィード":     {"feed"},
 	"トレンド":     {"trend", "trending"},
 	"ランキング":    {"ranking", "top"},
+	// Japanese: moving about a page (back, hover, scroll).
+	"戻る":      {"back", "navigate"},
+	"戻っ":      {"back", "navigate"},
+	"戻して":     {"back", "navigate"},
+	"前のページ":   {"back", "previous"},
+	"ホバー":     {"hover"},
+	"マウスオーバー": {"hover", "mouse"},
+	"マウス":     {"mouse", "hover", "click"},
 	// ---- Korean ----
 	"파일":     {"file"},
 	"폴더":     {"folder", "directory"},
@@ -2130,6 +2148,11 @@ var bilingual = map[string][]string{
 	"streudiagramm": {"scatter", "chart"},
 	"punktdiagramm": {"scatter", "chart"},
 	"netzwerk":      {"network"},
+	// German: moving about a page.
+	"zurück":         {"back", "navigate"},
+	"maus":           {"mouse", "hover", "click"},
+	"mauszeiger":     {"mouse", "hover"},
+	"runterscrollen": {"scroll"},
 	// ---- Spanish ----
 	"archivo":       {"file"},
 	"fichero":       {"file"},
@@ -2511,6 +2534,12 @@ var bilingual = map[string][]string{
 	"remoto":     {"remote"},
 	"vídeo":      {"video"},
 	"petición":   {"request"},
+	// Spanish: moving about a page, lists.
+	"volver":   {"back", "navigate"},
+	"regresar": {"back", "navigate"},
+	"anterior": {"previous", "back"},
+	"ratón":    {"mouse", "hover", "click"},
+	"enumerar": {"list"},
 	// ---- French ----
 	// The everyday words of tool use; imperatives in -ez and most other
 	// forms are read by rule. Words English spells the same way (page,
