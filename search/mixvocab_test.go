@@ -323,3 +323,25 @@ func TestPageMovesReachBrowserTools(t *testing.T) {
 		}
 	}
 }
+// TestSpanishStemChangingVerbReachesItsVerb: the forms of a Spanish verb
+// whose stressed stem takes a diphthong (vuelve, cierre, muestre,
+// encuentre, pruebe) reach its infinitive (volver, cerrar, mostrar,
+// encontrar, probar), as the regular forms do by rule.
+func TestSpanishStemChangingVerbReachesItsVerb(t *testing.T) {
+	t.Parallel()
+	ix := New(englishTools)
+	tests := []struct {
+		query string
+		has   []string
+	}{
+		{"vuelve a la página de inicio", []string{"back"}},
+		{"cierre la pestaña", []string{"close"}},
+		{"muestre los archivos del proyecto", []string{"show"}},
+		{"encuentre el archivo de configuración", []string{"find"}},
+		{"pruebe la conexión con la base de datos", []string{"test"}},
+	}
+	for _, tt := range tests {
+		checkTerms(t, ix, tt.query, tt.has, nil)
+	}
+}
+

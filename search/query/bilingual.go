@@ -262,6 +262,9 @@ func (c *Concepts) inflected(f string) string {
 	if k := c.inflectedAs(f); k != "" {
 		return k
 	}
+	if k := c.undoStemVowel(f); k != "" {
+		return k
+	}
 	for _, e := range enclitics {
 		if base, ok := strings.CutSuffix(f, e); ok && len(base) >= minInflectedKey {
 			if c.exact[base] != nil {
@@ -270,10 +273,32 @@ func (c *Concepts) inflected(f string) string {
 			if k := c.inflectedAs(base); k != "" {
 				return k
 			}
+			if k := c.undoStemVowel(base); k != "" {
+				return k
+			}
 		}
 	}
 	if rest, ok := strings.CutPrefix(f, participlePrefix); ok && len(rest) > minInflectedKey {
 		return c.inflectedAs(rest)
+	}
+	return ""
+}
+
+// stemVowels are the diphthongs a Spanish stem-changing verb takes where
+// its stem is stressed (vuelve, cierra, encuentra, prueba against volver,
+// cerrar, encontrar, probar), each with the vowel of the infinitive.
+var stemVowels = []struct{ cut, put string }{{"ue", "o"}, {"ie", "e"}}
+
+// undoStemVowel returns the exact key the folded word f reaches by one of
+// the inflections once the first diphthong of stemVowels in it is put back
+// to its vowel, or "".
+func (c *Concepts) undoStemVowel(f string) string {
+	for _, v := range stemVowels {
+		if i := strings.Index(f, v.cut); i > 0 {
+			if k := c.inflectedAs(f[:i] + v.put + f[i+len(v.cut):]); k != "" {
+				return k
+			}
+		}
 	}
 	return ""
 }
