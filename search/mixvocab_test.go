@@ -323,6 +323,7 @@ func TestPageMovesReachBrowserTools(t *testing.T) {
 		}
 	}
 }
+
 // TestSpanishStemChangingVerbReachesItsVerb: the forms of a Spanish verb
 // whose stressed stem takes a diphthong (vuelve, cierre, muestre,
 // encuentre, pruebe) reach its infinitive (volver, cerrar, mostrar,
@@ -344,4 +345,3 @@ func TestSpanishStemChangingVerbReachesItsVerb(t *testing.T) {
 		checkTerms(t, ix, tt.query, tt.has, nil)
 	}
 }
-
