@@ -283,7 +283,8 @@ func TestEverydayLoanwordsReachTools(t *testing.T) {
 	}
 }
 
-// pageVocabTools are browser tools for moving about a page.
+// pageVocabTools are browser tools for moving about a page, and tools that
+// comment and list.
 var pageVocabTools = []Doc{
 	{ID: "back", Server: "browser", Tool: "browser_navigate_back", Description: "Go back to the previous page in the history."},
 	{ID: "hover", Server: "browser", Tool: "browser_hover", Description: "Hover over an element on the page."},
@@ -292,10 +293,13 @@ var pageVocabTools = []Doc{
 	{ID: "press", Server: "phone", Tool: "press_button", Description: "Press a button on the device."},
 	{ID: "comment", Server: "tracker", Tool: "create_comment", Description: "Create a comment on an issue."},
 	{ID: "issue", Server: "tracker", Tool: "get_issue", Description: "Get an issue."},
+	{ID: "collections", Server: "mongo", Tool: "list_collections", Description: "List all collections of a database."},
+	{ID: "databases", Server: "mongo", Tool: "list_databases", Description: "List all databases."},
 }
 
 // TestPageMovesReachBrowserTools: going back, hovering and scrolling, asked
-// in Chinese, Japanese, German or Spanish, find the browser tool for them.
+// in Chinese, Japanese, German or Spanish, find the browser tool for them;
+// so do commenting and listing.
 func TestPageMovesReachBrowserTools(t *testing.T) {
 	t.Parallel()
 	ix := New(pageVocabTools)
@@ -311,6 +315,8 @@ func TestPageMovesReachBrowserTools(t *testing.T) {
 		{"zh", "页面滚到底部", "scroll"},
 		{"zh", "往下滑一点", "scroll"},
 		{"zh", "在这个问题下留言", "comment"},
+		{"zh", "在问题下面留个言", "comment"},
+		{"es", "enumera las colecciones de la base de datos", "collections"},
 	}
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)

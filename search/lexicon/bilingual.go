@@ -598,6 +598,7 @@ var bilingual = map[string][]string{
 	"滑到":  {"scroll"},
 	"往下滑": {"scroll"},
 	"留言":  {"comment"},
+	"留个言": {"comment"},
 	// ---- Japanese ----
 	"ファイル":    {"file"},
 	"フォルダ":    {"folder", "directory"},
@@ -2535,11 +2536,12 @@ var bilingual = map[string][]string{
 	"vídeo":      {"video"},
 	"petición":   {"request"},
 	// Spanish: moving about a page, lists.
-	"volver":   {"back", "navigate"},
-	"regresar": {"back", "navigate"},
-	"anterior": {"previous", "back"},
-	"ratón":    {"mouse", "hover", "click"},
-	"enumerar": {"list"},
+	"volver":    {"back", "navigate"},
+	"regresar":  {"back", "navigate"},
+	"anterior":  {"previous", "back"},
+	"ratón":     {"mouse", "hover", "click"},
+	"enumerar":  {"list"},
+	"colección": {"collection"},
 	// ---- French ----
 	// The everyday words of tool use; imperatives in -ez and most other
 	// forms are read by rule. Words English spells the same way (page,
