@@ -80,6 +80,7 @@ func (s *Analyser) Analyse(q string, vocab map[string]int32, idf []float64) ([]T
 	s.readChunks(q)
 	s.addConceptKeys()
 	s.weighAsking()
+	s.weighTimeClause()
 	s.findVerb()
 	s.findLead()
 	s.implicitVerbs()

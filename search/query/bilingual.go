@@ -286,6 +286,9 @@ var inflections = []struct {
 	{"i", "er", langES}, {"i", "ir", langES}, {"o", "ar", langES}, {"io", "er", langES}, {"io", "ir", langES},
 	{"ando", "ar", langES | langPT}, {"iendo", "er", langES}, {"iendo", "ir", langES}, {"yendo", "er", langES},
 	{"ado", "ar", langES | langPT}, {"ada", "ar", langES | langPT}, {"ido", "er", langES | langPT}, {"ido", "ir", langES | langPT},
+	// Spanish plurals in -es, once the query's s is gone (colecciones,
+	// ciudades against colección, ciudad).
+	{"e", "", langES},
 	// French and Italian imperatives against infinitives (envoyez,
 	// cherchez; cerca, leggi, apri against cercare, leggere, aprire).
 	{"ez", "er", langFR}, {"a", "are", langIT}, {"e", "are", langIT}, {"i", "ere", langIT}, {"i", "ire", langIT},
@@ -328,6 +331,9 @@ func (c *Concepts) inflected(f string, langs latinLang, buf *[]byte) string {
 	if k := c.inflectedAs(f, langs, buf); k != "" {
 		return k
 	}
+	if k := c.undoStemVowel(f, langs, buf); k != "" {
+		return k
+	}
 	if langs&encliticLangs != 0 {
 		for _, e := range enclitics {
 			if base, ok := strings.CutSuffix(f, e); ok && len(base) >= minInflectedKey {
@@ -337,6 +343,9 @@ func (c *Concepts) inflected(f string, langs latinLang, buf *[]byte) string {
 				if k := c.inflectedAs(base, langs, buf); k != "" {
 					return k
 				}
+				if k := c.undoStemVowel(base, langs, buf); k != "" {
+					return k
+				}
 			}
 		}
 	}
@@ -344,6 +353,28 @@ func (c *Concepts) inflected(f string, langs latinLang, buf *[]byte) string {
 		for _, end := range participleEndings {
 			if strings.HasSuffix(rest, end) {
 				return c.inflectedAs(rest, langs, buf)
+			}
+		}
+	}
+	return ""
+}
+
+// stemVowels are the diphthongs a Spanish stem-changing verb takes where
+// its stem is stressed (vuelve, cierra, encuentra, prueba against volver,
+// cerrar, encontrar, probar), each with the vowel of the infinitive.
+var stemVowels = []struct{ cut, put string }{{"ue", "o"}, {"ie", "e"}}
+
+// undoStemVowel returns the exact key the folded word f reaches by one of
+// the Spanish inflections once the first diphthong of stemVowels in it is
+// put back to its vowel, or "" (always, unless langs holds Spanish).
+func (c *Concepts) undoStemVowel(f string, langs latinLang, buf *[]byte) string {
+	if langs&langES == 0 {
+		return ""
+	}
+	for _, v := range stemVowels {
+		if i := strings.Index(f, v.cut); i > 0 {
+			if k := c.inflectedAs(f[:i]+v.put+f[i+len(v.cut):], langES, buf); k != "" {
+				return k
 			}
 		}
 	}
@@ -743,6 +774,11 @@ func (s *Analyser) englishWord(w string) bool {
 func (s *Analyser) addConceptKeys() {
 	latin, langs := s.readsLatin()
 	if latin {
+		// Whatever languages the markers show: a particle and a verb that
+		// together are a German key are evidence enough. And before the
+		// function words go, since a particle (um, an) is one of them in
+		// another language.
+		s.joinSeparableVerb()
 		s.dropFunctionWords()
 	}
 	s.compounds = 0
@@ -760,6 +796,98 @@ func (s *Analyser) addConceptKeys() {
 		} else if latin && !english && !s.inVocab(p) && s.compounds < maxCompounds {
 			s.compounds++
 			s.readCompound(p, langs)
+		}
+	}
+}
+
+// separableParticles are the particles a German separable verb leaves at
+// the end of its clause ("Lege einen Ordner an", "Benenne die Datei um",
+// "Zeig mir die Logs an"): the verb means what particle and verb say
+// together (anlegen, umbenennen, anzeigen), not what the verb alone does.
+var separableParticles = map[string]bool{
+	"an": true, "ab": true, "auf": true, "aus": true, "ein": true, "um": true,
+	"zu": true, "vor": true, "nach": true, "mit": true, "weg": true, "los": true,
+	"fest": true, "hoch": true, "her": true, "hin": true, "durch": true,
+	"zurück": true, "zuruck": true, "runter": true, "rein": true, "raus": true,
+	"hinzu": true, "herunter": true,
+}
+
+// joinSeparableVerb reads the verb of a German request that ends in a
+// separable particle as the particle's verb: the first original term that,
+// with the particle put before it, reaches an exact lexicon key (as it
+// stands or by an inflection: benenne → umbenennen) takes that key as its
+// lemma, in place of any the verb alone has.
+func (s *Analyser) joinSeparableVerb() {
+	if len(s.raw) < 2 {
+		return
+	}
+	particle := s.raw[len(s.raw)-1]
+	if !separableParticles[particle] {
+		return
+	}
+	for _, p := range s.orig {
+		if p == particle || len(p)+len(particle) > maxCompoundLen {
+			continue
+		}
+		if k := s.tables.conceptKey(particle+p, true, langDE, &s.inflection); strings.HasPrefix(k, latinMark) {
+			s.lemmaOf[p] = k
+			return
+		}
+	}
+}
+
+// timeClauseOpeners are the German, Spanish, French, Portuguese and
+// Italian words that open a clause of time after the request's operation
+// ("Schnappschuss machen, bevor ich update", "saca una instantánea antes de
+// actualizar"): the clause says when the operation is wanted, not which.
+// Italian prima is left out: it is also "first" (la prima pagina).
+var timeClauseOpeners = map[string]bool{
+	"bevor": true, "nachdem": true, "antes": true, "después": true, "despues": true,
+	"avant": true, "après": true, "apres": true, "dopo": true,
+	"depois": true,
+}
+
+// timeClauseWeight scales the words of a clause of time against the
+// request's own.
+const timeClauseWeight = lightWordWeight
+
+// weighTimeClause makes the words after a clause-of-time opener that
+// follows the request's first word (timeClauseOpeners) weigh as light
+// words, those the request does not use before it.
+func (s *Analyser) weighTimeClause() {
+	at := -1
+	for i, w := range s.raw {
+		if i > 0 && timeClauseOpeners[w] {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return
+	}
+	before := map[string]bool{}
+	for _, w := range s.raw[:at] {
+		before[token.Singular(w)] = true
+	}
+	for j := at + 1; j < len(s.raw); j++ {
+		s.rawWeight[j] *= timeClauseWeight
+		t := token.Singular(s.raw[j])
+		if before[t] {
+			continue
+		}
+		before[t] = true // lighten once
+		if w, ok := s.origWeight[t]; ok {
+			s.origWeight[t] = w * timeClauseWeight
+		}
+		if qt, ok := s.weights[t]; ok {
+			qt.Weight *= timeClauseWeight
+			s.weights[t] = qt
+		}
+		if l, ok := s.lemmaOf[t]; ok {
+			if qt, ok := s.weights[l]; ok {
+				qt.Weight *= timeClauseWeight
+				s.weights[l] = qt
+			}
 		}
 	}
 }
