@@ -431,9 +431,14 @@ var intents = withTranslation(map[string][]string{
 	"most common":   {"top", "count"},
 	"frequent":      {"top", "count"},
 
-	// What many people look at right now.
-	"trending": {"hot", "top", "popular", "rising"},
-	"viral":    {"hot", "top", "popular", "rising"},
+	// What many people look at right now. Trending alone is not it
+	// (trending repositories, trending stocks); where the catalog lacks the
+	// word, the request's "trending" is read as its base form trend.
+	"trending today": {"hot", "top", "popular", "rising"},
+	"trend today":    {"hot", "top", "popular", "rising"},
+	"trending now":   {"hot", "top", "popular", "rising"},
+	"trend now":      {"hot", "top", "popular", "rising"},
+	"going viral":    {"hot", "top", "popular", "rising"},
 
 	// More weather in everyday words.
 	"humid":          {"weather", "humidity"},
@@ -515,8 +520,8 @@ var intents = withTranslation(map[string][]string{
 	// Money: what is billed, owed and spent on one's own accounts. What I
 	// or we spent is the bill of an account; what customers spent stays a
 	// business question.
-	"bill":            {"invoice", "billing"},
 	"owe":             {"receivable", "payable", "invoice", "outstanding"},
+	"bill a":          {"invoice", "billing"},
 	"owing":           {"receivable", "payable", "invoice", "outstanding"},
 	"unpaid":          {"invoice", "receivable", "outstanding"},
 	"i spent":         {"billing", "balance", "invoice", "cost"},
@@ -567,16 +572,12 @@ var intents = withTranslation(map[string][]string{
 	"sunscreen":   {"uv", "air", "quality"},
 
 	// Looking something up on the web, in everyday words.
-	"internet":    {"web", "search"},
-	"google it":   {"web", "search"},
-	"google this": {"web", "search"},
-	"google for":  {"web", "search"},
+	"on the internet": {"web", "search"},
+	"internet say":    {"web", "search"},
 
 	// Scaling a service by how many copies it runs.
 	"more pod":       {"scale", "replica"},
 	"more replica":   {"scale", "replica"},
-	"more instance":  {"scale", "replica"},
-	"more worker":    {"scale", "replica"},
 	"fewer pod":      {"scale", "replica"},
 	"fewer replica":  {"scale", "replica"},
 	"fewer instance": {"scale", "replica"},
