@@ -62,6 +62,8 @@ var everydayTools = append(slices.Clone(englishTools),
 	Doc{ID: "leave", Server: "books", Tool: "list_employee_leave", Description: "List the leave records of an employee in the payroll."},
 	Doc{ID: "attractions", Server: "travel", Tool: "search_attractions", Description: "Search for attractions and points of interest in a place."},
 	Doc{ID: "setloc", Server: "mobile", Tool: "set_location", Description: "Override the GPS location reported by the device."},
+	Doc{ID: "useragent", Server: "browser", Tool: "set_user_agent", Description: "Set the user agent string the browser sends."},
+	Doc{ID: "docs", Server: "docs", Tool: "search_docs", Description: "Search the documentation of a library."},
 )
 
 // TestEverydayWordsReachWhatTheyMean: money billed, owed and spent; things
@@ -72,7 +74,8 @@ var everydayTools = append(slices.Clone(englishTools),
 // blocking; word for word; the newest; logging what one did; trends;
 // humidity; pay and time off; sightseeing; a faked location. Each request says what
 // it wants in words its tool's description lacks, and finds that tool
-// first. The last rows guard what the same words meant before.
+// first. The last rows guard what the same words meant before, or (theme
+// funds) that a word's other sense does not take over.
 func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 	t.Parallel()
 	ix := New(everydayTools)
@@ -88,8 +91,8 @@ func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 		{"did it rain in London last March", "archive"},
 		{"will my hay fever be bad today", "air"},
 		{"what does the internet say about it", "search"},
-		{"estimated hours on a work item", "estimate"},
-		{"theme funds ranked by return", "funds"},
+		{"time estimate for a work item", "estimate"},
+		{"best performing ETFs", "funds"},
 		{"what should I cook this week", "meals"},
 		{"ideas for dinner", "meals"},
 		{"is this domain name still free", "available"},
@@ -115,6 +118,7 @@ func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 		{"dark theme for the page", "media"},
 		{"how many days in February", "days"},
 		{"claim a free domain", "claim"},
+		{"theme funds ranked by return", "funds"},
 	}
 	for _, tt := range tests {
 		if hits := ix.Search(tt.query, 3); len(hits) == 0 || everydayTools[hits[0].Doc].ID != tt.want {
@@ -127,4 +131,48 @@ func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 	// A coin's price is its ticker, as bitcoin's is (a stock's price
 	// tool, here the only other priced thing, may come first).
 	checkTerms(t, ix, "dogecoin price right now", []string{"ticker"}, nil)
+}
+
+// TestEverydayWordsKeepDeveloperSenses: the everyday senses above are bound
+// to the phrases that carry them, so that an ordinary developer request
+// using one of their words (a control plane, a freezing app, docs in a
+// language, logging an error, a free port) is not read as a flight, the
+// weather, a translation, a record or a domain check. Each row names the
+// tool that must stay first, or the words of the wrong sense that its
+// analysis must lack.
+func TestEverydayWordsKeepDeveloperSenses(t *testing.T) {
+	t.Parallel()
+	ix := New(everydayTools)
+	tests := []struct {
+		query string
+		want  string   // the tool that must come first, if the small catalog has one
+		not   []string // words of the wrong sense
+	}{
+		{"control plane logs", "", []string{"flight", "aircraft"}},
+		{"the app is freezing", "", []string{"weather", "forecast", "temperature"}},
+		{"freezing point", "", []string{"weather", "forecast", "temperature"}},
+		{"docs in english", "docs", []string{"translate"}},
+		{"log the error", "", []string{"record", "create", "add"}},
+		{"things to do today", "", []string{"attraction", "itinerary"}},
+		{"spoof the user agent", "useragent", []string{"location", "override"}},
+		{"tether the device", "", []string{"crypto", "ticker"}},
+		{"time spent in gc", "", []string{"effort", "timesheet"}},
+		{"is the port still free", "", []string{"availability", "available"}},
+		{"what does this package depend on", "", []string{"relation", "dependency"}},
+		{"weigh the trade-offs", "", []string{"body", "measurement", "weight"}},
+		{"gpu memory usage", "", []string{"hardware"}},
+		{"trending repositories", "", []string{"hot", "rising"}},
+		{"more instances of this error", "", []string{"replica"}},
+		{"software bill of materials", "", []string{"invoice", "billing"}},
+		{"internet connection down", "", []string{"web", "search"}},
+	}
+	for _, tt := range tests {
+		checkTerms(t, ix, tt.query, nil, tt.not)
+		if tt.want == "" {
+			continue
+		}
+		if hits := ix.Search(tt.query, 3); len(hits) == 0 || everydayTools[hits[0].Doc].ID != tt.want {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, hitIDs(everydayTools, hits), tt.want)
+		}
+	}
 }

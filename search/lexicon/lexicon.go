@@ -22,7 +22,7 @@ func Fields() map[string][]string { return maps.Clone(fieldIntents) }
 // of its tool names), asking for each what a person would say instead; it is
 // general English, not a list of test queries. Keys that are phrases match
 // adjacent query words, stop words included ("how far").
-var intents = map[string][]string{
+var intents = withTranslation(map[string][]string{
 	// Questions.
 	"how many":  {"count", "number", "total"},
 	"how much":  {"cost", "size", "usage", "count"},
@@ -431,16 +431,22 @@ var intents = map[string][]string{
 	"most common":   {"top", "count"},
 	"frequent":      {"top", "count"},
 
-	// What many people look at right now.
-	"trending": {"hot", "top", "popular", "rising"},
-	"viral":    {"hot", "top", "popular", "rising"},
+	// What many people look at right now. Trending alone is not it
+	// (trending repositories, trending stocks); where the catalog lacks the
+	// word, the request's "trending" is read as its base form trend.
+	"trending today": {"hot", "top", "popular", "rising"},
+	"trend today":    {"hot", "top", "popular", "rising"},
+	"trending now":   {"hot", "top", "popular", "rising"},
+	"trend now":      {"hot", "top", "popular", "rising"},
+	"going viral":    {"hot", "top", "popular", "rising"},
 
 	// More weather in everyday words.
-	"humid":        {"weather", "humidity"},
-	"humidity":     {"weather", "humidity"},
-	"freezing":     {"weather", "forecast", "temperature"},
-	"heatwave":     {"weather", "forecast", "temperature"},
-	"what to wear": {"weather", "forecast"},
+	"humid":          {"weather", "humidity"},
+	"humidity":       {"weather", "humidity"},
+	"heatwave":       {"weather", "forecast", "temperature"},
+	"freezing cold":  {"weather", "forecast", "temperature"},
+	"below freezing": {"weather", "forecast", "temperature"},
+	"what to wear":   {"weather", "forecast"},
 
 	// Pay and time off, as a payroll keeps them.
 	"salary":       {"payroll", "employee"},
@@ -455,33 +461,19 @@ var intents = map[string][]string{
 	"vacation day": {"leave", "payroll"},
 	"annual leave": {"leave", "payroll"},
 
-	// Newest is latest.
-	"newest": {"latest", "recent"},
-
 	// To log something done (a workout, hours, a meal) is to record it: the
 	// verb before its object, not the logs a program writes.
-	"log a":     {"record", "create", "add"},
 	"log my":    {"record", "create", "add"},
-	"log our":   {"record", "create", "add"},
-	"log the":   {"record", "create", "add"},
-	"log this":  {"record", "create", "add"},
 	"log today": {"record", "create", "add"},
 
 	// Hardware a model runs on.
-	"gpu":           {"hardware", "gpu"},
 	"gpus":          {"hardware", "gpu"},
 	"graphics card": {"hardware", "gpu"},
 	"accelerator":   {"hardware"},
 	"tpu":           {"hardware"},
 
-	// One piece of work holding up another is a relation between them.
-	"blocking":   {"relation", "dependency"},
-	"blocked by": {"relation", "dependency"},
-	"depends on": {"relation", "dependency"},
-
 	// What is said in a video, word for word, is its transcript.
 	"word for word": {"transcript"},
-	"verbatim":      {"transcript"},
 
 	// Coins other than bitcoin and ether: their price is a ticker too.
 	"coin":       {"crypto", "ticker"},
@@ -492,18 +484,17 @@ var intents = map[string][]string{
 	"doge":       {"crypto", "ticker"},
 	"solana":     {"crypto", "ticker"},
 	"litecoin":   {"crypto", "ticker"},
-	"ripple":     {"crypto", "ticker"},
 	"xrp":        {"crypto", "ticker"},
 	"cardano":    {"crypto", "ticker"},
-	"tether":     {"crypto", "ticker"},
 	"usdt":       {"crypto", "ticker"},
 	"usdc":       {"crypto", "ticker"},
 
 	// Planes are flights.
-	"plane":     {"flight", "aircraft"},
-	"airplane":  {"flight", "aircraft"},
-	"aeroplane": {"flight", "aircraft"},
-	"airliner":  {"flight", "aircraft"},
+	"airplane":   {"flight", "aircraft"},
+	"aeroplane":  {"flight", "aircraft"},
+	"airliner":   {"flight", "aircraft"},
+	"my plane":   {"flight", "aircraft"},
+	"plane land": {"flight", "aircraft"},
 
 	// Buying a name or a machine from a host.
 	"buy a domain":      {"purchase", "register", "domain"},
@@ -521,14 +512,16 @@ var intents = map[string][]string{
 	"rotate the phone":  {"orientation"},
 	"fake location":     {"location", "override", "set"},
 	"fake gps":          {"location", "override", "set"},
-	"spoof":             {"location", "override", "emulate"},
 	"mock location":     {"location", "override", "set"},
+	"spoof where":       {"location", "override", "emulate"},
+	"spoof location":    {"location", "override", "emulate"},
+	"spoof gps":         {"location", "override", "emulate"},
 
 	// Money: what is billed, owed and spent on one's own accounts. What I
 	// or we spent is the bill of an account; what customers spent stays a
 	// business question.
-	"bill":            {"invoice", "billing"},
 	"owe":             {"receivable", "payable", "invoice", "outstanding"},
+	"bill a":          {"invoice", "billing"},
 	"owing":           {"receivable", "payable", "invoice", "outstanding"},
 	"unpaid":          {"invoice", "receivable", "outstanding"},
 	"i spent":         {"billing", "balance", "invoice", "cost"},
@@ -558,8 +551,6 @@ var intents = map[string][]string{
 	"gain weight":   {"body", "measurement", "weight"},
 	"gained weight": {"body", "measurement", "weight"},
 	"body weight":   {"body", "measurement", "weight"},
-	"my weight":     {"body", "measurement", "weight"},
-	"weigh":         {"body", "measurement", "weight"},
 	"bmi":           {"body", "measurement"},
 	"body fat":      {"body", "measurement"},
 
@@ -581,16 +572,12 @@ var intents = map[string][]string{
 	"sunscreen":   {"uv", "air", "quality"},
 
 	// Looking something up on the web, in everyday words.
-	"internet":    {"web", "search"},
-	"google it":   {"web", "search"},
-	"google this": {"web", "search"},
-	"google for":  {"web", "search"},
+	"on the internet": {"web", "search"},
+	"internet say":    {"web", "search"},
 
 	// Scaling a service by how many copies it runs.
 	"more pod":       {"scale", "replica"},
 	"more replica":   {"scale", "replica"},
-	"more instance":  {"scale", "replica"},
-	"more worker":    {"scale", "replica"},
 	"fewer pod":      {"scale", "replica"},
 	"fewer replica":  {"scale", "replica"},
 	"fewer instance": {"scale", "replica"},
@@ -602,18 +589,16 @@ var intents = map[string][]string{
 	"hour worked":    {"effort", "timesheet", "actual"},
 	"worked hour":    {"effort", "timesheet", "actual"},
 	"log hour":       {"effort", "timesheet"},
+	"log the hour":   {"effort", "timesheet"},
 	"log time":       {"effort", "timesheet"},
-	"time spent":     {"effort", "timesheet"},
 	"time tracking":  {"effort", "timesheet"},
 	"track time":     {"effort", "timesheet"},
 	"estimated hour": {"estimated", "effort", "estimate"},
-	"estimated time": {"estimated", "effort", "estimate"},
 	"time estimate":  {"estimated", "effort", "estimate"},
 
 	// Kinds of funds; a fund's theme is not a page's colour theme.
-	"theme fund":  {"theme", "fund"},
 	"sector fund": {"sector", "fund"},
-	"index fund":  {"index", "fund"},
+	"index fund":  {"fund"},
 	"mutual fund": {"fund"},
 	"etf":         {"fund"},
 
@@ -626,67 +611,35 @@ var intents = map[string][]string{
 	"supper":    {"recipe", "meal"},
 
 	// Whether a name is still to be had.
-	"still free":      {"availability", "available", "check"},
-	"still available": {"availability", "available", "check"},
-	"up for grab":     {"availability", "available", "check"},
+	"name still free": {"availability", "available", "check"},
 
 	// Trips: what to see, and a plan for the days.
 	"sightseeing": {"attraction", "itinerary", "travel"},
 	"tourist":     {"attraction", "travel"},
-	"thing to do": {"attraction", "itinerary"},
-	"must see":    {"attraction"},
 	"itinerary":   {"itinerary", "travel"},
 	"plan a trip": {"itinerary", "travel"},
 	"trip plan":   {"itinerary", "travel"},
 	"day trip":    {"itinerary", "attraction", "travel"},
+})
 
-	// Saying text in another language is translating it.
-	"into english":    {"translate", "language"},
-	"in english":      {"translate", "language"},
-	"into french":     {"translate", "language"},
-	"in french":       {"translate", "language"},
-	"into spanish":    {"translate", "language"},
-	"in spanish":      {"translate", "language"},
-	"into german":     {"translate", "language"},
-	"in german":       {"translate", "language"},
-	"into italian":    {"translate", "language"},
-	"in italian":      {"translate", "language"},
-	"into portuguese": {"translate", "language"},
-	"in portuguese":   {"translate", "language"},
-	"into chinese":    {"translate", "language"},
-	"in chinese":      {"translate", "language"},
-	"into japanese":   {"translate", "language"},
-	"in japanese":     {"translate", "language"},
-	"into korean":     {"translate", "language"},
-	"in korean":       {"translate", "language"},
-	"into russian":    {"translate", "language"},
-	"in russian":      {"translate", "language"},
-	"into arabic":     {"translate", "language"},
-	"in arabic":       {"translate", "language"},
-	"into hindi":      {"translate", "language"},
-	"in hindi":        {"translate", "language"},
-	"into dutch":      {"translate", "language"},
-	"in dutch":        {"translate", "language"},
-	"into polish":     {"translate", "language"},
-	"in polish":       {"translate", "language"},
-	"into turkish":    {"translate", "language"},
-	"in turkish":      {"translate", "language"},
-	"into swedish":    {"translate", "language"},
-	"in swedish":      {"translate", "language"},
-	"into greek":      {"translate", "language"},
-	"in greek":        {"translate", "language"},
-	"into vietnamese": {"translate", "language"},
-	"in vietnamese":   {"translate", "language"},
-	"into thai":       {"translate", "language"},
-	"in thai":         {"translate", "language"},
-	"into indonesian": {"translate", "language"},
-	"in indonesian":   {"translate", "language"},
-	"into hebrew":     {"translate", "language"},
-	"in hebrew":       {"translate", "language"},
-	"into ukrainian":  {"translate", "language"},
-	"in ukrainian":    {"translate", "language"},
-	"into czech":      {"translate", "language"},
-	"in czech":        {"translate", "language"},
+// translationLanguages are the languages a person asks text to be put
+// into, by their English names.
+var translationLanguages = []string{
+	"english", "french", "spanish", "german", "italian", "portuguese", "chinese",
+	"japanese", "korean", "russian", "arabic", "hindi", "dutch", "polish", "turkish",
+	"swedish", "greek", "vietnamese", "thai", "indonesian", "hebrew", "ukrainian", "czech",
+}
+
+// withTranslation adds to m that putting text into another language, or
+// saying it in one, is translating it. "in <language>" alone is not: docs,
+// comments and replies in a language, a price in baht or a Dutch auction
+// want the thing itself, so only "it in <language>" binds.
+func withTranslation(m map[string][]string) map[string][]string {
+	for _, l := range translationLanguages {
+		m["into "+l] = []string{"translate", "language"}
+		m["it in "+l] = []string{"translate", "language"}
+	}
+	return m
 }
 
 // fieldIntents widens intents by whole semantic fields of everyday English:
@@ -907,7 +860,7 @@ var fieldIntents = map[string][]string{
 	"keep my change":  {"soft", "stash"},
 	"what changed":    {"diff", "status", "log"},
 	"what's changed":  {"diff", "status", "log"},
-	"newest":          {"pull", "fetch", "recent"},
+	"newest":          {"pull", "fetch", "recent", "latest"},
 	"send up":         {"push"},
 	"push up":         {"push"},
 	"junk":            {"clean", "untracked", "remove"},
@@ -1150,7 +1103,7 @@ var fieldIntents = map[string][]string{
 	"check off":       {"mark", "done", "todo"},
 	"cross off":       {"mark", "done", "todo"},
 	"on my plate":     {"todo", "assigned"},
-	"blocking":        {"link", "related"},
+	"blocking":        {"link", "related", "relation", "dependency"},
 	"blocked":         {"link", "related"},
 	"blocker":         {"link", "related"},
 	"depend":          {"link", "related"},
