@@ -525,10 +525,7 @@ func (s *Analyser) findLongest() {
 			i++
 			continue
 		}
-		end := i + 1
-		for end < len(s.raw) && IsCJKPair(s.raw[end]) && SameRun(s.raw[end-1], s.raw[end]) {
-			end++
-		}
+		end := s.pairRunEnd(i)
 		s.cover = CoverRun(s.cover[:0], end-i, s.tables.concepts.maxWords, func(a, n int) bool {
 			return s.tables.concepts.exact[string(s.phraseKey(i+a, i+a+n))] != nil
 		})
@@ -749,4 +746,15 @@ func (s *Analyser) collect() []Term {
 	slices.SortFunc(terms, func(a, b Term) int { return strings.Compare(a.Text, b.Text) })
 	s.terms = terms
 	return terms
+}
+
+// pairRunEnd returns the end of the run of CJK character pairs that starts at
+// raw word i, itself a pair: the pairs that follow on in the same run of
+// characters.
+func (s *Analyser) pairRunEnd(i int) int {
+	end := i + 1
+	for end < len(s.raw) && IsCJKPair(s.raw[end]) && SameRun(s.raw[end-1], s.raw[end]) {
+		end++
+	}
+	return end
 }

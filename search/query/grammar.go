@@ -239,10 +239,7 @@ func (s *Analyser) eachGrammarPair(fn func(j int, light bool)) {
 			i++
 			continue
 		}
-		end := i + 1
-		for end < len(s.raw) && IsCJKPair(s.raw[end]) && SameRun(s.raw[end-1], s.raw[end]) {
-			end++
-		}
+		end := s.pairRunEnd(i)
 		role := s.runGrammar(i, end)
 		covered := 0 // pairs from i below it lie inside a known word
 		for j := i; j < end; j++ {
