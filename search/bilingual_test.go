@@ -200,6 +200,7 @@ func (ix *Index) analyse(q string) []string {
 	return out
 }
 
+// hitIDs are the IDs of the docs hits name, in rank order.
 func hitIDs(docs []Doc, hits []Hit) []string {
 	var ids []string
 	for _, h := range hits {

@@ -83,10 +83,7 @@ func TestMixedScriptRequestReachesToolByConcept(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || mixVocabTools[hits[0].Doc].ID != tt.want {
-			var got []string
-			for _, h := range hits {
-				got = append(got, mixVocabTools[h.Doc].ID)
-			}
+			got := hitIDs(mixVocabTools, hits)
 			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
 		}
 	}
@@ -140,10 +137,7 @@ func TestTimeClauseWeighsLittle(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || timeClauseTools[hits[0].Doc].ID != tt.want {
-			var got []string
-			for _, h := range hits {
-				got = append(got, timeClauseTools[h.Doc].ID)
-			}
+			got := hitIDs(timeClauseTools, hits)
 			t.Errorf("%q: top %v, want %s first", tt.query, got, tt.want)
 		}
 	}
@@ -207,10 +201,7 @@ func TestDevLoanwordsAndChartsReachTools(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || devVocabTools[hits[0].Doc].ID != tt.want {
-			var got []string
-			for _, h := range hits {
-				got = append(got, devVocabTools[h.Doc].ID)
-			}
+			got := hitIDs(devVocabTools, hits)
 			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
 		}
 	}
@@ -274,10 +265,7 @@ func TestEverydayLoanwordsReachTools(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || workVocabTools[hits[0].Doc].ID != tt.want {
-			var got []string
-			for _, h := range hits {
-				got = append(got, workVocabTools[h.Doc].ID)
-			}
+			got := hitIDs(workVocabTools, hits)
 			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
 		}
 	}
@@ -321,10 +309,7 @@ func TestPageMovesReachBrowserTools(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || pageVocabTools[hits[0].Doc].ID != tt.want {
-			var got []string
-			for _, h := range hits {
-				got = append(got, pageVocabTools[h.Doc].ID)
-			}
+			got := hitIDs(pageVocabTools, hits)
 			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
 		}
 	}

@@ -52,10 +52,7 @@ func TestSearchEveryScript(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || docs[hits[0].Doc].ID != tt.want {
-			var got []string
-			for _, h := range hits {
-				got = append(got, docs[h.Doc].ID)
-			}
+			got := hitIDs(docs, hits)
 			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
 		}
 	}
