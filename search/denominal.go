@@ -25,16 +25,19 @@ func (ix *Index) denominalClass(term string) uint16 {
 		return 0
 	}
 	var n [16]int
-	for _, p := range ix.postings[id] {
-		if p.sat >= 0 {
-			continue // not a word of the tool name proper
-		}
-		m := &ix.docs[p.doc]
-		if m.verbTerm == id {
-			continue
-		}
-		for v := m.verb & makingVerbs; v != 0; v &= v - 1 {
-			n[bits.TrailingZeros16(v)]++
+	for b := range ix.postings.blocks {
+		docs, sats, base := ix.postings.run(id, b)
+		for j, lo := range docs {
+			if sats[j] >= 0 {
+				continue // not a word of the tool name proper
+			}
+			m := &ix.docs[base+int32(lo)]
+			if m.verbTerm == id {
+				continue
+			}
+			for v := m.verb & makingVerbs; v != 0; v &= v - 1 {
+				n[bits.TrailingZeros16(v)]++
+			}
 		}
 	}
 	var best int
