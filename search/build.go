@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -58,9 +57,8 @@ func newIndex(docs []Doc, workers int) *Index {
 		lt := strings.ToLower(docs[d].Tool)
 		ix.byTool.add(lt, int32(d))
 	}
-	for _, ds := range ix.byTool.lists() {
-		sort.Slice(ds, func(i, j int) bool { return ix.docs[ds[i]].id < ix.docs[ds[j]].id })
-	}
+	ix.byID.sort(nil)
+	ix.byTool.sort(func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
 
 	// Tokenise in shards of consecutive docs.
 	workers = max(1, min(workers, n))
