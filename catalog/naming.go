@@ -160,24 +160,43 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	// A new tool's name and its strings are copied into one string for the whole call
+	// (text): the strings it came with are pieces of a decoded listing or cache, which
+	// would each keep a page of that garbage resident for the life of the process.
+	type span struct{ off, end int32 }
 	type freshRef struct {
-		ref  ToolRef
-		name string // its baseName
+		server, tool, name span // in text
 	}
 	fresh := make([]freshRef, 0, len(sorted))
-	var buf [2 * MaxToolName]byte
+	servers := map[string]span{}
+	var buf []byte
 	for i, ref := range sorted {
 		if i > 0 && sorted[i-1] == ref {
 			continue
 		}
-		// The base name is computed once, in buf, and copied out only for a new tool.
-		base := appendBaseName(buf[:0], ref.Server, ref.Tool)
-		if g, ok := n.givenTo(ref, base); ok {
+		// The base name is made once, at the end of buf, and kept only for a new tool.
+		start := len(buf)
+		buf = appendBaseName(buf, ref.Server, ref.Tool)
+		if g, ok := n.givenTo(ref, buf[start:]); ok {
+			buf = buf[:start]
 			put(ref, g)
-		} else {
-			fresh = append(fresh, freshRef{ref: ref, name: string(base)})
+			continue
 		}
+		f := freshRef{name: span{int32(start), int32(len(buf))}}
+		buf = append(buf, ref.Tool...)
+		f.tool = span{f.name.end, int32(len(buf))}
+		sp, ok := servers[ref.Server]
+		if !ok {
+			sp.off = int32(len(buf))
+			buf = append(buf, ref.Server...)
+			sp.end = int32(len(buf))
+			servers[ref.Server] = sp
+		}
+		f.server = sp
+		fresh = append(fresh, f)
 	}
+	text := string(buf)
+	at := func(s span) string { return text[s.off:s.end] }
 	n.given = slices.Grow(n.given, len(fresh))
 	if len(n.taken) == 0 && len(fresh) > 0 {
 		// The first assignment (a start's whole set) sizes the map once instead of
@@ -187,11 +206,12 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 	// Plain names first, so a suffixed name never takes the plain name of a later tool.
 	var late []ToolRef
 	for _, f := range fresh {
-		if _, taken := n.taken[f.name]; taken {
-			late = append(late, f.ref)
+		ref, name := ToolRef{Server: at(f.server), Tool: at(f.tool)}, at(f.name)
+		if _, taken := n.taken[name]; taken {
+			late = append(late, ref)
 			continue
 		}
-		put(f.ref, n.give(f.ref, f.name, true))
+		put(ref, n.give(ref, name, true))
 	}
 	var collisions []Collision
 	for _, ref := range late {

@@ -3,8 +3,11 @@ package catalog
 import (
 	"math/rand"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestSanitize(t *testing.T) {
@@ -110,5 +113,57 @@ func TestNamerSuffixCollidesWithRealName(t *testing.T) {
 	}
 	if names[ToolRef{"a", suffixed}] != "mcp__a__"+suffixed {
 		t.Fatalf("the real tool lost its plain name: %v", names)
+	}
+}
+
+// TestAssignCopiesIntoOneText: the names a call gives out and the tools' strings the Namer
+// keeps are copies in one string per call, not the caller's strings (pieces of a decoded
+// listing, which would keep its pages resident), and read the same.
+func TestAssignCopiesIntoOneText(t *testing.T) {
+	t.Parallel()
+	var refs []ToolRef
+	for i := range 50 {
+		// Each string an allocation of its own, as a decoder makes them.
+		refs = append(refs, ToolRef{Server: strings.Clone("srv-" + strconv.Itoa(i%3)), Tool: strings.Clone("tool_" + strconv.Itoa(i))})
+	}
+	refs = append(refs, ToolRef{Server: "srv-0", Tool: "tool_0"}) // listed twice
+	n := NewNamer()
+	names, _ := n.Assign(refs)
+	if len(n.given) != 50 || len(names) != 50 {
+		t.Fatalf("%d names given, %d returned; want 50", len(n.given), len(names))
+	}
+	lo, hi := uintptr(^uint(0)), uintptr(0)
+	size := 0
+	in := func(s string) {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		lo, hi = min(lo, p), max(hi, p+uintptr(len(s)))
+	}
+	servers := map[string]bool{}
+	for i, g := range n.given {
+		ref := refs[slices.IndexFunc(refs, func(r ToolRef) bool { return r == g.ref })]
+		if g.name != names[ref] || g.name != baseName(ref.Server, ref.Tool) {
+			t.Errorf("given %d: %q for %v, want %q", i, g.name, g.ref, baseName(ref.Server, ref.Tool))
+		}
+		if unsafe.StringData(g.ref.Tool) == unsafe.StringData(ref.Tool) || unsafe.StringData(g.ref.Server) == unsafe.StringData(ref.Server) {
+			t.Errorf("given %d keeps the caller's strings of %v", i, ref)
+		}
+		in(g.name)
+		in(g.ref.Tool)
+		size += len(g.name) + len(g.ref.Tool)
+		if !servers[g.ref.Server] {
+			servers[g.ref.Server] = true
+			in(g.ref.Server)
+			size += len(g.ref.Server)
+		}
+	}
+	if int(hi-lo) != size {
+		t.Errorf("the names and tools' strings span %d bytes, want one text of %d", hi-lo, size)
+	}
+	// A later call gives the same names back without copying again.
+	again, _ := n.Assign(refs[:3])
+	for _, r := range refs[:3] {
+		if again[r] != names[r] || unsafe.StringData(again[r]) != unsafe.StringData(names[r]) {
+			t.Errorf("%v: %q the second time, want the same %q", r, again[r], names[r])
+		}
 	}
 }
