@@ -108,8 +108,8 @@ type Collision struct {
 // a/x-y to the new tool, so a host call reached the wrong tool.) Safe for concurrent use.
 type Namer struct {
 	mu    sync.Mutex
-	given []givenName      // every name given, with its tool, in the order given
-	taken map[string]int32 // name → its place in given (a small map slot per name)
+	given []givenName // every name given, with its tool, in the order given
+	taken nameTable   // every name in given
 	// moved holds the tools that did not get their plain name (baseName); every other tool
 	// given a name holds its plain one, so it needs no second map entry.
 	moved map[ToolRef]int32
@@ -117,7 +117,7 @@ type Namer struct {
 
 // NewNamer returns a Namer that has given out no names.
 func NewNamer() *Namer {
-	return &Namer{moved: map[ToolRef]int32{}, taken: map[string]int32{}}
+	return &Namer{moved: map[ToolRef]int32{}, taken: newNameTable()}
 }
 
 // givenName is a name given out with its tool, both as first stored, so that every
@@ -132,7 +132,7 @@ func (n *Namer) givenTo(ref ToolRef, base []byte) (givenName, bool) {
 	if i, ok := n.moved[ref]; ok {
 		return n.given[i], true
 	}
-	if i, ok := n.taken[string(base)]; ok && n.given[i].ref == ref {
+	if i, ok := n.taken.find(n.given, base); ok && n.given[i].ref == ref {
 		return n.given[i], true
 	}
 	return givenName{}, false
@@ -198,16 +198,13 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 	text := string(buf)
 	at := func(s span) string { return text[s.off:s.end] }
 	n.given = slices.Grow(n.given, len(fresh))
-	if len(n.taken) == 0 && len(fresh) > 0 {
-		// The first assignment (a start's whole set) sizes the map once instead of
-		// growing it step by step.
-		n.taken = make(map[string]int32, len(fresh))
-	}
+	// A start's whole set sizes the table once instead of growing it step by step.
+	n.taken.reserve(n.given, len(n.given)+len(fresh))
 	// Plain names first, so a suffixed name never takes the plain name of a later tool.
 	var late []ToolRef
 	for _, f := range fresh {
 		ref, name := ToolRef{Server: at(f.server), Tool: at(f.tool)}, at(f.name)
-		if _, taken := n.taken[name]; taken {
+		if n.taken.has(n.given, name) {
 			late = append(late, ref)
 			continue
 		}
@@ -228,7 +225,7 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 				name = name[:MaxToolName-len(suffix)]
 			}
 			name += suffix
-			if _, taken := n.taken[name]; !taken {
+			if !n.taken.has(n.given, name) {
 				break
 			}
 		}
@@ -246,6 +243,6 @@ func (n *Namer) give(ref ToolRef, name string, plain bool) givenName {
 	if !plain {
 		n.moved[ref] = i
 	}
-	n.taken[name] = i
+	n.taken.add(n.given, i)
 	return g
 }

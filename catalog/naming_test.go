@@ -3,6 +3,7 @@ package catalog
 import (
 	"math/rand"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,5 +166,62 @@ func TestAssignCopiesIntoOneText(t *testing.T) {
 		if again[r] != names[r] || unsafe.StringData(again[r]) != unsafe.StringData(names[r]) {
 			t.Errorf("%v: %q the second time, want the same %q", r, again[r], names[r])
 		}
+	}
+}
+
+// TestNameTable: names added one by one from an empty table (growing it many times) are
+// each found at their place, by bytes and as strings; names never added, a prefix of one
+// and the empty name are not.
+func TestNameTable(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{0, 1, 12, 13, 1000} {
+		var given []givenName
+		tab := newNameTable()
+		for i := range size {
+			given = append(given, givenName{name: "mcp__s__t" + strconv.Itoa(i)})
+			tab.add(given, int32(i))
+		}
+		for i, g := range given {
+			if at, ok := tab.find(given, []byte(g.name)); !ok || at != int32(i) {
+				t.Errorf("size %d: find(%q) = %d, %v; want %d", size, g.name, at, ok, i)
+			}
+			if !tab.has(given, g.name) {
+				t.Errorf("size %d: has(%q) false", size, g.name)
+			}
+		}
+		for _, absent := range []string{"", "mcp__s__t", "mcp__s__t" + strconv.Itoa(size), "x"} {
+			if _, ok := tab.find(given, []byte(absent)); ok || tab.has(given, absent) {
+				t.Errorf("size %d: %q found", size, absent)
+			}
+		}
+		if 4*tab.n > 3*len(tab.slots) && size > 0 {
+			t.Errorf("size %d: %d names in %d slots", size, tab.n, len(tab.slots))
+		}
+	}
+}
+
+// TestNamerRetainsLittle: what a Namer keeps per name given, beyond the caller's strings,
+// is its given entry, the name and tool's bytes and a table slot or two — no map entry
+// and no small allocation per name. Not parallel: it reads the heap's size.
+func TestNamerRetainsLittle(t *testing.T) {
+	const n = 20000
+	refs := make([]ToolRef, n)
+	text := 0
+	for i := range refs {
+		refs[i] = ToolRef{Server: "server" + strconv.Itoa(i%50), Tool: "tool_" + strconv.Itoa(i)}
+		text += len(baseName(refs[i].Server, refs[i].Tool)) + len(refs[i].Tool)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	namer := NewNamer()
+	namer.assign(refs, func(ToolRef, givenName) {})
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(namer)
+	runtime.KeepAlive(refs)
+	budget := n*(int(unsafe.Sizeof(givenName{}))+2*4) + text + 64<<10
+	if kept := int(after.HeapAlloc) - int(before.HeapAlloc); kept > budget {
+		t.Errorf("the Namer keeps %d bytes for %d names (%.1f a name), want at most %d (%.1f)", kept, n, float64(kept)/n, budget, float64(budget)/n)
 	}
 }
