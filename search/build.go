@@ -508,7 +508,7 @@ func postings(shards []*shard, fieldLen [][numFields]float32, nt int) (*postingS
 			}
 		}
 	}
-	return fill.ps, idf
+	return fill.finish(), idf
 }
 
 // findProducts records the product words of server names: words that are not
@@ -523,7 +523,7 @@ func (ix *Index) findProducts(serverWords [][]string) {
 			if id, ok := ix.vocab[w]; ok {
 				inServer := 0
 				for b := range ix.postings.blocks {
-					docs, _, base := ix.postings.run(id, b)
+					docs, _, base, _ := ix.postings.run(id, b)
 					for _, lo := range docs {
 						if slices.Contains(serverWords[ix.docs[base+int32(lo)].server], w) {
 							inServer++

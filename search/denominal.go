@@ -26,12 +26,13 @@ func (ix *Index) denominalClass(term string) uint16 {
 	}
 	var n [16]int
 	for b := range ix.postings.blocks {
-		docs, sats, base := ix.postings.run(id, b)
+		docs, slots, base, at := ix.postings.run(id, b)
 		for j, lo := range docs {
-			if sats[j] >= 0 {
+			d := base + int32(lo)
+			if ix.postings.weight(d, slots[j], at+uint32(j)) >= 0 {
 				continue // not a word of the tool name proper
 			}
-			m := &ix.docs[base+int32(lo)]
+			m := &ix.docs[d]
 			if m.verbTerm == id {
 				continue
 			}

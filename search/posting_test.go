@@ -33,16 +33,35 @@ func storeLists(n int, lists [][]posting) *postingStore {
 	}
 	fill := newPostingFiller(len(lists), n, count)
 	// The build adds the postings of each doc in turn, terms interleaved.
-	for d := 0; d < n; d++ {
-		for t, l := range lists {
-			for _, p := range l {
+	var byDoc [][]int32
+	for t, l := range lists {
+		for _, p := range l {
+			for int(p.doc) >= len(byDoc) {
+				byDoc = append(byDoc, nil)
+			}
+			byDoc[p.doc] = append(byDoc[p.doc], int32(t))
+		}
+	}
+	for d, terms := range byDoc {
+		for _, t := range terms {
+			for _, p := range lists[t] {
 				if int(p.doc) == d {
-					fill.add(int32(t), p)
+					fill.add(t, p)
 				}
 			}
 		}
 	}
-	return fill.ps
+	return fill.finish()
+}
+
+// manyWeights is n terms of doc 1, each its own weight (past what a doc's table numbers),
+// and of doc 0 with one weight.
+func manyWeights(n int) [][]posting {
+	lists := make([][]posting, n)
+	for t := range lists {
+		lists[t] = []posting{newPosting(0, 0.5, false), newPosting(1, float32(t+1)/float32(n+1), t%2 == 0)}
+	}
+	return lists
 }
 
 // readList is term t's postings as the ranker reads them: run by run, each doc its
@@ -50,12 +69,13 @@ func storeLists(n int, lists [][]posting) *postingStore {
 func readList(ps *postingStore, t int32) []posting {
 	var out []posting
 	for b := range ps.blocks {
-		docs, sats, base := ps.run(t, b)
-		if len(sats) != len(docs) {
+		docs, slots, base, at := ps.run(t, b)
+		if len(slots) != len(docs) {
 			panic("a run's weights and docs differ in length")
 		}
 		for j, d := range docs {
-			out = append(out, posting{doc: base + int32(d), sat: sats[j]})
+			doc := base + int32(d)
+			out = append(out, posting{doc: doc, sat: ps.weight(doc, slots[j], at+uint32(j))})
 		}
 	}
 	return out
@@ -73,22 +93,27 @@ func TestPostingStoreKeepsLists(t *testing.T) {
 		name  string
 		n     int
 		lists [][]posting
+		// weights is how many weights the docs' tables hold, each doc's distinct
+		// ones up to what a byte numbers (0: not checked)
+		weights int
 	}{
-		{"no docs", 0, nil},
-		{"no docs, terms", 0, [][]posting{nil, nil}},
-		{"one doc", 1, [][]posting{{p(0, 0.5)}, nil, {p(0, 0.25)}}},
-		{"one block, full", postingBlock, [][]posting{{p(0, 0.1), p(postingBlock-1, 0.9)}, {p(postingBlock-1, 0.3)}}},
+		{"no docs", 0, nil, 0},
+		{"no docs, terms", 0, [][]posting{nil, nil}, 0},
+		{"one doc", 1, [][]posting{{p(0, 0.5)}, nil, {p(0, 0.25)}}, 2},
+		{"one block, full", postingBlock, [][]posting{{p(0, 0.1), p(postingBlock-1, 0.9)}, {p(postingBlock-1, 0.3)}}, 3},
 		{"one doc past a block", postingBlock + 1, [][]posting{
 			{p(0, 0.1), p(postingBlock-1, 0.2), p(postingBlock, 0.3)},
 			{p(postingBlock, 0.4)},
 			{p(1, 0.5)},
-		}},
+		}, 0},
+		{"one weight shared by a doc's terms", 3, [][]posting{{p(0, 0.5), p(2, 0.5)}, {p(0, 0.5), p(1, 0.25)}, {p(0, 0.75), p(2, 0.5)}}, 4},
+		{"a doc of more weights than a byte numbers", 2, manyWeights(300), 1 + overSlot},
 		{"same low bits in every block", 3*postingBlock + 7, [][]posting{
 			{p(5, 0.1), p(postingBlock+5, 0.2), p(2*postingBlock+5, 0.3), p(3*postingBlock+5, 0.4)},
 			{p(3*postingBlock+6, 0.6)},
 			nil,
 			{p(2*postingBlock, 0.7), p(2*postingBlock+1, 0.8)},
-		}},
+		}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -104,6 +129,9 @@ func TestPostingStoreKeepsLists(t *testing.T) {
 				if ps.len(int32(term)) != len(want) {
 					t.Errorf("term %d: len %d, want %d", term, ps.len(int32(term)), len(want))
 				}
+			}
+			if c.weights != 0 && len(ps.weights) != c.weights {
+				t.Errorf("the docs' tables hold %d weights, want %d", len(ps.weights), c.weights)
 			}
 		})
 	}
