@@ -183,8 +183,13 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 			continue
 		}
 		f := freshRef{name: span{int32(start), int32(len(buf))}}
-		buf = append(buf, ref.Tool...)
-		f.tool = span{f.name.end, int32(len(buf))}
+		if name := buf[start:]; len(name) > len(ref.Tool) && string(name[len(name)-len(ref.Tool):]) == ref.Tool {
+			// A plain name ends with the tool's own name when that needs no sanitising.
+			f.tool = span{f.name.end - int32(len(ref.Tool)), f.name.end}
+		} else {
+			buf = append(buf, ref.Tool...)
+			f.tool = span{f.name.end, int32(len(buf))}
+		}
 		sp, ok := servers[ref.Server]
 		if !ok {
 			sp.off = int32(len(buf))
