@@ -15,7 +15,7 @@ type nameTable struct {
 func newNameTable() nameTable { return nameTable{seed: maphash.MakeSeed()} }
 
 // find returns the place in given of name.
-func (t *nameTable) find(given []givenName, name []byte) (int32, bool) {
+func (t *nameTable) find(given []givenEntry, name []byte) (int32, bool) {
 	if len(t.slots) == 0 {
 		return 0, false
 	}
@@ -32,7 +32,7 @@ func (t *nameTable) find(given []givenName, name []byte) (int32, bool) {
 }
 
 // has reports whether name is in the table.
-func (t *nameTable) has(given []givenName, name string) bool {
+func (t *nameTable) has(given []givenEntry, name string) bool {
 	if len(t.slots) == 0 {
 		return false
 	}
@@ -49,14 +49,14 @@ func (t *nameTable) has(given []givenName, name string) bool {
 }
 
 // add puts given[i]'s name in the table; the name must not be in it yet.
-func (t *nameTable) add(given []givenName, i int32) {
+func (t *nameTable) add(given []givenEntry, i int32) {
 	t.reserve(given, t.n+1)
 	t.put(given[i].name, i)
 	t.n++
 }
 
 // reserve makes room for n names without growing again.
-func (t *nameTable) reserve(given []givenName, n int) {
+func (t *nameTable) reserve(given []givenEntry, n int) {
 	if 4*n <= 3*len(t.slots) {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -108,16 +109,40 @@ type Collision struct {
 // a/x-y to the new tool, so a host call reached the wrong tool.) Safe for concurrent use.
 type Namer struct {
 	mu    sync.Mutex
-	given []givenName // every name given, with its tool, in the order given
-	taken nameTable   // every name in given
+	given []givenEntry // every name given, with its tool, in the order given
+	taken nameTable    // every name in given
 	// moved holds the tools that did not get their plain name (baseName); every other tool
 	// given a name holds its plain one, so it needs no second map entry.
 	moved map[ToolRef]int32
+	// servers are the servers of given, each once (serverOf: its place); tools holds the
+	// tools' names that are not the end of their registered names (givenEntry.tool < 0).
+	servers  []string
+	serverOf map[string]int32
+	tools    map[int32]string
 }
 
 // NewNamer returns a Namer that has given out no names.
 func NewNamer() *Namer {
-	return &Namer{moved: map[ToolRef]int32{}, taken: newNameTable()}
+	return &Namer{moved: map[ToolRef]int32{}, taken: newNameTable(), serverOf: map[string]int32{}, tools: map[int32]string{}}
+}
+
+// givenEntry is a name given out and its tool, as the Namer keeps it: a third of a
+// givenName, as the tool's name is almost always the end of the registered name and a
+// few servers have every tool.
+type givenEntry struct {
+	name   string
+	server int32 // in servers
+	tool   int32 // where the tool's name begins in name; -1: it is in tools
+}
+
+// at is the i-th name given, with its tool.
+func (n *Namer) at(i int32) givenName {
+	e := &n.given[i]
+	tool, ok := n.tools[i]
+	if !ok {
+		tool = e.name[e.tool:]
+	}
+	return givenName{ref: ToolRef{Server: n.servers[e.server], Tool: tool}, name: e.name}
 }
 
 // givenName is a name given out with its tool, both as first stored, so that every
@@ -130,10 +155,12 @@ type givenName struct {
 // givenTo returns the name given to ref earlier, if any; base is ref's baseName.
 func (n *Namer) givenTo(ref ToolRef, base []byte) (givenName, bool) {
 	if i, ok := n.moved[ref]; ok {
-		return n.given[i], true
+		return n.at(i), true
 	}
-	if i, ok := n.taken.find(n.given, base); ok && n.given[i].ref == ref {
-		return n.given[i], true
+	if i, ok := n.taken.find(n.given, base); ok {
+		if g := n.at(i); g.ref == ref {
+			return g, true
+		}
 	}
 	return givenName{}, false
 }
@@ -242,12 +269,22 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 
 // give records that name belongs to ref from now on; plain says it is ref's baseName.
 func (n *Namer) give(ref ToolRef, name string, plain bool) givenName {
-	g := givenName{ref: ref, name: name}
 	i := int32(len(n.given))
-	n.given = append(n.given, g)
+	sid, ok := n.serverOf[ref.Server]
+	if !ok {
+		sid = int32(len(n.servers))
+		n.servers = append(n.servers, ref.Server)
+		n.serverOf[ref.Server] = sid
+	}
+	e := givenEntry{name: name, server: sid, tool: int32(len(name) - len(ref.Tool))}
+	if !strings.HasSuffix(name, ref.Tool) {
+		e.tool = -1
+		n.tools[i] = ref.Tool
+	}
+	n.given = append(n.given, e)
 	if !plain {
 		n.moved[ref] = i
 	}
 	n.taken.add(n.given, i)
-	return g
+	return n.at(i)
 }

@@ -141,7 +141,8 @@ func TestAssignCopiesIntoOneText(t *testing.T) {
 		lo, hi = min(lo, p), max(hi, p+uintptr(len(s)))
 	}
 	servers := map[string]bool{}
-	for i, g := range n.given {
+	for i := range n.given {
+		g := n.at(int32(i))
 		ref := refs[slices.IndexFunc(refs, func(r ToolRef) bool { return r == g.ref })]
 		if g.name != names[ref] || g.name != baseName(ref.Server, ref.Tool) {
 			t.Errorf("given %d: %q for %v, want %q", i, g.name, g.ref, baseName(ref.Server, ref.Tool))
@@ -184,10 +185,10 @@ func TestAssignCopiesIntoOneText(t *testing.T) {
 func TestNameTable(t *testing.T) {
 	t.Parallel()
 	for _, size := range []int{0, 1, 12, 13, 1000} {
-		var given []givenName
+		var given []givenEntry
 		tab := newNameTable()
 		for i := range size {
-			given = append(given, givenName{name: "mcp__s__t" + strconv.Itoa(i)})
+			given = append(given, givenEntry{name: "mcp__s__t" + strconv.Itoa(i)})
 			tab.add(given, int32(i))
 		}
 		for i, g := range given {
@@ -218,7 +219,7 @@ func TestNamerRetainsLittle(t *testing.T) {
 	text := 0
 	for i := range refs {
 		refs[i] = ToolRef{Server: "server" + strconv.Itoa(i%50), Tool: "tool_" + strconv.Itoa(i)}
-		text += len(baseName(refs[i].Server, refs[i].Tool)) + len(refs[i].Tool)
+		text += len(baseName(refs[i].Server, refs[i].Tool)) // the tool's name is its end
 	}
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -229,7 +230,7 @@ func TestNamerRetainsLittle(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(namer)
 	runtime.KeepAlive(refs)
-	budget := n*(int(unsafe.Sizeof(givenName{}))+2*4) + text + 64<<10
+	budget := n*(int(unsafe.Sizeof(givenEntry{}))+2*4) + text + 64<<10
 	if kept := int(after.HeapAlloc) - int(before.HeapAlloc); kept > budget {
 		t.Errorf("the Namer keeps %d bytes for %d names (%.1f a name), want at most %d (%.1f)", kept, n, float64(kept)/n, budget, float64(budget)/n)
 	}
