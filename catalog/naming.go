@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -108,16 +109,40 @@ type Collision struct {
 // a/x-y to the new tool, so a host call reached the wrong tool.) Safe for concurrent use.
 type Namer struct {
 	mu    sync.Mutex
-	given []givenName      // every name given, with its tool, in the order given
-	taken map[string]int32 // name → its place in given (a small map slot per name)
+	given []givenEntry // every name given, with its tool, in the order given
+	taken nameTable    // every name in given
 	// moved holds the tools that did not get their plain name (baseName); every other tool
 	// given a name holds its plain one, so it needs no second map entry.
 	moved map[ToolRef]int32
+	// servers are the servers of given, each once (serverOf: its place); tools holds the
+	// tools' names that are not the end of their registered names (givenEntry.tool < 0).
+	servers  []string
+	serverOf map[string]int32
+	tools    map[int32]string
 }
 
 // NewNamer returns a Namer that has given out no names.
 func NewNamer() *Namer {
-	return &Namer{moved: map[ToolRef]int32{}, taken: map[string]int32{}}
+	return &Namer{moved: map[ToolRef]int32{}, taken: newNameTable(), serverOf: map[string]int32{}, tools: map[int32]string{}}
+}
+
+// givenEntry is a name given out and its tool, as the Namer keeps it: a third of a
+// givenName, as the tool's name is almost always the end of the registered name and a
+// few servers have every tool.
+type givenEntry struct {
+	name   string
+	server int32 // in servers
+	tool   int32 // where the tool's name begins in name; -1: it is in tools
+}
+
+// at is the i-th name given, with its tool.
+func (n *Namer) at(i int32) givenName {
+	e := &n.given[i]
+	tool, ok := n.tools[i]
+	if !ok {
+		tool = e.name[e.tool:]
+	}
+	return givenName{ref: ToolRef{Server: n.servers[e.server], Tool: tool}, name: e.name}
 }
 
 // givenName is a name given out with its tool, both as first stored, so that every
@@ -130,10 +155,12 @@ type givenName struct {
 // givenTo returns the name given to ref earlier, if any; base is ref's baseName.
 func (n *Namer) givenTo(ref ToolRef, base []byte) (givenName, bool) {
 	if i, ok := n.moved[ref]; ok {
-		return n.given[i], true
+		return n.at(i), true
 	}
-	if i, ok := n.taken[string(base)]; ok && n.given[i].ref == ref {
-		return n.given[i], true
+	if i, ok := n.taken.find(n.given, base); ok {
+		if g := n.at(i); g.ref == ref {
+			return g, true
+		}
 	}
 	return givenName{}, false
 }
@@ -160,38 +187,60 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	// A new tool's name and its strings are copied into one string for the whole call
+	// (text): the strings it came with are pieces of a decoded listing or cache, which
+	// would each keep a page of that garbage resident for the life of the process.
+	type span struct{ off, end int32 }
 	type freshRef struct {
-		ref  ToolRef
-		name string // its baseName
+		server, tool, name span // in text
 	}
 	fresh := make([]freshRef, 0, len(sorted))
-	var buf [2 * MaxToolName]byte
+	servers := map[string]span{}
+	var buf []byte
 	for i, ref := range sorted {
 		if i > 0 && sorted[i-1] == ref {
 			continue
 		}
-		// The base name is computed once, in buf, and copied out only for a new tool.
-		base := appendBaseName(buf[:0], ref.Server, ref.Tool)
-		if g, ok := n.givenTo(ref, base); ok {
+		// The base name is made once, at the end of buf, and kept only for a new tool.
+		start := len(buf)
+		buf = appendBaseName(buf, ref.Server, ref.Tool)
+		if g, ok := n.givenTo(ref, buf[start:]); ok {
+			buf = buf[:start]
 			put(ref, g)
-		} else {
-			fresh = append(fresh, freshRef{ref: ref, name: string(base)})
+			continue
 		}
+		f := freshRef{name: span{int32(start), int32(len(buf))}}
+		if name := buf[start:]; len(name) > len(ref.Tool) && string(name[len(name)-len(ref.Tool):]) == ref.Tool {
+			// A plain name ends with the tool's own name when that needs no sanitising.
+			f.tool = span{f.name.end - int32(len(ref.Tool)), f.name.end}
+		} else {
+			buf = append(buf, ref.Tool...)
+			f.tool = span{f.name.end, int32(len(buf))}
+		}
+		sp, ok := servers[ref.Server]
+		if !ok {
+			sp.off = int32(len(buf))
+			buf = append(buf, ref.Server...)
+			sp.end = int32(len(buf))
+			servers[ref.Server] = sp
+		}
+		f.server = sp
+		fresh = append(fresh, f)
 	}
+	text := string(buf)
+	at := func(s span) string { return text[s.off:s.end] }
 	n.given = slices.Grow(n.given, len(fresh))
-	if len(n.taken) == 0 && len(fresh) > 0 {
-		// The first assignment (a start's whole set) sizes the map once instead of
-		// growing it step by step.
-		n.taken = make(map[string]int32, len(fresh))
-	}
+	// A start's whole set sizes the table once instead of growing it step by step.
+	n.taken.reserve(n.given, len(n.given)+len(fresh))
 	// Plain names first, so a suffixed name never takes the plain name of a later tool.
 	var late []ToolRef
 	for _, f := range fresh {
-		if _, taken := n.taken[f.name]; taken {
-			late = append(late, f.ref)
+		ref, name := ToolRef{Server: at(f.server), Tool: at(f.tool)}, at(f.name)
+		if n.taken.has(n.given, name) {
+			late = append(late, ref)
 			continue
 		}
-		put(f.ref, n.give(f.ref, f.name, true))
+		put(ref, n.give(ref, name, true))
 	}
 	var collisions []Collision
 	for _, ref := range late {
@@ -208,7 +257,7 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 				name = name[:MaxToolName-len(suffix)]
 			}
 			name += suffix
-			if _, taken := n.taken[name]; !taken {
+			if !n.taken.has(n.given, name) {
 				break
 			}
 		}
@@ -220,12 +269,22 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 
 // give records that name belongs to ref from now on; plain says it is ref's baseName.
 func (n *Namer) give(ref ToolRef, name string, plain bool) givenName {
-	g := givenName{ref: ref, name: name}
 	i := int32(len(n.given))
-	n.given = append(n.given, g)
+	sid, ok := n.serverOf[ref.Server]
+	if !ok {
+		sid = int32(len(n.servers))
+		n.servers = append(n.servers, ref.Server)
+		n.serverOf[ref.Server] = sid
+	}
+	e := givenEntry{name: name, server: sid, tool: int32(len(name) - len(ref.Tool))}
+	if !strings.HasSuffix(name, ref.Tool) {
+		e.tool = -1
+		n.tools[i] = ref.Tool
+	}
+	n.given = append(n.given, e)
 	if !plain {
 		n.moved[ref] = i
 	}
-	n.taken[name] = i
-	return g
+	n.taken.add(n.given, i)
+	return n.at(i)
 }

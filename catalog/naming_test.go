@@ -3,8 +3,12 @@ package catalog
 import (
 	"math/rand"
 	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestSanitize(t *testing.T) {
@@ -110,5 +114,124 @@ func TestNamerSuffixCollidesWithRealName(t *testing.T) {
 	}
 	if names[ToolRef{"a", suffixed}] != "mcp__a__"+suffixed {
 		t.Fatalf("the real tool lost its plain name: %v", names)
+	}
+}
+
+// TestAssignCopiesIntoOneText: the names a call gives out and the tools' strings the Namer
+// keeps are copies in one string per call, not the caller's strings (pieces of a decoded
+// listing, which would keep its pages resident), and read the same.
+func TestAssignCopiesIntoOneText(t *testing.T) {
+	t.Parallel()
+	var refs []ToolRef
+	for i := range 50 {
+		// Each string an allocation of its own, as a decoder makes them.
+		refs = append(refs, ToolRef{Server: strings.Clone("srv-" + strconv.Itoa(i%3)), Tool: strings.Clone("tool_" + strconv.Itoa(i))})
+	}
+	refs = append(refs, ToolRef{Server: "srv-0", Tool: "tool_0"})                // listed twice
+	refs = append(refs, ToolRef{Server: "srv-1", Tool: strings.Clone("tool-x")}) // not in its name as it is
+	n := NewNamer()
+	names, _ := n.Assign(refs)
+	if len(n.given) != 51 || len(names) != 51 {
+		t.Fatalf("%d names given, %d returned; want 51", len(n.given), len(names))
+	}
+	lo, hi := uintptr(^uint(0)), uintptr(0)
+	size := 0
+	in := func(s string) {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		lo, hi = min(lo, p), max(hi, p+uintptr(len(s)))
+	}
+	servers := map[string]bool{}
+	for i := range n.given {
+		g := n.at(int32(i))
+		ref := refs[slices.IndexFunc(refs, func(r ToolRef) bool { return r == g.ref })]
+		if g.name != names[ref] || g.name != baseName(ref.Server, ref.Tool) {
+			t.Errorf("given %d: %q for %v, want %q", i, g.name, g.ref, baseName(ref.Server, ref.Tool))
+		}
+		if unsafe.StringData(g.ref.Tool) == unsafe.StringData(ref.Tool) || unsafe.StringData(g.ref.Server) == unsafe.StringData(ref.Server) {
+			t.Errorf("given %d keeps the caller's strings of %v", i, ref)
+		}
+		in(g.name)
+		in(g.ref.Tool)
+		size += len(g.name)
+		if strings.HasSuffix(g.name, g.ref.Tool) {
+			// The tool's name is the end of the registered name: the same bytes.
+			if unsafe.StringData(g.ref.Tool) != unsafe.StringData(g.name[len(g.name)-len(g.ref.Tool):]) {
+				t.Errorf("given %d: tool %q is not the end of the name %q", i, g.ref.Tool, g.name)
+			}
+		} else {
+			size += len(g.ref.Tool)
+		}
+		if !servers[g.ref.Server] {
+			servers[g.ref.Server] = true
+			in(g.ref.Server)
+			size += len(g.ref.Server)
+		}
+	}
+	if int(hi-lo) != size {
+		t.Errorf("the names and tools' strings span %d bytes, want one text of %d", hi-lo, size)
+	}
+	// A later call gives the same names back without copying again.
+	again, _ := n.Assign(refs[:3])
+	for _, r := range refs[:3] {
+		if again[r] != names[r] || unsafe.StringData(again[r]) != unsafe.StringData(names[r]) {
+			t.Errorf("%v: %q the second time, want the same %q", r, again[r], names[r])
+		}
+	}
+}
+
+// TestNameTable: names added one by one from an empty table (growing it many times) are
+// each found at their place, by bytes and as strings; names never added, a prefix of one
+// and the empty name are not.
+func TestNameTable(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{0, 1, 12, 13, 1000} {
+		var given []givenEntry
+		tab := newNameTable()
+		for i := range size {
+			given = append(given, givenEntry{name: "mcp__s__t" + strconv.Itoa(i)})
+			tab.add(given, int32(i))
+		}
+		for i, g := range given {
+			if at, ok := tab.find(given, []byte(g.name)); !ok || at != int32(i) {
+				t.Errorf("size %d: find(%q) = %d, %v; want %d", size, g.name, at, ok, i)
+			}
+			if !tab.has(given, g.name) {
+				t.Errorf("size %d: has(%q) false", size, g.name)
+			}
+		}
+		for _, absent := range []string{"", "mcp__s__t", "mcp__s__t" + strconv.Itoa(size), "x"} {
+			if _, ok := tab.find(given, []byte(absent)); ok || tab.has(given, absent) {
+				t.Errorf("size %d: %q found", size, absent)
+			}
+		}
+		if 4*tab.n > 3*len(tab.slots) && size > 0 {
+			t.Errorf("size %d: %d names in %d slots", size, tab.n, len(tab.slots))
+		}
+	}
+}
+
+// TestNamerRetainsLittle: what a Namer keeps per name given, beyond the caller's strings,
+// is its given entry, the name and tool's bytes and a table slot or two — no map entry
+// and no small allocation per name. Not parallel: it reads the heap's size.
+func TestNamerRetainsLittle(t *testing.T) {
+	const n = 20000
+	refs := make([]ToolRef, n)
+	text := 0
+	for i := range refs {
+		refs[i] = ToolRef{Server: "server" + strconv.Itoa(i%50), Tool: "tool_" + strconv.Itoa(i)}
+		text += len(baseName(refs[i].Server, refs[i].Tool)) // the tool's name is its end
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	namer := NewNamer()
+	namer.assign(refs, func(ToolRef, givenName) {})
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(namer)
+	runtime.KeepAlive(refs)
+	budget := n*(int(unsafe.Sizeof(givenEntry{}))+2*4) + text + 64<<10
+	if kept := int(after.HeapAlloc) - int(before.HeapAlloc); kept > budget {
+		t.Errorf("the Namer keeps %d bytes for %d names (%.1f a name), want at most %d (%.1f)", kept, n, float64(kept)/n, budget, float64(budget)/n)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -58,9 +57,8 @@ func newIndex(docs []Doc, workers int) *Index {
 		lt := strings.ToLower(docs[d].Tool)
 		ix.byTool.add(lt, int32(d))
 	}
-	for _, ds := range ix.byTool.lists() {
-		sort.Slice(ds, func(i, j int) bool { return ix.docs[ds[i]].id < ix.docs[ds[j]].id })
-	}
+	ix.byID.sort(nil)
+	ix.byTool.sort(func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
 
 	// Tokenise in shards of consecutive docs.
 	workers = max(1, min(workers, n))
@@ -458,7 +456,7 @@ func firstSentence(s string) string {
 // postings turns the shards' per-document entries (with global term ids)
 // into per-term postings carrying the saturated BM25F term frequency, and
 // computes each term's idf.
-func postings(shards []*shard, fieldLen [][numFields]float32, nt int) ([][]posting, []float64) {
+func postings(shards []*shard, fieldLen [][numFields]float32, nt int) (*postingStore, []float64) {
 	n := len(fieldLen)
 	var avg [numFields]float64
 	for d := 0; d < n; d++ {
@@ -475,27 +473,24 @@ func postings(shards []*shard, fieldLen [][numFields]float32, nt int) ([][]posti
 		}
 	}
 
-	df := make([]int32, nt)
-	total := 0
+	blocks := postingBlocks(n)
+	count := make([]uint32, nt*blocks) // per (term, block) run
+	d := 0
 	for _, sh := range shards {
-		for _, e := range sh.entries {
-			df[e.term]++
+		for i := 0; i+1 < len(sh.docStart); i, d = i+1, d+1 {
+			b := d / postingBlock
+			for _, e := range sh.entries[sh.docStart[i]:sh.docStart[i+1]] {
+				count[int(e.term)*blocks+b]++
+			}
 		}
-		total += len(sh.entries)
 	}
-	post := make([][]posting, nt)
-	backing := make([]posting, total)
-	off := 0
-	for t := 0; t < nt; t++ {
-		post[t] = backing[off : off : off+int(df[t])]
-		off += int(df[t])
-	}
+	fill := newPostingFiller(nt, n, count)
 	idf := make([]float64, nt)
 	for t := 0; t < nt; t++ {
-		x := float64(df[t])
+		x := float64(fill.ps.len(int32(t)))
 		idf[t] = math.Log(1 + (float64(n)-x+0.5)/(x+0.5))
 	}
-	d := 0
+	d = 0
 	for _, sh := range shards {
 		for i := 0; i+1 < len(sh.docStart); i, d = i+1, d+1 {
 			var norm [numFields]float64
@@ -509,11 +504,11 @@ func postings(shards []*shard, fieldLen [][numFields]float32, nt int) ([][]posti
 						tf += float64(e.tf[f]) * norm[f]
 					}
 				}
-				post[e.term] = append(post[e.term], newPosting(int32(d), float32(tf/(k1+tf)), e.nameWord))
+				fill.add(e.term, newPosting(int32(d), float32(tf/(k1+tf)), e.nameWord))
 			}
 		}
 	}
-	return post, idf
+	return fill.finish(), idf
 }
 
 // findProducts records the product words of server names: words that are not
@@ -527,12 +522,15 @@ func (ix *Index) findProducts(serverWords [][]string) {
 			}
 			if id, ok := ix.vocab[w]; ok {
 				inServer := 0
-				for _, p := range ix.postings[id] {
-					if slices.Contains(serverWords[ix.docs[p.doc].server], w) {
-						inServer++
+				for b := range ix.postings.blocks {
+					docs, _, base, _ := ix.postings.run(id, b)
+					for _, lo := range docs {
+						if slices.Contains(serverWords[ix.docs[base+int32(lo)].server], w) {
+							inServer++
+						}
 					}
 				}
-				outside := len(ix.postings[id]) - inServer
+				outside := ix.postings.len(id) - inServer
 				if others := n - inServer; others > 0 && float64(outside) > productMaxShare*float64(others) {
 					continue
 				}

@@ -25,16 +25,20 @@ func (ix *Index) denominalClass(term string) uint16 {
 		return 0
 	}
 	var n [16]int
-	for _, p := range ix.postings[id] {
-		if p.sat >= 0 {
-			continue // not a word of the tool name proper
-		}
-		m := &ix.docs[p.doc]
-		if m.verbTerm == id {
-			continue
-		}
-		for v := m.verb & makingVerbs; v != 0; v &= v - 1 {
-			n[bits.TrailingZeros16(v)]++
+	for b := range ix.postings.blocks {
+		docs, slots, base, at := ix.postings.run(id, b)
+		for j, lo := range docs {
+			d := base + int32(lo)
+			if ix.postings.weight(d, slots[j], at+uint32(j)) >= 0 {
+				continue // not a word of the tool name proper
+			}
+			m := &ix.docs[d]
+			if m.verbTerm == id {
+				continue
+			}
+			for v := m.verb & makingVerbs; v != 0; v &= v - 1 {
+				n[bits.TrailingZeros16(v)]++
+			}
 		}
 	}
 	var best int

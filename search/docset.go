@@ -1,43 +1,72 @@
 package search
 
-// docSet maps a lower-case name to the docs that bear it. Almost every name is borne by one
-// doc, so that doc is kept in the map slot itself and only the rare longer lists are slices
-// of their own: with a slice per name the exact-name maps were a tenth of an idle index.
+import (
+	"cmp"
+	"sort"
+)
+
+// docSet maps a lower-case name to the docs that bear it: the names and their docs in two
+// arrays sorted by name, read by binary search. Almost every name is borne by one doc, and
+// the names are the docs' own strings (a lower-case name is not copied), so a set costs
+// about a string header and a doc id per doc: a map of every name was a tenth of an idle
+// index.
 type docSet struct {
-	one  map[string]int32 // ≥ 0: the only doc; < 0: -1-i, the docs are many[i]
-	many [][]int32
+	names []string
+	docs  []int32
 }
 
 func newDocSet(size int) docSet {
-	return docSet{one: make(map[string]int32, size)}
+	return docSet{names: make([]string, 0, size), docs: make([]int32, 0, size)}
 }
 
-// add records that doc d bears name.
+// add records that doc d bears name. Docs are added in ascending order; sort must run
+// before get.
 func (s *docSet) add(name string, d int32) {
-	v, ok := s.one[name]
-	switch {
-	case !ok:
-		s.one[name] = d
-	case v >= 0:
-		s.one[name] = int32(-1 - len(s.many))
-		s.many = append(s.many, []int32{v, d})
-	default:
-		s.many[-1-v] = append(s.many[-1-v], d)
+	s.names = append(s.names, name)
+	s.docs = append(s.docs, d)
+}
+
+// sort orders the set by name and the docs of one name by tie (nil: in the order added),
+// in place.
+func (s *docSet) sort(tie func(a, b int32) int) {
+	if tie == nil {
+		// Docs are added in ascending order.
+		tie = func(a, b int32) int { return cmp.Compare(a, b) }
+	}
+	by := byName{s, tie}
+	if !sort.IsSorted(by) { // the catalog gives its docs in ID order
+		sort.Sort(by)
 	}
 }
 
-// get returns the docs that bear name, in the order added (nil: none).
+// byName sorts a docSet by name, then tie: a total order, as a doc is in a set once.
+type byName struct {
+	s   *docSet
+	tie func(a, b int32) int
+}
+
+func (b byName) Len() int { return len(b.s.names) }
+func (b byName) Less(i, j int) bool {
+	if c := cmp.Compare(b.s.names[i], b.s.names[j]); c != 0 {
+		return c < 0
+	}
+	return b.tie(b.s.docs[i], b.s.docs[j]) < 0
+}
+func (b byName) Swap(i, j int) {
+	b.s.names[i], b.s.names[j] = b.s.names[j], b.s.names[i]
+	b.s.docs[i], b.s.docs[j] = b.s.docs[j], b.s.docs[i]
+}
+
+// get returns the docs that bear name, in the order sort left them (nil: none). The
+// result is the set's own: the caller must not change it.
 func (s *docSet) get(name string) []int32 {
-	v, ok := s.one[name]
-	switch {
-	case !ok:
-		return nil
-	case v >= 0:
-		return []int32{v}
-	default:
-		return s.many[-1-v]
+	lo := sort.SearchStrings(s.names, name)
+	hi := lo
+	for hi < len(s.names) && s.names[hi] == name {
+		hi++
 	}
+	if hi == lo {
+		return nil
+	}
+	return s.docs[lo:hi:hi]
 }
-
-// lists returns every list of more than one doc, for sorting in place.
-func (s *docSet) lists() [][]int32 { return s.many }

@@ -140,29 +140,6 @@ var (
 	fieldB      = [numFields]float64{0.4, 0.4, 0.2, 0.75, 0.75, 0.75, 0.5, 0.5, 0.75}
 )
 
-// posting is one (term, document) pair: the saturated BM25F term frequency
-// (tf/(k1+tf), so a query only multiplies by idf and weight) and whether the
-// term is one of the words of the tool name proper, carried as the sign of sat
-// so that a posting takes 8 bytes rather than 12 (an index of thousands of
-// tools holds hundreds of thousands of postings).
-type posting struct {
-	doc int32
-	sat float32 // negative: a word of the tool name proper
-}
-
-func newPosting(doc int32, sat float32, nameWord bool) posting {
-	if nameWord {
-		sat = -sat
-	}
-	return posting{doc: doc, sat: sat}
-}
-
-// weight is the saturated term frequency.
-func (p posting) weight() float64 { return math.Abs(float64(p.sat)) }
-
-// nameWord reports whether the term is a word of the tool name proper.
-func (p posting) nameWord() bool { return math.Signbit(float64(p.sat)) }
-
 // docMeta holds what the re-ranking needs per document.
 type docMeta struct {
 	id        string
@@ -178,7 +155,7 @@ type Index struct {
 	docs     []docMeta
 	vocab    map[string]int32
 	idf      []float64
-	postings [][]posting
+	postings *postingStore
 	// products maps a product word (from server names) to the servers it names.
 	products map[string][]int32
 	byID     docSet // lower-case ID → docs
@@ -381,7 +358,7 @@ func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit
 	postings := 0
 	for i, t := range terms {
 		if id := ids[i]; id >= 0 && t.Weight > 0 {
-			postings += len(ix.postings[id])
+			postings += ix.postings.len(id)
 		}
 	}
 	room := slices.Grow(sc.touched[:0], min(postings, len(ix.docs))+1)
@@ -410,15 +387,26 @@ func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit
 			continue
 		}
 		w := t.Weight * ix.idf[id]
-		for _, p := range ix.postings[id] {
-			// Scores are never negative, so only an untouched doc's
-			// score less one wraps to set the top bit.
-			room[nTouched] = p.doc
-			nTouched += int((math.Float64bits(scores[p.doc]) - 1) >> 63)
-			words[p.doc] |= t.Origin
-			scores[p.doc] += w * p.weight()
-			if p.nameWord() {
-				cover[p.doc] += float32(t.Weight)
+		ps := ix.postings
+		for b := range ps.blocks {
+			docs, slots, base, at := ps.run(id, b)
+			for j, lo := range docs {
+				d, k := base+int32(lo), slots[j]
+				var sat float32
+				if k != overSlot {
+					sat = ps.weights[ps.docWeights[d]+uint32(k)]
+				} else {
+					sat = ps.over[at+uint32(j)]
+				}
+				// Scores are never negative, so only an untouched doc's
+				// score less one wraps to set the top bit.
+				room[nTouched] = d
+				nTouched += int((math.Float64bits(scores[d]) - 1) >> 63)
+				words[d] |= t.Origin
+				scores[d] += w * math.Abs(float64(sat))
+				if math.Signbit(float64(sat)) {
+					cover[d] += float32(t.Weight)
+				}
 			}
 		}
 	}
