@@ -184,6 +184,7 @@ type lines struct {
 	// ended the line.
 	key, value []byte
 	comma      bool
+	compact    bytes.Buffer // kept's output, thrown away
 }
 
 // next returns the next line without its newline (it shares the file's bytes); nil past
@@ -395,13 +396,13 @@ func (r *lines) tools(pad string, e *Server) bool {
 			case "inputSchema", "outputSchema":
 				// An object, as Update writes it; anything else is Read's to judge.
 				v := r.value[:len(r.value):len(r.value)]
-				if ok = v[0] == '{' && oneValue(v); name == "inputSchema" {
+				if ok = v[0] == '{' && r.kept(v); name == "inputSchema" {
 					t.InputSchema = v
 				} else {
 					t.OutputSchema = v
 				}
 			case "annotations":
-				if ok = r.value[0] == '{' && oneValue(r.value); ok {
+				if ok = r.value[0] == '{' && r.kept(r.value); ok {
 					t.Annotations = new(Annotations)
 					ok = decodeAnnotations(r.value, t.Annotations) == nil
 				}
@@ -441,6 +442,29 @@ func decodeAnnotations(raw []byte, a *Annotations) (err error) {
 func oneValue(v []byte) bool {
 	members, ok := framed([]byte(`{"":`), v)
 	return ok && members == 1
+}
+
+// kept is oneValue for a value the reader keeps as written (a schema, annotations), of
+// which there is one or more per tool: nearly all are valid compact JSON as Update writes
+// it, which goccy's Compact tells in a fraction of oneValue's time, and a value that is
+// one valid JSON value is framed as the decoder frames it. Any other value (Compact
+// refuses it, or panics) is oneValue's to judge, so kept says what oneValue says.
+func (r *lines) kept(v []byte) bool {
+	if r.compacts(v) {
+		return true
+	}
+	return oneValue(v)
+}
+
+// compacts says whether goccy's Compact takes v.
+func (r *lines) compacts(v []byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	r.compact.Reset()
+	return gojson.Compact(&r.compact, v) == nil
 }
 
 // framed feeds head, then body, then a closing brace to a member scanner, and says

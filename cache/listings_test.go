@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -452,6 +453,60 @@ func FuzzReadListings(f *testing.F) {
 				w.Servers["a"] = &c
 			}
 			sameListings(t, got, w)
+		}
+	})
+}
+
+// keptCases are values a schema or annotations line may hold: kept must say what oneValue
+// says of each, whether goccy's Compact takes it or not.
+var keptCases = []struct {
+	name, v string
+	want    bool
+}{
+	{"compact object", `{"type":"object","properties":{"a":{"type":"string"}}}`, true},
+	{"empty object", `{}`, true},
+	{"spaced inside", `{ "type" : "object", "properties" : { } }`, true},
+	{"space after", `{"a":1} `, true},
+	{"brackets in strings", `{"a":"}]{[","b":["}"]}`, true},
+	{"escaped quotes", `{"a":"say \"}\" \\","b":"\\"}`, true},
+	{"unicode escapes", `{"a":"\u007d\ud83d\ude00"}`, true},
+	{"non-ASCII", `{"описание":"日本語 😀"}`, true},
+	{"member after it", `{"a":1}, "name": "evil"`, false},
+	{"closed early", `{"a":1}}`, false},
+	{"second value", `{"a":1} {}`, false},
+	{"not closed", `{"a":[1,2}`, false},
+	{"cut in a string", `{"a":"b`, false},
+	// Framed as the decoder frames it, invalid inside: Compact refuses it, oneValue
+	// takes it (Decode says what is wrong after ready).
+	{"bad scalar inside", `{"a":1x}`, true},
+	{"comma first inside", `{,"a":1}`, true},
+	{"control in a string", "{\"a\":\"\x01\"}", true},
+	{"invalid UTF-8", "{\"a\":\"\xff\"}", true},
+	{"deep", strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000), true},
+}
+
+func TestKeptIsOneValue(t *testing.T) {
+	for _, c := range keptCases {
+		t.Run(c.name, func(t *testing.T) {
+			var r lines
+			if got := r.kept([]byte(c.v)); got != c.want || got != oneValue([]byte(c.v)) {
+				t.Errorf("kept = %v, oneValue = %v, want %v", got, oneValue([]byte(c.v)), c.want)
+			}
+		})
+	}
+}
+
+// FuzzKeptIsOneValue: kept (goccy's Compact first) says what oneValue says of any value.
+func FuzzKeptIsOneValue(f *testing.F) {
+	for _, c := range keptCases {
+		if len(c.v) < 1<<10 { // the deep one slows every mutation of it down
+			f.Add([]byte(c.v))
+		}
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		var r lines
+		if got, want := r.kept(v), oneValue(v); got != want {
+			t.Errorf("kept(%q) = %v, oneValue = %v", v, got, want)
 		}
 	})
 }
