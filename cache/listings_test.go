@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -509,4 +510,40 @@ func FuzzKeptIsOneValue(f *testing.F) {
 			t.Errorf("kept(%q) = %v, oneValue = %v", v, got, want)
 		}
 	})
+}
+
+// TestReadHalves: a file read in two halves at once is os.ReadFile's bytes, also when it
+// holds more or fewer bytes than the size it was read for (cut or grown in place meanwhile).
+func TestReadHalves(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int{0, 100, parallelReadFrom - 1, parallelReadFrom, 3*parallelReadFrom + 7} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i*7 + i/251)
+		}
+		path := filepath.Join(dir, "f")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name  string
+			delta int64
+		}{{"as large as said", 0}, {"grown", -1000}, {"cut", 1000}, {"grown by one", -1}} {
+			t.Run(fmt.Sprintf("%d bytes, %s", size, c.name), func(t *testing.T) {
+				f, err := os.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				got, err := readHalves(f, max(int64(size)+c.delta, 0))
+				if err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("read %d bytes (%v), want the file's %d", len(got), err, len(data))
+				}
+			})
+		}
+	}
+	got, err := readWhole(filepath.Join(dir, "f"))
+	if err != nil || len(got) != 3*parallelReadFrom+7 {
+		t.Fatalf("readWhole: %d bytes, %v", len(got), err)
+	}
 }
