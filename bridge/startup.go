@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
@@ -30,9 +32,10 @@ func (b *Bridge) usableConfigs() []*config.Server {
 // the host takes it (toolPayload), in its server's namespace and deferred as asked unless
 // look makes it visible (hostfeatures.go). A tool whose frame cannot be added is recorded
 // in the set with the reason (Set.NotRegistered), so that the catalog never offers it to
-// the model as a tool it could load. A large set's second half is built on another
-// goroutine while the first half is built and handed to the writer: building the frames
-// is most of a large start's work before ready.
+// the model as a tool it could load. A large set's frames are built in pieces on
+// GOMAXPROCS goroutines and each piece is handed to the writer once it and those before
+// it are built: building the frames is most of a large start's work before ready, and
+// the writer sends them meanwhile rather than a half of them after the last is built.
 func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferred bool, look *toolLook) {
 	// Sized whole, namespace included: growing a buffer of every frame copies it.
 	size := make([]int, len(s.Tools)+1) // size[i]: the bytes of the frames before tool i
@@ -40,58 +43,112 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 		size[i+1] = size[i] + extension.PayloadFrameSize(len(t.Name), nil) + t.PayloadSize() + len(look.ns[t.Ref.Server])
 	}
 	total := size[len(s.Tools)]
-	mid := len(s.Tools)
-	if total >= parallelFramesFrom && runtime.GOMAXPROCS(0) > 1 {
-		mid, _ = slices.BinarySearch(size, total/2)
-	}
-	var (
-		second  extension.Registrations
-		failed  []frameFailure
-		failed2 []frameFailure
-	)
-	first := func() {
-		regs.Grow(size[mid])
-		failed = b.addToolRange(regs, s, 0, mid, deferred, look)
-	}
-	if mid < len(s.Tools) {
-		inHalves(first, func() {
-			second.Grow(total - size[mid])
-			failed2 = b.addToolRange(&second, s, mid, len(s.Tools), deferred, look)
-		})
+	var failed []frameFailure
+	if workers := runtime.GOMAXPROCS(0); total < parallelFramesFrom || workers == 1 {
+		regs.Grow(total)
+		failed = b.addToolRange(regs, s, 0, len(s.Tools), deferred, look)
 	} else {
-		first()
+		n := (total + framePiece - 1) / framePiece
+		from := make([]int, n+1) // piece k is the tools from[k] to from[k+1]
+		for k := 1; k < n; k++ {
+			from[k], _ = slices.BinarySearch(size, k*total/n)
+		}
+		from[n] = len(s.Tools)
+		pieces := make([]extension.Registrations, n)
+		failures := make([][]frameFailure, n)
+		if !regs.Streams() {
+			regs.Grow(total) // the pieces are copied into it
+		}
+		inPieces(n, workers, func(k int) {
+			pieces[k].Grow(size[from[k+1]] - size[from[k]])
+			failures[k] = b.addToolRange(&pieces[k], s, from[k], from[k+1], deferred, look)
+		}, func(k int) {
+			regs.Append(&pieces[k])
+			failed = append(failed, failures[k]...)
+		})
 	}
-	regs.Append(&second)
-	for _, f := range append(failed, failed2...) {
+	for _, f := range failed {
 		b.opts.Log.Warn().Err(f.err).Str("server", f.ref.Server).Str("tool", f.ref.Tool).Msg("tool not registered")
 		s.NotRegistered(f.ref, notRegisteredWhy(f.err))
 	}
 }
 
-// inHalves runs second on another goroutine while first runs on this one, and returns
-// once both ended, however first ends: second reads what the caller may release as soon
-// as this returns (the set, whose tools may point into the startup file's mapping), a
-// panic of first included. A panic of second is raised again here (Setup's caller turns it into an
-// error).
-func inHalves(first, second func()) {
-	var panicked any
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() { panicked = recover() }()
-		second()
-	}()
-	defer func() { <-done }()
-	first()
-	<-done
+// inPieces runs build for every piece from 0 to n-1 on up to workers goroutines, and
+// deliver on this one for each piece in order, as soon as its build ended. It returns
+// only once every build ended, however they and deliver end: the builds read what the
+// caller may release as soon as it returns (the set, whose tools may point into the
+// startup file's mapping). The first panic of a build stops the rest (no piece is
+// delivered after it) and is raised again here (Setup's caller turns it into an error).
+func inPieces(n, workers int, build, deliver func(k int)) {
+	done := make([]chan struct{}, n)
+	for k := range done {
+		done[k] = make(chan struct{})
+	}
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		once     sync.Once
+		halted   atomic.Bool
+		panicked any
+	)
+	stop := make(chan struct{})
+	halt := func(p any) {
+		once.Do(func() {
+			panicked = p
+			halted.Store(true)
+			close(stop)
+		})
+	}
+	for range min(workers, n) {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= n || halted.Load() || !buildPiece(k, build, done[k], halt) {
+					return
+				}
+			}
+		})
+	}
+	defer wg.Wait()
+	defer halt(nil) // a panic of deliver stops the builds too
+	for k := range n {
+		select {
+		case <-done[k]:
+		case <-stop:
+		}
+		if halted.Load() {
+			break
+		}
+		deliver(k)
+	}
+	halt(nil)
+	wg.Wait()
 	if panicked != nil {
 		panic(panicked)
 	}
 }
 
-// parallelFramesFrom is the frame bytes from which addTools builds them on two
-// goroutines: below it, starting one costs more than it saves.
+// buildPiece runs build(k) and closes done; false when it panicked, which it hands to
+// halt.
+func buildPiece(k int, build func(int), done chan struct{}, halt func(any)) (ok bool) {
+	defer close(done)
+	defer func() {
+		if p := recover(); p != nil {
+			halt(p)
+		}
+	}()
+	build(k)
+	return true
+}
+
+// parallelFramesFrom is the frame bytes from which addTools builds them in pieces on
+// several goroutines: below it, starting them costs more than it saves.
 const parallelFramesFrom = 4 << 20
+
+// framePiece is about the frame bytes of one piece addTools builds on its own: small
+// enough that the writer is seldom left waiting for the next, large enough that handing
+// one over is rare.
+const framePiece = 2 << 20
 
 // frameFailure is a tool whose frame could not be added, and why.
 type frameFailure struct {

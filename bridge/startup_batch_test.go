@@ -13,7 +13,7 @@ import (
 
 // TestStartupRegistersMoreThanOneLine: the cached tools go to the host as one batch, and
 // a catalog whose frames together exceed the host's line limit (each frame well under it)
-// is still registered whole and in order (its frames are built in two parts at once),
+// is still registered whole and in order (its frames are built in pieces at once),
 // from the decoded cache and from the startup file, with every optional startup setting.
 func TestStartupRegistersMoreThanOneLine(t *testing.T) {
 	const n = 2500
@@ -43,7 +43,7 @@ func TestStartupRegistersMoreThanOneLine(t *testing.T) {
 						order = append(order, name)
 					}
 				}
-				// Built in parts (on two goroutines), they still come in name order.
+				// Built in pieces (on several goroutines), they still come in name order.
 				if !slices.IsSorted(order) {
 					t.Fatalf("%s: tools not registered in name order", how)
 				}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
+	"sync"
 
 	gojson "github.com/goccy/go-json"
 
@@ -53,7 +55,7 @@ type Listing struct {
 // catches) when the file is cut short in place while it is held, and it is held until the
 // catalog is built after ready. Entries read from it point into those bytes.
 func ReadListings(path string) (*Listings, error) {
-	data, err := os.ReadFile(path)
+	data, err := readWhole(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &Listings{path: path, servers: map[string]Listing{}}, nil
@@ -67,6 +69,56 @@ func ReadListings(path string) (*Listings, error) {
 	}
 	l.path = path
 	return l, nil
+}
+
+// readWhole is os.ReadFile of path; a large file is read in two halves at once, which
+// on a start's path (nothing else runs meanwhile) takes the kernel's copy and the faults
+// of the fresh buffer's pages onto two cores.
+func readWhole(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return readHalves(f, info.Size())
+}
+
+// parallelReadFrom is the file size from which readWhole reads two halves at once.
+const parallelReadFrom = 1 << 20
+
+// readHalves reads f, whose size was size, in two halves at once; what reads otherwise
+// than size said (the file was cut or grown in place meanwhile) is read again from its
+// start as os.ReadFile reads it.
+func readHalves(f *os.File, size int64) ([]byte, error) {
+	if size < parallelReadFrom {
+		return readFrom(f, size)
+	}
+	data := make([]byte, size)
+	mid := size / 2
+	var errs [2]error
+	var wg sync.WaitGroup
+	wg.Go(func() { _, errs[1] = f.ReadAt(data[mid:], mid) })
+	_, errs[0] = f.ReadAt(data[:mid], 0)
+	wg.Wait()
+	var past [1]byte
+	if n, err := f.ReadAt(past[:], size); errs[0] == nil && errs[1] == nil && n == 0 && err == io.EOF {
+		return data, nil
+	}
+	return readFrom(f, size)
+}
+
+// readFrom reads f from its start to its end, into a buffer sized for about size bytes.
+func readFrom(f *os.File, size int64) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, max(size, 0)+512))
+	_, err := buf.ReadFrom(f)
+	return buf.Bytes(), err
 }
 
 // View is the entries a session in project sees, by server name, as File.View gives
@@ -184,6 +236,7 @@ type lines struct {
 	// ended the line.
 	key, value []byte
 	comma      bool
+	compact    bytes.Buffer // kept's output, thrown away
 }
 
 // next returns the next line without its newline (it shares the file's bytes); nil past
@@ -395,13 +448,13 @@ func (r *lines) tools(pad string, e *Server) bool {
 			case "inputSchema", "outputSchema":
 				// An object, as Update writes it; anything else is Read's to judge.
 				v := r.value[:len(r.value):len(r.value)]
-				if ok = v[0] == '{' && oneValue(v); name == "inputSchema" {
+				if ok = v[0] == '{' && r.kept(v); name == "inputSchema" {
 					t.InputSchema = v
 				} else {
 					t.OutputSchema = v
 				}
 			case "annotations":
-				if ok = r.value[0] == '{' && oneValue(r.value); ok {
+				if ok = r.value[0] == '{' && r.kept(r.value); ok {
 					t.Annotations = new(Annotations)
 					ok = decodeAnnotations(r.value, t.Annotations) == nil
 				}
@@ -441,6 +494,29 @@ func decodeAnnotations(raw []byte, a *Annotations) (err error) {
 func oneValue(v []byte) bool {
 	members, ok := framed([]byte(`{"":`), v)
 	return ok && members == 1
+}
+
+// kept is oneValue for a value the reader keeps as written (a schema, annotations), of
+// which there is one or more per tool: nearly all are valid compact JSON as Update writes
+// it, which goccy's Compact tells in a fraction of oneValue's time, and a value that is
+// one valid JSON value is framed as the decoder frames it. Any other value (Compact
+// refuses it, or panics) is oneValue's to judge, so kept says what oneValue says.
+func (r *lines) kept(v []byte) bool {
+	if r.compacts(v) {
+		return true
+	}
+	return oneValue(v)
+}
+
+// compacts says whether goccy's Compact takes v.
+func (r *lines) compacts(v []byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	r.compact.Reset()
+	return gojson.Compact(&r.compact, v) == nil
 }
 
 // framed feeds head, then body, then a closing brace to a member scanner, and says

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -454,4 +456,94 @@ func FuzzReadListings(f *testing.F) {
 			sameListings(t, got, w)
 		}
 	})
+}
+
+// keptCases are values a schema or annotations line may hold: kept must say what oneValue
+// says of each, whether goccy's Compact takes it or not.
+var keptCases = []struct {
+	name, v string
+	want    bool
+}{
+	{"compact object", `{"type":"object","properties":{"a":{"type":"string"}}}`, true},
+	{"empty object", `{}`, true},
+	{"spaced inside", `{ "type" : "object", "properties" : { } }`, true},
+	{"space after", `{"a":1} `, true},
+	{"brackets in strings", `{"a":"}]{[","b":["}"]}`, true},
+	{"escaped quotes", `{"a":"say \"}\" \\","b":"\\"}`, true},
+	{"unicode escapes", `{"a":"\u007d\ud83d\ude00"}`, true},
+	{"non-ASCII", `{"описание":"日本語 😀"}`, true},
+	{"member after it", `{"a":1}, "name": "evil"`, false},
+	{"closed early", `{"a":1}}`, false},
+	{"second value", `{"a":1} {}`, false},
+	{"not closed", `{"a":[1,2}`, false},
+	{"cut in a string", `{"a":"b`, false},
+	// Framed as the decoder frames it, invalid inside: Compact refuses it, oneValue
+	// takes it (Decode says what is wrong after ready).
+	{"bad scalar inside", `{"a":1x}`, true},
+	{"comma first inside", `{,"a":1}`, true},
+	{"control in a string", "{\"a\":\"\x01\"}", true},
+	{"invalid UTF-8", "{\"a\":\"\xff\"}", true},
+	{"deep", strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000), true},
+}
+
+func TestKeptIsOneValue(t *testing.T) {
+	for _, c := range keptCases {
+		t.Run(c.name, func(t *testing.T) {
+			var r lines
+			if got := r.kept([]byte(c.v)); got != c.want || got != oneValue([]byte(c.v)) {
+				t.Errorf("kept = %v, oneValue = %v, want %v", got, oneValue([]byte(c.v)), c.want)
+			}
+		})
+	}
+}
+
+// FuzzKeptIsOneValue: kept (goccy's Compact first) says what oneValue says of any value.
+func FuzzKeptIsOneValue(f *testing.F) {
+	for _, c := range keptCases {
+		if len(c.v) < 1<<10 { // the deep one slows every mutation of it down
+			f.Add([]byte(c.v))
+		}
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		var r lines
+		if got, want := r.kept(v), oneValue(v); got != want {
+			t.Errorf("kept(%q) = %v, oneValue = %v", v, got, want)
+		}
+	})
+}
+
+// TestReadHalves: a file read in two halves at once is os.ReadFile's bytes, also when it
+// holds more or fewer bytes than the size it was read for (cut or grown in place meanwhile).
+func TestReadHalves(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int{0, 100, parallelReadFrom - 1, parallelReadFrom, 3*parallelReadFrom + 7} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i*7 + i/251)
+		}
+		path := filepath.Join(dir, "f")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name  string
+			delta int64
+		}{{"as large as said", 0}, {"grown", -1000}, {"cut", 1000}, {"grown by one", -1}} {
+			t.Run(fmt.Sprintf("%d bytes, %s", size, c.name), func(t *testing.T) {
+				f, err := os.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				got, err := readHalves(f, max(int64(size)+c.delta, 0))
+				if err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("read %d bytes (%v), want the file's %d", len(got), err, len(data))
+				}
+			})
+		}
+	}
+	got, err := readWhole(filepath.Join(dir, "f"))
+	if err != nil || len(got) != 3*parallelReadFrom+7 {
+		t.Fatalf("readWhole: %d bytes, %v", len(got), err)
+	}
 }

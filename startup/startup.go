@@ -219,8 +219,7 @@ func setFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 		}
 	}
 	// The search tool's directory is made of the same tools: built meanwhile.
-	dir := make(chan []toolview.DirEntry, 1)
-	go func() { dir <- toolview.Directory(refs) }()
+	dir := directory(refs)
 	names, _ := namer.Assign(refs)
 	set = &Set{Tools: make([]Tool, 0, len(refs))}
 	for _, s := range usable {
@@ -244,6 +243,38 @@ func setFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 	}
 	set.dir = <-dir
 	return set, stale, true
+}
+
+// directory sends toolview.Directory of refs, which come server by server (as setFrom
+// lists them), built in two halves split between servers on goroutines of their own: on
+// a large catalog it is the longest of setFrom's steps, which the namer's waits for.
+func directory(refs []catalog.ToolRef) <-chan []toolview.DirEntry {
+	out := make(chan []toolview.DirEntry, 1)
+	// Split where the first server after the middle starts, or else where the one it
+	// is in starts.
+	after, before := len(refs)/2, len(refs)/2
+	for after > 0 && after < len(refs) && refs[after].Server == refs[after-1].Server {
+		after++
+	}
+	for before > 0 && refs[before].Server == refs[before-1].Server {
+		before--
+	}
+	mid := after
+	if mid == len(refs) {
+		mid = before
+	}
+	if mid == 0 || mid == len(refs) {
+		go func() { out <- toolview.Directory(refs) }()
+		return out
+	}
+	first := make(chan []toolview.DirEntry, 1)
+	go func() { first <- toolview.Directory(refs[:mid]) }()
+	go func() {
+		second := toolview.Directory(refs[mid:])
+		// Each half's servers are apart from the other's, the first's all before.
+		out <- append(<-first, second...)
+	}()
+	return out
 }
 
 // FromCatalog is the startup set of an already decoded catalog, with the instructions of

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/toolview"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
 
@@ -440,6 +442,40 @@ func TestFromListingsChecksUnread(t *testing.T) {
 			}
 			if ok && (len(set.Tools) != 1 || set.Tools[0].Ref.Tool != "y") {
 				t.Fatalf("tools %+v, want a's y", set.Tools)
+			}
+		})
+	}
+}
+
+// TestSetFromDirectory: the set's directory (built in halves split between servers) is
+// toolview.Directory of its tools, however many servers there are and wherever the
+// middle falls.
+func TestSetFromDirectory(t *testing.T) {
+	cases := []struct {
+		name  string
+		tools map[string][]string
+	}{
+		{"none", map[string][]string{}},
+		{"one server", map[string][]string{"a": {"read_file", "write_file", "list_dir"}}},
+		{"middle at a server's start", map[string][]string{"a": {"read_issue", "close_issue"}, "b": {"send_mail", "read_mail"}}},
+		{"middle inside a server", map[string][]string{"a": {"read_issue"}, "b": {"send_mail", "read_mail", "list_mail", "draft_mail"}, "c": {"get_page"}}},
+		{"last server big", map[string][]string{"a": {"x_one"}, "b": {"page_one", "page_two", "page_three", "page_four", "page_five"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fp := map[string]string{}
+			var usable []*config.Server
+			for _, name := range slices.Sorted(maps.Keys(tc.tools)) {
+				s := server(name, "run-"+name)
+				fp[name] = s.Fingerprint()
+				usable = append(usable, s)
+			}
+			set, _, ok := SetFrom(frames(fp, tc.tools), usable, "", nil, catalog.NewNamer())
+			if !ok {
+				t.Fatal("SetFrom failed")
+			}
+			if got, want := set.Directory(), toolview.Directory(set.Refs()); !reflect.DeepEqual(got, want) {
+				t.Errorf("Directory() = %v, want %v", got, want)
 			}
 		})
 	}
