@@ -3,6 +3,7 @@ package query
 import (
 	"sort"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/zot-mcp/mcp-bridge/search/token"
 )
@@ -83,7 +84,7 @@ func (t *Sounds) match(kana string, buf []byte) (string, []byte) {
 	if consonants(sound) < minLoanConsonants {
 		return "", buf
 	}
-	k := skeletonHash(sound)
+	k, cons := skeletonHash(sound), consonants(sound)
 	i := sort.Search(len(t.keys), func(i int) bool { return t.keys[i] >= k })
 	best, bestD, second := "", 1<<30, 1<<30
 	m := len(buf)
@@ -93,7 +94,7 @@ func (t *Sounds) match(kana string, buf []byte) (string, []byte) {
 			continue
 		}
 		d := vowelDistance(sound, buf[m:])
-		if d > maxVowelDistance(sound, buf[m:]) {
+		if d > maxVowelDistance(sound, buf[m:], cons) {
 			continue
 		}
 		switch {
@@ -111,8 +112,15 @@ func (t *Sounds) match(kana string, buf []byte) (string, []byte) {
 
 // maxVowelDistance is how far the vowels of a match may be from the
 // katakana's: English spelling says little of its vowels, but a word whose
-// vowels are mostly other ones is another word.
-func maxVowelDistance(kana, english []byte) int { return 1 + max(vowels(kana), vowels(english))/2 }
+// vowels are mostly other ones is another word; and a skeleton of two
+// consonants is shared by so many words that only the same vowels tell
+// the one.
+func maxVowelDistance(kana, english []byte, consonants int) int {
+	if consonants <= minLoanConsonants {
+		return 0
+	}
+	return 1 + max(vowels(kana), vowels(english))/2
+}
 
 func asciiLower(w string) bool {
 	for i := 0; i < len(w); i++ {
@@ -318,6 +326,14 @@ func englishSound(dst []byte, w string) []byte {
 				continue // a consonant y, which Japanese drops as kana do
 			case c == 'y':
 				c = 'i'
+			case c == 'e' && next == 'e':
+				i++
+				c = 'i' // sheet
+			case c == 'o' && next == 'o':
+				i++
+				c = 'u' // room, hook
+			case (c == 'e' || c == 'i' || c == 'u') && next == 'r' && (i+2 >= end || !isEnglishVowel(w[i+2])):
+				c = 'a' // server サーバ, first ファースト, turn ターン
 			}
 			if magic != 0 && i == end-2 {
 				switch magic {
@@ -387,3 +403,138 @@ func englishSound(dst []byte, w string) []byte {
 }
 
 func isPlainVowel(c byte) bool { return c == 'a' || c == 'i' || c == 'u' || c == 'e' || c == 'o' }
+
+// UseSounds makes s read the katakana words the bilingual lexicon does not
+// know by their sound against t, the sounds of the index's vocabulary (nil:
+// not at all).
+func (s *Analyser) UseSounds(t *Sounds) { s.sounds = t }
+
+// loan is a katakana loanword of the request read by its sound: the raw
+// character pairs [i, e) and the English word or two it writes.
+type loan struct {
+	i, e  int
+	words [2]string
+}
+
+// loanWeight scales the intents of a loanword read by its sound, which may
+// be a word the request does not mean, against those the lexicon gives.
+const loanWeight = 1.0
+
+// minLoanPartKana is the fewest kana of each part of a compound loanword
+// (ユーザー and リスト of ユーザーリスト): a shorter part (プロ, フォン) has the
+// sound of too many words.
+const minLoanPartKana = 3
+
+// findLoans reads the katakana words of the run of character pairs
+// raw[i:end] that no lexicon word of the run's cover touches, by their
+// sound: a word clearly the sound of one English word of the index takes it,
+// and one that is not may be two words written together (プルリクエスト, pull
+// request), cut where both parts are.
+func (s *Analyser) findLoans(i, end int) {
+	if s.sounds == nil {
+		return
+	}
+	// The run's characters: the first of each pair and the last of the last.
+	s.runes = s.runes[:0]
+	for j := i; j < end; j++ {
+		r, _ := utf8.DecodeRuneInString(s.raw[j])
+		s.runes = append(s.runes, r)
+	}
+	last, _ := utf8.DecodeLastRuneInString(s.raw[end-1])
+	s.runes = append(s.runes, last)
+	covered := func(c int) bool {
+		for _, w := range s.cover {
+			if w.I <= c && c <= w.I+w.N {
+				return true
+			}
+		}
+		return false
+	}
+	for a := 0; a < len(s.runes); {
+		if !token.IsKatakana(s.runes[a]) || covered(a) {
+			a++
+			continue
+		}
+		b := a + 1
+		for b < len(s.runes) && token.IsKatakana(s.runes[b]) && !covered(b) {
+			b++
+		}
+		if b-a >= 2 {
+			s.readLoan(i+a, i+b-1, string(s.runes[a:b]))
+		}
+		a = b
+	}
+}
+
+// readLoan reads the katakana word kana, the pairs raw[i:e], by its sound.
+func (s *Analyser) readLoan(i, e int, kana string) {
+	if kanaLetters(kana) < minLoanKana {
+		return
+	}
+	var w string
+	if w, s.romaji = s.sounds.match(kana, s.romaji); w != "" {
+		s.addLoan(loan{i: i, e: e, words: [2]string{w}})
+		return
+	}
+	// Two words written as one: the cut where both parts are words.
+	var found loan
+	cuts := 0
+	for c, r := range kana {
+		if c == 0 || r == 'ー' || r == 'ッ' || smallKanaRune(r) {
+			continue
+		}
+		left, right := kana[:c], kana[c:]
+		if kanaLetters(left) < minLoanPartKana || kanaLetters(right) < minLoanPartKana {
+			continue
+		}
+		var a, b string
+		if a, s.romaji = s.sounds.match(left, s.romaji); a == "" {
+			continue
+		}
+		if b, s.romaji = s.sounds.match(right, s.romaji); b == "" {
+			continue
+		}
+		cuts++
+		found = loan{i: i, e: e, words: [2]string{a, b}}
+	}
+	if cuts == 1 {
+		s.addLoan(found)
+	}
+}
+
+func smallKanaRune(r rune) bool {
+	switch r {
+	case 'ァ', 'ィ', 'ゥ', 'ェ', 'ォ', 'ャ', 'ュ', 'ョ':
+		return true
+	}
+	return false
+}
+
+// addLoan records l and makes its pairs one word of the run.
+func (s *Analyser) addLoan(l loan) {
+	s.loans = append(s.loans, l)
+}
+
+// addLoanIntents puts the English words of the loanword of the pairs
+// [i, e), if one was read there, and reports whether one was.
+func (s *Analyser) addLoanIntents(i int) bool {
+	for _, l := range s.loans {
+		if l.i != i {
+			continue
+		}
+		var bits uint64
+		w := 1.0
+		for j := i; j < l.e; j++ {
+			bits |= s.rawBits[j]
+			w = min(w, s.rawWeight[j])
+		}
+		s.origin = bits
+		for _, t := range l.words {
+			if t != "" {
+				s.put(t, loanWeight*intentWeight*w, false)
+			}
+		}
+		return true
+	}
+	return false
+}
