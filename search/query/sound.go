@@ -510,13 +510,14 @@ func smallKanaRune(r rune) bool {
 	return false
 }
 
-// addLoan records l and makes its pairs one word of the run.
+// addLoan records l. Its pairs keep their own weight: weighed down as one
+// known word, they cost a whole task the tool its other words found.
 func (s *Analyser) addLoan(l loan) {
 	s.loans = append(s.loans, l)
 }
 
-// addLoanIntents puts the English words of the loanword of the pairs
-// [i, e), if one was read there, and reports whether one was.
+// addLoanIntents puts the English words of the loanword read from the pair
+// raw[i] on, if one was, and reports whether one was.
 func (s *Analyser) addLoanIntents(i int) bool {
 	for _, l := range s.loans {
 		if l.i != i {
