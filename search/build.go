@@ -108,6 +108,7 @@ func newIndex(docs []Doc, workers int) *Index {
 	ix.phrases.finish()
 
 	ix.postings, ix.idf = postings(shards, fieldLen, len(ix.vocab))
+	ix.sounds = query.NewSounds(ix.vocab)
 	ix.findProducts(serverWords)
 	ix.serverSize = serverTools(ix.docs, len(serverWords))
 	return ix

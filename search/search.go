@@ -164,6 +164,8 @@ type Index struct {
 	serverSize []int32
 	names      nameIndex
 	phrases    phraseIndex
+	// sounds reads a request's katakana loanwords against vocab.
+	sounds *query.Sounds
 
 	scratch sync.Pool // *scratch reused by Search (the only mutable part)
 }
@@ -319,7 +321,9 @@ func (ix *Index) rank(q string, limit int, exclude []int32) []Hit {
 const needDepth = 8
 
 func (ix *Index) newScratch() *scratch {
-	return &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
+	sc := &scratch{scores: make([]float64, len(ix.docs)), cover: make([]float32, len(ix.docs)), words: make([]uint64, len(ix.docs))}
+	sc.query.UseSounds(ix.sounds)
+	return sc
 }
 
 // rankIn is rank working in sc.

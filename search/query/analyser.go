@@ -47,6 +47,13 @@ type Analyser struct {
 	// lead is the word that opens the request as its verb though it is no
 	// verb the ranker knows ("comment on the issue"), set by Analyse.
 	lead string
+	// sounds reads the katakana loanwords the lexicon does not know
+	// (UseSounds); loans are the ones of this request, runes and romaji
+	// findLoans' buffers.
+	sounds *Sounds
+	loans  []loan
+	runes  []rune
+	romaji []byte
 
 	// One analysis's state, reset by Analyse.
 	vocab  map[string]int32
@@ -115,6 +122,7 @@ func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
 	s.origin = 0
 	s.names, s.namesFile = nil, false
 	s.askingAt, s.asking = nil, nil
+	s.loans = s.loans[:0]
 	s.verbs, s.question = 0, false
 }
 
@@ -478,6 +486,9 @@ func (s *Analyser) addIntents() {
 // (s.longest[i]), if any; a word inside a longer one or across two says
 // nothing. An asking word of one pair puts nothing.
 func (s *Analyser) addRunWordIntents(i int, asking bool) {
+	if s.addLoanIntents(i) {
+		return
+	}
 	e := s.longest[i]
 	if e == i || asking && e == i+1 {
 		return
@@ -532,6 +543,7 @@ func (s *Analyser) findLongest() {
 		for _, c := range s.cover {
 			s.longest[i+c.I] = i + c.I + c.N
 		}
+		s.findLoans(i, end)
 		i = end
 	}
 }
