@@ -122,7 +122,8 @@ func (f *postingFiller) finish() *postingStore {
 		f.doc++
 		ps.docWeights[f.doc] = uint32(len(ps.weights))
 	}
-	ps.weights = slices.Clip(ps.weights)
+	// A copy of its exact length, since the array append grew is resident to its end.
+	ps.weights = slices.Clone(ps.weights)
 	return ps
 }
 

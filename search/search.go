@@ -395,13 +395,8 @@ func (ix *Index) rankIn(sc *scratch, q string, limit int, exclude []int32) []Hit
 		for b := range ps.blocks {
 			docs, slots, base, at := ps.run(id, b)
 			for j, lo := range docs {
-				d, k := base+int32(lo), slots[j]
-				var sat float32
-				if k != overSlot {
-					sat = ps.weights[ps.docWeights[d]+uint32(k)]
-				} else {
-					sat = ps.over[at+uint32(j)]
-				}
+				d := base + int32(lo)
+				sat := ps.weight(d, slots[j], at+uint32(j))
 				// Scores are never negative, so only an untouched doc's
 				// score less one wraps to set the top bit.
 				room[nTouched] = d
