@@ -67,7 +67,7 @@ func TestForeignRequestReachesEnglishTool(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || englishTools[hits[0].Doc].ID != tt.want {
-			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, hitIDs(englishTools, hits), tt.want)
+			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, ids(englishTools, hits), tt.want)
 		}
 	}
 }
@@ -111,7 +111,7 @@ func TestEnglishRequestReachesForeignTool(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || docs[hits[0].Doc].ID != tt.want {
-			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, hitIDs(docs, hits), tt.want)
+			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, ids(docs, hits), tt.want)
 		}
 	}
 }
@@ -200,15 +200,6 @@ func (ix *Index) analyse(q string) []string {
 	return out
 }
 
-// hitIDs are the IDs of the docs hits name, in rank order.
-func hitIDs(docs []Doc, hits []Hit) []string {
-	var ids []string
-	for _, h := range hits {
-		ids = append(ids, docs[h.Doc].ID)
-	}
-	return ids
-}
-
 // TestMarkerlessEnglishIsNotReadAsGermanOrSpanish: an English request
 // without any of the English marker words is still English. Its words are
 // not inflected into German or Spanish keys (date → daten → data, formula →
@@ -240,7 +231,7 @@ func TestMarkerlessEnglishIsNotReadAsGermanOrSpanish(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("analysis of %q = %v, want %v (as with an English marker)", q, got, want)
 		}
-		gh, wh := hitIDs(docs, ix.Search(q, 8)), hitIDs(docs, ix.Search("the "+q, 8))
+		gh, wh := ids(docs, ix.Search(q, 8)), ids(docs, ix.Search("the "+q, 8))
 		if !slices.Equal(gh, wh) {
 			t.Errorf("Search(%q) = %v, want %v (as with an English marker)", q, gh, wh)
 		}
@@ -342,7 +333,7 @@ func TestFoldedKeyIsNoOtherWord(t *testing.T) {
 		}
 		if tt.first != "" {
 			if hits := ix.Search(tt.query, 3); len(hits) == 0 || docs[hits[0].Doc].ID != tt.first {
-				t.Errorf("Search(%q) = %v, want %s first", tt.query, hitIDs(docs, hits), tt.first)
+				t.Errorf("Search(%q) = %v, want %s first", tt.query, ids(docs, hits), tt.first)
 			}
 		}
 	}

@@ -60,7 +60,7 @@ func TestCJKContentWordsKeepWeight(t *testing.T) {
 	}
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 5)
-		ids := hitIDs(cjkGrammarTools, hits)
+		ids := ids(cjkGrammarTools, hits)
 		if len(ids) == 0 || ids[0] != tt.want {
 			t.Errorf("Search(%q) = %v, want %s first", tt.query, ids, tt.want)
 		}
@@ -115,7 +115,7 @@ func TestCJKLexiconSenses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 5)
-		ids := hitIDs(cjkSenseTools, hits)
+		ids := ids(cjkSenseTools, hits)
 		if len(ids) == 0 || ids[0] != tt.want {
 			t.Errorf("Search(%q) = %v, want %s first", tt.query, ids, tt.want)
 		}

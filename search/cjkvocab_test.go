@@ -98,7 +98,7 @@ func TestCJKRequestReachesEnglishToolByConcept(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || cjkVocabEnglishTools[hits[0].Doc].ID != tt.want {
-			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, hitIDs(cjkVocabEnglishTools, hits), tt.want)
+			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, ids(cjkVocabEnglishTools, hits), tt.want)
 		}
 	}
 }
@@ -153,7 +153,7 @@ func TestEnglishRequestReachesCJKToolByConcept(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || cjkVocabForeignTools[hits[0].Doc].ID != tt.want {
-			t.Errorf("Search(%q) = %v, want %s first", tt.query, hitIDs(cjkVocabForeignTools, hits), tt.want)
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, ids(cjkVocabForeignTools, hits), tt.want)
 		}
 	}
 }

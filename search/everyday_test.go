@@ -122,7 +122,7 @@ func TestEverydayWordsReachWhatTheyMean(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if hits := ix.Search(tt.query, 3); len(hits) == 0 || everydayTools[hits[0].Doc].ID != tt.want {
-			t.Errorf("Search(%q) = %v, want %s first", tt.query, hitIDs(everydayTools, hits), tt.want)
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, ids(everydayTools, hits), tt.want)
 		}
 	}
 	// More copies of a service is scaling it (first over a catalog where
@@ -172,7 +172,7 @@ func TestEverydayWordsKeepDeveloperSenses(t *testing.T) {
 			continue
 		}
 		if hits := ix.Search(tt.query, 3); len(hits) == 0 || everydayTools[hits[0].Doc].ID != tt.want {
-			t.Errorf("Search(%q) = %v, want %s first", tt.query, hitIDs(everydayTools, hits), tt.want)
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, ids(everydayTools, hits), tt.want)
 		}
 	}
 }

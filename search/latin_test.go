@@ -106,7 +106,7 @@ func TestGermanCompoundIsReadAsItsParts(t *testing.T) {
 		checkTerms(t, ix, tt.query, tt.has, tt.not)
 	}
 	if hits := ix.Search("Luftqualität in München", 3); len(hits) == 0 || docs[hits[0].Doc].ID != "air" {
-		t.Errorf("Search(Luftqualität in München) = %v, want air first", hitIDs(docs, hits))
+		t.Errorf("Search(Luftqualität in München) = %v, want air first", ids(docs, hits))
 	}
 }
 
@@ -146,7 +146,7 @@ func TestConverterNameSplitsAtTwo(t *testing.T) {
 	checkTerms(t, ix, "img2img", []string{"img2img"}, nil)
 	checkTerms(t, ix, "k8s pods", []string{"k8s"}, nil)
 	if hits := ix.Search("pdf2text", 3); len(hits) == 0 || docs[hits[0].Doc].ID != "pdf" {
-		t.Errorf("Search(pdf2text) = %v, want pdf first", hitIDs(docs, hits))
+		t.Errorf("Search(pdf2text) = %v, want pdf first", ids(docs, hits))
 	}
 }
 
@@ -250,7 +250,7 @@ func TestFrenchPortugueseItalianRequestsReachTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if hits := ix.Search(tt.query, 3); len(hits) == 0 || englishTools[hits[0].Doc].ID != tt.want {
-			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, hitIDs(englishTools, hits), tt.want)
+			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, ids(englishTools, hits), tt.want)
 		}
 	}
 }
@@ -264,7 +264,7 @@ func TestRussianCoinIsItsTicker(t *testing.T) {
 		Doc{ID: "balance", Server: "ccxt", Tool: "account_balance", Description: "Get the crypto balance of an exchange account."})
 	ix := New(docs)
 	checkTerms(t, ix, "курс биткоина", []string{"bitcoin", "ticker"}, nil)
-	if hits := hitIDs(docs, ix.Search("курс биткоина", 2)); !slices.Contains(hits, "ticker") {
+	if hits := ids(docs, ix.Search("курс биткоина", 2)); !slices.Contains(hits, "ticker") {
 		t.Errorf("Search(курс биткоина) = %v, want ticker in the top 2", hits)
 	}
 }

@@ -81,11 +81,7 @@ func TestMixedScriptRequestReachesToolByConcept(t *testing.T) {
 		{"ja", "テスト計画の進み具合", "progress"},
 	}
 	for _, tt := range tests {
-		hits := ix.Search(tt.query, 3)
-		if len(hits) == 0 || mixVocabTools[hits[0].Doc].ID != tt.want {
-			got := hitIDs(mixVocabTools, hits)
-			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
-		}
+		wantFirst(t, ix, mixVocabTools, tt.query, tt.want)
 	}
 }
 
@@ -137,7 +133,7 @@ func TestTimeClauseWeighsLittle(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || timeClauseTools[hits[0].Doc].ID != tt.want {
-			got := hitIDs(timeClauseTools, hits)
+			got := ids(timeClauseTools, hits)
 			t.Errorf("%q: top %v, want %s first", tt.query, got, tt.want)
 		}
 	}
@@ -199,11 +195,7 @@ func TestDevLoanwordsAndChartsReachTools(t *testing.T) {
 		{"ja", "セッションとトークンの一覧", "session"},
 	}
 	for _, tt := range tests {
-		hits := ix.Search(tt.query, 3)
-		if len(hits) == 0 || devVocabTools[hits[0].Doc].ID != tt.want {
-			got := hitIDs(devVocabTools, hits)
-			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
-		}
+		wantFirst(t, ix, devVocabTools, tt.query, tt.want)
 	}
 }
 
@@ -263,11 +255,7 @@ func TestEverydayLoanwordsReachTools(t *testing.T) {
 		{"ja", "コンポーネントのドキュメント", "docs"},
 	}
 	for _, tt := range tests {
-		hits := ix.Search(tt.query, 3)
-		if len(hits) == 0 || workVocabTools[hits[0].Doc].ID != tt.want {
-			got := hitIDs(workVocabTools, hits)
-			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
-		}
+		wantFirst(t, ix, workVocabTools, tt.query, tt.want)
 	}
 }
 
@@ -307,11 +295,7 @@ func TestPageMovesReachBrowserTools(t *testing.T) {
 		{"es", "enumera las colecciones de la base de datos", "collections"},
 	}
 	for _, tt := range tests {
-		hits := ix.Search(tt.query, 3)
-		if len(hits) == 0 || pageVocabTools[hits[0].Doc].ID != tt.want {
-			got := hitIDs(pageVocabTools, hits)
-			t.Errorf("%s %q: top %v, want %s first", tt.lang, tt.query, got, tt.want)
-		}
+		wantFirst(t, ix, pageVocabTools, tt.query, tt.want)
 	}
 }
 

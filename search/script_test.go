@@ -52,7 +52,7 @@ func TestSearchEveryScript(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || docs[hits[0].Doc].ID != tt.want {
-			got := hitIDs(docs, hits)
+			got := ids(docs, hits)
 			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
 		}
 	}

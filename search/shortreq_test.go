@@ -68,7 +68,7 @@ func TestEverydayWordsReachTools(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || docs[hits[0].Doc].ID != tt.want {
-			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, hitIDs(docs, hits), tt.want)
+			t.Errorf("[%s] Search(%q) = %v, want %s first", tt.lang, tt.query, ids(docs, hits), tt.want)
 		}
 	}
 }
@@ -90,7 +90,7 @@ func TestInflectedForeignWordReachesTool(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || englishTools[hits[0].Doc].ID != tt.want {
-			t.Errorf("[%s] Search(%q) = %v, want %s first (as %q reaches it)", tt.lang, tt.query, hitIDs(englishTools, hits), tt.want, tt.listed)
+			t.Errorf("[%s] Search(%q) = %v, want %s first (as %q reaches it)", tt.lang, tt.query, ids(englishTools, hits), tt.want, tt.listed)
 		}
 	}
 }
@@ -145,7 +145,7 @@ func TestKnownCJKWordWeighsAsOneWord(t *testing.T) {
 	for _, tt := range tests {
 		hits := ix.Search(tt.query, 3)
 		if len(hits) == 0 || docs[hits[0].Doc].ID != tt.want {
-			t.Errorf("Search(%q) = %v, want %s first", tt.query, hitIDs(docs, hits), tt.want)
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, ids(docs, hits), tt.want)
 		}
 	}
 }
