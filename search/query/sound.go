@@ -355,27 +355,14 @@ func englishSound(dst []byte, w string) []byte {
 		} else if i+2 == end && end < n {
 			after = w[end] // the silent e
 		}
+		if d, ok := digraphs[[2]byte{c, next}]; ok {
+			i++
+			if d != 0 {
+				dst = appendSound(dst, start, d)
+			}
+			continue
+		}
 		switch {
-		case c == 'p' && next == 'h':
-			i++
-			dst = appendSound(dst, start, 'F')
-		case (c == 's' || c == 't') && next == 'h':
-			i++
-			dst = appendSound(dst, start, 'S')
-		case c == 'c' && next == 'h':
-			i++
-			dst = appendSound(dst, start, 'T')
-		case c == 'g' && next == 'h':
-			i++
-		case c == 'c' && next == 'k':
-			i++
-			dst = appendSound(dst, start, 'K')
-		case c == 'q' && next == 'u':
-			i++
-			dst = appendSound(dst, start, 'K')
-		case c == 'w' && next == 'h':
-			i++
-			dst = appendSound(dst, start, 'W')
 		case c == 'x':
 			dst = appendSound(appendSound(dst, start, 'K'), start, 'S')
 		case (c == 't' || c == 's') && next == 'i' && i > 0 && after != 0 && isPlainVowel(after):
@@ -400,6 +387,13 @@ func englishSound(dst []byte, w string) []byte {
 		dst = appendSound(dst, start, 'a')
 	}
 	return dst
+}
+
+// digraphs are the English letter pairs heard as one consonant, each with
+// its class (0: not heard at all, the gh of night).
+var digraphs = map[[2]byte]byte{
+	{'p', 'h'}: 'F', {'s', 'h'}: 'S', {'t', 'h'}: 'S', {'c', 'h'}: 'T',
+	{'g', 'h'}: 0, {'c', 'k'}: 'K', {'q', 'u'}: 'K', {'w', 'h'}: 'W',
 }
 
 func isPlainVowel(c byte) bool { return c == 'a' || c == 'i' || c == 'u' || c == 'e' || c == 'o' }
