@@ -59,14 +59,7 @@ func TestCJKContentWordsKeepWeight(t *testing.T) {
 		{"Python中文分词", "segment", ""},
 	}
 	for _, tt := range tests {
-		hits := ix.Search(tt.query, 5)
-		ids := ids(cjkGrammarTools, hits)
-		if len(ids) == 0 || ids[0] != tt.want {
-			t.Errorf("Search(%q) = %v, want %s first", tt.query, ids, tt.want)
-		}
-		if tt.not != "" && slices.Contains(ids, tt.not) {
-			t.Errorf("Search(%q) = %v, want no %s", tt.query, ids, tt.not)
-		}
+		wantFirstWithout(t, ix, cjkGrammarTools, tt.query, tt.want, tt.not)
 	}
 }
 
@@ -114,13 +107,16 @@ func TestCJKLexiconSenses(t *testing.T) {
 		{"駅から歩きたい", "walking", ""},
 	}
 	for _, tt := range tests {
-		hits := ix.Search(tt.query, 5)
-		ids := ids(cjkSenseTools, hits)
-		if len(ids) == 0 || ids[0] != tt.want {
-			t.Errorf("Search(%q) = %v, want %s first", tt.query, ids, tt.want)
-		}
-		if tt.not != "" && slices.Contains(ids, tt.not) {
-			t.Errorf("Search(%q) = %v, want no %s", tt.query, ids, tt.not)
-		}
+		wantFirstWithout(t, ix, cjkSenseTools, tt.query, tt.want, tt.not)
+	}
+}
+
+// wantFirstWithout is wantFirst, and, when not is set, fails the test if the doc
+// with ID not is among query's hits.
+func wantFirstWithout(t *testing.T, ix *Index, docs []Doc, query, want, not string) {
+	t.Helper()
+	wantFirst(t, ix, docs, query, want)
+	if got := ids(docs, ix.Search(query, 5)); not != "" && slices.Contains(got, not) {
+		t.Errorf("Search(%q) = %v, want no %s", query, got, not)
 	}
 }
