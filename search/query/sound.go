@@ -37,6 +37,9 @@ const (
 	minLoanConsonants = 2
 	minEnglishLetters = 3
 	maxEnglishLetters = 24
+	// maxLoanKana is the longest run of katakana read by its sound: two
+	// English words at most.
+	maxLoanKana = 2 * maxEnglishLetters
 )
 
 func (t *Sounds) build() {
@@ -453,7 +456,9 @@ func (s *Analyser) findLoans(i, end int) {
 		for b < len(s.runes) && token.IsKatakana(s.runes[b]) && !covered(b) {
 			b++
 		}
-		if b-a >= 2 {
+		// A longer run is no word or two (pasted data): reading it would cost
+		// each of its cuts a romanisation of the whole.
+		if b-a >= 2 && b-a <= maxLoanKana {
 			s.readLoan(i+a, i+b-1, string(s.runes[a:b]))
 		}
 		a = b

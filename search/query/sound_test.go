@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -70,7 +71,7 @@ func TestKatakanaLoanwordReachesEnglishWord(t *testing.T) {
 	vocab := map[string]int32{}
 	for i, w := range []string{
 		"snippet", "policy", "instance", "editor", "save", "create", "open", "list",
-		"notion", "pro", "fill", "wake", "catch", "test", "taste",
+		"notion", "pro", "fill", "wake", "catch", "test", "taste", "mouseover",
 	} {
 		vocab[w] = int32(i)
 	}
@@ -89,6 +90,8 @@ func TestKatakanaLoanwordReachesEnglishWord(t *testing.T) {
 		{q: "ワクワクする", none: []string{"wake", "catch"}},
 		{q: "カタカナで書く", none: []string{"catch"}},
 		{q: "ノーションで開く", want: []string{"notion"}, none: []string{"snippet", "editor"}},
+		// A word the lexicon lists is read as the lexicon says, never by its sound.
+		{q: "メニューにマウスオーバー", none: []string{"mouseover"}},
 	} {
 		var s Analyser
 		s.UseSounds(sounds)
@@ -118,5 +121,19 @@ func TestKatakanaLoanwordReachesEnglishWord(t *testing.T) {
 		if want := fmt.Sprint(b); got != want {
 			t.Errorf("%s: %s with sounds, %s without", q, got, want)
 		}
+	}
+}
+
+// TestLongKatakanaRunIsNotReadBySound: a run of katakana longer than two English
+// words is pasted data, not a loanword; it is never romanised, so its cuts cost
+// nothing (each cut would romanise the whole run again).
+func TestLongKatakanaRunIsNotReadBySound(t *testing.T) {
+	t.Parallel()
+	vocab := map[string]int32{"test": 0, "snippet": 1}
+	var s Analyser
+	s.UseSounds(NewSounds(vocab))
+	s.Analyse(strings.Repeat("ヌ", 10000), vocab, nil)
+	if c := cap(s.romaji); c > 8*maxLoanKana {
+		t.Errorf("romanised %d bytes of a 10,000-kana run, want at most a word's", c)
 	}
 }
