@@ -139,9 +139,7 @@ func asciiLower(w string) bool {
 func kanaLetters(kana string) int {
 	n := 0
 	for _, r := range kana {
-		switch r {
-		case 'ァ', 'ィ', 'ゥ', 'ェ', 'ォ', 'ャ', 'ュ', 'ョ':
-		default:
+		if !token.IsSmallKana(r) {
 			n++
 		}
 	}
@@ -241,7 +239,7 @@ func kanaSound(dst, r []byte) []byte {
 		if i+1 < len(r) {
 			next = r[i+1]
 		}
-		if isPlainVowel(c) {
+		if token.IsVowel(c) {
 			prevCons := len(dst) > start && isUpperByte(dst[len(dst)-1])
 			end := i+1 == len(r)
 			switch {
@@ -257,7 +255,7 @@ func kanaSound(dst, r []byte) []byte {
 			continue
 		}
 		lastDoubled = i > 0 && r[i-1] == c
-		if len(dst) > start && isUpperByte(dst[len(dst)-1]) && (i == 0 || isPlainVowel(r[i-1])) {
+		if len(dst) > start && isUpperByte(dst[len(dst)-1]) && (i == 0 || token.IsVowel(r[i-1])) {
 			// Two consonants an epenthetic vowel parted stay two (クッキー
 			// kukkii): only a consonant written doubled is one.
 			start = len(dst)
@@ -298,7 +296,7 @@ func consonantClass(c byte) byte {
 	return c - 'a' + 'A'
 }
 
-func isEnglishVowel(c byte) bool { return isPlainVowel(c) || c == 'y' }
+func isEnglishVowel(c byte) bool { return token.IsVowel(c) || c == 'y' }
 
 // englishSound appends to dst the sound form of the English word w (lower
 // case ASCII), spelled towards how Japanese hears it: a silent final e
@@ -312,7 +310,7 @@ func englishSound(dst []byte, w string) []byte {
 	switch {
 	case n >= 4 && (w[n-2:] == "er" || w[n-2:] == "or" || w[n-2:] == "ar") && !isEnglishVowel(w[n-3]):
 		end = n - 2
-	case n >= 4 && w[n-1] == 'e' && !isEnglishVowel(w[n-2]) && isPlainVowel(w[n-3]) && (n < 5 || !isEnglishVowel(w[n-4])):
+	case n >= 4 && w[n-1] == 'e' && !isEnglishVowel(w[n-2]) && token.IsVowel(w[n-3]) && (n < 5 || !isEnglishVowel(w[n-4])):
 		end, magic = n-1, w[n-3]
 	case n >= 4 && w[n-1] == 'e' && !isEnglishVowel(w[n-2]):
 		end = n - 1
@@ -325,7 +323,7 @@ func englishSound(dst []byte, w string) []byte {
 		}
 		if isEnglishVowel(c) {
 			switch {
-			case c == 'y' && i == 0 && next != 0 && isPlainVowel(next):
+			case c == 'y' && i == 0 && next != 0 && token.IsVowel(next):
 				continue // a consonant y, which Japanese drops as kana do
 			case c == 'y':
 				c = 'i'
@@ -368,7 +366,7 @@ func englishSound(dst []byte, w string) []byte {
 		switch {
 		case c == 'x':
 			dst = appendSound(appendSound(dst, start, 'K'), start, 'S')
-		case (c == 't' || c == 's') && next == 'i' && i > 0 && after != 0 && isPlainVowel(after):
+		case (c == 't' || c == 's') && next == 'i' && i > 0 && after != 0 && token.IsVowel(after):
 			// -tion -sion -tial: sh.
 			i++
 			dst = appendSound(dst, start, 'S')
@@ -398,8 +396,6 @@ var digraphs = map[[2]byte]byte{
 	{'p', 'h'}: 'F', {'s', 'h'}: 'S', {'t', 'h'}: 'S', {'c', 'h'}: 'T',
 	{'g', 'h'}: 0, {'c', 'k'}: 'K', {'q', 'u'}: 'K', {'w', 'h'}: 'W',
 }
-
-func isPlainVowel(c byte) bool { return c == 'a' || c == 'i' || c == 'u' || c == 'e' || c == 'o' }
 
 // UseSounds makes s read the katakana words the bilingual lexicon does not
 // know by their sound against t, the sounds of the index's vocabulary (nil:
@@ -479,7 +475,7 @@ func (s *Analyser) readLoan(i, e int, kana string) {
 	var found loan
 	cuts := 0
 	for c, r := range kana {
-		if c == 0 || r == 'ー' || r == 'ッ' || smallKanaRune(r) {
+		if c == 0 || r == 'ー' || r == 'ッ' || token.IsSmallKana(r) {
 			continue
 		}
 		left, right := kana[:c], kana[c:]
@@ -499,14 +495,6 @@ func (s *Analyser) readLoan(i, e int, kana string) {
 	if cuts == 1 {
 		s.addLoan(found)
 	}
-}
-
-func smallKanaRune(r rune) bool {
-	switch r {
-	case 'ァ', 'ィ', 'ゥ', 'ェ', 'ォ', 'ャ', 'ュ', 'ョ':
-		return true
-	}
-	return false
 }
 
 // addLoan records l. Its pairs keep their own weight: weighed down as one

@@ -19,7 +19,7 @@ func AppendRomaji(dst []byte, kana string) []byte {
 		i += size
 		switch {
 		case r == longVowelMark:
-			if n := len(dst); n > 0 && isRomajiVowel(dst[n-1]) {
+			if n := len(dst); n > 0 && IsVowel(dst[n-1]) {
 				dst = append(dst, dst[n-1])
 			}
 			continue
@@ -38,7 +38,7 @@ func AppendRomaji(dst []byte, kana string) []byte {
 			s = joinSmall(s, next)
 			i += utf8.RuneLen(next)
 		}
-		if double && !isRomajiVowel(s[0]) {
+		if double && !IsVowel(s[0]) {
 			if s[0] == 'c' {
 				dst = append(dst, 't') // ッチ: tchi
 			} else {
@@ -80,8 +80,6 @@ func joinSmall(s string, small rune) string {
 	}
 	return stem + v
 }
-
-func isRomajiVowel(c byte) bool { return c == 'a' || c == 'i' || c == 'u' || c == 'e' || c == 'o' }
 
 // smallVowel is the vowel each small kana gives the letter before it.
 var smallVowel = map[rune]string{

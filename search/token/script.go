@@ -212,6 +212,10 @@ var smallKana = map[rune]bool{
 	'ャ': true, 'ュ': true, 'ョ': true, 'ヮ': true,
 }
 
+// IsSmallKana reports whether r is a small katakana that joins the letter
+// before it into one sound.
+func IsSmallKana(r rune) bool { return smallKana[r] }
+
 // isKatakana reports whether r is a katakana letter or the long-vowel mark
 // (which Unicode counts as common to both kana).
 func isKatakana(r rune) bool { return r == longVowelMark || unicode.Is(unicode.Katakana, r) }

@@ -76,7 +76,7 @@ func SingularBytes(w []byte) []byte {
 	}
 	if n == 3 {
 		// Short plurals of abbreviations: PRs, MRs, IDs, DBs.
-		if isVowel(w[1]) || isVowel(w[0]) && w[1] == 's' {
+		if IsVowel(w[1]) || IsVowel(w[0]) && w[1] == 's' {
 			return w
 		}
 		return w[:2]
@@ -96,7 +96,9 @@ func SingularBytes(w []byte) []byte {
 	return w[:n-1]
 }
 
-func isVowel(c byte) bool {
+// IsVowel reports whether the lower-case ASCII letter c is one of the five
+// plain vowels.
+func IsVowel(c byte) bool {
 	return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'
 }
 
