@@ -13,13 +13,13 @@ func IsKatakana(r rune) bool { return isKatakana(r) }
 // (ファ fa, ティ ti, ウィ wi, シャ sha, キュ kyu). Letters that are no
 // katakana are skipped.
 func AppendRomaji(dst []byte, kana string) []byte {
-	double := false
+	double, start := false, len(dst)
 	for i := 0; i < len(kana); {
 		r, size := utf8.DecodeRuneInString(kana[i:])
 		i += size
 		switch {
 		case r == longVowelMark:
-			if n := len(dst); n > 0 && IsVowel(dst[n-1]) {
+			if n := len(dst); n > start && IsVowel(dst[n-1]) {
 				dst = append(dst, dst[n-1])
 			}
 			continue

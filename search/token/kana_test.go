@@ -22,3 +22,12 @@ func TestAppendRomaji(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendRomajiAfterText: what dst already holds is not the kana's own: a long-vowel
+// mark first lengthens nothing of it.
+func TestAppendRomajiAfterText(t *testing.T) {
+	t.Parallel()
+	if got := string(AppendRomaji([]byte("ka"), "ーテ")); got != "kate" {
+		t.Errorf(`AppendRomaji("ka", ーテ) = %q, want "kate"`, got)
+	}
+}
