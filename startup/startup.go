@@ -271,8 +271,15 @@ func directory(refs []catalog.ToolRef) <-chan []toolview.DirEntry {
 	go func() { first <- toolview.Directory(refs[:mid]) }()
 	go func() {
 		second := toolview.Directory(refs[mid:])
-		// Each half's servers are apart from the other's, the first's all before.
-		out <- append(<-first, second...)
+		head := <-first
+		// The halves join into the whole only where every server of the first
+		// sorts before every one of the second, as a caller listing servers in
+		// name order gives; else the whole is built again.
+		if len(head) > 0 && len(second) > 0 && head[len(head)-1].Server >= second[0].Server {
+			out <- toolview.Directory(refs)
+			return
+		}
+		out <- append(head, second...)
 	}()
 	return out
 }

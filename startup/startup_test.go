@@ -452,20 +452,26 @@ func TestFromListingsChecksUnread(t *testing.T) {
 // middle falls.
 func TestSetFromDirectory(t *testing.T) {
 	cases := []struct {
-		name  string
-		tools map[string][]string
+		name     string
+		tools    map[string][]string
+		reversed bool // servers given against name order
 	}{
-		{"none", map[string][]string{}},
-		{"one server", map[string][]string{"a": {"read_file", "write_file", "list_dir"}}},
-		{"middle at a server's start", map[string][]string{"a": {"read_issue", "close_issue"}, "b": {"send_mail", "read_mail"}}},
-		{"middle inside a server", map[string][]string{"a": {"read_issue"}, "b": {"send_mail", "read_mail", "list_mail", "draft_mail"}, "c": {"get_page"}}},
-		{"last server big", map[string][]string{"a": {"x_one"}, "b": {"page_one", "page_two", "page_three", "page_four", "page_five"}}},
+		{"none", map[string][]string{}, false},
+		{"one server", map[string][]string{"a": {"read_file", "write_file", "list_dir"}}, false},
+		{"middle at a server's start", map[string][]string{"a": {"read_issue", "close_issue"}, "b": {"send_mail", "read_mail"}}, false},
+		{"middle inside a server", map[string][]string{"a": {"read_issue"}, "b": {"send_mail", "read_mail", "list_mail", "draft_mail"}, "c": {"get_page"}}, false},
+		{"last server big", map[string][]string{"a": {"x_one"}, "b": {"page_one", "page_two", "page_three", "page_four", "page_five"}}, false},
+		{"servers not in name order", map[string][]string{"a": {"read_issue", "close_issue"}, "b": {"send_mail", "read_mail"}}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fp := map[string]string{}
 			var usable []*config.Server
-			for _, name := range slices.Sorted(maps.Keys(tc.tools)) {
+			names := slices.Sorted(maps.Keys(tc.tools))
+			if tc.reversed {
+				slices.Reverse(names)
+			}
+			for _, name := range names {
 				s := server(name, "run-"+name)
 				fp[name] = s.Fingerprint()
 				usable = append(usable, s)
