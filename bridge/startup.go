@@ -56,9 +56,6 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 		from[n] = len(s.Tools)
 		pieces := make([]extension.Registrations, n)
 		failures := make([][]frameFailure, n)
-		if !regs.Streams() {
-			regs.Grow(total) // the pieces are copied into it
-		}
 		inPieces(n, workers, func(k int) {
 			pieces[k].Grow(size[from[k+1]] - size[from[k]])
 			failures[k] = b.addToolRange(&pieces[k], s, from[k], from[k+1], deferred, look)

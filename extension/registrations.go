@@ -111,10 +111,6 @@ func (r *Registrations) StreamTo(s *Session, chunk int) {
 	r.to, r.chunk = s, chunk
 }
 
-// Streams says whether r hands its frames to a session as they come (StreamTo) rather
-// than keeping them all.
-func (r *Registrations) Streams() bool { return r.to != nil }
-
 // handOver gives the frames in r to the session StreamTo named once they reach its chunk
 // size. The rest of r's buffer is left for the frames to come: the writer reads only the
 // bytes handed over.

@@ -208,7 +208,7 @@ func TestRegisterEncodedRefuses(t *testing.T) {
 }
 
 // TestRegisterStreamed: registrations streamed to the session while they are built
-// (StreamTo, which Streams tells) reach the host as the same frames in the same order as registered whole,
+// (StreamTo) reach the host as the same frames in the same order as registered whole,
 // the first of them handed to the writer before the last is added, and the frames that
 // go out stay as they were while the rest are added to the same buffer.
 func TestRegisterStreamed(t *testing.T) {
@@ -218,9 +218,6 @@ func TestRegisterStreamed(t *testing.T) {
 		var r Registrations
 		if s != nil {
 			r.StreamTo(s, 64<<10)
-		}
-		if r.Streams() != (s != nil) {
-			t.Errorf("Streams() = %v after StreamTo to %v", r.Streams(), s)
 		}
 		if err := r.AddTool(Tool{Name: "search", Description: "finds", Schema: json.RawMessage(`{"type":"object"}`)}); err != nil {
 			t.Fatal(err)
