@@ -1024,7 +1024,7 @@ var bilingual = map[string][]string{
 	"文字":       {"text"},
 	"取り込":      {"import", "pull", "fetch"},
 	"何語":       {"language", "detect"},
-	"退避":       {"drain", "cordon"},
+	"退避":       {"drain", "cordon", "stash"},
 	"メンテナンス":   {"maintenance"},
 	"叩く":       {"run", "execute"},
 	"ボイス":      {"voice"},
@@ -1368,6 +1368,12 @@ var bilingual = map[string][]string{
 	"마이그레이션": {"migration", "migrate"},
 	"변수":     {"variable"},
 	"비밀":     {"secret"},
+	// Korean: a product in Hangul, training, the air, what is popular.
+	"레딧":   {"reddit"},
+	"운동":   {"workout", "exercise"},
+	"미세먼지": {"air", "quality", "pollution"},
+	"대기질":  {"air", "quality"},
+	"인기":   {"popular", "hot", "trending"},
 
 	// ---- Russian (stems take the usual endings) ----
 	"файл*":        {"file"},
