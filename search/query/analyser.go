@@ -26,6 +26,7 @@ type Analyser struct {
 	weights             map[string]Term
 	origWeight          map[string]float64 // original term → its highest weight
 	lemmaOf             map[string]string  // unknown inflected original term → known base form
+	lemmaScale          map[string]float64 // original term → its lemma's weight, where not lemmaWeight (readForm)
 	firstAt, rawAt      map[string]int     // first position of a term in orig, of a word in raw
 	orig                []string           // original terms, in order
 	raw                 []string           // raw lower-case words in order, stop words included
@@ -33,11 +34,13 @@ type Analyser struct {
 	rawWeight           []float64          // weight of each raw word's chunk
 	rawBits             []uint64           // coverage bit of each raw word's singular
 	rawChunk            []int              // per raw word: its white-space separated chunk
+	formScale           []float64          // per raw word: its lemmaScale, or 1
 	gram                grammarScratch     // weighGrammarPairs' buffers
 	longest             []int              // per raw word: see findLongest
 	cover               []RunWord          // findLongest's buffer
 	key, joined, folded []byte
 	inflection          []byte // Concepts.inflected's buffer
+	form                []byte // readForm's buffer
 	phrase              []byte // phraseKey's buffer
 	word                []byte // token.ForEachWord's buffer
 	terms               []Term
@@ -109,6 +112,7 @@ func (s *Analyser) Lead() string { return s.lead }
 func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
 	if s.weights == nil {
 		s.weights, s.origWeight, s.lemmaOf = map[string]Term{}, map[string]float64{}, map[string]string{}
+		s.lemmaScale = map[string]float64{}
 		s.firstAt, s.rawAt = map[string]int{}, map[string]int{}
 		s.word = make([]byte, 0, 64)
 	}
@@ -117,6 +121,7 @@ func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
 	clear(s.firstAt)
 	clear(s.rawAt)
 	clear(s.lemmaOf)
+	clear(s.lemmaScale)
 	s.orig, s.raw, s.rawWeight, s.rawChunk = s.orig[:0], s.raw[:0], s.rawWeight[:0], s.rawChunk[:0]
 	s.vocab, s.idf, s.tables = vocab, idf, lexiconTables()
 	s.origin = 0
@@ -285,13 +290,26 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 		s.origin = s.bitOf(p)
 		s.put(p, w, strong)
 		if s.known(p) {
+			s.readKnownForm(p, w)
 			continue
 		}
 		if l := lemma(p, s.known); l != "" {
 			s.lemmaOf[p] = l
 			s.put(l, w*lemmaWeight, strong)
+		} else if l, lw := readForm(p, s.vocab, &s.form); l != "" {
+			s.lemmaOf[p] = l
+			s.lemmaScale[p] = lw
+			s.put(l, w*lw, false)
 		}
 	}
+}
+
+// lemmaWeightOf is the weight of the original term t's lemma against t.
+func (s *Analyser) lemmaWeightOf(t string) float64 {
+	if w, ok := s.lemmaScale[t]; ok {
+		return w
+	}
+	return lemmaWeight
 }
 
 // weighAsking makes the words that ask (see askingPairs) weigh like light
@@ -437,10 +455,17 @@ func (s *Analyser) addIntents() {
 	s.rawBits = slices.Grow(s.rawBits[:0], len(raw))[:len(raw)]
 	s.sing = slices.Grow(s.sing[:0], len(raw))[:len(raw)]
 	sing, rawBits := s.sing, s.rawBits
+	s.formScale = slices.Grow(s.formScale[:0], len(raw))[:len(raw)]
 	for i, w := range raw {
 		sing[i] = token.Singular(w)
 		rawBits[i] = s.bitOf(sing[i])
+		s.formScale[i] = 1
 		if l, ok := s.lemmaOf[sing[i]]; ok {
+			if f, ok := s.lemmaScale[sing[i]]; ok {
+				// A word read by its form says what its lexicon key
+				// says no more surely than it says the word itself.
+				s.formScale[i] = f
+			}
 			sing[i] = l
 		}
 	}
@@ -464,7 +489,7 @@ func (s *Analyser) addIntents() {
 			}
 			key = append(key, sing[j]...)
 			bits |= rawBits[j]
-			w = min(w, s.rawWeight[j])
+			w = min(w, s.rawWeight[j]*s.formScale[j])
 			s.origin = bits
 			if asking && j == i {
 				continue
@@ -707,8 +732,9 @@ func (s *Analyser) addExpansions() {
 			s.put(e.Term, e.Weight*ow, e.Strong && ow == 1)
 		}
 		if l, ok := s.lemmaOf[t]; ok {
+			lw := s.lemmaWeightOf(t)
 			for _, e := range s.tables.expansions[l] {
-				s.put(e.Term, e.Weight*lemmaWeight*ow, e.Strong && ow == 1)
+				s.put(e.Term, e.Weight*lw*ow, e.Strong && ow == 1 && lw == lemmaWeight)
 			}
 		}
 	}
@@ -735,7 +761,7 @@ func (s *Analyser) addThesaurus() {
 			}
 		}
 		if lemmatised {
-			t, w = l, w*lemmaWeight
+			t, w = l, w*s.lemmaWeightOf(t)
 		}
 		thesaurusTerms(t, w, usable, func(term string, weight float64) { s.put(term, weight, false) })
 	}

@@ -783,7 +783,9 @@ func (s *Analyser) addConceptKeys() {
 	}
 	s.compounds = 0
 	for _, p := range s.orig {
-		if _, ok := s.lemmaOf[p]; ok || s.tables.intents[p] != nil {
+		if _, ok := s.lemmaOf[p]; ok && s.lemmaScale[p] == 0 || s.tables.intents[p] != nil {
+			// An English reading by form (readForm) gives way to a
+			// foreign word's key.
 			continue
 		}
 		english := s.englishWord(p)
@@ -793,7 +795,8 @@ func (s *Analyser) addConceptKeys() {
 		}
 		if k := s.tables.conceptKey(p, latin && !english, inflect, &s.inflection); k != "" {
 			s.lemmaOf[p] = k
-		} else if latin && !english && !s.inVocab(p) && s.compounds < maxCompounds {
+			delete(s.lemmaScale, p)
+		} else if _, read := s.lemmaOf[p]; !read && latin && !english && !s.inVocab(p) && s.compounds < maxCompounds {
 			s.compounds++
 			s.readCompound(p, langs)
 		}

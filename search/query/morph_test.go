@@ -1,0 +1,107 @@
+package query
+
+import (
+	"strings"
+	"testing"
+)
+
+// formVocab is an index vocabulary of the words the form rules reach, with
+// the idf of each: the rare forms (committing, colour) of a large catalog
+// and their common bases, and the words a misread form would wrongly reach.
+func formVocab() (map[string]int32, []float64) {
+	words := map[string]float64{
+		"optimize": 5, "color": 4, "attendance": 6, "translate": 4, "upload": 3, "priority": 4,
+		"analyze": 4, "deploy": 3, "install": 3, "schedule": 4, "plan": 4, "summarize": 5,
+		"commit": 2.5, "committing": 6, "centre": 6, "center": 2, "add": 2, "added": 3, "list": 1.2, "listing": 4,
+		// Words a form must not reach.
+		"search": 2, "source": 3, "store": 3, "busy": 5, "real": 4, "apple": 5, "let": 4,
+		"strain": 5, "flor": 6, "ban": 4, "track": 5, "late": 4,
+	}
+	vocab := map[string]int32{}
+	idf := make([]float64, 0, len(words))
+	for w, f := range words {
+		vocab[w] = int32(len(idf))
+		idf = append(idf, f)
+	}
+	return vocab, idf
+}
+
+// TestUnknownEnglishWordIsReadByItsForm: an English word the index does not
+// know reaches the word of its family it does know, by a British spelling,
+// a derivational suffix, a doubled consonant or the re- of doing it again,
+// always weighing less than a word as written; a form the index does know
+// but far less often than its base also reaches the base, at less weight
+// still. Each misreading row is one a rule made without its guard: a
+// dictionary word with the suffix (business, realize, apply) or the prefix
+// (restrain), a word that begins as re- without being one (research), a
+// short stem before a British ending (flour), a base too short to tell
+// (banner), and a form as common as its base (added).
+func TestUnknownEnglishWordIsReadByItsForm(t *testing.T) {
+	t.Parallel()
+	vocab, idf := formVocab()
+	tests := []struct {
+		query string
+		want  string  // the word reached, "" for none
+		most  float64 // its highest allowed weight
+		not   []string
+	}{
+		{"optimise the route", "optimize", spellingWeight, nil},
+		{"optimising the route", "optimize", spellingWeight, nil},
+		{"recolour the cells", "color", againWeight, nil},
+		{"summarisation of the channel", "summarize", derivedWeight, nil},
+		{"analysed data", "analyze", spellingWeight, nil},
+		{"who is attending", "attendance", derivedWeight, nil},
+		{"translation of the page", "translate", derivedWeight, nil},
+		{"the uploader", "upload", derivedWeight, nil},
+		{"reupload the photo", "upload", againWeight, nil},
+		{"redeploying the app", "deploy", againWeight, nil},
+		{"prioritize the backlog", "priority", derivedWeight, nil},
+		{"installation guide", "install", derivedWeight, nil},
+		{"the planner", "plan", derivedWeight, nil},
+		{"who has been committing", "commit", knownFormWeight, nil},
+		{"the centre of the map", "center", knownFormWeight, nil},
+		// Guards.
+		{"research papers", "", 0, []string{"search"}},
+		{"restrain the worker", "", 0, []string{"strain"}},
+		{"business hours", "", 0, []string{"busy"}},
+		{"realize the plan", "", 0, []string{"real"}},
+		{"apply it", "", 0, []string{"apple"}},
+		{"flour and sugar", "", 0, []string{"flor"}},
+		{"show a banner", "", 0, []string{"ban"}},
+		{"flask added", "", 0, []string{"add"}},
+	}
+	for _, tt := range tests {
+		var a Analyser
+		terms, _ := a.Analyse(tt.query, vocab, idf)
+		got := map[string]float64{}
+		for _, term := range terms {
+			got[term.Text] = term.Weight
+		}
+		if tt.want != "" {
+			w, ok := got[tt.want]
+			switch {
+			case !ok:
+				t.Errorf("%q: no term %q (terms %v)", tt.query, tt.want, got)
+			case w > tt.most+1e-9 || w >= 1:
+				t.Errorf("%q: %q weighs %.2f, want at most %.2f (below the word as written)", tt.query, tt.want, w, tt.most)
+			}
+		}
+		for _, n := range tt.not {
+			if _, ok := got[n]; ok {
+				t.Errorf("%q: term %q of a misread form (terms %v)", tt.query, n, got)
+			}
+		}
+	}
+}
+
+// TestFormReadingMissAllocatesNothing: a word that reaches no form costs
+// no garbage, so the unknown words of a long request stay cheap.
+func TestFormReadingMissAllocatesNothing(t *testing.T) {
+	vocab, _ := formVocab()
+	buf := make([]byte, 0, 64)
+	for _, w := range []string{strings.Repeat("q", 30) + "isations", "qqqqqqtion", "reqqqqqqing", "qqqqqqour"} {
+		if n := testing.AllocsPerRun(50, func() { readForm(w, vocab, &buf) }); n != 0 {
+			t.Errorf("readForm(%q) allocates %v times, want 0", w, n)
+		}
+	}
+}
