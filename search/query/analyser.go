@@ -289,6 +289,15 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 		s.origWeight[p] = max(s.origWeight[p], w)
 		s.origin = s.bitOf(p)
 		s.put(p, w, strong)
+		if s.firstAt[p] < len(s.orig)-1 {
+			// Read before (a pasted log repeats its words): its form
+			// reads as it did.
+			if l, ok := s.lemmaOf[p]; ok {
+				_, byForm := s.lemmaScale[p]
+				s.put(l, w*s.lemmaWeightOf(p), strong && !byForm)
+			}
+			continue
+		}
 		if s.known(p) {
 			s.readKnownForm(p, w)
 			continue
