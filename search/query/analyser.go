@@ -313,6 +313,12 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 	}
 }
 
+// derived reports whether the original term t was read as a word of its
+// family (printable as print, editor as edit): that word is searched for,
+// but not its senses in the lexicon or the thesaurus, which are the
+// word's own (print → console output), not its family's.
+func (s *Analyser) derived(t string) bool { return s.lemmaScale[t] == derivedWeight }
+
 // lemmaWeightOf is the weight of the original term t's lemma against t.
 func (s *Analyser) lemmaWeightOf(t string) float64 {
 	if w, ok := s.lemmaScale[t]; ok {
@@ -469,7 +475,7 @@ func (s *Analyser) addIntents() {
 		sing[i] = token.Singular(w)
 		rawBits[i] = s.bitOf(sing[i])
 		s.formScale[i] = 1
-		if l, ok := s.lemmaOf[sing[i]]; ok {
+		if l, ok := s.lemmaOf[sing[i]]; ok && !s.derived(sing[i]) {
 			if f, ok := s.lemmaScale[sing[i]]; ok {
 				// A word read by its form says what its lexicon key
 				// says no more surely than it says the word itself.
@@ -740,7 +746,7 @@ func (s *Analyser) addExpansions() {
 		for _, e := range s.tables.expansions[t] {
 			s.put(e.Term, e.Weight*ow, e.Strong && ow == 1)
 		}
-		if l, ok := s.lemmaOf[t]; ok {
+		if l, ok := s.lemmaOf[t]; ok && !s.derived(t) {
 			lw := s.lemmaWeightOf(t)
 			for _, e := range s.tables.expansions[l] {
 				s.put(e.Term, e.Weight*lw*ow, e.Strong && ow == 1 && lw == lemmaWeight)
@@ -755,6 +761,7 @@ func (s *Analyser) addThesaurus() {
 	tb := s.tables
 	for _, t := range s.orig {
 		l, lemmatised := s.lemmaOf[t]
+		lemmatised = lemmatised && !s.derived(t)
 		if lightWords[t] || s.names[t] || s.asking[t] || tb.expansions[t] != nil || tb.intents[t] != nil ||
 			lemmatised && (tb.expansions[l] != nil || tb.intents[l] != nil) {
 			continue

@@ -853,7 +853,7 @@ func (s *Analyser) addConceptKeys() {
 		if k := s.tables.conceptKey(p, latin && !english, inflect, &s.inflection); k != "" {
 			s.lemmaOf[p] = k
 			delete(s.lemmaScale, p)
-			if strings.HasPrefix(k, latinMark) && participleForm(p, langs) {
+			if key, ok := strings.CutPrefix(k, latinMark); ok && participleOf(p, key, langs) {
 				s.foreignForm(p, pastParticiple)
 			}
 		} else if k := s.readAgain(p, latin && !english, inflect); k != "" {
@@ -877,15 +877,17 @@ func (s *Analyser) readAgain(p string, latin bool, langs latinLang) string {
 	return s.tables.concepts.again(foldLatin(p), langs, &s.inflection)
 }
 
-// participleForm reports whether the word p of a request read as the
-// languages langs has the form of a past participle: Spanish and
-// Portuguese -ado, -ada, -ido, -ida; German ge-…-t and its adjective
-// endings; French -é, -ée.
-func participleForm(p string, langs latinLang) bool {
-	f := foldLatin(p)
+// participleOf reports whether the word p of a request read as the
+// languages langs is a past participle of the verb whose key it reached,
+// k: Spanish and Portuguese -ado, -ada, -ido, -ida of an -ar, -er or -ir
+// key; German ge-…-t and its adjective endings; French -é, -ée of an -er
+// key. A word that is a key itself is none (estado is a state, not a
+// stated thing), nor a preterite (busqué).
+func participleOf(p, k string, langs latinLang) bool {
+	f, k := foldLatin(p), foldLatin(k)
 	if langs&(langES|langPT) != 0 {
 		for _, e := range []string{"ado", "ada", "ido", "ida"} {
-			if strings.HasSuffix(f, e) {
+			if stem, ok := strings.CutSuffix(f, e); ok && (k == stem+"ar" || k == stem+"er" || k == stem+"ir") {
 				return true
 			}
 		}
@@ -897,7 +899,10 @@ func participleForm(p string, langs latinLang) bool {
 			}
 		}
 	}
-	return langs&langFR != 0 && (strings.HasSuffix(p, "é") || strings.HasSuffix(p, "ée"))
+	if langs&langFR != 0 && (strings.HasSuffix(p, "é") || strings.HasSuffix(p, "ée")) {
+		return k == f+"r" || k == strings.TrimSuffix(f, "e")+"r"
+	}
+	return false
 }
 
 // An English form of a foreign word's English words: what a participle

@@ -8,15 +8,18 @@ import "testing"
 // also reaches the English form of the key's words where the index has it
 // (completadas → completed, reprogramar → reschedule, supprimés →
 // deleted). The guard rows are the misreadings of the rules without their
-// guards: a noun that begins as re- (repetición is no petición again), and
-// a German verb, whose infinitive is none of the Romance ones.
+// guards: a noun that begins as re- (repetición is no petición again), a
+// German verb, whose infinitive is none of the Romance ones, and words that
+// end as a participle without being one of the key they reach (estado is a
+// key itself, busqué a preterite).
 func TestForeignFormReachesItsEnglishForm(t *testing.T) {
 	t.Parallel()
 	vocab := map[string]int32{}
 	for i, w := range []string{
 		"complete", "completed", "schedule", "reschedule", "scheduled", "delete", "deleted",
 		"change", "changed", "download", "downloaded", "send", "resend", "start", "restart",
-		"save", "saved", "file", "task", "email", "request", "alarm",
+		"save", "saved", "file", "task", "email", "request", "alarm", "state", "stated",
+		"search", "searched",
 	} {
 		vocab[w] = int32(i)
 	}
@@ -37,6 +40,8 @@ func TestForeignFormReachesItsEnglishForm(t *testing.T) {
 		// Guards.
 		{"es", "repetición de la alarma", nil, []string{"request"}},
 		{"de", "restarten der Datei", nil, []string{"start", "restart"}},
+		{"es", "estado de la cuenta", nil, []string{"stated"}},
+		{"es", "busqué noticias de hoy", nil, []string{"searched"}},
 	}
 	for _, tt := range tests {
 		var a Analyser

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/search/thesaurus"
@@ -33,36 +34,49 @@ const (
 const minFormBase = 4
 
 // derivations are the English suffixes readForm cuts, each with what may
-// stand in its place, tried in order. A base that is a verb may also take
-// a noun suffix (nounSuffixes): attending → attend → attendance. A suffix
-// marked coined is read only off a word the general-English thesaurus does
-// not hold: a dictionary word with that ending is often no derivation at
-// all (number, folder, business, realize, apply), while coined words are
-// (uploader, deployer, prioritize).
+// stand in its place, tried in order, and the fewest letters the stem
+// before it must keep (minFormBase where 0): a station is no state, nor a
+// sentence sent. A base that is a verb may also take a noun suffix
+// (nounSuffixes): attending → attend → attendance. A suffix marked coined
+// is read only off a word the general-English thesaurus does not hold: a
+// dictionary word with that ending is often no derivation at all
+// (business, realize, apply), while coined words are (uploader, deployer,
+// prioritize).
 var derivations = []struct {
-	cut    string
-	puts   []string
-	coined bool
+	cut     string
+	puts    []string
+	minStem int
+	coined  bool
 }{
-	{"ization", []string{"ize"}, false},
-	{"ation", []string{"ate", "e", ""}, false},
-	{"tion", []string{"te", "t", ""}, false},
-	{"ion", []string{"", "e"}, false},
-	{"ment", []string{""}, false},
-	{"able", []string{"", "e"}, false},
-	{"ible", []string{"", "e"}, false},
-	{"iness", []string{"y"}, true},
-	{"ness", []string{""}, true},
-	{"ily", []string{"y"}, true},
-	{"ly", []string{""}, true},
-	{"iest", []string{"y"}, true},
-	{"est", []string{"", "e"}, true},
-	{"ier", []string{"y"}, true},
-	{"er", []string{"", "e"}, true},
-	{"ize", []string{"", "y", "e"}, true},
-	{"ing", []string{"", "e"}, false},
-	{"ied", []string{"y"}, false},
-	{"ed", []string{"", "e"}, false},
+	{"ization", []string{"ize"}, 0, false},
+	{"ation", []string{"ate", "e", ""}, 3, false},
+	{"tion", []string{"te", "t", ""}, 0, false},
+	{"sion", []string{"de", "d", "t", "se"}, 0, false},
+	{"ment", []string{""}, 0, false},
+	{"ability", []string{"able"}, 0, false},
+	{"ibility", []string{"ible"}, 0, false},
+	{"ivity", []string{"ive"}, 0, false},
+	{"ity", []string{"", "e"}, 0, true},
+	{"able", []string{"", "e"}, 3, false},
+	{"ible", []string{"", "e"}, 0, false},
+	{"ator", []string{"ate"}, 3, false},
+	{"ee", []string{"", "e"}, 0, true},
+	{"ance", []string{"", "e"}, 5, true},
+	{"ence", []string{"", "e"}, 5, true},
+	{"age", []string{"", "e"}, 0, true},
+	{"al", []string{"", "e"}, 5, true},
+	{"iness", []string{"y"}, 0, true},
+	{"ness", []string{""}, 0, true},
+	{"ily", []string{"y"}, 0, true},
+	{"ly", []string{""}, 0, true},
+	{"iest", []string{"y"}, 0, true},
+	{"est", []string{"", "e"}, 0, true},
+	{"ier", []string{"y"}, 0, true},
+	{"er", []string{"", "e"}, 0, true},
+	{"ize", []string{"", "y", "e"}, 0, true},
+	{"ing", []string{"", "e"}, 0, false},
+	{"ied", []string{"y"}, 0, false},
+	{"ed", []string{"", "e"}, 0, false},
 }
 
 // nounSuffixes turn a verb base into the noun the tools may use for the
@@ -159,10 +173,12 @@ func american(w string, vocab map[string]int32, buf *[]byte) (b string, derived 
 func readDerived(w string, vocab map[string]int32, buf *[]byte) (string, float64) {
 	for _, d := range derivations {
 		stem, ok := strings.CutSuffix(w, d.cut)
-		if !ok || len(stem) < minFormBase-1 {
+		if !ok {
 			continue
 		}
-		if d.coined && dictionaryWord(w) {
+		// The longest suffix that matches decides, whether it reads or
+		// not: "station" is not read as "-ion" once "-tion" failed.
+		if len(stem) < cmp.Or(d.minStem, minFormBase) || d.coined && dictionaryWord(w) {
 			return "", 0
 		}
 		for _, p := range d.puts {
@@ -186,8 +202,6 @@ func readDerived(w string, vocab map[string]int32, buf *[]byte) (string, float64
 				}
 			}
 		}
-		// The longest suffix that matches decides: "ation" is not read as
-		// "ion" as well.
 		return "", 0
 	}
 	return "", 0
@@ -245,7 +259,8 @@ func (s *Analyser) readKnownForm(p string, w float64) {
 		// mostly spells the word the American way.
 		l, _ = american(p, s.vocab, &s.form)
 	}
-	if l == "" || len(l) < minFormBase-1 || token.IsStop(l) {
+	if len(l) < minFormBase || token.IsStop(l) {
+		// coming is no com.
 		return
 	}
 	if s.idf[s.vocab[p]] < s.idf[s.vocab[l]]+rarerForm {
