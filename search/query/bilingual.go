@@ -860,11 +860,26 @@ func (s *Analyser) addConceptKeys() {
 			s.lemmaOf[p] = latinMark + k
 			delete(s.lemmaScale, p)
 			s.foreignForm(p, again)
+		} else if b := s.readCognateOf(p, latin && !english, inflect); b != "" {
+			s.lemmaOf[p] = b
+			s.lemmaScale[p] = cognateWeight
+			s.origin = s.bitOf(p)
+			s.put(b, s.origWeight[p]*cognateWeight, false)
 		} else if _, read := s.lemmaOf[p]; !read && latin && !english && !s.inVocab(p) && s.compounds < maxCompounds {
 			s.compounds++
 			s.readCompound(p, langs)
 		}
 	}
+}
+
+// readCognateOf returns the English word of the index the unknown word p
+// of a request read as the Latin languages langs is a cognate of
+// (readCognate), or "".
+func (s *Analyser) readCognateOf(p string, latin bool, langs latinLang) string {
+	if !latin || langs == 0 || s.inVocab(p) {
+		return ""
+	}
+	return readCognate(foldLatin(p), langs, s.vocab, &s.form)
 }
 
 // readAgain returns the key the unknown word p of a request read as the
