@@ -238,7 +238,7 @@ func plainLetters(w string) bool {
 // rarerForm is how much higher an inflected form's idf must be than its
 // base's for readKnownForm to read it as the base: the tools' text uses the
 // base several times as often, so the form as written finds few of them.
-const rarerForm = 2.5
+const rarerForm = 2.0
 
 // readKnownForm puts the base of the original term p, a word the index
 // knows that the lexicon does not, where p is an -ing or -ed form or a
