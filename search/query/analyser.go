@@ -170,6 +170,7 @@ func (s *Analyser) readChunks(q string) {
 		ci++
 		s.chunk = ci
 		weight, strong := s.readShape(chunk)
+		hyphened := s.hyphenedWord(chunk)
 		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !token.IsWordRune(r) }) {
 			if a, b, ok := s.splitTo(run); ok {
 				// pdf2text: "pdf to text".
@@ -179,7 +180,52 @@ func (s *Analyser) readChunks(q string) {
 			}
 			s.readRun(run, ci > 0 && titleCase(run), weight, strong)
 		}
+		if hyphened != "" {
+			s.readRun(hyphened, false, weight, strong)
+		}
 	}
+}
+
+// maxHyphenParts is the most parts hyphenedWord joins (end-to-end).
+const maxHyphenParts = 3
+
+// hyphenedWord returns the word a chunk of runs joined by hyphens spells
+// without them, in lower case (to-do, log-in, e-mail, sign-up, pop-up),
+// where the ranker knows that word as one; or "", as for a name with
+// digits (us-east-1). It is read as a word of
+// its own beside the parts, so that its senses count (a to-do is a task),
+// which the parts, often stop words, do not carry.
+func (s *Analyser) hyphenedWord(chunk string) string {
+	chunk = strings.Trim(chunk, ".,;:!?()\"'")
+	if n := strings.Count(chunk, "-"); n == 0 || n >= maxHyphenParts || len(chunk) > maxCompoundLen {
+		return ""
+	}
+	for i := 0; i < len(chunk); i++ {
+		if c := chunk[i]; c != '-' && c < utf8.RuneSelf && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			// A name with digits or marks (us-east-1, a timestamp) is
+			// read by its shape.
+			return ""
+		}
+	}
+	chunk = strings.ToLower(chunk) // no copy when it is lower case already
+	s.joined = s.joined[:0]
+	for rest := chunk; rest != ""; {
+		part, after, _ := strings.Cut(rest, "-")
+		if part == "" || strings.HasSuffix(rest, "-") && after == "" {
+			return ""
+		}
+		s.joined = append(s.joined, part...)
+		rest = after
+	}
+	s.folded = token.SingularBytes(append(s.folded[:0], s.joined...))
+	w, tb := s.folded, s.tables
+	// Looked up by string(w) in place, which does not allocate: a pasted
+	// log holds a hyphened name on every line.
+	_, inVocab := s.vocab[string(w)]
+	if len(w) < minJoinLen-1 || !inVocab && tb.expansions[string(w)] == nil && tb.intents[string(w)] == nil {
+		return ""
+	}
+	return string(s.joined)
 }
 
 // minToPart is the fewest letters on each side of the "2" of a name such

@@ -117,3 +117,41 @@ func TestFormReadingMissAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestHyphenedWordIsReadWhole: a word written with hyphens (to-do, log-in,
+// e-mail) that the ranker knows as one word is read as that word, with its
+// senses, beside its parts; a join too short to tell (x-y) is not, nor a
+// name with digits (us-east-1).
+func TestHyphenedWordIsReadWhole(t *testing.T) {
+	t.Parallel()
+	vocab := map[string]int32{"todo": 0, "login": 1, "email": 2, "xy": 3, "useast1": 4, "plot": 5, "task": 6}
+	tests := []struct {
+		query string
+		want  []string // terms at the full weight of a word
+		not   []string // terms that must not weigh as a word
+	}{
+		{"give a teammate a To-Do", []string{"todo"}, nil},
+		{"set up a log-in page", []string{"login"}, nil},
+		{"e-mail the report", []string{"email"}, nil},
+		{"an x-y plot", nil, []string{"xy"}},
+		{"the us-east-1 region", nil, []string{"useast1"}},
+	}
+	for _, tt := range tests {
+		var a Analyser
+		terms, _ := a.Analyse(tt.query, vocab, nil)
+		got := map[string]float64{}
+		for _, term := range terms {
+			got[term.Text] = term.Weight
+		}
+		for _, w := range tt.want {
+			if got[w] != 1 {
+				t.Errorf("%q: %q weighs %v, want 1 (terms %v)", tt.query, w, got[w], got)
+			}
+		}
+		for _, w := range tt.not {
+			if got[w] == 1 {
+				t.Errorf("%q: %q weighs as a word of its own (terms %v)", tt.query, w, got)
+			}
+		}
+	}
+}
