@@ -26,6 +26,7 @@ type Analyser struct {
 	weights             map[string]Term
 	origWeight          map[string]float64 // original term → its highest weight
 	lemmaOf             map[string]string  // unknown inflected original term → known base form
+	lemmaScale          map[string]float64 // original term → its lemma's weight, where not lemmaWeight (readForm)
 	firstAt, rawAt      map[string]int     // first position of a term in orig, of a word in raw
 	orig                []string           // original terms, in order
 	raw                 []string           // raw lower-case words in order, stop words included
@@ -33,11 +34,13 @@ type Analyser struct {
 	rawWeight           []float64          // weight of each raw word's chunk
 	rawBits             []uint64           // coverage bit of each raw word's singular
 	rawChunk            []int              // per raw word: its white-space separated chunk
+	formScale           []float64          // per raw word: its lemmaScale, or 1
 	gram                grammarScratch     // weighGrammarPairs' buffers
 	longest             []int              // per raw word: see findLongest
 	cover               []RunWord          // findLongest's buffer
 	key, joined, folded []byte
 	inflection          []byte // Concepts.inflected's buffer
+	form                []byte // readForm's buffer
 	phrase              []byte // phraseKey's buffer
 	word                []byte // token.ForEachWord's buffer
 	terms               []Term
@@ -109,6 +112,7 @@ func (s *Analyser) Lead() string { return s.lead }
 func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
 	if s.weights == nil {
 		s.weights, s.origWeight, s.lemmaOf = map[string]Term{}, map[string]float64{}, map[string]string{}
+		s.lemmaScale = map[string]float64{}
 		s.firstAt, s.rawAt = map[string]int{}, map[string]int{}
 		s.word = make([]byte, 0, 64)
 	}
@@ -117,6 +121,7 @@ func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
 	clear(s.firstAt)
 	clear(s.rawAt)
 	clear(s.lemmaOf)
+	clear(s.lemmaScale)
 	s.orig, s.raw, s.rawWeight, s.rawChunk = s.orig[:0], s.raw[:0], s.rawWeight[:0], s.rawChunk[:0]
 	s.vocab, s.idf, s.tables = vocab, idf, lexiconTables()
 	s.origin = 0
@@ -165,6 +170,7 @@ func (s *Analyser) readChunks(q string) {
 		ci++
 		s.chunk = ci
 		weight, strong := s.readShape(chunk)
+		hyphened := s.hyphenedWord(chunk)
 		for run := range strings.FieldsFuncSeq(chunk, func(r rune) bool { return !token.IsWordRune(r) }) {
 			if a, b, ok := s.splitTo(run); ok {
 				// pdf2text: "pdf to text".
@@ -174,7 +180,52 @@ func (s *Analyser) readChunks(q string) {
 			}
 			s.readRun(run, ci > 0 && titleCase(run), weight, strong)
 		}
+		if hyphened != "" {
+			s.readRun(hyphened, false, weight, strong)
+		}
 	}
+}
+
+// maxHyphenParts is the most parts hyphenedWord joins (end-to-end).
+const maxHyphenParts = 3
+
+// hyphenedWord returns the word a chunk of runs joined by hyphens spells
+// without them, in lower case (to-do, log-in, e-mail, sign-up, pop-up),
+// where the ranker knows that word as one; or "", as for a name with
+// digits (us-east-1). It is read as a word of
+// its own beside the parts, so that its senses count (a to-do is a task),
+// which the parts, often stop words, do not carry.
+func (s *Analyser) hyphenedWord(chunk string) string {
+	chunk = strings.Trim(chunk, ".,;:!?()\"'")
+	if n := strings.Count(chunk, "-"); n == 0 || n >= maxHyphenParts || len(chunk) > maxCompoundLen {
+		return ""
+	}
+	for i := 0; i < len(chunk); i++ {
+		if c := chunk[i]; c != '-' && c < utf8.RuneSelf && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			// A name with digits or marks (us-east-1, a timestamp) is
+			// read by its shape.
+			return ""
+		}
+	}
+	chunk = strings.ToLower(chunk) // no copy when it is lower case already
+	s.joined = s.joined[:0]
+	for rest := chunk; rest != ""; {
+		part, after, _ := strings.Cut(rest, "-")
+		if part == "" || strings.HasSuffix(rest, "-") && after == "" {
+			return ""
+		}
+		s.joined = append(s.joined, part...)
+		rest = after
+	}
+	s.folded = token.SingularBytes(append(s.folded[:0], s.joined...))
+	w, tb := s.folded, s.tables
+	// Looked up by string(w) in place, which does not allocate: a pasted
+	// log holds a hyphened name on every line.
+	_, inVocab := s.vocab[string(w)]
+	if len(w) < minJoinLen-1 || !inVocab && tb.expansions[string(w)] == nil && tb.intents[string(w)] == nil {
+		return ""
+	}
+	return string(s.joined)
 }
 
 // minToPart is the fewest letters on each side of the "2" of a name such
@@ -284,14 +335,42 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 		s.origWeight[p] = max(s.origWeight[p], w)
 		s.origin = s.bitOf(p)
 		s.put(p, w, strong)
+		if s.firstAt[p] < len(s.orig)-1 {
+			// Read before (a pasted log repeats its words): its form
+			// reads as it did.
+			if l, ok := s.lemmaOf[p]; ok {
+				_, byForm := s.lemmaScale[p]
+				s.put(l, w*s.lemmaWeightOf(p), strong && !byForm)
+			}
+			continue
+		}
 		if s.known(p) {
+			s.readKnownForm(p, w)
 			continue
 		}
 		if l := lemma(p, s.known); l != "" {
 			s.lemmaOf[p] = l
 			s.put(l, w*lemmaWeight, strong)
+		} else if l, lw := readForm(p, s.vocab, &s.form); l != "" {
+			s.lemmaOf[p] = l
+			s.lemmaScale[p] = lw
+			s.put(l, w*lw, false)
 		}
 	}
+}
+
+// derived reports whether the original term t was read as a word of its
+// family (printable as print, editor as edit): that word is searched for,
+// but not its senses in the lexicon or the thesaurus, which are the
+// word's own (print → console output), not its family's.
+func (s *Analyser) derived(t string) bool { return s.lemmaScale[t] == derivedWeight }
+
+// lemmaWeightOf is the weight of the original term t's lemma against t.
+func (s *Analyser) lemmaWeightOf(t string) float64 {
+	if w, ok := s.lemmaScale[t]; ok {
+		return w
+	}
+	return lemmaWeight
 }
 
 // weighAsking makes the words that ask (see askingPairs) weigh like light
@@ -437,10 +516,17 @@ func (s *Analyser) addIntents() {
 	s.rawBits = slices.Grow(s.rawBits[:0], len(raw))[:len(raw)]
 	s.sing = slices.Grow(s.sing[:0], len(raw))[:len(raw)]
 	sing, rawBits := s.sing, s.rawBits
+	s.formScale = slices.Grow(s.formScale[:0], len(raw))[:len(raw)]
 	for i, w := range raw {
 		sing[i] = token.Singular(w)
 		rawBits[i] = s.bitOf(sing[i])
-		if l, ok := s.lemmaOf[sing[i]]; ok {
+		s.formScale[i] = 1
+		if l, ok := s.lemmaOf[sing[i]]; ok && !s.derived(sing[i]) {
+			if f, ok := s.lemmaScale[sing[i]]; ok {
+				// A word read by its form says what its lexicon key
+				// says no more surely than it says the word itself.
+				s.formScale[i] = f
+			}
 			sing[i] = l
 		}
 	}
@@ -464,7 +550,7 @@ func (s *Analyser) addIntents() {
 			}
 			key = append(key, sing[j]...)
 			bits |= rawBits[j]
-			w = min(w, s.rawWeight[j])
+			w = min(w, s.rawWeight[j]*s.formScale[j])
 			s.origin = bits
 			if asking && j == i {
 				continue
@@ -706,9 +792,10 @@ func (s *Analyser) addExpansions() {
 		for _, e := range s.tables.expansions[t] {
 			s.put(e.Term, e.Weight*ow, e.Strong && ow == 1)
 		}
-		if l, ok := s.lemmaOf[t]; ok {
+		if l, ok := s.lemmaOf[t]; ok && !s.derived(t) {
+			lw := s.lemmaWeightOf(t)
 			for _, e := range s.tables.expansions[l] {
-				s.put(e.Term, e.Weight*lemmaWeight*ow, e.Strong && ow == 1)
+				s.put(e.Term, e.Weight*lw*ow, e.Strong && ow == 1 && lw == lemmaWeight)
 			}
 		}
 	}
@@ -720,6 +807,7 @@ func (s *Analyser) addThesaurus() {
 	tb := s.tables
 	for _, t := range s.orig {
 		l, lemmatised := s.lemmaOf[t]
+		lemmatised = lemmatised && !s.derived(t)
 		if lightWords[t] || s.names[t] || s.asking[t] || tb.expansions[t] != nil || tb.intents[t] != nil ||
 			lemmatised && (tb.expansions[l] != nil || tb.intents[l] != nil) {
 			continue
@@ -735,7 +823,7 @@ func (s *Analyser) addThesaurus() {
 			}
 		}
 		if lemmatised {
-			t, w = l, w*lemmaWeight
+			t, w = l, w*s.lemmaWeightOf(t)
 		}
 		thesaurusTerms(t, w, usable, func(term string, weight float64) { s.put(term, weight, false) })
 	}

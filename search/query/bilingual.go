@@ -110,6 +110,11 @@ func (c *Concepts) lookup(w string, exact bool, inflect latinLang, buf *[]byte) 
 			if k := c.inflected(f, inflect, buf); k != "" {
 				return k, false
 			}
+			// A key keeps its accents where the lexicon spells it so
+			// (ändern): geänderte reaches it only unfolded.
+			if k := c.inflected(w, inflect, buf); w != f && k != "" {
+				return k, false
+			}
 		}
 	}
 	if k := c.stemKey(f); k != "" {
@@ -292,7 +297,31 @@ var inflections = []struct {
 	// French and Italian imperatives against infinitives (envoyez,
 	// cherchez; cerca, leggi, apri against cercare, leggere, aprire).
 	{"ez", "er", langFR}, {"a", "are", langIT}, {"e", "are", langIT}, {"i", "ere", langIT}, {"i", "ire", langIT},
+	// Feminine participles of -er and -ir verbs (concluída, subida),
+	// French feminine participles and gerunds (supprimée, cherchant).
+	{"ida", "ir", langES | langPT}, {"ida", "er", langES | langPT},
+	{"ee", "er", langFR}, {"ant", "er", langFR},
+	// German past tense and participles as adjectives (änderte,
+	// gespeicherte, geänderten against ändern, speichern).
+	{"te", "n", langDE}, {"te", "en", langDE}, {"ten", "n", langDE}, {"ten", "en", langDE},
+	{"ter", "n", langDE}, {"ter", "en", langDE}, {"tes", "n", langDE}, {"tes", "en", langDE},
+	// Nouns of the act against their verb: German -ung (Änderung,
+	// Speicherung, Löschung), Spanish -miento and -ción, Portuguese -mento
+	// and -ção, French -ement (téléchargement).
+	{"ung", "n", langDE}, {"ung", "en", langDE},
+	{"amiento", "ar", langES}, {"imiento", "er", langES}, {"imiento", "ir", langES}, {"acion", "ar", langES},
+	{"amento", "ar", langPT}, {"imento", "er", langPT}, {"imento", "ir", langPT}, {"acao", "ar", langPT},
+	{"ement", "er", langFR},
 }
+
+// againPrefixes are the prefixes of doing an operation again in the
+// Latin languages (reprogramar, reenviar, redémarrer): a word the rules do
+// not reach is tried without it. The English word "re" + the key's word
+// is then searched for as well, where the index has it (reschedule).
+var againPrefixes = []string{"re"}
+
+// minAgainRest is the fewest letters left after an again prefix.
+const minAgainRest = 5
 
 // enclitics are the pronouns a Spanish (and Italian) imperative carries
 // joined to its end (guárdalo, envíamelo, muéstrales; mandami), longest
@@ -309,7 +338,7 @@ const encliticLangs = langES | langIT
 // ge-participle.
 const participlePrefix = "ge"
 
-var participleEndings = []string{"t", "en"}
+var participleEndings = []string{"t", "en", "te", "ten", "ter", "tes"}
 
 // knownWordPairExponent sets how much each character pair of a known CJK
 // word of n pairs weighs: n^-knownWordPairExponent of a word, so the word
@@ -358,6 +387,34 @@ func (c *Concepts) inflected(f string, langs latinLang, buf *[]byte) string {
 	}
 	return ""
 }
+
+// again returns the exact key the folded word f reaches once an again
+// prefix (againPrefixes) is cut, as it stands or by an inflection of langs,
+// or "": only a verb's key, an infinitive (infinitiveEndings), since a noun
+// that begins so is mostly a word of its own (repetición is no petición
+// again).
+func (c *Concepts) again(f string, langs latinLang, buf *[]byte) string {
+	for _, p := range againPrefixes {
+		rest, ok := strings.CutPrefix(f, p)
+		if !ok || len(rest) < minAgainRest {
+			continue
+		}
+		k := rest
+		if c.exact[k] == nil {
+			k = c.inflected(rest, langs, buf)
+		}
+		for _, e := range infinitiveEndings {
+			if k != "" && strings.HasSuffix(k, e) {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// infinitiveEndings are the endings of the Romance languages' infinitives
+// (-ar, -er, -ir; French -re, Italian -are, -ere, -ire).
+var infinitiveEndings = []string{"ar", "er", "ir", "re"}
 
 // stemVowels are the diphthongs a Spanish stem-changing verb takes where
 // its stem is stressed (vuelve, cierra, encuentra, prueba against volver,
@@ -783,7 +840,9 @@ func (s *Analyser) addConceptKeys() {
 	}
 	s.compounds = 0
 	for _, p := range s.orig {
-		if _, ok := s.lemmaOf[p]; ok || s.tables.intents[p] != nil {
+		if _, ok := s.lemmaOf[p]; ok && s.lemmaScale[p] == 0 || s.tables.intents[p] != nil {
+			// An English reading by form (readForm) gives way to a
+			// foreign word's key.
 			continue
 		}
 		english := s.englishWord(p)
@@ -793,9 +852,105 @@ func (s *Analyser) addConceptKeys() {
 		}
 		if k := s.tables.conceptKey(p, latin && !english, inflect, &s.inflection); k != "" {
 			s.lemmaOf[p] = k
-		} else if latin && !english && !s.inVocab(p) && s.compounds < maxCompounds {
+			delete(s.lemmaScale, p)
+			if key, ok := strings.CutPrefix(k, latinMark); ok && participleOf(p, key, langs) {
+				s.foreignForm(p, pastParticiple)
+			}
+		} else if k := s.readAgain(p, latin && !english, inflect); k != "" {
+			s.lemmaOf[p] = latinMark + k
+			delete(s.lemmaScale, p)
+			s.foreignForm(p, again)
+		} else if b := s.readCognateOf(p, latin && !english, inflect); b != "" {
+			s.lemmaOf[p] = b
+			s.lemmaScale[p] = cognateWeight
+			s.origin = s.bitOf(p)
+			s.put(b, s.origWeight[p]*cognateWeight, false)
+		} else if _, read := s.lemmaOf[p]; !read && latin && !english && !s.inVocab(p) && s.compounds < maxCompounds {
 			s.compounds++
 			s.readCompound(p, langs)
+		}
+	}
+}
+
+// readCognateOf returns the English word of the index the unknown word p
+// of a request read as the Latin languages langs is a cognate of
+// (readCognate), or "".
+func (s *Analyser) readCognateOf(p string, latin bool, langs latinLang) string {
+	if !latin || langs == 0 || s.inVocab(p) {
+		return ""
+	}
+	return readCognate(foldLatin(p), langs, s.vocab, &s.form)
+}
+
+// readAgain returns the key the unknown word p of a request read as the
+// Latin languages langs reaches without an again prefix (reprogramar →
+// programar), or "". German, whose infinitives end in -n, forms none so.
+func (s *Analyser) readAgain(p string, latin bool, langs latinLang) string {
+	if !latin || langs == 0 || s.inVocab(p) {
+		return ""
+	}
+	return s.tables.concepts.again(foldLatin(p), langs, &s.inflection)
+}
+
+// participleOf reports whether the word p of a request read as the
+// languages langs is a past participle of the verb whose key it reached,
+// k: Spanish and Portuguese -ado, -ada, -ido, -ida of an -ar, -er or -ir
+// key; German ge-…-t and its adjective endings; French -é, -ée of an -er
+// key. A word that is a key itself is none (estado is a state, not a
+// stated thing), nor a preterite (busqué).
+func participleOf(p, k string, langs latinLang) bool {
+	f, k := foldLatin(p), foldLatin(k)
+	if langs&(langES|langPT) != 0 {
+		for _, e := range []string{"ado", "ada", "ido", "ida"} {
+			if stem, ok := strings.CutSuffix(f, e); ok && (k == stem+"ar" || k == stem+"er" || k == stem+"ir") {
+				return true
+			}
+		}
+	}
+	if langs&langDE != 0 && strings.HasPrefix(f, participlePrefix) {
+		for _, e := range []string{"t", "te", "ten", "ter", "tes"} {
+			if strings.HasSuffix(f, e) {
+				return true
+			}
+		}
+	}
+	if langs&langFR != 0 && (strings.HasSuffix(p, "é") || strings.HasSuffix(p, "ée")) {
+		return k == f+"r" || k == strings.TrimSuffix(f, "e")+"r"
+	}
+	return false
+}
+
+// An English form of a foreign word's English words: what a participle
+// or a verb with an again prefix says in the tools' English.
+type englishForm int
+
+const (
+	pastParticiple englishForm = iota // completadas → completed
+	again                             // reprogramar → reschedule
+)
+
+// foreignForm puts, for the foreign word p read as its key, the English
+// form f of each of the key's English words, where the index has it
+// (completada → complete → completed; reprogramar → schedule →
+// reschedule), at the weight of a lemma's intent.
+func (s *Analyser) foreignForm(p string, f englishForm) {
+	s.origin = s.bitOf(p)
+	w := intentWeight * lemmaWeight * s.origWeight[p]
+	for _, t := range s.tables.intents[s.lemmaOf[p]] {
+		var b []byte
+		switch f {
+		case pastParticiple:
+			b = append(s.form[:0], t...)
+			if !strings.HasSuffix(t, "e") {
+				b = append(b, 'e')
+			}
+			b = append(b, 'd')
+		case again:
+			b = append(append(s.form[:0], againPrefix...), t...)
+		}
+		s.form = b
+		if s.inVocab(string(b)) {
+			s.put(string(b), w, false)
 		}
 	}
 }
