@@ -27,10 +27,6 @@ func TestFreshWordsReachTools(t *testing.T) {
 		{"미세먼지 농도 확인", "mcp__meteo__air_quality"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.query, func(t *testing.T) {
-			if hits := ids(docs, ix.Search(tt.query, 3)); len(hits) == 0 || hits[0] != tt.want {
-				t.Errorf("Search(%q) = %v, want %s first", tt.query, hits, tt.want)
-			}
-		})
+		wantFirst(t, ix, docs, tt.query, tt.want)
 	}
 }

@@ -139,6 +139,16 @@ func analyseQuery(q string, vocab map[string]int32) ([]Term, uint16) {
 	return new(Analyser).Analyse(q, vocab, nil)
 }
 
+// termWeights is the weight of each term a fresh Analyser reads in q.
+func termWeights(q string, vocab map[string]int32, idf []float64) map[string]float64 {
+	terms, _ := new(Analyser).Analyse(q, vocab, idf)
+	weight := make(map[string]float64, len(terms))
+	for _, t := range terms {
+		weight[t.Text] = t.Weight
+	}
+	return weight
+}
+
 // TestBigramQueryTerms: a long request in a script read as bigrams keeps
 // one term per distinct bigram, each standing for one original word.
 func TestBigramQueryTerms(t *testing.T) {

@@ -78,11 +78,7 @@ func TestGrammarPairsWeighLittle(t *testing.T) {
 		{"S3对象存储", nil, []string{"对象", "存储"}},
 	}
 	for _, tt := range tests {
-		terms, _ := analyseQuery(tt.query, map[string]int32{})
-		weight := map[string]float64{}
-		for _, q := range terms {
-			weight[q.Text] = q.Weight
-		}
+		weight := termWeights(tt.query, map[string]int32{}, nil)
 		for _, p := range tt.light {
 			if w, ok := weight[p]; !ok || w > grammarPairWeight {
 				t.Errorf("%q: pair %q weighs %v (present %v), want %v", tt.query, p, w, ok, grammarPairWeight)
