@@ -35,9 +35,8 @@ func newIndex(docs []Doc, workers int) *Index {
 	ix := &Index{
 		docs:     make([]docMeta, len(docs)),
 		products: map[string][]int32{},
-		byID:     newDocSet(len(docs)),
-		byTool:   newDocSet(len(docs)),
 	}
+	ix.byID, ix.byTool = newDocSet(len(docs), false), newDocSet(len(docs), true)
 	n := len(docs)
 
 	// Servers, in order of first appearance, and the exact-name maps.
@@ -52,13 +51,16 @@ func newIndex(docs []Doc, workers int) *Index {
 			serverWords = append(serverWords, partWords(name))
 		}
 		ix.docs[d] = docMeta{id: docs[d].ID, server: sid}
+		if t := docs[d].Tool; len(t) <= math.MaxUint16 && strings.HasSuffix(docs[d].ID, t) {
+			ix.docs[d].tool = uint16(len(t))
+		}
 		lid := strings.ToLower(docs[d].ID)
-		ix.byID.add(lid, int32(d))
+		ix.byID.add(ix.docs, lid, int32(d))
 		lt := strings.ToLower(docs[d].Tool)
-		ix.byTool.add(lt, int32(d))
+		ix.byTool.add(ix.docs, lt, int32(d))
 	}
-	ix.byID.sort(nil)
-	ix.byTool.sort(func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
+	ix.byID.sort(ix.docs, nil)
+	ix.byTool.sort(ix.docs, func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
 
 	// Tokenise in shards of consecutive docs.
 	workers = max(1, min(workers, n))

@@ -5,35 +5,62 @@ import (
 	"sort"
 )
 
-// docSet maps a lower-case name to the docs that bear it: the names and their docs in two
-// arrays sorted by name, read by binary search. Almost every name is borne by one doc, and
-// the names are the docs' own strings (a lower-case name is not copied), so a set costs
-// about a string header and a doc id per doc: a map of every name was a tenth of an idle
-// index.
+// docSet maps a lower-case name to the docs that bear it: the docs in one array sorted
+// by name, read by binary search. A doc's name is not stored: it is read from the
+// index's own strings (the doc's ID, or for a set of tool names the end of the ID that
+// docMeta.tool spans), and only a name other than the one held there (one not in lower
+// case, say) is kept, in lower. Almost every name is
+// borne by one doc and held in lower case, so a set costs about a doc id per doc: a map
+// of every name was a tenth of an idle index, a string header per doc another few
+// percent.
 type docSet struct {
-	names []string
 	docs  []int32
+	lower map[int32]string // the names that are not held
+	tools bool             // names are held as the end of the ID, not as the ID
 }
 
-func newDocSet(size int) docSet {
-	return docSet{names: make([]string, 0, size), docs: make([]int32, 0, size)}
+// newDocSet makes a set for size docs; tools says where their names are held.
+func newDocSet(size int, tools bool) docSet {
+	return docSet{docs: make([]int32, 0, size), tools: tools}
+}
+
+// held is the name doc d holds, of the docs' metas.
+func (s *docSet) held(metas []docMeta, d int32) string {
+	m := &metas[d]
+	if s.tools {
+		return m.id[len(m.id)-int(m.tool):]
+	}
+	return m.id
 }
 
 // add records that doc d bears name. Docs are added in ascending order; sort must run
-// before get.
-func (s *docSet) add(name string, d int32) {
-	s.names = append(s.names, name)
+// before get. metas are the docs' metas, the same for every call.
+func (s *docSet) add(metas []docMeta, name string, d int32) {
+	if s.held(metas, d) != name {
+		if s.lower == nil {
+			s.lower = map[int32]string{}
+		}
+		s.lower[d] = name
+	}
 	s.docs = append(s.docs, d)
+}
+
+// name is the name doc d was added with.
+func (s *docSet) name(metas []docMeta, d int32) string {
+	if n, ok := s.lower[d]; ok {
+		return n
+	}
+	return s.held(metas, d)
 }
 
 // sort orders the set by name and the docs of one name by tie (nil: in the order added),
 // in place.
-func (s *docSet) sort(tie func(a, b int32) int) {
+func (s *docSet) sort(metas []docMeta, tie func(a, b int32) int) {
 	if tie == nil {
 		// Docs are added in ascending order.
 		tie = func(a, b int32) int { return cmp.Compare(a, b) }
 	}
-	by := byName{s, tie}
+	by := byName{s, metas, tie}
 	if !sort.IsSorted(by) { // the catalog gives its docs in ID order
 		sort.Sort(by)
 	}
@@ -41,28 +68,27 @@ func (s *docSet) sort(tie func(a, b int32) int) {
 
 // byName sorts a docSet by name, then tie: a total order, as a doc is in a set once.
 type byName struct {
-	s   *docSet
-	tie func(a, b int32) int
+	s     *docSet
+	metas []docMeta
+	tie   func(a, b int32) int
 }
 
-func (b byName) Len() int { return len(b.s.names) }
+func (b byName) Len() int { return len(b.s.docs) }
 func (b byName) Less(i, j int) bool {
-	if c := cmp.Compare(b.s.names[i], b.s.names[j]); c != 0 {
+	di, dj := b.s.docs[i], b.s.docs[j]
+	if c := cmp.Compare(b.s.name(b.metas, di), b.s.name(b.metas, dj)); c != 0 {
 		return c < 0
 	}
-	return b.tie(b.s.docs[i], b.s.docs[j]) < 0
+	return b.tie(di, dj) < 0
 }
-func (b byName) Swap(i, j int) {
-	b.s.names[i], b.s.names[j] = b.s.names[j], b.s.names[i]
-	b.s.docs[i], b.s.docs[j] = b.s.docs[j], b.s.docs[i]
-}
+func (b byName) Swap(i, j int) { b.s.docs[i], b.s.docs[j] = b.s.docs[j], b.s.docs[i] }
 
 // get returns the docs that bear name, in the order sort left them (nil: none). The
 // result is the set's own: the caller must not change it.
-func (s *docSet) get(name string) []int32 {
-	lo := sort.SearchStrings(s.names, name)
+func (s *docSet) get(metas []docMeta, name string) []int32 {
+	lo := sort.Search(len(s.docs), func(i int) bool { return s.name(metas, s.docs[i]) >= name })
 	hi := lo
-	for hi < len(s.names) && s.names[hi] == name {
+	for hi < len(s.docs) && s.name(metas, s.docs[hi]) == name {
 		hi++
 	}
 	if hi == lo {
