@@ -22,13 +22,19 @@ const parallelMin = 2048
 func New(docs []Doc) *Index {
 	// The query tables are built here, with the index, rather than by the
 	// first search that needs them.
-	query.Prepare()
+	Prepare()
 	workers := 1
 	if len(docs) >= parallelMin {
 		workers = min(runtime.GOMAXPROCS(0), 8, len(docs)/(parallelMin/2))
 	}
 	return newIndex(docs, workers)
 }
+
+// Prepare builds the tables every search reads, which New builds too when they are not
+// yet built: a caller that builds an index from data it decoded for the purpose calls it
+// first, while its heap holds little, since the tables' many small objects, made among the
+// decoded garbage, would each keep a page of it resident once it is collected.
+func Prepare() { query.Prepare() }
 
 // newIndex builds the index tokenising on the given number of goroutines.
 func newIndex(docs []Doc, workers int) *Index {
