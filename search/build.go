@@ -87,8 +87,14 @@ func newIndex(docs []Doc, workers int) *Index {
 	}
 	wg.Wait()
 
-	// Merge shard vocabularies in doc order and remap their entries.
-	ix.vocab = make(map[string]int32, 4096)
+	// Merge shard vocabularies in doc order and remap their entries. The largest
+	// shard's vocabulary is a lower bound of the whole one, and for a small catalog no
+	// more than it needs.
+	hint := 0
+	for _, sh := range shards {
+		hint = max(hint, len(sh.terms))
+	}
+	ix.vocab = make(map[string]int32, hint)
 	for w, sh := range shards {
 		remap := make([]int32, len(sh.terms))
 		for local, t := range sh.terms {
