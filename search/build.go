@@ -95,6 +95,8 @@ func newIndex(docs []Doc, workers int) *Index {
 		hint = max(hint, len(sh.terms))
 	}
 	ix.vocab = make(map[string]int32, hint)
+	ix.names.reserve(shards)
+	ix.phrases.reserve(shards)
 	for w, sh := range shards {
 		remap := make([]int32, len(sh.terms))
 		for local, t := range sh.terms {
