@@ -39,6 +39,7 @@ func TestDocSet(t *testing.T) {
 		aside bool // every name is kept by the set
 	}{
 		{"held as IDs", false, func(name string) docMeta { return docMeta{id: name} }, false},
+		{"held as IDs in upper case", false, func(name string) docMeta { return docMeta{id: strings.ToUpper(name)} }, false},
 		{"held as ends of IDs", true, func(name string) docMeta { return docMeta{id: "mcp__s__" + name, tool: uint16(len(name))} }, false},
 		{"held nowhere", false, func(name string) docMeta { return docMeta{id: "MCP__" + name} }, true},
 	}
@@ -68,13 +69,14 @@ func TestDocSet(t *testing.T) {
 }
 
 // TestDocSetsHoldNoNames: the exact-name sets of an index keep about a doc id per doc,
-// reading the names from the docs' IDs, for a catalog of lower-case names that end their
-// IDs (as the bridge's do). Not parallel: it reads the heap's size.
+// reading the names from the docs' IDs, in lower case, for a catalog of names that end
+// their IDs (as the bridge's do), in upper and lower case. Not parallel: it reads the
+// heap's size.
 func TestDocSetsHoldNoNames(t *testing.T) {
 	const n = 20000
 	metas := make([]docMeta, n)
 	for d := range metas {
-		tool := fmt.Sprintf("tool_%d", d)
+		tool := fmt.Sprintf("Tool_%d", d)
 		metas[d] = docMeta{id: "mcp__server__" + tool, tool: uint16(len(tool))}
 	}
 	var before, after runtime.MemStats
@@ -82,7 +84,7 @@ func TestDocSetsHoldNoNames(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	ids, tools := newDocSet(n, false), newDocSet(n, true)
 	for d := range metas {
-		ids.add(metas, metas[d].id, int32(d))
+		ids.add(metas, strings.ToLower(metas[d].id), int32(d))
 		tools.add(metas, fmt.Sprintf("tool_%d", d), int32(d))
 	}
 	ids.sort(metas, nil)
@@ -94,7 +96,7 @@ func TestDocSetsHoldNoNames(t *testing.T) {
 		t.Errorf("two sets of %d docs hold %d bytes, want at most %d (a doc id each)", n, held, limit)
 	}
 	for _, d := range []int32{0, 1, n / 2, n - 1} {
-		if got := ids.get(metas, metas[d].id); len(got) != 1 || got[0] != d {
+		if got := ids.get(metas, strings.ToLower(metas[d].id)); len(got) != 1 || got[0] != d {
 			t.Errorf("ids.get(%q) = %v, want [%d]", metas[d].id, got, d)
 		}
 		if name := fmt.Sprintf("tool_%d", d); !reflect.DeepEqual(tools.get(metas, name), []int32{d}) {
@@ -133,6 +135,31 @@ func TestExactNamesFoldCase(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Search(%q): exact hits %v, want %v", c.q, got, c.want)
+		}
+	}
+}
+
+// TestCompareKeys: comparing names read in lower case orders them as comparing their
+// lower-case strings does, for ASCII, for letters whose lower case is longer or shorter in
+// UTF-8 (İ, the Kelvin sign), for title-case and final-sigma letters and for invalid bytes.
+func TestCompareKeys(t *testing.T) {
+	t.Parallel()
+	words := []string{"", "a", "A", "ab", "aB", "Ab", "b", "B", "a_b", "A_B", "read_File", "READ_FILE",
+		"read_file", "İstanbul", "istanbul", "i̇stanbul", "K", "k", "\u212a", "ǅ", "ǆ", "ΣΑΣ", "σας", "ẞ", "ß",
+		"É", "é", "e", "\xffA", "\xffa", "\uFFFDa", "z\xff", "Z"}
+	sign := func(c int) int { return max(-1, min(1, c)) }
+	for _, a := range words {
+		for _, b := range words {
+			la, lb := strings.ToLower(a), strings.ToLower(b)
+			if got, want := sign(compareKeys(a, true, lb, false)), sign(strings.Compare(la, lb)); got != want {
+				t.Errorf("compareKeys(%q folded, %q) = %d, want %d", a, lb, got, want)
+			}
+			if got, want := sign(compareKeys(a, true, b, true)), sign(strings.Compare(la, lb)); got != want {
+				t.Errorf("compareKeys(%q folded, %q folded) = %d, want %d", a, b, got, want)
+			}
+			if got, want := sign(compareKeys(a, false, b, false)), sign(strings.Compare(a, b)); got != want {
+				t.Errorf("compareKeys(%q, %q) = %d, want %d", a, b, got, want)
+			}
 		}
 	}
 }
