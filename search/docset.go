@@ -11,16 +11,25 @@ import (
 // docSet maps a lower-case name to the docs that bear it: the docs in one array sorted
 // by name, read by binary search. A doc's name is not stored: it is the index's own
 // string (the doc's ID, or for a set of tool names the end of the ID that docMeta.tool
-// spans) in lower case, read as lower case at each comparison (compareKeys), and only a
-// name that is not what the doc holds is kept, in lower. Almost every name is borne by
-// one doc and held by it, so a set costs about a doc id per doc: a map of every name was
-// a tenth of an idle index, a string header per doc (and a lower-case copy of each name
-// in mixed case) another few percent.
+// spans) in lower case: as it is, or when the doc holds it in mixed case read as lower
+// case at each comparison (compareKeys); only a name that is not what the doc holds is
+// kept, in lower. Almost every name is borne by one doc and held by it, so a set costs
+// about a doc id and a byte per doc: a map of every name was a tenth of an idle index, a
+// string header per doc (and a lower-case copy of each name in mixed case) another few
+// percent.
 type docSet struct {
 	docs  []int32
 	lower map[int32]string // the names that are not held, as they are
+	how   []uint8          // per doc, how its name is read: held as it is (nil: every doc), heldFolded, keptAside
 	tools bool             // names are held as the end of the ID, not as the ID
 }
+
+// How a docSet reads a doc's name (docSet.how).
+const (
+	heldAsIs   = iota
+	heldFolded // held in mixed case: read in lower case
+	keptAside  // in lower
+)
 
 // newDocSet makes a set for size docs; tools says where their names are held.
 func newDocSet(size int, tools bool) docSet {
@@ -39,22 +48,37 @@ func (s *docSet) held(metas []docMeta, d int32) string {
 // add records that doc d bears name. Docs are added in ascending order; sort must run
 // before get. metas are the docs' metas, the same for every call.
 func (s *docSet) add(metas []docMeta, name string, d int32) {
-	if compareKeys(s.held(metas, d), true, name, false) != 0 {
-		if s.lower == nil {
-			s.lower = map[int32]string{}
-		}
-		s.lower[d] = name
-	}
 	s.docs = append(s.docs, d)
+	held := s.held(metas, d)
+	if held == name {
+		return
+	}
+	if s.how == nil {
+		s.how = make([]uint8, len(metas))
+	}
+	if compareKeys(held, true, name, false) == 0 {
+		s.how[d] = heldFolded
+		return
+	}
+	if s.lower == nil {
+		s.lower = map[int32]string{}
+	}
+	s.how[d], s.lower[d] = keptAside, name
 }
 
 // key is the name doc d was added with: the string, and whether it is to be read in
 // lower case.
 func (s *docSet) key(metas []docMeta, d int32) (string, bool) {
-	if n, ok := s.lower[d]; ok {
-		return n, false
+	if s.how == nil {
+		return s.held(metas, d), false
 	}
-	return s.held(metas, d), true
+	switch s.how[d] {
+	case heldFolded:
+		return s.held(metas, d), true
+	case keptAside:
+		return s.lower[d], false
+	}
+	return s.held(metas, d), false
 }
 
 // compare compares the names of docs a and b.
