@@ -120,6 +120,7 @@ func newIndex(docs []Doc, workers int) *Index {
 		ix.names.addNames(&sh.names, remap)
 		ix.phrases.addPhrases(&sh.phrases, remap)
 	}
+	ix.vocab = oneText(ix.vocab)
 	ix.finishNames()
 	ix.phrases.finish()
 
@@ -128,6 +129,31 @@ func newIndex(docs []Doc, workers int) *Index {
 	ix.findProducts(serverWords)
 	ix.serverSize = serverTools(ix.docs, len(serverWords))
 	return ix
+}
+
+// oneText returns vocab with its words copied into one string: made one at a time by
+// the shards among their garbage, each word kept a span of that garbage in use once it
+// was collected.
+func oneText(vocab map[string]int32) map[string]int32 {
+	words := make([]string, len(vocab))
+	size := 0
+	for w, id := range vocab {
+		words[id] = w
+		size += len(w)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, w := range words {
+		b.WriteString(w)
+	}
+	text := b.String()
+	out := make(map[string]int32, len(vocab))
+	at := 0
+	for id, w := range words {
+		out[text[at:at+len(w)]] = int32(id)
+		at += len(w)
+	}
+	return out
 }
 
 // partWords returns the analysed words of s without the whole forms of

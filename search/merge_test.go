@@ -1,6 +1,9 @@
 package search
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // TestMergeMakesArraysOnce: merging the shards' phrases and name words makes each merged
 // array once, at its length: grown by append, they kept up to a quarter more than they
@@ -48,6 +51,35 @@ func TestMergeMakesArraysOnce(t *testing.T) {
 			if got, want := termOf(ni.words[i*docs+j]), remap[termOf(w)]; got != want {
 				t.Fatalf("shard %d name word %d: term %d, want %d", i, j, got, want)
 			}
+		}
+	}
+}
+
+// TestVocabularyIsOneText: the index's words lie in one string, not in one small
+// allocation each made among the build's garbage.
+func TestVocabularyIsOneText(t *testing.T) {
+	t.Parallel()
+	docs := []Doc{
+		mk("files", "read_file", "Read a file from disk."),
+		mk("mail", "send_message", "Send an email message to a recipient."),
+		mk("maps", "geocode", "Turn an address into coordinates."),
+	}
+	for _, workers := range []int{1, 2, 3} {
+		ix := newIndex(docs, workers)
+		lo, hi, size := uintptr(0), uintptr(0), 0
+		for w := range ix.vocab {
+			p := uintptr(unsafe.Pointer(unsafe.StringData(w)))
+			if lo == 0 || p < lo {
+				lo = p
+			}
+			hi = max(hi, p+uintptr(len(w)))
+			size += len(w)
+		}
+		if len(ix.vocab) < 10 || hi-lo != uintptr(size) {
+			t.Errorf("%d workers: %d words of %d bytes span %d bytes, want one text of their size", workers, len(ix.vocab), size, hi-lo)
+		}
+		if hits := ix.Search("send email", 1); len(hits) != 1 || hits[0].Doc != 1 {
+			t.Errorf("%d workers: Search(send email) = %v, want send_message", workers, hits)
 		}
 	}
 }
