@@ -39,6 +39,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/lifecycle"
 	"github.com/zot-mcp/mcp-bridge/remote"
 	"github.com/zot-mcp/mcp-bridge/resources"
+	"github.com/zot-mcp/mcp-bridge/search"
 	"github.com/zot-mcp/mcp-bridge/session"
 	"github.com/zot-mcp/mcp-bridge/startup"
 	"github.com/zot-mcp/mcp-bridge/toolresult/spill"
@@ -126,7 +127,8 @@ type Options struct {
 	// the platform's.
 	OAuthHooks remote.OAuthHooks
 	// StageHook, when set, runs at the start of a startup stage ("load": Setup's loading,
-	// "finish": decoding the cache after a fast start): fault tests make it panic.
+	// "tables": building the search tables after ready, "finish": decoding the cache after
+	// a fast start): fault tests make it panic.
 	StageHook func(stage string)
 }
 
@@ -560,6 +562,11 @@ func (b *Bridge) afterReady() {
 	log := b.opts.Log
 	// Before any command can change an approval: the inputs and the state they gave.
 	b.boot.Ready(b.startup.Sent)
+	// The search tables before the catalog's decoding and the index (search.Prepare).
+	if b.opts.StageHook != nil {
+		b.opts.StageHook("tables")
+	}
+	search.Prepare()
 	if b.startup.Fast {
 		// A panic here would leave every call waiting for a catalog that never comes.
 		if err := b.safely("decoding the tool cache", b.finishStartup); err != nil {

@@ -120,7 +120,7 @@ func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.T
 	for _, h := range hits {
 		e := &cat.Entries[h.Doc]
 		if b.mode != ModeProxy && !e.Registered {
-			if e.Unregistered != "" {
+			if cat.Unregistered(e) != "" {
 				tooLarge++
 			} else {
 				hidden++

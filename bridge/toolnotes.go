@@ -29,8 +29,8 @@ func (b *Bridge) unregisteredText(server string) string {
 		e := &cat.Entries[i]
 		switch {
 		case e.Server != server || e.Registered:
-		case e.Unregistered != "":
-			never = append(never, fmt.Sprintf("%s (%s)", e.Tool.Name, e.Unregistered))
+		case cat.Unregistered(e) != "":
+			never = append(never, fmt.Sprintf("%s (%s)", e.Tool.Name, cat.Unregistered(e)))
 		default:
 			later = append(later, e.Tool.Name)
 		}

@@ -26,11 +26,7 @@ type Tool struct {
 	Server     string
 	Tool       Head
 	Registered bool // registered with the host at startup (so activation and direct calls work)
-	// Unregistered says why a tool of the startup set was not registered after all (its
-	// register_tool frame would not fit the host's line): search and activation skip it,
-	// /mcp <server> names it with this reason. "" for the others.
-	Unregistered string
-	body         toolBody
+	body       toolBody
 }
 
 // Head is what routing and calling need of a tool.
@@ -57,8 +53,18 @@ func (e *Tool) CacheTool() cache.Tool {
 type Catalog struct {
 	Entries []Tool  // sorted by Name; read-only
 	byRef   []int32 // entry indices sorted by (Server, Tool)
+	// unregistered are the entries of the startup set that were not registered after all,
+	// and why (see Unregistered). Almost every catalog has none, so the reason is kept
+	// here rather than in a field of every entry.
+	unregistered map[ToolRef]string
 	*catIndex
 }
+
+// Unregistered says why e, a tool of the startup set, was not registered after all (its
+// register_tool frame would not fit the host's line): search and activation skip it,
+// /mcp <server> names it with this reason. "" for the others, and for an entry of
+// another catalog.
+func (c *Catalog) Unregistered(e *Tool) string { return c.unregistered[e.Ref()] }
 
 // catIndex is a catalog's search index, built once. A catalog that differs from the one
 // before only in where its bodies are (Owner.Pack) shares its index: the entries are the
@@ -151,11 +157,14 @@ func (o *Owner) Change(ch Change) (*Catalog, []Collision) {
 			if e.Registered {
 				registered[e.Ref()] = true
 			}
-			if why := ch.Unregistered[e.Ref()]; why != "" {
-				e.Registered, e.Unregistered = false, why
+			why := ch.Unregistered[e.Ref()]
+			if why != "" {
+				e.Registered = false
+			} else {
+				why = old.unregistered[e.Ref()]
 			}
-			if e.Unregistered != "" {
-				unregistered[e.Ref()] = e.Unregistered
+			if why != "" {
+				unregistered[e.Ref()] = why
 			}
 			if _, put := ch.Tools[e.Server]; put || ch.Drop[e.Server] {
 				continue
@@ -163,12 +172,17 @@ func (o *Owner) Change(ch Change) (*Catalog, []Collision) {
 			kept = append(kept, e)
 		}
 	}
-	cat, collisions, refused := newCatalog(o.namer, kept, ch.Tools, ch.Drop, func(r ToolRef) (bool, string) {
-		if why := unregistered[r]; why != "" {
-			return false, why
-		}
-		return registered == nil || registered[r], ""
+	cat, collisions, refused := newCatalog(o.namer, kept, ch.Tools, ch.Drop, func(r ToolRef) bool {
+		return unregistered[r] == "" && (registered == nil || registered[r])
 	})
+	for r, why := range unregistered {
+		if _, ok := cat.LookupRef(r.Server, r.Tool); ok && why != "" {
+			if cat.unregistered == nil {
+				cat.unregistered = map[ToolRef]string{}
+			}
+			cat.unregistered[r] = why
+		}
+	}
 	if old != nil && len(ch.Tools) == 0 && len(ch.Drop) == 0 {
 		cat.catIndex = old.catIndex
 	}
@@ -198,11 +212,11 @@ func (o *Owner) Pack() *Catalog {
 // newCatalog builds a catalog of the kept entries (names and bodies as they are) and the
 // tools of the servers in tools (except those in drop), named through namer (names given
 // earlier in the process are kept, see Namer). registered says which new refs the host
-// knows, and for those it was not told of after all, why. A tool listed twice by one
+// knows (the caller keeps the reasons of those it was not told of after all). A tool listed twice by one
 // server is kept once; a tool whose name may not be offered (NameOffered) is left out and
 // returned in refused. The new tools' text is cleaned (CleanTool).
 func newCatalog(namer *Namer, kept []Tool, tools map[string][]cache.Tool, drop map[string]bool,
-	registered func(ToolRef) (bool, string)) (c *Catalog, collisions []Collision, refused []ToolRef) {
+	registered func(ToolRef) bool) (c *Catalog, collisions []Collision, refused []ToolRef) {
 	n := 0
 	for _, ts := range tools {
 		n += len(ts)
@@ -239,9 +253,8 @@ func newCatalog(namer *Namer, kept []Tool, tools map[string][]cache.Tool, drop m
 			seen[ref] = true
 			t = CleanTool(t)
 			g := names[ref] // its strings are the Namer's: one copy for every catalog
-			reg, why := registered(ref)
 			c.Entries = append(c.Entries, Tool{Name: g.name, Server: g.ref.Server, Tool: Head{Name: g.ref.Tool, Annotations: anns.intern(t.Annotations)},
-				Registered: reg, Unregistered: why, body: toolBody{raw: t}})
+				Registered: registered(ref), body: toolBody{raw: t}})
 		}
 	}
 	sort.Slice(c.Entries, func(i, j int) bool { return c.Entries[i].Name < c.Entries[j].Name })

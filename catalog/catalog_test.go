@@ -215,3 +215,14 @@ func TestAnnotationsShared(t *testing.T) {
 		t.Error("a tool without annotations got some")
 	}
 }
+
+// TestToolEntryIsSmall: an idle bridge holds one Tool per tool of every server, so each
+// field of it is paid for by every tool. The reason a startup tool was not registered,
+// which almost no tool has, is the catalog's (Catalog.Unregistered), not a string field
+// of each entry.
+func TestToolEntryIsSmall(t *testing.T) {
+	const want = 96 // three strings, the annotations, the registered mark and the body
+	if got := unsafe.Sizeof(Tool{}); got > want {
+		t.Fatalf("a catalog entry (catalog.Tool) is %d bytes, want at most %d", got, want)
+	}
+}

@@ -22,7 +22,7 @@ const parallelMin = 2048
 func New(docs []Doc) *Index {
 	// The query tables are built here, with the index, rather than by the
 	// first search that needs them.
-	query.Prepare()
+	Prepare()
 	workers := 1
 	if len(docs) >= parallelMin {
 		workers = min(runtime.GOMAXPROCS(0), 8, len(docs)/(parallelMin/2))
@@ -30,14 +30,19 @@ func New(docs []Doc) *Index {
 	return newIndex(docs, workers)
 }
 
+// Prepare builds the tables every search reads, which New builds too when they are not
+// yet built: a caller that builds an index from data it decoded for the purpose calls it
+// first, while its heap holds little, since the tables' many small objects, made among the
+// decoded garbage, would each keep a page of it resident once it is collected.
+func Prepare() { query.Prepare() }
+
 // newIndex builds the index tokenising on the given number of goroutines.
 func newIndex(docs []Doc, workers int) *Index {
 	ix := &Index{
 		docs:     make([]docMeta, len(docs)),
 		products: map[string][]int32{},
-		byID:     newDocSet(len(docs)),
-		byTool:   newDocSet(len(docs)),
 	}
+	ix.byID, ix.byTool = newDocSet(len(docs), false), newDocSet(len(docs), true)
 	n := len(docs)
 
 	// Servers, in order of first appearance, and the exact-name maps.
@@ -52,13 +57,16 @@ func newIndex(docs []Doc, workers int) *Index {
 			serverWords = append(serverWords, partWords(name))
 		}
 		ix.docs[d] = docMeta{id: docs[d].ID, server: sid}
+		if t := docs[d].Tool; len(t) <= math.MaxUint16 && strings.HasSuffix(docs[d].ID, t) {
+			ix.docs[d].tool = uint16(len(t))
+		}
 		lid := strings.ToLower(docs[d].ID)
-		ix.byID.add(lid, int32(d))
+		ix.byID.add(ix.docs, lid, int32(d))
 		lt := strings.ToLower(docs[d].Tool)
-		ix.byTool.add(lt, int32(d))
+		ix.byTool.add(ix.docs, lt, int32(d))
 	}
-	ix.byID.sort(nil)
-	ix.byTool.sort(func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
+	ix.byID.sort(ix.docs, nil)
+	ix.byTool.sort(ix.docs, func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
 
 	// Tokenise in shards of consecutive docs.
 	workers = max(1, min(workers, n))
@@ -79,8 +87,16 @@ func newIndex(docs []Doc, workers int) *Index {
 	}
 	wg.Wait()
 
-	// Merge shard vocabularies in doc order and remap their entries.
-	ix.vocab = make(map[string]int32, 4096)
+	// Merge shard vocabularies in doc order and remap their entries. The largest
+	// shard's vocabulary is a lower bound of the whole one, and for a small catalog no
+	// more than it needs.
+	hint := 0
+	for _, sh := range shards {
+		hint = max(hint, len(sh.terms))
+	}
+	ix.vocab = make(map[string]int32, hint)
+	ix.names.reserve(shards)
+	ix.phrases.reserve(shards)
 	for w, sh := range shards {
 		remap := make([]int32, len(sh.terms))
 		for local, t := range sh.terms {
@@ -104,6 +120,7 @@ func newIndex(docs []Doc, workers int) *Index {
 		ix.names.addNames(&sh.names, remap)
 		ix.phrases.addPhrases(&sh.phrases, remap)
 	}
+	ix.vocab = oneText(ix.vocab)
 	ix.finishNames()
 	ix.phrases.finish()
 
@@ -112,6 +129,31 @@ func newIndex(docs []Doc, workers int) *Index {
 	ix.findProducts(serverWords)
 	ix.serverSize = serverTools(ix.docs, len(serverWords))
 	return ix
+}
+
+// oneText returns vocab with its words copied into one string: made one at a time by
+// the shards among their garbage, each word kept a span of that garbage in use once it
+// was collected.
+func oneText(vocab map[string]int32) map[string]int32 {
+	words := make([]string, len(vocab))
+	size := 0
+	for w, id := range vocab {
+		words[id] = w
+		size += len(w)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, w := range words {
+		b.WriteString(w)
+	}
+	text := b.String()
+	out := make(map[string]int32, len(vocab))
+	at := 0
+	for id, w := range words {
+		out[text[at:at+len(w)]] = int32(id)
+		at += len(w)
+	}
+	return out
 }
 
 // partWords returns the analysed words of s without the whole forms of

@@ -100,6 +100,19 @@ func (sh *shard) recordPhrase(name []string, purpose string) {
 	p.lens = append(p.lens, [2]uint8{uint8(n), uint8(m)})
 }
 
+// reserve makes room for the phrases of every shard, so that the merged arrays are
+// made once at their length: grown by append, they kept up to a quarter more than they
+// hold, resident for the life of the index (slices.Clip frees none of it).
+func (pi *phraseIndex) reserve(shards []*shard) {
+	terms, docs := 0, 0
+	for _, sh := range shards {
+		terms += len(sh.phrases.terms)
+		docs += len(sh.phrases.lens)
+	}
+	pi.terms = make([]uint16, 0, terms)
+	pi.lens = make([][2]uint8, 0, docs)
+}
+
 // addPhrases appends a shard's phrases, remapped to global term ids.
 func (pi *phraseIndex) addPhrases(sh *shardPhrases, remap []int32) {
 	for _, t := range sh.terms {
@@ -114,8 +127,6 @@ func (pi *phraseIndex) addPhrases(sh *shardPhrases, remap []int32) {
 
 // finish indexes where the docs' phrases start.
 func (pi *phraseIndex) finish() {
-	pi.terms = slices.Clip(pi.terms)
-	pi.lens = slices.Clip(pi.lens)
 	pi.every = make([]int32, 0, (len(pi.lens)+phraseStride-1)/phraseStride)
 	at := int32(0)
 	for d, l := range pi.lens {

@@ -142,11 +142,14 @@ var (
 
 // docMeta holds what the re-ranking needs per document.
 type docMeta struct {
-	id        string
-	server    int32
-	verb      uint16 // verb classes of the verb heading the tool name
-	verbTerm  int32  // term id of that verb
-	nameWords int32  // distinct words of the tool name proper (without namespace prefixes)
+	id     string
+	server int32
+	verb   uint16 // verb classes of the verb heading the tool name
+	// tool is the length of the MCP tool name when the ID ends with it (as the bridge's
+	// IDs do), so that the name is read from id, else 0.
+	tool      uint16
+	verbTerm  int32 // term id of that verb
+	nameWords int32 // distinct words of the tool name proper (without namespace prefixes)
 }
 
 // Index is a search index over a fixed set of Docs. It is immutable after New
@@ -215,8 +218,8 @@ func (ix *Index) Search(query string, limit int) []Hit {
 
 	lq := strings.ToLower(q)
 	var exact []int32
-	exact = append(exact, ix.byID.get(lq)...)
-	for _, d := range ix.byTool.get(lq) {
+	exact = append(exact, ix.byID.get(ix.docs, lq)...)
+	for _, d := range ix.byTool.get(ix.docs, lq) {
 		if !slices.Contains(exact, d) {
 			exact = append(exact, d)
 		}
@@ -255,9 +258,9 @@ func (ix *Index) selectNames(list string, limit int) []Hit {
 		if name == "" {
 			continue
 		}
-		ds := ix.byID.get(name)
+		ds := ix.byID.get(ix.docs, name)
 		if len(ds) == 0 {
-			ds = ix.byTool.get(name)
+			ds = ix.byTool.get(ix.docs, name)
 		}
 		for _, d := range ds {
 			if seen[d] || len(hits) >= limit {

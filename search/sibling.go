@@ -143,6 +143,16 @@ func (sh *shard) recordName(tool string, core []string) {
 	}
 }
 
+// reserve makes room for the name words of every shard, so that the merged array is
+// made once at its length (see phraseIndex.reserve).
+func (ni *nameIndex) reserve(shards []*shard) {
+	n := 0
+	for _, sh := range shards {
+		n += len(sh.names.words)
+	}
+	ni.words = make([]nameWord, 0, n)
+}
+
 // addNames appends a shard's name words, remapped to global term ids.
 func (ni *nameIndex) addNames(sh *shardNames, remap []int32) {
 	for _, w := range sh.words {
@@ -156,7 +166,6 @@ func (ni *nameIndex) addNames(sh *shardNames, remap []int32) {
 // finishNames indexes where the docs' names start and finds the reversing words.
 func (ix *Index) finishNames() {
 	ni := &ix.names
-	ni.words = slices.Clip(ni.words)
 	ni.every = make([]int32, 0, (len(ix.docs)+nameStride-1)/nameStride)
 	at := int32(0)
 	for d := range ix.docs {
