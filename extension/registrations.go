@@ -30,7 +30,17 @@ func EncodeToolPayload(t Tool) ToolPayload {
 // into one buffer grown once.
 func AppendToolPayload(dst []byte, t Tool) []byte {
 	t.Deferred, t.Interactive, t.Namespace = false, false, Namespace{}
-	return appendToolMembers(dst, t)
+	return appendToolMembers(dst, t, false)
+}
+
+// AppendCompactToolPayload is AppendToolPayload for a tool whose schemas the caller has
+// checked to be each empty or valid JSON that compacting gives back unchanged (a cached
+// tool its reader compacted: cache.Listing.ReadCompact): they are copied as they are
+// rather than checked and compacted again, which gives the same bytes. A schema that is
+// not so goes into the payload as it is.
+func AppendCompactToolPayload(dst []byte, t Tool) []byte {
+	t.Deferred, t.Interactive, t.Namespace = false, false, Namespace{}
+	return appendToolMembers(dst, t, true)
 }
 
 // Valid reports whether p has the shape EncodeToolPayload gives: JSON object members that

@@ -309,3 +309,23 @@ func TestRegisterAppended(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendCompactToolPayload: for schemas that compacting gives back unchanged (or
+// absent), the payload that copies them is AppendToolPayload's.
+func TestAppendCompactToolPayload(t *testing.T) {
+	for _, tc := range []Tool{
+		{Description: "plain", Schema: json.RawMessage(`{"type":"object","properties":{}}`)},
+		{Description: "with output", Schema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number"}}}`)},
+		{Description: "escapes \"\n\u0001", Schema: json.RawMessage(`{"description":"say \"hi\" \\ 日本 \u00e9 <b>"}`)},
+		{Description: "no schema"},
+		{Description: "null output", Schema: json.RawMessage(`{}`), OutputSchema: json.RawMessage(`null`)},
+		{Description: "flags and namespace are not part of it", Schema: json.RawMessage(`{}`), Deferred: true, Interactive: true, Namespace: Namespace{Name: "n"}},
+	} {
+		t.Run(tc.Description, func(t *testing.T) {
+			got, want := AppendCompactToolPayload([]byte("x"), tc), AppendToolPayload([]byte("x"), tc)
+			if !bytes.Equal(got, want) {
+				t.Errorf("got  %s\nwant %s", got, want)
+			}
+		})
+	}
+}
