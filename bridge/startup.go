@@ -54,13 +54,20 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 			from[k], _ = slices.BinarySearch(size, k*total/n)
 		}
 		from[n] = len(s.Tools)
-		pieces := make([]extension.Registrations, n)
+		// Every piece gets the room of the largest, so that the buffer of any piece
+		// written already fits whichever is built next (Registrations.Piece).
+		room := 0
+		for k := range n {
+			room = max(room, size[from[k+1]]-size[from[k]])
+		}
+		pieces := make([]*extension.Registrations, n)
 		failures := make([][]frameFailure, n)
 		inPieces(n, workers, func(k int) {
-			pieces[k].Grow(size[from[k+1]] - size[from[k]])
-			failures[k] = b.addToolRange(&pieces[k], s, from[k], from[k+1], deferred, look)
+			pieces[k] = regs.Piece(room)
+			failures[k] = b.addToolRange(pieces[k], s, from[k], from[k+1], deferred, look)
 		}, func(k int) {
-			regs.Append(&pieces[k])
+			regs.Append(pieces[k])
+			pieces[k] = nil
 			failed = append(failed, failures[k]...)
 		})
 	}
@@ -160,18 +167,27 @@ func (b *Bridge) addToolRange(regs *extension.Registrations, s *startup.Set, fro
 	var failed []frameFailure
 	server, ns := "", extension.NamespaceFields(nil)
 	var made []byte // the payload of a tool whose payload is made here, reused
+	asMade := b.payloadsAsMade()
 	for i := from; i < to; i++ {
 		t := &s.Tools[i]
-		payload := t.Payload
-		if payload == nil {
-			made = t.AppendPayload(made[:0])
-			payload = made
-		}
-		p, interactive := b.toolPayload(t.Ref, payload)
 		if t.Ref.Server != server {
 			server, ns = t.Ref.Server, look.ns[t.Ref.Server]
 		}
-		if err := regs.AddPayloadIn(t.Name, p, ns, deferred && !look.isVisible(i), interactive); err != nil {
+		hidden := deferred && !look.isVisible(i)
+		var err error
+		if t.Payload == nil && asMade {
+			// Made into the frame itself: no buffer of its own to copy it from.
+			err = regs.AddMadeIn(t.Name, t.AppendPayload, ns, hidden, b.registeredInteractive(t.Ref))
+		} else {
+			payload := t.Payload
+			if payload == nil {
+				made = t.AppendPayload(made[:0])
+				payload = made
+			}
+			p, interactive := b.toolPayload(t.Ref, payload)
+			err = regs.AddPayloadIn(t.Name, p, ns, hidden, interactive)
+		}
+		if err != nil {
 			failed = append(failed, frameFailure{ref: t.Ref, err: err})
 		}
 	}

@@ -111,7 +111,14 @@ type Registrations struct {
 	to    *Session
 	chunk int
 	err   error
+	// spare, set by StreamTo, takes back the buffers of pieces (Piece) appended to r
+	// once the writer has written them, for the pieces built after them.
+	spare chan []byte
 }
+
+// spareBuffers is how many written pieces' buffers a streaming Registrations keeps for
+// the pieces built after them: more than the goroutines that build pieces at once.
+const spareBuffers = 8
 
 // StreamTo makes r hand its frames to s whenever chunk bytes of them are added, in order
 // and before the frames added later (Session.Register sends the rest), so that the
@@ -119,6 +126,28 @@ type Registrations struct {
 // frames not handed over yet.
 func (r *Registrations) StreamTo(s *Session, chunk int) {
 	r.to, r.chunk = s, chunk
+	r.spare = make(chan []byte, spareBuffers)
+}
+
+// Piece is an empty Registrations with room for n bytes of frames, to be built apart
+// (on another goroutine) and added to r with Append. When r streams (StreamTo), its
+// buffer is one of a piece appended before that the writer has written, if one with
+// that room is free: the frames of a large set then take the memory of the few pieces
+// on their way rather than of all of them (and, with the collector held off during a
+// start, the page faults of fresh memory for each). Pieces may be taken on several
+// goroutines at once, while r is appended to.
+func (r *Registrations) Piece(n int) *Registrations {
+	p := &Registrations{}
+	select {
+	case b := <-r.spare: // never ready when r does not stream (nil)
+		if cap(b) >= n {
+			p.buf = b[:0]
+			return p
+		}
+	default:
+	}
+	p.Grow(n)
+	return p
 }
 
 // handOver gives the frames in r to the session StreamTo named once they reach its chunk
@@ -195,6 +224,33 @@ func (r *Registrations) AddPayloadIn(name string, p ToolPayload, ns NamespaceFie
 	r.buf = appendJSONString(r.buf, name)
 	r.buf = append(r.buf, ',')
 	r.buf = append(r.buf, p...)
+	return r.endFrame(name, start, deferred, interactive, ns)
+}
+
+// AddMadeIn is AddPayloadIn for a payload that made appends to the frame as it is built
+// (a payload of AppendToolPayload's or AppendCompactToolPayload's, nothing else), so that
+// it is encoded once into the frame rather than into a buffer of its own and copied; it
+// is checked as Valid checks a payload but for the newlines, which those never write.
+func (r *Registrations) AddMadeIn(name string, made func(dst []byte) []byte, ns NamespaceFields, deferred, interactive bool) error {
+	if name == "" {
+		return errors.New("extension: tool without name")
+	}
+	start := len(r.buf)
+	r.buf = append(r.buf, framePrefix...)
+	r.buf = appendJSONString(r.buf, name)
+	r.buf = append(r.buf, ',')
+	at := len(r.buf)
+	r.buf = made(r.buf)
+	if p := ToolPayload(r.buf[at:]); len(p) < 2 || p[0] != '"' || p[len(p)-1] == ',' || p[len(p)-1] == '\\' {
+		r.buf = r.buf[:start]
+		return fmt.Errorf("extension: tool %s: payload is not a run of JSON members", name)
+	}
+	return r.endFrame(name, start, deferred, interactive, ns)
+}
+
+// endFrame appends the flags and the namespace to the frame started at start, whose
+// payload was just added, and ends it (or takes it back when it is too long).
+func (r *Registrations) endFrame(name string, start int, deferred, interactive bool, ns NamespaceFields) error {
 	if deferred {
 		r.buf = append(r.buf, `,"deferred":true`...)
 	}
@@ -267,10 +323,11 @@ func (r *Registrations) Append(o *Registrations) {
 	if r.err != nil {
 		return
 	}
-	// The writer ends a batch with '\n'.
-	if !r.to.w.send(outFrame{b: o.buf[:len(o.buf)-1], batch: true}) {
+	// The writer ends a batch with '\n', and gives the buffer back once written.
+	if !r.to.w.send(outFrame{b: o.buf[:len(o.buf)-1], batch: true, spare: r.spare}) {
 		r.err = ErrClosed
 	}
+	o.buf, o.n = nil, 0
 }
 
 // Len is the number of frames in r: added, and not handed over (StreamTo).

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 )
@@ -40,6 +41,14 @@ func TestAddPayloadEqualsAppendToolFrame(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := append(AppendToolFrame(nil, tool), '\n')
+			// A payload made into the frame (AddMadeIn) gives the same frame.
+			var made Registrations
+			if err := made.AddMadeIn(tool.Name, func(dst []byte) []byte { return AppendToolPayload(dst, tool) }, EncodeNamespace(tool.Namespace), tool.Deferred, tool.Interactive); err != nil {
+				t.Fatal(err)
+			}
+			if made.Len() != 1 || !bytes.Equal(made.Bytes(), r.Bytes()) {
+				t.Fatalf("frame with its payload made in it:\n got %s\nwant %s", made.Bytes(), r.Bytes())
+			}
 			if r.Len() != 1 || !sameJSON(r.Bytes(), want) {
 				t.Fatalf("frame from payload:\n got %s\nwant %s", r.Bytes(), want)
 			}
@@ -83,6 +92,18 @@ func TestAddPayloadRefuses(t *testing.T) {
 	} {
 		if err := r.AddPayload(tc.name, tc.payload, false, false); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("AddPayload(%q, %.40s): %v, want %q", tc.name, tc.payload, err, tc.want)
+		}
+		if bytes.IndexByte(tc.payload, '\n') >= 0 {
+			continue // AddMadeIn's payloads never hold one
+		}
+		made := func(dst []byte) []byte { return append(dst, tc.payload...) }
+		if err := r.AddMadeIn(tc.name, made, nil, false, false); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AddMadeIn(%q, %.40s): %v, want %q", tc.name, tc.payload, err, tc.want)
+		}
+	}
+	for _, p := range []string{"", `"d":1,`, `"d":"\`} {
+		if err := r.AddMadeIn("x", func(dst []byte) []byte { return append(dst, p...) }, nil, false, false); err == nil {
+			t.Errorf("AddMadeIn of payload %q: no error", p)
 		}
 	}
 	if r.Len() != 0 || len(r.Bytes()) != 0 {
@@ -327,5 +348,82 @@ func TestAppendCompactToolPayload(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, want)
 			}
 		})
+	}
+}
+
+// TestPieceReusesWrittenBuffer: a piece (Piece) of registrations that stream is built in
+// the buffer of one appended before once the writer has written it, when it has the
+// room, else in a fresh one; the host gets every frame in order either way.
+func TestPieceReusesWrittenBuffer(t *testing.T) {
+	p := EncodeToolPayload(Tool{Description: strings.Repeat("describes the tool. ", 20), Schema: json.RawMessage(`{"type":"object"}`)})
+	add := func(r *Registrations, from, to int) {
+		for i := from; i < to; i++ {
+			if err := r.AddPayload(fmt.Sprintf("mcp__srv__tool_%04d", i), p, true, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const room = 128 << 10
+	var whole Registrations
+	add(&whole, 0, 310)
+	if err := whole.AddCommand("mcp", "MCP servers"); err != nil {
+		t.Fatal(err)
+	}
+	if fresh := whole.Piece(10); whole.spare != nil || cap(fresh.buf) < 10 {
+		t.Fatalf("registrations that do not stream keep spares (%v) or give a piece without room (%d)", whole.spare != nil, cap(fresh.buf))
+	}
+	var reused, fresh bool
+	got, _, err := registrationsOf(t, func(s *Session) error {
+		var r Registrations
+		r.StreamTo(s, 64<<10)
+		first := r.Piece(room)
+		mem := &first.buf[:1][0]
+		add(first, 0, 100)
+		r.Append(first)
+		// The writer hands the buffer back once it has written it.
+		b, err := written(r.spare)
+		if err != nil {
+			return err
+		}
+		second := r.Piece(room)
+		reused = &second.buf[:1][0] == mem
+		add(second, 100, 200)
+		r.Append(second)
+		if b, err = written(r.spare); err != nil {
+			return err
+		}
+		third := r.Piece(cap(b) + 1)
+		fresh = &third.buf[:1][0] != &b[:1][0] && cap(third.buf) > cap(b)
+		add(third, 200, 300)
+		r.Append(third)
+		add(&r, 300, 310)
+		if err := r.AddCommand("mcp", "MCP servers"); err != nil {
+			return err
+		}
+		return s.Register(&r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reused {
+		t.Error("the second piece did not reuse the first one's written buffer")
+	}
+	if !fresh {
+		t.Error("a piece larger than the spare buffer was built in it")
+	}
+	want := strings.Split(strings.TrimSuffix(string(whole.Bytes()), "\n"), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("%d frames through pieces differ from %d built whole", len(got), len(want))
+	}
+}
+
+// written waits for the writer to give a buffer back to spare, and puts it back.
+func written(spare chan []byte) ([]byte, error) {
+	select {
+	case b := <-spare:
+		spare <- b
+		return b, nil
+	case <-time.After(hangGuard):
+		return nil, errors.New("the writer gave no buffer back")
 	}
 }
