@@ -62,8 +62,8 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 		}
 		pieces := make([]*extension.Registrations, n)
 		failures := make([][]frameFailure, n)
-		inPieces(n, workers, func(k int) {
-			pieces[k] = regs.Piece(room)
+		inPieces(n, workers, func(k int, stop <-chan struct{}) {
+			pieces[k] = regs.Piece(k, room, stop)
 			failures[k] = b.addToolRange(pieces[k], s, from[k], from[k+1], deferred, look)
 		}, func(k int) {
 			regs.Append(pieces[k])
@@ -82,8 +82,9 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 // only once every build ended, however they and deliver end: the builds read what the
 // caller may release as soon as it returns (the set, whose tools may point into the
 // startup file's mapping). The first panic of a build stops the rest (no piece is
-// delivered after it) and is raised again here (Setup's caller turns it into an error).
-func inPieces(n, workers int, build, deliver func(k int)) {
+// delivered after it; stop, which each build is given, closes) and is raised again here
+// (Setup's caller turns it into an error).
+func inPieces(n, workers int, build func(k int, stop <-chan struct{}), deliver func(k int)) {
 	done := make([]chan struct{}, n)
 	for k := range done {
 		done[k] = make(chan struct{})
@@ -107,7 +108,7 @@ func inPieces(n, workers int, build, deliver func(k int)) {
 		wg.Go(func() {
 			for {
 				k := int(next.Add(1) - 1)
-				if k >= n || halted.Load() || !buildPiece(k, build, done[k], halt) {
+				if k >= n || halted.Load() || !buildPiece(k, func(k int) { build(k, stop) }, done[k], halt) {
 					return
 				}
 			}

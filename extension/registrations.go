@@ -111,14 +111,17 @@ type Registrations struct {
 	to    *Session
 	chunk int
 	err   error
-	// spare, set by StreamTo, takes back the buffers of pieces (Piece) appended to r
-	// once the writer has written them, for the pieces built after them.
-	spare chan []byte
+	// ring, set by StreamTo, is where the writer gives back the buffers of the pieces
+	// appended to r (Piece), one channel for every pieceRing-th piece; slot is a
+	// piece's.
+	ring []chan []byte
+	slot chan []byte
 }
 
-// spareBuffers is how many written pieces' buffers a streaming Registrations keeps for
-// the pieces built after them: more than the goroutines that build pieces at once.
-const spareBuffers = 8
+// pieceRing is how many buffers the pieces of a streaming Registrations take turns with
+// (Piece): more than the goroutines that build pieces at once, so that they seldom wait
+// for the writer while it keeps up.
+const pieceRing = 4
 
 // StreamTo makes r hand its frames to s whenever chunk bytes of them are added, in order
 // and before the frames added later (Session.Register sends the rest), so that the
@@ -126,28 +129,51 @@ const spareBuffers = 8
 // frames not handed over yet.
 func (r *Registrations) StreamTo(s *Session, chunk int) {
 	r.to, r.chunk = s, chunk
-	r.spare = make(chan []byte, spareBuffers)
+	r.ring = make([]chan []byte, pieceRing)
+	for i := range r.ring {
+		r.ring[i] = make(chan []byte, 1)
+	}
 }
 
-// Piece is an empty Registrations with room for n bytes of frames, to be built apart
-// (on another goroutine) and added to r with Append. When r streams (StreamTo), its
-// buffer is one of a piece appended before that the writer has written, if one with
-// that room is free: the frames of a large set then take the memory of the few pieces
-// on their way rather than of all of them (and, with the collector held off during a
-// start, the page faults of fresh memory for each). Pieces may be taken on several
-// goroutines at once, while r is appended to.
-func (r *Registrations) Piece(n int) *Registrations {
+// Piece is the k-th (from 0) of the pieces of frames built apart (on other goroutines)
+// and added to r with Append in order, empty with room for n bytes. When r streams
+// (StreamTo), piece k is built in the buffer of piece k-pieceRing once the writer has
+// written that, and waits for it meanwhile, unless stop closes or the writer ends first
+// (it then gets a fresh buffer): the frames of a large set take the memory of a few
+// pieces rather than of all, which with the collector held off during a start would be
+// fresh memory (a page fault a page) for every piece while the writer falls behind. A
+// piece waits only for one before it, so pieces built on several goroutines never wait
+// on each other in a circle, provided each piece is appended (or stop closes) once
+// those before it are. Pieces may be taken on several goroutines at once, while r is
+// appended to.
+func (r *Registrations) Piece(k, n int, stop <-chan struct{}) *Registrations {
 	p := &Registrations{}
-	select {
-	case b := <-r.spare: // never ready when r does not stream (nil)
-		if cap(b) >= n {
-			p.buf = b[:0]
-			return p
+	if r.ring != nil {
+		p.slot = r.ring[k%len(r.ring)]
+		if k >= len(r.ring) {
+			select {
+			case b := <-p.slot:
+				p.buf = b[:0]
+			case <-stop:
+			case <-r.to.w.dead:
+			case <-r.to.w.done:
+			}
 		}
-	default:
 	}
 	p.Grow(n)
 	return p
+}
+
+// giveBack hands the piece's buffer to the piece that takes it after this one (Piece),
+// for when it does not go to the writer, which would give it back once written.
+func (r *Registrations) giveBack() {
+	if r.slot != nil {
+		select {
+		case r.slot <- r.buf[:0]:
+		default:
+		}
+	}
+	r.buf, r.n = nil, 0
 }
 
 // handOver gives the frames in r to the session StreamTo named once they reach its chunk
@@ -307,11 +333,13 @@ func (r *Registrations) Append(o *Registrations) {
 		r.err = o.err
 	}
 	if o.n == 0 {
+		o.giveBack()
 		return
 	}
 	if r.to == nil {
 		r.buf = append(r.buf, o.buf...)
 		r.n += o.n
+		o.giveBack()
 		return
 	}
 	if r.n > 0 {
@@ -321,11 +349,14 @@ func (r *Registrations) Append(o *Registrations) {
 		r.chunk = chunk
 	}
 	if r.err != nil {
+		o.giveBack()
 		return
 	}
 	// The writer ends a batch with '\n', and gives the buffer back once written.
-	if !r.to.w.send(outFrame{b: o.buf[:len(o.buf)-1], batch: true, spare: r.spare}) {
+	if !r.to.w.send(outFrame{b: o.buf[:len(o.buf)-1], batch: true, spare: o.slot}) {
 		r.err = ErrClosed
+		o.giveBack()
+		return
 	}
 	o.buf, o.n = nil, 0
 }

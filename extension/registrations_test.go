@@ -351,9 +351,10 @@ func TestAppendCompactToolPayload(t *testing.T) {
 	}
 }
 
-// TestPieceReusesWrittenBuffer: a piece (Piece) of registrations that stream is built in
-// the buffer of one appended before once the writer has written it, when it has the
-// room, else in a fresh one; the host gets every frame in order either way.
+// TestPieceReusesWrittenBuffer: piece k of registrations that stream (Piece) is built in
+// the buffer of piece k-pieceRing once the writer has written it, and in a fresh one when
+// stop closes first; pieces of registrations that do not stream never wait. The host
+// gets every frame in order either way.
 func TestPieceReusesWrittenBuffer(t *testing.T) {
 	p := EncodeToolPayload(Tool{Description: strings.Repeat("describes the tool. ", 20), Schema: json.RawMessage(`{"type":"object"}`)})
 	add := func(r *Registrations, from, to int) {
@@ -363,40 +364,50 @@ func TestPieceReusesWrittenBuffer(t *testing.T) {
 			}
 		}
 	}
-	const room = 128 << 10
+	const room, per = 64 << 10, 50
 	var whole Registrations
-	add(&whole, 0, 310)
+	add(&whole, 0, (pieceRing+2)*per+10)
 	if err := whole.AddCommand("mcp", "MCP servers"); err != nil {
 		t.Fatal(err)
 	}
-	if fresh := whole.Piece(10); whole.spare != nil || cap(fresh.buf) < 10 {
-		t.Fatalf("registrations that do not stream keep spares (%v) or give a piece without room (%d)", whole.spare != nil, cap(fresh.buf))
+	if fresh := whole.Piece(pieceRing, 10, nil); cap(fresh.buf) < 10 {
+		t.Fatalf("a piece of registrations that do not stream has no room (%d)", cap(fresh.buf))
 	}
+	stopped := make(chan struct{})
+	close(stopped)
 	var reused, fresh bool
 	got, _, err := registrationsOf(t, func(s *Session) error {
 		var r Registrations
 		r.StreamTo(s, 64<<10)
-		first := r.Piece(room)
-		mem := &first.buf[:1][0]
-		add(first, 0, 100)
-		r.Append(first)
-		// The writer hands the buffer back once it has written it.
-		b, err := written(r.spare)
+		pieces := make([]*Registrations, pieceRing+2)
+		mem := make([]*byte, len(pieces))
+		for k := range pieceRing {
+			pieces[k] = r.Piece(k, room, nil)
+			mem[k] = &pieces[k].buf[:1][0]
+			add(pieces[k], k*per, (k+1)*per)
+		}
+		r.Append(pieces[0])
+		// Waits for the writer to have written piece 0.
+		k := pieceRing
+		taken, err := within(func() *Registrations { return r.Piece(k, room, nil) })
 		if err != nil {
 			return err
 		}
-		second := r.Piece(room)
-		reused = &second.buf[:1][0] == mem
-		add(second, 100, 200)
-		r.Append(second)
-		if b, err = written(r.spare); err != nil {
+		pieces[k] = taken
+		reused = &taken.buf[:1][0] == mem[0]
+		add(taken, k*per, (k+1)*per)
+		// Piece 1 is not appended yet: stop gives a fresh buffer at once.
+		k++
+		if taken, err = within(func() *Registrations { return r.Piece(k, room, stopped) }); err != nil {
 			return err
 		}
-		third := r.Piece(cap(b) + 1)
-		fresh = &third.buf[:1][0] != &b[:1][0] && cap(third.buf) > cap(b)
-		add(third, 200, 300)
-		r.Append(third)
-		add(&r, 300, 310)
+		pieces[k] = taken
+		fresh = &taken.buf[:1][0] != mem[1] && cap(taken.buf) >= room
+		add(taken, k*per, (k+1)*per)
+		for _, piece := range pieces[1:] {
+			r.Append(piece)
+		}
+		add(&r, len(pieces)*per, len(pieces)*per+10)
 		if err := r.AddCommand("mcp", "MCP servers"); err != nil {
 			return err
 		}
@@ -406,10 +417,10 @@ func TestPieceReusesWrittenBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reused {
-		t.Error("the second piece did not reuse the first one's written buffer")
+		t.Error("a piece was not built in the written buffer of the piece pieceRing before it")
 	}
 	if !fresh {
-		t.Error("a piece larger than the spare buffer was built in it")
+		t.Error("a piece taken after stop closed was not given a fresh buffer")
 	}
 	want := strings.Split(strings.TrimSuffix(string(whole.Bytes()), "\n"), "\n")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -417,13 +428,14 @@ func TestPieceReusesWrittenBuffer(t *testing.T) {
 	}
 }
 
-// written waits for the writer to give a buffer back to spare, and puts it back.
-func written(spare chan []byte) ([]byte, error) {
+// within is take's piece, or an error when it waits past hangGuard.
+func within(take func() *Registrations) (*Registrations, error) {
+	c := make(chan *Registrations, 1)
+	go func() { c <- take() }()
 	select {
-	case b := <-spare:
-		spare <- b
-		return b, nil
+	case p := <-c:
+		return p, nil
 	case <-time.After(hangGuard):
-		return nil, errors.New("the writer gave no buffer back")
+		return nil, errors.New("Piece waited and never returned")
 	}
 }

@@ -19,8 +19,7 @@ type outFrame struct {
 	flushed chan struct{}
 	// pooled, when set, is the writer's buffer that b lives in: it goes back once written.
 	pooled *[]byte
-	// spare, when set, takes b's buffer once it is written, if it has room
-	// (Registrations.Piece).
+	// spare, when set, takes b's buffer once it is written (Registrations.Piece).
 	spare chan<- []byte
 }
 
