@@ -13,6 +13,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/parallel"
 	"github.com/zot-mcp/mcp-bridge/startup"
 )
 
@@ -90,8 +91,6 @@ func inPieces(n, workers int, build func(k int, stop <-chan struct{}), deliver f
 		done[k] = make(chan struct{})
 	}
 	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
 		once     sync.Once
 		halted   atomic.Bool
 		panicked any
@@ -104,17 +103,10 @@ func inPieces(n, workers int, build func(k int, stop <-chan struct{}), deliver f
 			close(stop)
 		})
 	}
-	for range min(workers, n) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= n || halted.Load() || !buildPiece(k, func(k int) { build(k, stop) }, done[k], halt) {
-					return
-				}
-			}
-		})
-	}
-	defer wg.Wait()
+	wait := parallel.Start(n, workers, func(k int) bool {
+		return !halted.Load() && buildPiece(k, func(k int) { build(k, stop) }, done[k], halt)
+	})
+	defer wait()
 	defer halt(nil) // a panic of deliver stops the builds too
 	for k := range n {
 		select {
@@ -127,7 +119,7 @@ func inPieces(n, workers int, build func(k int, stop <-chan struct{}), deliver f
 		deliver(k)
 	}
 	halt(nil)
-	wg.Wait()
+	wait()
 	if panicked != nil {
 		panic(panicked)
 	}

@@ -12,13 +12,12 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/parallel"
 	"github.com/zot-mcp/mcp-bridge/toolview"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
@@ -479,27 +478,7 @@ type payloadJob struct {
 // payloadsEach encodes every job's listing, on up to GOMAXPROCS goroutines, each taking
 // the next listing as it finishes one (listings differ a lot in size).
 func payloadsEach(jobs []payloadJob) {
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	if workers <= 1 {
-		for i := range jobs {
-			jobs[i].out = payloadsOf(&jobs[i])
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				jobs[i].out = payloadsOf(&jobs[i])
-			}
-		})
-	}
-	wg.Wait()
+	parallel.Each(len(jobs), min(runtime.GOMAXPROCS(0), len(jobs)), func(i int) { jobs[i].out = payloadsOf(&jobs[i]) })
 }
 
 // payloadsOf is the payloads of job j's listing.
