@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -119,9 +120,9 @@ type Registrations struct {
 }
 
 // pieceRing is how many buffers the pieces of a streaming Registrations take turns with
-// (Piece): more than the goroutines that build pieces at once, so that they seldom wait
+// (Piece): twice the goroutines that may build pieces at once, so that they seldom wait
 // for the writer while it keeps up.
-const pieceRing = 4
+func pieceRing() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // StreamTo makes r hand its frames to s whenever chunk bytes of them are added, in order
 // and before the frames added later (Session.Register sends the rest), so that the
@@ -129,7 +130,7 @@ const pieceRing = 4
 // frames not handed over yet.
 func (r *Registrations) StreamTo(s *Session, chunk int) {
 	r.to, r.chunk = s, chunk
-	r.ring = make([]chan []byte, pieceRing)
+	r.ring = make([]chan []byte, pieceRing())
 	for i := range r.ring {
 		r.ring[i] = make(chan []byte, 1)
 	}
@@ -137,7 +138,7 @@ func (r *Registrations) StreamTo(s *Session, chunk int) {
 
 // Piece is the k-th (from 0) of the pieces of frames built apart (on other goroutines)
 // and added to r with Append in order, empty with room for n bytes. When r streams
-// (StreamTo), piece k is built in the buffer of piece k-pieceRing once the writer has
+// (StreamTo), piece k is built in the buffer of piece k-pieceRing() once the writer has
 // written that, and waits for it meanwhile, unless stop closes or the writer ends first
 // (it then gets a fresh buffer): the frames of a large set take the memory of a few
 // pieces rather than of all, which with the collector held off during a start would be

@@ -352,7 +352,7 @@ func TestAppendCompactToolPayload(t *testing.T) {
 }
 
 // TestPieceReusesWrittenBuffer: piece k of registrations that stream (Piece) is built in
-// the buffer of piece k-pieceRing once the writer has written it, and in a fresh one when
+// the buffer of piece k-pieceRing() once the writer has written it, and in a fresh one when
 // stop closes first; pieces of registrations that do not stream never wait. The host
 // gets every frame in order either way.
 func TestPieceReusesWrittenBuffer(t *testing.T) {
@@ -365,12 +365,13 @@ func TestPieceReusesWrittenBuffer(t *testing.T) {
 		}
 	}
 	const room, per = 64 << 10, 50
+	ring := pieceRing()
 	var whole Registrations
-	add(&whole, 0, (pieceRing+2)*per+10)
+	add(&whole, 0, (ring+2)*per+10)
 	if err := whole.AddCommand("mcp", "MCP servers"); err != nil {
 		t.Fatal(err)
 	}
-	if fresh := whole.Piece(pieceRing, 10, nil); cap(fresh.buf) < 10 {
+	if fresh := whole.Piece(ring, 10, nil); cap(fresh.buf) < 10 {
 		t.Fatalf("a piece of registrations that do not stream has no room (%d)", cap(fresh.buf))
 	}
 	stopped := make(chan struct{})
@@ -379,16 +380,16 @@ func TestPieceReusesWrittenBuffer(t *testing.T) {
 	got, _, err := registrationsOf(t, func(s *Session) error {
 		var r Registrations
 		r.StreamTo(s, 64<<10)
-		pieces := make([]*Registrations, pieceRing+2)
+		pieces := make([]*Registrations, ring+2)
 		mem := make([]*byte, len(pieces))
-		for k := range pieceRing {
+		for k := range ring {
 			pieces[k] = r.Piece(k, room, nil)
 			mem[k] = &pieces[k].buf[:1][0]
 			add(pieces[k], k*per, (k+1)*per)
 		}
 		r.Append(pieces[0])
 		// Waits for the writer to have written piece 0.
-		k := pieceRing
+		k := ring
 		taken, err := within(func() *Registrations { return r.Piece(k, room, nil) })
 		if err != nil {
 			return err
@@ -417,7 +418,7 @@ func TestPieceReusesWrittenBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reused {
-		t.Error("a piece was not built in the written buffer of the piece pieceRing before it")
+		t.Error("a piece was not built in the written buffer of the piece pieceRing() before it")
 	}
 	if !fresh {
 		t.Error("a piece taken after stop closed was not given a fresh buffer")
