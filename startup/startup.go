@@ -192,9 +192,20 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 // per server the cleaned cached tools of its FrameServer's tools (by index), whose
 // payloads are not made yet.
 func setFrom(servers map[string]*cache.FrameServer, usable []*config.Server, project string, pins Pins, namer *catalog.Namer, check bool, srcs map[string][]source) (set *Set, stale []string, ok bool) {
-	var refs []catalog.ToolRef
-	var payloads []extension.ToolPayload // of refs
-	var sources []source                 // of refs, with srcs
+	// Sized for every tool of the fresh entries: grown by append, the three would take
+	// about twice their size in fresh memory.
+	most := 0
+	for _, s := range usable {
+		if fs := servers[s.Name].In(project); fs != nil && fs.Fingerprint == s.Fingerprint() {
+			most += len(fs.Tools)
+		}
+	}
+	refs := make([]catalog.ToolRef, 0, most)
+	payloads := make([]extension.ToolPayload, 0, most) // of refs
+	var sources []source                               // of refs, with srcs
+	if srcs != nil {
+		sources = make([]source, 0, most)
+	}
 	for _, s := range usable {
 		name := s.Name
 		fs := servers[name].In(project)
