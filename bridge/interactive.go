@@ -34,7 +34,13 @@ func (b *Bridge) interactive(server, tool string) bool {
 // toolPayload is a tool's pre-encoded registration payload as this host takes it
 // (hostPayload), and whether to register it as interactive (where the host honours it).
 func (b *Bridge) toolPayload(ref catalog.ToolRef, payload extension.ToolPayload) (extension.ToolPayload, bool) {
-	return b.hostPayload(payload), b.interactiveHost() && b.interactive(ref.Server, ref.Tool)
+	return b.hostPayload(payload), b.registeredInteractive(ref)
+}
+
+// registeredInteractive says whether to register the tool as interactive (where the host
+// honours it).
+func (b *Bridge) registeredInteractive(ref catalog.ToolRef) bool {
+	return b.interactiveHost() && b.interactive(ref.Server, ref.Tool)
 }
 
 // callBudget is the budget of one call of the server's tool, and ctx marked when the

@@ -13,8 +13,12 @@ import (
 // hostPayload is a tool's pre-encoded registration payload as this host takes it: the
 // output schema only for hosts that announce capabilities.
 func (b *Bridge) hostPayload(payload extension.ToolPayload) extension.ToolPayload {
-	if b.host.Generation() == extension.GenNew {
+	if b.payloadsAsMade() {
 		return payload
 	}
 	return payload.WithoutOutputSchema()
 }
+
+// payloadsAsMade says whether this host takes every payload as it was made (hostPayload
+// gives it back unchanged).
+func (b *Bridge) payloadsAsMade() bool { return b.host.Generation() == extension.GenNew }

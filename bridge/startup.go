@@ -13,6 +13,7 @@ import (
 	"github.com/zot-mcp/mcp-bridge/commands"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/parallel"
 	"github.com/zot-mcp/mcp-bridge/startup"
 )
 
@@ -54,13 +55,20 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 			from[k], _ = slices.BinarySearch(size, k*total/n)
 		}
 		from[n] = len(s.Tools)
-		pieces := make([]extension.Registrations, n)
+		// Every piece gets the room of the largest, so that the buffer of any piece
+		// written already fits whichever is built next (Registrations.Piece).
+		room := 0
+		for k := range n {
+			room = max(room, size[from[k+1]]-size[from[k]])
+		}
+		pieces := make([]*extension.Registrations, n)
 		failures := make([][]frameFailure, n)
-		inPieces(n, workers, func(k int) {
-			pieces[k].Grow(size[from[k+1]] - size[from[k]])
-			failures[k] = b.addToolRange(&pieces[k], s, from[k], from[k+1], deferred, look)
+		inPieces(n, workers, func(k int, stop <-chan struct{}) {
+			pieces[k] = regs.Piece(k, room, stop)
+			failures[k] = b.addToolRange(pieces[k], s, from[k], from[k+1], deferred, look)
 		}, func(k int) {
-			regs.Append(&pieces[k])
+			regs.Append(pieces[k])
+			pieces[k] = nil
 			failed = append(failed, failures[k]...)
 		})
 	}
@@ -75,15 +83,14 @@ func (b *Bridge) addTools(regs *extension.Registrations, s *startup.Set, deferre
 // only once every build ended, however they and deliver end: the builds read what the
 // caller may release as soon as it returns (the set, whose tools may point into the
 // startup file's mapping). The first panic of a build stops the rest (no piece is
-// delivered after it) and is raised again here (Setup's caller turns it into an error).
-func inPieces(n, workers int, build, deliver func(k int)) {
+// delivered after it; stop, which each build is given, closes) and is raised again here
+// (Setup's caller turns it into an error).
+func inPieces(n, workers int, build func(k int, stop <-chan struct{}), deliver func(k int)) {
 	done := make([]chan struct{}, n)
 	for k := range done {
 		done[k] = make(chan struct{})
 	}
 	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
 		once     sync.Once
 		halted   atomic.Bool
 		panicked any
@@ -96,17 +103,10 @@ func inPieces(n, workers int, build, deliver func(k int)) {
 			close(stop)
 		})
 	}
-	for range min(workers, n) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= n || halted.Load() || !buildPiece(k, build, done[k], halt) {
-					return
-				}
-			}
-		})
-	}
-	defer wg.Wait()
+	wait := parallel.Start(n, workers, func(k int) bool {
+		return !halted.Load() && buildPiece(k, func(k int) { build(k, stop) }, done[k], halt)
+	})
+	defer wait()
 	defer halt(nil) // a panic of deliver stops the builds too
 	for k := range n {
 		select {
@@ -119,7 +119,7 @@ func inPieces(n, workers int, build, deliver func(k int)) {
 		deliver(k)
 	}
 	halt(nil)
-	wg.Wait()
+	wait()
 	if panicked != nil {
 		panic(panicked)
 	}
@@ -160,18 +160,27 @@ func (b *Bridge) addToolRange(regs *extension.Registrations, s *startup.Set, fro
 	var failed []frameFailure
 	server, ns := "", extension.NamespaceFields(nil)
 	var made []byte // the payload of a tool whose payload is made here, reused
+	asMade := b.payloadsAsMade()
 	for i := from; i < to; i++ {
 		t := &s.Tools[i]
-		payload := t.Payload
-		if payload == nil {
-			made = t.AppendPayload(made[:0])
-			payload = made
-		}
-		p, interactive := b.toolPayload(t.Ref, payload)
 		if t.Ref.Server != server {
 			server, ns = t.Ref.Server, look.ns[t.Ref.Server]
 		}
-		if err := regs.AddPayloadIn(t.Name, p, ns, deferred && !look.isVisible(i), interactive); err != nil {
+		hidden := deferred && !look.isVisible(i)
+		var err error
+		if t.Payload == nil && asMade {
+			// Made into the frame itself: no buffer of its own to copy it from.
+			err = regs.AddMadeIn(t.Name, t.AppendPayload, ns, hidden, b.registeredInteractive(t.Ref))
+		} else {
+			payload := t.Payload
+			if payload == nil {
+				made = t.AppendPayload(made[:0])
+				payload = made
+			}
+			p, interactive := b.toolPayload(t.Ref, payload)
+			err = regs.AddPayloadIn(t.Name, p, ns, hidden, interactive)
+		}
+		if err != nil {
 			failed = append(failed, frameFailure{ref: t.Ref, err: err})
 		}
 	}

@@ -9,14 +9,14 @@ import (
 
 // TestInPiecesJoins: inPieces delivers every piece in order once its build ended, and
 // returns only once every build ended, also when a build or a delivery panics (its caller
-// releases what the builds read as soon as it returns); a panic is raised, and no piece
-// after a panicking build is delivered.
+// releases what the builds read as soon as it returns); a panic is raised, no piece
+// after a panicking build is delivered, and a build waiting on its stop is let go.
 func TestInPiecesJoins(t *testing.T) {
 	t.Run("in order", func(t *testing.T) {
 		const n = 16
 		var built [n]atomic.Bool
 		var delivered []int
-		inPieces(n, 3, func(k int) { built[k].Store(true) }, func(k int) {
+		inPieces(n, 3, func(k int, _ <-chan struct{}) { built[k].Store(true) }, func(k int) {
 			if !built[k].Load() {
 				t.Errorf("piece %d delivered before it was built", k)
 			}
@@ -37,7 +37,7 @@ func TestInPiecesJoins(t *testing.T) {
 				}
 				returned.Store(true)
 			}()
-			inPieces(2, 2, func(k int) {
+			inPieces(2, 2, func(k int, _ <-chan struct{}) {
 				if k == 0 {
 					<-started // each of the two workers holds one piece
 					close(panicking)
@@ -70,7 +70,7 @@ func TestInPiecesJoins(t *testing.T) {
 					t.Error("the build's panic was not raised")
 				}
 			}()
-			inPieces(6, 1, func(k int) {
+			inPieces(6, 1, func(k int, _ <-chan struct{}) {
 				if k == 3 {
 					panic("third")
 				}
@@ -80,6 +80,26 @@ func TestInPiecesJoins(t *testing.T) {
 		if len(delivered) > 3 || !slices.Equal(delivered, []int{0, 1, 2}[:len(delivered)]) {
 			t.Errorf("delivered %v, want a start of [0 1 2]", delivered)
 		}
+	})
+	t.Run("a build waits on stop while another panics", func(t *testing.T) {
+		// As Registrations.Piece waits for a piece before it that a panic leaves
+		// undelivered: only stop ends the wait, and inPieces must not wait for it.
+		waiting := make(chan struct{})
+		func() {
+			defer func() {
+				if recover() != "zeroth" {
+					t.Error("the build's panic was not raised")
+				}
+			}()
+			inPieces(2, 2, func(k int, stop <-chan struct{}) {
+				if k == 0 {
+					<-waiting
+					panic("zeroth")
+				}
+				close(waiting)
+				<-stop
+			}, func(int) {})
+		}()
 	})
 	t.Run("a delivery panics", func(t *testing.T) {
 		var running, ran atomic.Int64
@@ -92,7 +112,7 @@ func TestInPiecesJoins(t *testing.T) {
 					t.Error("inPieces returned while a build still ran")
 				}
 			}()
-			inPieces(8, 2, func(int) {
+			inPieces(8, 2, func(int, <-chan struct{}) {
 				running.Add(1)
 				defer running.Add(-1)
 				ran.Add(1)

@@ -170,13 +170,23 @@ func (l *Listings) Decode() (*File, error) {
 // zero. ErrNotLaidOut: the entry is not laid out as the bridge writes it (Read the file
 // then). Entries may be read at once on several goroutines.
 func (e Listing) Read() (*Server, error) {
+	s, _, err := e.ReadCompact()
+	return s, err
+}
+
+// ReadCompact is Read that also says, per tool of the entry (by index), whether its
+// schemas are compact: each absent or one valid JSON value with no white space between
+// its tokens, which compacting gives back unchanged. Update writes them so; the reader
+// checks them anyway (by compacting them), so what frames them may copy them as they
+// are instead of compacting them a second time (extension.AppendCompactToolPayload).
+func (e Listing) ReadCompact() (*Server, []bool, error) {
 	r := lines{data: e.lines}
 	s, ok := r.entry(e.pad)
 	if !ok || r.at != len(r.data) {
-		return nil, ErrNotLaidOut
+		return nil, nil, ErrNotLaidOut
 	}
 	s.Project = e.project
-	return s, nil
+	return s, r.compacted, nil
 }
 
 // Check says whether the decoder reads the entry, one not read (Others), as the lines
@@ -237,6 +247,9 @@ type lines struct {
 	key, value []byte
 	comma      bool
 	compact    bytes.Buffer // kept's output, thrown away
+	// compacted says, per tool read (tools), whether its schemas are compact
+	// (Listing.ReadCompact).
+	compacted []bool
 }
 
 // next returns the next line without its newline (it shares the file's bytes); nil past
@@ -420,7 +433,7 @@ func (r *lines) tools(pad string, e *Server) bool {
 			return false
 		}
 		var t Tool
-		named := false
+		named, compact := false, true
 		k := 0
 		for more := true; more; {
 			if !r.member(in, "") {
@@ -448,13 +461,20 @@ func (r *lines) tools(pad string, e *Server) bool {
 			case "inputSchema", "outputSchema":
 				// An object, as Update writes it; anything else is Read's to judge.
 				v := r.value[:len(r.value):len(r.value)]
-				if ok = v[0] == '{' && r.kept(v); name == "inputSchema" {
+				asIs := false
+				if ok = v[0] == '{'; ok {
+					ok, asIs = r.kept(v)
+				}
+				if compact = compact && asIs; name == "inputSchema" {
 					t.InputSchema = v
 				} else {
 					t.OutputSchema = v
 				}
 			case "annotations":
-				if ok = r.value[0] == '{' && r.kept(r.value); ok {
+				if ok = r.value[0] == '{'; ok {
+					ok, _ = r.kept(r.value)
+				}
+				if ok {
 					t.Annotations = new(Annotations)
 					ok = decodeAnnotations(r.value, t.Annotations) == nil
 				}
@@ -467,6 +487,7 @@ func (r *lines) tools(pad string, e *Server) bool {
 			return false // both always written
 		}
 		e.Tools = append(e.Tools, t)
+		r.compacted = append(r.compacted, compact)
 		if !r.closes(pad + "  }") {
 			return false
 		}
@@ -500,12 +521,14 @@ func oneValue(v []byte) bool {
 // which there is one or more per tool: nearly all are valid compact JSON as Update writes
 // it, which goccy's Compact tells in a fraction of oneValue's time, and a value that is
 // one valid JSON value is framed as the decoder frames it. Any other value (Compact
-// refuses it, or panics) is oneValue's to judge, so kept says what oneValue says.
-func (r *lines) kept(v []byte) bool {
+// refuses it, or panics) is oneValue's to judge, so ok says what oneValue says. compact
+// says that v is valid JSON that compacting gives back unchanged (Compact only leaves
+// white space out, so its output is v when it is as long).
+func (r *lines) kept(v []byte) (ok, compact bool) {
 	if r.compacts(v) {
-		return true
+		return true, r.compact.Len() == len(v)
 	}
-	return oneValue(v)
+	return oneValue(v), false
 }
 
 // compacts says whether goccy's Compact takes v.

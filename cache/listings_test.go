@@ -459,45 +459,51 @@ func FuzzReadListings(f *testing.F) {
 }
 
 // keptCases are values a schema or annotations line may hold: kept must say what oneValue
-// says of each, whether goccy's Compact takes it or not.
+// says of each, whether goccy's Compact takes it or not, and that it is compact only when
+// it is valid JSON that compacting gives back unchanged.
 var keptCases = []struct {
-	name, v string
-	want    bool
+	name, v       string
+	want, compact bool
 }{
-	{"compact object", `{"type":"object","properties":{"a":{"type":"string"}}}`, true},
-	{"empty object", `{}`, true},
-	{"spaced inside", `{ "type" : "object", "properties" : { } }`, true},
-	{"space after", `{"a":1} `, true},
-	{"brackets in strings", `{"a":"}]{[","b":["}"]}`, true},
-	{"escaped quotes", `{"a":"say \"}\" \\","b":"\\"}`, true},
-	{"unicode escapes", `{"a":"\u007d\ud83d\ude00"}`, true},
-	{"non-ASCII", `{"описание":"日本語 😀"}`, true},
-	{"member after it", `{"a":1}, "name": "evil"`, false},
-	{"closed early", `{"a":1}}`, false},
-	{"second value", `{"a":1} {}`, false},
-	{"not closed", `{"a":[1,2}`, false},
-	{"cut in a string", `{"a":"b`, false},
+	{"compact object", `{"type":"object","properties":{"a":{"type":"string"}}}`, true, true},
+	{"empty object", `{}`, true, true},
+	{"spaced inside", `{ "type" : "object", "properties" : { } }`, true, false},
+	{"space after", `{"a":1} `, true, false},
+	{"brackets in strings", `{"a":"}]{[","b":["}"]}`, true, true},
+	{"escaped quotes", `{"a":"say \"}\" \\","b":"\\"}`, true, true},
+	{"unicode escapes", `{"a":"\u007d\ud83d\ude00"}`, true, true},
+	{"non-ASCII", `{"описание":"日本語 😀"}`, true, true},
+	{"member after it", `{"a":1}, "name": "evil"`, false, false},
+	{"closed early", `{"a":1}}`, false, false},
+	{"second value", `{"a":1} {}`, false, false},
+	{"not closed", `{"a":[1,2}`, false, false},
+	{"cut in a string", `{"a":"b`, false, false},
 	// Framed as the decoder frames it, invalid inside: Compact refuses it, oneValue
 	// takes it (Decode says what is wrong after ready).
-	{"bad scalar inside", `{"a":1x}`, true},
-	{"comma first inside", `{,"a":1}`, true},
-	{"control in a string", "{\"a\":\"\x01\"}", true},
-	{"invalid UTF-8", "{\"a\":\"\xff\"}", true},
-	{"deep", strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000), true},
+	{"bad scalar inside", `{"a":1x}`, true, false},
+	{"comma first inside", `{,"a":1}`, true, false},
+	{"control in a string", "{\"a\":\"\x01\"}", true, false},
+	{"invalid UTF-8", "{\"a\":\"\xff\"}", true, true},
+	{"deep", strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000), true, false},
 }
 
 func TestKeptIsOneValue(t *testing.T) {
 	for _, c := range keptCases {
 		t.Run(c.name, func(t *testing.T) {
 			var r lines
-			if got := r.kept([]byte(c.v)); got != c.want || got != oneValue([]byte(c.v)) {
+			got, compact := r.kept([]byte(c.v))
+			if got != c.want || got != oneValue([]byte(c.v)) {
 				t.Errorf("kept = %v, oneValue = %v, want %v", got, oneValue([]byte(c.v)), c.want)
+			}
+			if compact != c.compact {
+				t.Errorf("compact = %v, want %v", compact, c.compact)
 			}
 		})
 	}
 }
 
-// FuzzKeptIsOneValue: kept (goccy's Compact first) says what oneValue says of any value.
+// FuzzKeptIsOneValue: kept (goccy's Compact first) says what oneValue says of any value,
+// and a value it calls compact is valid JSON that encoding/json compacts to itself.
 func FuzzKeptIsOneValue(f *testing.F) {
 	for _, c := range keptCases {
 		if len(c.v) < 1<<10 { // the deep one slows every mutation of it down
@@ -506,10 +512,20 @@ func FuzzKeptIsOneValue(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, v []byte) {
 		var r lines
-		if got, want := r.kept(v), oneValue(v); got != want {
+		got, compact := r.kept(v)
+		if want := oneValue(v); got != want {
 			t.Errorf("kept(%q) = %v, oneValue = %v", v, got, want)
 		}
+		if compact && !compactsToItself(v) {
+			t.Errorf("kept(%q) calls it compact; encoding/json compacts it otherwise or refuses it", v)
+		}
 	})
+}
+
+// compactsToItself says whether encoding/json takes v and compacts it to v.
+func compactsToItself(v []byte) bool {
+	var b bytes.Buffer
+	return json.Compact(&b, v) == nil && bytes.Equal(b.Bytes(), v)
 }
 
 // TestReadHalves: a file read in two halves at once is os.ReadFile's bytes, also when it

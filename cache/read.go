@@ -11,10 +11,10 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/zot-mcp/mcp-bridge/internal/parallel"
 )
 
 // Read loads the cache file at path.
@@ -163,19 +163,10 @@ func decodeSplit(data []byte, from, workers int) (f *File, ok bool) {
 	}()
 	decoded := make([]map[string]*Server, len(parts))
 	failed := make([]bool, len(parts))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, len(parts)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(parts) {
-					return
-				}
-				decoded[i], failed[i] = decodePart(data[parts[i].from : parts[i].to+1])
-			}
-		})
-	}
+	wait := parallel.Start(len(parts), workers, func(i int) bool {
+		decoded[i], failed[i] = decodePart(data[parts[i].from : parts[i].to+1])
+		return true
+	})
 	f = new(File)
 	restErr := func() (err error) {
 		defer func() {
@@ -185,7 +176,7 @@ func decodeSplit(data []byte, from, workers int) (f *File, ok bool) {
 		}()
 		return gojson.Unmarshal(head, f)
 	}()
-	wg.Wait()
+	wait()
 	// A servers member in the rest too (a hand edit) would win in the whole decode and
 	// lose here: such a file is decoded whole.
 	if restErr != nil || f.Version != Version || slices.Contains(failed, true) || len(f.Servers) != 0 {

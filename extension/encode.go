@@ -32,23 +32,34 @@ const emptyObjectSchema = `{"type":"object","properties":{}}`
 func AppendToolFrame(dst []byte, t Tool) []byte {
 	dst = append(dst, `{"type":"register_tool","name":`...)
 	dst = appendJSONString(dst, t.Name)
-	return append(appendToolMembers(append(dst, ','), t), '}')
+	return append(appendToolMembers(append(dst, ','), t, false), '}')
 }
 
 // appendToolMembers appends the members of t's frame after its name (AppendToolFrame),
-// without the braces.
-func appendToolMembers(dst []byte, t Tool) []byte {
+// without the braces. compact: the caller vouches that t's schemas are each empty or
+// valid JSON that compacting gives back unchanged, so they are copied as they are (the
+// same bytes).
+func appendToolMembers(dst []byte, t Tool, compact bool) []byte {
 	dst = append(dst, `"description":`...)
 	dst = appendJSONString(dst, t.Description)
 	dst = append(dst, `,"schema":`...)
-	dst = appendCompactJSON(dst, t.Schema, emptyObjectSchema)
+	if compact && len(t.Schema) > 0 {
+		dst = append(dst, t.Schema...)
+	} else {
+		dst = appendCompactJSON(dst, t.Schema, emptyObjectSchema)
+	}
 	if t.Deferred {
 		dst = append(dst, `,"deferred":true`...)
 	}
 	if t.Interactive {
 		dst = append(dst, `,"interactive":true`...)
 	}
-	if len(bytes.TrimSpace(t.OutputSchema)) > 0 && gojson.Valid(t.OutputSchema) {
+	switch {
+	case compact:
+		if len(t.OutputSchema) > 0 {
+			dst = append(append(dst, `,"output_schema":`...), t.OutputSchema...)
+		}
+	case len(bytes.TrimSpace(t.OutputSchema)) > 0 && gojson.Valid(t.OutputSchema):
 		dst = append(dst, `,"output_schema":`...)
 		dst = appendCompactJSON(dst, t.OutputSchema, "{}")
 	}

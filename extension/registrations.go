@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -30,7 +31,17 @@ func EncodeToolPayload(t Tool) ToolPayload {
 // into one buffer grown once.
 func AppendToolPayload(dst []byte, t Tool) []byte {
 	t.Deferred, t.Interactive, t.Namespace = false, false, Namespace{}
-	return appendToolMembers(dst, t)
+	return appendToolMembers(dst, t, false)
+}
+
+// AppendCompactToolPayload is AppendToolPayload for a tool whose schemas the caller has
+// checked to be each empty or valid JSON that compacting gives back unchanged (a cached
+// tool its reader compacted: cache.Listing.ReadCompact): they are copied as they are
+// rather than checked and compacted again, which gives the same bytes. A schema that is
+// not so goes into the payload as it is.
+func AppendCompactToolPayload(dst []byte, t Tool) []byte {
+	t.Deferred, t.Interactive, t.Namespace = false, false, Namespace{}
+	return appendToolMembers(dst, t, true)
 }
 
 // Valid reports whether p has the shape EncodeToolPayload gives: JSON object members that
@@ -101,7 +112,17 @@ type Registrations struct {
 	to    *Session
 	chunk int
 	err   error
+	// ring, set by StreamTo, is where the writer gives back the buffers of the pieces
+	// appended to r (Piece), one channel for every pieceRing-th piece; slot is a
+	// piece's.
+	ring []chan []byte
+	slot chan []byte
 }
+
+// pieceRing is how many buffers the pieces of a streaming Registrations take turns with
+// (Piece): twice the goroutines that may build pieces at once, so that they seldom wait
+// for the writer while it keeps up.
+func pieceRing() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // StreamTo makes r hand its frames to s whenever chunk bytes of them are added, in order
 // and before the frames added later (Session.Register sends the rest), so that the
@@ -109,6 +130,51 @@ type Registrations struct {
 // frames not handed over yet.
 func (r *Registrations) StreamTo(s *Session, chunk int) {
 	r.to, r.chunk = s, chunk
+	r.ring = make([]chan []byte, pieceRing())
+	for i := range r.ring {
+		r.ring[i] = make(chan []byte, 1)
+	}
+}
+
+// Piece is the k-th (from 0) of the pieces of frames built apart (on other goroutines)
+// and added to r with Append in order, empty with room for n bytes. When r streams
+// (StreamTo), piece k is built in the buffer of piece k-pieceRing() once the writer has
+// written that, and waits for it meanwhile, unless stop closes or the writer ends first
+// (it then gets a fresh buffer): the frames of a large set take the memory of a few
+// pieces rather than of all, which with the collector held off during a start would be
+// fresh memory (a page fault a page) for every piece while the writer falls behind. A
+// piece waits only for one before it, so pieces built on several goroutines never wait
+// on each other in a circle, provided each piece is appended (or stop closes) once
+// those before it are. Pieces may be taken on several goroutines at once, while r is
+// appended to.
+func (r *Registrations) Piece(k, n int, stop <-chan struct{}) *Registrations {
+	p := &Registrations{}
+	if r.ring != nil {
+		p.slot = r.ring[k%len(r.ring)]
+		if k >= len(r.ring) {
+			select {
+			case b := <-p.slot:
+				p.buf = b[:0]
+			case <-stop:
+			case <-r.to.w.dead:
+			case <-r.to.w.done:
+			}
+		}
+	}
+	p.Grow(n)
+	return p
+}
+
+// giveBack hands the piece's buffer to the piece that takes it after this one (Piece),
+// for when it does not go to the writer, which would give it back once written.
+func (r *Registrations) giveBack() {
+	if r.slot != nil {
+		select {
+		case r.slot <- r.buf[:0]:
+		default:
+		}
+	}
+	r.buf, r.n = nil, 0
 }
 
 // handOver gives the frames in r to the session StreamTo named once they reach its chunk
@@ -185,6 +251,33 @@ func (r *Registrations) AddPayloadIn(name string, p ToolPayload, ns NamespaceFie
 	r.buf = appendJSONString(r.buf, name)
 	r.buf = append(r.buf, ',')
 	r.buf = append(r.buf, p...)
+	return r.endFrame(name, start, deferred, interactive, ns)
+}
+
+// AddMadeIn is AddPayloadIn for a payload that made appends to the frame as it is built
+// (a payload of AppendToolPayload's or AppendCompactToolPayload's, nothing else), so that
+// it is encoded once into the frame rather than into a buffer of its own and copied; it
+// is checked as Valid checks a payload but for the newlines, which those never write.
+func (r *Registrations) AddMadeIn(name string, made func(dst []byte) []byte, ns NamespaceFields, deferred, interactive bool) error {
+	if name == "" {
+		return errors.New("extension: tool without name")
+	}
+	start := len(r.buf)
+	r.buf = append(r.buf, framePrefix...)
+	r.buf = appendJSONString(r.buf, name)
+	r.buf = append(r.buf, ',')
+	at := len(r.buf)
+	r.buf = made(r.buf)
+	if p := ToolPayload(r.buf[at:]); len(p) < 2 || p[0] != '"' || p[len(p)-1] == ',' || p[len(p)-1] == '\\' {
+		r.buf = r.buf[:start]
+		return fmt.Errorf("extension: tool %s: payload is not a run of JSON members", name)
+	}
+	return r.endFrame(name, start, deferred, interactive, ns)
+}
+
+// endFrame appends the flags and the namespace to the frame started at start, whose
+// payload was just added, and ends it (or takes it back when it is too long).
+func (r *Registrations) endFrame(name string, start int, deferred, interactive bool, ns NamespaceFields) error {
 	if deferred {
 		r.buf = append(r.buf, `,"deferred":true`...)
 	}
@@ -241,11 +334,13 @@ func (r *Registrations) Append(o *Registrations) {
 		r.err = o.err
 	}
 	if o.n == 0 {
+		o.giveBack()
 		return
 	}
 	if r.to == nil {
 		r.buf = append(r.buf, o.buf...)
 		r.n += o.n
+		o.giveBack()
 		return
 	}
 	if r.n > 0 {
@@ -255,12 +350,16 @@ func (r *Registrations) Append(o *Registrations) {
 		r.chunk = chunk
 	}
 	if r.err != nil {
+		o.giveBack()
 		return
 	}
-	// The writer ends a batch with '\n'.
-	if !r.to.w.send(outFrame{b: o.buf[:len(o.buf)-1], batch: true}) {
+	// The writer ends a batch with '\n', and gives the buffer back once written.
+	if !r.to.w.send(outFrame{b: o.buf[:len(o.buf)-1], batch: true, spare: o.slot}) {
 		r.err = ErrClosed
+		o.giveBack()
+		return
 	}
+	o.buf, o.n = nil, 0
 }
 
 // Len is the number of frames in r: added, and not handed over (StreamTo).

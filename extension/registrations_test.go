@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zot-mcp/mcp-bridge/testkit/exttest"
 )
@@ -40,6 +41,14 @@ func TestAddPayloadEqualsAppendToolFrame(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := append(AppendToolFrame(nil, tool), '\n')
+			// A payload made into the frame (AddMadeIn) gives the same frame.
+			var made Registrations
+			if err := made.AddMadeIn(tool.Name, func(dst []byte) []byte { return AppendToolPayload(dst, tool) }, EncodeNamespace(tool.Namespace), tool.Deferred, tool.Interactive); err != nil {
+				t.Fatal(err)
+			}
+			if made.Len() != 1 || !bytes.Equal(made.Bytes(), r.Bytes()) {
+				t.Fatalf("frame with its payload made in it:\n got %s\nwant %s", made.Bytes(), r.Bytes())
+			}
 			if r.Len() != 1 || !sameJSON(r.Bytes(), want) {
 				t.Fatalf("frame from payload:\n got %s\nwant %s", r.Bytes(), want)
 			}
@@ -83,6 +92,18 @@ func TestAddPayloadRefuses(t *testing.T) {
 	} {
 		if err := r.AddPayload(tc.name, tc.payload, false, false); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("AddPayload(%q, %.40s): %v, want %q", tc.name, tc.payload, err, tc.want)
+		}
+		if bytes.IndexByte(tc.payload, '\n') >= 0 {
+			continue // AddMadeIn's payloads never hold one
+		}
+		made := func(dst []byte) []byte { return append(dst, tc.payload...) }
+		if err := r.AddMadeIn(tc.name, made, nil, false, false); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AddMadeIn(%q, %.40s): %v, want %q", tc.name, tc.payload, err, tc.want)
+		}
+	}
+	for _, p := range []string{"", `"d":1,`, `"d":"\`} {
+		if err := r.AddMadeIn("x", func(dst []byte) []byte { return append(dst, p...) }, nil, false, false); err == nil {
+			t.Errorf("AddMadeIn of payload %q: no error", p)
 		}
 	}
 	if r.Len() != 0 || len(r.Bytes()) != 0 {
@@ -307,5 +328,115 @@ func TestRegisterAppended(t *testing.T) {
 				t.Fatalf("%d registrations built in parts differ from %d built in one", len(got), len(whole))
 			}
 		})
+	}
+}
+
+// TestAppendCompactToolPayload: for schemas that compacting gives back unchanged (or
+// absent), the payload that copies them is AppendToolPayload's.
+func TestAppendCompactToolPayload(t *testing.T) {
+	for _, tc := range []Tool{
+		{Description: "plain", Schema: json.RawMessage(`{"type":"object","properties":{}}`)},
+		{Description: "with output", Schema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number"}}}`)},
+		{Description: "escapes \"\n\u0001", Schema: json.RawMessage(`{"description":"say \"hi\" \\ 日本 \u00e9 <b>"}`)},
+		{Description: "no schema"},
+		{Description: "null output", Schema: json.RawMessage(`{}`), OutputSchema: json.RawMessage(`null`)},
+		{Description: "flags and namespace are not part of it", Schema: json.RawMessage(`{}`), Deferred: true, Interactive: true, Namespace: Namespace{Name: "n"}},
+	} {
+		t.Run(tc.Description, func(t *testing.T) {
+			got, want := AppendCompactToolPayload([]byte("x"), tc), AppendToolPayload([]byte("x"), tc)
+			if !bytes.Equal(got, want) {
+				t.Errorf("got  %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+// TestPieceReusesWrittenBuffer: piece k of registrations that stream (Piece) is built in
+// the buffer of piece k-pieceRing() once the writer has written it, and in a fresh one when
+// stop closes first; pieces of registrations that do not stream never wait. The host
+// gets every frame in order either way.
+func TestPieceReusesWrittenBuffer(t *testing.T) {
+	p := EncodeToolPayload(Tool{Description: strings.Repeat("describes the tool. ", 20), Schema: json.RawMessage(`{"type":"object"}`)})
+	add := func(r *Registrations, from, to int) {
+		for i := from; i < to; i++ {
+			if err := r.AddPayload(fmt.Sprintf("mcp__srv__tool_%04d", i), p, true, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const room, per = 64 << 10, 50
+	ring := pieceRing()
+	var whole Registrations
+	add(&whole, 0, (ring+2)*per+10)
+	if err := whole.AddCommand("mcp", "MCP servers"); err != nil {
+		t.Fatal(err)
+	}
+	if fresh := whole.Piece(ring, 10, nil); cap(fresh.buf) < 10 {
+		t.Fatalf("a piece of registrations that do not stream has no room (%d)", cap(fresh.buf))
+	}
+	stopped := make(chan struct{})
+	close(stopped)
+	var reused, fresh bool
+	got, _, err := registrationsOf(t, func(s *Session) error {
+		var r Registrations
+		r.StreamTo(s, 64<<10)
+		pieces := make([]*Registrations, ring+2)
+		mem := make([]*byte, len(pieces))
+		for k := range ring {
+			pieces[k] = r.Piece(k, room, nil)
+			mem[k] = &pieces[k].buf[:1][0]
+			add(pieces[k], k*per, (k+1)*per)
+		}
+		r.Append(pieces[0])
+		// Waits for the writer to have written piece 0.
+		k := ring
+		taken, err := within(func() *Registrations { return r.Piece(k, room, nil) })
+		if err != nil {
+			return err
+		}
+		pieces[k] = taken
+		reused = &taken.buf[:1][0] == mem[0]
+		add(taken, k*per, (k+1)*per)
+		// Piece 1 is not appended yet: stop gives a fresh buffer at once.
+		k++
+		if taken, err = within(func() *Registrations { return r.Piece(k, room, stopped) }); err != nil {
+			return err
+		}
+		pieces[k] = taken
+		fresh = &taken.buf[:1][0] != mem[1] && cap(taken.buf) >= room
+		add(taken, k*per, (k+1)*per)
+		for _, piece := range pieces[1:] {
+			r.Append(piece)
+		}
+		add(&r, len(pieces)*per, len(pieces)*per+10)
+		if err := r.AddCommand("mcp", "MCP servers"); err != nil {
+			return err
+		}
+		return s.Register(&r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reused {
+		t.Error("a piece was not built in the written buffer of the piece pieceRing() before it")
+	}
+	if !fresh {
+		t.Error("a piece taken after stop closed was not given a fresh buffer")
+	}
+	want := strings.Split(strings.TrimSuffix(string(whole.Bytes()), "\n"), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("%d frames through pieces differ from %d built whole", len(got), len(want))
+	}
+}
+
+// within is take's piece, or an error when it waits past hangGuard.
+func within(take func() *Registrations) (*Registrations, error) {
+	c := make(chan *Registrations, 1)
+	go func() { c <- take() }()
+	select {
+	case p := <-c:
+		return p, nil
+	case <-time.After(hangGuard):
+		return nil, errors.New("Piece waited and never returned")
 	}
 }

@@ -19,6 +19,8 @@ type outFrame struct {
 	flushed chan struct{}
 	// pooled, when set, is the writer's buffer that b lives in: it goes back once written.
 	pooled *[]byte
+	// spare, when set, takes b's buffer once it is written (Registrations.Piece).
+	spare chan<- []byte
 }
 
 // writer owns the extension's stdout. Frames are queued on ch and written by
@@ -78,6 +80,12 @@ func (w *writer) loop(out io.Writer) {
 			// bufio copied f.b or wrote it through: nothing refers to it any more.
 			*f.pooled = f.b
 			w.putBuf(f.pooled)
+		}
+		if f.spare != nil {
+			select {
+			case f.spare <- f.b[:0]:
+			default:
+			}
 		}
 		if err != nil {
 			fail(err)

@@ -12,13 +12,12 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
 	"github.com/zot-mcp/mcp-bridge/catalog"
 	"github.com/zot-mcp/mcp-bridge/config"
 	"github.com/zot-mcp/mcp-bridge/extension"
+	"github.com/zot-mcp/mcp-bridge/internal/parallel"
 	"github.com/zot-mcp/mcp-bridge/toolview"
 	"github.com/zot-mcp/mcp-bridge/trust"
 )
@@ -51,14 +50,24 @@ type Tool struct {
 	Payload extension.ToolPayload
 	// src is the cleaned cached tool the payload is made from while Payload is nil
 	// (FromListings: made as the frames are built, AppendPayload).
-	src *cache.Tool
+	src source
+}
+
+// source is a cleaned cached tool a payload is made from, and whether its schemas are
+// compact as its reader found them (cache.Listing.ReadCompact): its payload copies them.
+type source struct {
+	tool    *cache.Tool
+	compact bool
 }
 
 // AppendPayload appends the tool's payload to dst: Payload, or the one made from its
 // cached tool.
 func (t *Tool) AppendPayload(dst []byte) []byte {
-	if t.Payload == nil && t.src != nil {
-		return appendPayload(dst, t.Ref.Server, t.src)
+	if t.Payload == nil && t.src.tool != nil {
+		if t.src.compact {
+			return appendCompactPayload(dst, t.Ref.Server, t.src.tool)
+		}
+		return appendPayload(dst, t.Ref.Server, t.src.tool)
 	}
 	return append(dst, t.Payload...)
 }
@@ -66,8 +75,8 @@ func (t *Tool) AppendPayload(dst []byte) []byte {
 // PayloadSize is the size of the tool's payload, or a little over it while it is not made
 // (unless its text needs many escapes): what buffers are sized by.
 func (t *Tool) PayloadSize() int {
-	if t.Payload == nil && t.src != nil {
-		return payloadRoom(t.src)
+	if t.Payload == nil && t.src.tool != nil {
+		return payloadRoom(t.src.tool)
 	}
 	return len(t.Payload)
 }
@@ -108,8 +117,8 @@ func (s *Set) Release() {
 // visible, the catalog built from the set).
 func (s *Set) Payload(i int) extension.ToolPayload {
 	t := &s.Tools[i]
-	if t.Payload == nil && t.src != nil {
-		t.Payload, t.src = PayloadFor(t.Ref.Server, t.src), nil
+	if t.Payload == nil && t.src.tool != nil {
+		t.Payload, t.src = PayloadFor(t.Ref.Server, t.src.tool), source{}
 	}
 	return t.Payload
 }
@@ -139,6 +148,12 @@ func PayloadFor(server string, t *cache.Tool) extension.ToolPayload {
 // appendPayload appends PayloadFor(server, t) to dst.
 func appendPayload(dst []byte, server string, t *cache.Tool) []byte {
 	return extension.AppendToolPayload(dst, extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+}
+
+// appendCompactPayload is appendPayload of a tool whose schemas are compact
+// (extension.AppendCompactToolPayload): the same bytes.
+func appendCompactPayload(dst []byte, server string, t *cache.Tool) []byte {
+	return extension.AppendCompactToolPayload(dst, extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
 }
 
 // payloadRoom is about the room a tool's payload takes in a buffer, a little over when
@@ -176,10 +191,21 @@ func SetFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 // checked again as they are added, Registrations.AddPayloadIn). srcs, when not nil, are
 // per server the cleaned cached tools of its FrameServer's tools (by index), whose
 // payloads are not made yet.
-func setFrom(servers map[string]*cache.FrameServer, usable []*config.Server, project string, pins Pins, namer *catalog.Namer, check bool, srcs map[string][]*cache.Tool) (set *Set, stale []string, ok bool) {
-	var refs []catalog.ToolRef
-	var payloads []extension.ToolPayload // of refs
-	var sources []*cache.Tool            // of refs, with srcs
+func setFrom(servers map[string]*cache.FrameServer, usable []*config.Server, project string, pins Pins, namer *catalog.Namer, check bool, srcs map[string][]source) (set *Set, stale []string, ok bool) {
+	// Sized for every tool of the fresh entries: grown by append, the three would take
+	// about twice their size in fresh memory.
+	most := 0
+	for _, s := range usable {
+		if fs := servers[s.Name].In(project); fs != nil && fs.Fingerprint == s.Fingerprint() {
+			most += len(fs.Tools)
+		}
+	}
+	refs := make([]catalog.ToolRef, 0, most)
+	payloads := make([]extension.ToolPayload, 0, most) // of refs
+	var sources []source                               // of refs, with srcs
+	if srcs != nil {
+		sources = make([]source, 0, most)
+	}
 	for _, s := range usable {
 		name := s.Name
 		fs := servers[name].In(project)
@@ -422,7 +448,7 @@ func FromListings(l *cache.Listings, usable []*config.Server, project string, pi
 	}
 	payloadsEach(jobs)
 	servers := make(map[string]*cache.FrameServer, len(jobs))
-	srcs := make(map[string][]*cache.Tool, len(jobs))
+	srcs := make(map[string][]source, len(jobs))
 	for i := range jobs {
 		if jobs[i].err != nil {
 			return nil, nil, false
@@ -457,33 +483,13 @@ type payloadJob struct {
 	check bool
 	// srcs are, for a listing read (e nil), its tools cleaned, by index: out's payloads
 	// are left to be made (nil).
-	srcs []*cache.Tool
+	srcs []source
 }
 
 // payloadsEach encodes every job's listing, on up to GOMAXPROCS goroutines, each taking
 // the next listing as it finishes one (listings differ a lot in size).
 func payloadsEach(jobs []payloadJob) {
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	if workers <= 1 {
-		for i := range jobs {
-			jobs[i].out = payloadsOf(&jobs[i])
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				jobs[i].out = payloadsOf(&jobs[i])
-			}
-		})
-	}
-	wg.Wait()
+	parallel.Each(len(jobs), min(runtime.GOMAXPROCS(0), len(jobs)), func(i int) { jobs[i].out = payloadsOf(&jobs[i]) })
 }
 
 // payloadsOf is the payloads of job j's listing.
@@ -493,11 +499,12 @@ func payloadsOf(j *payloadJob) *cache.FrameServer {
 		return nil
 	}
 	e, lazy := j.e, j.e == nil
+	var compact []bool // of e.Tools, when read here
 	if lazy {
-		if e, j.err = j.listing.Read(); j.err != nil || e.Fingerprint != j.fingerprint {
+		if e, compact, j.err = j.listing.ReadCompact(); j.err != nil || e.Fingerprint != j.fingerprint {
 			return nil
 		}
-		j.srcs = make([]*cache.Tool, 0, len(e.Tools))
+		j.srcs = make([]source, 0, len(e.Tools))
 	}
 	fs := &cache.FrameServer{Fingerprint: e.Fingerprint, Instructions: e.Instructions, Tools: make([]cache.FrameTool, 0, len(e.Tools))}
 	// The payloads share buffers, each sized for the tools still to encode when the last
@@ -529,7 +536,10 @@ func payloadsOf(j *payloadJob) *cache.FrameServer {
 			ft.Pin = trust.ToolFingerprint(t)
 		}
 		if lazy {
-			j.srcs = append(j.srcs, catalog.CleanTool(t))
+			// Cleaning returns the tool itself when nothing changes, the schemas the
+			// reader found compact included.
+			c := catalog.CleanTool(t)
+			j.srcs = append(j.srcs, source{tool: c, compact: compact[i] && c == t})
 		} else {
 			if cap(buf)-len(buf) < room {
 				buf = make([]byte, 0, room+left)

@@ -3,6 +3,7 @@ package startup
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -484,5 +485,75 @@ func TestSetFromDirectory(t *testing.T) {
 				t.Errorf("Directory() = %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestFromListingsCompactSchemas: a payload made from a listing's tool is PayloadFor's of
+// the tool, whether its schemas are compact as Update writes them (copied as they are)
+// or not (spaced by hand, invalid inside, cleaned: compacted as before, or replaced).
+func TestFromListingsCompactSchemas(t *testing.T) {
+	a := server("a", "run-a")
+	schemas := []struct{ name, in, out string }{
+		{"compact", `{"type":"object","properties":{"q":{"type":"string","description":"say \"hi\" \\ 日本"}}}`, ""},
+		{"compact with output", `{"type":"object"}`, `{"type":"object","properties":{"n":{"type":"number"}}}`},
+		{"spaced input", `{ "type" : "object", "properties" : { } }`, ""},
+		{"spaced output", `{"type":"object"}`, `{ "type": "object" }`},
+		{"space after", `{"type":"object"} `, `{"type":"object"}  `},
+		{"invalid inside", `{"type":1x}`, `{"type":,}`},
+		{"cleaned inside", "{\"type\":\"object\",\"description\":\"a\u202eb\"}", "{\"title\":\"\u200bx\"}"},
+	}
+	e := &cache.Server{Fingerprint: a.Fingerprint()}
+	for i, s := range schemas {
+		e.Tools = append(e.Tools, cache.Tool{Name: fmt.Sprintf("t%d", i), Description: s.name, InputSchema: json.RawMessage(`{"type":"object"}`)})
+	}
+	path := filepath.Join(t.TempDir(), cache.FileName)
+	if _, _, err := cache.UpdatePrev(t.Context(), path, "", map[string]*cache.Server{"a": e}, nil, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each tool's schema lines written by hand, laid out as Update lays them out.
+	for _, s := range schemas {
+		at := []byte(`"description": "` + s.name + `",` + "\n")
+		i := bytes.Index(data, at)
+		if i < 0 {
+			t.Fatalf("no line %q in\n%s", at, data)
+		}
+		i += len(at)
+		end := i + bytes.IndexByte(data[i:], '\n')
+		line := data[i:end]
+		pad := line[:len(line)-len(bytes.TrimLeft(line, " "))]
+		with := string(pad) + `"inputSchema": ` + s.in
+		if s.out != "" {
+			with += ",\n" + string(pad) + `"outputSchema": ` + s.out
+		}
+		data = slices.Concat(data[:i], []byte(with), data[end:])
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := cache.ReadListings(path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	read, err := l.View("")["a"].Read()
+	if err != nil || len(read.Tools) != len(schemas) {
+		t.Fatalf("read %+v, %v\n%s", read, err, data)
+	}
+	set, _, ok := FromListings(l, []*config.Server{a}, "", nil, catalog.NewNamer())
+	if !ok || len(set.Tools) != len(schemas) {
+		t.Fatalf("FromListings: ok %v, %d tools; want %d", ok, len(set.Tools), len(schemas))
+	}
+	for i, s := range schemas {
+		ct := read.Tools[i]
+		if string(ct.InputSchema) != s.in {
+			t.Fatalf("%s: read schema %s, want %s", s.name, ct.InputSchema, s.in)
+		}
+		want := PayloadFor("a", catalog.CleanTool(&ct))
+		if got := set.Tools[i].AppendPayload(nil); !bytes.Equal(got, want) {
+			t.Errorf("%s: payload\n%s\nwant\n%s", s.name, got, want)
+		}
 	}
 }

@@ -36,6 +36,12 @@ func unseen(r rune) bool {
 		return false
 	case r == '\u2028' || r == '\u2029':
 		return true
+	case r > 0x34f && r < 0x600, r >= 0x2070 && r < 0x3164, r > 0x3164 && r < 0xfe00:
+		// None of the tables below has a code point here (Greek to Hebrew; super- and
+		// subscripts to the Hangul compatibility jamo, but for its filler; CJK, Hangul
+		// syllables and the rest up to the variation selectors): the text most non-ASCII
+		// descriptions are written in is not looked up in three tables a rune.
+		return false
 	}
 	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) ||
 		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
@@ -219,7 +225,7 @@ func SanitizeJSON(raw []byte) []byte {
 		}
 		lit := raw[i : end+1]
 		i = end
-		if plainJSON(lit) {
+		if plainJSON(lit) || cleanLiteral(lit[1:len(lit)-1]) {
 			continue
 		}
 		var s string
@@ -240,6 +246,40 @@ func SanitizeJSON(raw []byte) []byte {
 		return raw
 	}
 	return append(out, raw[last:]...)
+}
+
+// cleanLiteral reports whether inner, the inside of a JSON string literal, is valid UTF-8
+// whose escapes are all \", \\, \/, \n or \t, with no control character and nothing
+// Sanitize drops: then the string it stands for is clean as it is (each of those escapes
+// stands for a character Sanitize keeps), which is known without decoding it. False says
+// only that SanitizeJSON must decode it to tell.
+func cleanLiteral(inner []byte) bool {
+	for i := 0; i < len(inner); {
+		c := inner[i]
+		switch {
+		case c == '\\':
+			if i+1 == len(inner) {
+				return false
+			}
+			switch inner[i+1] {
+			case '"', '\\', '/', 'n', 't':
+				i += 2
+				continue
+			}
+			return false
+		case c < 0x20 || c == 0x7f:
+			return false
+		case c < utf8.RuneSelf:
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(inner[i:])
+		if r == utf8.RuneError && n == 1 || unseen(r) {
+			return false
+		}
+		i += n
+	}
+	return true
 }
 
 // plainJSON reports whether raw holds printable ASCII only and no escape that may stand

@@ -231,3 +231,98 @@ func printable(s string) bool {
 	}
 	return true
 }
+
+// TestUnseenEveryRune: unseen says of every code point what its definition says (control
+// characters, the soft hyphen and the line and paragraph separators, and Unicode's
+// format, variation selector and other default-ignorable code points), the ranges it
+// answers without looking the tables up included.
+func TestUnseenEveryRune(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		want := r < 0x20 || r >= 0x7f && r < 0xa0 || r == 0x2028 || r == 0x2029 ||
+			unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) ||
+			unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
+		if got := unseen(r); got != want {
+			t.Errorf("unseen(%U) = %v, want %v", r, got, want)
+		}
+	}
+}
+
+// sanitizeJSONByDecoding is SanitizeJSON deciding of every literal that is not printable
+// ASCII by decoding it, as it did before cleanLiteral: what SanitizeJSON must still give.
+func sanitizeJSONByDecoding(raw []byte) []byte {
+	if plainJSON(raw) {
+		return raw
+	}
+	var out []byte
+	last := 0
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		end := stringEnd(raw, i)
+		if end < 0 {
+			return raw
+		}
+		lit := raw[i : end+1]
+		i = end
+		if plainJSON(lit) {
+			continue
+		}
+		var s string
+		if json.Unmarshal(lit, &s) != nil {
+			return raw
+		}
+		if Clean(s) {
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(raw))
+		}
+		out = append(out, raw[last:end+1-len(lit)]...)
+		out = appendJSONString(out, Sanitize(s))
+		last = end + 1
+	}
+	if out == nil {
+		return raw
+	}
+	return append(out, raw[last:]...)
+}
+
+// jsonLiterals are documents whose strings cleanLiteral judges without decoding, or
+// leaves to decoding.
+var jsonLiterals = []string{
+	`{"description":"Crée un \"ticket\" \\ a/b\n\t— 日本語 😀","enum":["é"]}`,
+	"{\"description\":\"a\u200bb — é\"}",
+	"{\"description\":\"é\\u200b\"}",
+	"{\"description\":\"é\\r\\n\"}",
+	"{\"description\":\"é\x01\"}",
+	"{\"description\":\"é\nraw\"}",
+	"{\"description\":\"é\xff\"}",
+	"{\"description\":\"é\x7f\"}",
+	"{\"description\":\"é\\x\"}",
+	"{\"x\u3164\":\"é\",\"y\":\"\u2066é\"}",
+	`{"a":"é\\`,
+}
+
+// TestSanitizeJSONLiterals: SanitizeJSON gives what decoding every literal that is not
+// printable ASCII gives.
+func TestSanitizeJSONLiterals(t *testing.T) {
+	for _, doc := range jsonLiterals {
+		if got, want := SanitizeJSON([]byte(doc)), sanitizeJSONByDecoding([]byte(doc)); string(got) != string(want) {
+			t.Errorf("SanitizeJSON(%q) = %q, want %q", doc, got, want)
+		}
+	}
+}
+
+// FuzzSanitizeJSONLiterals: SanitizeJSON of any document is what decoding its literals
+// gives.
+func FuzzSanitizeJSONLiterals(f *testing.F) {
+	for _, doc := range jsonLiterals {
+		f.Add([]byte(doc))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if got, want := SanitizeJSON(doc), sanitizeJSONByDecoding(doc); string(got) != string(want) {
+			t.Errorf("SanitizeJSON(%q) = %q, want %q", doc, got, want)
+		}
+	})
+}
