@@ -851,18 +851,25 @@ func (s *Analyser) addConceptKeys() {
 			inflect = 0
 		}
 		if k := s.tables.conceptKey(p, latin && !english, inflect, &s.inflection); k != "" {
+			s.dropFormReading(p)
 			s.lemmaOf[p] = k
 			delete(s.lemmaScale, p)
 			if key, ok := strings.CutPrefix(k, latinMark); ok && participleOf(p, key, langs) {
 				s.foreignForm(p, pastParticiple)
 			}
 		} else if k := s.readAgain(p, latin && !english, inflect); k != "" {
+			s.dropFormReading(p)
 			s.lemmaOf[p] = latinMark + k
-			delete(s.lemmaScale, p)
+			// The operation again is not quite the operation: as sure
+			// as an English re- reading (againWeight).
+			s.lemmaScale[p] = againWeight
 			s.foreignForm(p, again)
 		} else if b := s.readCognateOf(p, latin && !english, inflect); b != "" {
+			s.dropFormReading(p)
 			s.lemmaOf[p] = b
 			s.lemmaScale[p] = cognateWeight
+			// An ending is a guess at the word, not at its senses.
+			s.family[p] = true
 			s.origin = s.bitOf(p)
 			s.put(b, s.origWeight[p]*cognateWeight, false)
 		} else if _, read := s.lemmaOf[p]; !read && latin && !english && !s.inVocab(p) && s.compounds < maxCompounds {
@@ -870,6 +877,20 @@ func (s *Analyser) addConceptKeys() {
 			s.readCompound(p, langs)
 		}
 	}
+}
+
+// dropFormReading takes back the English word that readForm read the
+// original term p as (ranger → range), once p is read as a foreign word:
+// the word's term goes where p alone put it.
+func (s *Analyser) dropFormReading(p string) {
+	l, ok := s.lemmaOf[p]
+	if _, byForm := s.lemmaScale[p]; !ok || !byForm {
+		return
+	}
+	if t, ok := s.weights[l]; ok && t.Origin == s.bitOf(p) && !t.Strong {
+		delete(s.weights, l)
+	}
+	delete(s.family, p)
 }
 
 // readCognateOf returns the English word of the index the unknown word p

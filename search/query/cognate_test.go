@@ -54,3 +54,49 @@ func TestCognateMissAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignVerbReadsItsOwnKey: an everyday Romance verb reads as the
+// lexicon's key for it, not as an English word of like form (mandar is no
+// mandate, planear no plane, ranger no range, retirar no retire) nor as
+// another verb with re- cut off (reparar is no parar again); a verb that
+// is its key with re- cut off weighs as an English re- reading does, less
+// than the key itself; and an English word reached by its ending brings
+// none of that word's senses.
+func TestForeignVerbReadsItsOwnKey(t *testing.T) {
+	t.Parallel()
+	vocab := map[string]int32{}
+	for i, w := range []string{
+		"mandate", "send", "stop", "range", "plane", "retire", "repair", "fix", "organize", "plan",
+		"remove", "withdraw", "schedule", "reschedule", "file", "report", "activity", "event", "board",
+	} {
+		vocab[w] = int32(i)
+	}
+	tests := []struct {
+		lang, query string
+		want, not   []string
+		most        float64 // the highest allowed weight of want, 0 for a key's
+	}{
+		{"es", "mandar el informe al equipo", []string{"send"}, []string{"mandate"}, 0},
+		{"es", "reparar el archivo roto", []string{"repair", "fix"}, []string{"stop"}, 0},
+		{"es", "planear la reunión del equipo", []string{"plan"}, []string{"plane"}, 0},
+		{"es", "retirar el archivo del informe", []string{"remove"}, []string{"retire"}, 0},
+		{"fr", "retirer le fichier du projet", []string{"remove"}, []string{"retire"}, 0},
+		{"fr", "ranger les fichiers du projet", []string{"organize"}, []string{"range"}, 0},
+		{"es", "reprogramar la reunión", []string{"schedule"}, nil, intentWeight * againWeight},
+		{"es", "la actividad del tablero", []string{"activity"}, []string{"event"}, 0},
+	}
+	for _, tt := range tests {
+		got := termWeights(tt.query, vocab, nil)
+		for _, w := range tt.want {
+			wt, ok := got[w]
+			if !ok || tt.most != 0 && wt > tt.most+1e-9 {
+				t.Errorf("[%s] %q: %q weighs %v, want a term of at most %v (terms %v)", tt.lang, tt.query, w, wt, tt.most, got)
+			}
+		}
+		for _, w := range tt.not {
+			if _, ok := got[w]; ok {
+				t.Errorf("[%s] %q: has %q of a misreading (terms %v)", tt.lang, tt.query, w, got)
+			}
+		}
+	}
+}
