@@ -353,7 +353,7 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 		if l := lemma(p, s.known); l != "" {
 			s.lemmaOf[p] = l
 			s.put(l, w*lemmaWeight, strong)
-		} else if l, lw := readForm(p, s.vocab, &s.form); l != "" {
+		} else if l, lw := readForm(p, s.vocab, s.tables, &s.form); l != "" {
 			s.lemmaOf[p] = l
 			s.lemmaScale[p] = lw
 			s.put(l, w*lw, false)
