@@ -28,6 +28,7 @@ type Analyser struct {
 	lemmaOf             map[string]string  // unknown inflected original term → known base form
 	lemmaScale          map[string]float64 // original term → its lemma's weight, where not lemmaWeight (readForm)
 	family              map[string]bool    // original terms read as a word of their family or a cognate (derived)
+	conceptRead         map[string]bool    // original terms addConceptKeys has read
 	firstAt, rawAt      map[string]int     // first position of a term in orig, of a word in raw
 	orig                []string           // original terms, in order
 	raw                 []string           // raw lower-case words in order, stop words included
@@ -113,7 +114,7 @@ func (s *Analyser) Lead() string { return s.lead }
 func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
 	if s.weights == nil {
 		s.weights, s.origWeight, s.lemmaOf = map[string]Term{}, map[string]float64{}, map[string]string{}
-		s.lemmaScale, s.family = map[string]float64{}, map[string]bool{}
+		s.lemmaScale, s.family, s.conceptRead = map[string]float64{}, map[string]bool{}, map[string]bool{}
 		s.firstAt, s.rawAt = map[string]int{}, map[string]int{}
 		s.word = make([]byte, 0, 64)
 	}
@@ -124,6 +125,7 @@ func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
 	clear(s.lemmaOf)
 	clear(s.lemmaScale)
 	clear(s.family)
+	clear(s.conceptRead)
 	s.orig, s.raw, s.rawWeight, s.rawChunk = s.orig[:0], s.raw[:0], s.rawWeight[:0], s.rawChunk[:0]
 	s.vocab, s.idf, s.tables = vocab, idf, lexiconTables()
 	s.origin = 0

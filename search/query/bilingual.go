@@ -840,6 +840,13 @@ func (s *Analyser) addConceptKeys() {
 	}
 	s.compounds = 0
 	for _, p := range s.orig {
+		if s.conceptRead[p] {
+			// A word the request repeats reads as it did: firstAt no
+			// longer tells the first occurrence once the function words
+			// are gone.
+			continue
+		}
+		s.conceptRead[p] = true
 		if _, ok := s.lemmaOf[p]; ok && s.lemmaScale[p] == 0 || s.tables.intents[p] != nil {
 			// An English reading by form (readForm) gives way to a
 			// foreign word's key.
