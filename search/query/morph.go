@@ -133,7 +133,7 @@ var notAgain = map[string]bool{
 // Only the operation of a tool (toolVerb) is done again: refactor is no
 // factor again, nor reproduce produce, nor reclaim claim.
 func readForm(w string, vocab map[string]int32, tables *queryTables, buf *[]byte) (string, float64) {
-	if !plainLetters(w) {
+	if !formWord(w) {
 		return "", 0
 	}
 	if b, wt := readSuffixes(w, vocab, buf); b != "" {
@@ -258,16 +258,10 @@ func try(buf *[]byte, vocab map[string]int32, stem, put string) string {
 	return ""
 }
 
-// plainLetters reports whether w is lower-case ASCII letters only: the
-// forms readForm knows are English ones.
-func plainLetters(w string) bool {
-	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
-			return false
-		}
-	}
-	return len(w) > minFormBase
-}
+// formWord reports whether readForm and readKnownForm may read w: lower
+// case ASCII letters only, since the forms they know are English ones, and
+// longer than the shortest base a form may reach.
+func formWord(w string) bool { return len(w) > minFormBase && asciiLower(w) }
 
 // rarerForm is how much higher an inflected form's idf must be than its
 // base's for readKnownForm to read it as the base: the tools' text uses the
@@ -281,7 +275,7 @@ const rarerForm = 2.0
 // the form do not stand for all that do the operation.
 // The base weighs knownFormWeight of p and takes none of its senses.
 func (s *Analyser) readKnownForm(p string, w float64) {
-	if s.idf == nil || s.tables.intents[p] != nil || s.tables.expansions[p] != nil || !plainLetters(p) {
+	if s.idf == nil || s.tables.intents[p] != nil || s.tables.expansions[p] != nil || !formWord(p) {
 		return
 	}
 	var l string
