@@ -923,7 +923,7 @@ func (s *Analyser) readAgain(p string, latin bool, langs latinLang) string {
 // participleOf reports whether the word p of a request read as the
 // languages langs is a past participle of the verb whose key it reached,
 // k: Spanish and Portuguese -ado, -ada, -ido, -ida of an -ar, -er or -ir
-// key; German ge-…-t and its adjective endings; French -é, -ée of an -er
+// key; German ge-…-t and its adjective endings of the key's verb; French -é, -ée of an -er
 // key. A word that is a key itself is none (estado is a state, not a
 // stated thing), nor a preterite (busqué).
 func participleOf(p, k string, langs latinLang) bool {
@@ -935,9 +935,11 @@ func participleOf(p, k string, langs latinLang) bool {
 			}
 		}
 	}
-	if langs&langDE != 0 && strings.HasPrefix(f, participlePrefix) {
-		for _, e := range []string{"t", "te", "ten", "ter", "tes"} {
-			if strings.HasSuffix(f, e) {
+	if rest, ok := strings.CutPrefix(f, participlePrefix); ok && langs&langDE != 0 {
+		// Of the key's own verb: Gewicht is a key of its own, no
+		// participle of a verb wichten.
+		for _, e := range participleEndings {
+			if stem, ok := strings.CutSuffix(rest, e); ok && (k == stem+"en" || k == stem+"n" || k == stem) {
 				return true
 			}
 		}
