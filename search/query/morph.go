@@ -281,6 +281,12 @@ func (s *Analyser) readKnownForm(p string, w float64) {
 	var l string
 	if strings.HasSuffix(p, "ing") || strings.HasSuffix(p, "ed") {
 		l = lemma(p, s.inVocab)
+		if e := try(&s.form, s.vocab, l, "e"); l != "" && e != "" && s.idf[s.vocab[e]] < s.idf[s.vocab[l]] {
+			// Both the stem and the stem with e are words (stated:
+			// stat, state): the form is of the one the tools' text
+			// uses more.
+			l = e
+		}
 	}
 	if l == "" {
 		// A British spelling (colour, analysed) where the tools' text
