@@ -355,9 +355,10 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 		if l := lemma(p, s.known); l != "" {
 			s.lemmaOf[p] = l
 			s.put(l, w*lemmaWeight, strong)
-		} else if l, lw := readForm(p, s.vocab, s.tables, &s.form); l != "" {
+		} else if l, lw, family := readForm(p, s.vocab, s.tables, &s.form); l != "" {
 			s.lemmaOf[p] = l
 			s.lemmaScale[p] = lw
+			s.family[p] = family
 			s.put(l, w*lw, false)
 		}
 	}
@@ -367,7 +368,7 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 // family (printable as print, editor as edit): that word is searched for,
 // but not its senses in the lexicon or the thesaurus, which are the
 // word's own (print → console output), not its family's.
-func (s *Analyser) derived(t string) bool { return s.family[t] || s.lemmaScale[t] == derivedWeight }
+func (s *Analyser) derived(t string) bool { return s.family[t] }
 
 // lemmaWeightOf is the weight of the original term t's lemma against t.
 func (s *Analyser) lemmaWeightOf(t string) float64 {

@@ -127,28 +127,29 @@ var notAgain = map[string]bool{
 }
 
 // readForm returns the word of vocab (the index's vocabulary) that the
-// unknown English word w is a form of, and its weight against w; or "" when
-// none is. buf is a buffer for the forms tried, so that a miss allocates
-// nothing.
-// Only the operation of a tool (toolVerb) is done again: refactor is no
-// factor again, nor reproduce produce, nor reclaim claim.
-func readForm(w string, vocab map[string]int32, tables *queryTables, buf *[]byte) (string, float64) {
+// unknown English word w is a form of, its weight against w, and whether
+// it is a word of w's family rather than w itself (Analyser.derived); or ""
+// when none is. buf is a buffer for the forms tried, so that a miss
+// allocates nothing. Only the operation of a tool (toolVerb) is done again:
+// refactor is no factor again, nor reproduce produce, nor reclaim claim.
+func readForm(w string, vocab map[string]int32, tables *queryTables, buf *[]byte) (b string, weight float64, family bool) {
 	if !formWord(w) {
-		return "", 0
+		return "", 0, false
 	}
-	if b, wt := readSuffixes(w, vocab, buf); b != "" {
-		return b, wt
+	if b, wt, family := readSuffixes(w, vocab, buf); b != "" {
+		return b, wt, family
 	}
 	if rest, ok := strings.CutPrefix(w, againPrefix); ok && len(rest) >= minFormBase+1 && !notAgain[w] && !dictionaryWord(w) {
 		b := rest
 		if _, ok := vocab[rest]; !ok {
-			b, _ = readSuffixes(rest, vocab, buf)
+			// reprintable: printable again, of print's family.
+			b, _, family = readSuffixes(rest, vocab, buf)
 		}
 		if b != "" && tables.toolVerb(b) {
-			return b, againWeight
+			return b, againWeight, family
 		}
 	}
-	return "", 0
+	return "", 0, false
 }
 
 // toolVerb reports whether w is a word the ranker knows as a tool's
@@ -158,15 +159,16 @@ func (t *queryTables) toolVerb(w string) bool {
 }
 
 // readSuffixes reads w by its British spelling, then by its derivational
-// suffixes.
-func readSuffixes(w string, vocab map[string]int32, buf *[]byte) (string, float64) {
+// suffixes; family says w was read as a word of its family.
+func readSuffixes(w string, vocab map[string]int32, buf *[]byte) (b string, weight float64, family bool) {
 	if b, derived := american(w, vocab, buf); b != "" {
 		if derived {
-			return b, derivedWeight
+			return b, derivedWeight, true
 		}
-		return b, spellingWeight
+		return b, spellingWeight, false
 	}
-	return readDerived(w, vocab, buf)
+	b, weight = readDerived(w, vocab, buf)
+	return b, weight, b != ""
 }
 
 // american returns the word of vocab that w, in British spelling, is in

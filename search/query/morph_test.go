@@ -98,6 +98,7 @@ func TestUnknownEnglishWordIsReadByItsForm(t *testing.T) {
 		{"authorize the app", "", 0, []string{"author"}},
 		// A word of the family is searched for, not its senses.
 		{"a printable pdf", "print", derivedWeight, []string{"console", "log", "output"}},
+		{"a reprintable pdf", "print", againWeight, []string{"console", "log", "output"}},
 		{"flask added", "", 0, []string{"add"}},
 		{"the files listed", "", 0, []string{"list"}},
 	}
