@@ -314,11 +314,10 @@ var inflections = []struct {
 	{"ement", "er", langFR},
 }
 
-// againPrefixes are the prefixes of doing an operation again in the
-// Latin languages (reprogramar, reenviar, redémarrer): a word the rules do
-// not reach is tried without it. The English word "re" + the key's word
-// is then searched for as well, where the index has it (reschedule).
-var againPrefixes = []string{"re"}
+// The Latin languages do an operation again with English's againPrefix
+// (reprogramar, reenviar, redémarrer): a word the rules do not reach is
+// tried without it, and the English re- + the key's word is then searched
+// for as well, where the index has it (reschedule).
 
 // minAgainRest is the fewest letters left after an again prefix.
 const minAgainRest = 5
@@ -388,25 +387,23 @@ func (c *Concepts) inflected(f string, langs latinLang, buf *[]byte) string {
 	return ""
 }
 
-// again returns the exact key the folded word f reaches once an again
-// prefix (againPrefixes) is cut, as it stands or by an inflection of langs,
+// again returns the exact key the folded word f reaches once the again
+// prefix (againPrefix) is cut, as it stands or by an inflection of langs,
 // or "": only a verb's key, an infinitive (infinitiveEndings), since a noun
 // that begins so is mostly a word of its own (repetición is no petición
 // again).
 func (c *Concepts) again(f string, langs latinLang, buf *[]byte) string {
-	for _, p := range againPrefixes {
-		rest, ok := strings.CutPrefix(f, p)
-		if !ok || len(rest) < minAgainRest {
-			continue
-		}
-		k := rest
-		if c.exact[k] == nil {
-			k = c.inflected(rest, langs, buf)
-		}
-		for _, e := range infinitiveEndings {
-			if k != "" && strings.HasSuffix(k, e) {
-				return k
-			}
+	rest, ok := strings.CutPrefix(f, againPrefix)
+	if !ok || len(rest) < minAgainRest {
+		return ""
+	}
+	k := rest
+	if c.exact[k] == nil {
+		k = c.inflected(rest, langs, buf)
+	}
+	for _, e := range infinitiveEndings {
+		if k != "" && strings.HasSuffix(k, e) {
+			return k
 		}
 	}
 	return ""
@@ -902,9 +899,9 @@ func (s *Analyser) dropFormReading(p string) {
 
 // readCognateOf returns the English word of the index the unknown word p
 // of a request read as the Latin languages langs is a cognate of
-// (readCognate), or "".
+// (readCognate), or "". A word the index knows comes with no langs.
 func (s *Analyser) readCognateOf(p string, latin bool, langs latinLang) string {
-	if !latin || langs == 0 || s.inVocab(p) {
+	if !latin || langs == 0 {
 		return ""
 	}
 	return readCognate(foldLatin(p), langs, s.vocab, &s.form)
@@ -913,8 +910,9 @@ func (s *Analyser) readCognateOf(p string, latin bool, langs latinLang) string {
 // readAgain returns the key the unknown word p of a request read as the
 // Latin languages langs reaches without an again prefix (reprogramar →
 // programar), or "". German, whose infinitives end in -n, forms none so.
+// A word the index knows comes with no langs.
 func (s *Analyser) readAgain(p string, latin bool, langs latinLang) string {
-	if !latin || langs == 0 || s.inVocab(p) {
+	if !latin || langs == 0 {
 		return ""
 	}
 	return s.tables.concepts.again(foldLatin(p), langs, &s.inflection)
