@@ -5,14 +5,15 @@ import "testing"
 // TestForeignWordIsReadAsItsEnglishCognate: a Latinate word of a request
 // read as Spanish, Portuguese, French or German that the lexicon lacks is
 // read as the English word with the English ending, where the index knows
-// it, at less than a key's weight; German k is tried as c. The guard row
-// is a short word that would meet an unrelated English one by its ending.
+// it, at less than a key's weight; German k is tried as c. The guard rows
+// are a short word that would meet an unrelated English one by its
+// ending, and a word read by the ending of another language.
 func TestForeignWordIsReadAsItsEnglishCognate(t *testing.T) {
 	t.Parallel()
 	vocab := map[string]int32{}
 	for i, w := range []string{
 		"activity", "recent", "automatic", "security", "dependency", "category",
-		"board", "task", "dent", "export", "visibility", "frequency",
+		"board", "task", "dent", "export", "visibility", "frequency", "notate",
 	} {
 		vocab[w] = int32(i)
 	}
@@ -26,8 +27,10 @@ func TestForeignWordIsReadAsItsEnglishCognate(t *testing.T) {
 		{"de", "automatisch exportieren", []string{"automatic"}, nil},
 		{"fr", "la visibilité du projet", []string{"visibility"}, nil},
 		{"pt", "a frequência das tarefas", []string{"frequency"}, nil},
-		// Guard.
+		// Guards: a short word, and another language's ending (German
+		// Notar is a notary, no Spanish verb of notate).
 		{"es", "el diente está roto", nil, []string{"dent"}},
+		{"de", "der Notar prüft den Vertrag", nil, []string{"notate"}},
 	}
 	for _, tt := range tests {
 		got := termWeights(tt.query, vocab, nil)

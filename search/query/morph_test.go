@@ -137,10 +137,14 @@ func TestFormReadingMissAllocatesNothing(t *testing.T) {
 // TestHyphenedWordIsReadWhole: a word written with hyphens (to-do, log-in,
 // e-mail) that the ranker knows as one word is read as that word, with its
 // senses, beside its parts; a join too short to tell (x-y) is not, nor a
-// name with digits (us-east-1).
+// name with digits (us-east-1), nor a chunk of more hyphens than a word
+// has, or longer than a word is, or with a part missing (a flag, a
+// trailing hyphen).
 func TestHyphenedWordIsReadWhole(t *testing.T) {
 	t.Parallel()
-	vocab := map[string]int32{"todo": 0, "login": 1, "email": 2, "xy": 3, "useast1": 4, "plot": 5, "task": 6}
+	long := strings.Repeat("abcdefghij", 3) + "-" + strings.Repeat("klmnopqrst", 2)
+	vocab := map[string]int32{"todo": 0, "login": 1, "email": 2, "xy": 3, "useast1": 4, "plot": 5, "task": 6,
+		"longrunningbatchjob": 7, "dryrun": 8, strings.ReplaceAll(long, "-", ""): 9}
 	tests := []struct {
 		query string
 		want  []string // terms at the full weight of a word
@@ -151,6 +155,9 @@ func TestHyphenedWordIsReadWhole(t *testing.T) {
 		{"e-mail the report", []string{"email"}, nil},
 		{"an x-y plot", nil, []string{"xy"}},
 		{"the us-east-1 region", nil, []string{"useast1"}},
+		{"a long-running-batch-job here", nil, []string{"longrunningbatchjob"}},
+		{"pass dry-run- to it", nil, []string{"dryrun"}},
+		{"an " + long + " one", nil, []string{strings.ReplaceAll(long, "-", "")}},
 	}
 	for _, tt := range tests {
 		got := termWeights(tt.query, vocab, nil)
@@ -164,5 +171,24 @@ func TestHyphenedWordIsReadWhole(t *testing.T) {
 				t.Errorf("%q: %q weighs as a word of its own (terms %v)", tt.query, w, got)
 			}
 		}
+	}
+}
+
+// TestRepeatedEnglishFormIsReadOnce: an English word a request repeats
+// (a pasted log) reads as its first occurrence did, not by its form anew
+// at each: repeating words read by their form costs no more allocations
+// per repeat than repeating words that nothing reads.
+func TestRepeatedEnglishFormIsReadOnce(t *testing.T) {
+	vocab, idf := formVocab()
+	var s Analyser
+	allocs := func(words string, n int) float64 {
+		q := strings.Repeat(words, n)
+		s.Analyse(q, vocab, idf) // warm the Analyser's maps and slices
+		return testing.AllocsPerRun(20, func() { s.Analyse(q, vocab, idf) })
+	}
+	growth := func(words string) float64 { return allocs(words, 20) - allocs(words, 2) }
+	forms, plain := growth("optimising translation reupload committing "), growth("qqqq wwww zzzz xxxx ")
+	if forms > plain {
+		t.Errorf("repeating form words 18 more times costs %v more allocations, words nothing reads %v: want no more", forms, plain)
 	}
 }
