@@ -27,6 +27,8 @@ type Analyser struct {
 	origWeight          map[string]float64 // original term → its highest weight
 	lemmaOf             map[string]string  // unknown inflected original term → known base form
 	lemmaScale          map[string]float64 // original term → its lemma's weight, where not lemmaWeight (readForm)
+	family              map[string]bool    // original terms read as a word of their family or a cognate (derived)
+	conceptRead         map[string]bool    // original terms addConceptKeys has read
 	firstAt, rawAt      map[string]int     // first position of a term in orig, of a word in raw
 	orig                []string           // original terms, in order
 	raw                 []string           // raw lower-case words in order, stop words included
@@ -112,7 +114,7 @@ func (s *Analyser) Lead() string { return s.lead }
 func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
 	if s.weights == nil {
 		s.weights, s.origWeight, s.lemmaOf = map[string]Term{}, map[string]float64{}, map[string]string{}
-		s.lemmaScale = map[string]float64{}
+		s.lemmaScale, s.family, s.conceptRead = map[string]float64{}, map[string]bool{}, map[string]bool{}
 		s.firstAt, s.rawAt = map[string]int{}, map[string]int{}
 		s.word = make([]byte, 0, 64)
 	}
@@ -122,6 +124,8 @@ func (s *Analyser) reset(vocab map[string]int32, idf []float64) {
 	clear(s.rawAt)
 	clear(s.lemmaOf)
 	clear(s.lemmaScale)
+	clear(s.family)
+	clear(s.conceptRead)
 	s.orig, s.raw, s.rawWeight, s.rawChunk = s.orig[:0], s.raw[:0], s.rawWeight[:0], s.rawChunk[:0]
 	s.vocab, s.idf, s.tables = vocab, idf, lexiconTables()
 	s.origin = 0
@@ -351,9 +355,10 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 		if l := lemma(p, s.known); l != "" {
 			s.lemmaOf[p] = l
 			s.put(l, w*lemmaWeight, strong)
-		} else if l, lw := readForm(p, s.vocab, &s.form); l != "" {
+		} else if l, lw, family := readForm(p, s.vocab, s.tables, &s.form); l != "" {
 			s.lemmaOf[p] = l
 			s.lemmaScale[p] = lw
+			s.family[p] = family
 			s.put(l, w*lw, false)
 		}
 	}
@@ -363,7 +368,7 @@ func (s *Analyser) readRun(run string, name bool, weight float64, strong bool) {
 // family (printable as print, editor as edit): that word is searched for,
 // but not its senses in the lexicon or the thesaurus, which are the
 // word's own (print → console output), not its family's.
-func (s *Analyser) derived(t string) bool { return s.lemmaScale[t] == derivedWeight }
+func (s *Analyser) derived(t string) bool { return s.family[t] }
 
 // lemmaWeightOf is the weight of the original term t's lemma against t.
 func (s *Analyser) lemmaWeightOf(t string) float64 {

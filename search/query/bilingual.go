@@ -314,11 +314,10 @@ var inflections = []struct {
 	{"ement", "er", langFR},
 }
 
-// againPrefixes are the prefixes of doing an operation again in the
-// Latin languages (reprogramar, reenviar, redémarrer): a word the rules do
-// not reach is tried without it. The English word "re" + the key's word
-// is then searched for as well, where the index has it (reschedule).
-var againPrefixes = []string{"re"}
+// The Latin languages do an operation again with English's againPrefix
+// (reprogramar, reenviar, redémarrer): a word the rules do not reach is
+// tried without it, and the English re- + the key's word is then searched
+// for as well, where the index has it (reschedule).
 
 // minAgainRest is the fewest letters left after an again prefix.
 const minAgainRest = 5
@@ -388,25 +387,23 @@ func (c *Concepts) inflected(f string, langs latinLang, buf *[]byte) string {
 	return ""
 }
 
-// again returns the exact key the folded word f reaches once an again
-// prefix (againPrefixes) is cut, as it stands or by an inflection of langs,
+// again returns the exact key the folded word f reaches once the again
+// prefix (againPrefix) is cut, as it stands or by an inflection of langs,
 // or "": only a verb's key, an infinitive (infinitiveEndings), since a noun
 // that begins so is mostly a word of its own (repetición is no petición
 // again).
 func (c *Concepts) again(f string, langs latinLang, buf *[]byte) string {
-	for _, p := range againPrefixes {
-		rest, ok := strings.CutPrefix(f, p)
-		if !ok || len(rest) < minAgainRest {
-			continue
-		}
-		k := rest
-		if c.exact[k] == nil {
-			k = c.inflected(rest, langs, buf)
-		}
-		for _, e := range infinitiveEndings {
-			if k != "" && strings.HasSuffix(k, e) {
-				return k
-			}
+	rest, ok := strings.CutPrefix(f, againPrefix)
+	if !ok || len(rest) < minAgainRest {
+		return ""
+	}
+	k := rest
+	if c.exact[k] == nil {
+		k = c.inflected(rest, langs, buf)
+	}
+	for _, e := range infinitiveEndings {
+		if k != "" && strings.HasSuffix(k, e) {
+			return k
 		}
 	}
 	return ""
@@ -840,6 +837,13 @@ func (s *Analyser) addConceptKeys() {
 	}
 	s.compounds = 0
 	for _, p := range s.orig {
+		if s.conceptRead[p] {
+			// A word the request repeats reads as it did: firstAt no
+			// longer tells the first occurrence once the function words
+			// are gone.
+			continue
+		}
+		s.conceptRead[p] = true
 		if _, ok := s.lemmaOf[p]; ok && s.lemmaScale[p] == 0 || s.tables.intents[p] != nil {
 			// An English reading by form (readForm) gives way to a
 			// foreign word's key.
@@ -851,18 +855,25 @@ func (s *Analyser) addConceptKeys() {
 			inflect = 0
 		}
 		if k := s.tables.conceptKey(p, latin && !english, inflect, &s.inflection); k != "" {
+			s.dropFormReading(p)
 			s.lemmaOf[p] = k
 			delete(s.lemmaScale, p)
 			if key, ok := strings.CutPrefix(k, latinMark); ok && participleOf(p, key, langs) {
 				s.foreignForm(p, pastParticiple)
 			}
 		} else if k := s.readAgain(p, latin && !english, inflect); k != "" {
+			s.dropFormReading(p)
 			s.lemmaOf[p] = latinMark + k
-			delete(s.lemmaScale, p)
+			// The operation again is not quite the operation: as sure
+			// as an English re- reading (againWeight).
+			s.lemmaScale[p] = againWeight
 			s.foreignForm(p, again)
 		} else if b := s.readCognateOf(p, latin && !english, inflect); b != "" {
+			s.dropFormReading(p)
 			s.lemmaOf[p] = b
 			s.lemmaScale[p] = cognateWeight
+			// An ending is a guess at the word, not at its senses.
+			s.family[p] = true
 			s.origin = s.bitOf(p)
 			s.put(b, s.origWeight[p]*cognateWeight, false)
 		} else if _, read := s.lemmaOf[p]; !read && latin && !english && !s.inVocab(p) && s.compounds < maxCompounds {
@@ -872,11 +883,25 @@ func (s *Analyser) addConceptKeys() {
 	}
 }
 
+// dropFormReading takes back the English word that readForm read the
+// original term p as (ranger → range), once p is read as a foreign word:
+// the word's term goes where p alone put it.
+func (s *Analyser) dropFormReading(p string) {
+	l, ok := s.lemmaOf[p]
+	if _, byForm := s.lemmaScale[p]; !ok || !byForm {
+		return
+	}
+	if t, ok := s.weights[l]; ok && t.Origin == s.bitOf(p) && !t.Strong {
+		delete(s.weights, l)
+	}
+	delete(s.family, p)
+}
+
 // readCognateOf returns the English word of the index the unknown word p
 // of a request read as the Latin languages langs is a cognate of
-// (readCognate), or "".
+// (readCognate), or "". A word the index knows comes with no langs.
 func (s *Analyser) readCognateOf(p string, latin bool, langs latinLang) string {
-	if !latin || langs == 0 || s.inVocab(p) {
+	if !latin || langs == 0 {
 		return ""
 	}
 	return readCognate(foldLatin(p), langs, s.vocab, &s.form)
@@ -885,8 +910,9 @@ func (s *Analyser) readCognateOf(p string, latin bool, langs latinLang) string {
 // readAgain returns the key the unknown word p of a request read as the
 // Latin languages langs reaches without an again prefix (reprogramar →
 // programar), or "". German, whose infinitives end in -n, forms none so.
+// A word the index knows comes with no langs.
 func (s *Analyser) readAgain(p string, latin bool, langs latinLang) string {
-	if !latin || langs == 0 || s.inVocab(p) {
+	if !latin || langs == 0 {
 		return ""
 	}
 	return s.tables.concepts.again(foldLatin(p), langs, &s.inflection)
@@ -895,7 +921,7 @@ func (s *Analyser) readAgain(p string, latin bool, langs latinLang) string {
 // participleOf reports whether the word p of a request read as the
 // languages langs is a past participle of the verb whose key it reached,
 // k: Spanish and Portuguese -ado, -ada, -ido, -ida of an -ar, -er or -ir
-// key; German ge-…-t and its adjective endings; French -é, -ée of an -er
+// key; German ge-…-t and its adjective endings of the key's verb; French -é, -ée of an -er
 // key. A word that is a key itself is none (estado is a state, not a
 // stated thing), nor a preterite (busqué).
 func participleOf(p, k string, langs latinLang) bool {
@@ -907,9 +933,11 @@ func participleOf(p, k string, langs latinLang) bool {
 			}
 		}
 	}
-	if langs&langDE != 0 && strings.HasPrefix(f, participlePrefix) {
-		for _, e := range []string{"t", "te", "ten", "ter", "tes"} {
-			if strings.HasSuffix(f, e) {
+	if rest, ok := strings.CutPrefix(f, participlePrefix); ok && langs&langDE != 0 {
+		// Of the key's own verb: Gewicht is a key of its own, no
+		// participle of a verb wichten.
+		for _, e := range participleEndings {
+			if stem, ok := strings.CutSuffix(rest, e); ok && (k == stem+"en" || k == stem+"n" || k == stem) {
 				return true
 			}
 		}

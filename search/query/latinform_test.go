@@ -11,7 +11,8 @@ import "testing"
 // guards: a noun that begins as re- (repetición is no petición again), a
 // German verb, whose infinitive is none of the Romance ones, and words that
 // end as a participle without being one of the key they reach (estado is a
-// key itself, busqué a preterite).
+// key itself, busqué a preterite, Gewicht a key of its own that begins
+// and ends as a participle).
 func TestForeignFormReachesItsEnglishForm(t *testing.T) {
 	t.Parallel()
 	vocab := map[string]int32{}
@@ -19,7 +20,7 @@ func TestForeignFormReachesItsEnglishForm(t *testing.T) {
 		"complete", "completed", "schedule", "reschedule", "scheduled", "delete", "deleted",
 		"change", "changed", "download", "downloaded", "send", "resend", "start", "restart",
 		"save", "saved", "file", "task", "email", "request", "alarm", "state", "stated",
-		"search", "searched",
+		"search", "searched", "weight", "weighted",
 	} {
 		vocab[w] = int32(i)
 	}
@@ -42,6 +43,7 @@ func TestForeignFormReachesItsEnglishForm(t *testing.T) {
 		{"de", "restarten der Datei", nil, []string{"start", "restart"}},
 		{"es", "estado de la cuenta", nil, []string{"stated"}},
 		{"es", "busqué noticias de hoy", nil, []string{"searched"}},
+		{"de", "das Gewicht des Pakets berechnen", []string{"weight"}, []string{"weighted"}},
 	}
 	for _, tt := range tests {
 		var a Analyser

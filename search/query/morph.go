@@ -6,6 +6,7 @@ import (
 
 	"github.com/zot-mcp/mcp-bridge/search/thesaurus"
 	"github.com/zot-mcp/mcp-bridge/search/token"
+	"github.com/zot-mcp/mcp-bridge/search/words"
 )
 
 // An English word the index does not know is often a form of one it does:
@@ -33,6 +34,13 @@ const (
 // suffix may have: shorter ones meet unrelated words by a letter or two.
 const minFormBase = 4
 
+// minUnguardedStem is the fewest letters of a stem that a suffix with
+// something of its own in its place (-ation → -ate) reads off a dictionary
+// word: a shorter stem, or one the suffix is merely cut from (basement,
+// formation) or an e put back on (donation, consolation), is often a
+// word of its own that only looks derived (base, form, done, console).
+const minUnguardedStem = minFormBase + 1
+
 // derivations are the English suffixes readForm cuts, each with what may
 // stand in its place, tried in order, and the fewest letters the stem
 // before it must keep (minFormBase where 0): a station is no state, nor a
@@ -56,15 +64,15 @@ var derivations = []struct {
 	{"ability", []string{"able"}, 0, false},
 	{"ibility", []string{"ible"}, 0, false},
 	{"ivity", []string{"ive"}, 0, false},
-	{"ity", []string{"", "e"}, 0, true},
+	{"ity", []string{"", "e"}, 5, true},
 	{"able", []string{"", "e"}, 3, false},
 	{"ible", []string{"", "e"}, 0, false},
 	{"ator", []string{"ate"}, 3, false},
 	{"ee", []string{"", "e"}, 0, true},
 	{"ance", []string{"", "e"}, 5, true},
 	{"ence", []string{"", "e"}, 5, true},
-	{"age", []string{"", "e"}, 0, true},
-	{"al", []string{"", "e"}, 5, true},
+	{"age", []string{"", "e"}, 5, true},
+	{"al", []string{"", "e"}, 6, true},
 	{"iness", []string{"y"}, 0, true},
 	{"ness", []string{""}, 0, true},
 	{"ily", []string{"y"}, 0, true},
@@ -119,37 +127,48 @@ var notAgain = map[string]bool{
 }
 
 // readForm returns the word of vocab (the index's vocabulary) that the
-// unknown English word w is a form of, and its weight against w; or "" when
-// none is. buf is a buffer for the forms tried, so that a miss allocates
-// nothing.
-func readForm(w string, vocab map[string]int32, buf *[]byte) (string, float64) {
-	if !plainLetters(w) {
-		return "", 0
+// unknown English word w is a form of, its weight against w, and whether
+// it is a word of w's family rather than w itself (Analyser.derived); or ""
+// when none is. buf is a buffer for the forms tried, so that a miss
+// allocates nothing. Only the operation of a tool (toolVerb) is done again:
+// refactor is no factor again, nor reproduce produce, nor reclaim claim.
+func readForm(w string, vocab map[string]int32, tables *queryTables, buf *[]byte) (b string, weight float64, family bool) {
+	if !formWord(w) {
+		return "", 0, false
 	}
-	if b, wt := readSuffixes(w, vocab, buf); b != "" {
-		return b, wt
+	if b, wt, family := readSuffixes(w, vocab, buf); b != "" {
+		return b, wt, family
 	}
 	if rest, ok := strings.CutPrefix(w, againPrefix); ok && len(rest) >= minFormBase+1 && !notAgain[w] && !dictionaryWord(w) {
-		if _, ok := vocab[rest]; ok {
-			return rest, againWeight
+		b := rest
+		if _, ok := vocab[rest]; !ok {
+			// reprintable: printable again, of print's family.
+			b, _, family = readSuffixes(rest, vocab, buf)
 		}
-		if b, _ := readSuffixes(rest, vocab, buf); b != "" {
-			return b, againWeight
+		if b != "" && tables.toolVerb(b) {
+			return b, againWeight, family
 		}
 	}
-	return "", 0
+	return "", 0, false
+}
+
+// toolVerb reports whether w is a word the ranker knows as a tool's
+// operation: a verb of its own (words.VerbClass) or a key of the lexicon.
+func (t *queryTables) toolVerb(w string) bool {
+	return words.VerbClass(w) != 0 || t.intents[w] != nil || t.expansions[w] != nil
 }
 
 // readSuffixes reads w by its British spelling, then by its derivational
-// suffixes.
-func readSuffixes(w string, vocab map[string]int32, buf *[]byte) (string, float64) {
+// suffixes; family says w was read as a word of its family.
+func readSuffixes(w string, vocab map[string]int32, buf *[]byte) (b string, weight float64, family bool) {
 	if b, derived := american(w, vocab, buf); b != "" {
 		if derived {
-			return b, derivedWeight
+			return b, derivedWeight, true
 		}
-		return b, spellingWeight
+		return b, spellingWeight, false
 	}
-	return readDerived(w, vocab, buf)
+	b, weight = readDerived(w, vocab, buf)
+	return b, weight, b != ""
 }
 
 // american returns the word of vocab that w, in British spelling, is in
@@ -181,8 +200,25 @@ func readDerived(w string, vocab map[string]int32, buf *[]byte) (string, float64
 		if len(stem) < cmp.Or(d.minStem, minFormBase) || d.coined && dictionaryWord(w) {
 			return "", 0
 		}
+		inDictionary := -1 // dictionaryWord(w) once asked: 0 or 1
 		for _, p := range d.puts {
 			if len(stem)+len(p) < minFormBase {
+				continue
+			}
+			if p == "" || p == "e" || len(stem) < minUnguardedStem {
+				if inDictionary < 0 {
+					inDictionary = 0
+					if dictionaryWord(w) {
+						inDictionary = 1
+					}
+				}
+				if inDictionary == 1 {
+					continue
+				}
+			}
+			if d.cut == "ize" && p == "" && strings.HasSuffix(stem, "or") {
+				// An agent noun's verb is no -ize of it: authorize
+				// is not author.
 				continue
 			}
 			if b := try(buf, vocab, stem, p); b != "" {
@@ -224,16 +260,10 @@ func try(buf *[]byte, vocab map[string]int32, stem, put string) string {
 	return ""
 }
 
-// plainLetters reports whether w is lower-case ASCII letters only: the
-// forms readForm knows are English ones.
-func plainLetters(w string) bool {
-	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
-			return false
-		}
-	}
-	return len(w) > minFormBase
-}
+// formWord reports whether readForm and readKnownForm may read w: lower
+// case ASCII letters only, since the forms they know are English ones, and
+// longer than the shortest base a form may reach.
+func formWord(w string) bool { return len(w) > minFormBase && asciiLower(w) }
 
 // rarerForm is how much higher an inflected form's idf must be than its
 // base's for readKnownForm to read it as the base: the tools' text uses the
@@ -247,12 +277,18 @@ const rarerForm = 2.0
 // the form do not stand for all that do the operation.
 // The base weighs knownFormWeight of p and takes none of its senses.
 func (s *Analyser) readKnownForm(p string, w float64) {
-	if s.idf == nil || s.tables.intents[p] != nil || s.tables.expansions[p] != nil || !plainLetters(p) {
+	if s.idf == nil || s.tables.intents[p] != nil || s.tables.expansions[p] != nil || !formWord(p) {
 		return
 	}
 	var l string
 	if strings.HasSuffix(p, "ing") || strings.HasSuffix(p, "ed") {
 		l = lemma(p, s.inVocab)
+		if e := try(&s.form, s.vocab, l, "e"); l != "" && e != "" && s.idf[s.vocab[e]] < s.idf[s.vocab[l]] {
+			// Both the stem and the stem with e are words (stated:
+			// stat, state): the form is of the one the tools' text
+			// uses more.
+			l = e
+		}
 	}
 	if l == "" {
 		// A British spelling (colour, analysed) where the tools' text

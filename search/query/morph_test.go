@@ -17,6 +17,8 @@ func formVocab() (map[string]int32, []float64) {
 		"search": 2, "source": 3, "store": 3, "busy": 5, "real": 4, "apple": 5, "let": 4,
 		"strain": 5, "flor": 6, "ban": 4, "track": 5, "late": 4, "port": 3, "sent": 4, "mode": 4,
 		"edit": 3, "print": 4, "console": 4, "log": 3, "output": 4, "com": 2, "coming": 6,
+		"factor": 5, "produce": 5, "claim": 5, "cape": 6, "done": 3, "base": 3, "design": 4, "form": 3,
+		"char": 5, "digit": 5, "host": 3, "post": 3, "author": 4, "stat": 3, "state": 2, "stated": 6,
 	}
 	vocab := map[string]int32{}
 	idf := make([]float64, 0, len(words))
@@ -60,10 +62,11 @@ func TestUnknownEnglishWordIsReadByItsForm(t *testing.T) {
 		{"reupload the photo", "upload", againWeight, nil},
 		{"redeploying the app", "deploy", againWeight, nil},
 		{"prioritize the backlog", "priority", derivedWeight, nil},
-		{"installation guide", "install", derivedWeight, nil},
+		{"deployment guide", "deploy", derivedWeight, nil},
 		{"the planner", "plan", derivedWeight, nil},
 		{"who has been committing", "commit", knownFormWeight, nil},
 		{"the centre of the map", "center", knownFormWeight, nil},
+		{"as stated in the issue", "state", knownFormWeight, []string{"stat"}},
 		// Guards.
 		{"research papers", "", 0, []string{"search"}},
 		{"restrain the worker", "", 0, []string{"strain"}},
@@ -77,8 +80,25 @@ func TestUnknownEnglishWordIsReadByItsForm(t *testing.T) {
 		{"close the modal", "", 0, []string{"mode"}},
 		{"my favourite editor", "", 0, []string{"edit"}},
 		{"friends coming over", "", 0, []string{"com"}},
+		// A re- of no tool's operation, and dictionary words, short
+		// stems and agent nouns that only look derived.
+		{"refactor the module", "", 0, []string{"factor"}},
+		{"reproduce the bug", "", 0, []string{"produce"}},
+		{"reclaim the disk", "", 0, []string{"claim"}},
+		{"a capable model", "", 0, []string{"cape"}},
+		{"a consolation prize", "", 0, []string{"console"}},
+		{"a donation link", "", 0, []string{"done"}},
+		{"the basement lights", "", 0, []string{"base"}},
+		{"the designation field", "", 0, []string{"design"}},
+		{"a formation chart", "", 0, []string{"form"}},
+		{"a charity event", "", 0, []string{"char"}},
+		{"a digital copy", "", 0, []string{"digit"}},
+		{"a hostage note", "", 0, []string{"host"}},
+		{"the postage cost", "", 0, []string{"post"}},
+		{"authorize the app", "", 0, []string{"author"}},
 		// A word of the family is searched for, not its senses.
 		{"a printable pdf", "print", derivedWeight, []string{"console", "log", "output"}},
+		{"a reprintable pdf", "print", againWeight, []string{"console", "log", "output"}},
 		{"flask added", "", 0, []string{"add"}},
 		{"the files listed", "", 0, []string{"list"}},
 	}
@@ -105,9 +125,10 @@ func TestUnknownEnglishWordIsReadByItsForm(t *testing.T) {
 // no garbage, so the unknown words of a long request stay cheap.
 func TestFormReadingMissAllocatesNothing(t *testing.T) {
 	vocab, _ := formVocab()
+	tables := lexiconTables()
 	buf := make([]byte, 0, 64)
 	for _, w := range []string{strings.Repeat("q", 30) + "isations", "qqqqqqtion", "reqqqqqqing", "qqqqqqour"} {
-		if n := testing.AllocsPerRun(50, func() { readForm(w, vocab, &buf) }); n != 0 {
+		if n := testing.AllocsPerRun(50, func() { readForm(w, vocab, tables, &buf) }); n != 0 {
 			t.Errorf("readForm(%q) allocates %v times, want 0", w, n)
 		}
 	}
@@ -116,10 +137,14 @@ func TestFormReadingMissAllocatesNothing(t *testing.T) {
 // TestHyphenedWordIsReadWhole: a word written with hyphens (to-do, log-in,
 // e-mail) that the ranker knows as one word is read as that word, with its
 // senses, beside its parts; a join too short to tell (x-y) is not, nor a
-// name with digits (us-east-1).
+// name with digits (us-east-1), nor a chunk of more hyphens than a word
+// has, or longer than a word is, or with a part missing (a flag, a
+// trailing hyphen).
 func TestHyphenedWordIsReadWhole(t *testing.T) {
 	t.Parallel()
-	vocab := map[string]int32{"todo": 0, "login": 1, "email": 2, "xy": 3, "useast1": 4, "plot": 5, "task": 6}
+	long := strings.Repeat("abcdefghij", 3) + "-" + strings.Repeat("klmnopqrst", 2)
+	vocab := map[string]int32{"todo": 0, "login": 1, "email": 2, "xy": 3, "useast1": 4, "plot": 5, "task": 6,
+		"longrunningbatchjob": 7, "dryrun": 8, strings.ReplaceAll(long, "-", ""): 9}
 	tests := []struct {
 		query string
 		want  []string // terms at the full weight of a word
@@ -130,6 +155,9 @@ func TestHyphenedWordIsReadWhole(t *testing.T) {
 		{"e-mail the report", []string{"email"}, nil},
 		{"an x-y plot", nil, []string{"xy"}},
 		{"the us-east-1 region", nil, []string{"useast1"}},
+		{"a long-running-batch-job here", nil, []string{"longrunningbatchjob"}},
+		{"pass dry-run- to it", nil, []string{"dryrun"}},
+		{"an " + long + " one", nil, []string{strings.ReplaceAll(long, "-", "")}},
 	}
 	for _, tt := range tests {
 		got := termWeights(tt.query, vocab, nil)
@@ -143,5 +171,24 @@ func TestHyphenedWordIsReadWhole(t *testing.T) {
 				t.Errorf("%q: %q weighs as a word of its own (terms %v)", tt.query, w, got)
 			}
 		}
+	}
+}
+
+// TestRepeatedEnglishFormIsReadOnce: an English word a request repeats
+// (a pasted log) reads as its first occurrence did, not by its form anew
+// at each: repeating words read by their form costs no more allocations
+// per repeat than repeating words of the same lengths that nothing reads.
+func TestRepeatedEnglishFormIsReadOnce(t *testing.T) {
+	vocab, idf := formVocab()
+	var s Analyser
+	allocs := func(words string, n int) float64 {
+		q := strings.Repeat(words, n)
+		s.Analyse(q, vocab, idf) // warm the Analyser's maps and slices
+		return testing.AllocsPerRun(20, func() { s.Analyse(q, vocab, idf) })
+	}
+	growth := func(words string) float64 { return allocs(words, 20) - allocs(words, 2) }
+	forms, plain := growth("optimising translation reupload committing "), growth("zzzzzzzzzz xxxxxxxxxxx wwwwwwww vvvvvvvvvv ")
+	if forms > plain {
+		t.Errorf("repeating form words 18 more times costs %v more allocations, words nothing reads %v: want no more", forms, plain)
 	}
 }

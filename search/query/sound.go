@@ -125,6 +125,7 @@ func maxVowelDistance(kana, english []byte, consonants int) int {
 	return 1 + max(vowels(kana), vowels(english))/2
 }
 
+// asciiLower reports whether w is lower-case ASCII letters only.
 func asciiLower(w string) bool {
 	for i := 0; i < len(w); i++ {
 		if w[i] < 'a' || w[i] > 'z' {
