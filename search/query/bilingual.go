@@ -965,22 +965,52 @@ func (s *Analyser) foreignForm(p string, f englishForm) {
 	s.origin = s.bitOf(p)
 	w := intentWeight * lemmaWeight * s.origWeight[p]
 	for _, t := range s.tables.intents[s.lemmaOf[p]] {
-		var b []byte
 		switch f {
 		case pastParticiple:
-			b = append(s.form[:0], t...)
-			if !strings.HasSuffix(t, "e") {
-				b = append(b, 'e')
-			}
-			b = append(b, 'd')
+			s.putPast(t, w)
 		case again:
-			b = append(append(s.form[:0], againPrefix...), t...)
-		}
-		s.form = b
-		if s.inVocab(string(b)) {
-			s.put(string(b), w, false)
+			s.form = append(append(s.form[:0], againPrefix...), t...)
+			if s.inVocab(string(s.form)) {
+				s.put(string(s.form), w, false)
+			}
 		}
 	}
+}
+
+// putPast puts the -ed form of verb t at weight w where the index has it.
+// English spells it three ways (saved, copied, stopped) and no rule of
+// letters says which verbs double (stopped, edited): the index's vocabulary
+// decides, first spelling first.
+func (s *Analyser) putPast(t string, w float64) {
+	for v := range pastSpellings {
+		if s.form = appendPast(s.form[:0], t, v); s.inVocab(string(s.form)) {
+			s.put(string(s.form), w, false)
+			return
+		}
+	}
+}
+
+// pastSpellings counts appendPast's spellings of an -ed form.
+const pastSpellings = 3
+
+// appendPast appends to b the v-th spelling of verb t's -ed form: the plain
+// one (saved, searched), a consonant's y turned to i (copied), or the final
+// consonant doubled after one vowel (stopped). A spelling that t's letters do
+// not allow repeats the plain one.
+func appendPast(b []byte, t string, v int) []byte {
+	n := len(t)
+	switch {
+	case v == 1 && n > 2 && t[n-1] == 'y' && !token.IsVowel(t[n-2]):
+		return append(append(b, t[:n-1]...), "ied"...)
+	case v == 2 && n > 2 && !token.IsVowel(t[n-1]) && !strings.ContainsRune("wxy", rune(t[n-1])) &&
+		token.IsVowel(t[n-2]) && !token.IsVowel(t[n-3]):
+		return append(append(append(b, t...), t[n-1]), "ed"...)
+	}
+	b = append(b, t...)
+	if !strings.HasSuffix(t, "e") {
+		b = append(b, 'e')
+	}
+	return append(b, 'd')
 }
 
 // separableParticles are the particles a German separable verb leaves at

@@ -20,7 +20,8 @@ func TestForeignFormReachesItsEnglishForm(t *testing.T) {
 		"complete", "completed", "schedule", "reschedule", "scheduled", "delete", "deleted",
 		"change", "changed", "download", "downloaded", "send", "resend", "start", "restart",
 		"save", "saved", "file", "task", "email", "request", "alarm", "state", "stated",
-		"search", "searched", "weight", "weighted",
+		"search", "searched", "weight", "weighted", "copy", "copied", "stop", "stopped",
+		"edit", "edited", "tag", "tagged",
 	} {
 		vocab[w] = int32(i)
 	}
@@ -38,6 +39,9 @@ func TestForeignFormReachesItsEnglishForm(t *testing.T) {
 		{"de", "Speicherung der Datei", []string{"save"}, nil},
 		{"fr", "les fichiers supprimés", []string{"delete", "deleted"}, nil},
 		{"fr", "le téléchargement du fichier", []string{"download"}, nil},
+		// English spells the -ed form of these verbs its own way.
+		{"es", "archivos copiados ayer", []string{"copy", "copied"}, nil},
+		{"de", "der gestoppte Dienst", []string{"stop", "stopped"}, nil},
 		// Guards.
 		{"es", "repetición de la alarma", nil, []string{"request"}},
 		{"de", "restarten der Datei", nil, []string{"start", "restart"}},
