@@ -130,6 +130,9 @@ type Options struct {
 	// "tables": building the search tables after ready, "finish": decoding the cache after
 	// a fast start): fault tests make it panic.
 	StageHook func(stage string)
+	// PrepareSearch builds the search tables after ready; nil is search.Prepare. Tests
+	// replace it to see when it runs.
+	PrepareSearch func()
 }
 
 // Bridge is the extension's handler.
@@ -233,6 +236,9 @@ func New(opts Options) *Bridge {
 	}
 	if opts.CachePath == "" {
 		opts.CachePath = cache.DefaultPath(opts.ZotHome)
+	}
+	if opts.PrepareSearch == nil {
+		opts.PrepareSearch = search.Prepare
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Bridge{opts: opts, bgCtx: ctx, stop: cancel, afterReadyDone: make(chan struct{}), listPending: map[string]bool{},
@@ -562,11 +568,18 @@ func (b *Bridge) afterReady() {
 	log := b.opts.Log
 	// Before any command can change an approval: the inputs and the state they gave.
 	b.boot.Ready(b.startup.Sent)
-	// The search tables before the catalog's decoding and the index (search.Prepare).
-	if b.opts.StageHook != nil {
-		b.opts.StageHook("tables")
+	// The search tables are built before the cache is decoded for the catalog: built by the
+	// index, among the decoded cache's garbage, their many small objects would each keep a
+	// page of that garbage resident in the idle bridge. A call arriving meanwhile waits for
+	// them, as it would for the index.
+	if err := b.safely("building the search tables", func() {
+		if b.opts.StageHook != nil {
+			b.opts.StageHook("tables")
+		}
+		b.opts.PrepareSearch()
+	}); err != nil {
+		b.setupErr = errors.Join(b.setupErr, err)
 	}
-	search.Prepare()
 	if b.startup.Fast {
 		// A panic here would leave every call waiting for a catalog that never comes.
 		if err := b.safely("decoding the tool cache", b.finishStartup); err != nil {

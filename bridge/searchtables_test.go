@@ -29,6 +29,11 @@ func TestSearchTablesBeforeCatalog(t *testing.T) {
 				close(finished)
 			}
 		}
+		prepare := b.opts.PrepareSearch
+		b.opts.PrepareSearch = func() {
+			b.opts.StageHook("prepared")
+			prepare()
+		}
 	})
 	if !strings.Contains(logs.String(), "registering from the startup file") {
 		t.Fatalf("did not start from the startup file: %s", logs.String())
@@ -40,7 +45,7 @@ func TestSearchTablesBeforeCatalog(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if i, j := slices.Index(stages, "tables"), slices.Index(stages, "finish"); i < 0 || i > j {
-		t.Fatalf("stages %v: want the search tables built (tables) before the cache is decoded (finish)", stages)
+	if i, j := slices.Index(stages, "prepared"), slices.Index(stages, "finish"); i < 0 || i > j {
+		t.Fatalf("stages %v: want the search tables built (prepared) before the cache is decoded (finish)", stages)
 	}
 }

@@ -187,29 +187,34 @@ func TestDamagedCacheReadByItsLines(t *testing.T) {
 	}
 }
 
-// TestFinishStartupPanicStillRoutes: a panic while decoding the cache after a fast start
-// (in the background, after ready) used to crash the process, or with a recover leave
-// every call waiting for a catalog that never came. Now the registered tools are routed
-// from the startup file's data and a note names the fault.
+// TestFinishStartupPanicStillRoutes: a panic while building the search tables or
+// decoding the cache after a fast start (in the background, after ready) used to crash
+// the process, or with a recover leave every call waiting for a catalog that never came.
+// Now the registered tools are routed and a note names the fault.
 func TestFinishStartupPanicStillRoutes(t *testing.T) {
 	t.Parallel()
-	e, cachePath := primedEnv(t)
-	waitFile(t, cache.FramesPath(cachePath))
-	_, h, logs := startSessionWith(t, e, func(b *Bridge) {
-		b.opts.StageHook = func(stage string) {
-			if stage == "finish" {
-				panic("kaboom")
+	for _, stage := range []string{"tables", "finish"} {
+		t.Run(stage, func(t *testing.T) {
+			t.Parallel()
+			e, cachePath := primedEnv(t)
+			waitFile(t, cache.FramesPath(cachePath))
+			_, h, logs := startSessionWith(t, e, func(b *Bridge) {
+				b.opts.StageHook = func(s string) {
+					if s == stage {
+						panic("kaboom at " + stage)
+					}
+				}
+			})
+			if !strings.Contains(logs.String(), "registering from the startup file") {
+				t.Fatalf("did not start from the startup file: %s", logs.String())
 			}
-		}
-	})
-	if !strings.Contains(logs.String(), "registering from the startup file") {
-		t.Fatalf("did not start from the startup file: %s", logs.String())
-	}
-	r, err := h.CallTool(ctxGuard(t), "1", "mcp__alpha__echo", map[string]any{"text": "routed"})
-	if err != nil || r.IsError || r.Text() != "routed" {
-		t.Fatalf("call after a panic in the background decode: %v %q", err, r.Text())
-	}
-	if _, err := h.WaitNotify(ctxGuard(t), "kaboom"); err != nil {
-		t.Fatalf("no note about the panic: %v", err)
+			r, err := h.CallTool(ctxGuard(t), "1", "mcp__alpha__echo", map[string]any{"text": "routed"})
+			if err != nil || r.IsError || r.Text() != "routed" {
+				t.Fatalf("call after a panic in the background: %v %q", err, r.Text())
+			}
+			if _, err := h.WaitNotify(ctxGuard(t), "kaboom at "+stage); err != nil {
+				t.Fatalf("no note about the panic: %v", err)
+			}
+		})
 	}
 }

@@ -62,8 +62,9 @@ type Catalog struct {
 
 // Unregistered says why e, a tool of the startup set, was not registered after all (its
 // register_tool frame would not fit the host's line): search and activation skip it,
-// /mcp <server> names it with this reason. "" for the others, and for an entry of
-// another catalog.
+// /mcp <server> names it with this reason. "" for the others. The reason is keyed by
+// e's server and tool, so an entry of another catalog gets this catalog's reason for
+// that tool. A published catalog is only read: any goroutine may call it.
 func (c *Catalog) Unregistered(e *Tool) string { return c.unregistered[e.Ref()] }
 
 // catIndex is a catalog's search index, built once. A catalog that differs from the one

@@ -14,9 +14,8 @@ import (
 // spans) in lower case: as it is, or when the doc holds it in mixed case read as lower
 // case at each comparison (compareKeys); only a name that is not what the doc holds is
 // kept, in lower. Almost every name is borne by one doc and held by it, so a set costs
-// about a doc id and a byte per doc: a map of every name was a tenth of an idle index, a
-// string header per doc (and a lower-case copy of each name in mixed case) another few
-// percent.
+// about a doc id and a byte per doc, where a map of every name or a string per doc would
+// be a large share of an idle index.
 type docSet struct {
 	docs  []int32
 	lower map[int32]string // the names that are not held, as they are

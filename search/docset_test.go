@@ -42,6 +42,7 @@ func TestDocSet(t *testing.T) {
 		{"held as IDs in upper case", false, func(name string) docMeta { return docMeta{id: strings.ToUpper(name)} }, false},
 		{"held as ends of IDs", true, func(name string) docMeta { return docMeta{id: "mcp__s__" + name, tool: uint16(len(name))} }, false},
 		{"held nowhere", false, func(name string) docMeta { return docMeta{id: "MCP__" + name} }, true},
+		{"tool names not ending their IDs", true, func(name string) docMeta { return docMeta{id: "x__" + name + "__y"} }, true},
 	}
 	for _, c := range cases {
 		for _, h := range holds {

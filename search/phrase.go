@@ -101,8 +101,8 @@ func (sh *shard) recordPhrase(name []string, purpose string) {
 }
 
 // reserve makes room for the phrases of every shard, so that the merged arrays are
-// made once at their length: grown by append, they kept up to a quarter more than they
-// hold, resident for the life of the index (slices.Clip frees none of it).
+// made once at their length: grown by append, they would keep spare room resident for
+// the life of the index (slices.Clip frees none of it).
 func (pi *phraseIndex) reserve(shards []*shard) {
 	terms, docs := 0, 0
 	for _, sh := range shards {
