@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -112,11 +113,40 @@ type Registrations struct {
 	to    *Session
 	chunk int
 	err   error
-	// ring, set by StreamTo, is where the writer gives back the buffers of the pieces
-	// appended to r (Piece), one channel for every pieceRing-th piece; slot is a
-	// piece's.
-	ring []chan []byte
-	slot chan []byte
+	// hands, set by StreamTo, are where the writer gives back the buffers of the pieces
+	// appended to r (Piece); slot is where a piece's buffer goes.
+	hands *handOffs
+	slot  chan []byte
+}
+
+// handOffs pass each written piece's buffer to the one piece that is built in it: the
+// buffer of piece k goes to piece k+ring alone. One channel per receiving piece, made by
+// whichever of its sender and receiver asks first: a channel shared by pieces ring apart
+// let a later piece take the buffer an earlier one was waiting for, and the earlier one
+// then waited for good. Safe for use by several goroutines.
+type handOffs struct {
+	ring int
+	mu   sync.Mutex
+	to   map[int]chan []byte // by the receiving piece
+}
+
+// of is the channel of piece k's buffer; a receiver that took its buffer forgets it.
+func (h *handOffs) of(k int) chan []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c := h.to[k]
+	if c == nil {
+		c = make(chan []byte, 1)
+		h.to[k] = c
+	}
+	return c
+}
+
+// forget drops piece k's channel once k has its buffer.
+func (h *handOffs) forget(k int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.to, k)
 }
 
 // pieceRing is how many buffers the pieces of a streaming Registrations take turns with
@@ -130,10 +160,7 @@ func pieceRing() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 // frames not handed over yet.
 func (r *Registrations) StreamTo(s *Session, chunk int) {
 	r.to, r.chunk = s, chunk
-	r.ring = make([]chan []byte, pieceRing())
-	for i := range r.ring {
-		r.ring[i] = make(chan []byte, 1)
-	}
+	r.hands = &handOffs{ring: pieceRing(), to: map[int]chan []byte{}}
 }
 
 // Piece is the k-th (from 0) of the pieces of frames built apart (on other goroutines)
@@ -143,18 +170,20 @@ func (r *Registrations) StreamTo(s *Session, chunk int) {
 // (it then gets a fresh buffer): the frames of a large set take the memory of a few
 // pieces rather than of all, which with the collector held off during a start would be
 // fresh memory (a page fault a page) for every piece while the writer falls behind. A
-// piece waits only for one before it, so pieces built on several goroutines never wait
-// on each other in a circle, provided each piece is appended (or stop closes) once
-// those before it are. Pieces may be taken on several goroutines at once, while r is
-// appended to.
+// piece waits only for the one buffer meant for it, from a piece before it, so pieces
+// built on several goroutines never wait on each other in a circle, provided each piece
+// is appended (or stop closes) once those before it are. Pieces may be taken on several
+// goroutines at once, in any order, while r is appended to. The wait has no context of
+// its own: stop and the writer's end are what end a start, and both release it.
 func (r *Registrations) Piece(k, n int, stop <-chan struct{}) *Registrations {
 	p := &Registrations{}
-	if r.ring != nil {
-		p.slot = r.ring[k%len(r.ring)]
-		if k >= len(r.ring) {
+	if h := r.hands; h != nil {
+		p.slot = h.of(k + h.ring)
+		if k >= h.ring {
 			select {
-			case b := <-p.slot:
+			case b := <-h.of(k):
 				p.buf = b[:0]
+				h.forget(k)
 			case <-stop:
 			case <-r.to.w.dead:
 			case <-r.to.w.done:

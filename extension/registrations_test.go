@@ -440,3 +440,43 @@ func within(take func() *Registrations) (*Registrations, error) {
 		return nil, errors.New("Piece waited and never returned")
 	}
 }
+
+// TestPieceBufferGoesToItsOwnPiece: the buffer piece 0 gives back is piece ring's alone.
+// When pieces ring apart shared one hand-off, piece 2·ring, built first by a goroutine
+// that got ahead, could take it, and piece ring then waited for a buffer that never came:
+// the start hung. Piece 2·ring is asked for again and again with stop closed, so that
+// were it offered the buffer, it would take it on one of those asks.
+func TestPieceBufferGoesToItsOwnPiece(t *testing.T) {
+	t.Parallel()
+	ring := pieceRing()
+	stopped := make(chan struct{})
+	close(stopped)
+	var stolen, reused bool
+	_, _, err := registrationsOf(t, func(s *Session) error {
+		var r Registrations
+		r.StreamTo(s, 64<<10)
+		first := r.Piece(0, 64, nil)
+		mem := &first.buf[:1][0]
+		first.giveBack()
+		for range 64 {
+			if p := r.Piece(2*ring, 64, stopped); &p.buf[:1][0] == mem {
+				stolen = true
+				break
+			}
+		}
+		if !stolen {
+			p := r.Piece(ring, 64, nil)
+			reused = &p.buf[:1][0] == mem
+		}
+		return s.Register(&r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stolen {
+		t.Fatalf("piece %d took the buffer piece 0 hands to piece %d", 2*ring, ring)
+	}
+	if !reused {
+		t.Fatalf("piece %d was not built in piece 0's buffer", ring)
+	}
+}
