@@ -48,7 +48,7 @@ type Listing struct {
 // does not read (Listing.Check), is checked to be framed as the decoder frames it, so
 // that valid JSON is never read otherwise than the decoder reads it. What is inside
 // those values is not checked: only Decode says that the whole file is valid JSON
-// (what a start sends of a schema is compacted by the extension, which checks it). A
+// (a start sends a schema the reader found compact as it is, and compacts any other). A
 // missing file has no entries, as Read gives none.
 //
 // The file is read into memory, not mapped: a mapping dies (SIGBUS, which no recover

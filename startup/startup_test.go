@@ -493,14 +493,17 @@ func TestSetFromDirectory(t *testing.T) {
 // or not (spaced by hand, invalid inside, cleaned: compacted as before, or replaced).
 func TestFromListingsCompactSchemas(t *testing.T) {
 	a := server("a", "run-a")
-	schemas := []struct{ name, in, out string }{
-		{"compact", `{"type":"object","properties":{"q":{"type":"string","description":"say \"hi\" \\ 日本"}}}`, ""},
-		{"compact with output", `{"type":"object"}`, `{"type":"object","properties":{"n":{"type":"number"}}}`},
-		{"spaced input", `{ "type" : "object", "properties" : { } }`, ""},
-		{"spaced output", `{"type":"object"}`, `{ "type": "object" }`},
-		{"space after", `{"type":"object"} `, `{"type":"object"}  `},
-		{"invalid inside", `{"type":1x}`, `{"type":,}`},
-		{"cleaned inside", "{\"type\":\"object\",\"description\":\"a\u202eb\"}", "{\"title\":\"\u200bx\"}"},
+	schemas := []struct {
+		name, in, out string
+		copied        bool // its payload copies the schemas as the reader found them
+	}{
+		{"compact", `{"type":"object","properties":{"q":{"type":"string","description":"say \"hi\" \\ 日本"}}}`, "", true},
+		{"compact with output", `{"type":"object"}`, `{"type":"object","properties":{"n":{"type":"number"}}}`, true},
+		{"spaced input", `{ "type" : "object", "properties" : { } }`, "", false},
+		{"spaced output", `{"type":"object"}`, `{ "type": "object" }`, false},
+		{"space after", `{"type":"object"} `, `{"type":"object"}  `, false},
+		{"invalid inside", `{"type":1x}`, `{"type":,}`, false},
+		{"cleaned inside", "{\"type\":\"object\",\"description\":\"a\u202eb\"}", "{\"title\":\"\u200bx\"}", false},
 	}
 	e := &cache.Server{Fingerprint: a.Fingerprint()}
 	for i, s := range schemas {
@@ -554,6 +557,9 @@ func TestFromListingsCompactSchemas(t *testing.T) {
 		want := PayloadFor("a", catalog.CleanTool(&ct))
 		if got := set.Tools[i].AppendPayload(nil); !bytes.Equal(got, want) {
 			t.Errorf("%s: payload\n%s\nwant\n%s", s.name, got, want)
+		}
+		if got := set.Tools[i].src.compact; got != s.copied {
+			t.Errorf("%s: schemas copied as read %v, want %v", s.name, got, s.copied)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func TestStartAndEach(t *testing.T) {
 			t.Errorf("n %d, workers %d: %d steps at once", tc.n, tc.workers, most.Load())
 		}
 	}
-	// One worker whose first step says stop: nothing after it runs.
+	// One worker, whose step 3 says stop: nothing after it runs.
 	var got []int
 	Start(10, 1, func(i int) bool { got = append(got, i); return i < 3 })()
 	if !slices.Equal(got, []int{0, 1, 2, 3}) {
