@@ -247,7 +247,7 @@ const rarerForm = 2.0
 // the form do not stand for all that do the operation.
 // The base weighs knownFormWeight of p and takes none of its senses.
 func (s *Analyser) readKnownForm(p string, w float64) {
-	if s.idf == nil || s.tables.intents[p] != nil || s.tables.expansions[p] != nil || !plainLetters(p) {
+	if s.idf == nil || s.tables.intents.get(p) != nil || s.tables.expansions.get(p) != nil || !plainLetters(p) {
 		return
 	}
 	var l string
