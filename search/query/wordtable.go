@@ -3,8 +3,10 @@ package query
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -12,14 +14,16 @@ import (
 // table is a read-only map from keys to lists, held in three arrays rather
 // than in a map's buckets: the tables live as long as the process, at any
 // catalog size, and a map of thousands of short keys holds several times
-// the bytes of its keys and lists. Keys are found by binary search in one
-// sorted array of entries; their bytes are spans of one text, which a table
+// the bytes of its keys and lists. Keys are found through a hash index of
+// small slots, as a map finds them but without its buckets; their bytes are spans of one text, which a table
 // may share with another that holds the same keys (the bilingual lexicon's
 // keys are also the intents' keys); lists that are alike are held once.
 type table[V comparable] struct {
-	text    string  // every key's bytes, possibly shared with another table
-	entries []entry // one per key, sorted by key
-	vals    []V     // every entry's list
+	text    string   // every key's bytes, possibly shared with another table
+	entries []entry  // one per key, sorted by key
+	vals    []V      // every entry's list
+	slots   []uint32 // the entries' hash index (see slotIndex)
+	seed    maphash.Seed
 }
 
 // entry is one key of a table: its bytes are text[key:key+keyLen], its list
@@ -72,19 +76,55 @@ func (t *table[V]) list(i int) []V {
 // bytes or as a string, and compares without converting (a conversion in a
 // comparison copies nothing).
 func find[V comparable, K string | []byte](t *table[V], k K) int {
-	lo, hi := 0, len(t.entries)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.key(m) < string(k) {
-			lo = m + 1
-		} else {
-			hi = m
+	if len(t.slots) == 0 {
+		return -1
+	}
+	var h uint64
+	switch k := any(k).(type) {
+	case string:
+		h = maphash.String(t.seed, k)
+	case []byte:
+		h = maphash.Bytes(t.seed, k)
+	}
+	mask := uint64(len(t.slots) - 1)
+	tag := uint32(h>>32) &^ slotIndex
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return -1
+		}
+		if s&^slotIndex == tag && t.key(int(s&slotIndex)-1) == string(k) {
+			return int(s&slotIndex) - 1
 		}
 	}
-	if lo < len(t.entries) && t.key(lo) == string(k) {
-		return lo
+}
+
+// slotIndex are the bits of a slot that hold its entry's index plus one (0
+// is an empty slot); the others hold bits of its key's hash, so that a
+// lookup compares keys only where those agree.
+const slotIndex = 1<<20 - 1
+
+// index fills t.slots, the open-addressed hash index of t's entries, at
+// most three quarters full: the slots' hash bits spare a lookup most of the
+// key comparisons a fuller index would make it try.
+func (t *table[V]) index() {
+	if len(t.entries) == 0 {
+		return
 	}
-	return -1
+	if len(t.entries) >= slotIndex {
+		panic(fmt.Sprintf("query: a table of %d keys is more than a table holds", len(t.entries)))
+	}
+	t.seed = maphash.MakeSeed()
+	t.slots = make([]uint32, 1<<bits.Len(uint(len(t.entries)+len(t.entries)/3)))
+	mask := uint64(len(t.slots) - 1)
+	for e := range t.entries {
+		h := maphash.String(t.seed, t.key(e))
+		i := h & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = uint32(h>>32)&^slotIndex | uint32(e+1)
+	}
 }
 
 // tableBuilder makes tables whose lists share one array of values, each
@@ -156,6 +196,7 @@ func (b *tableBuilder[V]) table(m map[string][]V, text string, span func(k strin
 	}
 	if ownLen == 0 {
 		t.text = text
+		t.index()
 		return t
 	}
 	var all strings.Builder
@@ -167,6 +208,7 @@ func (b *tableBuilder[V]) table(m map[string][]V, text string, span func(k strin
 		}
 	}
 	t.text = all.String()
+	t.index()
 	return t
 }
 

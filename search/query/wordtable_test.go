@@ -183,3 +183,32 @@ func TestQueryTablesRetainLittle(t *testing.T) {
 		t.Errorf("the query tables keep %d bytes of heap, want at most %d", got, maxTablesHeap)
 	}
 }
+
+// BenchmarkAnalyseRequests times the analysis of short requests in the
+// lexicon's languages, each of which reads the query tables many times.
+func BenchmarkAnalyseRequests(b *testing.B) {
+	requests := []string{
+		"find coffee shops within 500 meters of my location",
+		"what's new in my inbox since yesterday",
+		"delete the old branches of the repo",
+		"lösche alle alten Dateien im Ordner",
+		"busca los archivos que cambiaron hoy",
+		"envoyez un message à l'équipe",
+		"удалить виртуальную машину",
+		"昨日のメールを検索して",
+		"查找最近的提交记录",
+		"show me the weather forecast for tomorrow in Berlin",
+	}
+	vocab := map[string]int32{}
+	for i, w := range strings.Fields("file folder delete remove search find message send email mail branch repo weather forecast commit virtual machine coffee shop location inbox") {
+		vocab[w] = int32(i)
+	}
+	Prepare()
+	var a Analyser
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, q := range requests {
+			a.Analyse(q, vocab, nil)
+		}
+	}
+}
