@@ -66,11 +66,11 @@ func compactTables(m *tableMaps) *queryTables {
 	within := func(mark func(k string) (key string, at int)) func(k string) (int, bool) {
 		return func(k string) (int, bool) {
 			key, at := mark(k)
-			i := find(&tb.intents, key)
-			if i < 0 {
+			e := find(&tb.intents, key)
+			if e == nil {
 				return 0, false
 			}
-			return int(tb.intents.entries[i].key) + at, true
+			return int(e.key) + at, true
 		}
 	}
 	exact := within(func(k string) (string, int) {

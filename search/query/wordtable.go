@@ -11,13 +11,14 @@ import (
 	"strings"
 )
 
-// table is a read-only map from keys to lists, held in three arrays rather
-// than in a map's buckets: the tables live as long as the process, at any
-// catalog size, and a map of thousands of short keys holds several times
-// the bytes of its keys and lists. Keys are found through a hash index of
-// small slots, as a map finds them but without its buckets; their bytes are spans of one text, which a table
-// may share with another that holds the same keys (the bilingual lexicon's
-// keys are also the intents' keys); lists that are alike are held once.
+// table is a read-only map from keys to lists, held in a few flat arrays
+// rather than in a map's buckets: the query tables live as long as the
+// process, at any catalog size, and a map of thousands of short keys holds
+// several times the bytes of its keys and lists. Keys are found through a
+// hash index of small slots, as a map finds them; their bytes are spans of
+// one text, which a table may share with another that holds the same keys
+// (the bilingual lexicon's keys are also the intents' keys); lists that are
+// alike are held once.
 type table[V comparable] struct {
 	text    string   // every key's bytes, possibly shared with another table
 	entries []entry  // one per key, sorted by key
@@ -36,13 +37,23 @@ type entry struct {
 // get returns k's list, or nil when k is not a key (or its list is empty).
 // The list is the table's: it must not be written to, and appending to it
 // copies it.
-func (t *table[V]) get(k string) []V { return t.list(find(t, k)) }
+func (t *table[V]) get(k string) []V {
+	if len(t.slots) == 0 {
+		return nil
+	}
+	return t.listOf(probe(t, maphash.String(t.seed, k), k))
+}
 
 // getBytes is get for a key held as bytes, without copying them.
-func (t *table[V]) getBytes(k []byte) []V { return t.list(find(t, k)) }
+func (t *table[V]) getBytes(k []byte) []V {
+	if len(t.slots) == 0 {
+		return nil
+	}
+	return t.listOf(probe(t, maphash.Bytes(t.seed, k), k))
+}
 
 // has reports whether k is a key, even of an empty list.
-func (t *table[V]) has(k string) bool { return find(t, k) >= 0 }
+func (t *table[V]) has(k string) bool { return find(t, k) != nil }
 
 // len returns the number of keys.
 func (t *table[V]) len() int { return len(t.entries) }
@@ -63,38 +74,40 @@ func (t *table[V]) key(i int) string {
 	return t.text[e.key : e.key+uint32(e.keyLen)]
 }
 
-func (t *table[V]) list(i int) []V {
-	if i < 0 || t.entries[i].valLen == 0 {
+func (t *table[V]) list(i int) []V { return t.listOf(&t.entries[i]) }
+
+// listOf returns the list of e, nil when e is nil or its list empty.
+func (t *table[V]) listOf(e *entry) []V {
+	if e == nil || e.valLen == 0 {
 		return nil
 	}
-	e := t.entries[i]
 	end := e.val + uint32(e.valLen)
 	return t.vals[e.val:end:end]
 }
 
-// find returns the index of k's entry in t, or -1. It takes the key as
-// bytes or as a string, and compares without converting (a conversion in a
-// comparison copies nothing).
-func find[V comparable, K string | []byte](t *table[V], k K) int {
+// find returns k's entry in t, or nil.
+func find[V comparable](t *table[V], k string) *entry {
 	if len(t.slots) == 0 {
-		return -1
+		return nil
 	}
-	var h uint64
-	switch k := any(k).(type) {
-	case string:
-		h = maphash.String(t.seed, k)
-	case []byte:
-		h = maphash.Bytes(t.seed, k)
-	}
+	return probe(t, maphash.String(t.seed, k), k)
+}
+
+// probe returns the entry of k, whose hash is h, or nil. It
+// takes the key as bytes or as a string, and compares without converting
+// (a conversion in a comparison copies nothing).
+func probe[V comparable, K string | []byte](t *table[V], h uint64, k K) *entry {
 	mask := uint64(len(t.slots) - 1)
 	tag := uint32(h>>32) &^ slotIndex
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
-			return -1
+			return nil
 		}
-		if s&^slotIndex == tag && t.key(int(s&slotIndex)-1) == string(k) {
-			return int(s&slotIndex) - 1
+		if s&^slotIndex == tag {
+			if e := &t.entries[s&slotIndex-1]; t.text[e.key:e.key+uint32(e.keyLen)] == string(k) {
+				return e
+			}
 		}
 	}
 }
@@ -105,8 +118,9 @@ func find[V comparable, K string | []byte](t *table[V], k K) int {
 const slotIndex = 1<<20 - 1
 
 // index fills t.slots, the open-addressed hash index of t's entries, at
-// most three quarters full: the slots' hash bits spare a lookup most of the
-// key comparisons a fuller index would make it try.
+// most half full: most lookups are of words that are no key, and a fuller
+// index makes them step through long runs of taken slots before they meet
+// an empty one.
 func (t *table[V]) index() {
 	if len(t.entries) == 0 {
 		return
@@ -115,7 +129,7 @@ func (t *table[V]) index() {
 		panic(fmt.Sprintf("query: a table of %d keys is more than a table holds", len(t.entries)))
 	}
 	t.seed = maphash.MakeSeed()
-	t.slots = make([]uint32, 1<<bits.Len(uint(len(t.entries)+len(t.entries)/3)))
+	t.slots = make([]uint32, 1<<bits.Len(uint(2*len(t.entries)-1)))
 	mask := uint64(len(t.slots) - 1)
 	for e := range t.entries {
 		h := maphash.String(t.seed, t.key(e))

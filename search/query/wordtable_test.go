@@ -161,7 +161,7 @@ func TestTableLookupAllocatesNothing(t *testing.T) {
 
 // maxTablesHeap is the most heap the query tables may keep: they stay for
 // the life of the process, at any catalog size.
-const maxTablesHeap = 320 << 10
+const maxTablesHeap = 400 << 10
 
 // TestQueryTablesRetainLittle: the query tables, once built, keep little
 // heap. Not parallel: it reads the heap's size before and after.
