@@ -7,7 +7,6 @@ import (
 	"iter"
 	"math"
 	"math/bits"
-	"slices"
 	"strings"
 )
 
@@ -21,7 +20,7 @@ import (
 // alike are held once.
 type table[V comparable] struct {
 	text    string   // every key's bytes, possibly shared with another table
-	entries []entry  // one per key, sorted by key
+	entries []entry  // one per key
 	vals    []V      // every entry's list
 	slots   []uint32 // the entries' hash index (see slotIndex)
 	seed    maphash.Seed
@@ -58,7 +57,7 @@ func (t *table[V]) has(k string) bool { return find(t, k) != nil }
 // len returns the number of keys.
 func (t *table[V]) len() int { return len(t.entries) }
 
-// all yields every key and its list, in key order.
+// all yields every key and its list, in no set order.
 func (t *table[V]) all() iter.Seq2[string, []V] {
 	return func(yield func(string, []V) bool) {
 		for i := range t.entries {
@@ -183,11 +182,11 @@ func (b *tableBuilder[V]) add(l []V) uint32 {
 // span finds them there (ok set); the other keys' bytes are appended to
 // text, and the table's text is the whole. span may be nil.
 func (b *tableBuilder[V]) table(m map[string][]V, text string, span func(k string) (at int, ok bool)) table[V] {
+	// The keys stay in the map's order: the index finds them in any.
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
 	t := table[V]{entries: make([]entry, len(keys))}
 	ownLen := 0
 	for i, k := range keys {

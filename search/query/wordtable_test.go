@@ -80,8 +80,8 @@ func TestTablesAnswerAsTheMaps(t *testing.T) {
 			if lk.len != len(lk.want) {
 				t.Errorf("len() = %d, the map has %d keys", lk.len, len(lk.want))
 			}
-			if want := slices.Sorted(maps.Keys(lk.want)); !slices.Equal(lk.keys, want) {
-				t.Errorf("all() yields %d keys, not the map's %d in order", len(lk.keys), len(want))
+			if want := slices.Sorted(maps.Keys(lk.want)); !slices.Equal(slices.Sorted(slices.Values(lk.keys)), want) {
+				t.Errorf("all() yields %d keys, not the map's %d", len(lk.keys), len(want))
 			}
 			probes := []string{"", "\x00", "\xff", "zzzzzzzz", "=", "*", latinMark + "zz", "zz" + stemMark}
 			for k := range lk.want {
