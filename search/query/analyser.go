@@ -152,7 +152,7 @@ func (s *Analyser) inVocab(t string) bool { _, ok := s.vocab[t]; return ok }
 // known reports whether a word means something to the index: it is
 // indexed or has synonyms or intents.
 func (s *Analyser) known(t string) bool {
-	return s.inVocab(t) || s.tables.expansions[t] != nil || s.tables.intents[t] != nil
+	return s.inVocab(t) || s.tables.expansions.get(t) != nil || s.tables.intents.get(t) != nil
 }
 
 // bitOf is the coverage bit of an original term: its first position
@@ -226,7 +226,7 @@ func (s *Analyser) hyphenedWord(chunk string) string {
 	// Looked up by string(w) in place, which does not allocate: a pasted
 	// log holds a hyphened name on every line.
 	_, inVocab := s.vocab[string(w)]
-	if len(w) < minJoinLen-1 || !inVocab && tb.expansions[string(w)] == nil && tb.intents[string(w)] == nil {
+	if len(w) < minJoinLen-1 || !inVocab && tb.expansions.getBytes(w) == nil && tb.intents.getBytes(w) == nil {
 		return ""
 	}
 	return string(s.joined)
@@ -457,7 +457,7 @@ func (s *Analyser) verbClassOf(t string) uint16 {
 	}
 	// An everyday verb ("remember", "forget") takes the class of the first
 	// tool verb it stands for.
-	for _, to := range s.tables.intents[t] {
+	for _, to := range s.tables.intents.get(t) {
 		if v := words.VerbClass(to); v != 0 {
 			return v
 		}
@@ -477,7 +477,7 @@ func (s *Analyser) findLead() {
 		if words.VerbClass(t) != 0 {
 			return true
 		}
-		for _, to := range s.tables.intents[t] {
+		for _, to := range s.tables.intents.get(t) {
 			if words.VerbClass(to) != 0 {
 				return true
 			}
@@ -560,7 +560,7 @@ func (s *Analyser) addIntents() {
 			if asking && j == i {
 				continue
 			}
-			to := s.tables.intents[string(key)]
+			to := s.tables.intents.getBytes(key)
 			if to != nil && s.insideLonger(i, j+1, to) {
 				continue
 			}
@@ -591,7 +591,7 @@ func (s *Analyser) addRunWordIntents(i int, asking bool) {
 		w = min(w, s.rawWeight[j])
 	}
 	s.origin = bits
-	for _, t := range s.tables.intents[string(s.phraseKey(i, e))] {
+	for _, t := range s.tables.intents.getBytes(s.phraseKey(i, e)) {
 		s.put(t, intentWeight*w, false)
 	}
 }
@@ -616,7 +616,7 @@ func (s *Analyser) findLongest() {
 				key = append(key, ' ')
 			}
 			key = append(key, s.sing[j]...)
-			if j > i && s.tables.intents[string(key)] != nil {
+			if j > i && s.tables.intents.getBytes(key) != nil {
 				s.longest[i] = j + 1
 			}
 		}
@@ -629,7 +629,7 @@ func (s *Analyser) findLongest() {
 		}
 		end := s.pairRunEnd(i)
 		s.cover = CoverRun(s.cover[:0], end-i, s.tables.concepts.maxWords, func(a, n int) bool {
-			return s.tables.concepts.exact[string(s.phraseKey(i+a, i+a+n))] != nil
+			return s.tables.concepts.exact.getBytes(s.phraseKey(i+a, i+a+n)) != nil
 		})
 		for _, c := range s.cover {
 			s.longest[i+c.I] = i + c.I + c.N
@@ -719,7 +719,7 @@ func (s *Analyser) insideLonger(i, end int, to []string) bool {
 		if e < end || e-a <= end-i {
 			continue
 		}
-		if !shareWord(s.tables.intents[string(s.phraseKey(a, e))], to) {
+		if !shareWord(s.tables.intents.getBytes(s.phraseKey(a, e)), to) {
 			return true
 		}
 	}
@@ -794,12 +794,12 @@ func (s *Analyser) addExpansions() {
 			// A name ("New York") does not stand for its synonyms.
 			ow *= shapedWordWeight
 		}
-		for _, e := range s.tables.expansions[t] {
+		for _, e := range s.tables.expansions.get(t) {
 			s.put(e.Term, e.Weight*ow, e.Strong && ow == 1)
 		}
 		if l, ok := s.lemmaOf[t]; ok && !s.derived(t) {
 			lw := s.lemmaWeightOf(t)
-			for _, e := range s.tables.expansions[l] {
+			for _, e := range s.tables.expansions.get(l) {
 				s.put(e.Term, e.Weight*lw*ow, e.Strong && ow == 1 && lw == lemmaWeight)
 			}
 		}
@@ -813,8 +813,8 @@ func (s *Analyser) addThesaurus() {
 	for _, t := range s.orig {
 		l, lemmatised := s.lemmaOf[t]
 		lemmatised = lemmatised && !s.derived(t)
-		if lightWords[t] || s.names[t] || s.asking[t] || tb.expansions[t] != nil || tb.intents[t] != nil ||
-			lemmatised && (tb.expansions[l] != nil || tb.intents[l] != nil) {
+		if lightWords[t] || s.names[t] || s.asking[t] || tb.expansions.get(t) != nil || tb.intents.get(t) != nil ||
+			lemmatised && (tb.expansions.get(l) != nil || tb.intents.get(l) != nil) {
 			continue
 		}
 		s.origin = s.bitOf(t)

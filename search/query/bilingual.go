@@ -45,11 +45,11 @@ const maxStemTail = 4
 
 // Concepts is the bilingual lexicon in analysed form, as the index reads it.
 type Concepts struct {
-	exact    map[string][]string // word, or words joined by one space → English words
-	stems    map[string][]string // stem → English words
-	phrases  map[string][]string // stems joined by one space, each marked stemMark → English words
-	notStem  map[string][]string // stem → beginnings of words that are not its word (lexicon.BilingualStemExceptions)
-	maxWords int                 // the longest exact key, in words
+	exact    table[string] // word, or words joined by one space → English words
+	stems    table[string] // stem → English words
+	phrases  table[string] // stems joined by one space, each marked stemMark → English words
+	notStem  table[string] // stem → beginnings of words that are not its word (lexicon.BilingualStemExceptions)
+	maxWords int           // the longest exact key, in words
 }
 
 // latinMark marks, in the query's intents, a bilingual word in Latin script
@@ -77,7 +77,7 @@ func (c *Concepts) MaxWords() int { return c.maxWords }
 
 // Phrase returns the English words of key, analysed words joined by one
 // space (folded, see foldLatin), or nil.
-func (c *Concepts) Phrase(key []byte) []string { return c.exact[string(key)] }
+func (c *Concepts) Phrase(key []byte) []string { return c.exact.getBytes(key) }
 
 // Word returns the English words of the analysed word w: its own entry, or
 // that of the longest stem it begins with, or nil.
@@ -86,9 +86,9 @@ func (c *Concepts) Word(w string) []string {
 	case k == "":
 		return nil
 	case stem:
-		return c.stems[k]
+		return c.stems.get(k)
 	default:
-		return c.exact[k]
+		return c.exact.get(k)
 	}
 }
 
@@ -100,10 +100,10 @@ func (c *Concepts) Word(w string) []string {
 func (c *Concepts) lookup(w string, exact bool, inflect latinLang, buf *[]byte) (key string, stem bool) {
 	f := foldLatin(w)
 	if exact {
-		if c.exact[w] != nil {
+		if c.exact.get(w) != nil {
 			return w, false
 		}
-		if c.exact[f] != nil {
+		if c.exact.get(f) != nil {
 			return f, false
 		}
 		if inflect != 0 {
@@ -134,7 +134,7 @@ func (c *Concepts) StemKey(w string) string {
 
 // StemPhrase returns the English words of the phrase of stems key (StemKeys
 // joined by one space, "виртуальн* машин*"), or nil.
-func (c *Concepts) StemPhrase(key []byte) []string { return c.phrases[string(key)] }
+func (c *Concepts) StemPhrase(key []byte) []string { return c.phrases.getBytes(key) }
 
 // stemKey returns the longest stem w (folded) begins with, leaving at most
 // maxStemTail letters; else that of w without a Russian verb prefix
@@ -162,7 +162,7 @@ func (c *Concepts) stemKey(w string) string {
 // rain; выключить to switch off, not a key; голосовать to vote, not a
 // voice).
 func (c *Concepts) verbStem(k string) bool {
-	for _, w := range c.stems[k] {
+	for _, w := range c.stems.get(k) {
 		if words.VerbClass(w) != 0 || englishVerbs[w] {
 			return true
 		}
@@ -217,19 +217,19 @@ var verbEndings = []string{"овать", "ывать", "ивать", "евать
 // stemOf returns the longest stem w begins with, leaving at most
 // maxStemTail letters or one of the verbEndings, or "".
 func (c *Concepts) stemOf(w string) string {
-	if len(c.stems) == 0 || len(w) < 2 {
+	if c.stems.len() == 0 || len(w) < 2 {
 		return ""
 	}
 	for _, e := range verbEndings {
 		if base, ok := strings.CutSuffix(w, e); ok {
-			if _, known := c.stems[base]; known && c.verbStem(base) && !c.otherWord(base, w) {
+			if c.stems.has(base) && c.verbStem(base) && !c.otherWord(base, w) {
 				return base
 			}
 		}
 	}
 	end, tail := len(w), 0
 	for end > 0 && tail <= maxStemTail {
-		if _, ok := c.stems[w[:end]]; ok {
+		if c.stems.has(w[:end]) {
 			if c.otherWord(w[:end], w) {
 				return ""
 			}
@@ -246,7 +246,7 @@ func (c *Concepts) stemOf(w string) string {
 // than the stem's: it begins with one of the stem's exceptions ("удалось"
 // for удал), or is the exception's one whole word ("=стать").
 func (c *Concepts) otherWord(stem, w string) bool {
-	for _, x := range c.notStem[stem] {
+	for _, x := range c.notStem.get(stem) {
 		if whole, ok := strings.CutPrefix(x, "="); ok {
 			if w == whole {
 				return true
@@ -365,7 +365,7 @@ func (c *Concepts) inflected(f string, langs latinLang, buf *[]byte) string {
 	if langs&encliticLangs != 0 {
 		for _, e := range enclitics {
 			if base, ok := strings.CutSuffix(f, e); ok && len(base) >= minInflectedKey {
-				if c.exact[base] != nil {
+				if c.exact.get(base) != nil {
 					return base
 				}
 				if k := c.inflectedAs(base, langs, buf); k != "" {
@@ -398,7 +398,7 @@ func (c *Concepts) again(f string, langs latinLang, buf *[]byte) string {
 		return ""
 	}
 	k := rest
-	if c.exact[k] == nil {
+	if c.exact.get(k) == nil {
 		k = c.inflected(rest, langs, buf)
 	}
 	for _, e := range infinitiveEndings {
@@ -447,7 +447,7 @@ func (c *Concepts) inflectedAs(f string, langs latinLang, buf *[]byte) string {
 			continue
 		}
 		*buf = append(append((*buf)[:0], base...), in.put...)
-		if c.exact[string(*buf)] != nil {
+		if c.exact.getBytes(*buf) != nil {
 			return string(*buf)
 		}
 	}
@@ -458,8 +458,8 @@ func (c *Concepts) inflectedAs(f string, langs latinLang, buf *[]byte) string {
 // words as queries and documents split them (CJK as character pairs), plural
 // folded, accents folded. A stem stays one word and keeps its "*" in intents,
 // where no analysed word can collide with it.
-func buildConcepts() *Concepts {
-	c := &Concepts{exact: map[string][]string{}, stems: map[string][]string{}, phrases: map[string][]string{}, notStem: map[string][]string{}}
+func buildConcepts() *conceptMaps {
+	c := &conceptMaps{exact: map[string][]string{}, stems: map[string][]string{}, phrases: map[string][]string{}, notStem: map[string][]string{}}
 	for k, not := range lexicon.BilingualStemExceptions() {
 		var stem string
 		token.ForEachWord(strings.TrimSuffix(k, "*"), nil, func(w []byte, whole bool) {
@@ -804,7 +804,7 @@ func (s *Analyser) wordEvidence(w string) (int, latinLang) {
 		return wordNone, 0
 	default:
 		f = token.Singular(w)
-		if s.tables.concepts.exact[f] != nil && !s.englishWord(f) && !englishHomographs[f] {
+		if s.tables.concepts.exact.get(f) != nil && !s.englishWord(f) && !englishHomographs[f] {
 			return wordStrong, 0
 		}
 		return wordNone, 0
@@ -814,7 +814,7 @@ func (s *Analyser) wordEvidence(w string) (int, latinLang) {
 // englishWord reports whether the ranker knows the analysed word w as an
 // English word of its own lexicon or thesaurus.
 func (s *Analyser) englishWord(w string) bool {
-	return s.tables.intents[w] != nil || s.tables.expansions[w] != nil
+	return s.tables.intents.get(w) != nil || s.tables.expansions.get(w) != nil
 }
 
 // addConceptKeys reads the original words that have no intents of their own
@@ -844,7 +844,7 @@ func (s *Analyser) addConceptKeys() {
 			continue
 		}
 		s.conceptRead[p] = true
-		if _, ok := s.lemmaOf[p]; ok && s.lemmaScale[p] == 0 || s.tables.intents[p] != nil {
+		if _, ok := s.lemmaOf[p]; ok && s.lemmaScale[p] == 0 || s.tables.intents.get(p) != nil {
 			// An English reading by form (readForm) gives way to a
 			// foreign word's key.
 			continue
@@ -964,7 +964,7 @@ const (
 func (s *Analyser) foreignForm(p string, f englishForm) {
 	s.origin = s.bitOf(p)
 	w := intentWeight * lemmaWeight * s.origWeight[p]
-	for _, t := range s.tables.intents[s.lemmaOf[p]] {
+	for _, t := range s.tables.intents.get(s.lemmaOf[p]) {
 		switch f {
 		case pastParticiple:
 			s.putPast(t, w)
@@ -1190,7 +1190,7 @@ func (s *Analyser) readCompound(p string, langs latinLang) {
 			s.origin = s.bitOf(p)
 			w := s.origWeight[p]
 			if fk != "" {
-				for _, t := range s.tables.concepts.exact[fk] {
+				for _, t := range s.tables.concepts.exact.get(fk) {
 					s.put(t, intentWeight*w, false)
 				}
 			} else if fok {

@@ -176,7 +176,7 @@ func TestQuantifierVerbs(t *testing.T) {
 // maxIntentWords words, so no other key is missed.
 func TestIntentKeyLength(t *testing.T) {
 	t.Parallel()
-	for k := range lexiconTables().intents {
+	for k := range lexiconTables().intents.all() {
 		ws := strings.Fields(k)
 		if len(ws) > maxIntentWords && !IsCJKPair(ws[0]) {
 			t.Errorf("intent key %q has %d words, more than maxIntentWords (%d), and begins with no CJK character pair", k, len(ws), maxIntentWords)

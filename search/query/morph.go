@@ -155,7 +155,7 @@ func readForm(w string, vocab map[string]int32, tables *queryTables, buf *[]byte
 // toolVerb reports whether w is a word the ranker knows as a tool's
 // operation: a verb of its own (words.VerbClass) or a key of the lexicon.
 func (t *queryTables) toolVerb(w string) bool {
-	return words.VerbClass(w) != 0 || t.intents[w] != nil || t.expansions[w] != nil
+	return words.VerbClass(w) != 0 || t.intents.get(w) != nil || t.expansions.get(w) != nil
 }
 
 // readSuffixes reads w by its British spelling, then by its derivational
@@ -277,7 +277,7 @@ const rarerForm = 2.0
 // the form do not stand for all that do the operation.
 // The base weighs knownFormWeight of p and takes none of its senses.
 func (s *Analyser) readKnownForm(p string, w float64) {
-	if s.idf == nil || s.tables.intents[p] != nil || s.tables.expansions[p] != nil || !formWord(p) {
+	if s.idf == nil || s.tables.intents.get(p) != nil || s.tables.expansions.get(p) != nil || !formWord(p) {
 		return
 	}
 	var l string

@@ -10,35 +10,91 @@ import (
 // synonym lists. They are built on first use rather than at package
 // initialisation: every start of the bridge would otherwise build them before
 // it can say hello to the host, while only searching needs them (Prepare
-// builds them with the index, after the bridge is ready).
+// builds them with the index, after the bridge is ready). They are held as
+// tables (see table), not maps, since they stay for the life of the process.
 type queryTables struct {
-	intents    map[string][]string          // lexicon keys in analysed form → the tools' words
-	expansions map[string][]words.Expansion // synonyms and abbreviations
-	concepts   *Concepts                    // the bilingual lexicon, also inside intents
+	intents    table[string]          // lexicon keys in analysed form → the tools' words
+	expansions table[words.Expansion] // synonyms and abbreviations
+	concepts   *Concepts              // the bilingual lexicon, its keys those of intents
+}
+
+// tableMaps are the query tables as they are first read, as maps.
+type tableMaps struct {
+	intents    map[string][]string
+	expansions map[string][]words.Expansion
+	concepts   *conceptMaps
+}
+
+// conceptMaps is Concepts as buildConcepts reads it, as maps.
+type conceptMaps struct {
+	exact, stems, phrases, notStem map[string][]string
+	maxWords                       int
 }
 
 // lexiconTables returns the query tables, building them on the first call;
 // they are only read afterwards.
-var lexiconTables = sync.OnceValue(func() *queryTables {
-	tb := &queryTables{intents: buildIntentTable(), expansions: words.Expansions(), concepts: buildConcepts()}
+var lexiconTables = sync.OnceValue(func() *queryTables { return compactTables(readTables()) })
+
+// readTables reads the lexicon and the synonym lists into maps.
+func readTables() *tableMaps {
+	m := &tableMaps{intents: buildIntentTable(), expansions: words.Expansions(), concepts: buildConcepts()}
 	// The bilingual words join the intents: a request's foreign word stands
 	// for the tools' English words as an everyday English word does. Words
 	// in Latin script and stems are marked (see latinMark), which no
 	// analysed word is: addConceptKeys decides when a word reaches them.
-	for k, to := range tb.concepts.exact {
+	for k, to := range m.concepts.exact {
 		if isLatinKey(k) {
 			k = latinMark + k
 		}
-		tb.intents[k] = union(tb.intents[k], to)
+		m.intents[k] = union(m.intents[k], to)
 	}
-	for k, to := range tb.concepts.stems {
-		tb.intents[k+stemMark] = to
+	for k, to := range m.concepts.stems {
+		m.intents[k+stemMark] = to
 	}
-	for k, to := range tb.concepts.phrases {
-		tb.intents[k] = to
+	for k, to := range m.concepts.phrases {
+		m.intents[k] = to
 	}
+	return m
+}
+
+// compactTables returns the tables of m. Every bilingual key is also a key
+// of the intents, marked or not, so the concepts' tables hold no bytes of
+// their own keys but spans of the intents' text.
+func compactTables(m *tableMaps) *queryTables {
+	b := newTableBuilder[string]()
+	tb := &queryTables{intents: b.table(m.intents, "", nil)}
+	within := func(mark func(k string) (key string, at int)) func(k string) (int, bool) {
+		return func(k string) (int, bool) {
+			key, at := mark(k)
+			e := find(&tb.intents, key)
+			if e == nil {
+				return 0, false
+			}
+			return int(e.key) + at, true
+		}
+	}
+	exact := within(func(k string) (string, int) {
+		if isLatinKey(k) {
+			return latinMark + k, len(latinMark)
+		}
+		return k, 0
+	})
+	stem := within(func(k string) (string, int) { return k + stemMark, 0 })
+	same := within(func(k string) (string, int) { return k, 0 })
+	c := m.concepts
+	tb.concepts = &Concepts{
+		exact:    b.table(c.exact, tb.intents.text, exact),
+		stems:    b.table(c.stems, tb.intents.text, stem),
+		phrases:  b.table(c.phrases, tb.intents.text, same),
+		notStem:  b.table(c.notStem, "", nil),
+		maxWords: c.maxWords,
+	}
+	b.finish(&tb.intents, &tb.concepts.exact, &tb.concepts.stems, &tb.concepts.phrases, &tb.concepts.notStem)
+	syn := newTableBuilder[words.Expansion]()
+	tb.expansions = syn.table(m.expansions, "", nil)
+	syn.finish(&tb.expansions)
 	return tb
-})
+}
 
 // Prepare builds the tables every analysis reads, so that the first query
 // does not pay for them; the index calls it when it is built.
