@@ -76,11 +76,13 @@ func BilingualConcepts() *Concepts { return lexiconTables().concepts }
 func (c *Concepts) MaxWords() int { return c.maxWords }
 
 // Phrase returns the English words of key, analysed words joined by one
-// space (folded, see foldLatin), or nil.
+// space (folded, see foldLatin), or nil. The list is the lexicon's, shared
+// with other keys: the caller must not modify it.
 func (c *Concepts) Phrase(key []byte) []string { return c.exact.getBytes(key) }
 
 // Word returns the English words of the analysed word w: its own entry, or
-// that of the longest stem it begins with, or nil.
+// that of the longest stem it begins with, or nil. The list is the
+// lexicon's, shared with other keys: the caller must not modify it.
 func (c *Concepts) Word(w string) []string {
 	switch k, stem := c.lookup(w, true, 0, nil); {
 	case k == "":
@@ -133,7 +135,8 @@ func (c *Concepts) StemKey(w string) string {
 }
 
 // StemPhrase returns the English words of the phrase of stems key (StemKeys
-// joined by one space, "виртуальн* машин*"), or nil.
+// joined by one space, "виртуальн* машин*"), or nil. The list is the
+// lexicon's, shared with other keys: the caller must not modify it.
 func (c *Concepts) StemPhrase(key []byte) []string { return c.phrases.getBytes(key) }
 
 // stemKey returns the longest stem w (folded) begins with, leaving at most

@@ -57,9 +57,10 @@ func readTables() *tableMaps {
 	return m
 }
 
-// compactTables returns the tables of m. Every bilingual key is also a key
-// of the intents, marked or not, so the concepts' tables hold no bytes of
-// their own keys but spans of the intents' text.
+// compactTables returns the tables of m. Every key of the bilingual exact,
+// stem and phrase tables is also a key of the intents, marked or not, so
+// those tables hold no bytes of their own keys but spans of the intents'
+// text.
 func compactTables(m *tableMaps) *queryTables {
 	b := newTableBuilder[string]()
 	tb := &queryTables{intents: b.table(m.intents, "", nil)}

@@ -17,7 +17,8 @@ import (
 // hash index of small slots, as a map finds them; their bytes are spans of
 // one text, which a table may share with another that holds the same keys
 // (the bilingual lexicon's keys are also the intents' keys); lists that are
-// alike are held once.
+// alike are held once. It is not package search's wordTable, which grows
+// while an index is built and which this package, below search, cannot use.
 type table[V comparable] struct {
 	text    string   // every key's bytes, possibly shared with another table
 	entries []entry  // one per key
@@ -125,7 +126,7 @@ func (t *table[V]) index() {
 		return
 	}
 	if len(t.entries) >= slotIndex {
-		panic(fmt.Sprintf("query: a table of %d keys is more than a table holds", len(t.entries)))
+		panic(fmt.Sprintf("query: a lexicon table of %d keys is more than slotIndex can number (%d): widen the slots", len(t.entries), slotIndex-1))
 	}
 	t.seed = maphash.MakeSeed()
 	t.slots = make([]uint32, 1<<bits.Len(uint(2*len(t.entries)-1)))
@@ -148,6 +149,7 @@ type tableBuilder[V comparable] struct {
 	uniq  []V               // each value once, the first copy met
 	lists map[string]uint32 // a list's values' ids, as bytes → its offset in vals
 	buf   []byte
+	got   []uint32 // the ids of the list add is putting
 }
 
 func newTableBuilder[V comparable]() *tableBuilder[V] {
@@ -157,7 +159,7 @@ func newTableBuilder[V comparable]() *tableBuilder[V] {
 // add returns the offset in the builder's values of a list equal to l,
 // putting l there if no such list is yet.
 func (b *tableBuilder[V]) add(l []V) uint32 {
-	b.buf = b.buf[:0]
+	b.buf, b.got = b.buf[:0], b.got[:0]
 	for _, v := range l {
 		id, ok := b.ids[v]
 		if !ok {
@@ -166,13 +168,16 @@ func (b *tableBuilder[V]) add(l []V) uint32 {
 			b.uniq = append(b.uniq, v)
 		}
 		b.buf = binary.AppendUvarint(b.buf, uint64(id))
+		b.got = append(b.got, id)
 	}
 	if at, ok := b.lists[string(b.buf)]; ok {
 		return at
 	}
 	at := uint32(len(b.vals))
-	for _, v := range l {
-		b.vals = append(b.vals, b.uniq[b.ids[v]])
+	// By the ids found above, not by looking each value up again: a value that
+	// is not equal to itself (a NaN weight) would find no id a second time.
+	for _, id := range b.got {
+		b.vals = append(b.vals, b.uniq[id])
 	}
 	b.lists[string(b.buf)] = at
 	return at
@@ -192,7 +197,7 @@ func (b *tableBuilder[V]) table(m map[string][]V, text string, span func(k strin
 	for i, k := range keys {
 		l := m[k]
 		if len(k) > math.MaxUint16 || len(l) > math.MaxUint16 {
-			panic(fmt.Sprintf("query: the table key %q or its list of %d is longer than a table holds", k, len(l)))
+			panic(fmt.Sprintf("query: the lexicon key %.40q (%d bytes) or its list of %d words passes the %d a table entry holds: shorten the entry or widen entry's lengths", k, len(k), len(l), math.MaxUint16))
 		}
 		at, ok := 0, false
 		if span != nil {

@@ -2,11 +2,14 @@ package query
 
 import (
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/zot-mcp/mcp-bridge/search/words"
 )
 
 // lookup is one of the query tables as the tests read it: its map, as the
@@ -209,6 +212,36 @@ func BenchmarkAnalyseRequests(b *testing.B) {
 	for b.Loop() {
 		for _, q := range requests {
 			a.Analyse(q, vocab, nil)
+		}
+	}
+}
+
+// TestTableKeepsOddValues: a value not equal to itself (a NaN weight) and a negative
+// zero come back as they went in; the builder once looked each value up a second
+// time, and a NaN then found another value's place.
+func TestTableKeepsOddValues(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		list []words.Expansion
+	}{
+		{"NaN after a number", []words.Expansion{{Term: "a", Weight: 0.9}, {Term: "b", Weight: math.NaN()}}},
+		{"NaN first", []words.Expansion{{Term: "b", Weight: math.NaN()}, {Term: "a", Weight: 0.9}}},
+		{"negative zero", []words.Expansion{{Term: "a", Weight: 0.9}, {Term: "c", Weight: math.Copysign(0, -1)}}},
+	}
+	for _, tt := range tests {
+		b := newTableBuilder[words.Expansion]()
+		tb := b.table(map[string][]words.Expansion{"k": tt.list}, "", nil)
+		b.finish(&tb)
+		got := tb.get("k")
+		if len(got) != len(tt.list) {
+			t.Fatalf("%s: got %v, want %v", tt.name, got, tt.list)
+		}
+		for i, w := range tt.list {
+			g := got[i]
+			if g.Term != w.Term || math.Float64bits(g.Weight) != math.Float64bits(w.Weight) && !(math.IsNaN(g.Weight) && math.IsNaN(w.Weight)) {
+				t.Errorf("%s: value %d is %+v, want %+v", tt.name, i, g, w)
+			}
 		}
 	}
 }
