@@ -128,7 +128,8 @@ type Options struct {
 	OAuthHooks remote.OAuthHooks
 	// StageHook, when set, runs at the start of a startup stage ("load": Setup's loading,
 	// "tables": building the search tables after ready, "finish": decoding the cache after
-	// a fast start): fault tests make it panic.
+	// a fast start, "index": building the search index in the background): fault tests
+	// make it panic.
 	StageHook func(stage string)
 	// PrepareSearch builds the search tables after ready; nil is search.Prepare. Tests
 	// replace it to see when it runs.
@@ -604,10 +605,20 @@ func (b *Bridge) afterReady() {
 	cat := b.catalog()
 	// Build the search index now, off the model's path, rather than in its first search.
 	b.background(func() {
-		cat.SearchIndex()
-		// Then pack the bodies the startup path left decoded (the packed catalog shares
-		// the index): a search in the meantime is not kept waiting for it.
-		b.cats.Pack()
+		// A panic here has no caller to recover it: it would end the process, and every
+		// call with it.
+		err := b.safely("building the search index", func() {
+			if b.opts.StageHook != nil {
+				b.opts.StageHook("index")
+			}
+			cat.SearchIndex()
+			// Then pack the bodies the startup path left decoded (the packed catalog
+			// shares the index): a search in the meantime is not kept waiting for it.
+			b.cats.Pack()
+		})
+		if err != nil {
+			b.note("error", fmt.Sprintf("MCP: see zot ext logs %s: %v; tool calls still work, search may not until /reload-ext.", ExtensionName, err))
+		}
 		// Building the index churns through several times its own size; return that to the
 		// OS now rather than when the scavenger gets to it, so the idle bridge stays small.
 		debug.FreeOSMemory()
@@ -619,7 +630,7 @@ func (b *Bridge) afterReady() {
 	// Faults that leave the bridge degraded come first: the user must hear of them even
 	// though every call is still answered.
 	if b.setupErr != nil {
-		lines = append(lines, fmt.Sprintf("MCP: see zot ext logs %s: %v; the bridge carries on with what it could load.", ExtensionName, b.setupErr))
+		lines = append(lines, fmt.Sprintf("MCP: see zot ext logs %s: %s; the bridge carries on with what it could load.", ExtensionName, oneLine(b.setupErr)))
 	}
 	if b.cacheErr != nil {
 		log.Warn().Err(b.cacheErr).Msg("tool cache ignored")
@@ -987,4 +998,10 @@ func (b *Bridge) Close(ctx context.Context) {
 	case <-done:
 	case <-ctx.Done():
 	}
+}
+
+// oneLine is err's text on one line: the errors errors.Join joined, each on its own line,
+// are separated by "; " instead, so that a note keeps one line per problem.
+func oneLine(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }

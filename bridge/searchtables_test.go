@@ -31,8 +31,8 @@ func TestSearchTablesBeforeCatalog(t *testing.T) {
 		}
 		prepare := b.opts.PrepareSearch
 		b.opts.PrepareSearch = func() {
-			b.opts.StageHook("prepared")
 			prepare()
+			b.opts.StageHook("prepared")
 		}
 	})
 	if !strings.Contains(logs.String(), "registering from the startup file") {

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -187,13 +188,14 @@ func TestDamagedCacheReadByItsLines(t *testing.T) {
 	}
 }
 
-// TestFinishStartupPanicStillRoutes: a panic while building the search tables or
-// decoding the cache after a fast start (in the background, after ready) used to crash
+// TestFinishStartupPanicStillRoutes: a panic while building the search tables, decoding
+// the cache after a fast start or building the search index (in the background, after
+// ready) used to crash
 // the process, or with a recover leave every call waiting for a catalog that never came.
 // Now the registered tools are routed and a note names the fault.
 func TestFinishStartupPanicStillRoutes(t *testing.T) {
 	t.Parallel()
-	for _, stage := range []string{"tables", "finish"} {
+	for _, stage := range []string{"tables", "finish", "index"} {
 		t.Run(stage, func(t *testing.T) {
 			t.Parallel()
 			e, cachePath := primedEnv(t)
@@ -216,5 +218,25 @@ func TestFinishStartupPanicStillRoutes(t *testing.T) {
 				t.Fatalf("no note about the panic: %v", err)
 			}
 		})
+	}
+}
+
+// TestOneLine: faults joined by errors.Join make one line of a note, not one line for the
+// first fault and a line without the note's lead for the next.
+func TestOneLine(t *testing.T) {
+	t.Parallel()
+	a, b := errors.New("decoding the tool cache: boom"), errors.New("building the search tables: bang")
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{a, "decoding the tool cache: boom"},
+		{errors.Join(a, b), "decoding the tool cache: boom; building the search tables: bang"},
+		{errors.Join(nil, a), "decoding the tool cache: boom"},
+	}
+	for _, tt := range tests {
+		if got := oneLine(tt.err); got != tt.want {
+			t.Errorf("oneLine(%q) = %q, want %q", tt.err, got, tt.want)
+		}
 	}
 }
