@@ -980,13 +980,16 @@ func (s *Analyser) foreignForm(p string, f englishForm) {
 	}
 }
 
-// putPast puts the -ed form of verb t at weight w where the index has it.
-// English spells it three ways (saved, copied, stopped) and no rule of
-// letters says which verbs double (stopped, edited): the index's vocabulary
-// decides, first spelling first.
+// putPast puts the -ed forms of verb t at weight w where the index has them.
+// English spells the form three ways (saved, copied, stopped) and no rule of
+// letters says which verbs double (stopped, edited), so the index's
+// vocabulary decides. The doubled and y-to-i spellings are tried first: they
+// are seldom another word, where the plain spelling of a doubling verb often
+// is (tap: taped, of tape).
 func (s *Analyser) putPast(t string, w float64) {
 	for v := range pastSpellings {
-		if s.form = appendPast(s.form[:0], t, v); s.inVocab(string(s.form)) {
+		var ok bool
+		if s.form, ok = appendPast(s.form[:0], t, v); ok && s.inVocab(string(s.form)) {
 			s.put(string(s.form), w, false)
 			return
 		}
@@ -996,24 +999,30 @@ func (s *Analyser) putPast(t string, w float64) {
 // pastSpellings counts appendPast's spellings of an -ed form.
 const pastSpellings = 3
 
-// appendPast appends to b the v-th spelling of verb t's -ed form: the plain
-// one (saved, searched), a consonant's y turned to i (copied), or the final
-// consonant doubled after one vowel (stopped). A spelling that t's letters do
-// not allow repeats the plain one.
-func appendPast(b []byte, t string, v int) []byte {
+// appendPast appends to b the v-th spelling of verb t's -ed form: the final
+// consonant doubled after one vowel (stopped), a consonant's y turned to i
+// (copied), or the plain one (saved, searched); ok is false, and b as it
+// was, where t's letters do not allow that spelling.
+func appendPast(b []byte, t string, v int) (_ []byte, ok bool) {
 	n := len(t)
-	switch {
-	case v == 1 && n > 2 && t[n-1] == 'y' && !token.IsVowel(t[n-2]):
-		return append(append(b, t[:n-1]...), "ied"...)
-	case v == 2 && n > 2 && !token.IsVowel(t[n-1]) && !strings.ContainsRune("wxy", rune(t[n-1])) &&
-		token.IsVowel(t[n-2]) && !token.IsVowel(t[n-3]):
-		return append(append(append(b, t...), t[n-1]), "ed"...)
+	switch v {
+	case 0:
+		if n > 2 && !token.IsVowel(t[n-1]) && !strings.ContainsRune("wxy", rune(t[n-1])) &&
+			token.IsVowel(t[n-2]) && !token.IsVowel(t[n-3]) {
+			return append(append(append(b, t...), t[n-1]), "ed"...), true
+		}
+	case 1:
+		if n > 2 && t[n-1] == 'y' && !token.IsVowel(t[n-2]) {
+			return append(append(b, t[:n-1]...), "ied"...), true
+		}
+	default:
+		b = append(b, t...)
+		if !strings.HasSuffix(t, "e") {
+			b = append(b, 'e')
+		}
+		return append(b, 'd'), true
 	}
-	b = append(b, t...)
-	if !strings.HasSuffix(t, "e") {
-		b = append(b, 'e')
-	}
-	return append(b, 'd')
+	return b, false
 }
 
 // separableParticles are the particles a German separable verb leaves at

@@ -21,7 +21,7 @@ func TestForeignFormReachesItsEnglishForm(t *testing.T) {
 		"change", "changed", "download", "downloaded", "send", "resend", "start", "restart",
 		"save", "saved", "file", "task", "email", "request", "alarm", "state", "stated",
 		"search", "searched", "weight", "weighted", "copy", "copied", "stop", "stopped",
-		"edit", "edited", "tag", "tagged",
+		"edit", "edited", "plan", "planned", "planed",
 	} {
 		vocab[w] = int32(i)
 	}
@@ -42,6 +42,8 @@ func TestForeignFormReachesItsEnglishForm(t *testing.T) {
 		// English spells the -ed form of these verbs its own way.
 		{"es", "archivos copiados ayer", []string{"copy", "copied"}, nil},
 		{"de", "der gestoppte Dienst", []string{"stop", "stopped"}, nil},
+		{"es", "archivos editados", []string{"edit", "edited"}, []string{"editted"}},
+		{"es", "tareas planeadas", []string{"plan", "planned"}, []string{"planed"}},
 		// Guards.
 		{"es", "repetición de la alarma", nil, []string{"request"}},
 		{"de", "restarten der Datei", nil, []string{"start", "restart"}},
