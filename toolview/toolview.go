@@ -38,6 +38,7 @@ func Directory(refs []catalog.ToolRef) []DirEntry {
 	}
 	per := map[string]*acc{}
 	seen := map[string]bool{}
+	var words []string
 	for _, r := range refs {
 		a := per[r.Server]
 		if a == nil {
@@ -46,7 +47,8 @@ func Directory(refs []catalog.ToolRef) []DirEntry {
 		}
 		a.tools++
 		clear(seen)
-		for _, w := range strings.FieldsFunc(strings.ToLower(r.Tool), func(c rune) bool { return c < 'a' || c > 'z' }) {
+		words = nameWords(words[:0], r.Tool)
+		for _, w := range words {
 			if len(w) < 3 || blurbStop[w] || strings.Contains(r.Server, w) || seen[w] {
 				continue
 			}
@@ -56,23 +58,60 @@ func Directory(refs []catalog.ToolRef) []DirEntry {
 	}
 	out := make([]DirEntry, 0, len(per))
 	for server, a := range per {
-		words := make([]string, 0, len(a.freq))
-		for w := range a.freq {
-			words = append(words, w)
-		}
-		sort.Slice(words, func(i, j int) bool {
-			if a.freq[words[i]] != a.freq[words[j]] {
-				return a.freq[words[i]] > a.freq[words[j]]
-			}
-			return words[i] < words[j]
-		})
-		if len(words) > 4 {
-			words = words[:4]
-		}
-		out = append(out, DirEntry{Server: server, Tools: a.tools, Words: words})
+		out = append(out, DirEntry{Server: server, Tools: a.tools, Words: topWords(a.freq, 4)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Server < out[j].Server })
 	return out
+}
+
+// nameWords appends the runs of the letters a–z of name lowered to dst, as
+// strings.FieldsFunc would split it without its slice: splitting byte by byte is exact,
+// as every byte of a rune beyond ASCII (and of invalid UTF-8) is a separator too.
+func nameWords(dst []string, name string) []string {
+	lower := strings.ToLower(name)
+	start := -1
+	for i := 0; i < len(lower); i++ {
+		if c := lower[i]; c >= 'a' && c <= 'z' {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			dst = append(dst, lower[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		dst = append(dst, lower[start:])
+	}
+	return dst
+}
+
+// topWords is the first n words of freq, most frequent first and, as frequent, in
+// byte order: the head of that sort taken without sorting every word a server has.
+func topWords(freq map[string]int, n int) []string {
+	before := func(w string, f int, than string) bool {
+		if g := freq[than]; f != g {
+			return f > g
+		}
+		return w < than
+	}
+	top := make([]string, 0, min(n, len(freq)))
+	for w, f := range freq {
+		if len(top) == n && !before(w, f, top[n-1]) {
+			continue
+		}
+		i := len(top)
+		if i < n {
+			top = append(top, "")
+		} else {
+			i = n - 1
+		}
+		for ; i > 0 && before(w, f, top[i-1]); i-- {
+			top[i] = top[i-1]
+		}
+		top[i] = w
+	}
+	return top
 }
 
 // blurbStop are verbs too common to say anything about a server.

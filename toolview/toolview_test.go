@@ -117,3 +117,90 @@ func TestNamespaceText(t *testing.T) {
 		t.Errorf("blank instructions give %q", got)
 	}
 }
+
+// directoryBySort is Directory as it was first written (every word of a server sorted,
+// each name split by strings.FieldsFunc): the definition Directory must keep to.
+func directoryBySort(refs []catalog.ToolRef) []DirEntry {
+	per := map[string]map[string]int{}
+	tools := map[string]int{}
+	for _, r := range refs {
+		if per[r.Server] == nil {
+			per[r.Server] = map[string]int{}
+		}
+		tools[r.Server]++
+		seen := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(r.Tool), func(c rune) bool { return c < 'a' || c > 'z' }) {
+			if len(w) < 3 || blurbStop[w] || strings.Contains(r.Server, w) || seen[w] {
+				continue
+			}
+			seen[w] = true
+			per[r.Server][w]++
+		}
+	}
+	var out []DirEntry
+	for server, freq := range per {
+		var words []string
+		for w := range freq {
+			words = append(words, w)
+		}
+		slices.SortFunc(words, func(a, b string) int {
+			if freq[a] != freq[b] {
+				return freq[b] - freq[a]
+			}
+			return strings.Compare(a, b)
+		})
+		if len(words) > 4 {
+			words = words[:4]
+		}
+		out = append(out, DirEntry{Server: server, Tools: tools[server], Words: words})
+	}
+	slices.SortFunc(out, func(a, b DirEntry) int { return strings.Compare(a.Server, b.Server) })
+	return out
+}
+
+// TestDirectoryMatchesSort: Directory's entries are those of sorting every word, for
+// names ASCII or not (a Kelvin sign lowers to k, a dotted capital I to i and a combining
+// dot), upper case, digits and punctuation, ties broken in byte order, and servers with
+// fewer words than are shown.
+func TestDirectoryMatchesSort(t *testing.T) {
+	many := func(server string, n int) []catalog.ToolRef {
+		var refs []catalog.ToolRef
+		verbs := []string{"fetch", "Parse", "render", "merge", "ZIP", "Ünzip", "tag"}
+		nouns := []string{"file", "page", "IMAGE", "row", "Row", "table", "bücher", "\u212Aelvin"}
+		for i := range n {
+			refs = append(refs, catalog.ToolRef{Server: server,
+				Tool: verbs[i%len(verbs)] + "_" + nouns[(i*3+i/7)%len(nouns)] + "-" + strings.Repeat("x", i%5) + "9v2"})
+		}
+		return refs
+	}
+	cases := []struct {
+		name string
+		refs []catalog.ToolRef
+	}{
+		{"none", nil},
+		{"no words", []catalog.ToolRef{{Server: "s", Tool: "a_b"}, {Server: "s", Tool: "get"}}},
+		{"ties in byte order", []catalog.ToolRef{{Server: "s", Tool: "zeta_beta"}, {Server: "s", Tool: "alpha_gamma"},
+			{Server: "s", Tool: "delta"}, {Server: "s", Tool: "omega_epsilon"}}},
+		{"frequency first", []catalog.ToolRef{{Server: "s", Tool: "zzz_aaa"}, {Server: "s", Tool: "zzz_bbb"},
+			{Server: "s", Tool: "yyy_ccc"}, {Server: "s", Tool: "yyy_zzz"}, {Server: "s", Tool: "xxx"}, {Server: "s", Tool: "www"}}},
+		{"upper case and digits", []catalog.ToolRef{{Server: "s", Tool: "GetRepoInfo2"}, {Server: "s", Tool: "repo.info"},
+			{Server: "s", Tool: "REPO__list9items"}, {Server: "s", Tool: "-items-"}}},
+		{"not ascii", []catalog.ToolRef{{Server: "s", Tool: "\u212Aelvin_kelvin"}, {Server: "s", Tool: "\u0130nfo_info"},
+			{Server: "s", Tool: "größe_abc"}, {Server: "s", Tool: "日本_map"}, {Server: "s", Tool: "bad\xffbyte"}}},
+		{"server name words", []catalog.ToolRef{{Server: "github", Tool: "github_issue"}, {Server: "github", Tool: "hub_issue"}}},
+		{"many servers and words", append(append(many("alpha", 300), many("beta", 41)...), many("gamma", 3)...)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, want := Directory(c.refs), directoryBySort(c.refs)
+			if len(got) != len(want) {
+				t.Fatalf("Directory = %+v, want %+v", got, want)
+			}
+			for i := range want {
+				if got[i].Server != want[i].Server || got[i].Tools != want[i].Tools || !slices.Equal(got[i].Words, want[i].Words) {
+					t.Errorf("entry %d = %+v, want %+v", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
