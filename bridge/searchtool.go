@@ -119,7 +119,7 @@ func (b *Bridge) search(raw json.RawMessage) (extension.ToolResult, []*catalog.T
 	hidden, tooLarge := 0, 0 // found after startup (/reload-ext registers them) | never registrable
 	for _, h := range hits {
 		e := &cat.Entries[h.Doc]
-		if b.mode != ModeProxy && !e.Registered {
+		if b.mode != ModeProxy && !e.Registered() {
 			if cat.Unregistered(e) != "" {
 				tooLarge++
 			} else {

@@ -28,7 +28,7 @@ func (b *Bridge) unregisteredText(server string) string {
 	for i := range cat.Entries {
 		e := &cat.Entries[i]
 		switch {
-		case e.Server != server || e.Registered:
+		case e.Server != server || e.Registered():
 		case cat.Unregistered(e) != "":
 			never = append(never, fmt.Sprintf("%s (%s)", e.Tool.Name, cat.Unregistered(e)))
 		default:

@@ -22,12 +22,15 @@ import (
 // is at hand; the bulky parts (title, description, schemas) are in body, packed once the
 // catalog is (see toolbody.go), and read with CacheTool().
 type Tool struct {
-	Name       string // registered name, mcp__<server>__<tool>
-	Server     string
-	Tool       Head
-	Registered bool // registered with the host at startup (so activation and direct calls work)
-	body       toolBody
+	Name   string // registered name, mcp__<server>__<tool>
+	Server string
+	Tool   Head
+	body   toolBody // also holds the registered mark, in what would be its padding
 }
+
+// Registered reports whether the tool was registered with the host at startup (so
+// activation and direct calls work).
+func (e *Tool) Registered() bool { return e.body.registered }
 
 // Head is what routing and calling need of a tool.
 type Head struct {
@@ -155,12 +158,12 @@ func (o *Owner) Change(ch Change) (*Catalog, []Collision) {
 		old = o.cur.Load()
 		registered, unregistered = make(map[ToolRef]bool, len(old.Entries)), map[ToolRef]string{}
 		for _, e := range old.Entries {
-			if e.Registered {
+			if e.Registered() {
 				registered[e.Ref()] = true
 			}
 			why := ch.Unregistered[e.Ref()]
 			if why != "" {
-				e.Registered = false
+				e.body.registered = false
 			} else {
 				why = old.unregistered[e.Ref()]
 			}
@@ -255,7 +258,7 @@ func newCatalog(namer *Namer, kept []Tool, tools map[string][]cache.Tool, drop m
 			t = CleanTool(t)
 			g := names[ref] // its strings are the Namer's: one copy for every catalog
 			c.Entries = append(c.Entries, Tool{Name: g.name, Server: g.ref.Server, Tool: Head{Name: g.ref.Tool, Annotations: anns.intern(t.Annotations)},
-				Registered: registered(ref), body: toolBody{raw: t}})
+				body: toolBody{raw: t, registered: registered(ref)}})
 		}
 	}
 	sort.Slice(c.Entries, func(i, j int) bool { return c.Entries[i].Name < c.Entries[j].Name })

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -120,7 +121,7 @@ func TestPackCatalog(t *testing.T) {
 			t.Fatalf("%s is not packed", e.Name)
 		}
 		blocks[e.body.blk] = true
-		if e.Name != was.Name || e.Registered != was.Registered || e.Tool != was.Tool {
+		if e.Name != was.Name || e.Registered() != was.Registered() || e.Tool != was.Tool {
 			t.Fatalf("entry %d: %+v became %+v", i, was, e)
 		}
 		if got := e.CacheTool(); !reflect.DeepEqual(got, want[i]) {
@@ -133,7 +134,7 @@ func TestPackCatalog(t *testing.T) {
 	if len(blocks) < 2 || len(blocks) >= len(after.Entries) {
 		t.Fatalf("%d tools in %d blocks; want several tools per block and more than one block", len(after.Entries), len(blocks))
 	}
-	if e, _ := after.LookupRef("s1", "t3"); !e.Registered {
+	if e, _ := after.LookupRef("s1", "t3"); !e.Registered() {
 		t.Fatal("the registered mark was lost")
 	}
 	if after.catIndex != before.catIndex {
@@ -152,7 +153,7 @@ func TestBodyDamage(t *testing.T) {
 	if _, err := es[0].body.load(); err == nil || !strings.Contains(err.Error(), "damaged") {
 		t.Fatalf("load of a cut body: %v", err)
 	}
-	es[0].body.off = 1 << 20
+	es[0].body.off = 1<<16 - 1
 	if _, err := es[0].body.load(); err == nil || !strings.Contains(err.Error(), "outside its block") {
 		t.Fatalf("load past the block: %v", err)
 	}
@@ -224,5 +225,40 @@ func TestToolEntryIsSmall(t *testing.T) {
 	const want = 96 // three strings, the annotations, the registered mark and the body
 	if got := unsafe.Sizeof(Tool{}); got > want {
 		t.Fatalf("a catalog entry (catalog.Tool) is %d bytes, want at most %d", got, want)
+	}
+}
+
+// TestPackOffsetsAtBlockEdge: a body's place in its block is kept in 16 bits, so the
+// tools that start last in a block, and those after a body bigger than 16 bits can
+// number, must read back whole.
+func TestPackOffsetsAtBlockEdge(t *testing.T) {
+	cases := []struct {
+		name  string
+		sizes []int // description lengths, in order
+	}{
+		{"fills the block exactly", []int{bodyBlockSize/2 - 8, bodyBlockSize/2 - 8, 10}},
+		{"starts just before the block is full", []int{bodyBlockSize - 20, 100, 5}},
+		{"a body bigger than 16 bits", []int{bodyBlockSize - 100, 3 << 16, 7, 9}},
+		{"many small ones", slices.Repeat([]int{997}, 200)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var es []Tool
+			for i, n := range c.sizes {
+				d := strings.Repeat(string(rune('a'+i%26)), n)
+				es = append(es, Tool{Name: fmt.Sprintf("mcp__a__t%d", i), Server: "a", Tool: Head{Name: fmt.Sprintf("t%d", i)},
+					body: toolBody{raw: &cache.Tool{Description: d, InputSchema: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}}})
+			}
+			if err := pack(es, nil); err != nil {
+				t.Fatal(err)
+			}
+			for i, n := range c.sizes {
+				got, err := es[i].body.load()
+				want := strings.Repeat(string(rune('a'+i%26)), n)
+				if err != nil || got.Description != want || string(got.InputSchema) != fmt.Sprintf(`{"n":%d}`, i) {
+					t.Fatalf("tool %d (of %d bytes) reads back as %d bytes, schema %s, err %v", i, n, len(got.Description), got.InputSchema, err)
+				}
+			}
+		})
 	}
 }

@@ -72,14 +72,14 @@ func TestCatalogUnregisteredReason(t *testing.T) {
 		cat, _ := o.Change(step.ch)
 		b, _ := cat.LookupRef(big.Server, big.Tool)
 		s, _ := cat.LookupRef(small.Server, small.Tool)
-		if b.Registered || cat.Unregistered(b) != why {
-			t.Errorf("%s: big is registered=%v unregistered=%q", step.name, b.Registered, cat.Unregistered(b))
+		if b.Registered() || cat.Unregistered(b) != why {
+			t.Errorf("%s: big is registered=%v unregistered=%q", step.name, b.Registered(), cat.Unregistered(b))
 		}
-		if !s.Registered || cat.Unregistered(s) != "" {
-			t.Errorf("%s: small is registered=%v unregistered=%q", step.name, s.Registered, cat.Unregistered(s))
+		if !s.Registered() || cat.Unregistered(s) != "" {
+			t.Errorf("%s: small is registered=%v unregistered=%q", step.name, s.Registered(), cat.Unregistered(s))
 		}
-		if n, ok := cat.LookupRef("s", "new"); ok && (n.Registered || cat.Unregistered(n) != "") {
-			t.Errorf("%s: a tool found after startup is registered=%v unregistered=%q", step.name, n.Registered, cat.Unregistered(n))
+		if n, ok := cat.LookupRef("s", "new"); ok && (n.Registered() || cat.Unregistered(n) != "") {
+			t.Errorf("%s: a tool found after startup is registered=%v unregistered=%q", step.name, n.Registered(), cat.Unregistered(n))
 		}
 	}
 }
@@ -96,8 +96,8 @@ func TestCatalogMarksUnregisteredLater(t *testing.T) {
 	for _, c := range []*Catalog{cat, cat2} {
 		b, _ := c.LookupRef("s", "big")
 		s, _ := c.LookupRef("s", "small")
-		if b.Registered || c.Unregistered(b) != why || !s.Registered || c.Unregistered(s) != "" || len(c.Entries) != 2 {
-			t.Fatalf("big %v %q, small %v %q", b.Registered, c.Unregistered(b), s.Registered, c.Unregistered(s))
+		if b.Registered() || c.Unregistered(b) != why || !s.Registered() || c.Unregistered(s) != "" || len(c.Entries) != 2 {
+			t.Fatalf("big %v %q, small %v %q", b.Registered(), c.Unregistered(b), s.Registered(), c.Unregistered(s))
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"sync"
 	"weak"
 
@@ -29,11 +30,19 @@ const bodyBlockSize = 32 << 10
 // toolBody is where an entry's bulky parts are: decoded (raw, until the catalog is
 // packed) or packed in a block.
 type toolBody struct {
-	raw    *cache.Tool
-	blk    *bodyBlock
-	off, n uint32 // the tool's bytes in the decompressed block
-	sum    uint64 // schemaSum of the input schema (set when packed)
+	raw *cache.Tool
+	blk *bodyBlock
+	sum uint64 // schemaSum of the input schema (set when packed)
+	// n and off are the tool's bytes in the decompressed block. A tool starts before its
+	// block is full, so off fits 16 bits, which leaves room for the entry's registered
+	// mark (Tool.Registered) in the struct's 8-byte alignment.
+	n          uint32
+	off        uint16
+	registered bool
 }
+
+// A tool's offset in its block is below bodyBlockSize and must fit toolBody.off.
+var _ [math.MaxUint16 + 1 - bodyBlockSize]struct{}
 
 // bodyBlock is one compressed block, shared by every catalog that holds its tools: in
 // packed, or (packed nil) at span in the owner's file (bodyfile.go).
@@ -86,7 +95,7 @@ func (t *toolBody) load() (cache.Tool, error) {
 	if uint64(t.off)+uint64(t.n) > uint64(len(plain)) {
 		return cache.Tool{}, fmt.Errorf("packed tool at %d+%d lies outside its block of %d bytes", t.off, t.n, len(plain))
 	}
-	return decodeBody(plain[t.off : t.off+t.n])
+	return decodeBody(plain[uint32(t.off) : uint32(t.off)+t.n])
 }
 
 // open returns the decompressed block, decompressing it unless a recent reader left it
@@ -166,7 +175,7 @@ func pack(entries []Tool, file *bodyFile) error {
 		}
 		start := len(p.plain)
 		p.plain = appendBody(p.plain, b.raw)
-		b.off, b.n = uint32(start), uint32(len(p.plain)-start)
+		b.off, b.n = uint16(start), uint32(len(p.plain)-start)
 		b.sum = schemaSum(b.raw.InputSchema)
 		p.pending = append(p.pending, b)
 		if len(p.plain) >= bodyBlockSize {
