@@ -139,6 +139,19 @@ func analyseQuery(q string, vocab map[string]int32) ([]Term, uint16) {
 	return new(Analyser).Analyse(q, vocab, nil)
 }
 
+// repeatGrowth returns how many more allocations one Analyser's reading of
+// lead followed by words twenty times takes than of lead and words twice:
+// what repeating words costs once the Analyser is warm.
+func repeatGrowth(vocab map[string]int32, idf []float64, lead string) func(words string) float64 {
+	var s Analyser
+	allocs := func(words string, n int) float64 {
+		q := lead + strings.Repeat(words, n)
+		s.Analyse(q, vocab, idf) // warm the Analyser's maps and slices
+		return testing.AllocsPerRun(20, func() { s.Analyse(q, vocab, idf) })
+	}
+	return func(words string) float64 { return allocs(words, 20) - allocs(words, 2) }
+}
+
 // termWeights is the weight of each term a fresh Analyser reads in q.
 func termWeights(q string, vocab map[string]int32, idf []float64) map[string]float64 {
 	terms, _ := new(Analyser).Analyse(q, vocab, idf)

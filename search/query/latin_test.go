@@ -150,13 +150,7 @@ func BenchmarkAnalyseLongGerman(b *testing.B) {
 // words of the same lengths that nothing reads.
 func TestRepeatedForeignWordIsReadOnce(t *testing.T) {
 	vocab := map[string]int32{"activity": 0, "recent": 1, "board": 2, "schedule": 3, "reschedule": 4}
-	var s Analyser
-	allocs := func(words string, n int) float64 {
-		q := "muestra la " + strings.Repeat(words, n)
-		s.Analyse(q, vocab, nil) // warm the Analyser's maps and slices
-		return testing.AllocsPerRun(20, func() { s.Analyse(q, vocab, nil) })
-	}
-	growth := func(words string) float64 { return allocs(words, 20) - allocs(words, 2) }
+	growth := repeatGrowth(vocab, nil, "muestra la ")
 	foreign, plain := growth("actividad reprogramada tableroviejo "), growth("zzzzzzzzz xxxxxxxxxxxx wwwwwwwwwwww ")
 	if foreign > plain {
 		t.Errorf("repeating foreign words 18 more times costs %v more allocations, words nothing reads %v: want no more", foreign, plain)

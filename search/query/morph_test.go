@@ -180,13 +180,7 @@ func TestHyphenedWordIsReadWhole(t *testing.T) {
 // per repeat than repeating words of the same lengths that nothing reads.
 func TestRepeatedEnglishFormIsReadOnce(t *testing.T) {
 	vocab, idf := formVocab()
-	var s Analyser
-	allocs := func(words string, n int) float64 {
-		q := strings.Repeat(words, n)
-		s.Analyse(q, vocab, idf) // warm the Analyser's maps and slices
-		return testing.AllocsPerRun(20, func() { s.Analyse(q, vocab, idf) })
-	}
-	growth := func(words string) float64 { return allocs(words, 20) - allocs(words, 2) }
+	growth := repeatGrowth(vocab, idf, "")
 	forms, plain := growth("optimising translation reupload committing "), growth("zzzzzzzzzz xxxxxxxxxxx wwwwwwww vvvvvvvvvv ")
 	if forms > plain {
 		t.Errorf("repeating form words 18 more times costs %v more allocations, words nothing reads %v: want no more", forms, plain)
