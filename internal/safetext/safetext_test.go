@@ -250,42 +250,7 @@ func TestUnseenEveryRune(t *testing.T) {
 // sanitizeJSONByDecoding is SanitizeJSON deciding of every literal that is not printable
 // ASCII by decoding it, as it did before cleanLiteral: what SanitizeJSON must still give.
 func sanitizeJSONByDecoding(raw []byte) []byte {
-	if plainJSON(raw) {
-		return raw
-	}
-	var out []byte
-	last := 0
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '"' {
-			continue
-		}
-		end := stringEnd(raw, i)
-		if end < 0 {
-			return raw
-		}
-		lit := raw[i : end+1]
-		i = end
-		if plainJSON(lit) {
-			continue
-		}
-		var s string
-		if json.Unmarshal(lit, &s) != nil {
-			return raw
-		}
-		if Clean(s) {
-			continue
-		}
-		if out == nil {
-			out = make([]byte, 0, len(raw))
-		}
-		out = append(out, raw[last:end+1-len(lit)]...)
-		out = appendJSONString(out, Sanitize(s))
-		last = end + 1
-	}
-	if out == nil {
-		return raw
-	}
-	return append(out, raw[last:]...)
+	return sanitizeJSON(raw, false)
 }
 
 // jsonLiterals are documents whose strings cleanLiteral judges without decoding, or
