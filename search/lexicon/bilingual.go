@@ -26,13 +26,16 @@ import (
 // longest stem wins.
 func Bilingual() map[string][]string { return bilingual() }
 
-// bilingual was written by hand, concept by concept, from the everyday
-// vocabulary of tool use (files, the web, places, money, messages, code,
-// time, records): for each concept, the words a speaker of each language
-// would use in a request or a description. It is general vocabulary, not a
-// list of any labelled request's words, and keeps to words whose sense is the
-// tool's in ordinary use; a word with senses far apart (Chinese 问题 is both
-// an issue and a question) maps to what tools mean by it.
+// bilingual was written by hand. Most of it goes concept by concept through
+// the everyday vocabulary of tool use (files, the web, places, money,
+// messages, code, time, records): for each concept, the words a speaker of
+// each language would use in a request or a description. Some blocks instead
+// hold the general words that the catalogs' tool descriptions written in
+// Chinese or Japanese share, each translated by hand. It is general
+// vocabulary, not a list of any labelled request's words, and keeps to words
+// whose sense is the tool's in ordinary use; a word with senses far apart
+// (Chinese 问题 is both an issue and a question) maps to what tools mean by
+// it.
 func bilingual() map[string][]string {
 	return map[string][]string{
 		// ---- Chinese (simplified) ----
@@ -599,11 +602,17 @@ func bilingual() map[string][]string {
 		"往下滑": {"scroll"},
 		"留言":  {"comment"},
 		"留个言": {"comment"},
-		// Chinese: the general words tool descriptions written in Chinese
-		// share (read off both catalogs' Chinese-described tools by
-		// TestLexiconCoversCatalogWords, each word translated by hand): what a
-		// call takes and gives, identifiers and formats, pages and ranges,
-		// resources and access, time, running and releasing, markets.
+		// Chinese: the general words that tool descriptions written in
+		// Chinese share (what a call takes and gives, identifiers and
+		// formats, pages and ranges, resources and access, time, running and
+		// releasing, markets), so that an English request meets a tool
+		// described in Chinese in its own words ("make the bucket private"
+		// reaches 将存储桶设为私有). Where a word's English has a second sense
+		// that names another tool (type is a browser's typing, open and close
+		// are verbs, a handle is a user's), it keeps to the description's
+		// sense; a longer word that holds one of them without its sense
+		// (日本地图, 两个人, 磁盘中) is a key of its own so that it does not fire
+		// there.
 		"返回":  {"return"},
 		"支持":  {"support"},
 		"默认":  {"default"},
