@@ -787,7 +787,7 @@ func bilingual() map[string][]string {
 		"相对应": {"corresponding"},
 		"过期":  {"expire", "expired"},
 		"失效":  {"expire", "invalid"},
-		"存储桶": {"bucket", "storage"},
+		"存储桶": {"bucket"},
 		"等待":  {"wait"},
 		"超过":  {"exceed"},
 		"超出":  {"exceed"},
