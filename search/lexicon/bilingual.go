@@ -810,7 +810,7 @@ func bilingual() map[string][]string {
 		"匿名":  {"anonymous"},
 		"基础":  {"basic"},
 		"开头":  {"prefix", "beginning"},
-		"登记":  {"register", "record"},
+		"登记":  {"register", "record", "log"},
 		"隔离":  {"isolation", "isolate"},
 		"地域":  {"region"},
 		"区域":  {"region", "area"},
