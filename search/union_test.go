@@ -261,13 +261,15 @@ func TestUnionQuerySets(t *testing.T) {
 	// The halves were split 40/60 when first written. Tuning rounds since append
 	// requests (written before any ranking ran on them) to the tuning half only,
 	// so its share only grows; what must hold is that the report half, the one
-	// judged on, is never shrunk or left the smaller by accident.
+	// judged on, is never shrunk or left the smaller by accident. The upper bound
+	// only catches a tuning file written in place of the report file; it moves with
+	// the fresh batches each round appends.
 	if n := sizes[unionSets[1]]; n < unionReportSize {
 		t.Errorf("the report half holds %d requests, want the %d it was written with", n, unionReportSize)
 	}
 	total := sizes[unionSets[0]] + sizes[unionSets[1]]
-	if share := float64(sizes[unionSets[0]]) / float64(total); share < 0.35 || share > 0.80 {
-		t.Errorf("tuning half holds %.2f of the requests, want 0.35 to 0.80", share)
+	if share := float64(sizes[unionSets[0]]) / float64(total); share < 0.35 || share > 0.85 {
+		t.Errorf("tuning half holds %.2f of the requests, want 0.35 to 0.85", share)
 	}
 
 	byShape := map[string][]unionQuery{}
