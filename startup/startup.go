@@ -147,13 +147,20 @@ func PayloadFor(server string, t *cache.Tool) extension.ToolPayload {
 
 // appendPayload appends PayloadFor(server, t) to dst.
 func appendPayload(dst []byte, server string, t *cache.Tool) []byte {
-	return extension.AppendToolPayload(dst, extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+	return extension.AppendToolPayload(dst, payloadTool(server, t))
 }
 
 // appendCompactPayload is appendPayload of a tool whose schemas are compact
 // (extension.AppendCompactToolPayload): the same bytes.
 func appendCompactPayload(dst []byte, server string, t *cache.Tool) []byte {
-	return extension.AppendCompactToolPayload(dst, extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+	return extension.AppendCompactToolPayload(dst, payloadTool(server, t))
+}
+
+// payloadTool is what a payload is made of: t's registered description (catalog.Describe,
+// its hints appended as it is encoded) and schemas.
+func payloadTool(server string, t *cache.Tool) extension.Tool {
+	desc, hints := catalog.DescribeParts(server, t)
+	return extension.Tool{Description: desc, DescriptionSuffix: hints, Schema: t.InputSchema, OutputSchema: t.OutputSchema}
 }
 
 // payloadRoom is about the room a tool's payload takes in a buffer, a little over when

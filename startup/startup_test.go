@@ -640,3 +640,54 @@ func TestSetFromNameOrder(t *testing.T) {
 		t.Errorf("names %v, want %v", names, want)
 	}
 }
+
+// TestPayloadDescriptions: every way a payload is made (the startup file's payloads, a
+// listing's tools as the frames are built, PayloadFor) carries the tool's registered
+// description, catalog.Describe's, hints included: with hints, none, a title only, no
+// text at all, a description cut short.
+func TestPayloadDescriptions(t *testing.T) {
+	a := server("a", "run-a")
+	yes, no := true, false
+	tools := []cache.Tool{
+		{Name: "hinted", Description: "Reads.", Annotations: &cache.Annotations{ReadOnlyHint: &yes, OpenWorldHint: &yes}},
+		{Name: "all-hints", Description: " Deletes \"it\". ", Annotations: &cache.Annotations{DestructiveHint: &yes, IdempotentHint: &yes, OpenWorldHint: &yes}},
+		{Name: "false-hints", Description: "Writes.", Annotations: &cache.Annotations{ReadOnlyHint: &no}},
+		{Name: "plain", Description: "Lists."},
+		{Name: "title", Title: "Titled", Annotations: &cache.Annotations{IdempotentHint: &yes}},
+		{Name: "bare"},
+		{Name: "long", Description: strings.Repeat("日本語", 400), Annotations: &cache.Annotations{ReadOnlyHint: &yes}},
+	}
+	for i := range tools {
+		tools[i].InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	e := &cache.Server{Fingerprint: a.Fingerprint(), Tools: tools}
+	path := filepath.Join(t.TempDir(), cache.FileName)
+	if _, _, err := cache.UpdatePrev(t.Context(), path, "", map[string]*cache.Server{"a": e}, nil, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	l, err := cache.ReadListings(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _, ok := FromListings(l, []*config.Server{a}, "", nil, catalog.NewNamer())
+	if !ok || len(set.Tools) != len(tools) {
+		t.Fatalf("FromListings: ok %v, %d tools; want %d", ok, len(set.Tools), len(tools))
+	}
+	listed := map[string][]byte{}
+	for i := range set.Tools {
+		listed[set.Tools[i].Ref.Tool] = set.Tools[i].AppendPayload(nil)
+	}
+	stored := map[string][]byte{}
+	for _, ft := range Payloads(&cache.File{Servers: map[string]*cache.Server{"a": e}})["a"].Tools {
+		stored[ft.Name] = ft.Payload
+	}
+	for i := range tools {
+		tl := &tools[i]
+		want := catalog.Describe("a", tl)
+		for way, p := range map[string][]byte{"listed": listed[tl.Name], "stored": stored[tl.Name], "PayloadFor": PayloadFor("a", tl)} {
+			if d, err := extension.ToolPayload(p).Decode(); err != nil || d.Description != want {
+				t.Errorf("%s, %s: description %q (%v), want %q", tl.Name, way, d.Description, err, want)
+			}
+		}
+	}
+}
