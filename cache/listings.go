@@ -7,12 +7,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 
 	gojson "github.com/goccy/go-json"
 
 	"github.com/zot-mcp/mcp-bridge/internal/jsonscan"
+	"github.com/zot-mcp/mcp-bridge/internal/parallel"
 )
 
 // ErrNotLaidOut is ReadListings' answer for a cache file that is not laid out line by
@@ -202,11 +204,22 @@ func (e Listing) Check() error {
 
 // readListings is ReadListings of the file's bytes.
 func readListings(data []byte) (*Listings, error) {
+	return readListingsIndexed(data, len(data) >= parallelReadFrom)
+}
+
+// readListingsIndexed is readListings; with index, where the shared entries end is found
+// first, searching pieces of data at once (indexAll), rather than entry by entry.
+func readListingsIndexed(data []byte, index bool) (*Listings, error) {
 	r := lines{data: data}
 	if !r.is("{") || !r.member("  ", "version") || string(r.value) != strconv.Itoa(Version) || !r.comma {
 		return nil, ErrNotLaidOut
 	}
 	l := &Listings{data: data, servers: map[string]Listing{}}
+	if index {
+		// Finding where each shared entry ends is a search of nearly the whole file,
+		// which would otherwise run on one core while the start waits.
+		r.closings = indexAll(data, []byte("\n    }"), 2)
+	}
 	if !r.member("  ", "servers") || !r.entries("  ", l.servers, "") {
 		return nil, ErrNotLaidOut
 	}
@@ -250,6 +263,10 @@ type lines struct {
 	// compacted says, per tool read (tools), whether its schemas are compact
 	// (Listing.ReadCompact).
 	compacted []bool
+	// closings, when not nil, are the places in data of every closing line of a shared
+	// entry ("\n" and its indentation, then "}"), in order: entries looks them up there
+	// instead of searching the data.
+	closings []int
 }
 
 // next returns the next line without its newline (it shares the file's bytes); nil past
@@ -344,7 +361,18 @@ func (r *lines) entries(pad string, m map[string]Listing, project string) bool {
 		if _, dup := m[name]; dup {
 			return false // the decoder keeps the last: Read says what it is
 		}
-		end := bytes.Index(r.data[r.at-1:], closing)
+		end := -1
+		if from := r.at - 1; r.closings != nil && pad == "  " {
+			// The first closing line at or after from, as searching from there finds.
+			for len(r.closings) > 0 && r.closings[0] < from {
+				r.closings = r.closings[1:]
+			}
+			if len(r.closings) > 0 {
+				end = r.closings[0] - from
+			}
+		} else {
+			end = bytes.Index(r.data[from:], closing)
+		}
 		if end < 0 {
 			return false
 		}
@@ -358,6 +386,30 @@ func (r *lines) entries(pad string, m map[string]Listing, project string) bool {
 			return r.closes(pad + "}")
 		}
 	}
+}
+
+// indexAll lists every place in data where sep starts, in order, searching parts pieces
+// of data at once (sep must not overlap itself, as a line's "\n" and indentation then a
+// brace does not: every place is then one search's find).
+func indexAll(data, sep []byte, parts int) []int {
+	found := make([][]int, parts)
+	size := (len(data) + parts - 1) / parts
+	parallel.Each(parts, parts, func(k int) {
+		// Piece k holds the places from k*size on, before (k+1)*size: a sep that starts
+		// in it may end in the next one.
+		start := min(k*size, len(data))
+		end := min(start+size, len(data))
+		in := data[start:min(end+len(sep)-1, len(data))]
+		for at := 0; at < end-start; {
+			i := bytes.Index(in[at:], sep)
+			if i < 0 || at+i >= end-start {
+				break
+			}
+			found[k] = append(found[k], start+at+i)
+			at += i + len(sep)
+		}
+	})
+	return slices.Concat(found...)
 }
 
 // entryKeys are the members encodeEntry writes, in its order; tools is where the tools'

@@ -427,6 +427,7 @@ func FuzzReadListings(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		sameIndexed(t, data)
 		want, err := decodeFile(bytes.Clone(data))
 		if err != nil {
 			return // a value the line reader skips is damaged: Decode says so after ready
@@ -456,6 +457,77 @@ func FuzzReadListings(f *testing.F) {
 			sameListings(t, got, w)
 		}
 	})
+}
+
+// sameIndexed fails unless data reads the same with the shared entries' ends found first
+// (readListingsIndexed, as a large file is read) as entry by entry.
+func sameIndexed(t *testing.T, data []byte) {
+	t.Helper()
+	want, wantErr := readListingsIndexed(data, false)
+	got, err := readListingsIndexed(data, true)
+	if !errors.Is(err, wantErr) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("with the ends found first: %+v, %v; entry by entry %+v, %v", got, err, want, wantErr)
+	}
+}
+
+// TestReadListingsIndexed: a file reads the same with its shared entries' ends found
+// first (as a large file is read) as entry by entry, whatever it holds: many entries,
+// private listings (whose projects close at the shared entries' indentation), a line
+// that closes an entry early, none at all, a file cut short.
+func TestReadListingsIndexed(t *testing.T) {
+	t.Parallel()
+	many := &File{Version: Version, Servers: map[string]*Server{}, Projects: map[string]map[string]*Server{"/p": {"a": sampleEntry("p")}, "/q": {"b": sampleEntry("q")}}}
+	for i := range 40 {
+		many.Servers[fmt.Sprintf("s%02d", i)] = sampleEntry(fmt.Sprintf("s%02d", i))
+	}
+	data, err := encodeFile(many)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := bytes.Replace(data, []byte("\n      \"fingerprint\": \"fp-s07\""), []byte("\n    }\n      \"fingerprint\": \"fp-s07\""), 1)
+	if bytes.Equal(early, data) {
+		t.Fatal("no s07 fingerprint line to close early")
+	}
+	for name, d := range map[string][]byte{"many": data, "closed early": early, "cut": data[:len(data)/2], "none": []byte("{\n}\n")} {
+		t.Run(name, func(t *testing.T) { sameIndexed(t, d) })
+	}
+	if l, err := readListingsIndexed(data, true); err != nil || len(l.servers) != 40 || len(l.projects) != 2 {
+		t.Fatalf("read %v, %v; want 40 shared entries and 2 projects", l, err)
+	}
+}
+
+// TestIndexAll: indexAll finds every place of sep, in order, in any number of pieces,
+// sep straddling a piece's end included.
+func TestIndexAll(t *testing.T) {
+	t.Parallel()
+	sep := []byte("\n    }")
+	var data []byte
+	var want []int
+	for i := range 300 {
+		data = append(data, strings.Repeat("x", i%11)...)
+		if i%3 == 0 {
+			want = append(want, len(data))
+			data = append(data, sep...)
+		} else {
+			data = append(data, "\n     }"[:1+i%6]...) // a prefix of sep, or one space more
+		}
+	}
+	for parts := 1; parts <= 9; parts++ {
+		if got := indexAll(data, sep, parts); !slices.Equal(got, want) {
+			t.Errorf("%d pieces: %v, want %v", parts, got, want)
+		}
+		for cut := 0; cut <= len(data); cut += 97 {
+			var w []int
+			for _, at := range want {
+				if at+len(sep) <= cut {
+					w = append(w, at)
+				}
+			}
+			if got := indexAll(data[:cut], sep, parts); !slices.Equal(got, w) {
+				t.Errorf("%d pieces of %d bytes: %v, want %v", parts, cut, got, w)
+			}
+		}
+	}
 }
 
 // keptCases are values a schema or annotations line may hold: kept must say what oneValue

@@ -239,7 +239,7 @@ func newCatalog(namer *Namer, kept []Tool, tools map[string][]cache.Tool, drop m
 		}
 	}
 	names := make(map[ToolRef]givenName, len(refs))
-	collisions = namer.assign(refs, func(r ToolRef, g givenName) { names[r] = g })
+	collisions = namer.assign(refs, func(i int, g givenName) { names[refs[i]] = g })
 	c = &Catalog{Entries: make([]Tool, 0, len(kept)+len(refs)), catIndex: newCatIndex()}
 	c.Entries = append(c.Entries, kept...)
 	seen := make(map[ToolRef]bool, len(refs))

@@ -44,7 +44,18 @@ func SafeToRepeat(a *cache.Annotations) bool {
 // Describe builds the description registered for a tool: the MCP description (or its
 // title, or a fallback naming the server), capped, with the annotation hints as a suffix.
 func Describe(server string, t *cache.Tool) string {
-	desc := strings.TrimSpace(t.Description)
+	desc, hints := DescribeParts(server, t)
+	if hints == "" {
+		return desc
+	}
+	return desc + hints
+}
+
+// DescribeParts is Describe in its two parts: the description, and the hints suffix ("" for
+// none) that follows it. An encoder appends both without joining them into a new string
+// first (every tool of a start has its description encoded).
+func DescribeParts(server string, t *cache.Tool) (desc, hints string) {
+	desc = strings.TrimSpace(t.Description)
 	if desc == "" {
 		desc = strings.TrimSpace(t.Title)
 	}
@@ -54,9 +65,33 @@ func Describe(server string, t *cache.Tool) string {
 	if desc == "" {
 		desc = "Tool " + t.Name + " of MCP server " + server + "."
 	}
-	desc = textcut.Truncate(desc, maxDescription)
-	if hints := Hints(t.Annotations); len(hints) > 0 {
-		desc += " [" + strings.Join(hints, ", ") + "]"
+	return textcut.Truncate(desc, maxDescription), hintSuffix(t.Annotations)
+}
+
+// hintSuffix is " [" + the Hints of a joined by ", " + "]", "" when there are none: one of
+// the few such strings there are, none made anew.
+func hintSuffix(a *cache.Annotations) string {
+	if a == nil {
+		return ""
 	}
-	return desc
+	ro, io := isTrue(a.ReadOnlyHint), isTrue(a.IdempotentHint)
+	k := 0
+	switch {
+	case ro:
+		k = 1
+	case isTrue(a.DestructiveHint):
+		k = 2
+	}
+	if io {
+		k += 3
+	}
+	if isTrue(a.OpenWorldHint) {
+		k += 6
+	}
+	return [...]string{
+		"", " [read-only]", " [destructive]",
+		" [idempotent]", " [read-only, idempotent]", " [destructive, idempotent]",
+		" [open-world]", " [read-only, open-world]", " [destructive, open-world]",
+		" [idempotent, open-world]", " [read-only, idempotent, open-world]", " [destructive, idempotent, open-world]",
+	}[k]
 }

@@ -31,3 +31,30 @@ func TestDescribeAndHints(t *testing.T) {
 		t.Error("SafeToRepeat")
 	}
 }
+
+// TestDescribeParts: for every annotation set (each hint unset, false or true, and none
+// at all) the parts are the description and " [" + its Hints joined by ", " + "]" (or
+// nothing without hints), and Describe is the two joined.
+func TestDescribeParts(t *testing.T) {
+	t.Parallel()
+	vals := []*bool{nil, new(bool), new(bool)}
+	*vals[2] = true
+	sets := []*cache.Annotations{nil}
+	for k := range 81 {
+		sets = append(sets, &cache.Annotations{ReadOnlyHint: vals[k%3], DestructiveHint: vals[k/3%3], IdempotentHint: vals[k/9%3], OpenWorldHint: vals[k/27%3]})
+	}
+	for i, a := range sets {
+		tool := cache.Tool{Name: "t", Description: " Does t. ", Annotations: a}
+		desc, hints := DescribeParts("s", &tool)
+		want := ""
+		if h := Hints(a); len(h) > 0 {
+			want = " [" + strings.Join(h, ", ") + "]"
+		}
+		if desc != "Does t." || hints != want {
+			t.Errorf("set %d: parts %q, %q; want %q, %q", i, desc, hints, "Does t.", want)
+		}
+		if got := Describe("s", &tool); got != desc+hints {
+			t.Errorf("set %d: Describe %q, want %q", i, got, desc+hints)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Prefix starts every tool name the bridge registers.
@@ -29,13 +30,24 @@ func Sanitize(s string) string {
 
 // appendSanitized appends Sanitize(s) to dst.
 func appendSanitized(dst []byte, s string) []byte {
+	if clean(s) {
+		return append(dst, s...) // most names are: one copy
+	}
 	start := len(dst)
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		c := s[i]
 		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
-			dst = append(dst, byte(r))
-		default:
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+			dst = append(dst, c)
+			i++
+		case c < utf8.RuneSelf:
 			dst = append(dst, '_')
+			i++
+		default:
+			// One '_' a rune, as ranging over s counts them (an invalid byte is one).
+			_, size := utf8.DecodeRuneInString(s[i:])
+			dst = append(dst, '_')
+			i += size
 		}
 	}
 	if len(dst) == start {
@@ -173,17 +185,36 @@ func (n *Namer) givenTo(ref ToolRef, base []byte) (givenName, bool) {
 // refs that did not get their plain name.
 func (n *Namer) Assign(refs []ToolRef) (map[ToolRef]string, []Collision) {
 	names := make(map[ToolRef]string, len(refs))
-	collisions := n.assign(refs, func(ref ToolRef, g givenName) { names[ref] = g.name })
+	collisions := n.assign(refs, func(i int, g givenName) { names[refs[i]] = g.name })
 	return names, collisions
 }
 
-// assign is Assign that hands each ref's name, with the tool's strings as the Namer
-// keeps them, to put.
-func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision {
-	sorted := append([]ToolRef(nil), refs...)
-	// A startup set comes in order already: checking is a pass, sorting many.
-	if !slices.IsSortedFunc(sorted, CompareRefs) {
-		slices.SortFunc(sorted, CompareRefs)
+// Names is Assign with the names by index: names[i] is the name of refs[i] (a ref listed
+// twice gets its one name twice).
+func (n *Namer) Names(refs []ToolRef) (names []string, collisions []Collision) {
+	names = make([]string, len(refs))
+	collisions = n.assign(refs, func(i int, g givenName) { names[i] = g.name })
+	return names, collisions
+}
+
+// assign is Assign that hands the name of each refs[i], with the tool's strings as the
+// Namer keeps them, to put(i, ...).
+func (n *Namer) assign(refs []ToolRef, put func(i int, g givenName)) []Collision {
+	// The refs are taken in (server, tool) order: order lists their indices in it, or is
+	// nil when they come in it already (a startup set does: checking is a pass, sorting many).
+	var order []int32
+	if !slices.IsSortedFunc(refs, CompareRefs) {
+		order = make([]int32, len(refs))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortFunc(order, func(a, b int32) int { return CompareRefs(refs[a], refs[b]) })
+	}
+	index := func(k int) int {
+		if order == nil {
+			return k
+		}
+		return int(order[k])
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -192,24 +223,35 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 	// would each keep a page of that garbage resident for the life of the process.
 	type span struct{ off, end int32 }
 	type freshRef struct {
-		server, tool, name span // in text
+		server, tool, name span  // in text
+		at, end            int32 // the ref's places in order (a ref listed twice has two)
 	}
-	fresh := make([]freshRef, 0, len(sorted))
-	servers := map[string]span{}
-	var buf []byte
-	for i, ref := range sorted {
-		if i > 0 && sorted[i-1] == ref {
-			continue
+	fresh := make([]freshRef, 0, len(refs))
+	// Sized for the plain names and every server once: grown by append, buf would be
+	// copied over and over.
+	room := 0
+	for i := range refs {
+		room += len(Prefix) + 2 + len(refs[i].Server) + len(refs[i].Tool)
+	}
+	buf := make([]byte, 0, room+room/8)
+	var server span // in text: the last fresh ref's server, which later ones of it share
+	for k := 0; k < len(refs); {
+		ref := refs[index(k)]
+		end := k + 1
+		for end < len(refs) && refs[index(end)] == ref {
+			end++
 		}
 		// The base name is made once, at the end of buf, and kept only for a new tool.
 		start := len(buf)
 		buf = appendBaseName(buf, ref.Server, ref.Tool)
 		if g, ok := n.givenTo(ref, buf[start:]); ok {
 			buf = buf[:start]
-			put(ref, g)
+			for ; k < end; k++ {
+				put(index(k), g)
+			}
 			continue
 		}
-		f := freshRef{name: span{int32(start), int32(len(buf))}}
+		f := freshRef{name: span{int32(start), int32(len(buf))}, at: int32(k), end: int32(end)}
 		if name := buf[start:]; len(name) > len(ref.Tool) && string(name[len(name)-len(ref.Tool):]) == ref.Tool {
 			// A plain name ends with the tool's own name when that needs no sanitising.
 			f.tool = span{f.name.end - int32(len(ref.Tool)), f.name.end}
@@ -217,33 +259,43 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 			buf = append(buf, ref.Tool...)
 			f.tool = span{f.name.end, int32(len(buf))}
 		}
-		sp, ok := servers[ref.Server]
-		if !ok {
-			sp.off = int32(len(buf))
+		// The refs of one server come side by side in (server, tool) order.
+		if len(fresh) == 0 || string(buf[server.off:server.end]) != ref.Server {
+			server.off = int32(len(buf))
 			buf = append(buf, ref.Server...)
-			sp.end = int32(len(buf))
-			servers[ref.Server] = sp
+			server.end = int32(len(buf))
 		}
-		f.server = sp
+		f.server = server
 		fresh = append(fresh, f)
+		k = end
 	}
 	text := string(buf)
 	at := func(s span) string { return text[s.off:s.end] }
 	n.given = slices.Grow(n.given, len(fresh))
 	// A start's whole set sizes the table once instead of growing it step by step.
 	n.taken.reserve(n.given, len(n.given)+len(fresh))
-	// Plain names first, so a suffixed name never takes the plain name of a later tool.
-	var late []ToolRef
-	for _, f := range fresh {
-		ref, name := ToolRef{Server: at(f.server), Tool: at(f.tool)}, at(f.name)
-		if n.taken.has(n.given, name) {
-			late = append(late, ref)
-			continue
+	give := func(f freshRef, name string, plain bool, sid int32) {
+		g := n.give(ToolRef{Server: at(f.server), Tool: at(f.tool)}, name, plain, sid)
+		for k := f.at; k < f.end; k++ {
+			put(index(int(k)), g)
 		}
-		put(ref, n.give(ref, name, true))
+	}
+	// Plain names first, so a suffixed name never takes the plain name of a later tool.
+	var late []freshRef
+	sid, sidOf := int32(-1), span{-1, -1}
+	for _, f := range fresh {
+		if f.server != sidOf {
+			sid, sidOf = n.serverID(at(f.server)), f.server
+		}
+		if name := at(f.name); !n.taken.has(n.given, name) {
+			give(f, name, true, sid)
+		} else {
+			late = append(late, f)
+		}
 	}
 	var collisions []Collision
-	for _, ref := range late {
+	for _, f := range late {
+		ref := ToolRef{Server: at(f.server), Tool: at(f.tool)}
 		wanted := baseName(ref.Server, ref.Tool)
 		name := wanted
 		for attempt := 0; ; attempt++ {
@@ -261,21 +313,27 @@ func (n *Namer) assign(refs []ToolRef, put func(ToolRef, givenName)) []Collision
 				break
 			}
 		}
-		put(ref, n.give(ref, name, false))
+		give(f, name, false, n.serverID(ref.Server))
 		collisions = append(collisions, Collision{Ref: ref, Wanted: wanted, Assigned: name})
 	}
 	return collisions
 }
 
-// give records that name belongs to ref from now on; plain says it is ref's baseName.
-func (n *Namer) give(ref ToolRef, name string, plain bool) givenName {
-	i := int32(len(n.given))
-	sid, ok := n.serverOf[ref.Server]
+// serverID is server's place in servers, added there if it is not yet.
+func (n *Namer) serverID(server string) int32 {
+	sid, ok := n.serverOf[server]
 	if !ok {
 		sid = int32(len(n.servers))
-		n.servers = append(n.servers, ref.Server)
-		n.serverOf[ref.Server] = sid
+		n.servers = append(n.servers, server)
+		n.serverOf[server] = sid
 	}
+	return sid
+}
+
+// give records that name belongs to ref from now on; plain says it is ref's baseName, sid
+// is ref's server's serverID.
+func (n *Namer) give(ref ToolRef, name string, plain bool, sid int32) givenName {
+	i := int32(len(n.given))
 	e := givenEntry{name: name, server: sid, tool: int32(len(name) - len(ref.Tool))}
 	if !strings.HasSuffix(name, ref.Tool) {
 		e.tool = -1

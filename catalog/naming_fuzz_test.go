@@ -19,7 +19,7 @@ func fuzzRefs(s string) []ToolRef {
 // FuzzAssignNames: for any two successive tool lists (a startup, then a refresh), every
 // name is unique, at most 64 characters of [A-Za-z0-9_] starting with mcp__, a name given
 // at startup stays with its tool after the refresh, and the same history gives the same
-// names.
+// names, by ref (Assign) as by index (Names).
 func FuzzAssignNames(f *testing.F) {
 	f.Add("a\tx-y", "a\tx y\na\tx-y")
 	f.Add("github\tcreate_issue\na-b\tx\na_b\tx", "a_b\tx\nsrv\tget-item\nsrv\tget_item")
@@ -62,6 +62,17 @@ func FuzzAssignNames(f *testing.F) {
 		again := NewNamer()
 		a2, _ := again.Assign(fuzzRefs(first))
 		b2, _ := again.Assign(fuzzRefs(second))
+		// Names gives each ref, by index, the name Assign gives it.
+		byIndex := NewNamer()
+		for round, m := range []map[ToolRef]string{a, b} {
+			refs := fuzzRefs([]string{first, second}[round])
+			names, _ := byIndex.Names(refs)
+			for i, ref := range refs {
+				if names[i] != m[ref] {
+					t.Fatalf("round %d: Names gives %v %q, Assign %q", round, ref, names[i], m[ref])
+				}
+			}
+		}
 		for ref, name := range a {
 			if a2[ref] != name {
 				t.Fatalf("not deterministic: %v %q vs %q", ref, name, a2[ref])

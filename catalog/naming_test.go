@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"math/rand"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -21,6 +22,11 @@ func TestSanitize(t *testing.T) {
 		"":                   "unnamed",
 		"héllo":              "h_llo",
 		"CamelCase":          "CamelCase",
+		"日本":                 "__",    // a '_' a rune, not a byte
+		"a\xe6\x97b":         "a__b",  // a cut rune: a '_' a byte
+		"\u00e99":            "_9",    // a digit after a rune: no prefix
+		"9-x":                "t_9_x", // unclean with a leading digit
+		"-":                  "_",
 	}
 	for in, want := range cases {
 		if got := Sanitize(in); got != want {
@@ -225,7 +231,7 @@ func TestNamerRetainsLittle(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	namer := NewNamer()
-	namer.assign(refs, func(ToolRef, givenName) {})
+	namer.assign(refs, func(int, givenName) {})
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(namer)
@@ -233,5 +239,74 @@ func TestNamerRetainsLittle(t *testing.T) {
 	budget := n*(int(unsafe.Sizeof(givenEntry{}))+2*4) + text + 64<<10
 	if kept := int(after.HeapAlloc) - int(before.HeapAlloc); kept > budget {
 		t.Errorf("the Namer keeps %d bytes for %d names (%.1f a name), want at most %d (%.1f)", kept, n, float64(kept)/n, budget, float64(budget)/n)
+	}
+}
+
+// TestNamesByIndex: Names gives refs[i]'s name at i, the name Assign gives it with the same
+// history, whatever the order the refs come in: sorted or not, a ref listed twice (side by
+// side or apart) getting its one name at both places, tools that sanitise alike (the first
+// in (server, tool) order keeps the plain name), names given earlier kept, and servers
+// whose tools interleave with another's in the input.
+func TestNamesByIndex(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("very_long_tool_name_", 5)
+	xy := "mcp__a__x_y_" + shortHash("a", "x-y")
+	cases := []struct {
+		name    string
+		earlier []ToolRef // assigned first, on the same Namer
+		refs    []ToolRef
+		want    []string // "" : only checked against Assign
+	}{
+		{name: "none"},
+		{name: "sorted", refs: []ToolRef{{"a", "x"}, {"a", "y"}, {"b", "x"}},
+			want: []string{"mcp__a__x", "mcp__a__y", "mcp__b__x"}},
+		{name: "unsorted", refs: []ToolRef{{"b", "x"}, {"a", "y"}, {"a", "x"}},
+			want: []string{"mcp__b__x", "mcp__a__y", "mcp__a__x"}},
+		{name: "listed twice apart", refs: []ToolRef{{"a", "x"}, {"b", "x"}, {"a", "x"}, {"a", "y"}},
+			want: []string{"mcp__a__x", "mcp__b__x", "mcp__a__x", "mcp__a__y"}},
+		{name: "listed twice side by side", refs: []ToolRef{{"a", "x-y"}, {"a", "x-y"}, {"a", "x y"}},
+			want: []string{xy, xy, "mcp__a__x_y"}},
+		{name: "sanitise alike, the first in order wins", refs: []ToolRef{{"a", "x-y"}, {"a", "x y"}},
+			want: []string{xy, "mcp__a__x_y"}},
+		{name: "servers sanitise alike", refs: []ToolRef{{"a_b", "x"}, {"a-b", "x"}},
+			want: []string{"mcp__a_b__x_" + shortHash("a_b", "x"), "mcp__a_b__x"}},
+		{name: "a suffixed name a real tool holds", refs: []ToolRef{{"a", "x y"}, {"a", "x-y"}, {"a", strings.TrimPrefix(xy, "mcp__a__")}}},
+		{name: "long names", refs: []ToolRef{{"some-server", long + "2"}, {"some-server", long + "1"}, {"some-server", long + "1"}}},
+		{name: "kept from earlier", earlier: []ToolRef{{"a", "x y"}, {"b", "z"}},
+			refs: []ToolRef{{"b", "z"}, {"a", "x-y"}, {"a", "x y"}, {"a", "w"}},
+			want: []string{"mcp__b__z", "mcp__a__x_y_" + shortHash("a", "x-y"), "mcp__a__x_y", "mcp__a__w"}},
+		{name: "unclean and non-ASCII", refs: []ToolRef{{"srv.1", "2fa"}, {"srv.1", "h\u00e9llo"}, {"srv.1", "a\xffb"}, {"srv.1", ""}},
+			want: []string{"mcp__srv_1__t_2fa", "mcp__srv_1__h_llo", "mcp__srv_1__a_b", "mcp__srv_1__unnamed"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			byIndex, byRef := NewNamer(), NewNamer()
+			byIndex.Assign(tc.earlier)
+			byRef.Assign(tc.earlier)
+			names, collisions := byIndex.Names(tc.refs)
+			want, wantCollisions := byRef.Assign(tc.refs)
+			if len(names) != len(tc.refs) {
+				t.Fatalf("%d names for %d refs", len(names), len(tc.refs))
+			}
+			for i, ref := range tc.refs {
+				if names[i] != want[ref] {
+					t.Errorf("names[%d] (%v) = %q, Assign gives %q", i, ref, names[i], want[ref])
+				}
+				if tc.want != nil && names[i] != tc.want[i] {
+					t.Errorf("names[%d] (%v) = %q, want %q", i, ref, names[i], tc.want[i])
+				}
+			}
+			if !reflect.DeepEqual(collisions, wantCollisions) {
+				t.Errorf("collisions %v, Assign gives %v", collisions, wantCollisions)
+			}
+			// Every ref named once, whatever the input order: one entry per distinct ref.
+			distinct := map[ToolRef]bool{}
+			for _, r := range append(slices.Clone(tc.earlier), tc.refs...) {
+				distinct[r] = true
+			}
+			if len(byIndex.given) != len(distinct) {
+				t.Errorf("%d names given for %d distinct refs", len(byIndex.given), len(distinct))
+			}
+		})
 	}
 }

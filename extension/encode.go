@@ -41,7 +41,7 @@ func AppendToolFrame(dst []byte, t Tool) []byte {
 // same bytes).
 func appendToolMembers(dst []byte, t Tool, compact bool) []byte {
 	dst = append(dst, `"description":`...)
-	dst = appendJSONString(dst, t.Description)
+	dst = appendJSONString2(dst, t.Description, t.DescriptionSuffix)
 	dst = append(dst, `,"schema":`...)
 	if compact && len(t.Schema) > 0 {
 		dst = append(dst, t.Schema...)
@@ -102,8 +102,22 @@ func appendCompactJSON(dst []byte, raw json.RawMessage, fallback string) []byte 
 // appendJSONString appends s as a JSON string literal. Invalid UTF-8 is
 // replaced by U+FFFD, as encoding/json does.
 func appendJSONString(dst []byte, s string) []byte {
+	return append(appendJSONChars(append(dst, '"'), s), '"')
+}
+
+// appendJSONString2 is appendJSONString(dst, s+more), without making s+more.
+func appendJSONString2(dst []byte, s, more string) []byte {
+	if more != "" && more[0] >= utf8.RuneSelf {
+		// A rune cut at the end of s may go on in more: escaped apart, its bytes would
+		// each become U+FFFD.
+		return appendJSONString(dst, s+more)
+	}
+	return append(appendJSONChars(appendJSONChars(append(dst, '"'), s), more), '"')
+}
+
+// appendJSONChars appends s as the inside of a JSON string literal.
+func appendJSONChars(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -139,8 +153,7 @@ func appendJSONString(dst []byte, s string) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // marshalFrame encodes v as one compact JSON line without HTML escaping and

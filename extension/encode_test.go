@@ -89,6 +89,46 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestDescriptionSuffix: a tool's description and its suffix encode as the one string
+// they make joined, in every payload and frame: with escapes on either side, invalid
+// UTF-8 at the end of the description, a rune cut between the two, a suffix that starts
+// with a rune, either part empty.
+func TestDescriptionSuffix(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ desc, suffix string }{
+		{"", ""},
+		{"Reads.", ""},
+		{"", " [read-only]"},
+		{"Reads.", " [read-only]"},
+		{"quote\"back\\slash\t", " [a \"b\"\n]"},
+		{"bad \xc3", " [read-only]"},
+		{"cut \xe6\x97", "\xa5 rest"}, // 日 cut in two: joined it is one rune
+		{"ends in \xe6", "\x97\xa5"},
+		{"rune first", "é [x]"},
+		{"\x00", "\x1f"},
+	}
+	for _, tc := range cases {
+		tool := Tool{Name: "mcp__s__t", Description: tc.desc, DescriptionSuffix: tc.suffix, Schema: json.RawMessage(`{"type":"object"}`)}
+		joined := tool
+		joined.Description, joined.DescriptionSuffix = tc.desc+tc.suffix, ""
+		for _, enc := range []struct {
+			name string
+			f    func(Tool) []byte
+		}{
+			{"payload", func(t Tool) []byte { return AppendToolPayload(nil, t) }},
+			{"compact payload", func(t Tool) []byte { return AppendCompactToolPayload(nil, t) }},
+			{"frame", func(t Tool) []byte { return AppendToolFrame(nil, t) }},
+		} {
+			if got, want := enc.f(tool), enc.f(joined); !bytes.Equal(got, want) {
+				t.Errorf("%q + %q: %s %s, want %s", tc.desc, tc.suffix, enc.name, got, want)
+			}
+		}
+		if got, want := appendJSONString2(nil, tc.desc, tc.suffix), appendJSONString(nil, tc.desc+tc.suffix); !bytes.Equal(got, want) {
+			t.Errorf("%q + %q: %s, want %s", tc.desc, tc.suffix, got, want)
+		}
+	}
+}
+
 func TestLineReader(t *testing.T) {
 	long := strings.Repeat("x", MaxLine)
 	tests := []struct {

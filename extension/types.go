@@ -83,6 +83,9 @@ type Tool struct {
 	Name string
 	// Description is shown to the model.
 	Description string
+	// DescriptionSuffix follows Description in what is sent (a tool's annotation hints):
+	// the encoder appends both, so a caller need not join them into a new string first.
+	DescriptionSuffix string
 	// Schema is the JSON Schema of the arguments. Empty means an object
 	// schema without properties (strict providers reject a null schema).
 	Schema json.RawMessage

@@ -147,13 +147,20 @@ func PayloadFor(server string, t *cache.Tool) extension.ToolPayload {
 
 // appendPayload appends PayloadFor(server, t) to dst.
 func appendPayload(dst []byte, server string, t *cache.Tool) []byte {
-	return extension.AppendToolPayload(dst, extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+	return extension.AppendToolPayload(dst, payloadTool(server, t))
 }
 
 // appendCompactPayload is appendPayload of a tool whose schemas are compact
 // (extension.AppendCompactToolPayload): the same bytes.
 func appendCompactPayload(dst []byte, server string, t *cache.Tool) []byte {
-	return extension.AppendCompactToolPayload(dst, extension.Tool{Description: catalog.Describe(server, t), Schema: t.InputSchema, OutputSchema: t.OutputSchema})
+	return extension.AppendCompactToolPayload(dst, payloadTool(server, t))
+}
+
+// payloadTool is what a payload is made of: t's registered description (catalog.Describe,
+// its hints appended as it is encoded) and schemas.
+func payloadTool(server string, t *cache.Tool) extension.Tool {
+	desc, hints := catalog.DescribeParts(server, t)
+	return extension.Tool{Description: desc, DescriptionSuffix: hints, Schema: t.InputSchema, OutputSchema: t.OutputSchema}
 }
 
 // payloadRoom is about the room a tool's payload takes in a buffer, a little over when
@@ -246,8 +253,8 @@ func setFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 	}
 	// The search tool's directory is made of the same tools: built meanwhile.
 	dir := directory(refs)
-	names, _ := namer.Assign(refs)
-	set = &Set{Tools: make([]Tool, 0, len(refs))}
+	names, _ := namer.Names(refs)
+	set = &Set{Tools: make([]Tool, len(refs))}
 	for _, s := range usable {
 		if fs := servers[s.Name].In(project); fs != nil && fs.Fingerprint == s.Fingerprint() && fs.Instructions != "" {
 			if set.Instructions == nil {
@@ -256,19 +263,66 @@ func setFrom(servers map[string]*cache.FrameServer, usable []*config.Server, pro
 			set.Instructions[s.Name] = fs.Instructions
 		}
 	}
-	for i, ref := range refs {
-		set.Tools = append(set.Tools, Tool{Ref: ref, Name: names[ref], Payload: payloads[i]})
+	for k, i := range nameOrder(names) {
+		set.Tools[k] = Tool{Ref: refs[i], Name: names[i], Payload: payloads[i]}
 		if sources != nil {
-			set.Tools[i].src = sources[i]
+			set.Tools[k].src = sources[i]
 		}
-	}
-	// Nearly always sorted already (servers and their tools come in name order).
-	byName := func(a, b Tool) int { return strings.Compare(a.Name, b.Name) }
-	if !slices.IsSortedFunc(set.Tools, byName) {
-		slices.SortFunc(set.Tools, byName)
 	}
 	set.dir = <-dir
 	return set, stale, true
+}
+
+// nameOrder lists the indices of names in name order. The names come in runs in order
+// (a server's tools in the order it lists them, its server's place among the others),
+// so the runs are merged, two side by side at a time, until one is left: a pass over the
+// names for each doubling of the runs' length, where sorting them one by one takes many.
+func nameOrder(names []string) []int32 {
+	order := make([]int32, len(names))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	type run struct{ at, end int32 } // names[order[at:end]] are in order
+	var runs []run
+	for at := 0; at < len(names); {
+		end := at + 1
+		for end < len(names) && names[end-1] <= names[end] {
+			end++
+		}
+		runs = append(runs, run{int32(at), int32(end)})
+		at = end
+	}
+	if len(runs) <= 1 {
+		return order
+	}
+	from, to := order, make([]int32, len(names))
+	for len(runs) > 1 {
+		merged := runs[:0]
+		for j := 0; j < len(runs); j += 2 {
+			a := runs[j]
+			if j+1 == len(runs) {
+				copy(to[a.at:a.end], from[a.at:a.end])
+				merged = append(merged, a)
+				continue
+			}
+			b := runs[j+1]
+			x, y, k := a.at, b.at, a.at
+			for x < a.end && y < b.end {
+				if names[from[y]] < names[from[x]] {
+					to[k], y = from[y], y+1
+				} else {
+					to[k], x = from[x], x+1
+				}
+				k++
+			}
+			k += int32(copy(to[k:], from[x:a.end]))
+			copy(to[k:], from[y:b.end])
+			merged = append(merged, run{a.at, b.end})
+		}
+		runs = merged
+		from, to = to, from
+	}
+	return from
 }
 
 // directory sends toolview.Directory of refs, which come server by server (as setFrom

@@ -563,3 +563,131 @@ func TestFromListingsCompactSchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestNameOrder: nameOrder lists every index once, in name order, whatever the runs the
+// names come in: one run, runs out of order (a server x-2 before x), runs that interleave,
+// an odd number of runs (one left over in a round), every name a run of its own, names
+// that repeat.
+func TestNameOrder(t *testing.T) {
+	t.Parallel()
+	many := make([]string, 1000) // 1000 runs of 1 to 19 names: several rounds, odd ones too
+	for i := range many {
+		many[i] = fmt.Sprintf("mcp__s%d__t%02d", (i*7919)%13, i%19)
+	}
+	cases := []struct {
+		name  string
+		names []string
+	}{
+		{"none", nil},
+		{"one", []string{"mcp__a__x"}},
+		{"in order", []string{"mcp__a__x", "mcp__a__y", "mcp__b__x"}},
+		{"server runs out of order", []string{"mcp__x__a", "mcp__x__b", "mcp__x_2__a", "mcp__x_2__b", "mcp__y__a"}},
+		{"runs interleave", []string{"mcp__a__list_all", "mcp__a__list_zz", "mcp__a__list2", "mcp__a__list_b"}},
+		{"three runs", []string{"mcp__b__a", "mcp__b__c", "mcp__a__z", "mcp__b__b", "mcp__a__a"}},
+		{"every name a run", []string{"mcp__e", "mcp__d", "mcp__c", "mcp__b", "mcp__a"}},
+		{"repeats", []string{"mcp__b", "mcp__a", "mcp__b", "mcp__a", "mcp__a"}},
+		{"many runs", many},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			order := nameOrder(tc.names)
+			got := make([]string, 0, len(order))
+			seen := map[int32]bool{}
+			for _, i := range order {
+				if seen[i] {
+					t.Fatalf("index %d twice in %v", i, order)
+				}
+				seen[i] = true
+				got = append(got, tc.names[i])
+			}
+			if want := slices.Sorted(slices.Values(tc.names)); !slices.Equal(got, want) {
+				t.Errorf("in the order %v: %v, want %v", order, got, want)
+			}
+		})
+	}
+}
+
+// TestSetFromNameOrder: the set's tools are in name order when the servers' runs are not
+// (a server x-2's names sort before x's, x's tools list-all and list2 sort otherwise once
+// sanitised), and each tool keeps its own ref, name and payload.
+func TestSetFromNameOrder(t *testing.T) {
+	t.Parallel()
+	tools := map[string][]string{"x": {"list-all", "list2", "read"}, "x-2": {"list", "write"}, "y": {"a"}}
+	fp := map[string]string{}
+	var usable []*config.Server
+	for _, name := range slices.Sorted(maps.Keys(tools)) {
+		s := server(name, "run-"+name)
+		fp[name] = s.Fingerprint()
+		usable = append(usable, s)
+	}
+	namer := catalog.NewNamer()
+	set, _, ok := SetFrom(frames(fp, tools), usable, "", nil, namer)
+	if !ok {
+		t.Fatal("SetFrom failed")
+	}
+	var names []string
+	for _, tl := range set.Tools {
+		names = append(names, tl.Name)
+		if want, _ := namer.Names([]catalog.ToolRef{tl.Ref}); tl.Name != want[0] {
+			t.Errorf("%v named %q, its name is %q", tl.Ref, tl.Name, want[0])
+		}
+		if d, err := extension.ToolPayload(tl.Payload).Decode(); err != nil || d.Description != "does "+tl.Ref.Tool {
+			t.Errorf("%s: payload %q (%v), want %v's", tl.Name, d.Description, err, tl.Ref)
+		}
+	}
+	want := []string{"mcp__x_2__list", "mcp__x_2__write", "mcp__x__list2", "mcp__x__list_all", "mcp__x__read", "mcp__y__a"}
+	if !slices.Equal(names, want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+}
+
+// TestPayloadDescriptions: every way a payload is made (the startup file's payloads, a
+// listing's tools as the frames are built, PayloadFor) carries the tool's registered
+// description, catalog.Describe's, hints included: with hints, none, a title only, no
+// text at all, a description cut short.
+func TestPayloadDescriptions(t *testing.T) {
+	a := server("a", "run-a")
+	yes, no := true, false
+	tools := []cache.Tool{
+		{Name: "hinted", Description: "Reads.", Annotations: &cache.Annotations{ReadOnlyHint: &yes, OpenWorldHint: &yes}},
+		{Name: "all-hints", Description: " Deletes \"it\". ", Annotations: &cache.Annotations{DestructiveHint: &yes, IdempotentHint: &yes, OpenWorldHint: &yes}},
+		{Name: "false-hints", Description: "Writes.", Annotations: &cache.Annotations{ReadOnlyHint: &no}},
+		{Name: "plain", Description: "Lists."},
+		{Name: "title", Title: "Titled", Annotations: &cache.Annotations{IdempotentHint: &yes}},
+		{Name: "bare"},
+		{Name: "long", Description: strings.Repeat("日本語", 400), Annotations: &cache.Annotations{ReadOnlyHint: &yes}},
+	}
+	for i := range tools {
+		tools[i].InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	e := &cache.Server{Fingerprint: a.Fingerprint(), Tools: tools}
+	path := filepath.Join(t.TempDir(), cache.FileName)
+	if _, _, err := cache.UpdatePrev(t.Context(), path, "", map[string]*cache.Server{"a": e}, nil, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	l, err := cache.ReadListings(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _, ok := FromListings(l, []*config.Server{a}, "", nil, catalog.NewNamer())
+	if !ok || len(set.Tools) != len(tools) {
+		t.Fatalf("FromListings: ok %v, %d tools; want %d", ok, len(set.Tools), len(tools))
+	}
+	listed := map[string][]byte{}
+	for i := range set.Tools {
+		listed[set.Tools[i].Ref.Tool] = set.Tools[i].AppendPayload(nil)
+	}
+	stored := map[string][]byte{}
+	for _, ft := range Payloads(&cache.File{Servers: map[string]*cache.Server{"a": e}})["a"].Tools {
+		stored[ft.Name] = ft.Payload
+	}
+	for i := range tools {
+		tl := &tools[i]
+		want := catalog.Describe("a", tl)
+		for way, p := range map[string][]byte{"listed": listed[tl.Name], "stored": stored[tl.Name], "PayloadFor": PayloadFor("a", tl)} {
+			if d, err := extension.ToolPayload(p).Decode(); err != nil || d.Description != want {
+				t.Errorf("%s, %s: description %q (%v), want %q", tl.Name, way, d.Description, err, want)
+			}
+		}
+	}
+}
