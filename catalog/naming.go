@@ -226,14 +226,8 @@ func (n *Namer) assign(refs []ToolRef, put func(i int, g givenName)) []Collision
 		server, tool, name span  // in text
 		at, end            int32 // the ref's places in order (a ref listed twice has two)
 	}
-	fresh := make([]freshRef, 0, len(refs))
-	// Sized for the plain names and every server once: grown by append, buf would be
-	// copied over and over.
-	room := 0
-	for i := range refs {
-		room += len(Prefix) + 2 + len(refs[i].Server) + len(refs[i].Tool)
-	}
-	buf := make([]byte, 0, room+room/8)
+	var fresh []freshRef
+	var buf, probe []byte
 	var server span // in text: the last fresh ref's server, which later ones of it share
 	for k := 0; k < len(refs); {
 		ref := refs[index(k)]
@@ -241,16 +235,28 @@ func (n *Namer) assign(refs []ToolRef, put func(i int, g givenName)) []Collision
 		for end < len(refs) && refs[index(end)] == ref {
 			end++
 		}
-		// The base name is made once, at the end of buf, and kept only for a new tool.
-		start := len(buf)
-		buf = appendBaseName(buf, ref.Server, ref.Tool)
-		if g, ok := n.givenTo(ref, buf[start:]); ok {
-			buf = buf[:start]
+		// The base name is made in probe and copied into buf only for a new tool: a
+		// refresh names nearly every tool again, and needs no text at all.
+		probe = appendBaseName(probe[:0], ref.Server, ref.Tool)
+		if g, ok := n.givenTo(ref, probe); ok {
 			for ; k < end; k++ {
 				put(index(k), g)
 			}
 			continue
 		}
+		if buf == nil {
+			// Sized at the first new tool for the plain names and servers of the refs
+			// left: grown by append, buf would be copied over and over.
+			room := 0
+			for j := k; j < len(refs); j++ {
+				r := refs[index(j)]
+				room += len(Prefix) + 2 + len(r.Server) + len(r.Tool)
+			}
+			buf = make([]byte, 0, room+room/8)
+			fresh = make([]freshRef, 0, len(refs)-k)
+		}
+		start := len(buf)
+		buf = append(buf, probe...)
 		f := freshRef{name: span{int32(start), int32(len(buf))}, at: int32(k), end: int32(end)}
 		if name := buf[start:]; len(name) > len(ref.Tool) && string(name[len(name)-len(ref.Tool):]) == ref.Tool {
 			// A plain name ends with the tool's own name when that needs no sanitising.

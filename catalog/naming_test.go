@@ -242,6 +242,29 @@ func TestNamerRetainsLittle(t *testing.T) {
 	}
 }
 
+// TestRenamingAllocatesNoText: naming refs that all have their names already (every
+// refresh of the catalog does, in order) allocates the names slice and little else, no text sized
+// for names that are never made. Not parallel: it reads the heap's allocation count.
+func TestRenamingAllocatesNoText(t *testing.T) {
+	const n = 20000
+	refs := make([]ToolRef, n)
+	for i := range refs {
+		refs[i] = ToolRef{Server: "server" + strconv.Itoa(100+i/400), Tool: "tool_" + strconv.Itoa(100000+i)}
+	}
+	namer := NewNamer()
+	namer.Names(refs)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	names, _ := namer.Names(refs)
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(names)
+	budget := n*int(unsafe.Sizeof("")) + 16<<10
+	if got := int(after.TotalAlloc - before.TotalAlloc); got > budget {
+		t.Errorf("naming %d named refs again allocates %d bytes, want at most %d", n, got, budget)
+	}
+}
+
 // TestNamesByIndex: Names gives refs[i]'s name at i, the name Assign gives it with the same
 // history, whatever the order the refs come in: sorted or not, a ref listed twice (side by
 // side or apart) getting its one name at both places, tools that sanitise alike (the first
