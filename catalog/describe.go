@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/zot-mcp/mcp-bridge/cache"
@@ -14,24 +15,50 @@ const maxDescription = 2048
 // Hints lists the annotation words for a tool: read-only, destructive, idempotent,
 // open-world, in that order. Only explicit annotations count.
 func Hints(a *cache.Annotations) []string {
+	return slices.Clone(hintWords[hintSet(a)])
+}
+
+// hintSet numbers the hint words a says, as an index into hintWords and hintSuffixes:
+// the one place that decides which words a set of annotations gives, and in what order.
+// Read-only wins over destructive, as a tool cannot be both.
+func hintSet(a *cache.Annotations) int {
 	if a == nil {
-		return nil
+		return 0
 	}
-	var out []string
-	if isTrue(a.ReadOnlyHint) {
-		out = append(out, "read-only")
-	}
-	if isTrue(a.DestructiveHint) && !isTrue(a.ReadOnlyHint) {
-		out = append(out, "destructive")
+	k := 0
+	switch {
+	case isTrue(a.ReadOnlyHint):
+		k = 1
+	case isTrue(a.DestructiveHint):
+		k = 2
 	}
 	if isTrue(a.IdempotentHint) {
-		out = append(out, "idempotent")
+		k += 3
 	}
 	if isTrue(a.OpenWorldHint) {
-		out = append(out, "open-world")
+		k += 6
 	}
-	return out
+	return k
 }
+
+// hintWords holds each hint set's words, by hintSet.
+var hintWords = [...][]string{
+	nil, {"read-only"}, {"destructive"},
+	{"idempotent"}, {"read-only", "idempotent"}, {"destructive", "idempotent"},
+	{"open-world"}, {"read-only", "open-world"}, {"destructive", "open-world"},
+	{"idempotent", "open-world"}, {"read-only", "idempotent", "open-world"}, {"destructive", "idempotent", "open-world"},
+}
+
+// hintSuffixes holds each hint set's words as the description's suffix, by hintSet:
+// made once, so no tool's description makes its own.
+var hintSuffixes = func() (s [len(hintWords)]string) {
+	for k, w := range hintWords {
+		if len(w) > 0 {
+			s[k] = " [" + strings.Join(w, ", ") + "]"
+		}
+	}
+	return s
+}()
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
@@ -65,33 +92,5 @@ func DescribeParts(server string, t *cache.Tool) (desc, hints string) {
 	if desc == "" {
 		desc = "Tool " + t.Name + " of MCP server " + server + "."
 	}
-	return textcut.Truncate(desc, maxDescription), hintSuffix(t.Annotations)
-}
-
-// hintSuffix is " [" + the Hints of a joined by ", " + "]", "" when there are none: one of
-// the few such strings there are, none made anew.
-func hintSuffix(a *cache.Annotations) string {
-	if a == nil {
-		return ""
-	}
-	ro, io := isTrue(a.ReadOnlyHint), isTrue(a.IdempotentHint)
-	k := 0
-	switch {
-	case ro:
-		k = 1
-	case isTrue(a.DestructiveHint):
-		k = 2
-	}
-	if io {
-		k += 3
-	}
-	if isTrue(a.OpenWorldHint) {
-		k += 6
-	}
-	return [...]string{
-		"", " [read-only]", " [destructive]",
-		" [idempotent]", " [read-only, idempotent]", " [destructive, idempotent]",
-		" [open-world]", " [read-only, open-world]", " [destructive, open-world]",
-		" [idempotent, open-world]", " [read-only, idempotent, open-world]", " [destructive, idempotent, open-world]",
-	}[k]
+	return textcut.Truncate(desc, maxDescription), hintSuffixes[hintSet(t.Annotations)]
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,8 +34,8 @@ func TestDescribeAndHints(t *testing.T) {
 }
 
 // TestDescribeParts: for every annotation set (each hint unset, false or true, and none
-// at all) the parts are the description and " [" + its Hints joined by ", " + "]" (or
-// nothing without hints), and Describe is the two joined.
+// at all) Hints gives the set's words, the parts are the description and " [" + those
+// words joined by ", " + "]" (or nothing without hints), and Describe is the two joined.
 func TestDescribeParts(t *testing.T) {
 	t.Parallel()
 	vals := []*bool{nil, new(bool), new(bool)}
@@ -46,9 +47,25 @@ func TestDescribeParts(t *testing.T) {
 	for i, a := range sets {
 		tool := cache.Tool{Name: "t", Description: " Does t. ", Annotations: a}
 		desc, hints := DescribeParts("s", &tool)
+		// The rule spelled out: each explicit true hint in order, read-only over destructive.
+		var words []string
+		if a != nil {
+			ro := a.ReadOnlyHint != nil && *a.ReadOnlyHint
+			for _, h := range []struct {
+				on   *bool
+				word string
+			}{{a.ReadOnlyHint, "read-only"}, {a.DestructiveHint, "destructive"}, {a.IdempotentHint, "idempotent"}, {a.OpenWorldHint, "open-world"}} {
+				if h.on != nil && *h.on && !(ro && h.word == "destructive") {
+					words = append(words, h.word)
+				}
+			}
+		}
+		if h := Hints(a); !slices.Equal(h, words) {
+			t.Errorf("set %d: Hints %q, want %q", i, h, words)
+		}
 		want := ""
-		if h := Hints(a); len(h) > 0 {
-			want = " [" + strings.Join(h, ", ") + "]"
+		if len(words) > 0 {
+			want = " [" + strings.Join(words, ", ") + "]"
 		}
 		if desc != "Does t." || hints != want {
 			t.Errorf("set %d: parts %q, %q; want %q, %q", i, desc, hints, "Does t.", want)

@@ -59,8 +59,9 @@ type payloadFields struct {
 	OutputSchema json.RawMessage `json:"output_schema"`
 }
 
-// Decode returns the description, schema and output schema p was encoded from (the
-// Tool's other fields are zero).
+// Decode returns the description, schema and output schema p was encoded from. The
+// description comes back whole (Description with DescriptionSuffix after it, as the host
+// reads it); the Tool's other fields are zero.
 func (p ToolPayload) Decode() (Tool, error) {
 	var f payloadFields
 	if err := gojson.Unmarshal(p.object(), &f); err != nil {

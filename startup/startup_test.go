@@ -570,7 +570,7 @@ func TestFromListingsCompactSchemas(t *testing.T) {
 // that repeat.
 func TestNameOrder(t *testing.T) {
 	t.Parallel()
-	many := make([]string, 1000) // 1000 runs of 1 to 19 names: several rounds, odd ones too
+	many := make([]string, 1000) // many short runs: several rounds, odd ones too
 	for i := range many {
 		many[i] = fmt.Sprintf("mcp__s%d__t%02d", (i*7919)%13, i%19)
 	}
