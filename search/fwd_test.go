@@ -49,7 +49,10 @@ func TestForeignRequestMeetsEnglishToolWords(t *testing.T) {
 // ), a grammar word (Chinese 比较 "rather",
 // Russian в качестве "as"), another word of the same letters (Spanish
 // publica "publishes", Russian отменный "excellent", German wissen "to
-// know") or a longer word (对比度 contrast) brings no sense of the tool word.
+// know"), a phrase of grammar (German in der Regel "usually", French en
+// fonction de "depending on"), a word's sense in programming (动态 in 动态规划
+// "dynamic") or a longer word (对比度 contrast) brings no sense of the tool
+// word.
 func TestForeignWordsKeepOtherSenses(t *testing.T) {
 	t.Parallel()
 	ix := New(englishTools)
@@ -66,6 +69,9 @@ func TestForeignWordsKeepOtherSenses(t *testing.T) {
 		{"отменный результат", []string{"result"}, []string{"cancel"}},
 		{"publica el artículo en el blog", nil, []string{"public"}},
 		{"ich möchte wissen wie spät es ist", nil, []string{"knowledge"}},
+		{"动态规划算法", nil, []string{"activity", "feed"}},
+		{"in der Regel dauert es lange", nil, []string{"rule"}},
+		{"en fonction de la date", nil, []string{"function"}},
 	}
 	for _, tt := range tests {
 		checkTerms(t, ix, tt.query, tt.has, tt.not)
