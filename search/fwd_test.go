@@ -72,6 +72,14 @@ func TestForeignWordsKeepOtherSenses(t *testing.T) {
 		{"动态规划算法", nil, []string{"activity", "feed"}},
 		{"in der Regel dauert es lange", nil, []string{"rule"}},
 		{"en fonction de la date", nil, []string{"function"}},
+		// Only the phrase в качестве ("as") keeps качестве from quality:
+		// о качестве is about quality.
+		{"отчёт о качестве кода", []string{"quality"}, nil},
+		{"данные о качестве воздуха", []string{"quality"}, nil},
+		// A coordinator is no coordinate, a lens (объектив) no object.
+		{"координатор проекта", nil, []string{"coordinate"}},
+		{"объектив камеры", nil, []string{"object"}},
+		{"подтверждение заказа", []string{"confirm"}, nil},
 	}
 	for _, tt := range tests {
 		checkTerms(t, ix, tt.query, tt.has, tt.not)

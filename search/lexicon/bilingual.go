@@ -23,7 +23,9 @@ import (
 // the index reads such text in overlapping character pairs. A key ending in
 // "*" is a stem: it stands for the words that begin with it and carry at most
 // a few letters more (Russian endings, German and Spanish inflections); the
-// longest stem wins.
+// longest stem wins. A key of several words is a phrase, met only as a
+// whole, whose words may be stems or words as written ("в качеств*", the
+// grammar's "as", which keeps качестве from quality there and only there).
 func Bilingual() map[string][]string { return bilingual() }
 
 // bilingual was written by hand. Most of it goes concept by concept through
@@ -2307,6 +2309,7 @@ func bilingual() map[string][]string {
 		"ветр*":           {"wind"},
 		"волн*":           {"wave"},
 		"качеств*":        {"quality"},
+		"в качеств*":      {"as"},
 		"воздух*":         {"air"},
 		"мониторинг*":     {"monitor"},
 		"хранилищ*":       {"storage"},
@@ -2420,6 +2423,7 @@ func bilingual() map[string][]string {
 		"глоссари*":      {"glossary"},
 		"сброс*":         {"reset"},
 		"подтверд*":      {"confirm"},
+		"подтвержд*":     {"confirm"},
 		"организаци*":    {"organization"},
 		"опци*":          {"option"},
 		"замен*":         {"replace"},
@@ -3856,22 +3860,23 @@ func BilingualStemExceptions() map[string][]string { return maps.Clone(stemExcep
 
 // stemExceptions were written by hand from the words a stem's letters
 // begin that belong to another word family: удалось (it managed) is no
-// удалить (delete), почти (almost) no почта (mail), and в качестве (as)
-// no качество (quality).
+// удалить (delete), почти (almost) no почта (mail), and a координатор no
+// координата.
 var stemExceptions = map[string][]string{
-	"удал*":    {"удалос", "удался", "удалас", "удались", "удаленно", "удаленност", "удалец", "удалы", "удаль"},
-	"почт*":    {"почти", "почтен", "почтит"},
-	"пояс*":    {"поясн"},
-	"лог*":     {"логот", "логик", "логич", "логар"},
-	"стать*":   {"=стать"},
-	"ответ*":   {"ответствен"},
-	"вход*":    {"входящ"},
-	"закр*":    {"закреп"},
-	"дат*":     {"датч", "датск", "датас"},
-	"курс*":    {"курсор", "курсив"},
-	"машин*":   {"машинал"},
-	"отмен*":   {"отменн"},
-	"качеств*": {"=качестве"},
+	"удал*":      {"удалос", "удался", "удалас", "удались", "удаленно", "удаленност", "удалец", "удалы", "удаль"},
+	"почт*":      {"почти", "почтен", "почтит"},
+	"пояс*":      {"поясн"},
+	"лог*":       {"логот", "логик", "логич", "логар"},
+	"стать*":     {"=стать"},
+	"ответ*":     {"ответствен"},
+	"вход*":      {"входящ"},
+	"закр*":      {"закреп"},
+	"дат*":       {"датч", "датск", "датас"},
+	"курс*":      {"курсор", "курсив"},
+	"машин*":     {"машинал"},
+	"отмен*":     {"отменн"},
+	"координат*": {"координатор"},
+	"объект*":    {"объектив"},
 }
 
 // FoldedHomographs returns the German and Spanish words that a key of
