@@ -76,6 +76,18 @@ func TestForeignWordsKeepOtherSenses(t *testing.T) {
 		// о качестве is about quality.
 		{"отчёт о качестве кода", []string{"quality"}, nil},
 		{"данные о качестве воздуха", []string{"quality"}, nil},
+		// A key in the middle of a run takes no character from the words on
+		// both sides.
+		{"误差分析", []string{"analysis"}, []string{"diff"}},
+		{"方差分析", []string{"analysis"}, []string{"diff"}},
+		{"数据集成", []string{"integration"}, []string{"dataset"}},
+		{"大数据集群", []string{"cluster"}, []string{"dataset"}},
+		{"提供商品信息", []string{"product"}, []string{"provider"}},
+		{"投资产品", []string{"product"}, []string{"asset"}},
+		{"付费用户", []string{"user"}, []string{"cost"}},
+		{"收费用户", []string{"user"}, []string{"cost"}},
+		{"暂停用户", []string{"user"}, []string{"disable"}},
+		{"员工工作表现评价", nil, []string{"sheet"}},
 		// A coordinator is no coordinate, a lens (объектив) no object.
 		{"координатор проекта", nil, []string{"coordinate"}},
 		{"объектив камеры", nil, []string{"object"}},
