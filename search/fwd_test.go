@@ -88,10 +88,41 @@ func TestForeignWordsKeepOtherSenses(t *testing.T) {
 		{"收费用户", []string{"user"}, []string{"cost"}},
 		{"暂停用户", []string{"user"}, []string{"disable"}},
 		{"员工工作表现评价", nil, []string{"sheet"}},
+		// A tool word's second sense is another tool's: a forecast is the
+		// weather's, a check a service's status, an evaluation a browser's
+		// script, a repair the system's.
+		{"明天的股价预测", []string{"prediction"}, []string{"forecast"}},
+		{"東京の天気を確認", nil, []string{"check"}},
+		{"서울 날씨 확인해줘", nil, []string{"check"}},
+		{"撤销访问令牌", []string{"revoke"}, []string{"revert"}},
+		{"重复提醒", []string{"repeat"}, []string{"duplicate"}},
+		{"删除重复数据", []string{"duplicate"}, nil},
+		{"评估这段代码", nil, []string{"evaluate"}},
+		{"修复这个bug", []string{"fix"}, []string{"repair"}},
+		{"suivre un utilisateur", []string{"follow"}, []string{"track"}},
+		{"数据看板", []string{"dashboard"}, nil},
+		{"이 오류 설명해줘", []string{"explain"}, []string{"description"}},
+		{"会議の開始時間を変更", nil, []string{"start"}},
+		// Relatively (比較的, 비교적) compares nothing.
+		{"比較的新しいファイル", nil, []string{"compare"}},
+		{"비교적 최근 커밋", nil, []string{"compare"}},
+		// Last month is no latest; active sessions enable nothing; a big
+		// file (große) has no size.
+		{"le mois dernier", nil, []string{"latest"}},
+		{"mostrar las sesiones activas", nil, []string{"enable"}},
+		{"die große Datei öffnen", nil, []string{"size"}},
+		// Katakana words inside longer ones: a receipt has no sheet, a cash
+		// flow statement no cache.
+		{"レシートを読み取る", nil, []string{"sheet"}},
+		{"キャッシュフロー計算書", nil, []string{"cache"}},
 		// A coordinator is no coordinate, a lens (объектив) no object.
 		{"координатор проекта", nil, []string{"coordinate"}},
 		{"объектив камеры", nil, []string{"object"}},
 		{"подтверждение заказа", []string{"confirm"}, nil},
+		// An idiom: as a rule (por regla general) is no
+		// rule of a firewall.
+		{"por regla general tarda poco", nil, []string{"rule"}},
+		{"añadir una regla al cortafuegos", []string{"rule"}, nil},
 	}
 	for _, tt := range tests {
 		checkTerms(t, ix, tt.query, tt.has, tt.not)
