@@ -21,6 +21,12 @@ func TestForeignRequestMeetsEnglishToolWords(t *testing.T) {
 		mk("en", "air_quality", "Air quality index and pollutants."),
 		mk("en", "all_accounts", "List the accounts."),
 		mk("en", "list_devices", "List the devices registered to the account."),
+		// Decoys of a second sense: a forecast is the weather's, a check a
+		// service's.
+		mk("en", "all_forecast", "Forecast for tomorrow."),
+		mk("en", "stock_quotes", "Stock price quotes."),
+		mk("en", "all_checks", "Check the status of a service in a city."),
+		mk("en", "city_weather", "Current weather in a city."),
 	}
 	ix := New(docs)
 	tests := []struct{ query, want string }{
@@ -37,6 +43,9 @@ func TestForeignRequestMeetsEnglishToolWords(t *testing.T) {
 		{"cancelar la suscripción", "mcp__en__cancel_subscription"},
 		{"annuler l'abonnement", "mcp__en__cancel_subscription"},
 		{"liste des appareils", "mcp__en__list_devices"},
+		{"明天的股价预测", "mcp__en__stock_quotes"},
+		{"東京の天気を確認", "mcp__en__city_weather"},
+		{"서울 날씨 확인해줘", "mcp__en__city_weather"},
 	}
 	for _, tt := range tests {
 		wantFirst(t, ix, docs, tt.query, tt.want)
@@ -46,7 +55,7 @@ func TestForeignRequestMeetsEnglishToolWords(t *testing.T) {
 // TestForeignWordsKeepOtherSenses: a word of another language that the
 // lexicon could have taken for a tool word, but whose letters are also an
 // English word (résumé is resume folded, récent recent, vérifier verifier),
-// ), a grammar word (Chinese 比较 "rather",
+// a grammar word (Chinese 比较 "rather",
 // Russian в качестве "as"), another word of the same letters (Spanish
 // publica "publishes", Russian отменный "excellent", German wissen "to
 // know"), a phrase of grammar (German in der Regel "usually", French en
