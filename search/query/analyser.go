@@ -654,21 +654,85 @@ type RunWord struct{ I, N int }
 // CoverRun appends to dst the known words of a run of n character pairs
 // that a request or a description means, in order: known(i, k) reports
 // whether the k pairs from the i-th are a word the lexicon knows (at most
-// maxWords pairs). The words are chosen longest first, the leftmost of
-// equal length first, and none shares a character with one chosen before:
-// a word inside a longer one (장소 in 저장소, ログ in プログラム) or across
-// two (行情 in 运行情况) is not what the text says.
+// maxWords pairs). The words share no character and together span as many
+// characters of the run as any such choice can, in as few words as that
+// allows: a word inside a longer one (장소 in 저장소, ログ in プログラム)
+// or across two (行情 in 运行情况, 费用 in 付费用户) is not what the text
+// says, and a longer word that would take a character from each of its
+// neighbours (数据集 in 数据集成) is the one left out. Among covers that do
+// as well, the longer word goes first, then the leftmost.
 func CoverRun(dst []RunWord, n, maxWords int, known func(i, k int) bool) []RunWord {
 	start := len(dst)
 	for k := min(maxWords, n); k >= 1; k-- {
 		for i := 0; i+k <= n; i++ {
-			if runFree(dst[start:], i, k) && known(i, k) {
+			if known(i, k) {
 				dst = append(dst, RunWord{i, k})
 			}
 		}
 	}
+	// Candidates are taken in the order of preference and a candidate is
+	// kept only if some best cover holds it beside the words kept before;
+	// those kept are moved to the front of words as they are taken.
+	words := dst[start:]
+	var buf [48]int
+	best := buf[:]
+	if n+2 > len(best) {
+		best = make([]int, n+2)
+	}
+	kept := 0
+	for j := range words {
+		w := words[j]
+		if !runFree(words[:kept], w.I, w.N) {
+			continue
+		}
+		rest := words[j+1:]
+		if overlapsFree(rest, words[:kept], w) &&
+			coverScore(w, n)+coverValue(best, n, rest, words[:kept], w, true) <
+				coverValue(best, n, words[j:], words[:kept], w, false) {
+			continue
+		}
+		words[kept] = w
+		kept++
+	}
+	dst = dst[:start+kept]
 	slices.SortFunc(dst[start:], func(a, b RunWord) int { return a.I - b.I })
 	return dst
+}
+
+// coverScore is what a word adds to a cover of a run of n pairs: its
+// characters first, one less word second.
+func coverScore(w RunWord, n int) int { return (w.N+1)*(n+2) - 1 }
+
+// overlapsFree reports whether some word of cands that shares no character
+// with kept shares one with w.
+func overlapsFree(cands, kept []RunWord, w RunWord) bool {
+	for _, c := range cands {
+		if !runFree(kept, c.I, c.N) {
+			continue
+		}
+		if !runFree([]RunWord{w}, c.I, c.N) {
+			return true
+		}
+	}
+	return false
+}
+
+// coverValue is the best score of a cover of a run of n pairs made of the
+// words of cands that share no character with kept (nor with w, when
+// without is set), by the characters from the left: best[p] is the best
+// score of the run's characters from the p-th on.
+func coverValue(best []int, n int, cands, kept []RunWord, w RunWord, without bool) int {
+	best[n+1] = 0
+	for p := n; p >= 0; p-- {
+		best[p] = best[p+1]
+		for _, c := range cands {
+			if c.I != p || !runFree(kept, c.I, c.N) || without && !runFree([]RunWord{w}, c.I, c.N) {
+				continue
+			}
+			best[p] = max(best[p], coverScore(c, n)+best[p+c.N+1])
+		}
+	}
+	return best[0]
 }
 
 // runFree reports whether the k pairs from the i-th share no character

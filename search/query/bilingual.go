@@ -457,6 +457,20 @@ func (c *Concepts) inflectedAs(f string, langs latinLang, buf *[]byte) string {
 	return ""
 }
 
+// stemPhraseKey is the key of the phrase k of the lexicon, whose analysed
+// words are ws: each word written with its "*" marked as a stem.
+func stemPhraseKey(k string, ws []string) string {
+	fields := strings.Fields(k)
+	marked := make([]string, len(ws))
+	for i, w := range ws {
+		marked[i] = w
+		if len(fields) != len(ws) || strings.HasSuffix(fields[i], "*") {
+			marked[i] += stemMark
+		}
+	}
+	return strings.Join(marked, " ")
+}
+
 // buildConcepts reads the bilingual lexicon into analysed form: each key's
 // words as queries and documents split them (CJK as character pairs), plural
 // folded, accents folded. A stem stays one word and keeps its "*" in intents,
@@ -504,9 +518,9 @@ func buildConcepts() *conceptMaps {
 			c.stems[ws[0]] = union(c.stems[ws[0]], to)
 		case stem:
 			// A phrase of stems ("виртуальн* машин*"), as the query
-			// reads its words' lemmas.
-			key := strings.Join(ws, stemMark+" ") + stemMark
-			c.phrases[key] = union(c.phrases[key], to)
+			// reads its words' lemmas; a word without its "*" is met as
+			// written ("в качеств*", the grammar's "as").
+			c.phrases[stemPhraseKey(k, ws)] = union(c.phrases[stemPhraseKey(k, ws)], to)
 		case !stem:
 			key := strings.Join(ws, " ")
 			if as := strings.Join(written, " "); as != key {

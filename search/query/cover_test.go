@@ -1,0 +1,46 @@
+package query
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestCoverRunSpansMostCharacters pins how a run of CJK characters is cut
+// into the lexicon's words: the cover that spans the most characters wins,
+// so a word that straddles two others (数据集 across 数据集成, 费用 across
+// 付费用户) does not take a character from each of them; among covers
+// spanning as much, fewer words, then the longer word and the leftmost.
+func TestCoverRunSpansMostCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		run   string
+		words []string
+		want  []string
+	}{
+		{"数据集成", []string{"数据", "数据集", "集成"}, []string{"数据", "集成"}},
+		{"大数据集群", []string{"数据", "数据集", "集群"}, []string{"数据", "集群"}},
+		{"付费用户", []string{"付费", "费用", "用户"}, []string{"付费", "用户"}},
+		{"员工工作表现评价", []string{"员工", "工作", "工作表", "表现", "评价"}, []string{"员工", "工作", "表现", "评价"}},
+		// A word inside a longer one stays out; the longer word is fewer words.
+		{"저장소", []string{"저장", "장소", "저장소"}, []string{"저장소"}},
+		{"数据集", []string{"数据", "数据集"}, []string{"数据集"}},
+		// Across two: both neighbours are kept.
+		{"运行情况", []string{"运行", "行情", "情况"}, []string{"运行", "情况"}},
+		// Spanning as much either way: the leftmost.
+		{"误差分析", []string{"差分", "分析"}, []string{"差分"}},
+		{"误差分析", []string{"误差", "差分", "分析"}, []string{"误差", "分析"}},
+		// Spanning as much in as many words: the longer word first.
+		{"甲乙丙丁戊", []string{"甲乙", "丙丁戊", "甲乙丙", "丁戊"}, []string{"甲乙丙", "丁戊"}},
+	} {
+		chars := []rune(tc.run)
+		word := func(i, k int) string { return string(chars[i : i+k+1]) }
+		got := []string{}
+		for _, w := range CoverRun(nil, len(chars)-1, 4, func(i, k int) bool {
+			return slices.Contains(tc.words, word(i, k))
+		}) {
+			got = append(got, word(w.I, w.N))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("cover of %s with %v = %v, want %v", tc.run, tc.words, got, tc.want)
+		}
+	}
+}
