@@ -813,19 +813,43 @@ func bigRequest() string {
 	return b.String()
 }
 
+// bigHanRequest is a 20 KB request in Chinese with no space or punctuation
+// in it, so that the whole request is one run of characters for the
+// analyser to cut into words: the longest run a request can bring.
+func bigHanRequest() string {
+	clauses := []string{
+		"帮我查询数据库中最近一周的订单数据", "把结果导出成表格文件发到团队群里", "看看明天北京的天气预报和空气质量",
+		"分析一下代码仓库里最近的提交记录", "找出支付服务日志中的错误信息", "给负责的同事创建一个任务并设置截止日期",
+		"搜索网页上关于这个接口的文档", "统计用户注册数量的变化趋势并画成图表", "把会议纪要整理成笔记保存下来",
+		"检查服务器的内存和磁盘使用情况",
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < 20<<10-64; i++ {
+		b.WriteString(clauses[i%len(clauses)])
+	}
+	return b.String()
+}
+
 func TestBigRequestSize(t *testing.T) {
-	if n := len(bigRequest()); n < 19<<10 || n > 21<<10 {
-		t.Fatalf("bigRequest is %d bytes, want about 20 KB", n)
+	for name, q := range map[string]string{"bigRequest": bigRequest(), "bigHanRequest": bigHanRequest()} {
+		if n := len(q); n < 19<<10 || n > 21<<10 {
+			t.Errorf("%s is %d bytes, want about 20 KB", name, n)
+		}
+	}
+	if strings.ContainsAny(bigHanRequest(), " \t\n，。、") {
+		t.Error("bigHanRequest holds a space or punctuation: it must be one run of characters")
 	}
 }
 
-// BenchmarkUnionSearch times an ordinary request and a 20 KB one over the
-// union catalog grown to 1,000, 10,000 and 20,000 tools.
+// BenchmarkUnionSearch times an ordinary request and two 20 KB ones (a
+// pasted task, and one run of Chinese characters) over the union catalog
+// grown to 1,000, 10,000 and 20,000 tools.
 func BenchmarkUnionSearch(b *testing.B) {
 	_, _, union := unionCatalogs(b)
 	requests := []struct{ name, q string }{
 		{"ordinary", "find coffee shops within 500 meters of my location"},
 		{"20KB", bigRequest()},
+		{"20KB-han", bigHanRequest()},
 	}
 	for _, n := range []int{1000, 10000, 20000} {
 		ix := search.New(unionReplicate(union.docs, n))
