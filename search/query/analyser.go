@@ -660,91 +660,57 @@ type RunWord struct{ I, N int }
 // or across two (行情 in 运行情况, 费用 in 付费用户) is not what the text
 // says, and a longer word that would take a character from each of its
 // neighbours (数据集 in 数据集成) is the one left out. Among covers that do
-// as well, the longer word goes first, then the leftmost.
+// as well, the one read from the left taking the longest word it can.
+//
+// The best cover is found by one pass from the run's end and read by one
+// from its start, so a long run costs its length times maxWords: requests
+// and descriptions may hold thousands of characters without a space.
 func CoverRun(dst []RunWord, n, maxWords int, known func(i, k int) bool) []RunWord {
-	start := len(dst)
-	for k := min(maxWords, n); k >= 1; k-- {
-		for i := 0; i+k <= n; i++ {
+	if n <= 0 || maxWords <= 0 {
+		return dst
+	}
+	maxWords = min(maxWords, n, 63)
+	// words[i] has bit k set when the k pairs from the i-th are a word;
+	// best[p] is the best score of a cover of the characters from the p-th.
+	var wordsBuf [64]uint64
+	var bestBuf [66]int
+	words, best := wordsBuf[:], bestBuf[:]
+	if n > len(words) {
+		words = make([]uint64, n)
+		best = make([]int, n+2)
+	}
+	words, best = words[:n], best[:n+2]
+	best[n+1], best[n] = 0, 0
+	for i := n - 1; i >= 0; i-- {
+		words[i] = 0
+		best[i] = best[i+1]
+		for k := 1; k <= maxWords && i+k <= n; k++ {
 			if known(i, k) {
-				dst = append(dst, RunWord{i, k})
+				words[i] |= 1 << k
+				best[i] = max(best[i], coverScore(k, n)+best[i+k+1])
 			}
 		}
 	}
-	// Candidates are taken in the order of preference and a candidate is
-	// kept only if some best cover holds it beside the words kept before;
-	// those kept are moved to the front of words as they are taken.
-	words := dst[start:]
-	var buf [48]int
-	best := buf[:]
-	if n+2 > len(best) {
-		best = make([]int, n+2)
-	}
-	kept := 0
-	for j := range words {
-		w := words[j]
-		if !runFree(words[:kept], w.I, w.N) {
+	for p := 0; p < n; {
+		k := maxWords
+		for ; k >= 1; k-- {
+			if words[p]&(1<<k) != 0 && coverScore(k, n)+best[p+k+1] == best[p] {
+				break
+			}
+		}
+		if k == 0 {
+			p++
 			continue
 		}
-		rest := words[j+1:]
-		if overlapsFree(rest, words[:kept], w) &&
-			coverScore(w, n)+coverValue(best, n, rest, words[:kept], w, true) <
-				coverValue(best, n, words[j:], words[:kept], w, false) {
-			continue
-		}
-		words[kept] = w
-		kept++
+		dst = append(dst, RunWord{p, k})
+		p += k + 1
 	}
-	dst = dst[:start+kept]
-	slices.SortFunc(dst[start:], func(a, b RunWord) int { return a.I - b.I })
 	return dst
 }
 
-// coverScore is what a word adds to a cover of a run of n pairs: its
-// characters first, one less word second.
-func coverScore(w RunWord, n int) int { return (w.N+1)*(n+2) - 1 }
-
-// overlapsFree reports whether some word of cands that shares no character
-// with kept shares one with w.
-func overlapsFree(cands, kept []RunWord, w RunWord) bool {
-	for _, c := range cands {
-		if !runFree(kept, c.I, c.N) {
-			continue
-		}
-		if !runFree([]RunWord{w}, c.I, c.N) {
-			return true
-		}
-	}
-	return false
-}
-
-// coverValue is the best score of a cover of a run of n pairs made of the
-// words of cands that share no character with kept (nor with w, when
-// without is set), by the characters from the left: best[p] is the best
-// score of the run's characters from the p-th on.
-func coverValue(best []int, n int, cands, kept []RunWord, w RunWord, without bool) int {
-	best[n+1] = 0
-	for p := n; p >= 0; p-- {
-		best[p] = best[p+1]
-		for _, c := range cands {
-			if c.I != p || !runFree(kept, c.I, c.N) || without && !runFree([]RunWord{w}, c.I, c.N) {
-				continue
-			}
-			best[p] = max(best[p], coverScore(c, n)+best[p+c.N+1])
-		}
-	}
-	return best[0]
-}
-
-// runFree reports whether the k pairs from the i-th share no character
-// with a word of chosen.
-func runFree(chosen []RunWord, i, k int) bool {
-	for _, t := range chosen {
-		if i <= t.I+t.N && t.I <= i+k {
-			return false
-		}
-	}
-	return true
-}
+// coverScore is what a word of k pairs adds to a cover of a run of n
+// pairs: its characters first, one less word second.
+func coverScore(k, n int) int { return (k+1)*(n+2) - 1 }
 
 // weighKnownWords makes the character pairs of a CJK word of several
 // pairs that the bilingual lexicon knows weigh less each, so that the word
