@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -30,6 +31,9 @@ func TestCoverRunSpansMostCharacters(t *testing.T) {
 		{"误差分析", []string{"误差", "差分", "分析"}, []string{"误差", "分析"}},
 		// Spanning as much in as many words: the longer word first.
 		{"甲乙丙丁戊", []string{"甲乙", "丙丁戊", "甲乙丙", "丁戊"}, []string{"甲乙丙", "丁戊"}},
+		// Read from the left: the longest word the start allows, even where a
+		// longer word further on would make an equal cover.
+		{"甲乙丙丁戊己庚辛", []string{"甲乙", "丙丁戊己", "庚辛", "甲乙丙", "丁戊", "己庚辛"}, []string{"甲乙丙", "丁戊", "己庚辛"}},
 	} {
 		chars := []rune(tc.run)
 		word := func(i, k int) string { return string(chars[i : i+k+1]) }
@@ -41,6 +45,56 @@ func TestCoverRunSpansMostCharacters(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("cover of %s with %v = %v, want %v", tc.run, tc.words, got, tc.want)
+		}
+	}
+}
+
+// TestCoverRunIsBest checks CoverRun against every choice of words on small
+// random runs: its words share no character, and no other choice spans more
+// characters, or as many in fewer words.
+func TestCoverRunIsBest(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 3000 {
+		n := 1 + rng.IntN(9)
+		maxWords := 1 + rng.IntN(4)
+		known := map[RunWord]bool{}
+		var cands []RunWord
+		for i := range n {
+			for k := 1; k <= maxWords && i+k <= n; k++ {
+				if rng.IntN(3) == 0 {
+					known[RunWord{i, k}] = true
+					cands = append(cands, RunWord{i, k})
+				}
+			}
+		}
+		if len(cands) > 18 {
+			continue // the subsets below stay few
+		}
+		got := CoverRun(nil, n, maxWords, func(i, k int) bool { return known[RunWord{i, k}] })
+		chars, words := 0, len(got)
+		for j, w := range got {
+			if !known[w] || j > 0 && got[j-1].I+got[j-1].N >= w.I {
+				t.Fatalf("round %d: cover %v of run %d with %v holds an unknown or overlapping word", round, got, n, cands)
+			}
+			chars += w.N + 1
+		}
+		// Every subset of the candidates that shares no character.
+		for mask := 0; mask < 1<<len(cands); mask++ {
+			c, nw, last, ok := 0, 0, -1, true
+			for j, w := range cands { // cands are in order of their first pair
+				if mask&(1<<j) == 0 {
+					continue
+				}
+				if w.I <= last {
+					ok = false
+					break
+				}
+				c, nw, last = c+w.N+1, nw+1, w.I+w.N
+			}
+			if ok && (c > chars || c == chars && nw < words) {
+				t.Fatalf("round %d: cover %v of run %d spans %d characters in %d words; %v of %v does better", round, got, n, chars, words, mask, cands)
+			}
 		}
 	}
 }
