@@ -128,6 +128,10 @@ func TestForeignWordsKeepOtherSenses(t *testing.T) {
 		{"координатор проекта", nil, []string{"coordinate"}},
 		{"объектив камеры", nil, []string{"object"}},
 		{"подтверждение заказа", []string{"confirm"}, nil},
+		// 보여줘 ("show me") ends many Korean requests as a courtesy: it is
+		// no git show, nor a word to outweigh what is to be shown.
+		{"파일 내용 보여줘", []string{"file"}, []string{"show"}},
+		{"폴더 구조 보여줘", []string{"folder"}, []string{"show"}},
 		// An idiom: as a rule (por regla general) is no
 		// rule of a firewall.
 		{"por regla general tarda poco", nil, []string{"rule"}},

@@ -2061,7 +2061,6 @@ func bilingual() map[string][]string {
 		"콘솔":    {"console"},
 		"필드":    {"field"},
 		"컬럼":    {"column"},
-		"보여":    {"show"},
 		"이모지":   {"emoji"},
 		// ---- Russian (stems take the usual endings) ----
 		"файл*":        {"file"},
