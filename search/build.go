@@ -195,7 +195,6 @@ type shard struct {
 	termKind  []uint8           // local id → what addConcepts knows of the term (kind… flags), 0 before it looked
 	pairs     []int32           // the CJK character pairs read last, in order, that run on
 	runWords  []query.RunWord   // addRunConcepts' buffer
-	runHits   []runHit          // addRunConcepts' buffer: the known words CoverRun looked up
 	prevWord  int32             // the word before, as addConcepts reads a text (-1: none, or a character pair)
 	key       []byte
 }
@@ -323,8 +322,14 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 		sh.addRunConcepts(d, fieldLen)
 		prev := sh.prevWord
 		sh.prevWord = id
-		if kind&kindStem != 0 && prev >= 0 && sh.termKind[prev]&kindStem != 0 {
-			sh.key = append(append(append(sh.key[:0], sh.stemOf[prev]...), ' '), sh.stemOf[id]...)
+		if kind&kindStem != 0 && prev >= 0 {
+			// A phrase of two stems ("виртуальн* машин*"), or of a word met as
+			// written and a stem ("в качеств*"), as the query reads them.
+			first := sh.terms[prev]
+			if sh.termKind[prev]&kindStem != 0 {
+				first = sh.stemOf[prev]
+			}
+			sh.key = append(append(append(sh.key[:0], first...), ' '), sh.stemOf[id]...)
 			if to := sh.concepts.StemPhrase(sh.key); to != nil {
 				// The phrase's sense stands for the word's own.
 				for _, w := range to {
@@ -353,39 +358,24 @@ func (sh *shard) addConcepts(d int, id int32, fieldLen *[numFields]float32) {
 
 // addRunConcepts indexes the English words of the CJK words of the run of
 // character pairs read last (sh.pairs), and empties it. The words are chosen
-// as the query chooses them (query.CoverRun): longest first, none sharing a
-// character with one chosen before, so that a word inside a longer one
-// (장소 in 저장소) or across two (行情 in 运行情况) says nothing.
+// as the query chooses them (query.CoverRun): the cover that spans the most
+// characters, so that a word inside a longer one (장소 in 저장소) or across
+// two (行情 in 运行情况) says nothing.
 func (sh *shard) addRunConcepts(d int, fieldLen *[numFields]float32) {
 	if len(sh.pairs) == 0 {
 		return
 	}
-	sh.runHits = sh.runHits[:0]
 	sh.runWords = query.CoverRun(sh.runWords[:0], len(sh.pairs), sh.concepts.MaxWords(), func(i, n int) bool {
-		to := sh.concepts.Phrase(sh.runKey(i, n))
-		if to != nil {
-			sh.runHits = append(sh.runHits, runHit{query.RunWord{I: i, N: n}, to})
-		}
-		return to != nil
+		return sh.concepts.Phrase(sh.runKey(i, n)) != nil
 	})
+	// The chosen words are looked up again rather than every word found kept
+	// on the way: a long run finds many more words than its cover holds.
 	for _, w := range sh.runWords {
-		for _, h := range sh.runHits {
-			if h.word != w {
-				continue
-			}
-			for _, to := range h.to {
-				sh.add(d, fConcept, sh.termID([]byte(to)), fieldLen)
-			}
-			break
+		for _, to := range sh.concepts.Phrase(sh.runKey(w.I, w.N)) {
+			sh.add(d, fConcept, sh.termID([]byte(to)), fieldLen)
 		}
 	}
 	sh.pairs = sh.pairs[:0]
-}
-
-// runHit is a known word of a run of character pairs and its English words.
-type runHit struct {
-	word query.RunWord
-	to   []string
 }
 
 // runKey is the lexicon key of the n pairs of the run from the i-th, in sh.key.

@@ -1,6 +1,9 @@
 package search
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestForeignRequestMeetsEnglishToolWords: the everyday words of requests
 // written in Chinese, Japanese, Korean, Russian, German, Spanish and French
@@ -139,5 +142,22 @@ func TestForeignWordsKeepOtherSenses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		checkTerms(t, ix, tt.query, tt.has, tt.not)
+	}
+}
+
+// TestIndexReadsStemPhrases: a description is read with the lexicon's
+// phrases of a plain word and a stem as a request is: a server working в
+// качестве ("as") a proxy is no quality tool, while data о качестве воздуха
+// is about quality.
+func TestIndexReadsStemPhrases(t *testing.T) {
+	t.Parallel()
+	docs := []Doc{
+		{ID: "proxy", Server: "net", Tool: "run_proxy", Description: "Сервер работает в качестве прокси"},
+		{ID: "air", Server: "env", Tool: "air_data", Description: "Данные о качестве воздуха"},
+	}
+	ix := New(docs)
+	got := ids(docs, ix.Search("quality", 5))
+	if !slices.Contains(got, "air") || slices.Contains(got, "proxy") {
+		t.Errorf("Search(quality) = %v, want air and no proxy", got)
 	}
 }
