@@ -218,7 +218,7 @@ func readListingsIndexed(data []byte, index bool) (*Listings, error) {
 	if index {
 		// Finding where each shared entry ends is a search of nearly the whole file,
 		// which would otherwise run on one core while the start waits.
-		r.closings = indexAll(data, []byte("\n    }"), 2)
+		r.closings = indexAll(data, closingLine(sharedPad), 2)
 	}
 	if !r.member("  ", "servers") || !r.entries("  ", l.servers, "") {
 		return nil, ErrNotLaidOut
@@ -334,6 +334,15 @@ func (r *lines) parse(line []byte, pad, key string) bool {
 	return true
 }
 
+// sharedPad is the indent of the shared servers' map in the file: its entries'
+// ends are what indexAll finds ahead.
+const sharedPad = "  "
+
+// closingLine is the line that closes an entry of a map at pad: an entry's
+// members are indented further, so the first line at pad+"  " that starts
+// with its brace closes it.
+func closingLine(pad string) []byte { return []byte("\n" + pad + "  }") }
+
 // entries finds the entries of the object of server entries whose key line was just
 // read (its value "{", or "{}" for none) and puts their lines in m, for project ("" for
 // the shared ones); the object's closing brace is at pad. Afterwards comma says whether
@@ -347,9 +356,7 @@ func (r *lines) entries(pad string, m map[string]Listing, project string) bool {
 		return false
 	}
 	in := pad + "  "
-	// An entry's members are indented further: the first line at in that starts with
-	// its brace closes it.
-	closing := []byte("\n" + in + "}")
+	closing := closingLine(pad)
 	for {
 		if !r.member(in, "") || string(r.value) != "{" {
 			return false
@@ -362,7 +369,7 @@ func (r *lines) entries(pad string, m map[string]Listing, project string) bool {
 			return false // the decoder keeps the last: Read says what it is
 		}
 		end := -1
-		if from := r.at - 1; r.closings != nil && pad == "  " {
+		if from := r.at - 1; r.closings != nil && pad == sharedPad {
 			// The first closing line at or after from, as searching from there finds.
 			for len(r.closings) > 0 && r.closings[0] < from {
 				r.closings = r.closings[1:]
