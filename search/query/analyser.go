@@ -664,7 +664,9 @@ type RunWord struct{ I, N int }
 //
 // The best cover is found by one pass from the run's end and read by one
 // from its start, so a long run costs its length times maxWords: requests
-// and descriptions may hold thousands of characters without a space.
+// and descriptions may hold thousands of characters without a space. Words
+// of more than 63 pairs are not looked for (the pass keeps a bit for each
+// length); no lexicon key comes near it (TestLexiconKeysFitCoverRun).
 func CoverRun(dst []RunWord, n, maxWords int, known func(i, k int) bool) []RunWord {
 	if n <= 0 || maxWords <= 0 {
 		return dst

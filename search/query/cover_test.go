@@ -98,3 +98,47 @@ func TestCoverRunIsBest(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverRunLongRun: a run longer than CoverRun's stack buffers, made of
+// blocks that no word spans, is covered block by block as each block alone.
+func TestCoverRunLongRun(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		m := 1 + rng.IntN(8) // a block's pairs; a gap character follows it
+		maxWords := 1 + rng.IntN(4)
+		block := map[RunWord]bool{}
+		for i := range m {
+			for k := 1; k <= maxWords && i+k <= m; k++ {
+				if rng.IntN(2) == 0 {
+					block[RunWord{i, k}] = true
+				}
+			}
+		}
+		one := CoverRun(nil, m, maxWords, func(i, k int) bool { return block[RunWord{i, k}] })
+		const blocks = 40
+		n := blocks*(m+2) - 1
+		got := CoverRun(nil, n, maxWords, func(i, k int) bool {
+			at := i % (m + 2)
+			return i+k <= n && block[RunWord{at, k}] && at+k <= m
+		})
+		var want []RunWord
+		for b := range blocks {
+			for _, w := range one {
+				want = append(want, RunWord{b*(m+2) + w.I, w.N})
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: a run of %d blocks of %v is covered %v, want %v", round, blocks, one, got, want)
+		}
+	}
+}
+
+// TestLexiconKeysFitCoverRun: CoverRun looks for words of up to 63 pairs;
+// the lexicon's longest key must stay within that.
+func TestLexiconKeysFitCoverRun(t *testing.T) {
+	t.Parallel()
+	if n := BilingualConcepts().MaxWords(); n < 1 || n > 63 {
+		t.Errorf("the bilingual lexicon's longest key is %d pairs, want 1 to 63", n)
+	}
+}
