@@ -520,7 +520,8 @@ func buildConcepts() *conceptMaps {
 			// A phrase of stems ("виртуальн* машин*"), as the query
 			// reads its words' lemmas; a word without its "*" is met as
 			// written ("в качеств*", the grammar's "as").
-			c.phrases[stemPhraseKey(k, ws)] = union(c.phrases[stemPhraseKey(k, ws)], to)
+			key := stemPhraseKey(k, ws)
+			c.phrases[key] = union(c.phrases[key], to)
 		case !stem:
 			key := strings.Join(ws, " ")
 			if as := strings.Join(written, " "); as != key {
