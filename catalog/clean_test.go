@@ -31,7 +31,7 @@ func TestCatalogCleansServerText(t *testing.T) {
 			e := &cat.Entries[i]
 			got := e.CacheTool()
 			for what, s := range map[string]string{"name": got.Name, "title": got.Title, "description": got.Description,
-				"schema": string(got.InputSchema), "output schema": string(got.OutputSchema), "registered description": Describe("s", &got)} {
+				"schema": string(got.InputSchema), "output schema": string(got.OutputSchema), "registered description": describe("s", &got)} {
 				if !safetext.Clean(s) || strings.Contains(s, `\u001b`) || strings.Contains(s, `\u200b`) || strings.Contains(s, `\u0007`) || strings.Contains(s, `\u009b`) {
 					t.Errorf("%s: %s's %s is not clean: %q", when, e.Name, what, s)
 				}

@@ -68,19 +68,11 @@ func SafeToRepeat(a *cache.Annotations) bool {
 	return a != nil && (isTrue(a.ReadOnlyHint) || isTrue(a.IdempotentHint))
 }
 
-// Describe builds the description registered for a tool: the MCP description (or its
-// title, or a fallback naming the server), capped, with the annotation hints as a suffix.
-func Describe(server string, t *cache.Tool) string {
-	desc, hints := DescribeParts(server, t)
-	if hints == "" {
-		return desc
-	}
-	return desc + hints
-}
-
-// DescribeParts is Describe in its two parts: the description, and the hints suffix ("" for
-// none) that follows it. An encoder appends both without joining them into a new string
-// first (every tool of a start has its description encoded).
+// DescribeParts gives the description registered for a tool in its two parts: the MCP
+// description (or its title, or a fallback naming the server), capped, and the suffix of
+// its annotation hints ("" for none) that follows it. An encoder appends both without
+// joining them into a new string first (every tool of a start has its description
+// encoded).
 func DescribeParts(server string, t *cache.Tool) (desc, hints string) {
 	desc = strings.TrimSpace(t.Description)
 	if desc == "" {

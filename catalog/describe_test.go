@@ -8,6 +8,12 @@ import (
 	"github.com/zot-mcp/mcp-bridge/cache"
 )
 
+// describe is the registered description whole, as the host reads it.
+func describe(server string, t *cache.Tool) string {
+	desc, hints := DescribeParts(server, t)
+	return desc + hints
+}
+
 func TestDescribeAndHints(t *testing.T) {
 	yes, no := true, false
 	cases := []struct {
@@ -20,12 +26,12 @@ func TestDescribeAndHints(t *testing.T) {
 		{cache.Tool{Name: "t"}, "Tool t of MCP server s."},
 	}
 	for _, tc := range cases {
-		if got := Describe("s", &tc.tool); got != tc.want {
-			t.Errorf("Describe = %q, want %q", got, tc.want)
+		if got := describe("s", &tc.tool); got != tc.want {
+			t.Errorf("description = %q, want %q", got, tc.want)
 		}
 	}
 	long := cache.Tool{Name: "t", Description: strings.Repeat("é", 3000)}
-	if got := Describe("s", &long); len(got) > maxDescription || !strings.HasSuffix(got, "…") {
+	if got := describe("s", &long); len(got) > maxDescription || !strings.HasSuffix(got, "…") {
 		t.Errorf("long description not capped on a rune boundary: %d bytes", len(got))
 	}
 	if SafeToRepeat(nil) || !SafeToRepeat(&cache.Annotations{IdempotentHint: &yes}) {
@@ -35,7 +41,7 @@ func TestDescribeAndHints(t *testing.T) {
 
 // TestDescribeParts: for every annotation set (each hint unset, false or true, and none
 // at all) Hints gives the set's words, the parts are the description and " [" + those
-// words joined by ", " + "]" (or nothing without hints), and Describe is the two joined.
+// words joined by ", " + "]" (or nothing without hints).
 func TestDescribeParts(t *testing.T) {
 	t.Parallel()
 	vals := []*bool{nil, new(bool), new(bool)}
@@ -69,9 +75,6 @@ func TestDescribeParts(t *testing.T) {
 		}
 		if desc != "Does t." || hints != want {
 			t.Errorf("set %d: parts %q, %q; want %q, %q", i, desc, hints, "Does t.", want)
-		}
-		if got := Describe("s", &tool); got != desc+hints {
-			t.Errorf("set %d: Describe %q, want %q", i, got, desc+hints)
 		}
 	}
 }

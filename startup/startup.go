@@ -156,7 +156,7 @@ func appendCompactPayload(dst []byte, server string, t *cache.Tool) []byte {
 	return extension.AppendCompactToolPayload(dst, payloadTool(server, t))
 }
 
-// payloadTool is what a payload is made of: t's registered description (catalog.Describe,
+// payloadTool is what a payload is made of: t's registered description (catalog.DescribeParts,
 // its hints appended as it is encoded) and schemas.
 func payloadTool(server string, t *cache.Tool) extension.Tool {
 	desc, hints := catalog.DescribeParts(server, t)

@@ -643,8 +643,8 @@ func TestSetFromNameOrder(t *testing.T) {
 
 // TestPayloadDescriptions: every way a payload is made (the startup file's payloads, a
 // listing's tools as the frames are built, PayloadFor) carries the tool's registered
-// description, catalog.Describe's, hints included: with hints, none, a title only, no
-// text at all, a description cut short.
+// description, catalog.DescribeParts' two parts joined: with hints, none, a title only,
+// no text at all, a description cut short.
 func TestPayloadDescriptions(t *testing.T) {
 	a := server("a", "run-a")
 	yes, no := true, false
@@ -683,7 +683,8 @@ func TestPayloadDescriptions(t *testing.T) {
 	}
 	for i := range tools {
 		tl := &tools[i]
-		want := catalog.Describe("a", tl)
+		desc, hints := catalog.DescribeParts("a", tl)
+		want := desc + hints
 		for way, p := range map[string][]byte{"listed": listed[tl.Name], "stored": stored[tl.Name], "PayloadFor": PayloadFor("a", tl)} {
 			if d, err := extension.ToolPayload(p).Decode(); err != nil || d.Description != want {
 				t.Errorf("%s, %s: description %q (%v), want %q", tl.Name, way, d.Description, err, want)
